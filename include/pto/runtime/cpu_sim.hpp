@@ -1,0 +1,262 @@
+// pto/runtime/cpu_sim.hpp - CPU simulation of AICore execution (PTO-WSP spec
+// §10): simulated cube and vector cores, SPMD and MPMD launches, a
+// thread-local core index, and per-core accounting of the work each core ran.
+//
+// Simulated cores run on a small pool of OS threads; each simulated core runs
+// its whole share on one thread with its block index set, so kernels see the
+// same get_block_idx()/get_block_num() they would on device. Cores never
+// synchronize with each other, as on device within one launch.
+#ifndef PTO_RUNTIME_CPU_SIM_HPP
+#define PTO_RUNTIME_CPU_SIM_HPP
+
+#include "pto/runtime/work_descriptor.hpp"
+#include "pto/runtime/work_planner.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+namespace sim {
+
+/// The AICore kinds of an A2/A3 device (spec §2.4): 24 cube, 48 vector.
+enum class CoreKind : uint8_t { Cube, Vector };
+
+constexpr int kNumCubeCores = 24;
+constexpr int kNumVectorCores = 48;
+
+constexpr int num_cores(CoreKind kind) {
+  return kind == CoreKind::Cube ? kNumCubeCores : kNumVectorCores;
+}
+
+constexpr const char *to_string(CoreKind kind) {
+  return kind == CoreKind::Cube ? "cube" : "vector";
+}
+
+namespace detail {
+struct BlockContext {
+  int idx = 0;
+  int num = 1;
+  CoreKind kind = CoreKind::Vector;
+};
+inline thread_local BlockContext tl_block;
+
+/// Sets the calling thread's block context for the lifetime of the scope.
+class ScopedBlock {
+public:
+  ScopedBlock(int idx, int num, CoreKind kind) : saved_(tl_block) {
+    tl_block = {idx, num, kind};
+  }
+  ~ScopedBlock() { tl_block = saved_; }
+  ScopedBlock(const ScopedBlock &) = delete;
+  ScopedBlock &operator=(const ScopedBlock &) = delete;
+
+private:
+  BlockContext saved_;
+};
+} // namespace detail
+
+/// The running simulated core's index within its launch (or group).
+inline int block_idx() { return detail::tl_block.idx; }
+/// The number of cores of the running launch (or group).
+inline int block_num() { return detail::tl_block.num; }
+inline CoreKind core_kind() { return detail::tl_block.kind; }
+
+/// What one simulated core did in one launch.
+struct CoreStats {
+  int group = 0;       // MPMD group index (0 for SPMD)
+  CoreKind kind = CoreKind::Vector;
+  int block_idx = 0;   // index within the group
+  uint64_t descriptors = 0;
+  uint64_t cost = 0;   // sum of the launch's cost function over descriptors
+  double busy_us = 0;  // wall time spent in kernels
+  std::array<uint64_t, 256> per_tier{}; // descriptors per tier id
+};
+
+struct LaunchReport {
+  std::vector<CoreStats> cores;
+
+  uint64_t total_descriptors() const {
+    uint64_t n = 0;
+    for (const CoreStats &c : cores)
+      n += c.descriptors;
+    return n;
+  }
+  uint64_t total_cost() const {
+    uint64_t n = 0;
+    for (const CoreStats &c : cores)
+      n += c.cost;
+    return n;
+  }
+  uint64_t max_cost() const {
+    uint64_t m = 0;
+    for (const CoreStats &c : cores)
+      m = std::max(m, c.cost);
+    return m;
+  }
+  /// Load balance: the busiest core's cost over the mean (1.0 is perfect).
+  double balance() const {
+    const uint64_t total = total_cost();
+    if (cores.empty() || total == 0)
+      return 1.0;
+    return static_cast<double>(max_cost()) * cores.size() / total;
+  }
+};
+
+using CostFn = uint64_t (*)(const WorkDescriptor &);
+
+/// Default cost: params[3], the unit's length in both spec patterns
+/// (Attention kv_len, MoE token_count).
+inline uint64_t unit_length(const WorkDescriptor &d) { return d.params[3]; }
+
+struct Options {
+  int os_threads = 0;         // 0: std::thread::hardware_concurrency()
+  CostFn cost = &unit_length; // what CoreStats::cost sums
+};
+
+/// One MPMD group: `num_cores` cores of one kind running one kernel over its
+/// own descriptors; core c of the group takes descriptors c, c+N, c+2N, ...
+struct CoreGroup {
+  CoreKind kind = CoreKind::Vector;
+  int num_cores = 0;
+  const WorkDescriptor *descs = nullptr;
+  int count = 0;
+  std::function<void(const WorkDescriptor &)> kernel;
+};
+
+namespace detail {
+/// Runs `body(i)` for every simulated core i in [0, n) on a pool of OS
+/// threads. Each i runs whole on one thread.
+template <typename Body>
+void for_each_core(int n, int os_threads, Body &&body) {
+  int threads = os_threads > 0
+                    ? os_threads
+                    : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, std::min(threads, n));
+  std::atomic<int> next{0};
+  auto worker = [&] {
+    for (int i = next++; i < n; i = next++)
+      body(i);
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (int t = 1; t < threads; ++t)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+inline double micros_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::steady_clock::now() - start)
+      .count();
+}
+} // namespace detail
+
+/// MPMD: different kernels on different core groups, all at once. Returns
+/// INVALID_PARAMS (running nothing) if a group is malformed or the groups
+/// ask for more cores of a kind than the device has.
+inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
+                           LaunchReport *report = nullptr,
+                           const Options &options = {}) {
+  int used[2] = {0, 0};
+  for (const CoreGroup &g : groups) {
+    if (g.num_cores <= 0 || g.count < 0 || (g.count > 0 && !g.descs) ||
+        !g.kernel)
+      return PlanResult::INVALID_PARAMS;
+    used[g.kind == CoreKind::Cube ? 0 : 1] += g.num_cores;
+  }
+  if (used[0] > kNumCubeCores || used[1] > kNumVectorCores)
+    return PlanResult::INVALID_PARAMS;
+
+  std::vector<CoreStats> stats;
+  std::vector<int> group_of;
+  for (int gi = 0; gi < static_cast<int>(groups.size()); ++gi)
+    for (int c = 0; c < groups[gi].num_cores; ++c) {
+      CoreStats s;
+      s.group = gi;
+      s.kind = groups[gi].kind;
+      s.block_idx = c;
+      stats.push_back(s);
+      group_of.push_back(gi);
+    }
+  const CostFn cost = options.cost ? options.cost : &unit_length;
+  detail::for_each_core(
+      static_cast<int>(stats.size()), options.os_threads, [&](int core) {
+        const CoreGroup &g = groups[group_of[core]];
+        CoreStats &s = stats[core];
+        detail::ScopedBlock scope(s.block_idx, g.num_cores, g.kind);
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = s.block_idx; i < g.count; i += g.num_cores) {
+          const WorkDescriptor &d = g.descs[i];
+          g.kernel(d);
+          ++s.descriptors;
+          s.cost += cost(d);
+          ++s.per_tier[d.tier];
+        }
+        s.busy_us = detail::micros_since(start);
+      });
+  if (report)
+    report->cores = std::move(stats);
+  return PlanResult::OK;
+}
+
+/// SPMD: one kernel on `num_cores` cores of `kind` over one descriptor
+/// buffer (core c takes descriptors c, c+N, ...).
+template <typename Kernel>
+PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
+                    int count, Kernel &&kernel, LaunchReport *report = nullptr,
+                    const Options &options = {}) {
+  CoreGroup group;
+  group.kind = kind;
+  group.num_cores = num_cores;
+  group.descs = descs;
+  group.count = count;
+  group.kernel = std::forward<Kernel>(kernel);
+  return run_mpmd({group}, report, options);
+}
+
+/// A plain grid launch, `entry<<<num_blocks>>>()`: `entry` runs once per
+/// block with get_block_idx() = block and get_block_num() = num_blocks. The
+/// grid may exceed the physical core count, as on device. Per-block stats
+/// carry the busy time; descriptors are the entry's business.
+template <typename Entry>
+PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
+                  const Options &options = {},
+                  CoreKind kind = CoreKind::Vector) {
+  if (num_blocks <= 0)
+    return PlanResult::INVALID_PARAMS;
+  std::vector<CoreStats> stats(num_blocks);
+  detail::for_each_core(num_blocks, options.os_threads, [&](int block) {
+    CoreStats &s = stats[block];
+    s.kind = kind;
+    s.block_idx = block;
+    detail::ScopedBlock scope(block, num_blocks, kind);
+    const auto start = std::chrono::steady_clock::now();
+    entry();
+    s.busy_us = detail::micros_since(start);
+  });
+  if (report)
+    report->cores = std::move(stats);
+  return PlanResult::OK;
+}
+
+} // namespace sim
+} // namespace runtime
+} // namespace pto
+
+#ifndef PTO_RUNTIME_NO_GLOBAL_BLOCK_IDX
+/// The device intrinsics, as kernels spell them, backed by the simulation.
+inline int get_block_idx() { return ::pto::runtime::sim::block_idx(); }
+inline int get_block_num() { return ::pto::runtime::sim::block_num(); }
+#endif
+
+#endif // PTO_RUNTIME_CPU_SIM_HPP

@@ -1,0 +1,366 @@
+// pto/runtime/work_planner.hpp - PlanResult, PlanConfig, WorkPlanner
+// (PTO-WSP spec §6).
+//
+// Decisions where the spec is silent or ambiguous (docs/rationale/Runtime.md):
+// - plan_chunk_size follows the §6.3.4 pseudocode: the *smallest* chunk in
+//   [chunk_min, chunk_max] whose work count fits max_work_units, or chunk_max
+//   when none fits (the prose's "largest" contradicts its own pseudocode).
+// - A sequence of length 0 produces no work units and selects no tier; a
+//   negative length is INVALID_PARAMS.
+// - balance_chunks = true splits a length L into n = ceil(L / chunk) chunks
+//   whose sizes differ by at most one (the first L % n are one longer);
+//   false gives n - 1 chunks of exactly `chunk` and a shorter last one. The
+//   count n, and so every work count, is the same in both modes.
+// - FLAG_INIT is set together with FLAG_FIRST: the first chunk of each
+//   (sequence, head) initializes its accumulators.
+// - Errors leave the output buffer untouched. Precedence: INVALID_PARAMS,
+//   then UNSUPPORTED_SIZE, then BUFFER_OVERFLOW, whatever the position of the
+//   offending length. On BUFFER_OVERFLOW *out_work_count holds the required
+//   count (saturated at INT_MAX); on other errors it is 0.
+// - plan_chunk_size returns 0 (never a valid chunk, so generate() rejects it
+//   with INVALID_PARAMS) and get_total_work returns -1 on invalid input.
+#ifndef PTO_RUNTIME_WORK_PLANNER_HPP
+#define PTO_RUNTIME_WORK_PLANNER_HPP
+
+#include "pto/runtime/iteration_space.hpp"
+#include "pto/runtime/tier_config.hpp"
+#include "pto/runtime/work_descriptor.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+
+enum class PlanResult {
+  OK = 0,           // Success
+  BUFFER_OVERFLOW,  // Output buffer too small
+  UNSUPPORTED_SIZE, // Size not covered by any tier
+  INVALID_PARAMS,   // Invalid input parameters
+};
+
+constexpr const char *to_string(PlanResult result) {
+  switch (result) {
+  case PlanResult::OK:
+    return "OK";
+  case PlanResult::BUFFER_OVERFLOW:
+    return "BUFFER_OVERFLOW";
+  case PlanResult::UNSUPPORTED_SIZE:
+    return "UNSUPPORTED_SIZE";
+  case PlanResult::INVALID_PARAMS:
+    return "INVALID_PARAMS";
+  }
+  return "UNKNOWN";
+}
+
+struct PlanConfig {
+  int chunk_min = 256;        // Minimum chunk size
+  int chunk_max = 4096;       // Maximum chunk size
+  int max_work_units = 65536; // Maximum work units
+  bool balance_chunks = true; // Balance chunk sizes
+
+  /// Spec §6.2.1: chunk_min > 0, chunk_max >= chunk_min, max_work_units > 0.
+  constexpr bool is_valid() const {
+    return chunk_min > 0 && chunk_max >= chunk_min && max_work_units > 0;
+  }
+};
+
+namespace detail {
+
+/// Number of chunks of `chunk` tokens covering `len` tokens (0 for len 0).
+/// Preconditions: len >= 0, chunk > 0.
+constexpr int num_chunks(int len, int chunk) {
+  return static_cast<int>((static_cast<uint32_t>(len) +
+                           static_cast<uint32_t>(chunk) - 1u) /
+                          static_cast<uint32_t>(chunk));
+}
+
+/// How one sequence of `len` tokens is cut into chunks: the single place
+/// chunk boundaries are defined.
+struct Chunking {
+  int count; // number of chunks
+  int base;  // size of a short chunk
+  int extra; // the first `extra` chunks are one token longer (balanced)
+  int last;  // size of the last chunk (unbalanced)
+  bool balanced;
+
+  static constexpr Chunking of(int len, int chunk, bool balanced) {
+    const int n = num_chunks(len, chunk);
+    if (n == 0)
+      return {0, 0, 0, 0, balanced};
+    if (balanced)
+      return {n, len / n, len % n, 0, true};
+    return {n, chunk, 0, len - (n - 1) * chunk, false};
+  }
+  constexpr int size(int i) const {
+    if (balanced)
+      return base + (i < extra ? 1 : 0);
+    return i == count - 1 ? last : base;
+  }
+  constexpr int start(int i) const {
+    return balanced ? i * base + std::min(i, extra) : i * base;
+  }
+};
+
+template <typename Space>
+struct is_iteration_space : std::false_type {};
+template <typename... Dims>
+struct is_iteration_space<IterationSpace<Dims...>> : std::true_type {};
+
+} // namespace detail
+
+/// Plans a chunk size and generates work descriptors in batch -> head ->
+/// chunk order (spec §6.3). The first two dimensions of Space are the batch
+/// and the head dimension; a static one fixes the matching argument.
+template <typename Space, typename TierCfg, typename PatternParams>
+class WorkPlanner {
+  static_assert(detail::is_iteration_space<Space>::value,
+                "WorkPlanner: Space must be an IterationSpace<>");
+  static_assert(Space::num_dims >= 2,
+                "WorkPlanner: Space needs a batch and a head dimension");
+
+public:
+  explicit WorkPlanner(const PlanConfig &config = {}) : config_(config) {}
+
+  const PlanConfig &config() const { return config_; }
+
+  /// Spec §6.3.4: binary search for the smallest chunk size whose work count
+  /// fits max_work_units. Returns 0 on invalid input.
+  int plan_chunk_size(const int *seq_lens, int batch_size,
+                      int num_heads) const {
+    if (!config_.is_valid() || !seq_lens || !shape_ok(batch_size, num_heads))
+      return 0;
+    // One pass for the bounds that decide most probes without a count:
+    // max(nz, ceil(S/c)) <= sum_i ceil(len_i/c) <= (S + nz*(c-1)) / c.
+    int64_t sum = 0, nonzero = 0;
+    int max_len = 0;
+    for (int b = 0; b < batch_size; ++b) {
+      const int len = seq_lens[b];
+      if (len < 0)
+        return 0;
+      sum += len;
+      nonzero += len > 0;
+      max_len = std::max(max_len, len);
+    }
+    // count(c) * num_heads <= max_work_units  <=>  count(c) <= limit.
+    const int64_t limit = config_.max_work_units / num_heads;
+    auto fits = [&](int c) {
+      const int64_t lower = std::max<int64_t>(nonzero, (sum + c - 1) / c);
+      if (lower > limit)
+        return false;
+      if (c >= max_len || (sum + nonzero * (c - 1)) / c <= limit)
+        return true;
+      return count_chunks_upto(seq_lens, batch_size, c, limit) <= limit;
+    };
+    int low = config_.chunk_min;
+    int high = config_.chunk_max;
+    while (low < high) {
+      const int mid = low + (high - low) / 2;
+      if (!fits(mid))
+        low = mid + 1;
+      else
+        high = mid;
+    }
+    return low;
+  }
+
+  /// Spec §6.3.5. Writes descriptors only when the whole plan is valid and
+  /// fits; see the file comment for the error contract.
+  PlanResult generate(const int *seq_lens, int batch_size, int num_heads,
+                      int chunk_size, WorkDescriptor *out_buffer,
+                      int buffer_capacity, int *out_work_count) const {
+    int64_t total = 0;
+    const PlanResult result =
+        check(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
+              buffer_capacity, out_work_count, &total);
+    if (result != PlanResult::OK)
+      return result;
+    write_range(seq_lens, 0, batch_size, num_heads, chunk_size, out_buffer, 0);
+    *out_work_count = static_cast<int>(total);
+    return PlanResult::OK;
+  }
+
+  /// Spec §8.2: the number of descriptors generate() will write, or -1 on
+  /// invalid input or a count that does not fit an int. Tiers are not
+  /// checked here (generate() reports UNSUPPORTED_SIZE).
+  int get_total_work(const int *seq_lens, int batch_size, int num_heads,
+                     int chunk_size) const {
+    if (!seq_lens || !shape_ok(batch_size, num_heads) || chunk_size <= 0)
+      return -1;
+    int64_t chunks = 0;
+    for (int b = 0; b < batch_size; ++b) {
+      if (seq_lens[b] < 0)
+        return -1;
+      chunks += detail::num_chunks(seq_lens[b], chunk_size);
+    }
+    return chunks > INT_MAX / num_heads ? -1
+                                        : static_cast<int>(chunks * num_heads);
+  }
+
+  /// Spec §6.5.2: the same output as generate(), written by `num_threads`
+  /// threads, thread t taking batches [B*t/P, B*(t+1)/P).
+  PlanResult generate_parallel(const int *seq_lens, int batch_size,
+                               int num_heads, int chunk_size,
+                               WorkDescriptor *out_buffer, int buffer_capacity,
+                               int *out_work_count, int num_threads) const {
+    if (num_threads <= 0) {
+      if (out_work_count)
+        *out_work_count = 0;
+      return PlanResult::INVALID_PARAMS;
+    }
+    int64_t total = 0;
+    const PlanResult result =
+        check(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
+              buffer_capacity, out_work_count, &total);
+    if (result != PlanResult::OK)
+      return result;
+    const int threads = std::min(num_threads, batch_size);
+    // Each thread's first work id: the units of all batches before its range.
+    std::vector<uint32_t> first_id(threads + 1, 0);
+    for (int t = 0; t < threads; ++t)
+      first_id[t + 1] = first_id[t] + static_cast<uint32_t>(count_units(
+                                          seq_lens, batch_begin(t, threads,
+                                                                batch_size),
+                                          batch_begin(t + 1, threads,
+                                                      batch_size),
+                                          num_heads, chunk_size));
+    auto work = [&](int t) {
+      write_range(seq_lens, batch_begin(t, threads, batch_size),
+                  batch_begin(t + 1, threads, batch_size), num_heads,
+                  chunk_size, out_buffer + first_id[t], first_id[t]);
+    };
+    std::vector<std::thread> pool;
+    pool.reserve(threads - 1);
+    for (int t = 1; t < threads; ++t)
+      pool.emplace_back(work, t);
+    work(0);
+    for (std::thread &thread : pool)
+      thread.join();
+    *out_work_count = static_cast<int>(total);
+    return PlanResult::OK;
+  }
+
+  /// The building block of parallel generation on AICPU threads: writes the
+  /// descriptors of batches [batch_begin, batch_end) to `out`, numbering them
+  /// from `first_work_id`. No validation: call generate()'s checks first.
+  void write_range(const int *seq_lens, int batch_begin, int batch_end,
+                   int num_heads, int chunk_size, WorkDescriptor *out,
+                   uint32_t first_work_id) const {
+    uint32_t work_id = first_work_id;
+    for (int b = batch_begin; b < batch_end; ++b) {
+      const int len = seq_lens[b];
+      if (len == 0)
+        continue;
+      const auto tier = static_cast<uint8_t>(TierCfg::select_tier(len));
+      const detail::Chunking chunks =
+          detail::Chunking::of(len, chunk_size, config_.balance_chunks);
+      for (int h = 0; h < num_heads; ++h) {
+        int start = 0;
+        for (int i = 0; i < chunks.count; ++i) {
+          const int size = chunks.size(i);
+          WorkDescriptor d;
+          d.work_id = work_id++;
+          d.tier = tier;
+          d.flags = static_cast<uint8_t>(
+              (i == 0 ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT
+                      : 0) |
+              (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
+          d.reserved = 0;
+          PatternParams::set(d, static_cast<uint32_t>(b),
+                             static_cast<uint32_t>(h),
+                             static_cast<uint32_t>(start),
+                             static_cast<uint32_t>(size));
+          *out++ = d;
+          start += size;
+        }
+      }
+    }
+  }
+
+private:
+  static constexpr int batch_begin(int t, int threads, int batch_size) {
+    return static_cast<int>(static_cast<int64_t>(batch_size) * t / threads);
+  }
+
+  /// A static batch or head dimension of Space pins the argument.
+  static constexpr bool shape_ok(int batch_size, int num_heads) {
+    using BatchDim = std::tuple_element_t<0, typename Space::DimsTuple>;
+    using HeadDim = std::tuple_element_t<1, typename Space::DimsTuple>;
+    return batch_size > 0 && num_heads > 0 &&
+           (BatchDim::is_dynamic || BatchDim::static_size == batch_size) &&
+           (HeadDim::is_dynamic || HeadDim::static_size == num_heads);
+  }
+
+  static int64_t count_units(const int *seq_lens, int begin, int end,
+                             int num_heads, int chunk_size) {
+    int64_t chunks = 0;
+    for (int b = begin; b < end; ++b)
+      chunks += detail::num_chunks(seq_lens[b], chunk_size);
+    return chunks * num_heads;
+  }
+
+  /// sum_b ceil(len_b / c), stopping early once it exceeds `limit`.
+  static int64_t count_chunks_upto(const int *seq_lens, int batch_size, int c,
+                                   int64_t limit) {
+    constexpr int kBlock = 256; // keep the inner loop branch-free
+    int64_t chunks = 0;
+    for (int begin = 0; begin < batch_size; begin += kBlock) {
+      const int end = std::min(batch_size, begin + kBlock);
+      int64_t block = 0;
+      for (int b = begin; b < end; ++b)
+        block += detail::num_chunks(seq_lens[b], c);
+      chunks += block;
+      if (chunks > limit)
+        break;
+    }
+    return chunks;
+  }
+
+  /// The validation shared by every generating entry point.
+  PlanResult check(const int *seq_lens, int batch_size, int num_heads,
+                   int chunk_size, const WorkDescriptor *out_buffer,
+                   int buffer_capacity, int *out_work_count,
+                   int64_t *total) const {
+    if (!out_work_count)
+      return PlanResult::INVALID_PARAMS;
+    *out_work_count = 0;
+    if (!config_.is_valid() || !seq_lens || !out_buffer ||
+        !shape_ok(batch_size, num_heads) || chunk_size <= 0 ||
+        buffer_capacity < 0)
+      return PlanResult::INVALID_PARAMS;
+    bool unsupported = false;
+    int64_t chunks = 0;
+    for (int b = 0; b < batch_size; ++b) {
+      const int len = seq_lens[b];
+      if (len < 0)
+        return PlanResult::INVALID_PARAMS;
+      if (len > 0 && TierCfg::select_tier(len) < 0)
+        unsupported = true;
+      chunks += detail::num_chunks(len, chunk_size);
+    }
+    if (unsupported)
+      return PlanResult::UNSUPPORTED_SIZE;
+    // chunks * num_heads > capacity, written so that it cannot overflow.
+    if (chunks > buffer_capacity / num_heads) {
+      *out_work_count = chunks > INT_MAX / num_heads
+                            ? INT_MAX
+                            : static_cast<int>(chunks * num_heads);
+      return PlanResult::BUFFER_OVERFLOW;
+    }
+    *total = chunks * num_heads;
+    return PlanResult::OK;
+  }
+
+  PlanConfig config_;
+};
+
+using AttentionPlanner = WorkPlanner<AttentionSpace<DYNAMIC, DYNAMIC, DYNAMIC>,
+                                     DecodeAttentionTiers, params::Attention>;
+
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_WORK_PLANNER_HPP

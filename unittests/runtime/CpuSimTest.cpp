@@ -1,0 +1,226 @@
+// Spec §10 and §2.5: the CPU simulation launcher (SPMD, MPMD), the
+// thread-local core index, per-core accounting, platform macros.
+#include <pto/runtime/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <vector>
+
+using namespace pto::runtime;
+
+// Under __CPU_SIM the device qualifiers are empty.
+AICORE void aicore_fn(__gm__ int *p) { *p = 1; }
+AICPU int aicpu_fn(int x) { return x + 1; }
+__global__ __aicore__ void entry_fn(__gm__ int *p) { *p = 2; }
+
+TEST(Platform, MacrosCompileAway) {
+  int v = 0;
+  aicore_fn(&v);
+  EXPECT_EQ(v, 1);
+  entry_fn(&v);
+  EXPECT_EQ(v, 2);
+  EXPECT_EQ(aicpu_dispatch_kernel(aicpu_fn, 41), 42); // §10.3 direct call
+}
+
+TEST(CpuSim, MachineModel) {
+  EXPECT_EQ(sim::num_cores(sim::CoreKind::Cube), 24);
+  EXPECT_EQ(sim::num_cores(sim::CoreKind::Vector), 48);
+}
+
+namespace {
+std::vector<WorkDescriptor> make_descs(int n) {
+  std::vector<WorkDescriptor> d(n);
+  for (int i = 0; i < n; ++i) {
+    d[i] = WorkDescriptor{};
+    d[i].work_id = i;
+    d[i].tier = i % 3;
+    d[i].params[3] = 10 + i; // cost under the default cost function
+  }
+  return d;
+}
+} // namespace
+
+TEST(CpuSim, SpmdRunsEveryDescriptorOnceOnTheRightCore) {
+  const int n = 1000;
+  std::vector<WorkDescriptor> descs = make_descs(n);
+  std::vector<std::atomic<int>> ran_on(n);
+  for (auto &r : ran_on)
+    r = -1;
+  std::atomic<int> bad_num{0};
+  sim::LaunchReport report;
+  ASSERT_EQ(sim::run_spmd(
+                sim::CoreKind::Vector, 48, descs.data(), n,
+                [&](const WorkDescriptor &d) {
+                  int expected = -1;
+                  ran_on[d.work_id].compare_exchange_strong(expected,
+                                                            get_block_idx());
+                  if (get_block_num() != 48 ||
+                      sim::core_kind() != sim::CoreKind::Vector)
+                    ++bad_num;
+                },
+                &report),
+            PlanResult::OK);
+  EXPECT_EQ(bad_num, 0);
+  for (int i = 0; i < n; ++i)
+    EXPECT_EQ(ran_on[i], i % 48) << "grid style: core c takes c, c+N, ...";
+  ASSERT_EQ(report.cores.size(), 48u);
+  EXPECT_EQ(report.total_descriptors(), (uint64_t)n);
+  // Accounting, checked against a direct computation.
+  for (const sim::CoreStats &c : report.cores) {
+    uint64_t count = 0, cost = 0, tier1 = 0;
+    for (int i = c.block_idx; i < n; i += 48) {
+      ++count;
+      cost += 10 + i;
+      tier1 += (i % 3) == 1;
+    }
+    EXPECT_EQ(c.descriptors, count);
+    EXPECT_EQ(c.cost, cost);
+    EXPECT_EQ(c.per_tier[1], tier1);
+    EXPECT_EQ(c.group, 0);
+  }
+  uint64_t max_cost = 0, total = 0;
+  for (const sim::CoreStats &c : report.cores) {
+    max_cost = std::max(max_cost, c.cost);
+    total += c.cost;
+  }
+  EXPECT_DOUBLE_EQ(report.balance(), double(max_cost) * 48 / total);
+}
+
+TEST(CpuSim, BlockIndexIsThreadLocalAndRestored) {
+  EXPECT_EQ(get_block_idx(), 0);
+  EXPECT_EQ(get_block_num(), 1);
+  std::vector<WorkDescriptor> descs = make_descs(24);
+  std::mutex m;
+  std::set<int> seen;
+  sim::run_spmd(sim::CoreKind::Cube, 24, descs.data(), 24,
+                [&](const WorkDescriptor &) {
+                  std::lock_guard<std::mutex> lock(m);
+                  seen.insert(get_block_idx());
+                });
+  EXPECT_EQ(seen.size(), 24u);
+  EXPECT_EQ(get_block_idx(), 0) << "caller's context is untouched";
+}
+
+TEST(CpuSim, MpmdGroupsRunTheirOwnKernels) {
+  std::vector<WorkDescriptor> a = make_descs(100), b = make_descs(30),
+                              c = make_descs(7);
+  std::atomic<int> ran_a{0}, ran_b{0}, ran_c{0}, wrong{0};
+  std::vector<sim::CoreGroup> groups(3);
+  groups[0] = {sim::CoreKind::Vector, 40, a.data(), 100,
+               [&](const WorkDescriptor &) {
+                 ++ran_a;
+                 wrong += get_block_num() != 40;
+               }};
+  groups[1] = {sim::CoreKind::Vector, 8, b.data(), 30,
+               [&](const WorkDescriptor &) {
+                 ++ran_b;
+                 wrong += get_block_num() != 8;
+               }};
+  groups[2] = {sim::CoreKind::Cube, 24, c.data(), 7,
+               [&](const WorkDescriptor &) {
+                 ++ran_c;
+                 wrong += sim::core_kind() != sim::CoreKind::Cube;
+               }};
+  sim::LaunchReport report;
+  ASSERT_EQ(sim::run_mpmd(groups, &report), PlanResult::OK);
+  EXPECT_EQ(ran_a, 100);
+  EXPECT_EQ(ran_b, 30);
+  EXPECT_EQ(ran_c, 7);
+  EXPECT_EQ(wrong, 0);
+  ASSERT_EQ(report.cores.size(), 72u);
+  uint64_t per_group[3] = {};
+  for (const sim::CoreStats &s : report.cores)
+    per_group[s.group] += s.descriptors;
+  EXPECT_EQ(per_group[0], 100u);
+  EXPECT_EQ(per_group[1], 30u);
+  EXPECT_EQ(per_group[2], 7u);
+}
+
+TEST(CpuSim, InvalidLaunchesRunNothing) {
+  std::vector<WorkDescriptor> d = make_descs(4);
+  std::atomic<int> ran{0};
+  auto k = [&](const WorkDescriptor &) { ++ran; };
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Vector, 49, d.data(), 4, k),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Cube, 25, d.data(), 4, k),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Cube, 0, d.data(), 4, k),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Cube, 4, nullptr, 4, k),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Cube, 4, d.data(), -1, k),
+            PlanResult::INVALID_PARAMS);
+  std::vector<sim::CoreGroup> too_many = {
+      {sim::CoreKind::Vector, 40, d.data(), 4, k},
+      {sim::CoreKind::Vector, 9, d.data(), 4, k}};
+  EXPECT_EQ(sim::run_mpmd(too_many), PlanResult::INVALID_PARAMS);
+  std::vector<sim::CoreGroup> no_kernel = {
+      {sim::CoreKind::Vector, 4, d.data(), 4, nullptr}};
+  EXPECT_EQ(sim::run_mpmd(no_kernel), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(sim::launch(0, [] {}), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(ran, 0);
+}
+
+TEST(CpuSim, GridLaunchBeyondCoreCount) {
+  const int blocks = 500;
+  std::vector<std::atomic<int>> hits(blocks);
+  sim::LaunchReport report;
+  ASSERT_EQ(sim::launch(blocks,
+                        [&] {
+                          if (get_block_num() == blocks)
+                            ++hits[get_block_idx()];
+                        },
+                        &report),
+            PlanResult::OK);
+  for (int b = 0; b < blocks; ++b)
+    EXPECT_EQ(hits[b], 1);
+  EXPECT_EQ(report.cores.size(), (size_t)blocks);
+}
+
+TEST(CpuSim, CustomCostAndSingleThread) {
+  std::vector<WorkDescriptor> d = make_descs(10);
+  sim::Options options;
+  options.os_threads = 1;
+  options.cost = [](const WorkDescriptor &) -> uint64_t { return 1; };
+  sim::LaunchReport report;
+  sim::run_spmd(sim::CoreKind::Vector, 4, d.data(), 10,
+                [](const WorkDescriptor &) {}, &report, options);
+  EXPECT_EQ(report.total_cost(), 10u);
+  EXPECT_EQ(report.max_cost(), 3u); // cores 0 and 1 take 3 each
+  EXPECT_DOUBLE_EQ(report.balance(), 3.0 * 4 / 10);
+}
+
+TEST(CpuSim, PlannedWorkloadEndToEnd) {
+  // Plan, then run on all vector cores: each (request, head) row must
+  // receive exactly its KV length, in chunks flagged FIRST..LAST.
+  std::vector<int> lens = {1, 1024, 1025, 5000, 0, 131072};
+  const int heads = 4;
+  AttentionPlanner planner(PlanConfig{256, 4096, 512, true});
+  const int chunk = planner.plan_chunk_size(lens.data(), 6, heads);
+  const int cap = planner.get_total_work(lens.data(), 6, heads, chunk);
+  WorkDescriptor *descs = allocate_descriptors(cap);
+  int count = 0;
+  ASSERT_EQ(planner.generate(lens.data(), 6, heads, chunk, descs, cap, &count),
+            PlanResult::OK);
+  std::vector<std::atomic<long>> tokens(6 * heads);
+  std::vector<std::atomic<int>> firsts(6 * heads), lasts(6 * heads);
+  sim::run_spmd(sim::CoreKind::Vector, 48, descs, count,
+                [&](const WorkDescriptor &d) {
+                  const int row = params::Attention::request_idx(d) * heads +
+                                  params::Attention::head_idx(d);
+                  tokens[row] += params::Attention::kv_len(d);
+                  firsts[row] += d.is_first();
+                  lasts[row] += d.is_last();
+                });
+  for (int r = 0; r < 6; ++r)
+    for (int h = 0; h < heads; ++h) {
+      EXPECT_EQ(tokens[r * heads + h], lens[r]);
+      EXPECT_EQ(firsts[r * heads + h], lens[r] ? 1 : 0);
+      EXPECT_EQ(lasts[r * heads + h], lens[r] ? 1 : 0);
+    }
+  free_descriptors(descs);
+}
