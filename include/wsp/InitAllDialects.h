@@ -1,0 +1,22 @@
+//===- InitAllDialects.h - wsp and the upstream dialects it uses -*- C++ -*-===//
+//
+// One list of dialects for every wsp entry point (wsp-opt, wsp-translate, the
+// Python module), so they all accept the same IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_INITALLDIALECTS_H
+#define WSP_INITALLDIALECTS_H
+
+namespace mlir {
+class DialectRegistry;
+namespace wsp {
+
+/// Registers the wsp dialect and the upstream dialects wsp programs use:
+/// func, arith, scf, memref, math and emitc.
+void registerAllDialects(DialectRegistry &registry);
+
+} // namespace wsp
+} // namespace mlir
+
+#endif // WSP_INITALLDIALECTS_H

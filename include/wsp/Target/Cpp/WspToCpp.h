@@ -1,0 +1,45 @@
+//===- WspToCpp.h - C++ emission from wsp IR --------------------*- C++ -*-===//
+//
+// Emitters read IR and never change it; anything that must change before
+// printing is a preparation pass's job.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_TARGET_CPP_WSPTOCPP_H
+#define WSP_TARGET_CPP_WSPTOCPP_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir {
+class ModuleOp;
+namespace wsp {
+
+/// True if `name` can be used verbatim as a C++ identifier (not a keyword,
+/// not reserved by the implementation).
+bool isValidCppIdentifier(llvm::StringRef name);
+
+/// Emits a C++17 header that declares every `wsp.tier_config` in `module` as
+/// a `pto::runtime::TierConfig` alias. Fails with a diagnostic on the
+/// offending op (and writes nothing) if a symbol is not a usable C++ name.
+LogicalResult emitTierConfigsHeader(ModuleOp module, llvm::raw_ostream &os);
+
+/// One wsp translation: a module in, text out. The same table backs
+/// wsp-translate's flags and the Python package's translate().
+struct WspTranslation {
+  llvm::StringRef name;
+  llvm::StringRef description;
+  LogicalResult (*emit)(ModuleOp module, llvm::raw_ostream &os);
+};
+
+/// Every translation wsp provides.
+llvm::ArrayRef<WspTranslation> getWspTranslations();
+
+/// Registers getWspTranslations() with the mlir-translate registry.
+void registerWspTranslations();
+
+} // namespace wsp
+} // namespace mlir
+
+#endif // WSP_TARGET_CPP_WSPTOCPP_H

@@ -1,0 +1,41 @@
+# -*- Python -*-
+# lit configuration for the wsp regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "WSP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".cpp", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.wsp_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# Host C++ compiler for compile-and-run and expected-to-fail compile tests.
+# The runtime headers are used straight from the source tree.
+wsp_include = os.path.join(config.wsp_src_root, "include")
+config.substitutions.append(("%wsp_include", wsp_include))
+config.substitutions.append(("%wsp_src_root", config.wsp_src_root))
+config.substitutions.append(("%wsp_obj_root", config.wsp_obj_root))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%mlir_cmake_dir", config.mlir_cmake_dir))
+config.substitutions.append(("%host_cxx", config.host_cxx))
+# The flags every piece of emitted or spec-facing C++ must compile cleanly
+# under.
+config.substitutions.append(
+    ("%cxx_strict",
+     f"{config.host_cxx} -std=c++17 -Wall -Wextra -Werror -I {wsp_include}"))
+
+tool_dirs = [config.wsp_tools_dir, config.llvm_tools_dir]
+tools = ["wsp-opt", "wsp-translate"]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+# FileCheck, not, count, split-file come from the LLVM tools dir.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,19 @@
+//===- wsp-opt.cpp - wsp optimizer driver ---------------------------------===//
+
+#include "wsp/InitAllDialects.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  // The core upstream transforms (canonicalize, cse, inline, symbol-dce, ...)
+  // are available to every wsp pipeline. mlir/InitAllPasses.h is avoided on
+  // purpose: it pulls every conversion header and costs a minute per build.
+  mlir::registerTransformsPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::wsp::registerAllDialects(registry);
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "wsp optimizer driver\n", registry));
+}
