@@ -37,13 +37,23 @@ struct CompileError {
   std::string message;
 };
 
+/// file:line:col, as compilers print it, for file locations.
+void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+}
+
 /// A context with wsp's dialects and a handler that records diagnostics.
 class Session {
 public:
   Session() : context(makeRegistry()), handler(&context, [this](Diagnostic &d) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << d.getLocation() << ": ";
+    printLocation(os, d.getLocation());
+    os << ": ";
     switch (d.getSeverity()) {
     case DiagnosticSeverity::Error:
       os << "error: ";
@@ -59,8 +69,11 @@ public:
       break;
     }
     os << d;
-    for (Diagnostic &note : d.getNotes())
-      os << "\n  " << note.getLocation() << ": note: " << note;
+    for (Diagnostic &note : d.getNotes()) {
+      os << "\n  ";
+      printLocation(os, note.getLocation());
+      os << ": note: " << note;
+    }
     diagnostics.push_back(std::move(text));
     return success();
   }) {
@@ -153,12 +166,13 @@ std::vector<std::string> translations() {
   return names;
 }
 
+/// The same list `wsp-opt --show-dialects` prints.
 std::vector<std::string> registeredDialects() {
-  Session session;
+  DialectRegistry registry;
+  wsp::registerAllDialects(registry);
   std::vector<std::string> names;
-  for (Dialect *dialect : session.context.getLoadedDialects())
-    names.push_back(dialect->getNamespace().str());
-  std::sort(names.begin(), names.end());
+  for (StringRef name : registry.getDialectNames())
+    names.push_back(name.str());
   return names;
 }
 

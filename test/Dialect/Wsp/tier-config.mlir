@@ -30,3 +30,7 @@ wsp.tier_config @One [#wsp.tier<0, [1, 1]>] {note = "decode"}
 // CHECK-LABEL: wsp.tier_config @Overlap
 wsp.tier_config @Overlap [#wsp.tier<0, [1, 100]>, #wsp.tier<1, [200, 300]>,
                           #wsp.tier<2, [50, 250]>]
+
+// Symbol visibility, so that symbol-dce can drop an unused private config.
+// CHECK-LABEL: wsp.tier_config "private" @Hidden
+wsp.tier_config "private" @Hidden [#wsp.tier<0, [1, 8]>]

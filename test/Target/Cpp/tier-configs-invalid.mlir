@@ -1,8 +1,9 @@
 // A symbol that is not a C++ identifier is diagnosed on its op, and nothing
 // is written: no partial header.
 // RUN: wsp-translate --wsp-tier-configs-to-cpp %s -split-input-file -verify-diagnostics
+// RUN: rm -f %t.hpp
 // RUN: not wsp-translate --wsp-tier-configs-to-cpp %s -o %t.hpp 2>&1 | FileCheck %s --check-prefix=MSG
-// RUN: not test -s %t.hpp
+// RUN: not test -e %t.hpp
 
 // MSG: error: 'wsp.tier_config' op symbol name 'has space' is not a valid C++ identifier
 

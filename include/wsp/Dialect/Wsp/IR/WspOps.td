@@ -26,8 +26,10 @@ def Wsp_TierConfigOp : Wsp_Op<"tier_config", [Symbol]> {
       #wsp.tier<2, [4097, 16384]>, #wsp.tier<3, [16385, 131072]>]
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, Wsp_TierArrayAttr:$tiers);
-  let assemblyFormat = "$sym_name $tiers attr-dict";
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       Wsp_TierArrayAttr:$tiers);
+  let assemblyFormat = "($sym_visibility^)? $sym_name $tiers attr-dict";
   let hasVerifier = 1;
   let extraClassDeclaration = [{
     /// The tiers in selection order.
