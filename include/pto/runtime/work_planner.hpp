@@ -136,30 +136,40 @@ public:
     // One pass for the bounds that decide most probes without a count:
     // max(nz, ceil(S/c)) <= sum_i ceil(len_i/c) <= (S + nz*(c-1)) / c.
     int64_t sum = 0, nonzero = 0;
-    int max_len = 0;
-    for (int b = 0; b < batch_size; ++b) {
+    int max_len = 0, min_len = 0;
+    for (int b = 0; b < batch_size; ++b) { // branch-free: it vectorizes
       const int len = seq_lens[b];
-      if (len < 0)
-        return 0;
       sum += len;
-      nonzero += len > 0;
+      nonzero += len != 0;
       max_len = std::max(max_len, len);
+      min_len = std::min(min_len, len);
     }
+    if (min_len < 0)
+      return 0;
     // count(c) * num_heads <= max_work_units  <=>  count(c) <= limit.
     const int64_t limit = config_.max_work_units / num_heads;
-    auto fits = [&](int c) {
-      const int64_t lower = std::max<int64_t>(nonzero, (sum + c - 1) / c);
-      if (lower > limit)
-        return false;
-      if (c >= max_len || (sum + nonzero * (c - 1)) / c <= limit)
-        return true;
-      return count_chunks_upto(seq_lens, batch_size, c, limit) <= limit;
-    };
-    int low = config_.chunk_min;
-    int high = config_.chunk_max;
+    if (nonzero > limit) // no chunk size fits: the search ends at chunk_max
+      return config_.chunk_max;
+    if (nonzero == 0) // no work: every chunk size fits
+      return config_.chunk_min;
+    // The pseudocode returns the smallest fitting chunk in [chunk_min,
+    // chunk_max], else chunk_max. Fitting is monotone in c, and the bounds
+    // say every fitting c is >= first_lower (ceil(S/c) <= limit) and that
+    // first_upper fits ((S + nz(c-1))/c <= limit, or c >= max_len). Searching
+    // [max(chunk_min, first_lower), min(chunk_max, first_upper)] with the
+    // same rule therefore gives the same answer with fewer probes.
+    const int64_t first_lower = (sum + limit - 1) / limit;
+    const int64_t first_upper = std::min<int64_t>(
+        (sum - nonzero) / (limit + 1 - nonzero) + 1, max_len);
+    if (first_lower > config_.chunk_max)
+      return config_.chunk_max;
+    if (first_upper <= config_.chunk_min)
+      return config_.chunk_min;
+    int low = static_cast<int>(std::max<int64_t>(config_.chunk_min, first_lower));
+    int high = static_cast<int>(std::min<int64_t>(config_.chunk_max, first_upper));
     while (low < high) {
       const int mid = low + (high - low) / 2;
-      if (!fits(mid))
+      if (count_chunks_upto(seq_lens, batch_size, mid, max_len, limit) > limit)
         low = mid + 1;
       else
         high = mid;
@@ -304,15 +314,30 @@ private:
 
   /// sum_b ceil(len_b / c), stopping early once it exceeds `limit`.
   static int64_t count_chunks_upto(const int *seq_lens, int batch_size, int c,
-                                   int64_t limit) {
-    constexpr int kBlock = 256; // keep the inner loop branch-free
+                                   int max_len, int64_t limit) {
+    constexpr int kBlock = 256; // keep the inner loops branch-free
+    // Below 2^22 a float reciprocal gets floor(len / c) to within one, and
+    // one exact integer correction finds the ceiling; this loop vectorizes,
+    // where an integer division per length would not.
+    const bool use_reciprocal = max_len < (1 << 22);
+    const float inv = 1.0f / static_cast<float>(c);
     int64_t chunks = 0;
     for (int begin = 0; begin < batch_size; begin += kBlock) {
       const int end = std::min(batch_size, begin + kBlock);
-      int64_t block = 0;
-      for (int b = begin; b < end; ++b)
-        block += detail::num_chunks(seq_lens[b], c);
-      chunks += block;
+      int32_t block = 0;
+      if (use_reciprocal) {
+        for (int b = begin; b < end; ++b) {
+          const int32_t len = seq_lens[b];
+          const int32_t q =
+              static_cast<int32_t>(static_cast<float>(len) * inv);
+          const int32_t r = len - q * c; // in [-c, 2c)
+          block += q + (r > 0) + (r > c) - (r <= -c);
+        }
+        chunks += block;
+      } else {
+        for (int b = begin; b < end; ++b)
+          chunks += detail::num_chunks(seq_lens[b], c);
+      }
       if (chunks > limit)
         break;
     }
