@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <random>
 #include <vector>
 
@@ -147,4 +148,51 @@ TEST(PlannerReference, RandomWorkloadsMatchNaiveReference) {
       }
     }
   }
+}
+
+// Lengths the decode tiers never see: near the 2^22 edge of the planner's
+// float-reciprocal count, and far above it (its integer path). The
+// reference is a linear scan with one integer division per length.
+TEST(PlannerReference, LongLengthsMatchLinearScan) {
+  using Wide = WorkPlanner<AttentionSpace<>, TierConfig<Tier<0, 1, INT_MAX>>,
+                           params::Attention>;
+  auto scan = [](const std::vector<int> &lens, int heads,
+                 const PlanConfig &c) {
+    for (int chunk = c.chunk_min; chunk <= c.chunk_max; ++chunk) {
+      long long n = 0;
+      for (int len : lens)
+        n += ((long long)len + chunk - 1) / chunk;
+      if (n * heads <= c.max_work_units)
+        return chunk;
+    }
+    return c.chunk_max;
+  };
+  std::mt19937 rng(4242);
+  struct Range {
+    int lo, hi;
+    PlanConfig config;
+  } ranges[] = {
+      // Just below and at 2^22, with chunks down to 1 (quotients ~ 2^22).
+      {(1 << 22) - 64, (1 << 22) - 1, {1, 64, 2000000, true}},
+      {(1 << 22) - 8, (1 << 22) + 8, {1, 64, 3000000, false}},
+      // Far above 2^22: the integer path.
+      {1 << 24, 1 << 30, {1 << 16, 1 << 20, 40000, true}},
+  };
+  int interior = 0; // answers strictly inside (chunk_min, chunk_max)
+  for (const Range &r : ranges) {
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<int> lens(20 + trial * 7);
+      for (int &len : lens)
+        len = std::uniform_int_distribution<int>(r.lo, r.hi)(rng);
+      for (int heads : {1, 3}) {
+        Wide planner(r.config);
+        const int chunk =
+            planner.plan_chunk_size(lens.data(), (int)lens.size(), heads);
+        EXPECT_EQ(chunk, scan(lens, heads, r.config))
+            << "lengths [" << r.lo << ", " << r.hi << "] heads " << heads;
+        interior += chunk > r.config.chunk_min && chunk < r.config.chunk_max;
+      }
+    }
+  }
+  EXPECT_GE(interior, 9) << "most cases must exercise the search itself";
 }
