@@ -26,8 +26,7 @@ namespace {
 
 volatile int sink;
 
-template <typename F>
-double median_ns_per_call(F &&f) {
+template <typename F> double median_ns_per_call(F &&f) {
   using clock = std::chrono::steady_clock;
   int calls = 1;
   for (;;) { // calibrate: one sample should take >= 2 ms
@@ -91,9 +90,8 @@ void plan_bench(const char *name, const std::vector<int> &lens, int heads,
   std::vector<int> copy(lens.size());
   const double t_plan = median_ns_per_call(
       [&] { sink = planner.plan_chunk_size(lens.data(), batch, heads); });
-  const double t_naive = median_ns_per_call([&] {
-    sink = naive_plan_chunk_size(config, lens.data(), batch, heads);
-  });
+  const double t_naive = median_ns_per_call(
+      [&] { sink = naive_plan_chunk_size(config, lens.data(), batch, heads); });
   const double t_copy = median_ns_per_call([&] {
     std::memcpy(copy.data(), lens.data(), lens.size() * sizeof(int));
     sink = copy[batch / 2];

@@ -30,15 +30,18 @@ PTO_TIERED_KERNEL(row_sum, 4, const WorkDescriptor &desc, Problem *p);
 template <int Tier>
 AICORE void row_sum_impl(const WorkDescriptor &desc, Problem *p) {
   // A bigger tile for longer sequences: what tiers are for.
-  constexpr int kTile = Tier == 0 ? 64 : Tier == 1 ? 256 : Tier == 2 ? 1024 : 4096;
+  constexpr int kTile = Tier == 0   ? 64
+                        : Tier == 1 ? 256
+                        : Tier == 2 ? 1024
+                                    : 4096;
   const uint32_t req = params::Attention::request_idx(desc);
   const uint32_t head = params::Attention::head_idx(desc);
   const std::vector<float> &kv = p->kv[req];
   double sum = 0;
   for (uint32_t t = params::Attention::kv_start(desc);
        t < params::Attention::kv_end(desc); t += kTile) {
-    const uint32_t end = std::min<uint32_t>(t + kTile,
-                                            params::Attention::kv_end(desc));
+    const uint32_t end =
+        std::min<uint32_t>(t + kTile, params::Attention::kv_end(desc));
     for (uint32_t k = t; k < end; ++k)
       sum += kv[k] * (head + 1);
   }
@@ -73,9 +76,8 @@ int main() {
       planner.get_total_work(p.kv_lens.data(), p.batch, p.heads, chunk);
   WorkDescriptor *descs = allocate_descriptors(capacity);
   int count = 0;
-  const PlanResult planned = planner.generate(p.kv_lens.data(), p.batch,
-                                              p.heads, chunk, descs, capacity,
-                                              &count);
+  const PlanResult planned = planner.generate(
+      p.kv_lens.data(), p.batch, p.heads, chunk, descs, capacity, &count);
   if (planned != PlanResult::OK) {
     std::printf("planning failed: %s\n", to_string(planned));
     return 1;

@@ -38,8 +38,8 @@ int main() {
   const int capacity = planner.get_total_work(kv_lens, batch, heads, chunk);
   WorkDescriptor *descs = allocate_descriptors(capacity);
   int count = 0;
-  PlanResult r = planner.generate(kv_lens, batch, heads, chunk, descs,
-                                  capacity, &count);
+  PlanResult r =
+      planner.generate(kv_lens, batch, heads, chunk, descs, capacity, &count);
   if (r != PlanResult::OK) {
     std::printf("planning failed: %s\n", to_string(r));
     return 1;
@@ -48,11 +48,12 @@ int main() {
 
   // SPMD on the 48 simulated vector cores.
   sim::LaunchReport report;
-  sim::run_spmd(sim::CoreKind::Vector, sim::kNumVectorCores, descs, count,
-                [](const WorkDescriptor &d) {
-                  PTO_DISPATCH_TIER(my_kernel, d, /*head_dim=*/128);
-                },
-                &report);
+  sim::run_spmd(
+      sim::CoreKind::Vector, sim::kNumVectorCores, descs, count,
+      [](const WorkDescriptor &d) {
+        PTO_DISPATCH_TIER(my_kernel, d, /*head_dim=*/128);
+      },
+      &report);
   uint64_t per_tier[3] = {};
   for (const sim::CoreStats &c : report.cores)
     for (int t = 0; t < 3; ++t)

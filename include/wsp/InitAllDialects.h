@@ -1,4 +1,5 @@
-//===- InitAllDialects.h - wsp and the upstream dialects it uses -*- C++ -*-===//
+//===- InitAllDialects.h - wsp and the upstream dialects it uses -*- C++
+//-*-===//
 //
 // One list of dialects for every wsp entry point (wsp-opt, wsp-translate, the
 // Python module), so they all accept the same IR.

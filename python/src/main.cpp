@@ -49,34 +49,35 @@ void printLocation(llvm::raw_ostream &os, Location loc) {
 /// A context with wsp's dialects and a handler that records diagnostics.
 class Session {
 public:
-  Session() : context(makeRegistry()), handler(&context, [this](Diagnostic &d) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    printLocation(os, d.getLocation());
-    os << ": ";
-    switch (d.getSeverity()) {
-    case DiagnosticSeverity::Error:
-      os << "error: ";
-      break;
-    case DiagnosticSeverity::Warning:
-      os << "warning: ";
-      break;
-    case DiagnosticSeverity::Note:
-      os << "note: ";
-      break;
-    case DiagnosticSeverity::Remark:
-      os << "remark: ";
-      break;
-    }
-    os << d;
-    for (Diagnostic &note : d.getNotes()) {
-      os << "\n  ";
-      printLocation(os, note.getLocation());
-      os << ": note: " << note;
-    }
-    diagnostics.push_back(std::move(text));
-    return success();
-  }) {
+  Session()
+      : context(makeRegistry()), handler(&context, [this](Diagnostic &d) {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          printLocation(os, d.getLocation());
+          os << ": ";
+          switch (d.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          case DiagnosticSeverity::Note:
+            os << "note: ";
+            break;
+          case DiagnosticSeverity::Remark:
+            os << "remark: ";
+            break;
+          }
+          os << d;
+          for (Diagnostic &note : d.getNotes()) {
+            os << "\n  ";
+            printLocation(os, note.getLocation());
+            os << ": note: " << note;
+          }
+          diagnostics.push_back(std::move(text));
+          return success();
+        }) {
     context.loadAllAvailableDialects();
   }
 
@@ -125,7 +126,8 @@ std::string parseModule(const std::string &source, bool generic) {
 }
 
 /// Runs a textual pass pipeline, e.g. "builtin.module(canonicalize)".
-std::string runPipeline(const std::string &source, const std::string &pipeline) {
+std::string runPipeline(const std::string &source,
+                        const std::string &pipeline) {
   Session session;
   OwningOpRef<ModuleOp> module = session.parse(source);
   std::string errors;

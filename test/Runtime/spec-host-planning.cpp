@@ -11,6 +11,7 @@
 // CHECK-NEXT: tiers=0:4,1:16,2:63,3:508
 // CHECK-NEXT: covered=ok
 
+// The spec's text below is kept as the spec spells it.
 #include <pto/runtime/runtime.hpp>
 
 #include <atomic>

@@ -3,8 +3,8 @@
 #include "wsp/InitAllDialects.h"
 
 #include "mlir/IR/DialectRegistry.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
 
 int main(int argc, char **argv) {
   // The core upstream transforms (canonicalize, cse, inline, symbol-dce, ...)

@@ -169,12 +169,13 @@ TEST(CpuSim, GridLaunchBeyondCoreCount) {
   const int blocks = 500;
   std::vector<std::atomic<int>> hits(blocks);
   sim::LaunchReport report;
-  ASSERT_EQ(sim::launch(blocks,
-                        [&] {
-                          if (get_block_num() == blocks)
-                            ++hits[get_block_idx()];
-                        },
-                        &report),
+  ASSERT_EQ(sim::launch(
+                blocks,
+                [&] {
+                  if (get_block_num() == blocks)
+                    ++hits[get_block_idx()];
+                },
+                &report),
             PlanResult::OK);
   for (int b = 0; b < blocks; ++b)
     EXPECT_EQ(hits[b], 1);
@@ -187,8 +188,9 @@ TEST(CpuSim, CustomCostAndSingleThread) {
   options.os_threads = 1;
   options.cost = [](const WorkDescriptor &) -> uint64_t { return 1; };
   sim::LaunchReport report;
-  sim::run_spmd(sim::CoreKind::Vector, 4, d.data(), 10,
-                [](const WorkDescriptor &) {}, &report, options);
+  sim::run_spmd(
+      sim::CoreKind::Vector, 4, d.data(), 10, [](const WorkDescriptor &) {},
+      &report, options);
   EXPECT_EQ(report.total_cost(), 10u);
   EXPECT_EQ(report.max_cost(), 3u); // cores 0 and 1 take 3 each
   EXPECT_DOUBLE_EQ(report.balance(), 3.0 * 4 / 10);

@@ -11,7 +11,8 @@ using namespace pto::runtime;
 TEST(IterationSpace, NumDimsAndTuple) {
   using S = IterationSpace<Dim<2>, Dim<>, Dim<5>>;
   static_assert(S::num_dims == 3);
-  static_assert(std::is_same_v<S::DimsTuple, std::tuple<Dim<2>, Dim<>, Dim<5>>>);
+  static_assert(
+      std::is_same_v<S::DimsTuple, std::tuple<Dim<2>, Dim<>, Dim<5>>>);
 }
 
 TEST(IterationSpace, StaticSpaceIsConstexpr) {
@@ -80,8 +81,8 @@ TEST(IterationSpace, IndexToCoordsIsABijection) {
 }
 
 TEST(IterationSpace, CommonAliases) {
-  static_assert(std::is_same_v<AttentionSpace<>,
-                               IterationSpace<Dim<>, Dim<>, Dim<>>>);
+  static_assert(
+      std::is_same_v<AttentionSpace<>, IterationSpace<Dim<>, Dim<>, Dim<>>>);
   static_assert(std::is_same_v<AttentionSpace<4, 32>,
                                IterationSpace<Dim<4>, Dim<32>, Dim<>>>);
   static_assert(std::is_same_v<MoESpace<>, IterationSpace<Dim<>, Dim<>>>);

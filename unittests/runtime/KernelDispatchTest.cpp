@@ -20,8 +20,7 @@ AICORE void four_impl(const WorkDescriptor &desc, int scale) {
 
 // Any number of tiers, not only the spec's four.
 PTO_TIERED_KERNEL(seven, 7, const WorkDescriptor &desc);
-template <int Tier>
-AICORE void seven_impl(const WorkDescriptor &) {
+template <int Tier> AICORE void seven_impl(const WorkDescriptor &) {
   calls.push_back(Tier);
 }
 
@@ -32,22 +31,19 @@ AICORE void single_impl(const WorkDescriptor &desc, int *out) {
 }
 
 // The spec's §7.2 form, written by hand.
-template <int Tier>
-void by_hand_impl(const WorkDescriptor &, int *out) {
+template <int Tier> void by_hand_impl(const WorkDescriptor &, int *out) {
   *out = 10 + Tier;
 }
 constexpr KernelFnPtr<int *> dispatch_table[3] = {
     &by_hand_impl<0>, &by_hand_impl<1>, &by_hand_impl<2>};
 
 // The class-template form.
-template <int Tier>
-struct Doubler {
+template <int Tier> struct Doubler {
   static void run(const WorkDescriptor &d, int *out) {
     *out = 2 * Tier + static_cast<int>(d.flags);
   }
 };
-template <int Tier>
-struct DoublerEntry {
+template <int Tier> struct DoublerEntry {
   static constexpr KernelFnPtr<int *> value = &Doubler<Tier>::run;
 };
 
@@ -95,7 +91,8 @@ TEST(KernelDispatch, SpecTableForm) {
 }
 
 TEST(KernelDispatch, MakeDispatchTable) {
-  constexpr auto table = make_dispatch_table<KernelFnPtr<int *>, DoublerEntry, 5>();
+  constexpr auto table =
+      make_dispatch_table<KernelFnPtr<int *>, DoublerEntry, 5>();
   static_assert(table.size() == 5);
   WorkDescriptor d{};
   d.flags = WorkDescriptor::FLAG_LAST;

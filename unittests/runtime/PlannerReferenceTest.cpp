@@ -117,9 +117,9 @@ TEST(PlannerReference, RandomWorkloadsMatchNaiveReference) {
       }
       if (c.batch > 2)
         lens[1] = 0; // a zero length among them
-      SCOPED_TRACE(testing::Message() << "batch " << c.batch << " heads "
-                                      << c.heads << " budget "
-                                      << c.config.max_work_units);
+      SCOPED_TRACE(testing::Message()
+                   << "batch " << c.batch << " heads " << c.heads << " budget "
+                   << c.config.max_work_units);
       AttentionPlanner planner(c.config);
       const int chunk = planner.plan_chunk_size(lens.data(), c.batch, c.heads);
       ASSERT_EQ(chunk, ref_chunk(lens, c.heads, c.config));
@@ -156,8 +156,7 @@ TEST(PlannerReference, RandomWorkloadsMatchNaiveReference) {
 TEST(PlannerReference, LongLengthsMatchLinearScan) {
   using Wide = WorkPlanner<AttentionSpace<>, TierConfig<Tier<0, 1, INT_MAX>>,
                            params::Attention>;
-  auto scan = [](const std::vector<int> &lens, int heads,
-                 const PlanConfig &c) {
+  auto scan = [](const std::vector<int> &lens, int heads, const PlanConfig &c) {
     for (int chunk = c.chunk_min; chunk <= c.chunk_max; ++chunk) {
       long long n = 0;
       for (int len : lens)

@@ -36,8 +36,8 @@ TEST(TierConfig, DecodeAttentionTiers) {
   static_assert(C::num_tiers == 4);
   struct Case {
     int size, tier;
-  } cases[] = {{0, -1},     {1, 0},      {1024, 0},   {1025, 1},
-               {4096, 1},   {4097, 2},   {16384, 2},  {16385, 3},
+  } cases[] = {{0, -1},     {1, 0},       {1024, 0},  {1025, 1},
+               {4096, 1},   {4097, 2},    {16384, 2}, {16385, 3},
                {131072, 3}, {131073, -1}, {-1, -1}};
   for (const Case &c : cases)
     EXPECT_EQ(C::select_tier(c.size), c.tier) << "size " << c.size;

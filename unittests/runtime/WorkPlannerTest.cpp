@@ -22,11 +22,11 @@ struct Plan {
   std::vector<WorkDescriptor> descs;
 };
 
-Plan run(const AttentionPlanner &p, std::vector<int> lens, int heads,
-         int chunk, int capacity = -1) {
+Plan run(const AttentionPlanner &p, std::vector<int> lens, int heads, int chunk,
+         int capacity = -1) {
   if (capacity < 0)
-    capacity = std::max(0, p.get_total_work(lens.data(), (int)lens.size(),
-                                            heads, chunk));
+    capacity = std::max(
+        0, p.get_total_work(lens.data(), (int)lens.size(), heads, chunk));
   std::vector<WorkDescriptor> buf(capacity + 1);
   buf[capacity].work_id = 0xdeadbeef; // canary one past the end
   int count = -7;
@@ -143,9 +143,9 @@ TEST(Generate, OrderIdsFlagsAndParams) {
   struct E {
     uint32_t req, head, start, len;
     uint8_t flags;
-  } expect[] = {{0, 0, 0, 256, F | I}, {0, 0, 256, 256, 0},
-                {0, 0, 512, 88, L},    {0, 1, 0, 256, F | I},
-                {0, 1, 256, 256, 0},   {0, 1, 512, 88, L},
+  } expect[] = {{0, 0, 0, 256, F | I},     {0, 0, 256, 256, 0},
+                {0, 0, 512, 88, L},        {0, 1, 0, 256, F | I},
+                {0, 1, 256, 256, 0},       {0, 1, 512, 88, L},
                 {1, 0, 0, 256, F | I | L}, {1, 1, 0, 256, F | I | L}};
   for (int i = 0; i < 8; ++i) {
     const WorkDescriptor &d = plan.descs[i];
@@ -276,7 +276,8 @@ TEST(Generate, InvalidParams) {
   int count = 5;
   auto gen = [&](const int *l, int b, int h, int c, WorkDescriptor *o, int cap,
                  int *n) { return p.generate(l, b, h, c, o, cap, n); };
-  EXPECT_EQ(gen(nullptr, 1, 1, 256, buf, 4, &count), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(gen(nullptr, 1, 1, 256, buf, 4, &count),
+            PlanResult::INVALID_PARAMS);
   EXPECT_EQ(count, 0);
   EXPECT_EQ(gen(lens.data(), 1, 1, 256, nullptr, 4, &count),
             PlanResult::INVALID_PARAMS);
@@ -329,8 +330,8 @@ TEST(Generate, StaticSpaceDimsPinArguments) {
 }
 
 TEST(Generate, MoEPattern) {
-  using MoEPlanner = WorkPlanner<MoESpace<>, TierConfig<Tier<0, 1, 512>>,
-                                 params::MoE>;
+  using MoEPlanner =
+      WorkPlanner<MoESpace<>, TierConfig<Tier<0, 1, 512>>, params::MoE>;
   MoEPlanner p(PlanConfig{64, 512, 1024, false});
   std::vector<int> tokens = {100, 0, 64};
   WorkDescriptor buf[16];

@@ -9,6 +9,7 @@
 #ifndef PTO_RUNTIME_CPU_SIM_HPP
 #define PTO_RUNTIME_CPU_SIM_HPP
 
+#include "pto/runtime/hardware.hpp"
 #include "pto/runtime/work_descriptor.hpp"
 #include "pto/runtime/work_planner.hpp"
 
@@ -29,8 +30,8 @@ namespace sim {
 /// The AICore kinds of an A2/A3 device (spec §2.4): 24 cube, 48 vector.
 enum class CoreKind : uint8_t { Cube, Vector };
 
-constexpr int kNumCubeCores = 24;
-constexpr int kNumVectorCores = 48;
+using ::pto::runtime::kNumCubeCores;
+using ::pto::runtime::kNumVectorCores;
 
 constexpr int num_cores(CoreKind kind) {
   return kind == CoreKind::Cube ? kNumCubeCores : kNumVectorCores;
@@ -71,12 +72,12 @@ inline CoreKind core_kind() { return detail::tl_block.kind; }
 
 /// What one simulated core did in one launch.
 struct CoreStats {
-  int group = 0;       // MPMD group index (0 for SPMD)
+  int group = 0; // MPMD group index (0 for SPMD)
   CoreKind kind = CoreKind::Vector;
-  int block_idx = 0;   // index within the group
+  int block_idx = 0; // index within the group
   uint64_t descriptors = 0;
-  uint64_t cost = 0;   // sum of the launch's cost function over descriptors
-  double busy_us = 0;  // wall time spent in kernels
+  uint64_t cost = 0;  // sum of the launch's cost function over descriptors
+  double busy_us = 0; // wall time spent in kernels
   std::array<uint64_t, 256> per_tier{}; // descriptors per tier id
 };
 

@@ -13,8 +13,7 @@ constexpr int DYNAMIC = -1;
 
 /// One dimension of an iteration space: static (size fixed at compile time)
 /// or DYNAMIC (size stored in `size`).
-template <int StaticSize = DYNAMIC>
-struct Dim {
+template <int StaticSize = DYNAMIC> struct Dim {
   static_assert(StaticSize == DYNAMIC || StaticSize >= 0,
                 "Dim<N>: a static size must be >= 0 (or DYNAMIC)");
 
@@ -40,17 +39,13 @@ struct Dim {
   }
 };
 
-template <int N>
-using StaticDim = Dim<N>;
+template <int N> using StaticDim = Dim<N>;
 using DynamicDim = Dim<DYNAMIC>;
 
 /// True for specializations of Dim<>.
-template <typename T>
-struct is_dim : std::false_type {};
-template <int N>
-struct is_dim<Dim<N>> : std::true_type {};
-template <typename T>
-constexpr bool is_dim_v = is_dim<T>::value;
+template <typename T> struct is_dim : std::false_type {};
+template <int N> struct is_dim<Dim<N>> : std::true_type {};
+template <typename T> constexpr bool is_dim_v = is_dim<T>::value;
 
 } // namespace runtime
 } // namespace pto

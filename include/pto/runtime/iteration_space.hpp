@@ -13,8 +13,7 @@ namespace runtime {
 
 /// A rectangular space of work units, one Dim<> per dimension. Linear work
 /// indices enumerate it with dimension 0 varying fastest.
-template <typename... Dims>
-class IterationSpace {
+template <typename... Dims> class IterationSpace {
   static_assert((is_dim_v<Dims> && ...),
                 "IterationSpace: every dimension type must be a Dim<>");
 
@@ -25,8 +24,7 @@ public:
   constexpr IterationSpace() : dims_() {}
 
   /// Sets the run-time size of dynamic dimension I.
-  template <size_t I>
-  constexpr void set_dim(int size) {
+  template <size_t I> constexpr void set_dim(int size) {
     static_assert(I < num_dims, "IterationSpace::set_dim: index out of range");
     static_assert(std::tuple_element_t<I, DimsTuple>::is_dynamic,
                   "IterationSpace::set_dim: dimension is static; only DYNAMIC "
@@ -34,8 +32,7 @@ public:
     std::get<I>(dims_).size = size;
   }
 
-  template <size_t I>
-  constexpr int get_dim() const {
+  template <size_t I> constexpr int get_dim() const {
     static_assert(I < num_dims, "IterationSpace::get_dim: index out of range");
     return std::get<I>(dims_).get_size();
   }

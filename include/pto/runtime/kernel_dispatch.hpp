@@ -51,11 +51,9 @@ constexpr std::array<Fn, NumTiers> make_dispatch_table() {
 /// constexpr dispatch table `name##_dispatch[num_tiers]`. The parameter list
 /// must start with the `const WorkDescriptor &`.
 #define PTO_TIERED_KERNEL(name, num_tiers, ...)                                \
-  template <int PtoTier_>                                                      \
-  AICORE void name##_impl(__VA_ARGS__);                                        \
+  template <int PtoTier_> AICORE void name##_impl(__VA_ARGS__);                \
   using name##_fn_type = void (*)(__VA_ARGS__);                                \
-  template <int PtoTier_>                                                      \
-  struct name##_tier_entry {                                                   \
+  template <int PtoTier_> struct name##_tier_entry {                           \
     static constexpr name##_fn_type value = &name##_impl<PtoTier_>;            \
   };                                                                           \
   static constexpr auto name##_dispatch =                                      \

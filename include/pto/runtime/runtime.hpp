@@ -5,6 +5,7 @@
 #include "pto/runtime/platform.hpp"
 
 #include "pto/runtime/dim.hpp"
+#include "pto/runtime/hardware.hpp"
 #include "pto/runtime/iteration_space.hpp"
 #include "pto/runtime/kernel_dispatch.hpp"
 #include "pto/runtime/tier_config.hpp"

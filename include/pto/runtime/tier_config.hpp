@@ -9,8 +9,7 @@ namespace pto {
 namespace runtime {
 
 /// A size tier: lengths in [MinSize, MaxSize] (inclusive) select TierID.
-template <int TierID, int MinSize, int MaxSize>
-struct Tier {
+template <int TierID, int MinSize, int MaxSize> struct Tier {
   static_assert(TierID >= 0 && TierID <= 255, "Tier: TierID must be in 0-255");
   static_assert(MinSize > 0, "Tier: MinSize must be > 0");
   static_assert(MaxSize >= MinSize, "Tier: MaxSize must be >= MinSize");
@@ -24,16 +23,13 @@ struct Tier {
   }
 };
 
-template <typename T>
-struct is_tier : std::false_type {};
+template <typename T> struct is_tier : std::false_type {};
 template <int I, int Lo, int Hi>
 struct is_tier<Tier<I, Lo, Hi>> : std::true_type {};
-template <typename T>
-constexpr bool is_tier_v = is_tier<T>::value;
+template <typename T> constexpr bool is_tier_v = is_tier<T>::value;
 
 namespace detail {
-template <int... Ids>
-constexpr bool ids_unique() {
+template <int... Ids> constexpr bool ids_unique() {
   constexpr int ids[] = {Ids..., 0};
   for (size_t i = 0; i < sizeof...(Ids); ++i)
     for (size_t j = i + 1; j < sizeof...(Ids); ++j)
@@ -44,8 +40,7 @@ constexpr bool ids_unique() {
 } // namespace detail
 
 /// An ordered list of tiers; a length selects the first tier that matches.
-template <typename... Tiers>
-struct TierConfig {
+template <typename... Tiers> struct TierConfig {
   static_assert((is_tier_v<Tiers> && ...),
                 "TierConfig: every argument must be a Tier<>");
   static_assert(detail::ids_unique<Tiers::id...>(),
@@ -63,10 +58,10 @@ struct TierConfig {
 };
 
 /// The spec's standard decode-attention tiers.
-using DecodeAttentionTiers = TierConfig<Tier<0, 1, 1024>,       // Short
-                                        Tier<1, 1025, 4096>,    // Medium
-                                        Tier<2, 4097, 16384>,   // Long
-                                        Tier<3, 16385, 131072>  // Very long
+using DecodeAttentionTiers = TierConfig<Tier<0, 1, 1024>,      // Short
+                                        Tier<1, 1025, 4096>,   // Medium
+                                        Tier<2, 4097, 16384>,  // Long
+                                        Tier<3, 16385, 131072> // Very long
                                         >;
 
 } // namespace runtime

@@ -73,9 +73,9 @@ namespace detail {
 /// Number of chunks of `chunk` tokens covering `len` tokens (0 for len 0).
 /// Preconditions: len >= 0, chunk > 0.
 constexpr int num_chunks(int len, int chunk) {
-  return static_cast<int>((static_cast<uint32_t>(len) +
-                           static_cast<uint32_t>(chunk) - 1u) /
-                          static_cast<uint32_t>(chunk));
+  return static_cast<int>(
+      (static_cast<uint32_t>(len) + static_cast<uint32_t>(chunk) - 1u) /
+      static_cast<uint32_t>(chunk));
 }
 
 /// How one sequence of `len` tokens is cut into chunks: the single place
@@ -105,8 +105,7 @@ struct Chunking {
   }
 };
 
-template <typename Space>
-struct is_iteration_space : std::false_type {};
+template <typename Space> struct is_iteration_space : std::false_type {};
 template <typename... Dims>
 struct is_iteration_space<IterationSpace<Dims...>> : std::true_type {};
 
@@ -159,14 +158,16 @@ public:
     // [max(chunk_min, first_lower), min(chunk_max, first_upper)] with the
     // same rule therefore gives the same answer with fewer probes.
     const int64_t first_lower = (sum + limit - 1) / limit;
-    const int64_t first_upper = std::min<int64_t>(
-        (sum - nonzero) / (limit + 1 - nonzero) + 1, max_len);
+    const int64_t first_upper =
+        std::min<int64_t>((sum - nonzero) / (limit + 1 - nonzero) + 1, max_len);
     if (first_lower > config_.chunk_max)
       return config_.chunk_max;
     if (first_upper <= config_.chunk_min)
       return config_.chunk_min;
-    int low = static_cast<int>(std::max<int64_t>(config_.chunk_min, first_lower));
-    int high = static_cast<int>(std::min<int64_t>(config_.chunk_max, first_upper));
+    int low =
+        static_cast<int>(std::max<int64_t>(config_.chunk_min, first_lower));
+    int high =
+        static_cast<int>(std::min<int64_t>(config_.chunk_max, first_upper));
     while (low < high) {
       const int mid = low + (high - low) / 2;
       if (count_chunks_upto(seq_lens, batch_size, mid, max_len, limit) > limit)
@@ -231,12 +232,11 @@ public:
     // Each thread's first work id: the units of all batches before its range.
     std::vector<uint32_t> first_id(threads + 1, 0);
     for (int t = 0; t < threads; ++t)
-      first_id[t + 1] = first_id[t] + static_cast<uint32_t>(count_units(
-                                          seq_lens, batch_begin(t, threads,
-                                                                batch_size),
-                                          batch_begin(t + 1, threads,
-                                                      batch_size),
-                                          num_heads, chunk_size));
+      first_id[t + 1] =
+          first_id[t] +
+          static_cast<uint32_t>(count_units(
+              seq_lens, batch_begin(t, threads, batch_size),
+              batch_begin(t + 1, threads, batch_size), num_heads, chunk_size));
     auto work = [&](int t) {
       write_range(seq_lens, batch_begin(t, threads, batch_size),
                   batch_begin(t + 1, threads, batch_size), num_heads,
@@ -279,10 +279,9 @@ public:
                       : 0) |
               (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
           d.reserved = 0;
-          PatternParams::set(d, static_cast<uint32_t>(b),
-                             static_cast<uint32_t>(h),
-                             static_cast<uint32_t>(start),
-                             static_cast<uint32_t>(size));
+          PatternParams::set(
+              d, static_cast<uint32_t>(b), static_cast<uint32_t>(h),
+              static_cast<uint32_t>(start), static_cast<uint32_t>(size));
           *out++ = d;
           start += size;
         }
@@ -328,8 +327,7 @@ private:
       if (use_reciprocal) {
         for (int b = begin; b < end; ++b) {
           const int32_t len = seq_lens[b];
-          const int32_t q =
-              static_cast<int32_t>(static_cast<float>(len) * inv);
+          const int32_t q = static_cast<int32_t>(static_cast<float>(len) * inv);
           const int32_t r = len - q * c; // in [-c, 2c)
           block += q + (r > 0) + (r > c) - (r <= -c);
         }

@@ -17,27 +17,51 @@ bool mlir::wsp::isValidCppIdentifier(StringRef name) {
   if (!llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
     return false;
   // Reserved for the implementation: leading underscore + capital, or "__".
-  if (name.contains("__") || (name.size() > 1 && name[0] == '_' &&
-                              llvm::isUpper(name[1])))
+  if (name.contains("__") ||
+      (name.size() > 1 && name[0] == '_' && llvm::isUpper(name[1])))
     return false;
-  static const llvm::StringSet<> keywords = {
-      "alignas",   "alignof",      "and",          "and_eq",    "asm",
-      "auto",      "bitand",       "bitor",        "bool",      "break",
-      "case",      "catch",        "char",         "char16_t",  "char32_t",
-      "class",     "compl",        "const",        "constexpr", "const_cast",
-      "continue",  "decltype",     "default",      "delete",    "do",
-      "double",    "dynamic_cast", "else",         "enum",      "explicit",
-      "export",    "extern",       "false",        "float",     "for",
-      "friend",    "goto",         "if",           "inline",    "int",
-      "long",      "mutable",      "namespace",    "new",       "noexcept",
-      "not",       "not_eq",       "nullptr",      "operator",  "or",
-      "or_eq",     "private",      "protected",    "public",    "register",
-      "reinterpret_cast", "return", "short",       "signed",    "sizeof",
-      "static",    "static_assert", "static_cast", "struct",    "switch",
-      "template",  "this",         "thread_local", "throw",     "true",
-      "try",       "typedef",      "typeid",       "typename",  "union",
-      "unsigned",  "using",        "virtual",      "void",      "volatile",
-      "wchar_t",   "while",        "xor",          "xor_eq"};
+  static const llvm::StringSet<> keywords = {"alignas",      "alignof",
+                                             "and",          "and_eq",
+                                             "asm",          "auto",
+                                             "bitand",       "bitor",
+                                             "bool",         "break",
+                                             "case",         "catch",
+                                             "char",         "char16_t",
+                                             "char32_t",     "class",
+                                             "compl",        "const",
+                                             "constexpr",    "const_cast",
+                                             "continue",     "decltype",
+                                             "default",      "delete",
+                                             "do",           "double",
+                                             "dynamic_cast", "else",
+                                             "enum",         "explicit",
+                                             "export",       "extern",
+                                             "false",        "float",
+                                             "for",          "friend",
+                                             "goto",         "if",
+                                             "inline",       "int",
+                                             "long",         "mutable",
+                                             "namespace",    "new",
+                                             "noexcept",     "not",
+                                             "not_eq",       "nullptr",
+                                             "operator",     "or",
+                                             "or_eq",        "private",
+                                             "protected",    "public",
+                                             "register",     "reinterpret_cast",
+                                             "return",       "short",
+                                             "signed",       "sizeof",
+                                             "static",       "static_assert",
+                                             "static_cast",  "struct",
+                                             "switch",       "template",
+                                             "this",         "thread_local",
+                                             "throw",        "true",
+                                             "try",          "typedef",
+                                             "typeid",       "typename",
+                                             "union",        "unsigned",
+                                             "using",        "virtual",
+                                             "void",         "volatile",
+                                             "wchar_t",      "while",
+                                             "xor",          "xor_eq"};
   return !keywords.contains(name);
 }
 

@@ -3,10 +3,11 @@
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspAttrs.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Dialect/Wsp/IR/WspTypes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
-#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::wsp;
@@ -19,4 +20,14 @@ void WspDialect::initialize() {
 #include "wsp/Dialect/Wsp/IR/WspOps.cpp.inc"
       >();
   registerAttributes();
+  registerTypes();
+}
+
+/// Folded sizes, coordinates and tier ids become arith.constant.
+Operation *WspDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  if (auto integer = dyn_cast<IntegerAttr>(value))
+    if (integer.getType() == type)
+      return arith::ConstantOp::create(builder, loc, type, integer);
+  return nullptr;
 }

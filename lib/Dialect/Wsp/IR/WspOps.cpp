@@ -2,19 +2,196 @@
 
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <pto/runtime/hardware.hpp>
+
 #include <algorithm>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::wsp;
 
 //===----------------------------------------------------------------------===//
-// TierConfigOp
+// Iteration spaces
+//===----------------------------------------------------------------------===//
+
+/// What is known of dimension `dim` of `space`: its static size, the SSA
+/// value that set it (through wsp.space / wsp.set_dim), or nothing.
+static OpFoldResult getDimSize(Value space, unsigned dim) {
+  auto type = cast<SpaceType>(space.getType());
+  if (!type.isDynamicDim(dim))
+    return IntegerAttr::get(IndexType::get(space.getContext()),
+                            type.getSizes()[dim]);
+  while (true) {
+    if (auto set = space.getDefiningOp<SetDimOp>()) {
+      if (set.getDim() == dim)
+        return set.getSize();
+      space = set.getSpace();
+      continue;
+    }
+    if (auto make = space.getDefiningOp<SpaceOp>())
+      return make.getDynamicSize(dim);
+    return {};
+  }
+}
+
+/// The size of `dim` as a constant, if known.
+static std::optional<int64_t> getConstantDim(Value space, unsigned dim) {
+  OpFoldResult size = getDimSize(space, dim);
+  if (!size)
+    return std::nullopt;
+  if (auto attr = dyn_cast<Attribute>(size))
+    return cast<IntegerAttr>(attr).getInt();
+  APInt value;
+  if (matchPattern(cast<Value>(size), m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// All sizes of `space` as constants, if known.
+static std::optional<SmallVector<int64_t>> getConstantDims(Value space) {
+  SmallVector<int64_t> sizes;
+  for (unsigned i = 0, e = cast<SpaceType>(space.getType()).getRank(); i < e;
+       ++i) {
+    std::optional<int64_t> size = getConstantDim(space, i);
+    if (!size)
+      return std::nullopt;
+    sizes.push_back(*size);
+  }
+  return sizes;
+}
+
+static LogicalResult verifyDimIndex(Operation *op, SpaceType type,
+                                    int64_t dim) {
+  if (dim < 0 || dim >= static_cast<int64_t>(type.getRank()))
+    return op->emitOpError() << "dimension " << dim << " is out of range for "
+                             << type << " (rank " << type.getRank() << ")";
+  return success();
+}
+
+Value SpaceOp::getDynamicSize(unsigned i) {
+  return getDynamicSizes()[getType().getDynamicDimIndex(i)];
+}
+
+LogicalResult SpaceOp::verify() {
+  SpaceType type = getType();
+  if (getDynamicSizes().size() != type.getNumDynamicDims())
+    return emitOpError() << type << " has " << type.getNumDynamicDims()
+                         << " dynamic dimensions but "
+                         << getDynamicSizes().size() << " sizes were given";
+  return success();
+}
+
+LogicalResult SetDimOp::verify() {
+  SpaceType type = getSpace().getType();
+  if (failed(verifyDimIndex(*this, type, getDimAttr().getInt())))
+    return failure();
+  if (!type.isDynamicDim(getDim()))
+    return emitOpError() << "dimension " << getDim() << " of " << type
+                         << " is static; only dynamic dimensions can be set";
+  return success();
+}
+
+namespace {
+/// set_dim(space(a, b), d, v) -> space(a', b') with the size replaced;
+/// set_dim(set_dim(s, d, u), d, v) -> set_dim(s, d, v).
+struct FoldSetDim : OpRewritePattern<SetDimOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SetDimOp op,
+                                PatternRewriter &rewriter) const override {
+    unsigned dim = op.getDim();
+    if (auto make = op.getSpace().getDefiningOp<SpaceOp>()) {
+      SmallVector<Value> sizes(make.getDynamicSizes());
+      sizes[op.getType().getDynamicDimIndex(dim)] = op.getSize();
+      rewriter.replaceOpWithNewOp<SpaceOp>(op, op.getType(), sizes);
+      return success();
+    }
+    if (auto inner = op.getSpace().getDefiningOp<SetDimOp>();
+        inner && inner.getDim() == dim) {
+      rewriter.modifyOpInPlace(
+          op, [&] { op.getSpaceMutable().assign(inner.getSpace()); });
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void SetDimOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<FoldSetDim>(context);
+}
+
+LogicalResult GetDimOp::verify() {
+  return verifyDimIndex(*this, getSpace().getType(), getDimAttr().getInt());
+}
+
+OpFoldResult GetDimOp::fold(FoldAdaptor) {
+  return getDimSize(getSpace(), getDim());
+}
+
+OpFoldResult TotalWorkOp::fold(FoldAdaptor) {
+  std::optional<SmallVector<int64_t>> sizes = getConstantDims(getSpace());
+  if (!sizes)
+    return {};
+  int64_t total = 1;
+  for (int64_t size : *sizes)
+    total *= size;
+  return IntegerAttr::get(IndexType::get(getContext()), total);
+}
+
+LogicalResult
+IndexToCoordsOp::inferReturnTypes(MLIRContext *context, std::optional<Location>,
+                                  ValueRange operands, DictionaryAttr,
+                                  OpaqueProperties, RegionRange,
+                                  SmallVectorImpl<Type> &inferred) {
+  auto space = dyn_cast<SpaceType>(operands[0].getType());
+  if (!space)
+    return failure();
+  inferred.assign(space.getRank(), IndexType::get(context));
+  return success();
+}
+
+LogicalResult IndexToCoordsOp::verify() {
+  unsigned rank = getSpace().getType().getRank();
+  if (getCoords().size() != rank)
+    return emitOpError() << "expects one coordinate per dimension (" << rank
+                         << "), got " << getCoords().size();
+  return success();
+}
+
+LogicalResult IndexToCoordsOp::fold(FoldAdaptor adaptor,
+                                    SmallVectorImpl<OpFoldResult> &results) {
+  auto index = dyn_cast_if_present<IntegerAttr>(adaptor.getIndex());
+  std::optional<SmallVector<int64_t>> sizes = getConstantDims(getSpace());
+  if (!index || !sizes)
+    return failure();
+  int64_t total = 1;
+  for (int64_t size : *sizes)
+    total *= size;
+  int64_t linear = index.getInt();
+  if (linear < 0 || linear >= total) // out of the space: leave it alone
+    return failure();
+  Type indexType = IndexType::get(getContext());
+  for (int64_t size : *sizes) { // dimension 0 varies fastest
+    results.push_back(IntegerAttr::get(indexType, linear % size));
+    linear /= size;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tiers
 //===----------------------------------------------------------------------===//
 
 SmallVector<TierAttr> TierConfigOp::getTierList() {
@@ -28,19 +205,39 @@ int64_t TierConfigOp::selectTier(int64_t size) {
   return -1;
 }
 
-/// True if [lo, hi] is contained in the union of `ranges` (inclusive ranges).
-static bool isCovered(int64_t lo, int64_t hi,
-                      SmallVector<std::pair<int64_t, int64_t>> ranges) {
+std::optional<unsigned> TierConfigOp::getTierIndex(int64_t id) {
+  for (auto [index, tier] : llvm::enumerate(getTierList()))
+    if (tier.getId() == id)
+      return index;
+  return std::nullopt;
+}
+
+using Range = std::pair<int64_t, int64_t>;
+
+/// The parts of [lo, hi] not covered by the union of `ranges` (inclusive).
+static SmallVector<Range> uncovered(int64_t lo, int64_t hi,
+                                    SmallVector<Range> ranges) {
   llvm::sort(ranges);
-  int64_t next = lo; // smallest value of [lo, hi] not yet known covered
+  SmallVector<Range> gaps;
+  int64_t next = lo; // smallest value of [lo, hi] not yet accounted for
   for (auto [rlo, rhi] : ranges) {
-    if (rlo > next)
+    if (next > hi)
       break;
-    if (rhi >= hi)
-      return true;
+    if (rlo > next)
+      gaps.emplace_back(next, std::min(rlo - 1, hi));
     next = std::max(next, rhi + 1);
   }
-  return next > hi;
+  if (next <= hi)
+    gaps.emplace_back(next, hi);
+  return gaps;
+}
+
+SmallVector<Range> TierConfigOp::getUncoveredRanges() {
+  SmallVector<Range> ranges =
+      llvm::map_to_vector(getTierList(), [](TierAttr t) {
+        return Range(t.getMinSize(), t.getMaxSize());
+      });
+  return uncovered(1, std::numeric_limits<int32_t>::max(), ranges);
 }
 
 LogicalResult TierConfigOp::verify() {
@@ -49,14 +246,14 @@ LogicalResult TierConfigOp::verify() {
     return emitOpError("must have at least one tier");
 
   llvm::DenseMap<int64_t, unsigned> firstIndexOfId;
-  SmallVector<std::pair<int64_t, int64_t>> earlier;
+  SmallVector<Range> earlier;
   for (auto [index, tier] : llvm::enumerate(tiers)) {
     auto [it, inserted] = firstIndexOfId.try_emplace(tier.getId(), index);
     if (!inserted)
       return emitOpError() << "tier id " << tier.getId()
                            << " is used by tiers #" << it->second << " and #"
                            << index;
-    if (isCovered(tier.getMinSize(), tier.getMaxSize(), earlier))
+    if (uncovered(tier.getMinSize(), tier.getMaxSize(), earlier).empty())
       return emitOpError() << "tier " << tier.getId() << " (#" << index
                            << ", sizes [" << tier.getMinSize() << ", "
                            << tier.getMaxSize()
@@ -66,6 +263,303 @@ LogicalResult TierConfigOp::verify() {
   }
   return success();
 }
+
+/// Resolves `name` from `op` to a wsp.tier_config, or emits an error.
+static FailureOr<TierConfigOp> lookupTierConfig(Operation *op,
+                                                SymbolTableCollection &tables,
+                                                FlatSymbolRefAttr name) {
+  auto config = tables.lookupNearestSymbolFrom<TierConfigOp>(op, name);
+  if (!config)
+    return op->emitOpError() << "'" << name.getValue()
+                             << "' does not reference a wsp.tier_config";
+  return config;
+}
+
+LogicalResult SelectTierOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return lookupTierConfig(*this, tables, getConfigAttr());
+}
+
+OpFoldResult SelectTierOp::fold(FoldAdaptor adaptor) {
+  auto length = dyn_cast_if_present<IntegerAttr>(adaptor.getLength());
+  if (!length)
+    return {};
+  auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+      *this, getConfigAttr());
+  if (!config)
+    return {};
+  int64_t value = isa<IndexType>(getLength().getType())
+                      ? length.getInt()
+                      : length.getValue().getSExtValue();
+  return IntegerAttr::get(getType(), config.selectTier(value));
+}
+
+//===----------------------------------------------------------------------===//
+// Planning
+//===----------------------------------------------------------------------===//
+
+LogicalResult GenerateOp::verify() {
+  PatternAttr pattern = getPattern();
+  if (!pattern.isAttention() && !pattern.isMoE())
+    return emitOpError() << "generates the spec's attention or moe "
+                            "descriptors, not pattern '"
+                         << pattern.getName().getValue() << "'";
+  return success();
+}
+
+LogicalResult GenerateOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return lookupTierConfig(*this, tables, getTiersAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
+  StringAttr name;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes))
+    return failure();
+  FlatSymbolRefAttr tiers;
+  if (parser.parseKeyword("tiers") || parser.parseLParen() ||
+      parser.parseAttribute(tiers, getTiersAttrName(result.name),
+                            result.attributes) ||
+      parser.parseRParen())
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("constants"))) {
+    DictionaryAttr constants;
+    if (parser.parseAttribute(constants, getConstantsAttrName(result.name),
+                              result.attributes))
+      return failure();
+  }
+  SmallVector<OpAsmParser::Argument> args;
+  SmallVector<Type> resultTypes;
+  SmallVector<DictionaryAttr> resultAttrs;
+  bool isVariadic = false;
+  if (function_interface_impl::parseFunctionSignatureWithArguments(
+          parser, /*allowVariadic=*/false, args, isVariadic, resultTypes,
+          resultAttrs))
+    return failure();
+  SmallVector<Type> argTypes =
+      llvm::map_to_vector(args, [](auto &arg) { return arg.type; });
+  Builder &builder = parser.getBuilder();
+  result.addAttribute(
+      getFunctionTypeAttrName(result.name),
+      TypeAttr::get(builder.getFunctionType(argTypes, resultTypes)));
+  call_interface_impl::addArgAndResultAttrs(builder, result, args, resultAttrs,
+                                            getArgAttrsAttrName(result.name),
+                                            getResAttrsAttrName(result.name));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  return parser.parseRegion(*result.addRegion(), args);
+}
+
+void KernelOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " tiers(" << getTiersAttr() << ")";
+  if (!getConstants().empty()) {
+    p << " constants ";
+    p.printAttributeWithoutType(getConstants());
+  }
+  function_interface_impl::printFunctionSignature(
+      p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
+  function_interface_impl::printFunctionAttributes(
+      p, *this,
+      {getSymNameAttrName(), getTiersAttrName(), getConstantsAttrName(),
+       getFunctionTypeAttrName(), getArgAttrsAttrName(),
+       getResAttrsAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+}
+
+PatternAttr KernelOp::getPattern() {
+  return cast<DescriptorType>(getArgumentTypes().front()).getPattern();
+}
+
+DenseI64ArrayAttr KernelOp::getTierConstant(StringRef name) {
+  return dyn_cast_if_present<DenseI64ArrayAttr>(getConstants().get(name));
+}
+
+LogicalResult KernelOp::verify() {
+  if (getArgumentTypes().empty() ||
+      !isa<DescriptorType>(getArgumentTypes().front()))
+    return emitOpError("first argument must be a !wsp.descriptor");
+  if (!getResultTypes().empty())
+    return emitOpError("must not return values; kernels write their buffers");
+  for (NamedAttribute constant : getConstants())
+    if (!isa<DenseI64ArrayAttr>(constant.getValue()))
+      return emitOpError() << "tier constant '" << constant.getName().getValue()
+                           << "' must be an array of integers, one per tier";
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  Block &entry = getBody().front();
+  if (entry.getNumArguments() != getArgumentTypes().size())
+    return emitOpError("entry block must take the kernel's arguments");
+  for (auto [arg, type] : llvm::zip(entry.getArguments(), getArgumentTypes()))
+    if (arg.getType() != type)
+      return emitOpError() << "entry block argument type " << arg.getType()
+                           << " does not match signature type " << type;
+  return success();
+}
+
+LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<TierConfigOp> config =
+      lookupTierConfig(*this, tables, getTiersAttr());
+  if (failed(config))
+    return failure();
+  size_t numTiers = config->getTiers().size();
+  for (NamedAttribute constant : getConstants()) {
+    auto values = cast<DenseI64ArrayAttr>(constant.getValue());
+    if (static_cast<size_t>(values.size()) != numTiers)
+      return emitOpError() << "tier constant '" << constant.getName().getValue()
+                           << "' has " << values.size() << " values but @"
+                           << config->getSymName() << " has " << numTiers
+                           << " tiers";
+  }
+  return success();
+}
+
+LogicalResult TierIdOp::verify() {
+  if (!(*this)->getParentOfType<KernelOp>())
+    return emitOpError("must be inside a wsp.kernel");
+  return success();
+}
+
+LogicalResult TierConstantOp::verify() {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel)
+    return emitOpError("must be inside a wsp.kernel");
+  if (!kernel.getTierConstant(getName()))
+    return emitOpError() << "kernel @" << kernel.getSymName()
+                         << " has no tier constant '" << getName() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Descriptor accessors
+//===----------------------------------------------------------------------===//
+
+static PatternAttr getPatternOf(Value descriptor) {
+  return cast<DescriptorType>(descriptor.getType()).getPattern();
+}
+
+unsigned ParamOp::getParamIndex() {
+  return *getPatternOf(getDescriptor()).getParamIndex(getName());
+}
+
+LogicalResult ParamOp::verify() {
+  PatternAttr pattern = getPatternOf(getDescriptor());
+  if (!pattern.getParamIndex(getName())) {
+    InFlightDiagnostic diag =
+        emitOpError() << "pattern '" << pattern.getName().getValue()
+                      << "' has no param '" << getName() << "'; it has ";
+    llvm::interleaveComma(pattern.getParams(), diag, [&](StringAttr p) {
+      diag << "'" << p.getValue() << "'";
+    });
+    return diag;
+  }
+  return success();
+}
+
+LogicalResult KvEndOp::verify() {
+  PatternAttr pattern = getPatternOf(getDescriptor());
+  if (!pattern.isAttention())
+    return emitOpError() << "needs an attention descriptor, got pattern '"
+                         << pattern.getName().getValue() << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+static int64_t getDeviceCores(CoreKind kind) {
+  return kind == CoreKind::cube ? pto::runtime::kNumCubeCores
+                                : pto::runtime::kNumVectorCores;
+}
+
+LogicalResult DispatchOp::verify() {
+  int64_t available = getDeviceCores(getCoreKind());
+  int64_t cores = getNumCoresAttr().getInt(); // the getter is unsigned
+  if (cores < 1 || cores > available)
+    return emitOpError() << "needs 1 to " << available << " "
+                         << stringifyCoreKind(getCoreKind()) << " cores, got "
+                         << cores;
+  return success();
+}
+
+LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto kernel =
+      tables.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  if (!kernel)
+    return emitOpError() << "'" << getKernel()
+                         << "' does not reference a wsp.kernel";
+  ArrayRef<Type> params = kernel.getArgumentTypes().drop_front();
+  if (params.size() != getArgs().size())
+    return emitOpError() << "kernel @" << getKernel() << " takes "
+                         << params.size()
+                         << " arguments after the descriptor, got "
+                         << getArgs().size();
+  for (auto [i, param, arg] : llvm::enumerate(params, getArgs()))
+    if (param != arg.getType())
+      return emitOpError() << "argument " << i << " has type " << arg.getType()
+                           << " but kernel @" << getKernel() << " expects "
+                           << param;
+  PatternAttr bufferPattern =
+      cast<DescriptorType>(getDescriptors().getType().getElementType())
+          .getPattern();
+  if (bufferPattern != kernel.getPattern())
+    return emitOpError() << "descriptors of pattern '"
+                         << bufferPattern.getName().getValue()
+                         << "' cannot run kernel @" << getKernel()
+                         << " of pattern '"
+                         << kernel.getPattern().getName().getValue() << "'";
+  return success();
+}
+
+void DispatchOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getDescriptorsMutable());
+  // A kernel may read and write any buffer it is given.
+  for (OpOperand &arg : getArgsMutable())
+    if (isa<BaseMemRefType>(arg.get().getType())) {
+      effects.emplace_back(MemoryEffects::Read::get(), &arg);
+      effects.emplace_back(MemoryEffects::Write::get(), &arg);
+    }
+}
+
+LogicalResult MpmdOp::verifyRegions() {
+  int64_t used[2] = {0, 0};
+  unsigned groups = 0;
+  for (Operation &op : getBody().front()) {
+    auto dispatch = dyn_cast<DispatchOp>(op);
+    if (!dispatch)
+      return op.emitOpError("is not allowed in wsp.mpmd; its body holds one "
+                            "wsp.dispatch per core group");
+    used[static_cast<int>(dispatch.getCoreKind())] +=
+        dispatch.getNumCoresAttr().getInt();
+    ++groups;
+  }
+  if (groups < 2)
+    return emitOpError("needs at least two core groups; a single group is a "
+                       "plain wsp.dispatch (SPMD)");
+  for (CoreKind kind : {CoreKind::cube, CoreKind::vector}) {
+    int64_t n = used[static_cast<int>(kind)];
+    if (n > getDeviceCores(kind))
+      return emitOpError() << "core groups use " << n << " "
+                           << stringifyCoreKind(kind)
+                           << " cores; the device has " << getDeviceCores(kind);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// TableGen'd op definitions
+//===----------------------------------------------------------------------===//
 
 #define GET_OP_CLASSES
 #include "wsp/Dialect/Wsp/IR/WspOps.cpp.inc"

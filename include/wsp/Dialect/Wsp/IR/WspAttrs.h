@@ -5,6 +5,11 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include <optional>
+
+#include "wsp/Dialect/Wsp/IR/WspEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "wsp/Dialect/Wsp/IR/WspAttrs.h.inc"

@@ -6,6 +6,31 @@
 include "wsp/Dialect/Wsp/IR/WspDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Wsp_CoreKind : I32EnumAttr<"CoreKind", "kind of AICore", [
+    I32EnumAttrCase<"cube", 0>, I32EnumAttrCase<"vector", 1>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
+def Wsp_DescriptorFlag : I32EnumAttr<"DescriptorFlag",
+    "a work descriptor flag bit (spec §4.1.4)", [
+    I32EnumAttrCase<"first", 1>, I32EnumAttrCase<"last", 2>,
+    I32EnumAttrCase<"init", 4>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
+def Wsp_PlanResult : I32EnumAttr<"PlanResult",
+    "the planner's result code (spec §6.1)", [
+    I32EnumAttrCase<"ok", 0>, I32EnumAttrCase<"buffer_overflow", 1>,
+    I32EnumAttrCase<"unsupported_size", 2>,
+    I32EnumAttrCase<"invalid_params", 3>]> {
+  let cppNamespace = "::mlir::wsp";
+}
 
 class Wsp_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Wsp_Dialect, name, traits> {
@@ -36,5 +61,65 @@ def Wsp_TierAttr : Wsp_Attr<"Tier", "tier"> {
 }
 
 def Wsp_TierArrayAttr : TypedArrayAttrBase<Wsp_TierAttr, "array of wsp tiers">;
+
+def Wsp_PatternAttr : Wsp_Attr<"Pattern", "pattern"> {
+  let summary = "What a work descriptor's params[0..3] mean";
+  let description = [{
+    A pattern names the (up to four) parameters of a work descriptor, in
+    order. Two are the spec's (§4.2): `attention` (request_idx, head_idx,
+    kv_start, kv_len) and `moe` (batch_idx, expert_idx, token_start,
+    token_count). A user pattern gives its own name and parameter names:
+
+    ```mlir
+    #wsp.pattern<attention>
+    #wsp.pattern<"rope", ["token", "position"]>
+    ```
+
+    The names `attention` and `moe` are reserved for the spec's patterns.
+  }];
+  let parameters = (ins "::mlir::StringAttr":$name,
+                        ArrayRefParameter<"::mlir::StringAttr">:$params);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let builders = [
+    AttrBuilder<(ins "::llvm::StringRef":$name,
+                     "::llvm::ArrayRef<::llvm::StringRef>":$params)>
+  ];
+  let extraClassDeclaration = [{
+    /// The spec's attention pattern.
+    static PatternAttr getAttention(::mlir::MLIRContext *context);
+    /// The spec's MoE pattern.
+    static PatternAttr getMoE(::mlir::MLIRContext *context);
+    /// Index of the named parameter, or std::nullopt.
+    std::optional<unsigned> getParamIndex(::llvm::StringRef param) const;
+    bool isAttention() const { return getName().getValue() == "attention"; }
+    bool isMoE() const { return getName().getValue() == "moe"; }
+    /// Prints/parses the part inside the angle brackets (shared with
+    /// !wsp.descriptor).
+    void printInner(::mlir::AsmPrinter &printer) const;
+    static PatternAttr parseInner(::mlir::AsmParser &parser);
+  }];
+}
+
+def Wsp_PlanConfigAttr : Wsp_Attr<"PlanConfig", "plan_config"> {
+  let summary = "Chunk-size planning parameters (spec PlanConfig)";
+  let description = [{
+    The spec's `PlanConfig` (§6.2) with its defaults; omitted fields take
+    them. The verifier enforces chunk_min > 0, chunk_max >= chunk_min and
+    max_work_units > 0.
+
+    ```mlir
+    #wsp.plan_config<>                                   // all defaults
+    #wsp.plan_config<max_work_units = 8192, balance_chunks = false>
+    ```
+  }];
+  let parameters = (ins
+    DefaultValuedParameter<"int64_t", "256">:$chunk_min,
+    DefaultValuedParameter<"int64_t", "4096">:$chunk_max,
+    DefaultValuedParameter<"int64_t", "65536">:$max_work_units,
+    DefaultValuedParameter<"bool", "true">:$balance_chunks);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
 
 #endif // WSP_DIALECT_WSP_IR_WSPATTRS_TD

@@ -22,9 +22,14 @@ def Wsp_Dialect : Dialect {
     simulation build against the `pto::runtime` header library.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
-    /// Registers the attributes (defined next to their storage classes).
+    /// Registers the attributes and types (defined next to their storage
+    /// classes).
     void registerAttributes();
+    void registerTypes();
   }];
 }
 

@@ -5,7 +5,113 @@
 
 include "wsp/Dialect/Wsp/IR/WspDialect.td"
 include "wsp/Dialect/Wsp/IR/WspAttrs.td"
+include "wsp/Dialect/Wsp/IR/WspTypes.td"
 include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+
+def Wsp_Space : Type<CPred<"::llvm::isa<::mlir::wsp::SpaceType>($_self)">,
+                     "wsp iteration space", "::mlir::wsp::SpaceType">;
+def Wsp_Descriptor
+    : Type<CPred<"::llvm::isa<::mlir::wsp::DescriptorType>($_self)">,
+           "wsp work descriptor", "::mlir::wsp::DescriptorType">;
+def Wsp_LengthBuffer : MemRefRankOf<[I32], [1]>;
+def Wsp_DescriptorBuffer
+    : MemRefRankOf<[Wsp_Descriptor], [1]>;
+
+//===----------------------------------------------------------------------===//
+// Iteration spaces (spec §3)
+//===----------------------------------------------------------------------===//
+
+def Wsp_SpaceOp : Wsp_Op<"space", [Pure]> {
+  let summary = "Make an iteration space from its dynamic sizes";
+  let description = [{
+    One index operand per dynamic dimension, in order. Static dimensions
+    take their size from the type.
+
+    ```mlir
+    %s = wsp.space(%batch, %chunks) : !wsp.space<batch: ?, head: 32, chunk: ?>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$dynamic_sizes);
+  let results = (outs Wsp_Space:$result);
+  let assemblyFormat = "`(` $dynamic_sizes `)` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The operand giving dim `i` (dynamic dims only).
+    ::mlir::Value getDynamicSize(unsigned i);
+  }];
+}
+
+def Wsp_SetDimOp : Wsp_Op<"set_dim", [Pure, AllTypesMatch<["space", "result"]>]> {
+  let summary = "The space with one dynamic dimension set (spec set_dim)";
+  let description = [{
+    Setting a static dimension is an error, as the spec makes it a
+    compile-time error.
+
+    ```mlir
+    %s1 = wsp.set_dim %s[0] = %batch : !wsp.space<batch: ?, head: 32>
+    ```
+  }];
+  let arguments = (ins Wsp_Space:$space, I64Attr:$dim, Index:$size);
+  let results = (outs Wsp_Space:$result);
+  let assemblyFormat =
+      "$space `[` $dim `]` `=` $size attr-dict `:` qualified(type($space))";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Wsp_GetDimOp : Wsp_Op<"get_dim", [Pure]> {
+  let summary = "The size of one dimension (spec get_dim)";
+  let description = [{
+    Folds to a constant for a static dimension and to the defining size for
+    a space built by `wsp.space` / `wsp.set_dim`.
+
+    ```mlir
+    %h = wsp.get_dim %s[1] : !wsp.space<batch: ?, head: 32>
+    ```
+  }];
+  let arguments = (ins Wsp_Space:$space, I64Attr:$dim);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$space `[` $dim `]` attr-dict `:` qualified(type($space))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Wsp_TotalWorkOp : Wsp_Op<"total_work", [Pure]> {
+  let summary = "The product of all dimension sizes (spec total_work)";
+  let description = [{
+    Folds to a constant when every size is known.
+
+    ```mlir
+    %n = wsp.total_work %s : !wsp.space<batch: ?, head: 32>
+    ```
+  }];
+  let arguments = (ins Wsp_Space:$space);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$space attr-dict `:` qualified(type($space))";
+  let hasFolder = 1;
+}
+
+def Wsp_IndexToCoordsOp : Wsp_Op<"index_to_coords", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "Linear work index to coordinates, dimension 0 fastest";
+  let description = [{
+    One index result per dimension. Folds when the sizes and the index are
+    known.
+
+    ```mlir
+    %b, %h, %c = wsp.index_to_coords %s[%i] : !wsp.space<?, 32, ?>
+    ```
+  }];
+  let arguments = (ins Wsp_Space:$space, Index:$index);
+  let results = (outs Variadic<Index>:$coords);
+  let assemblyFormat = "$space `[` $index `]` attr-dict `:` qualified(type($space))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
 
 def Wsp_TierConfigOp : Wsp_Op<"tier_config", [Symbol]> {
   let summary = "A named tier configuration with first-match selection";
@@ -36,7 +142,324 @@ def Wsp_TierConfigOp : Wsp_Op<"tier_config", [Symbol]> {
     ::llvm::SmallVector<::mlir::wsp::TierAttr> getTierList();
     /// The id of the first tier matching `size`, or -1 (spec `select_tier`).
     int64_t selectTier(int64_t size);
+    /// Position (in list order) of the tier with id `id`, or std::nullopt.
+    std::optional<unsigned> getTierIndex(int64_t id);
+    /// The inclusive ranges of lengths in [1, INT32_MAX] that no tier
+    /// covers: lengths that are UNSUPPORTED_SIZE at run time.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getUncoveredRanges();
   }];
+}
+
+def Wsp_SelectTierOp : Wsp_Op<"select_tier", [Pure,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "First-match tier selection (spec select_tier)";
+  let description = [{
+    The id of the first tier of the configuration whose range contains the
+    length, or -1. Folds when the length is a constant.
+
+    ```mlir
+    %t = wsp.select_tier @DecodeAttentionTiers(%len) : i32 -> i32
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$config, AnySignlessIntegerOrIndex:$length);
+  let results = (outs I32:$tier);
+  let assemblyFormat =
+      "$config `(` $length `)` attr-dict `:` type($length) `->` type($tier)";
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Planning (spec §6)
+//===----------------------------------------------------------------------===//
+
+def Wsp_PlanChunkSizeOp : Wsp_Op<"plan_chunk_size"> {
+  let summary = "Binary-search the chunk size (spec plan_chunk_size)";
+  let description = [{
+    The smallest chunk in [chunk_min, chunk_max] whose work count
+    `heads * sum(ceil(len_b / chunk))` fits max_work_units, else chunk_max
+    (spec §6.3.4 pseudocode; see docs/rationale/Runtime.md). Reads
+    `lengths[0 .. batch)`.
+
+    ```mlir
+    %chunk = wsp.plan_chunk_size %kv_lens[%batch] heads(%heads)
+               config(#wsp.plan_config<>) : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
+                           [MemRead]>:$lengths,
+                       Index:$batch, Index:$heads,
+                       Wsp_PlanConfigAttr:$config);
+  let results = (outs Index:$chunk);
+  let assemblyFormat = [{
+    $lengths `[` $batch `]` `heads` `(` $heads `)` `config` `(` qualified($config) `)`
+    attr-dict `:` type($lengths)
+  }];
+}
+
+def Wsp_TotalWorkUnitsOp : Wsp_Op<"total_work_units"> {
+  let summary = "Number of descriptors a plan generates (spec get_total_work)";
+  let description = [{
+    `heads * sum(ceil(len_b / chunk))`: the buffer size generation needs.
+
+    ```mlir
+    %n = wsp.total_work_units %kv_lens[%batch] heads(%heads) chunk(%chunk)
+           : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
+                           [MemRead]>:$lengths,
+                       Index:$batch, Index:$heads, Index:$chunk);
+  let results = (outs Index:$count);
+  let assemblyFormat = [{
+    $lengths `[` $batch `]` `heads` `(` $heads `)` `chunk` `(` $chunk `)`
+    attr-dict `:` type($lengths)
+  }];
+}
+
+def Wsp_GenerateOp : Wsp_Op<"generate", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Generate work descriptors into a buffer (spec generate)";
+  let description = [{
+    Writes one descriptor per (sequence, head, chunk), in that order, into
+    the buffer (its size is the capacity): work ids from 0, the sequence's
+    tier from the tier configuration, FIRST|INIT on a row's first chunk,
+    LAST on its last, params set by the buffer's pattern (`attention`:
+    request, head, kv_start, kv_len; `moe`: batch, expert, token_start,
+    token_count). Returns the number written and the spec's PlanResult code
+    (0 ok, 1 buffer_overflow, 2 unsupported_size, 3 invalid_params); on an
+    error nothing is written.
+
+    ```mlir
+    %count, %status = wsp.generate %kv_lens[%batch] heads(%heads)
+        chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+        into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
+                           [MemRead]>:$lengths,
+                       Index:$batch, Index:$heads, Index:$chunk,
+                       FlatSymbolRefAttr:$tiers,
+                       Wsp_PlanConfigAttr:$config,
+                       Arg<Wsp_DescriptorBuffer, "descriptor buffer",
+                           [MemWrite]>:$buffer);
+  let results = (outs Index:$count, I32:$status);
+  let assemblyFormat = [{
+    $lengths `[` $batch `]` `heads` `(` $heads `)` `chunk` `(` $chunk `)`
+    `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
+    attr-dict `:` type($lengths) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    PatternAttr getPattern() {
+      return ::llvm::cast<DescriptorType>(getBuffer().getType().getElementType())
+          .getPattern();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Tiered kernels (spec §7)
+//===----------------------------------------------------------------------===//
+
+def Wsp_KernelOp : Wsp_Op<"kernel", [
+    IsolatedFromAbove, FunctionOpInterface, Symbol,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    AutomaticAllocationScope]> {
+  let summary = "A tiered AICore kernel: one body, specialized per tier";
+  let description = [{
+    The spec's `template <int Tier> AICORE void kernel_impl(const
+    WorkDescriptor&, ...)` (§7.1). The first argument is the descriptor;
+    its pattern is the kernel's pattern. The rest are the kernel's buffers
+    and scalars. `tiers` names the tier configuration the kernel is
+    specialized over; `constants` gives tier-dependent values, one per tier
+    in the configuration's order (the spec's `TILE_K` example), read in the
+    body with `wsp.tier_constant`; `wsp.tier_id` reads the tier id.
+
+    ```mlir
+    wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
+        constants {TILE_K = [256, 512, 1024, 2048]}
+        (%desc: !wsp.descriptor<attention>, %q: memref<?xbf16>) {
+      %tile = wsp.tier_constant "TILE_K" : index
+      wsp.return
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       FlatSymbolRefAttr:$tiers,
+                       DefaultValuedAttr<DictionaryAttr, "{}">:$constants,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// FunctionOpInterface.
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+
+    /// The descriptor argument's pattern.
+    PatternAttr getPattern();
+    /// The values of tier constant `name`, one per tier in list order, or
+    /// nullptr.
+    ::mlir::DenseI64ArrayAttr getTierConstant(::llvm::StringRef name);
+  }];
+}
+
+def Wsp_ReturnOp : Wsp_Op<"return", [Pure, HasParent<"KernelOp">,
+                                     ReturnLike, Terminator]> {
+  let summary = "Ends a kernel body";
+  let assemblyFormat = "attr-dict";
+}
+
+def Wsp_TierIdOp : Wsp_Op<"tier_id", [Pure]> {
+  let summary = "The tier id the enclosing kernel runs as";
+  let description = [{
+    Inside a tier-generic kernel, the tier being executed; tier
+    specialization replaces it by a constant.
+
+    ```mlir
+    %t = wsp.tier_id : index
+    ```
+  }];
+  let results = (outs AnySignlessIntegerOrIndex:$tier);
+  let assemblyFormat = "attr-dict `:` type($tier)";
+  let hasVerifier = 1;
+}
+
+def Wsp_TierConstantOp : Wsp_Op<"tier_constant", [Pure]> {
+  let summary = "A tier-dependent constant of the enclosing kernel";
+  let description = [{
+    The value the enclosing kernel's `constants` give `name` for the tier
+    being executed (the spec's `constexpr int TILE_K = (Tier == 0) ? ...`).
+
+    ```mlir
+    %tile = wsp.tier_constant "TILE_K" : index
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnySignlessIntegerOrIndex:$value);
+  let assemblyFormat = "$name attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Work descriptor accessors (spec §4.2)
+//===----------------------------------------------------------------------===//
+
+def Wsp_ParamOp : Wsp_Op<"param", [Pure]> {
+  let summary = "Read a named descriptor parameter";
+  let description = [{
+    The parameter must be one the descriptor's pattern names.
+
+    ```mlir
+    %start = wsp.param %desc["kv_start"] : !wsp.descriptor<attention>
+    ```
+  }];
+  let arguments = (ins Wsp_Descriptor:$descriptor, StrAttr:$name);
+  let results = (outs Index:$value);
+  let assemblyFormat =
+      "$descriptor `[` $name `]` attr-dict `:` qualified(type($descriptor))";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// params[i] that `name` denotes.
+    unsigned getParamIndex();
+  }];
+}
+
+def Wsp_KvEndOp : Wsp_Op<"kv_end", [Pure]> {
+  let summary = "One past the chunk's last KV position (attention only)";
+  let description = [{
+    `kv_start + kv_len` (spec `params::Attention::kv_end`).
+
+    ```mlir
+    %end = wsp.kv_end %desc : !wsp.descriptor<attention>
+    ```
+  }];
+  let arguments = (ins Wsp_Descriptor:$descriptor);
+  let results = (outs Index:$value);
+  let assemblyFormat = "$descriptor attr-dict `:` qualified(type($descriptor))";
+  let hasVerifier = 1;
+}
+
+def Wsp_HasFlagOp : Wsp_Op<"has_flag", [Pure]> {
+  let summary = "Test a descriptor flag (FIRST, LAST, INIT)";
+  let description = [{
+    ```mlir
+    %is_last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
+    ```
+  }];
+  let arguments = (ins Wsp_Descriptor:$descriptor,
+                       Wsp_DescriptorFlag:$flag);
+  let results = (outs I1:$value);
+  let assemblyFormat =
+      "$descriptor `,` $flag attr-dict `:` qualified(type($descriptor))";
+}
+
+def Wsp_WorkIdOp : Wsp_Op<"work_id", [Pure]> {
+  let summary = "The descriptor's work id";
+  let arguments = (ins Wsp_Descriptor:$descriptor);
+  let results = (outs Index:$value);
+  let assemblyFormat = "$descriptor attr-dict `:` qualified(type($descriptor))";
+}
+
+//===----------------------------------------------------------------------===//
+// Dispatch (spec §2.5, §7.3)
+//===----------------------------------------------------------------------===//
+
+def Wsp_DispatchOp : Wsp_Op<"dispatch", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Run a descriptor buffer on a group of cores (SPMD)";
+  let description = [{
+    Runs `kernel` once per descriptor in `descriptors[0 .. count)` on
+    `num_cores` cores of one kind; each descriptor's tier selects the
+    kernel's specialization in O(1). The kernel's pattern must be the
+    buffer's, and `args` match the kernel's arguments after the descriptor.
+    Inside `wsp.mpmd`, each dispatch is one core group.
+
+    ```mlir
+    wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on vector(48)
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyType>:$args,
+                       Wsp_DescriptorBuffer:$descriptors, Index:$count,
+                       Wsp_CoreKind:$core_kind, I64Attr:$num_cores);
+  let assemblyFormat = [{
+    $kernel `(` ($args^ `:` type($args))? `)`
+    `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
+    `on` $core_kind `(` $num_cores `)` attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Wsp_MpmdOp : Wsp_Op<"mpmd", [SingleBlock, NoTerminator,
+    RecursiveMemoryEffects]> {
+  let summary = "Different kernels on disjoint core groups, at once (MPMD)";
+  let description = [{
+    Every op in the body is a `wsp.dispatch`: one core group each, all
+    running concurrently (spec §2.5: multi-tier, MoE, pipelines). The
+    groups' cores of each kind add up to at most the device's (24 cube,
+    48 vector).
+
+    ```mlir
+    wsp.mpmd {
+      wsp.dispatch @short(...) descriptors(%a[%na] : ...) on vector(32)
+      wsp.dispatch @long(...) descriptors(%b[%nb] : ...) on vector(16)
+    }
+    ```
+  }];
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "$body attr-dict";
+  let hasRegionVerifier = 1;
 }
 
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD

@@ -1,0 +1,107 @@
+// Folders and canonicalization patterns of the wsp ops.
+// RUN: wsp-opt %s --canonicalize --split-input-file | FileCheck %s
+
+// A static dimension folds to its size; a dynamic one to the value that set
+// it, through wsp.space and wsp.set_dim.
+// CHECK-LABEL: func.func @get_dim
+// CHECK-SAME: (%[[B:.*]]: index, %[[C:.*]]: index, %[[X:.*]]: index)
+// CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NOT: wsp.get_dim
+// CHECK: return %[[C32]], %[[X]], %[[C]]
+func.func @get_dim(%b: index, %c: index, %x: index) -> (index, index, index) {
+  %s = wsp.space(%b, %c) : !wsp.space<batch: ?, head: 32, chunk: ?>
+  %s1 = wsp.set_dim %s[0] = %x : !wsp.space<batch: ?, head: 32, chunk: ?>
+  %h = wsp.get_dim %s1[1] : !wsp.space<batch: ?, head: 32, chunk: ?>
+  %bb = wsp.get_dim %s1[0] : !wsp.space<batch: ?, head: 32, chunk: ?>
+  %cc = wsp.get_dim %s1[2] : !wsp.space<batch: ?, head: 32, chunk: ?>
+  return %h, %bb, %cc : index, index, index
+}
+
+// -----
+
+// A space of unknown origin keeps its dynamic get_dim.
+// CHECK-LABEL: func.func @get_dim_unknown
+// CHECK: wsp.get_dim %{{.*}}[0]
+func.func @get_dim_unknown(%s: !wsp.space<?, 4>) -> index {
+  %n = wsp.get_dim %s[0] : !wsp.space<?, 4>
+  return %n : index
+}
+
+// -----
+
+// set_dim on a freshly made space becomes a new wsp.space; two set_dims of
+// the same dimension keep the last.
+// CHECK-LABEL: func.func @set_dim
+// CHECK-SAME: (%[[A:.*]]: index, %[[B:.*]]: index, %[[C:.*]]: index, %[[S:.*]]: !wsp.space<?, ?>)
+// CHECK: %[[NEW:.*]] = wsp.space(%[[A]], %[[C]]) : !wsp.space<?, ?>
+// CHECK: %[[SET:.*]] = wsp.set_dim %[[S]][1] = %[[C]] : !wsp.space<?, ?>
+// CHECK: return %[[NEW]], %[[SET]]
+func.func @set_dim(%a: index, %b: index, %c: index, %s: !wsp.space<?, ?>)
+    -> (!wsp.space<?, ?>, !wsp.space<?, ?>) {
+  %made = wsp.space(%a, %b) : !wsp.space<?, ?>
+  %r1 = wsp.set_dim %made[1] = %c : !wsp.space<?, ?>
+  %t = wsp.set_dim %s[1] = %a : !wsp.space<?, ?>
+  %r2 = wsp.set_dim %t[1] = %c : !wsp.space<?, ?>
+  return %r1, %r2 : !wsp.space<?, ?>, !wsp.space<?, ?>
+}
+
+// -----
+
+// Statically known spaces fold: total work and coordinates (dim 0 fastest:
+// 23 in <2, 3, 4> is (1, 2, 3)).
+// CHECK-LABEL: func.func @static_space
+// CHECK-DAG: %[[C24:.*]] = arith.constant 24 : index
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NOT: wsp.
+// CHECK: return %[[C24]], %[[C1]], %[[C2]], %[[C3]]
+func.func @static_space() -> (index, index, index, index) {
+  %c3 = arith.constant 3 : index
+  %c23 = arith.constant 23 : index
+  %s = wsp.space(%c3) : !wsp.space<2, ?, 4>
+  %n = wsp.total_work %s : !wsp.space<2, ?, 4>
+  %a, %b, %c = wsp.index_to_coords %s[%c23] : !wsp.space<2, ?, 4>
+  return %n, %a, %b, %c : index, index, index, index
+}
+
+// -----
+
+// An index outside the space, or unknown sizes, do not fold.
+// CHECK-LABEL: func.func @no_fold
+// CHECK: wsp.index_to_coords
+// CHECK: wsp.total_work
+func.func @no_fold(%s: !wsp.space<?, 4>) -> (index, index, index) {
+  %c24 = arith.constant 24 : index
+  %t = wsp.space() : !wsp.space<2, 3, 4>
+  %a, %b, %c = wsp.index_to_coords %t[%c24] : !wsp.space<2, 3, 4>
+  %n = wsp.total_work %s : !wsp.space<?, 4>
+  return %a, %n, %c : index, index, index
+}
+
+// -----
+
+// Tier selection on a constant folds, with first-match semantics.
+wsp.tier_config @T [#wsp.tier<0, [1, 100]>, #wsp.tier<1, [200, 300]>,
+                    #wsp.tier<2, [50, 250]>]
+// CHECK-LABEL: func.func @select
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NONE:.*]] = arith.constant -1 : i32
+// CHECK: %[[DYN:.*]] = wsp.select_tier @T(%{{.*}}) : i32 -> i32
+// CHECK: return %[[Z]], %[[TWO]], %[[ONE]], %[[NONE]], %[[NONE]], %[[DYN]]
+func.func @select(%len: i32) -> (i32, i32, i32, i32, i32, i32) {
+  %c75 = arith.constant 75 : i32
+  %c150 = arith.constant 150 : index
+  %c220 = arith.constant 220 : i64
+  %c0 = arith.constant 0 : i32
+  %c301 = arith.constant 301 : i32
+  %a = wsp.select_tier @T(%c75) : i32 -> i32
+  %b = wsp.select_tier @T(%c150) : index -> i32
+  %c = wsp.select_tier @T(%c220) : i64 -> i32
+  %d = wsp.select_tier @T(%c0) : i32 -> i32
+  %e = wsp.select_tier @T(%c301) : i32 -> i32
+  %f = wsp.select_tier @T(%len) : i32 -> i32
+  return %a, %b, %c, %d, %e, %f : i32, i32, i32, i32, i32, i32
+}
