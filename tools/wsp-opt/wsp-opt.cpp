@@ -1,5 +1,6 @@
 //===- wsp-opt.cpp - wsp optimizer driver ---------------------------------===//
 
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -11,6 +12,7 @@ int main(int argc, char **argv) {
   // are available to every wsp pipeline. mlir/InitAllPasses.h is avoided on
   // purpose: it pulls every conversion header and costs a minute per build.
   mlir::registerTransformsPasses();
+  mlir::wsp::registerWspPasses();
 
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);

@@ -346,6 +346,26 @@ TEST(Generate, MoEPattern) {
   EXPECT_EQ(params::MoE::batch_idx(buf[4]), 2u);
 }
 
+TEST(Generate, MoEPerExpertPattern) {
+  // Token counts per expert; one batch group.
+  using Planner = WorkPlanner<MoESpace<>, TierConfig<Tier<0, 1, 4096>>,
+                              params::MoEPerExpert>;
+  Planner p(PlanConfig{64, 512, 1024, false});
+  std::vector<int> tokens = {100, 0, 64, 7};
+  WorkDescriptor buf[16];
+  int count = 0;
+  ASSERT_EQ(p.generate(tokens.data(), 4, 1, 64, buf, 16, &count),
+            PlanResult::OK);
+  ASSERT_EQ(count, 4); // 2 + 0 + 1 + 1 chunks
+  EXPECT_EQ(params::MoE::expert_idx(buf[0]), 0u);
+  EXPECT_EQ(params::MoE::batch_idx(buf[0]), 0u);
+  EXPECT_EQ(params::MoE::token_count(buf[1]), 36u);
+  EXPECT_EQ(params::MoE::expert_idx(buf[2]), 2u);
+  EXPECT_EQ(params::MoE::expert_idx(buf[3]), 3u);
+  EXPECT_EQ(params::MoE::token_count(buf[3]), 7u);
+  EXPECT_EQ(buf[3].flags, F | L | I);
+}
+
 TEST(Generate, BatchOfTenThousand) {
   std::vector<int> lens(10000);
   for (int i = 0; i < 10000; ++i)

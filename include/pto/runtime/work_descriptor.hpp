@@ -74,6 +74,16 @@ struct MoE {
   static uint32_t token_count(const WorkDescriptor &d) { return d.params[3]; }
 };
 
+/// MoE planned per expert, for WorkPlanner: its lengths are token counts per
+/// expert (the planner's first index) and its "heads" are batch groups (the
+/// second), so every expert gets its own count. Writes the spec's MoE layout.
+struct MoEPerExpert {
+  static void set(WorkDescriptor &d, uint32_t expert_idx, uint32_t batch_idx,
+                  uint32_t token_start, uint32_t token_count) {
+    MoE::set(d, batch_idx, expert_idx, token_start, token_count);
+  }
+};
+
 } // namespace params
 
 /// Descriptor buffers (spec §8.1, implementation-defined). This

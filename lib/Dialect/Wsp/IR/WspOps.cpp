@@ -232,12 +232,12 @@ static SmallVector<Range> uncovered(int64_t lo, int64_t hi,
   return gaps;
 }
 
-SmallVector<Range> TierConfigOp::getUncoveredRanges() {
+SmallVector<Range> TierConfigOp::getUncoveredRanges(int64_t lo, int64_t hi) {
   SmallVector<Range> ranges =
       llvm::map_to_vector(getTierList(), [](TierAttr t) {
         return Range(t.getMinSize(), t.getMaxSize());
       });
-  return uncovered(1, std::numeric_limits<int32_t>::max(), ranges);
+  return uncovered(lo, hi, ranges);
 }
 
 LogicalResult TierConfigOp::verify() {

@@ -144,9 +144,10 @@ def Wsp_TierConfigOp : Wsp_Op<"tier_config", [Symbol]> {
     int64_t selectTier(int64_t size);
     /// Position (in list order) of the tier with id `id`, or std::nullopt.
     std::optional<unsigned> getTierIndex(int64_t id);
-    /// The inclusive ranges of lengths in [1, INT32_MAX] that no tier
-    /// covers: lengths that are UNSUPPORTED_SIZE at run time.
-    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getUncoveredRanges();
+    /// The inclusive ranges of lengths in [lo, hi] that no tier covers:
+    /// lengths that are UNSUPPORTED_SIZE at run time.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>>
+    getUncoveredRanges(int64_t lo = 1, int64_t hi = 2147483647);
   }];
 }
 
