@@ -105,3 +105,34 @@ func.func @select(%len: i32) -> (i32, i32, i32, i32, i32, i32) {
   %f = wsp.select_tier @T(%len) : i32 -> i32
   return %a, %b, %c, %d, %e, %f : i32, i32, i32, i32, i32, i32
 }
+
+// -----
+
+// Memory effects: unused pure and read-only ops go away (select_tier, space,
+// total_work_units); generate writes its buffer and a dispatch launches
+// kernels, so they stay even with unused results or no arguments.
+wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// CHECK-LABEL: func.func @effects
+// CHECK-NOT: wsp.select_tier
+// CHECK-NOT: wsp.space
+// CHECK: wsp.plan_chunk_size
+// CHECK-NEXT: wsp.generate
+// CHECK-NEXT: wsp.dispatch @k
+// CHECK-NEXT: return
+func.func @effects(%lens: memref<?xi32>, %n: index, %len: i32,
+                   %buf: memref<?x!wsp.descriptor<attention>>) {
+  %unused_tier = wsp.select_tier @T(%len) : i32 -> i32
+  %unused_space = wsp.space(%n) : !wsp.space<?>
+  %chunk = wsp.plan_chunk_size %lens[%n] heads(%n) config(#wsp.plan_config<>)
+      : memref<?xi32>
+  %cap = wsp.total_work_units %lens[%n] heads(%n) chunk(%chunk) : memref<?xi32>
+  %count, %status = wsp.generate %lens[%n] heads(%n) chunk(%chunk) tiers(@T)
+      config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48)
+  return
+}

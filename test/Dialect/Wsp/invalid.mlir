@@ -414,3 +414,25 @@ func.func @f(%a: index) {
   }
   return
 }
+
+// == Kernel bodies in generic form (FunctionOpInterface's checks) ==
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+// expected-error @+1 {{'wsp.kernel' op entry block must have 2 arguments to match function signature}}
+"wsp.kernel"() <{sym_name = "k", tiers = @T,
+                 function_type = (!wsp.descriptor<attention>, index) -> ()}> ({
+^bb0(%d: !wsp.descriptor<attention>):
+  wsp.return
+}) : () -> ()
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+// expected-error @+1 {{'wsp.kernel' op type of entry block argument #1('i32') must match the type of the corresponding argument in function signature('index')}}
+"wsp.kernel"() <{sym_name = "k", tiers = @T,
+                 function_type = (!wsp.descriptor<attention>, index) -> ()}> ({
+^bb0(%d: !wsp.descriptor<attention>, %x: i32):
+  wsp.return
+}) : () -> ()

@@ -394,17 +394,6 @@ LogicalResult KernelOp::verify() {
   return success();
 }
 
-LogicalResult KernelOp::verifyRegions() {
-  Block &entry = getBody().front();
-  if (entry.getNumArguments() != getArgumentTypes().size())
-    return emitOpError("entry block must take the kernel's arguments");
-  for (auto [arg, type] : llvm::zip(entry.getArguments(), getArgumentTypes()))
-    if (arg.getType() != type)
-      return emitOpError() << "entry block argument type " << arg.getType()
-                           << " does not match signature type " << type;
-  return success();
-}
-
 LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &tables) {
   FailureOr<TierConfigOp> config =
       lookupTierConfig(*this, tables, getTiersAttr());

@@ -294,7 +294,6 @@ def Wsp_KernelOp : Wsp_Op<"kernel", [
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
-  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     /// FunctionOpInterface.
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
