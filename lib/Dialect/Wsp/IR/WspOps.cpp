@@ -513,6 +513,8 @@ void DispatchOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getDescriptorsMutable());
+  // A launch is never dead code, whatever its arguments.
+  effects.emplace_back(MemoryEffects::Write::get());
   // A kernel may read and write any buffer it is given.
   for (OpOperand &arg : getArgsMutable())
     if (isa<BaseMemRefType>(arg.get().getType())) {
