@@ -47,3 +47,19 @@ TEST(TierConfig, SelectionIsConstexpr) {
   constexpr int t = DecodeAttentionTiers::select_tier(5000);
   static_assert(t == 2);
 }
+
+TEST(TierList, MatchesTierConfig) {
+  TierList list({{0, 1, 1024}, {1, 1025, 4096}, {2, 4097, 16384},
+                 {3, 16385, 131072}});
+  EXPECT_EQ(list.num_tiers(), 4u);
+  for (int size : {-1, 0, 1, 1024, 1025, 4096, 4097, 16384, 16385, 131072,
+                   131073, 2000000000})
+    EXPECT_EQ(list.select_tier(size),
+              DecodeAttentionTiers::select_tier(size))
+        << size;
+  // First match wins; ids need not be dense.
+  TierList overlap({{9, 1, 100}, {4, 50, 200}});
+  EXPECT_EQ(overlap.select_tier(60), 9);
+  EXPECT_EQ(overlap.select_tier(150), 4);
+  EXPECT_EQ(TierList().select_tier(5), -1);
+}

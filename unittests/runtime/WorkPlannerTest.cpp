@@ -366,6 +366,30 @@ TEST(Generate, MoEPerExpertPattern) {
   EXPECT_EQ(buf[3].flags, F | L | I);
 }
 
+TEST(Generate, TierListPlannerEqualsTemplatePlanner) {
+  using ListPlanner =
+      WorkPlanner<AttentionSpace<>, TierList, params::Attention>;
+  ListPlanner list(PlanConfig{256, 4096, 300, true},
+                   TierList({{0, 1, 1024}, {1, 1025, 4096},
+                             {2, 4097, 16384}, {3, 16385, 131072}}));
+  AttentionPlanner templ(PlanConfig{256, 4096, 300, true});
+  std::vector<int> lens = {1, 1024, 1025, 5000, 0, 131072, 77};
+  const int c = list.plan_chunk_size(lens.data(), 7, 3);
+  ASSERT_EQ(c, templ.plan_chunk_size(lens.data(), 7, 3));
+  Plan a = run(templ, lens, 3, c);
+  const int cap = list.get_total_work(lens.data(), 7, 3, c);
+  std::vector<WorkDescriptor> b(cap);
+  int count = 0;
+  ASSERT_EQ(list.generate(lens.data(), 7, 3, c, b.data(), cap, &count),
+            PlanResult::OK);
+  ASSERT_EQ(count, a.count);
+  EXPECT_EQ(0, std::memcmp(a.descs.data(), b.data(),
+                           sizeof(WorkDescriptor) * count));
+  std::vector<int> bad = {200000};
+  EXPECT_EQ(list.generate(bad.data(), 1, 1, c, b.data(), cap, &count),
+            PlanResult::UNSUPPORTED_SIZE);
+}
+
 TEST(Generate, BatchOfTenThousand) {
   std::vector<int> lens(10000);
   for (int i = 0; i < 10000; ++i)

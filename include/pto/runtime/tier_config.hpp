@@ -5,6 +5,13 @@
 #include <cstddef>
 #include <type_traits>
 
+// TierList needs the standard library: host, AICPU and CPU simulation only.
+#if defined(__CPU_SIM) || !defined(__CCE_AICORE__)
+#define PTO_RUNTIME_HAS_TIER_LIST 1
+#include <utility>
+#include <vector>
+#endif
+
 namespace pto {
 namespace runtime {
 
@@ -56,6 +63,39 @@ template <typename... Tiers> struct TierConfig {
     return selected;
   }
 };
+
+#ifdef PTO_RUNTIME_HAS_TIER_LIST
+/// A tier known only at run time: what TierList holds.
+struct TierRange {
+  int id;
+  int min_size;
+  int max_size;
+};
+
+/// A tier configuration whose tiers are known only at run time (the wsp
+/// compiler's static planner builds one from the IR), with the same
+/// first-match select_tier as TierConfig. It can stand wherever WorkPlanner
+/// takes a TierConfig.
+class TierList {
+public:
+  TierList() = default;
+  explicit TierList(std::vector<TierRange> tiers) : tiers_(std::move(tiers)) {}
+
+  size_t num_tiers() const { return tiers_.size(); }
+  const std::vector<TierRange> &tiers() const { return tiers_; }
+
+  /// The id of the first tier (in list order) matching `size`, or -1.
+  int select_tier(int size) const {
+    for (const TierRange &t : tiers_)
+      if (t.min_size <= size && size <= t.max_size)
+        return t.id;
+    return -1;
+  }
+
+private:
+  std::vector<TierRange> tiers_;
+};
+#endif // PTO_RUNTIME_HAS_TIER_LIST
 
 /// The spec's standard decode-attention tiers.
 using DecodeAttentionTiers = TierConfig<Tier<0, 1, 1024>,      // Short

@@ -114,6 +114,8 @@ struct is_iteration_space<IterationSpace<Dims...>> : std::true_type {};
 /// Plans a chunk size and generates work descriptors in batch -> head ->
 /// chunk order (spec §6.3). The first two dimensions of Space are the batch
 /// and the head dimension; a static one fixes the matching argument.
+/// TierCfg is a TierConfig<...> or, for tiers known only at run time, a
+/// TierList passed to the constructor.
 template <typename Space, typename TierCfg, typename PatternParams>
 class WorkPlanner {
   static_assert(detail::is_iteration_space<Space>::value,
@@ -122,7 +124,8 @@ class WorkPlanner {
                 "WorkPlanner: Space needs a batch and a head dimension");
 
 public:
-  explicit WorkPlanner(const PlanConfig &config = {}) : config_(config) {}
+  explicit WorkPlanner(const PlanConfig &config = {}, TierCfg tiers = {})
+      : config_(config), tiers_(std::move(tiers)) {}
 
   const PlanConfig &config() const { return config_; }
 
@@ -264,7 +267,7 @@ public:
       const int len = seq_lens[b];
       if (len == 0)
         continue;
-      const auto tier = static_cast<uint8_t>(TierCfg::select_tier(len));
+      const auto tier = static_cast<uint8_t>(tiers_.select_tier(len));
       const detail::Chunking chunks =
           detail::Chunking::of(len, chunk_size, config_.balance_chunks);
       for (int h = 0; h < num_heads; ++h) {
@@ -360,7 +363,7 @@ private:
       const int len = seq_lens[b];
       if (len < 0)
         return PlanResult::INVALID_PARAMS;
-      if (len > 0 && TierCfg::select_tier(len) < 0)
+      if (len > 0 && tiers_.select_tier(len) < 0)
         unsupported = true;
       chunks += detail::num_chunks(len, chunk_size);
     }
@@ -378,6 +381,7 @@ private:
   }
 
   PlanConfig config_;
+  TierCfg tiers_;
 };
 
 using AttentionPlanner = WorkPlanner<AttentionSpace<DYNAMIC, DYNAMIC, DYNAMIC>,

@@ -136,3 +136,34 @@ func.func @effects(%lens: memref<?xi32>, %n: index, %len: i32,
       on vector(48)
   return
 }
+
+// -----
+
+// In a kernel specialized for tier 1, the tier id and the tier constants
+// fold to that tier's values (TILE's second entry).
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+// CHECK-LABEL: wsp.kernel @k_t1
+// CHECK-DAG: %[[ID:.*]] = arith.constant 1 : index
+// CHECK-DAG: %[[TILE:.*]] = arith.constant 128 : index
+// CHECK-NOT: wsp.tier_id
+// CHECK-NOT: wsp.tier_constant
+// CHECK: memref.store %[[ID]], %{{.*}}[%[[TILE]]]
+wsp.kernel @k_t1 tiers(@T) tier(1) constants {TILE = array<i64: 64, 128>}
+    (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %id = wsp.tier_id : index
+  %tile = wsp.tier_constant "TILE" : index
+  memref.store %id, %o[%tile] : memref<?xindex>
+  wsp.return
+}
+
+// A tier-generic kernel keeps them.
+// CHECK-LABEL: wsp.kernel @generic
+// CHECK: wsp.tier_id
+// CHECK: wsp.tier_constant "TILE"
+wsp.kernel @generic tiers(@T) constants {TILE = array<i64: 64, 128>}
+    (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %id = wsp.tier_id : index
+  %tile = wsp.tier_constant "TILE" : index
+  memref.store %id, %o[%tile] : memref<?xindex>
+  wsp.return
+}

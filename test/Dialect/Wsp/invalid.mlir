@@ -328,7 +328,7 @@ func.func @f(%b: memref<?x!wsp.descriptor<attention>>, %n: index, %o: memref<?xf
 // -----
 
 func.func @f(%b: memref<?x!wsp.descriptor<attention>>, %n: index, %o: memref<?xf32>) {
-  // expected-error @+1 {{'wsp.dispatch' op 'k' does not reference a wsp.kernel}}
+  // expected-error @+1 {{'wsp.dispatch' op 'k' does not reference a wsp.kernel or wsp.kernel_table}}
   wsp.dispatch @k(%o : memref<?xf32>)
         descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>) on vector(8)
   return
@@ -436,3 +436,154 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 ^bb0(%d: !wsp.descriptor<attention>, %x: i32):
   wsp.return
 }) : () -> ()
+
+// == Planned forms ==
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>) {
+  // expected-error @+1 {{'wsp.generate' op length bounds must satisfy 1 <= lo <= hi <= 2147483647, got [0, 10]}}
+  %c, %s = wsp.generate %lens[%n] lengths in [0, 10] heads(%n) chunk(%n)
+      tiers(@T) config(#wsp.plan_config<>) into %d
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>) {
+  // expected-error @+1 {{'wsp.generate' op length bounds must satisfy 1 <= lo <= hi <= 2147483647, got [10, 5]}}
+  %c, %s = wsp.generate %lens[%n] lengths in [10, 5] heads(%n) chunk(%n)
+      tiers(@T) config(#wsp.plan_config<>) into %d
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+// expected-error @+1 {{'wsp.kernel' op is specialized for tier 3, which @T does not have}}
+wsp.kernel @k tiers(@T) tier(3) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+
+// -----
+
+func.func @f(%i: index, %t: i32) {
+  // expected-error @+1 {{'wsp.make_descriptor' op pattern 'attention' has 4 params, got 2}}
+  %d = wsp.make_descriptor id(%i) tier(%t) flags(%t) params(%i, %i)
+      : !wsp.descriptor<attention>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'wsp.descriptor_table' op table must be Nx7 (work_id, tier, flags, params[0..3]), got 'tensor<1x6xi32>'}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(1)
+    = dense<[[0, 0, 0, 0, 0, 0]]> : tensor<1x6xi32>
+
+// -----
+
+// expected-error @+1 {{'wsp.descriptor_table' op chunk must be >= 1, got 0}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(0)
+    = dense<[[0, 0, 7, 0, 0, 0, 1]]> : tensor<1x7xi32>
+
+// -----
+
+// expected-error @+1 {{'wsp.descriptor_table' op row 1 has work id 5; work ids are the row numbers}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(1)
+    = dense<[[0, 0, 7, 0, 0, 0, 1], [5, 0, 7, 1, 0, 0, 1]]> : tensor<2x7xi32>
+
+// -----
+
+// expected-error @+1 {{'wsp.descriptor_table' op row 0: tier 256 is not in [0, 255]}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(1)
+    = dense<[[0, 256, 7, 0, 0, 0, 1]]> : tensor<1x7xi32>
+
+// -----
+
+// expected-error @+1 {{'wsp.descriptor_table' op row 0: flags 8 has bits other than FIRST|LAST|INIT}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(1)
+    = dense<[[0, 0, 8, 0, 0, 0, 1]]> : tensor<1x7xi32>
+
+// -----
+
+func.func @f(%b: memref<?x!wsp.descriptor<attention>>) {
+  // expected-error @+1 {{'wsp.load_descriptors' op 'nope' does not reference a wsp.descriptor_table}}
+  %c, %s = wsp.load_descriptors @nope into %b : memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.descriptor_table @p : !wsp.descriptor<moe> chunk(1)
+    = dense<[[0, 0, 7, 0, 0, 0, 1]]> : tensor<1x7xi32>
+func.func @f(%b: memref<?x!wsp.descriptor<attention>>) {
+  // expected-error @+1 {{'wsp.load_descriptors' op table of '!wsp.descriptor<moe>' cannot fill a buffer of '!wsp.descriptor<attention>'}}
+  %c, %s = wsp.load_descriptors @p into %b : memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+// expected-error @+1 {{'wsp.kernel_table' op must have at least one entry}}
+wsp.kernel_table @t tiers(@T) {}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+wsp.kernel @k0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// expected-error @+1 {{'wsp.kernel_table' op tier 0 has two entries}}
+wsp.kernel_table @t tiers(@T) {0: @k0, 0: @k0}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+// expected-error @+1 {{'wsp.kernel_table' op entry for tier 0: 'gone' does not reference a wsp.kernel}}
+wsp.kernel_table @t tiers(@T) {0: @gone}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
+wsp.kernel @k0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// expected-error @+1 {{'wsp.kernel_table' op entry for tier 1: @k0 is not specialized for tier 1 of @T}}
+wsp.kernel_table @t tiers(@T) {1: @k0}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
+wsp.kernel @k0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+wsp.kernel @k1 tiers(@T) tier(1) (%d: !wsp.descriptor<attention>, %x: index) {
+  wsp.return
+}
+// expected-error @+1 {{'wsp.kernel_table' op entries have different signatures: '(!wsp.descriptor<attention>) -> ()' and '(!wsp.descriptor<attention>, index) -> ()'}}
+wsp.kernel_table @t tiers(@T) {0: @k0, 1: @k1}
+
+// -----
+
+// expected-error @+1 {{'wsp.kernel_table' op 'T' does not reference a wsp.tier_config}}
+wsp.kernel_table @t tiers(@T) {0: @k0}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+func.func @f(%b: memref<?x!wsp.descriptor<attention>>, %n: index) {
+  // expected-error @+1 {{'wsp.dispatch' op reachable tier 4 is not a tier of @T}}
+  wsp.dispatch @k() descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+      on vector(8) {reachable_tiers = array<i64: 0, 4>}
+  return
+}

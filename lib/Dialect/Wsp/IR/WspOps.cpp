@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <pto/runtime/hardware.hpp>
@@ -303,6 +304,13 @@ LogicalResult GenerateOp::verify() {
     return emitOpError() << "generates the spec's attention or moe "
                             "descriptors, not pattern '"
                          << pattern.getName().getValue() << "'";
+  if (getMinLengthAttr() && getMaxLengthAttr()) {
+    int64_t lo = getMinLengthAttr().getInt(), hi = getMaxLengthAttr().getInt();
+    if (lo < 1 || hi < lo || hi > std::numeric_limits<int32_t>::max())
+      return emitOpError() << "length bounds must satisfy 1 <= lo <= hi <= "
+                              "2147483647, got ["
+                           << lo << ", " << hi << "]";
+  }
   return success();
 }
 
@@ -325,6 +333,14 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                             result.attributes) ||
       parser.parseRParen())
     return failure();
+  if (succeeded(parser.parseOptionalKeyword("tier"))) {
+    IntegerAttr tier;
+    if (parser.parseLParen() ||
+        parser.parseAttribute(tier, parser.getBuilder().getI64Type(),
+                              getTierAttrName(result.name), result.attributes) ||
+        parser.parseRParen())
+      return failure();
+  }
   if (succeeded(parser.parseOptionalKeyword("constants"))) {
     DictionaryAttr constants;
     if (parser.parseAttribute(constants, getConstantsAttrName(result.name),
@@ -357,6 +373,8 @@ void KernelOp::print(OpAsmPrinter &p) {
   p << ' ';
   p.printSymbolName(getSymName());
   p << " tiers(" << getTiersAttr() << ")";
+  if (isSpecialized())
+    p << " tier(" << getTierAttr().getInt() << ")";
   if (!getConstants().empty()) {
     p << " constants ";
     p.printAttributeWithoutType(getConstants());
@@ -365,7 +383,8 @@ void KernelOp::print(OpAsmPrinter &p) {
       p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
   function_interface_impl::printFunctionAttributes(
       p, *this,
-      {getSymNameAttrName(), getTiersAttrName(), getConstantsAttrName(),
+      {getSymNameAttrName(), getTiersAttrName(), getTierAttrName(),
+       getConstantsAttrName(),
        getFunctionTypeAttrName(), getArgAttrsAttrName(),
        getResAttrsAttrName()});
   p << ' ';
@@ -399,6 +418,10 @@ LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &tables) {
       lookupTierConfig(*this, tables, getTiersAttr());
   if (failed(config))
     return failure();
+  if (isSpecialized() && !config->getTierIndex(getTierAttr().getInt()))
+    return emitOpError() << "is specialized for tier "
+                         << getTierAttr().getInt() << ", which @"
+                         << config->getSymName() << " does not have";
   size_t numTiers = config->getTiers().size();
   for (NamedAttribute constant : getConstants()) {
     auto values = cast<DenseI64ArrayAttr>(constant.getValue());
@@ -415,6 +438,29 @@ LogicalResult TierIdOp::verify() {
   if (!(*this)->getParentOfType<KernelOp>())
     return emitOpError("must be inside a wsp.kernel");
   return success();
+}
+
+OpFoldResult TierIdOp::fold(FoldAdaptor) {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel || !kernel.isSpecialized())
+    return {};
+  return IntegerAttr::get(getType(), kernel.getTierAttr().getInt());
+}
+
+OpFoldResult TierConstantOp::fold(FoldAdaptor) {
+  auto kernel = (*this)->getParentOfType<KernelOp>();
+  if (!kernel || !kernel.isSpecialized())
+    return {};
+  auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+      kernel, kernel.getTiersAttr());
+  DenseI64ArrayAttr values = kernel.getTierConstant(getName());
+  if (!config || !values)
+    return {};
+  std::optional<unsigned> index =
+      config.getTierIndex(kernel.getTierAttr().getInt());
+  if (!index || *index >= values.size())
+    return {};
+  return IntegerAttr::get(getType(), values[*index]);
 }
 
 LogicalResult TierConstantOp::verify() {
@@ -481,11 +527,23 @@ LogicalResult DispatchOp::verify() {
 }
 
 LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
-  auto kernel =
-      tables.lookupNearestSymbolFrom<KernelOp>(*this, getKernelAttr());
+  Operation *target = tables.lookupNearestSymbolFrom(*this, getKernelAttr());
+  KernelOp kernel = dyn_cast_if_present<KernelOp>(target);
+  if (auto table = dyn_cast_if_present<KernelTableOp>(target))
+    kernel =
+        tables.lookupNearestSymbolFrom<KernelOp>(table, table.getKernel(0));
   if (!kernel)
     return emitOpError() << "'" << getKernel()
-                         << "' does not reference a wsp.kernel";
+                         << "' does not reference a wsp.kernel or "
+                            "wsp.kernel_table";
+  if (getReachableTiersAttr()) {
+    auto config = tables.lookupNearestSymbolFrom<TierConfigOp>(
+        kernel, kernel.getTiersAttr());
+    for (int64_t id : getReachableTiersAttr().asArrayRef())
+      if (config && !config.getTierIndex(id))
+        return emitOpError() << "reachable tier " << id
+                             << " is not a tier of @" << config.getSymName();
+  }
   ArrayRef<Type> params = kernel.getArgumentTypes().drop_front();
   if (params.size() != getArgs().size())
     return emitOpError() << "kernel @" << getKernel() << " takes "
@@ -544,6 +602,143 @@ LogicalResult MpmdOp::verifyRegions() {
       return emitOpError() << "core groups use " << n << " "
                            << stringifyCoreKind(kind)
                            << " cores; the device has " << getDeviceCores(kind);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Planned forms
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeDescriptorOp::verify() {
+  PatternAttr pattern = getType().getPattern();
+  if (getParams().size() != pattern.getParams().size())
+    return emitOpError() << "pattern '" << pattern.getName().getValue()
+                         << "' has " << pattern.getParams().size()
+                         << " params, got " << getParams().size();
+  return success();
+}
+
+LogicalResult DescriptorTableOp::verify() {
+  auto type = cast<ShapedType>(getTable().getType());
+  if (type.getRank() != 2 || type.getDimSize(1) != kColumns)
+    return emitOpError() << "table must be Nx" << kColumns
+                         << " (work_id, tier, flags, params[0..3]), got "
+                         << type;
+  if (getChunkAttr().getInt() < 1)
+    return emitOpError() << "chunk must be >= 1, got "
+                         << getChunkAttr().getInt();
+  auto values = llvm::to_vector(getTable().getValues<int32_t>());
+  for (int64_t row = 0, rows = type.getDimSize(0); row < rows; ++row) {
+    const int32_t *r = &values[row * kColumns];
+    if (r[0] != row)
+      return emitOpError() << "row " << row << " has work id " << r[0]
+                           << "; work ids are the row numbers";
+    if (r[1] < 0 || r[1] > 255)
+      return emitOpError() << "row " << row << ": tier " << r[1]
+                           << " is not in [0, 255]";
+    if (r[2] & ~0x7)
+      return emitOpError() << "row " << row << ": flags " << r[2]
+                           << " has bits other than FIRST|LAST|INIT";
+  }
+  return success();
+}
+
+LogicalResult
+LoadDescriptorsOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto table =
+      tables.lookupNearestSymbolFrom<DescriptorTableOp>(*this, getTableAttr());
+  if (!table)
+    return emitOpError() << "'" << getTable()
+                         << "' does not reference a wsp.descriptor_table";
+  if (table.getDescriptorType() != getBuffer().getType().getElementType())
+    return emitOpError() << "table of " << table.getDescriptorType()
+                         << " cannot fill a buffer of "
+                         << getBuffer().getType().getElementType();
+  return success();
+}
+
+ParseResult KernelTableOp::parse(OpAsmParser &parser,
+                                 OperationState &result) {
+  StringAttr name;
+  FlatSymbolRefAttr tiers;
+  if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
+                             result.attributes) ||
+      parser.parseKeyword("tiers") || parser.parseLParen() ||
+      parser.parseAttribute(tiers, getTiersAttrName(result.name),
+                            result.attributes) ||
+      parser.parseRParen())
+    return failure();
+  SmallVector<int64_t> ids;
+  SmallVector<Attribute> kernels;
+  if (parser.parseCommaSeparatedList(
+          OpAsmParser::Delimiter::Braces, [&]() -> ParseResult {
+            int64_t id;
+            FlatSymbolRefAttr kernel;
+            if (parser.parseInteger(id) || parser.parseColon() ||
+                parser.parseAttribute(kernel))
+              return failure();
+            ids.push_back(id);
+            kernels.push_back(kernel);
+            return success();
+          }))
+    return failure();
+  Builder &b = parser.getBuilder();
+  result.addAttribute(getTierIdsAttrName(result.name),
+                      b.getDenseI64ArrayAttr(ids));
+  result.addAttribute(getKernelsAttrName(result.name),
+                      b.getArrayAttr(kernels));
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void KernelTableOp::print(OpAsmPrinter &p) {
+  p << ' ';
+  p.printSymbolName(getSymName());
+  p << " tiers(" << getTiersAttr() << ") {";
+  for (unsigned i = 0, e = getTierIds().size(); i < e; ++i)
+    p << (i ? ", " : "") << getTierIds()[i] << ": " << getKernel(i);
+  p << "}";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          {getSymNameAttrName(), getTiersAttrName(),
+                           getTierIdsAttrName(), getKernelsAttrName()});
+}
+
+LogicalResult KernelTableOp::verify() {
+  if (getTierIds().empty())
+    return emitOpError("must have at least one entry");
+  if (getTierIds().size() != getKernels().size())
+    return emitOpError() << getTierIds().size() << " tier ids but "
+                         << getKernels().size() << " kernels";
+  llvm::SmallDenseSet<int64_t> seen;
+  for (int64_t id : getTierIds())
+    if (!seen.insert(id).second)
+      return emitOpError() << "tier " << id << " has two entries";
+  return success();
+}
+
+LogicalResult KernelTableOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<TierConfigOp> config =
+      lookupTierConfig(*this, tables, getTiersAttr());
+  if (failed(config))
+    return failure();
+  FunctionType signature;
+  for (auto [i, id] : llvm::enumerate(getTierIds())) {
+    auto kernel = tables.lookupNearestSymbolFrom<KernelOp>(*this, getKernel(i));
+    if (!kernel)
+      return emitOpError() << "entry for tier " << id << ": '"
+                           << getKernel(i).getValue()
+                           << "' does not reference a wsp.kernel";
+    if (!kernel.isSpecialized() || kernel.getTierAttr().getInt() != id ||
+        kernel.getTiersAttr() != getTiersAttr())
+      return emitOpError() << "entry for tier " << id << ": @"
+                           << kernel.getSymName()
+                           << " is not specialized for tier " << id << " of "
+                           << getTiersAttr();
+    if (!signature)
+      signature = kernel.getFunctionType();
+    else if (signature != kernel.getFunctionType())
+      return emitOpError() << "entries have different signatures: "
+                           << signature << " and " << kernel.getFunctionType();
   }
   return success();
 }

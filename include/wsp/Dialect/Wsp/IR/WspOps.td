@@ -228,7 +228,15 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
     request, head, kv_start, kv_len; `moe`: batch, expert, token_start,
     token_count). Returns the number written and the spec's PlanResult code
     (0 ok, 1 buffer_overflow, 2 unsupported_size, 3 invalid_params); on an
-    error nothing is written.
+    error nothing is written, and on buffer_overflow the count is the
+    number needed.
+
+    For `moe` descriptors the lengths are token counts per expert and
+    `heads` counts batch groups (runtime: `params::MoEPerExpert`).
+
+    `lengths in [lo, hi]` declares what the caller guarantees of every
+    nonzero length (a bucket, a maximum context): planning uses it to prune
+    unreachable tiers and to diagnose lengths no tier covers.
 
     ```mlir
     %count, %status = wsp.generate %kv_lens[%batch] heads(%heads)
@@ -242,10 +250,14 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
                        FlatSymbolRefAttr:$tiers,
                        Wsp_PlanConfigAttr:$config,
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
-                           [MemWrite]>:$buffer);
+                           [MemWrite]>:$buffer,
+                       OptionalAttr<I64Attr>:$min_length,
+                       OptionalAttr<I64Attr>:$max_length);
   let results = (outs Index:$count, I32:$status);
   let assemblyFormat = [{
-    $lengths `[` $batch `]` `heads` `(` $heads `)` `chunk` `(` $chunk `)`
+    $lengths `[` $batch `]`
+    (`lengths` `in` ` ` `[` $min_length^ `,` $max_length `]`)?
+    `heads` `(` $heads `)` `chunk` `(` $chunk `)`
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
@@ -276,6 +288,10 @@ def Wsp_KernelOp : Wsp_Op<"kernel", [
     in the configuration's order (the spec's `TILE_K` example), read in the
     body with `wsp.tier_constant`; `wsp.tier_id` reads the tier id.
 
+    A kernel with `tier(N)` is specialized for tier N (tier specialization
+    makes these): its `wsp.tier_id` and `wsp.tier_constant` fold to
+    constants. One without is tier-generic.
+
     ```mlir
     wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
         constants {TILE_K = [256, 512, 1024, 2048]}
@@ -288,6 +304,7 @@ def Wsp_KernelOp : Wsp_Op<"kernel", [
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        FlatSymbolRefAttr:$tiers,
+                       OptionalAttr<I64Attr>:$tier,
                        DefaultValuedAttr<DictionaryAttr, "{}">:$constants,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
                        OptionalAttr<DictArrayAttr>:$res_attrs);
@@ -306,6 +323,8 @@ def Wsp_KernelOp : Wsp_Op<"kernel", [
 
     /// The descriptor argument's pattern.
     PatternAttr getPattern();
+    /// True for a kernel specialized to one tier.
+    bool isSpecialized() { return getTierAttr() != nullptr; }
     /// The values of tier constant `name`, one per tier in list order, or
     /// nullptr.
     ::mlir::DenseI64ArrayAttr getTierConstant(::llvm::StringRef name);
@@ -331,6 +350,7 @@ def Wsp_TierIdOp : Wsp_Op<"tier_id", [Pure]> {
   let results = (outs AnySignlessIntegerOrIndex:$tier);
   let assemblyFormat = "attr-dict `:` type($tier)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 def Wsp_TierConstantOp : Wsp_Op<"tier_constant", [Pure]> {
@@ -347,6 +367,7 @@ def Wsp_TierConstantOp : Wsp_Op<"tier_constant", [Pure]> {
   let results = (outs AnySignlessIntegerOrIndex:$value);
   let assemblyFormat = "$name attr-dict `:` type($value)";
   let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -424,6 +445,10 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
     buffer's, and `args` match the kernel's arguments after the descriptor.
     Inside `wsp.mpmd`, each dispatch is one core group.
 
+    `kernel` names a `wsp.kernel` or, after tier specialization, a
+    `wsp.kernel_table`. `reachable_tiers`, set by planning, lists the only
+    tier ids the descriptors can carry.
+
     ```mlir
     wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
         descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
@@ -432,7 +457,8 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
   }];
   let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyType>:$args,
                        Wsp_DescriptorBuffer:$descriptors, Index:$count,
-                       Wsp_CoreKind:$core_kind, I64Attr:$num_cores);
+                       Wsp_CoreKind:$core_kind, I64Attr:$num_cores,
+                       OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers);
   let assemblyFormat = [{
     $kernel `(` ($args^ `:` type($args))? `)`
     `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
@@ -460,6 +486,110 @@ def Wsp_MpmdOp : Wsp_Op<"mpmd", [SingleBlock, NoTerminator,
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$body attr-dict";
   let hasRegionVerifier = 1;
+}
+
+
+//===----------------------------------------------------------------------===//
+// Planned forms (produced by wsp-plan and wsp-specialize-tiers)
+//===----------------------------------------------------------------------===//
+
+def Wsp_MakeDescriptorOp : Wsp_Op<"make_descriptor", [Pure]> {
+  let summary = "Build one work descriptor";
+  let description = [{
+    The descriptor with the given work id, tier, flags (a FIRST/LAST/INIT
+    bit set) and params, one per pattern param, in order. Lowered planning
+    builds descriptors with it and stores them with `memref.store`.
+
+    ```mlir
+    %d = wsp.make_descriptor id(%id) tier(%t) flags(%f)
+           params(%req, %head, %start, %len) : !wsp.descriptor<attention>
+    ```
+  }];
+  let arguments = (ins Index:$work_id, I32:$tier, I32:$flags,
+                       Variadic<Index>:$params);
+  let results = (outs Wsp_Descriptor:$result);
+  let assemblyFormat = [{
+    `id` `(` $work_id `)` `tier` `(` $tier `)` `flags` `(` $flags `)`
+    `params` `(` $params `)` attr-dict `:` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Wsp_DescriptorTableOp : Wsp_Op<"descriptor_table", [Symbol]> {
+  let summary = "A descriptor table planned at compile time";
+  let description = [{
+    The descriptors of a fully static workload, one row per descriptor:
+    (work_id, tier, flags, params[0..3]). `chunk` records the chunk size
+    the plan used.
+
+    ```mlir
+    wsp.descriptor_table @plan : !wsp.descriptor<attention> chunk(256)
+        = dense<[[0, 0, 7, 0, 0, 0, 100]]> : tensor<1x7xi32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<Wsp_Descriptor>:$descriptor_type,
+                       I64Attr:$chunk,
+                       I32ElementsAttr:$table);
+  let assemblyFormat = [{
+    $sym_name `:` $descriptor_type `chunk` `(` $chunk `)` `=` $table attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    static constexpr unsigned kColumns = 7;
+    int64_t getNumDescriptors() {
+      return ::llvm::cast<::mlir::ShapedType>(getTable().getType()).getDimSize(0);
+    }
+  }];
+}
+
+def Wsp_LoadDescriptorsOp : Wsp_Op<"load_descriptors", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Copy a static descriptor table into a buffer";
+  let description = [{
+    What `wsp.generate` becomes when planning ran at compile time: copies the
+    table into the buffer when it fits (status 0) and otherwise writes
+    nothing (status 1, buffer_overflow). The count is the table's size in
+    both cases, as `wsp.generate` reports it.
+
+    ```mlir
+    %count, %status = wsp.load_descriptors @plan into %descs
+        : memref<?x!wsp.descriptor<attention>>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$table,
+                       Arg<Wsp_DescriptorBuffer, "descriptor buffer",
+                           [MemWrite]>:$buffer);
+  let results = (outs Index:$count, I32:$status);
+  let assemblyFormat = "$table `into` $buffer attr-dict `:` type($buffer)";
+}
+
+def Wsp_KernelTableOp : Wsp_Op<"kernel_table", [Symbol,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "The O(1) tier dispatch table of specialized kernels";
+  let description = [{
+    The spec's `dispatch_table[tier]` (§7.2-7.3): for each reachable tier
+    id, the kernel specialized for it. Tiers left out were proven
+    unreachable. A `wsp.dispatch` naming the table runs, for each
+    descriptor, the entry of its tier.
+
+    ```mlir
+    wsp.kernel_table @attn_table tiers(@DecodeAttentionTiers)
+        {0: @attn_tier0, 1: @attn_tier1}
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, FlatSymbolRefAttr:$tiers,
+                       DenseI64ArrayAttr:$tier_ids,
+                       TypedArrayAttrBase<FlatSymbolRefAttr,
+                                          "kernel symbols">:$kernels);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The kernel of entry `i`.
+    ::mlir::FlatSymbolRefAttr getKernel(unsigned i) {
+      return ::llvm::cast<::mlir::FlatSymbolRefAttr>(getKernels()[i]);
+    }
+  }];
 }
 
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD
