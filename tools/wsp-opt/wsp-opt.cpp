@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
   // purpose: it pulls every conversion header and costs a minute per build.
   mlir::registerTransformsPasses();
   mlir::wsp::registerWspPasses();
+  mlir::wsp::registerWspPipelines();
 
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);

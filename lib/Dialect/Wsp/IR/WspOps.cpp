@@ -241,6 +241,21 @@ SmallVector<Range> TierConfigOp::getUncoveredRanges(int64_t lo, int64_t hi) {
   return uncovered(lo, hi, ranges);
 }
 
+SmallVector<int64_t> TierConfigOp::getReachableTiers(int64_t lo, int64_t hi) {
+  SmallVector<int64_t> reachable;
+  SmallVector<Range> earlier;
+  for (TierAttr tier : getTierList()) {
+    // The lengths this tier selects are its range within [lo, hi] minus
+    // everything the tiers before it already took.
+    int64_t tlo = std::max(lo, tier.getMinSize());
+    int64_t thi = std::min(hi, tier.getMaxSize());
+    if (tlo <= thi && !uncovered(tlo, thi, earlier).empty())
+      reachable.push_back(tier.getId());
+    earlier.emplace_back(tier.getMinSize(), tier.getMaxSize());
+  }
+  return reachable;
+}
+
 LogicalResult TierConfigOp::verify() {
   SmallVector<TierAttr> tiers = getTierList();
   if (tiers.empty())

@@ -148,6 +148,10 @@ def Wsp_TierConfigOp : Wsp_Op<"tier_config", [Symbol]> {
     /// lengths that are UNSUPPORTED_SIZE at run time.
     ::llvm::SmallVector<std::pair<int64_t, int64_t>>
     getUncoveredRanges(int64_t lo = 1, int64_t hi = 2147483647);
+    /// Ids of the tiers that some length in [lo, hi] selects (first match),
+    /// in list order.
+    ::llvm::SmallVector<int64_t>
+    getReachableTiers(int64_t lo = 1, int64_t hi = 2147483647);
   }];
 }
 

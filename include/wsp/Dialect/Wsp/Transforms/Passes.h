@@ -3,6 +3,9 @@
 #ifndef WSP_DIALECT_WSP_TRANSFORMS_PASSES_H
 #define WSP_DIALECT_WSP_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -14,6 +17,9 @@ namespace wsp {
 
 #define GEN_PASS_REGISTRATION
 #include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
+
+/// Registers the named pipeline `wsp-pipeline` (see Pipeline.cpp).
+void registerWspPipelines();
 
 } // namespace wsp
 } // namespace mlir

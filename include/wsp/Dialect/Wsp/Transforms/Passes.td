@@ -28,4 +28,115 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
   ];
 }
 
+def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
+  let summary = "Plan every planning op: at compile time when the lengths "
+                "are known, else as explicit AICPU code";
+  let description = [{
+    For each `wsp.plan_chunk_size` and `wsp.generate`:
+
+    * **Static.** When the lengths are a constant global and the batch, head
+      count and chunk are constants, the pass runs `pto::runtime`'s own
+      `WorkPlanner` (over a `TierList` built from the IR), so the result is
+      the runtime's by construction: the chunk size becomes a constant and
+      the descriptors a `wsp.descriptor_table` that `wsp.load_descriptors`
+      copies into the buffer.
+    * **Dynamic.** Otherwise it lowers the op into `scf`/`arith`/`memref`
+      IR: the binary search of spec §6.3.4 and the generation loop of
+      §6.3.5 with the runtime's validation and status codes, specialized to
+      what is known (config constants, the pattern's parameter order, the
+      chunk balancing mode, tier bounds as a branch-free compare chain; a
+      constant batch or head count folds in later canonicalization).
+
+    It diagnoses what it can prove wrong: a constant length no tier covers,
+    a static workload larger than a static buffer, invalid constant inputs;
+    with declared bounds (`lengths in [lo, hi]`) a range entirely in a gap
+    is an error and a range that touches a gap a warning. Every
+    `wsp.dispatch` of the generated buffer gets `reachable_tiers`: the
+    tiers the static table holds, or those a length in the bounds can
+    select. `wsp.select_tier` ops are lowered to compare chains too.
+  }];
+  let options = [
+    Option<"staticPlanning", "static-planning", "bool", "true",
+           "Plan at compile time when the lengths are constants">,
+    Option<"report", "report", "bool", "false",
+           "Emit a remark summarizing what was planned (pass statistics "
+           "are compiled out of release LLVM builds)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let statistics = [
+    Statistic<"numStaticPlans", "static-plans",
+              "Planning ops planned at compile time">,
+    Statistic<"numStaticDescriptors", "static-descriptors",
+              "Descriptors planned at compile time">,
+    Statistic<"numPlannersEmitted", "planners-emitted",
+              "Planning ops lowered to AICPU code">,
+  ];
+}
+
+def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
+  let summary = "Clone tiered kernels per reachable tier and build their "
+                "O(1) dispatch tables";
+  let description = [{
+    For each `wsp.dispatch` of a tier-generic `wsp.kernel`, clones the
+    kernel once per tier its descriptors can carry (`reachable_tiers`, or
+    every tier when nothing is known), marks each clone `tier(N)`,
+    substitutes the tier id and tier constants, folds, and points the
+    dispatch at a new `wsp.kernel_table` of the clones (spec §7.2-7.3).
+    Unreachable tiers are pruned. Each core group of a `wsp.mpmd` gets the
+    specializations its own descriptors need; identical sets share a table.
+    Generic kernels left without users are erased.
+  }];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Emit a remark per table naming specialized and pruned tiers">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numSpecialized", "tiers-specialized",
+              "Kernel specializations created">,
+    Statistic<"numPruned", "tiers-pruned",
+              "Tier specializations pruned as unreachable">,
+  ];
+}
+
+def WspSetTarget : Pass<"wsp-set-target", "::mlir::ModuleOp"> {
+  let summary = "Record the emission target on the module";
+  let description = [{
+    Sets `wsp.target` on the module to `ascend` or `cpusim`, which the
+    emitter reads.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpusim\"",
+           "ascend or cpusim">,
+  ];
+}
+
+def WspCheckPlanned : Pass<"wsp-check-planned", "::mlir::ModuleOp"> {
+  let summary = "Contract: no unplanned planning op remains";
+  let description = [{
+    Fails, naming each op, if a `wsp.plan_chunk_size`, `wsp.generate` or
+    `wsp.select_tier` survived planning.
+  }];
+}
+
+def WspCheckSpecialized : Pass<"wsp-check-specialized", "::mlir::ModuleOp"> {
+  let summary = "Contract: no tier-generic kernel remains";
+  let description = [{
+    Fails, naming each op, on a tier-generic `wsp.kernel`, a `wsp.tier_id`
+    or `wsp.tier_constant` left in a kernel, or a `wsp.dispatch` that runs
+    a generic kernel instead of a specialized one or a `wsp.kernel_table`.
+  }];
+}
+
+def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
+  let summary = "Contract: only ops the C++ emitter supports remain";
+  let description = [{
+    The backend prints `builtin`, `func`, `arith`, `math`, `scf` and
+    `memref` ops and the planned wsp forms. Fails, naming each op, on
+    anything else (including wsp ops that belong to earlier stages).
+  }];
+}
+
 #endif // WSP_DIALECT_WSP_TRANSFORMS_PASSES_TD

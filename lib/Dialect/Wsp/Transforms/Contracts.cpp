@@ -1,0 +1,114 @@
+//===- Contracts.cpp - stage contracts of the wsp pipeline ----------------===//
+//
+// Each pipeline stage ends with a check that its output is the promised form
+// (torch-mlir's backend contracts): a violation is an error at the op, and
+// the pipeline fails.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::wsp {
+#define GEN_PASS_DEF_WSPCHECKPLANNED
+#define GEN_PASS_DEF_WSPCHECKSPECIALIZED
+#define GEN_PASS_DEF_WSPCHECKEMITTABLE
+#define GEN_PASS_DEF_WSPSETTARGET
+#include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
+} // namespace mlir::wsp
+
+using namespace mlir;
+using namespace mlir::wsp;
+
+namespace {
+struct CheckPlannedPass
+    : public wsp::impl::WspCheckPlannedBase<CheckPlannedPass> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](Operation *op) {
+      if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp>(op)) {
+        op->emitOpError("is unplanned after planning (run wsp-plan)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+};
+
+struct CheckSpecializedPass
+    : public wsp::impl::WspCheckSpecializedBase<CheckSpecializedPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    bool failed_ = false;
+    module.walk([&](Operation *op) {
+      if (auto kernel = dyn_cast<KernelOp>(op)) {
+        if (!kernel.isSpecialized()) {
+          kernel.emitOpError("is tier-generic after tier specialization (run "
+                             "wsp-specialize-tiers)");
+          failed_ = true;
+        }
+      } else if (isa<TierIdOp, TierConstantOp>(op)) {
+        op->emitOpError("was not substituted by tier specialization");
+        failed_ = true;
+      } else if (auto dispatch = dyn_cast<DispatchOp>(op)) {
+        Operation *target =
+            SymbolTable::lookupNearestSymbolFrom(op, dispatch.getKernelAttr());
+        auto kernel = dyn_cast_if_present<KernelOp>(target);
+        if (kernel && !kernel.isSpecialized()) {
+          dispatch.emitOpError() << "runs tier-generic kernel @"
+                                 << kernel.getSymName()
+                                 << " instead of a wsp.kernel_table";
+          failed_ = true;
+        }
+      }
+    });
+    if (failed_)
+      signalPassFailure();
+  }
+};
+
+/// The ops the C++ emitter prints.
+static bool isEmittable(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  if (dialect == "func" || dialect == "arith" || dialect == "math" ||
+      dialect == "scf" || dialect == "memref")
+    return true;
+  if (isa<ModuleOp>(op))
+    return true;
+  return isa<TierConfigOp, KernelOp, ReturnOp, KernelTableOp, ParamOp, KvEndOp,
+             HasFlagOp, WorkIdOp, MakeDescriptorOp, DescriptorTableOp,
+             LoadDescriptorsOp, DispatchOp, MpmdOp>(op);
+}
+
+struct CheckEmittablePass
+    : public wsp::impl::WspCheckEmittableBase<CheckEmittablePass> {
+  void runOnOperation() override {
+    bool failed_ = false;
+    getOperation().walk([&](Operation *op) {
+      if (!isEmittable(op)) {
+        op->emitOpError("cannot be emitted as C++: the backend takes func, "
+                        "arith, math, scf, memref and planned wsp ops");
+        failed_ = true;
+      }
+    });
+    if (failed_)
+      signalPassFailure();
+  }
+};
+
+struct SetTargetPass : public wsp::impl::WspSetTargetBase<SetTargetPass> {
+  using WspSetTargetBase::WspSetTargetBase;
+  void runOnOperation() override {
+    if (target != "ascend" && target != "cpusim") {
+      getOperation().emitError()
+          << "unknown wsp target '" << target << "'; expected ascend or cpusim";
+      return signalPassFailure();
+    }
+    getOperation()->setAttr("wsp.target",
+                            StringAttr::get(&getContext(), target));
+  }
+};
+} // namespace

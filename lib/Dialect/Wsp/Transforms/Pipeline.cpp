@@ -1,0 +1,52 @@
+//===- Pipeline.cpp - the default wsp pipeline ----------------------------===//
+
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::wsp;
+
+namespace {
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("ascend or cpusim"),
+                             llvm::cl::init("cpusim")};
+  Option<bool> staticPlanning{
+      *this, "static-planning",
+      llvm::cl::desc("Plan at compile time when the lengths are constants"),
+      llvm::cl::init(true)};
+};
+
+/// From the form users write to the form the backend emits. Each stage ends
+/// with its contract check.
+void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  // Stage 1: planning.
+  WspPlanOptions plan;
+  plan.staticPlanning = options.staticPlanning;
+  pm.addPass(createWspPlan(plan));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createWspCheckPlanned());
+  // Stage 2: tier specialization.
+  pm.addPass(createWspSpecializeTiers());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createWspCheckSpecialized());
+  // Stage 3: ready for emission.
+  WspSetTargetOptions target;
+  target.target = options.target;
+  pm.addPass(createWspSetTarget(target));
+  pm.addPass(createWspCheckEmittable());
+}
+} // namespace
+
+void mlir::wsp::registerWspPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "wsp-pipeline",
+      "Plan, specialize tiers and prepare a wsp workload for emission",
+      buildWspPipeline);
+}

@@ -1,0 +1,632 @@
+//===- Plan.cpp - chunk-size planning and descriptor generation -----------===//
+//
+// Plans every wsp.plan_chunk_size and wsp.generate: with pto::runtime's own
+// WorkPlanner when the lengths are compile-time constants, otherwise by
+// lowering to the explicit scf/arith/memref loops the backend emits as the
+// AICPU planning function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+#include "wsp/Dialect/Wsp/Transforms/Planning.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <pto/runtime/work_planner.hpp>
+
+#include <climits>
+
+namespace mlir::wsp {
+#define GEN_PASS_DEF_WSPPLAN
+#include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
+} // namespace mlir::wsp
+
+using namespace mlir;
+using namespace mlir::wsp;
+namespace rt = pto::runtime;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers (Planning.h)
+//===----------------------------------------------------------------------===//
+
+rt::TierList mlir::wsp::toTierList(TierConfigOp config) {
+  std::vector<rt::TierRange> tiers;
+  for (TierAttr tier : config.getTierList())
+    tiers.push_back({static_cast<int>(tier.getId()),
+                     static_cast<int>(tier.getMinSize()),
+                     static_cast<int>(tier.getMaxSize())});
+  return rt::TierList(std::move(tiers));
+}
+
+rt::PlanConfig mlir::wsp::toPlanConfig(PlanConfigAttr config) {
+  rt::PlanConfig c;
+  c.chunk_min = static_cast<int>(config.getChunkMin());
+  c.chunk_max = static_cast<int>(config.getChunkMax());
+  c.max_work_units = static_cast<int>(config.getMaxWorkUnits());
+  c.balance_chunks = config.getBalanceChunks();
+  return c;
+}
+
+FailureOr<StaticPlan> mlir::wsp::planStatically(PatternAttr pattern,
+                                                TierConfigOp tiers,
+                                                PlanConfigAttr config,
+                                                ArrayRef<int> lengths,
+                                                int heads, int chunk) {
+  auto run = [&](auto planner) -> FailureOr<StaticPlan> {
+    StaticPlan plan;
+    const int batch = static_cast<int>(lengths.size());
+    const int capacity =
+        planner.get_total_work(lengths.data(), batch, heads, chunk);
+    plan.descriptors.resize(std::max(capacity, 0));
+    int count = 0;
+    plan.result = planner.generate(lengths.data(), batch, heads, chunk,
+                                   plan.descriptors.data(),
+                                   std::max(capacity, 0), &count);
+    plan.descriptors.resize(plan.result == rt::PlanResult::OK ? count : 0);
+    return plan;
+  };
+  if (pattern.isAttention())
+    return run(rt::WorkPlanner<rt::AttentionSpace<>, rt::TierList,
+                               rt::params::Attention>(toPlanConfig(config),
+                                                      toTierList(tiers)));
+  if (pattern.isMoE())
+    return run(rt::WorkPlanner<rt::MoESpace<>, rt::TierList,
+                               rt::params::MoEPerExpert>(toPlanConfig(config),
+                                                         toTierList(tiers)));
+  return failure();
+}
+
+int mlir::wsp::planChunkSizeStatically(PlanConfigAttr config,
+                                       ArrayRef<int> lengths, int heads) {
+  // The chunk size does not depend on tiers.
+  rt::WorkPlanner<rt::AttentionSpace<>, rt::TierList, rt::params::Attention>
+      planner(toPlanConfig(config));
+  return planner.plan_chunk_size(lengths.data(),
+                                 static_cast<int>(lengths.size()), heads);
+}
+
+Value mlir::wsp::buildSelectTier(OpBuilder &b, Location loc,
+                                 TierConfigOp config, Value length) {
+  // First match as a branch-free chain: walk the tiers backwards so that an
+  // earlier tier's select wraps (and so wins over) every later one.
+  Type i32 = b.getI32Type();
+  Type lenType = length.getType();
+  auto constLen = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, lenType,
+                                     b.getIntegerAttr(lenType, v));
+  };
+  Value result = arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-1));
+  for (TierAttr tier : llvm::reverse(config.getTierList())) {
+    Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, length,
+                                     constLen(tier.getMinSize()));
+    Value le = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, length,
+                                     constLen(tier.getMaxSize()));
+    Value in = arith::AndIOp::create(b, loc, ge, le);
+    Value id = arith::ConstantOp::create(
+        b, loc, i32, b.getI32IntegerAttr(static_cast<int32_t>(tier.getId())));
+    result = arith::SelectOp::create(b, loc, in, id, result);
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Compile-time knowledge
+//===----------------------------------------------------------------------===//
+
+/// The values of a constant lengths buffer: a memref.get_global (possibly
+/// behind memref.cast) of a constant memref.global with a dense initializer.
+static std::optional<SmallVector<int>> getConstantLengths(Value buffer) {
+  while (auto cast = buffer.getDefiningOp<memref::CastOp>())
+    buffer = cast.getSource();
+  auto get = buffer.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return std::nullopt;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  if (!global || !global.getConstant())
+    return std::nullopt;
+  auto init = dyn_cast_if_present<DenseIntElementsAttr>(
+      global.getInitialValueAttr());
+  if (!init)
+    return std::nullopt;
+  SmallVector<int> values;
+  for (const APInt &v : init.getValues<APInt>())
+    values.push_back(static_cast<int>(v.getSExtValue()));
+  return values;
+}
+
+static std::optional<int64_t> getConstantInt(Value v) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// The first `batch` constant lengths, or a diagnostic when batch does not
+/// fit the buffer.
+static FailureOr<SmallVector<int>> takeLengths(Operation *op,
+                                               ArrayRef<int> lengths,
+                                               int64_t batch) {
+  if (batch < 1 || batch > static_cast<int64_t>(lengths.size()))
+    return op->emitOpError()
+           << "batch " << batch << " does not fit the constant lengths buffer "
+           << "of " << lengths.size() << " (INVALID_PARAMS)";
+  return SmallVector<int>(lengths.take_front(batch));
+}
+
+/// Records on every dispatch of `buffer` which tier ids its descriptors can
+/// carry (united with what an earlier generation into it recorded).
+static void recordReachableTiers(Value buffer, ArrayRef<int64_t> tiers) {
+  for (Operation *user : buffer.getUsers()) {
+    auto dispatch = dyn_cast<DispatchOp>(user);
+    if (!dispatch || dispatch.getDescriptors() != buffer)
+      continue;
+    llvm::SmallSetVector<int64_t, 8> ids;
+    if (auto known = dispatch.getReachableTiersAttr())
+      ids.insert(known.asArrayRef().begin(), known.asArrayRef().end());
+    ids.insert(tiers.begin(), tiers.end());
+    SmallVector<int64_t> sorted(ids.begin(), ids.end());
+    llvm::sort(sorted);
+    dispatch.setReachableTiersAttr(
+        DenseI64ArrayAttr::get(buffer.getContext(), sorted));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Dynamic lowering
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Builders for the lowered planner; `b` inserts before the op being
+/// lowered.
+struct Lowering {
+  OpBuilder &b;
+  Location loc;
+
+  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+  Value i32(int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32Type(),
+                                     b.getI32IntegerAttr(v));
+  }
+  Value i1(bool v) {
+    return arith::ConstantOp::create(b, loc, b.getI1Type(),
+                                     b.getBoolAttr(v));
+  }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value toIndex(Value v) {
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  }
+  Value load(Value buffer, Value i) {
+    return memref::LoadOp::create(b, loc, buffer, ValueRange{i});
+  }
+};
+} // namespace
+
+/// Spec §6.3.4, the runtime's contract included: 0 for invalid inputs
+/// (batch or heads < 1, a negative length), else the smallest chunk in
+/// [chunk_min, chunk_max] whose count fits max_work_units, else chunk_max.
+static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
+  OpBuilder b(op);
+  Lowering l{b, op.getLoc()};
+  Value lengths = op.getLengths(), batch = op.getBatch(),
+        heads = op.getHeads();
+  PlanConfigAttr config = op.getConfig();
+  using P = arith::CmpIPredicate;
+
+  // Smallest length, to reject negative ones.
+  Value minLen =
+      scf::ForOp::create(
+          b, l.loc, l.index(0), batch, l.index(1), ValueRange{l.i32(0)},
+          [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
+            Lowering n{nb, loc};
+            Value len = n.load(lengths, i);
+            scf::YieldOp::create(nb, loc,
+                                 ValueRange{arith::MinSIOp::create(
+                                     nb, loc, acc[0], len)});
+          })
+          .getResult(0);
+  Value valid = arith::AndIOp::create(
+      b, l.loc,
+      arith::AndIOp::create(b, l.loc, l.cmp(P::sgt, batch, l.index(0)),
+                            l.cmp(P::sgt, heads, l.index(0))),
+      l.cmp(P::sge, minLen, l.i32(0)));
+
+  auto ifOp = scf::IfOp::create(
+      b, l.loc, valid,
+      [&](OpBuilder &tb, Location loc) {
+        Lowering t{tb, loc};
+        // count(c) * heads <= max_work_units  <=>  count(c) <= limit.
+        Value limit = arith::DivUIOp::create(
+            tb, loc, t.index(config.getMaxWorkUnits()), heads);
+        auto search = scf::WhileOp::create(
+            tb, loc, TypeRange{tb.getIndexType(), tb.getIndexType()},
+            ValueRange{t.index(config.getChunkMin()),
+                       t.index(config.getChunkMax())},
+            [&](OpBuilder &cb, Location loc, ValueRange args) {
+              Lowering c{cb, loc};
+              scf::ConditionOp::create(cb, loc,
+                                       c.cmp(P::ult, args[0], args[1]), args);
+            },
+            [&](OpBuilder &bb, Location loc, ValueRange args) {
+              Lowering w{bb, loc};
+              Value lo = args[0], hi = args[1];
+              Value half = arith::DivUIOp::create(
+                  bb, loc, arith::SubIOp::create(bb, loc, hi, lo), w.index(2));
+              Value mid = arith::AddIOp::create(bb, loc, lo, half);
+              Value count =
+                  scf::ForOp::create(
+                      bb, loc, w.index(0), batch, w.index(1),
+                      ValueRange{w.index(0)},
+                      [&](OpBuilder &fb, Location loc, Value i,
+                          ValueRange acc) {
+                        Lowering f{fb, loc};
+                        Value len = f.toIndex(f.load(lengths, i));
+                        Value chunks =
+                            arith::CeilDivUIOp::create(fb, loc, len, mid);
+                        scf::YieldOp::create(
+                            fb, loc,
+                            ValueRange{
+                                arith::AddIOp::create(fb, loc, acc[0], chunks)});
+                      })
+                      .getResult(0);
+              Value over = w.cmp(P::ugt, count, limit);
+              Value next = arith::AddIOp::create(bb, loc, mid, w.index(1));
+              scf::YieldOp::create(bb, loc,
+                                   ValueRange{w.select(over, next, lo),
+                                              w.select(over, hi, mid)});
+            });
+        scf::YieldOp::create(tb, loc, ValueRange{search.getResult(0)});
+      },
+      [&](OpBuilder &eb, Location loc) {
+        Lowering e{eb, loc};
+        scf::YieldOp::create(eb, loc, ValueRange{e.index(0)});
+      });
+  return ifOp.getResult(0);
+}
+
+/// Spec §6.3.5 with the runtime's validation, error precedence and counts
+/// (see docs/rationale/Runtime.md), specialized to the op's pattern and
+/// chunk balancing.
+static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
+  OpBuilder b(op);
+  Lowering l{b, op.getLoc()};
+  using P = arith::CmpIPredicate;
+  Value lengths = op.getLengths(), batch = op.getBatch(),
+        heads = op.getHeads(), chunk = op.getChunk(),
+        buffer = op.getBuffer();
+  const bool balanced = op.getConfig().getBalanceChunks();
+  const bool moe = op.getPattern().isMoE();
+
+  Value zero = l.index(0), one = l.index(1);
+  Value capacity = memref::DimOp::create(b, l.loc, buffer, 0);
+  Value shapeOk = arith::AndIOp::create(
+      b, l.loc,
+      arith::AndIOp::create(b, l.loc, l.cmp(P::sgt, batch, zero),
+                            l.cmp(P::sgt, heads, zero)),
+      l.cmp(P::sgt, chunk, zero));
+  Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
+
+  // Pass 1: validate every length and count the chunks.
+  auto survey = scf::ForOp::create(
+      b, l.loc, zero, batch, one,
+      ValueRange{l.i1(false), l.i1(false), zero},
+      [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
+        Lowering n{nb, loc};
+        Value len32 = n.load(lengths, i);
+        Value negative = n.cmp(P::slt, len32, n.i32(0));
+        Value tier = buildSelectTier(nb, loc, tiers, len32);
+        Value unsupported = arith::AndIOp::create(
+            nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
+            n.cmp(P::slt, tier, n.i32(0)));
+        Value len = n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0)));
+        Value chunks = arith::CeilDivUIOp::create(nb, loc, len, safeChunk);
+        scf::YieldOp::create(
+            nb, loc,
+            ValueRange{arith::OrIOp::create(nb, loc, acc[0], negative),
+                       arith::OrIOp::create(nb, loc, acc[1], unsupported),
+                       arith::AddIOp::create(nb, loc, acc[2], chunks)});
+      });
+  Value anyNegative = survey.getResult(0);
+  Value anyUnsupported = survey.getResult(1);
+  Value chunks = survey.getResult(2);
+
+  // Status, without overflowing: chunks * heads > capacity <=> chunks >
+  // capacity / heads.
+  Value safeHeads = l.select(l.cmp(P::sgt, heads, zero), heads, one);
+  Value invalid = arith::OrIOp::create(
+      b, l.loc, arith::XOrIOp::create(b, l.loc, shapeOk, l.i1(true)),
+      anyNegative);
+  Value overflow = l.cmp(P::ugt, chunks,
+                         arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
+  Value status = l.select(
+      invalid, l.i32(3),
+      l.select(anyUnsupported, l.i32(2),
+               l.select(overflow, l.i32(1), l.i32(0))));
+  // Count: the number written on OK, the number needed (saturated at
+  // INT_MAX) on BUFFER_OVERFLOW, else 0.
+  Value intMax = l.index(INT_MAX);
+  Value saturates =
+      l.cmp(P::ugt, chunks, arith::DivUIOp::create(b, l.loc, intMax, safeHeads));
+  Value total = l.select(saturates, intMax,
+                         arith::MulIOp::create(b, l.loc, chunks, safeHeads));
+  Value reported = arith::OrIOp::create(b, l.loc,
+                                        l.cmp(P::eq, status, l.i32(0)),
+                                        l.cmp(P::eq, status, l.i32(1)));
+  Value count = l.select(reported, total, zero);
+
+  // Pass 2: write, only when everything is valid and fits.
+  Value ok = l.cmp(P::eq, status, l.i32(0));
+  scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
+    Lowering t{tb, loc};
+    Value flagFirstInit = t.i32(rt::WorkDescriptor::FLAG_FIRST |
+                                rt::WorkDescriptor::FLAG_INIT);
+    Value flagLast = t.i32(rt::WorkDescriptor::FLAG_LAST);
+    scf::ForOp::create(
+        tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
+        [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
+          Lowering r{rb, loc};
+          Value len32 = r.load(lengths, req);
+          Value tier = buildSelectTier(rb, loc, tiers, len32);
+          Value len = r.toIndex(len32);
+          Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
+          // Chunk shape (detail::Chunking in the runtime): balanced sizes
+          // differ by at most one; unbalanced ones are `chunk` but the last.
+          Value safeN = r.select(r.cmp(P::eq, n, r.index(0)), r.index(1), n);
+          Value base = balanced ? arith::DivUIOp::create(rb, loc, len, safeN)
+                                : chunk;
+          Value extra = balanced
+                            ? Value(arith::RemUIOp::create(rb, loc, len, safeN))
+                            : r.index(0);
+          Value nMinus1 = arith::SubIOp::create(rb, loc, safeN, r.index(1));
+          Value lastSize = arith::SubIOp::create(
+              rb, loc, len, arith::MulIOp::create(rb, loc, nMinus1, chunk));
+          auto heads_loop = scf::ForOp::create(
+              rb, loc, r.index(0), heads, r.index(1), reqAcc,
+              [&](OpBuilder &hb, Location loc, Value head, ValueRange hAcc) {
+                Lowering h{hb, loc};
+                auto chunk_loop = scf::ForOp::create(
+                    hb, loc, h.index(0), n, h.index(1), hAcc,
+                    [&](OpBuilder &cb, Location loc, Value i, ValueRange id) {
+                      Lowering c{cb, loc};
+                      Value isFirst = c.cmp(P::eq, i, c.index(0));
+                      Value isLast = c.cmp(P::eq, i, nMinus1);
+                      Value start, size;
+                      if (balanced) {
+                        Value longer = c.cmp(P::ult, i, extra);
+                        size = arith::AddIOp::create(
+                            cb, loc, base,
+                            c.select(longer, c.index(1), c.index(0)));
+                        start = arith::AddIOp::create(
+                            cb, loc, arith::MulIOp::create(cb, loc, i, base),
+                            arith::MinUIOp::create(cb, loc, i, extra));
+                      } else {
+                        size = c.select(isLast, lastSize, chunk);
+                        start = arith::MulIOp::create(cb, loc, i, chunk);
+                      }
+                      Value flags = arith::OrIOp::create(
+                          cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
+                          c.select(isLast, flagLast, c.i32(0)));
+                      // attention: (request, head, start, len); moe per
+                      // expert: (batch group, expert, start, count).
+                      SmallVector<Value> params =
+                          moe ? SmallVector<Value>{head, req, start, size}
+                              : SmallVector<Value>{req, head, start, size};
+                      Value desc = MakeDescriptorOp::create(
+                          cb, loc, cast<MemRefType>(buffer.getType())
+                                       .getElementType(),
+                          id[0], tier, flags, params);
+                      memref::StoreOp::create(cb, loc, desc, buffer,
+                                              ValueRange{id[0]});
+                      scf::YieldOp::create(
+                          cb, loc,
+                          ValueRange{arith::AddIOp::create(cb, loc, id[0],
+                                                           c.index(1))});
+                    });
+                scf::YieldOp::create(hb, loc, chunk_loop.getResults());
+              });
+          scf::YieldOp::create(rb, loc, heads_loop.getResults());
+        });
+    scf::YieldOp::create(tb, loc);
+  });
+  op.getCount().replaceAllUsesWith(count);
+  op.getStatus().replaceAllUsesWith(status);
+  op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct PlanPass : public wsp::impl::WspPlanBase<PlanPass> {
+  using WspPlanBase::WspPlanBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult planChunkSize(PlanChunkSizeOp op);
+  LogicalResult planGenerate(GenerateOp op, SymbolTable &symbols);
+  unsigned tables = 0;
+  uint64_t staticPlans = 0, staticDescriptors = 0, emitted = 0;
+};
+} // namespace
+
+LogicalResult PlanPass::planChunkSize(PlanChunkSizeOp op) {
+  std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
+  std::optional<int64_t> batch = getConstantInt(op.getBatch());
+  std::optional<int64_t> heads = getConstantInt(op.getHeads());
+  if (staticPlanning && lengths && batch && heads) {
+    FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
+    if (failed(used))
+      return failure();
+    const int chunk = planChunkSizeStatically(op.getConfig(), *used,
+                                              static_cast<int>(*heads));
+    if (chunk == 0)
+      return op.emitOpError()
+             << "cannot plan: a constant length is negative or the head "
+                "count is < 1 (INVALID_PARAMS)";
+    OpBuilder b(op);
+    op.replaceAllUsesWith(
+        arith::ConstantIndexOp::create(b, op.getLoc(), chunk).getResult());
+    op.erase();
+    ++staticPlans;
+    return success();
+  }
+  Value chunk = lowerPlanChunkSize(op);
+  op.replaceAllUsesWith(chunk);
+  op.erase();
+  ++emitted;
+  return success();
+}
+
+LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
+  auto tiers =
+      SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
+  std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
+  std::optional<int64_t> batch = getConstantInt(op.getBatch());
+  std::optional<int64_t> heads = getConstantInt(op.getHeads());
+  std::optional<int64_t> chunk = getConstantInt(op.getChunk());
+
+  if (staticPlanning && lengths && batch && heads && chunk) {
+    FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
+    if (failed(used))
+      return failure();
+    FailureOr<StaticPlan> plan =
+        planStatically(op.getPattern(), tiers, op.getConfig(), *used,
+                       static_cast<int>(*heads), static_cast<int>(*chunk));
+    if (failed(plan))
+      return op.emitOpError("has no static planner for its pattern");
+    switch (plan->result) {
+    case rt::PlanResult::OK:
+      break;
+    case rt::PlanResult::UNSUPPORTED_SIZE: {
+      rt::TierList list = toTierList(tiers);
+      for (auto [i, len] : llvm::enumerate(*used))
+        if (len > 0 && list.select_tier(len) < 0)
+          return op.emitOpError()
+                 << "length " << len << " of sequence " << i
+                 << " is covered by no tier of @" << tiers.getSymName()
+                 << " (UNSUPPORTED_SIZE)";
+      return op.emitOpError("UNSUPPORTED_SIZE");
+    }
+    default:
+      return op.emitOpError()
+             << "cannot plan: a constant length is negative, or the head "
+                "count or chunk is < 1 (INVALID_PARAMS)";
+    }
+    const int64_t count = plan->descriptors.size();
+    auto bufferType = cast<MemRefType>(op.getBuffer().getType());
+    if (!bufferType.isDynamicDim(0) && bufferType.getDimSize(0) < count)
+      return op.emitOpError()
+             << "the plan has " << count << " descriptors but the buffer "
+             << "holds " << bufferType.getDimSize(0) << " (BUFFER_OVERFLOW)";
+
+    // The table, one row per descriptor.
+    SmallVector<int32_t> rows;
+    llvm::SmallSetVector<int64_t, 8> used_tiers;
+    for (const rt::WorkDescriptor &d : plan->descriptors) {
+      rows.append({static_cast<int32_t>(d.work_id), d.tier, d.flags,
+                   static_cast<int32_t>(d.params[0]),
+                   static_cast<int32_t>(d.params[1]),
+                   static_cast<int32_t>(d.params[2]),
+                   static_cast<int32_t>(d.params[3])});
+      used_tiers.insert(d.tier);
+    }
+    MLIRContext *ctx = op.getContext();
+    auto tableType = RankedTensorType::get(
+        {count, DescriptorTableOp::kColumns}, IntegerType::get(ctx, 32));
+    OpBuilder b(ctx);
+    b.setInsertionPointToStart(getOperation().getBody());
+    auto table = DescriptorTableOp::create(
+        b, op.getLoc(), b.getStringAttr("__wsp_plan_" + std::to_string(tables++)),
+        TypeAttr::get(bufferType.getElementType()),
+        b.getI64IntegerAttr(*chunk),
+        DenseIntElementsAttr::get(tableType, ArrayRef<int32_t>(rows)));
+    symbols.insert(table); // renames on a clash
+    b.setInsertionPoint(op);
+    auto load = LoadDescriptorsOp::create(
+        b, op.getLoc(), FlatSymbolRefAttr::get(table.getSymNameAttr()),
+        op.getBuffer());
+    SmallVector<int64_t> reachable(used_tiers.begin(), used_tiers.end());
+    llvm::sort(reachable);
+    recordReachableTiers(op.getBuffer(), reachable);
+    op.replaceAllUsesWith(load.getResults());
+    op.erase();
+    ++staticPlans;
+    staticDescriptors += count;
+    return success();
+  }
+
+  // Dynamic: check the declared bounds, record reachable tiers, lower.
+  int64_t lo = 1, hi = INT32_MAX;
+  if (op.getMinLengthAttr()) {
+    lo = op.getMinLengthAttr().getInt();
+    hi = op.getMaxLengthAttr().getInt();
+    auto gaps = tiers.getUncoveredRanges(lo, hi);
+    if (gaps.size() == 1 && gaps[0] == std::make_pair(lo, hi))
+      return op.emitOpError()
+             << "no tier of @" << tiers.getSymName()
+             << " covers any length in [" << lo << ", " << hi
+             << "]: generation would always fail with UNSUPPORTED_SIZE";
+    for (auto [glo, ghi] : gaps)
+      op.emitWarning() << "lengths in [" << glo << ", " << ghi
+                       << "] are covered by no tier of @"
+                       << tiers.getSymName() << " (UNSUPPORTED_SIZE at run "
+                       << "time)";
+  }
+  recordReachableTiers(op.getBuffer(), tiers.getReachableTiers(lo, hi));
+  lowerGenerate(op, tiers);
+  ++emitted;
+  return success();
+}
+
+void PlanPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  bool failed_ = false;
+  // Chunk sizes first: a static chunk lets the generation it feeds be static.
+  SmallVector<PlanChunkSizeOp> chunkOps;
+  module.walk([&](PlanChunkSizeOp op) { chunkOps.push_back(op); });
+  for (PlanChunkSizeOp op : chunkOps)
+    failed_ |= failed(planChunkSize(op));
+  SmallVector<GenerateOp> generateOps;
+  module.walk([&](GenerateOp op) { generateOps.push_back(op); });
+  for (GenerateOp op : generateOps)
+    failed_ |= failed(planGenerate(op, symbols));
+  // User-written tier selections become compare chains too.
+  SmallVector<SelectTierOp> selects;
+  module.walk([&](SelectTierOp op) { selects.push_back(op); });
+  for (SelectTierOp op : selects) {
+    auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+        op, op.getConfigAttr());
+    OpBuilder b(op);
+    Value length = op.getLength();
+    if (isa<IndexType>(length.getType()))
+      length = arith::IndexCastOp::create(b, op.getLoc(), b.getI64Type(),
+                                          length);
+    op.replaceAllUsesWith(buildSelectTier(b, op.getLoc(), config, length));
+    op.erase();
+  }
+  if (failed_)
+    return signalPassFailure();
+  numStaticPlans += staticPlans;
+  numStaticDescriptors += staticDescriptors;
+  numPlannersEmitted += emitted;
+  if (report)
+    module.emitRemark() << "wsp-plan: " << staticPlans
+                        << " planning ops planned at compile time ("
+                        << staticDescriptors << " descriptors), " << emitted
+                        << " lowered to AICPU code";
+}

@@ -1,0 +1,155 @@
+//===- SpecializeTiers.cpp - per-tier kernels and dispatch tables ---------===//
+
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <map>
+
+namespace mlir::wsp {
+#define GEN_PASS_DEF_WSPSPECIALIZETIERS
+#include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
+} // namespace mlir::wsp
+
+using namespace mlir;
+using namespace mlir::wsp;
+
+namespace {
+struct SpecializeTiersPass
+    : public wsp::impl::WspSpecializeTiersBase<SpecializeTiersPass> {
+  using WspSpecializeTiersBase::WspSpecializeTiersBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    // Canonicalization patterns of every loaded dialect and op, to fold the
+    // clones once their tier is a constant.
+    RewritePatternSet set(context);
+    for (Dialect *dialect : context->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(set);
+    for (RegisteredOperationName op : context->getRegisteredOperations())
+      op.getCanonicalizationPatterns(set, context);
+    patterns = FrozenRewritePatternSet(std::move(set));
+    return success();
+  }
+
+  void runOnOperation() override;
+
+private:
+  /// The clone of `kernel` for tier `id`, its tier id and constants
+  /// substituted and folded.
+  KernelOp specialize(KernelOp kernel, TierConfigOp config, int64_t id,
+                      SymbolTable &symbols);
+
+  FrozenRewritePatternSet patterns;
+};
+} // namespace
+
+KernelOp SpecializeTiersPass::specialize(KernelOp kernel, TierConfigOp config,
+                                         int64_t id, SymbolTable &symbols) {
+  OpBuilder b(kernel);
+  b.setInsertionPointAfter(kernel);
+  auto clone = cast<KernelOp>(b.clone(*kernel));
+  clone.setSymName((kernel.getSymName() + "_tier" + llvm::Twine(id)).str());
+  symbols.insert(clone); // uniquifies the name on a clash
+  clone.setTierAttr(b.getI64IntegerAttr(id));
+  unsigned index = *config.getTierIndex(id);
+  clone.walk([&](Operation *op) {
+    OpBuilder ob(op);
+    if (auto tierId = dyn_cast<TierIdOp>(op)) {
+      tierId.replaceAllUsesWith(
+          arith::ConstantOp::create(ob, op->getLoc(), tierId.getType(),
+                                    ob.getIntegerAttr(tierId.getType(), id))
+              .getResult());
+      op->erase();
+    } else if (auto constant = dyn_cast<TierConstantOp>(op)) {
+      int64_t value = clone.getTierConstant(constant.getName())[index];
+      constant.replaceAllUsesWith(
+          arith::ConstantOp::create(ob, op->getLoc(), constant.getType(),
+                                    ob.getIntegerAttr(constant.getType(),
+                                                      value))
+              .getResult());
+      op->erase();
+    }
+  });
+  (void)applyPatternsGreedily(clone.getBody(), patterns);
+  return clone;
+}
+
+void SpecializeTiersPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  // One table per (kernel, reachable tier set): MPMD groups whose
+  // descriptors reach different tiers get different tables.
+  std::map<std::pair<std::string, std::vector<int64_t>>, KernelTableOp> made;
+  SmallVector<KernelOp> generic;
+
+  SmallVector<DispatchOp> dispatches;
+  module.walk([&](DispatchOp op) { dispatches.push_back(op); });
+  for (DispatchOp dispatch : dispatches) {
+    auto kernel = symbols.lookup<KernelOp>(dispatch.getKernel());
+    if (!kernel || kernel.isSpecialized())
+      continue; // already a table or a specialized kernel
+    auto config = symbols.lookup<TierConfigOp>(kernel.getTiers());
+    std::vector<int64_t> all;
+    for (TierAttr tier : config.getTierList())
+      all.push_back(tier.getId());
+    std::vector<int64_t> reachable = all;
+    if (auto known = dispatch.getReachableTiersAttr())
+      reachable.assign(known.asArrayRef().begin(), known.asArrayRef().end());
+
+    auto key = std::make_pair(kernel.getSymName().str(), reachable);
+    KernelTableOp &table = made[key];
+    if (!table) {
+      SmallVector<int64_t> ids;
+      SmallVector<Attribute> entries;
+      Operation *insertAfter = kernel;
+      for (int64_t id : reachable) {
+        KernelOp clone = specialize(kernel, config, id, symbols);
+        clone->moveAfter(insertAfter);
+        insertAfter = clone;
+        ids.push_back(id);
+        entries.push_back(FlatSymbolRefAttr::get(clone.getSymNameAttr()));
+        ++numSpecialized;
+      }
+      numPruned += all.size() - reachable.size();
+      OpBuilder b(module.getContext());
+      b.setInsertionPointAfter(insertAfter);
+      table = KernelTableOp::create(
+          b, kernel.getLoc(),
+          b.getStringAttr((kernel.getSymName() + "_table").str()),
+          kernel.getTiersAttr(), b.getDenseI64ArrayAttr(ids),
+          b.getArrayAttr(entries));
+      symbols.insert(table);
+      if (report) {
+        SmallVector<int64_t> pruned;
+        for (int64_t id : all)
+          if (!llvm::is_contained(reachable, id))
+            pruned.push_back(id);
+        InFlightDiagnostic remark = table.emitRemark();
+        remark << "@" << kernel.getSymName() << ": specialized for tiers ["
+               << llvm::join(llvm::map_range(ids, [](int64_t i) {
+                               return std::to_string(i);
+                             }),
+                             ", ")
+               << "], pruned ["
+               << llvm::join(llvm::map_range(pruned, [](int64_t i) {
+                               return std::to_string(i);
+                             }),
+                             ", ")
+               << "]";
+      }
+      if (!llvm::is_contained(generic, kernel))
+        generic.push_back(kernel);
+    }
+    dispatch.setKernelAttr(FlatSymbolRefAttr::get(table.getSymNameAttr()));
+  }
+
+  // Generic kernels nobody dispatches any more are gone.
+  for (KernelOp kernel : generic)
+    if (SymbolTable::symbolKnownUseEmpty(kernel, module))
+      symbols.erase(kernel);
+}
