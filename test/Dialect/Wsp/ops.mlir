@@ -83,7 +83,7 @@ func.func @planning(%lens: memref<?xi32>, %batch: index, %heads: index,
 
 // == Kernels, accessors and dispatch ==
 
-// CHECK-LABEL: wsp.kernel @k tiers(@DecodeAttentionTiers) constants {TILE_K = array<i64: 256, 512, 1024, 2048>}(%{{.*}}: !wsp.descriptor<attention>, %{{.*}}: memref<?xf32>)
+// CHECK-LABEL: wsp.kernel @k tiers(@DecodeAttentionTiers) constants {TILE_K = array<i64: 256, 512, 1024, 2048>} (%{{.*}}: !wsp.descriptor<attention>, %{{.*}}: memref<?xf32>)
 wsp.kernel @k tiers(@DecodeAttentionTiers)
     constants {TILE_K = array<i64: 256, 512, 1024, 2048>}
     (%desc: !wsp.descriptor<attention>, %out: memref<?xf32>) {
@@ -104,7 +104,7 @@ wsp.kernel @k tiers(@DecodeAttentionTiers)
 }
 
 // A kernel with no tier constants and an argument attribute.
-// CHECK-LABEL: wsp.kernel @plain tiers(@DecodeAttentionTiers)(%{{.*}}: !wsp.descriptor<attention>, %{{.*}}: memref<?xf32> {wsp.note = "out"})
+// CHECK-LABEL: wsp.kernel @plain tiers(@DecodeAttentionTiers) (%{{.*}}: !wsp.descriptor<attention>, %{{.*}}: memref<?xf32> {wsp.note = "out"})
 wsp.kernel @plain tiers(@DecodeAttentionTiers)
     (%desc: !wsp.descriptor<attention>, %out: memref<?xf32> {wsp.note = "out"}) {
   wsp.return

@@ -6,7 +6,7 @@
 
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
 
-// CHECK-LABEL: wsp.kernel @k_t1 tiers(@T) tier(1) constants {TILE = array<i64: 64, 128>}(
+// CHECK-LABEL: wsp.kernel @k_t1 tiers(@T) tier(1) constants {TILE = array<i64: 64, 128>} (
 wsp.kernel @k_t1 tiers(@T) tier(1) constants {TILE = array<i64: 64, 128>}
     (%d: !wsp.descriptor<attention>, %o: memref<?xf32>) {
   wsp.return

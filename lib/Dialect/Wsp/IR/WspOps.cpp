@@ -28,7 +28,7 @@ using namespace mlir::wsp;
 
 /// What is known of dimension `dim` of `space`: its static size, the SSA
 /// value that set it (through wsp.space / wsp.set_dim), or nothing.
-static OpFoldResult getDimSize(Value space, unsigned dim) {
+OpFoldResult mlir::wsp::getSpaceDimSize(Value space, unsigned dim) {
   auto type = cast<SpaceType>(space.getType());
   if (!type.isDynamicDim(dim))
     return IntegerAttr::get(IndexType::get(space.getContext()),
@@ -48,7 +48,7 @@ static OpFoldResult getDimSize(Value space, unsigned dim) {
 
 /// The size of `dim` as a constant, if known.
 static std::optional<int64_t> getConstantDim(Value space, unsigned dim) {
-  OpFoldResult size = getDimSize(space, dim);
+  OpFoldResult size = getSpaceDimSize(space, dim);
   if (!size)
     return std::nullopt;
   if (auto attr = dyn_cast<Attribute>(size))
@@ -138,7 +138,7 @@ LogicalResult GetDimOp::verify() {
 }
 
 OpFoldResult GetDimOp::fold(FoldAdaptor) {
-  return getDimSize(getSpace(), getDim());
+  return getSpaceDimSize(getSpace(), getDim());
 }
 
 OpFoldResult TotalWorkOp::fold(FoldAdaptor) {
@@ -352,7 +352,8 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
     IntegerAttr tier;
     if (parser.parseLParen() ||
         parser.parseAttribute(tier, parser.getBuilder().getI64Type(),
-                              getTierAttrName(result.name), result.attributes) ||
+                              getTierAttrName(result.name),
+                              result.attributes) ||
         parser.parseRParen())
       return failure();
   }
@@ -394,13 +395,13 @@ void KernelOp::print(OpAsmPrinter &p) {
     p << " constants ";
     p.printAttributeWithoutType(getConstants());
   }
+  p << ' ';
   function_interface_impl::printFunctionSignature(
       p, *this, getArgumentTypes(), /*isVariadic=*/false, getResultTypes());
   function_interface_impl::printFunctionAttributes(
       p, *this,
       {getSymNameAttrName(), getTiersAttrName(), getTierAttrName(),
-       getConstantsAttrName(),
-       getFunctionTypeAttrName(), getArgAttrsAttrName(),
+       getConstantsAttrName(), getFunctionTypeAttrName(), getArgAttrsAttrName(),
        getResAttrsAttrName()});
   p << ' ';
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
@@ -434,9 +435,9 @@ LogicalResult KernelOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (failed(config))
     return failure();
   if (isSpecialized() && !config->getTierIndex(getTierAttr().getInt()))
-    return emitOpError() << "is specialized for tier "
-                         << getTierAttr().getInt() << ", which @"
-                         << config->getSymName() << " does not have";
+    return emitOpError() << "is specialized for tier " << getTierAttr().getInt()
+                         << ", which @" << config->getSymName()
+                         << " does not have";
   size_t numTiers = config->getTiers().size();
   for (NamedAttribute constant : getConstants()) {
     auto values = cast<DenseI64ArrayAttr>(constant.getValue());
@@ -556,8 +557,8 @@ LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
         kernel, kernel.getTiersAttr());
     for (int64_t id : getReachableTiersAttr().asArrayRef())
       if (config && !config.getTierIndex(id))
-        return emitOpError() << "reachable tier " << id
-                             << " is not a tier of @" << config.getSymName();
+        return emitOpError() << "reachable tier " << id << " is not a tier of @"
+                             << config.getSymName();
   }
   ArrayRef<Type> params = kernel.getArgumentTypes().drop_front();
   if (params.size() != getArgs().size())
@@ -673,8 +674,7 @@ LoadDescriptorsOp::verifySymbolUses(SymbolTableCollection &tables) {
   return success();
 }
 
-ParseResult KernelTableOp::parse(OpAsmParser &parser,
-                                 OperationState &result) {
+ParseResult KernelTableOp::parse(OpAsmParser &parser, OperationState &result) {
   StringAttr name;
   FlatSymbolRefAttr tiers;
   if (parser.parseSymbolName(name, getSymNameAttrName(result.name),
@@ -701,8 +701,7 @@ ParseResult KernelTableOp::parse(OpAsmParser &parser,
   Builder &b = parser.getBuilder();
   result.addAttribute(getTierIdsAttrName(result.name),
                       b.getDenseI64ArrayAttr(ids));
-  result.addAttribute(getKernelsAttrName(result.name),
-                      b.getArrayAttr(kernels));
+  result.addAttribute(getKernelsAttrName(result.name), b.getArrayAttr(kernels));
   return parser.parseOptionalAttrDict(result.attributes);
 }
 
@@ -752,8 +751,8 @@ LogicalResult KernelTableOp::verifySymbolUses(SymbolTableCollection &tables) {
     if (!signature)
       signature = kernel.getFunctionType();
     else if (signature != kernel.getFunctionType())
-      return emitOpError() << "entries have different signatures: "
-                           << signature << " and " << kernel.getFunctionType();
+      return emitOpError() << "entries have different signatures: " << signature
+                           << " and " << kernel.getFunctionType();
   }
   return success();
 }

@@ -27,7 +27,8 @@ struct CheckPlannedPass
     : public wsp::impl::WspCheckPlannedBase<CheckPlannedPass> {
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](Operation *op) {
-      if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp>(op)) {
+      if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp, SpaceOp, SetDimOp,
+              GetDimOp, TotalWorkOp, IndexToCoordsOp>(op)) {
         op->emitOpError("is unplanned after planning (run wsp-plan)");
         return WalkResult::interrupt();
       }
@@ -58,9 +59,9 @@ struct CheckSpecializedPass
             SymbolTable::lookupNearestSymbolFrom(op, dispatch.getKernelAttr());
         auto kernel = dyn_cast_if_present<KernelOp>(target);
         if (kernel && !kernel.isSpecialized()) {
-          dispatch.emitOpError() << "runs tier-generic kernel @"
-                                 << kernel.getSymName()
-                                 << " instead of a wsp.kernel_table";
+          dispatch.emitOpError()
+              << "runs tier-generic kernel @" << kernel.getSymName()
+              << " instead of a wsp.kernel_table";
           failed_ = true;
         }
       }

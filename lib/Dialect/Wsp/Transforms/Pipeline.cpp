@@ -25,7 +25,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 /// with its contract check.
 void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
-  // Stage 1: planning.
+  // Stage 1: planning (and the iteration-space queries it leaves).
+  pm.addPass(createWspLowerSpaces());
   WspPlanOptions plan;
   plan.staticPlanning = options.staticPlanning;
   pm.addPass(createWspPlan(plan));

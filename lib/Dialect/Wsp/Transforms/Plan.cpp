@@ -77,9 +77,9 @@ FailureOr<StaticPlan> mlir::wsp::planStatically(PatternAttr pattern,
                                rt::params::Attention>(toPlanConfig(config),
                                                       toTierList(tiers)));
   if (pattern.isMoE())
-    return run(rt::WorkPlanner<rt::MoESpace<>, rt::TierList,
-                               rt::params::MoEPerExpert>(toPlanConfig(config),
-                                                         toTierList(tiers)));
+    return run(
+        rt::WorkPlanner<rt::MoESpace<>, rt::TierList, rt::params::MoEPerExpert>(
+            toPlanConfig(config), toTierList(tiers)));
   return failure();
 }
 
@@ -102,7 +102,8 @@ Value mlir::wsp::buildSelectTier(OpBuilder &b, Location loc,
     return arith::ConstantOp::create(b, loc, lenType,
                                      b.getIntegerAttr(lenType, v));
   };
-  Value result = arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-1));
+  Value result =
+      arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-1));
   for (TierAttr tier : llvm::reverse(config.getTierList())) {
     Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, length,
                                      constLen(tier.getMinSize()));
@@ -132,8 +133,8 @@ static std::optional<SmallVector<int>> getConstantLengths(Value buffer) {
       get, get.getNameAttr());
   if (!global || !global.getConstant())
     return std::nullopt;
-  auto init = dyn_cast_if_present<DenseIntElementsAttr>(
-      global.getInitialValueAttr());
+  auto init =
+      dyn_cast_if_present<DenseIntElementsAttr>(global.getInitialValueAttr());
   if (!init)
     return std::nullopt;
   SmallVector<int> values;
@@ -151,9 +152,8 @@ static std::optional<int64_t> getConstantInt(Value v) {
 
 /// The first `batch` constant lengths, or a diagnostic when batch does not
 /// fit the buffer.
-static FailureOr<SmallVector<int>> takeLengths(Operation *op,
-                                               ArrayRef<int> lengths,
-                                               int64_t batch) {
+static FailureOr<SmallVector<int>>
+takeLengths(Operation *op, ArrayRef<int> lengths, int64_t batch) {
   if (batch < 1 || batch > static_cast<int64_t>(lengths.size()))
     return op->emitOpError()
            << "batch " << batch << " does not fit the constant lengths buffer "
@@ -196,8 +196,7 @@ struct Lowering {
                                      b.getI32IntegerAttr(v));
   }
   Value i1(bool v) {
-    return arith::ConstantOp::create(b, loc, b.getI1Type(),
-                                     b.getBoolAttr(v));
+    return arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(v));
   }
   Value cmp(arith::CmpIPredicate p, Value x, Value y) {
     return arith::CmpIOp::create(b, loc, p, x, y);
@@ -220,8 +219,7 @@ struct Lowering {
 static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
   OpBuilder b(op);
   Lowering l{b, op.getLoc()};
-  Value lengths = op.getLengths(), batch = op.getBatch(),
-        heads = op.getHeads();
+  Value lengths = op.getLengths(), batch = op.getBatch(), heads = op.getHeads();
   PlanConfigAttr config = op.getConfig();
   using P = arith::CmpIPredicate;
 
@@ -232,9 +230,9 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
           [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
             Lowering n{nb, loc};
             Value len = n.load(lengths, i);
-            scf::YieldOp::create(nb, loc,
-                                 ValueRange{arith::MinSIOp::create(
-                                     nb, loc, acc[0], len)});
+            scf::YieldOp::create(
+                nb, loc,
+                ValueRange{arith::MinSIOp::create(nb, loc, acc[0], len)});
           })
           .getResult(0);
   Value valid = arith::AndIOp::create(
@@ -256,8 +254,8 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
                        t.index(config.getChunkMax())},
             [&](OpBuilder &cb, Location loc, ValueRange args) {
               Lowering c{cb, loc};
-              scf::ConditionOp::create(cb, loc,
-                                       c.cmp(P::ult, args[0], args[1]), args);
+              scf::ConditionOp::create(cb, loc, c.cmp(P::ult, args[0], args[1]),
+                                       args);
             },
             [&](OpBuilder &bb, Location loc, ValueRange args) {
               Lowering w{bb, loc};
@@ -275,10 +273,9 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
                         Value len = f.toIndex(f.load(lengths, i));
                         Value chunks =
                             arith::CeilDivUIOp::create(fb, loc, len, mid);
-                        scf::YieldOp::create(
-                            fb, loc,
-                            ValueRange{
-                                arith::AddIOp::create(fb, loc, acc[0], chunks)});
+                        scf::YieldOp::create(fb, loc,
+                                             ValueRange{arith::AddIOp::create(
+                                                 fb, loc, acc[0], chunks)});
                       })
                       .getResult(0);
               Value over = w.cmp(P::ugt, count, limit);
@@ -303,9 +300,8 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   OpBuilder b(op);
   Lowering l{b, op.getLoc()};
   using P = arith::CmpIPredicate;
-  Value lengths = op.getLengths(), batch = op.getBatch(),
-        heads = op.getHeads(), chunk = op.getChunk(),
-        buffer = op.getBuffer();
+  Value lengths = op.getLengths(), batch = op.getBatch(), heads = op.getHeads(),
+        chunk = op.getChunk(), buffer = op.getBuffer();
   const bool balanced = op.getConfig().getBalanceChunks();
   const bool moe = op.getPattern().isMoE();
 
@@ -320,16 +316,15 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 
   // Pass 1: validate every length and count the chunks.
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one,
-      ValueRange{l.i1(false), l.i1(false), zero},
+      b, l.loc, zero, batch, one, ValueRange{l.i1(false), l.i1(false), zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         Value len32 = n.load(lengths, i);
         Value negative = n.cmp(P::slt, len32, n.i32(0));
         Value tier = buildSelectTier(nb, loc, tiers, len32);
-        Value unsupported = arith::AndIOp::create(
-            nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
-            n.cmp(P::slt, tier, n.i32(0)));
+        Value unsupported =
+            arith::AndIOp::create(nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
+                                  n.cmp(P::slt, tier, n.i32(0)));
         Value len = n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0)));
         Value chunks = arith::CeilDivUIOp::create(nb, loc, len, safeChunk);
         scf::YieldOp::create(
@@ -350,28 +345,26 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
       anyNegative);
   Value overflow = l.cmp(P::ugt, chunks,
                          arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
-  Value status = l.select(
-      invalid, l.i32(3),
-      l.select(anyUnsupported, l.i32(2),
-               l.select(overflow, l.i32(1), l.i32(0))));
+  Value status = l.select(invalid, l.i32(3),
+                          l.select(anyUnsupported, l.i32(2),
+                                   l.select(overflow, l.i32(1), l.i32(0))));
   // Count: the number written on OK, the number needed (saturated at
   // INT_MAX) on BUFFER_OVERFLOW, else 0.
   Value intMax = l.index(INT_MAX);
-  Value saturates =
-      l.cmp(P::ugt, chunks, arith::DivUIOp::create(b, l.loc, intMax, safeHeads));
+  Value saturates = l.cmp(P::ugt, chunks,
+                          arith::DivUIOp::create(b, l.loc, intMax, safeHeads));
   Value total = l.select(saturates, intMax,
                          arith::MulIOp::create(b, l.loc, chunks, safeHeads));
-  Value reported = arith::OrIOp::create(b, l.loc,
-                                        l.cmp(P::eq, status, l.i32(0)),
-                                        l.cmp(P::eq, status, l.i32(1)));
+  Value reported = arith::OrIOp::create(
+      b, l.loc, l.cmp(P::eq, status, l.i32(0)), l.cmp(P::eq, status, l.i32(1)));
   Value count = l.select(reported, total, zero);
 
   // Pass 2: write, only when everything is valid and fits.
   Value ok = l.cmp(P::eq, status, l.i32(0));
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
     Lowering t{tb, loc};
-    Value flagFirstInit = t.i32(rt::WorkDescriptor::FLAG_FIRST |
-                                rt::WorkDescriptor::FLAG_INIT);
+    Value flagFirstInit =
+        t.i32(rt::WorkDescriptor::FLAG_FIRST | rt::WorkDescriptor::FLAG_INIT);
     Value flagLast = t.i32(rt::WorkDescriptor::FLAG_LAST);
     scf::ForOp::create(
         tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
@@ -384,8 +377,8 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
           // Chunk shape (detail::Chunking in the runtime): balanced sizes
           // differ by at most one; unbalanced ones are `chunk` but the last.
           Value safeN = r.select(r.cmp(P::eq, n, r.index(0)), r.index(1), n);
-          Value base = balanced ? arith::DivUIOp::create(rb, loc, len, safeN)
-                                : chunk;
+          Value base =
+              balanced ? arith::DivUIOp::create(rb, loc, len, safeN) : chunk;
           Value extra = balanced
                             ? Value(arith::RemUIOp::create(rb, loc, len, safeN))
                             : r.index(0);
@@ -424,15 +417,14 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
                           moe ? SmallVector<Value>{head, req, start, size}
                               : SmallVector<Value>{req, head, start, size};
                       Value desc = MakeDescriptorOp::create(
-                          cb, loc, cast<MemRefType>(buffer.getType())
-                                       .getElementType(),
+                          cb, loc,
+                          cast<MemRefType>(buffer.getType()).getElementType(),
                           id[0], tier, flags, params);
                       memref::StoreOp::create(cb, loc, desc, buffer,
                                               ValueRange{id[0]});
-                      scf::YieldOp::create(
-                          cb, loc,
-                          ValueRange{arith::AddIOp::create(cb, loc, id[0],
-                                                           c.index(1))});
+                      scf::YieldOp::create(cb, loc,
+                                           ValueRange{arith::AddIOp::create(
+                                               cb, loc, id[0], c.index(1))});
                     });
                 scf::YieldOp::create(hb, loc, chunk_loop.getResults());
               });
@@ -545,14 +537,14 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
       used_tiers.insert(d.tier);
     }
     MLIRContext *ctx = op.getContext();
-    auto tableType = RankedTensorType::get(
-        {count, DescriptorTableOp::kColumns}, IntegerType::get(ctx, 32));
+    auto tableType = RankedTensorType::get({count, DescriptorTableOp::kColumns},
+                                           IntegerType::get(ctx, 32));
     OpBuilder b(ctx);
     b.setInsertionPointToStart(getOperation().getBody());
     auto table = DescriptorTableOp::create(
-        b, op.getLoc(), b.getStringAttr("__wsp_plan_" + std::to_string(tables++)),
-        TypeAttr::get(bufferType.getElementType()),
-        b.getI64IntegerAttr(*chunk),
+        b, op.getLoc(),
+        b.getStringAttr("__wsp_plan_" + std::to_string(tables++)),
+        TypeAttr::get(bufferType.getElementType()), b.getI64IntegerAttr(*chunk),
         DenseIntElementsAttr::get(tableType, ArrayRef<int32_t>(rows)));
     symbols.insert(table); // renames on a clash
     b.setInsertionPoint(op);
@@ -582,8 +574,8 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
              << "]: generation would always fail with UNSUPPORTED_SIZE";
     for (auto [glo, ghi] : gaps)
       op.emitWarning() << "lengths in [" << glo << ", " << ghi
-                       << "] are covered by no tier of @"
-                       << tiers.getSymName() << " (UNSUPPORTED_SIZE at run "
+                       << "] are covered by no tier of @" << tiers.getSymName()
+                       << " (UNSUPPORTED_SIZE at run "
                        << "time)";
   }
   recordReachableTiers(op.getBuffer(), tiers.getReachableTiers(lo, hi));
@@ -614,8 +606,8 @@ void PlanPass::runOnOperation() {
     OpBuilder b(op);
     Value length = op.getLength();
     if (isa<IndexType>(length.getType()))
-      length = arith::IndexCastOp::create(b, op.getLoc(), b.getI64Type(),
-                                          length);
+      length =
+          arith::IndexCastOp::create(b, op.getLoc(), b.getI64Type(), length);
     op.replaceAllUsesWith(buildSelectTier(b, op.getLoc(), config, length));
     op.erase();
   }

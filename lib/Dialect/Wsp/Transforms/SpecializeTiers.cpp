@@ -68,9 +68,9 @@ KernelOp SpecializeTiersPass::specialize(KernelOp kernel, TierConfigOp config,
     } else if (auto constant = dyn_cast<TierConstantOp>(op)) {
       int64_t value = clone.getTierConstant(constant.getName())[index];
       constant.replaceAllUsesWith(
-          arith::ConstantOp::create(ob, op->getLoc(), constant.getType(),
-                                    ob.getIntegerAttr(constant.getType(),
-                                                      value))
+          arith::ConstantOp::create(
+              ob, op->getLoc(), constant.getType(),
+              ob.getIntegerAttr(constant.getType(), value))
               .getResult());
       op->erase();
     }
@@ -85,6 +85,8 @@ void SpecializeTiersPass::runOnOperation() {
   // One table per (kernel, reachable tier set): MPMD groups whose
   // descriptors reach different tiers get different tables.
   std::map<std::pair<std::string, std::vector<int64_t>>, KernelTableOp> made;
+  // One clone per (kernel, tier), shared by every table that needs it.
+  std::map<std::pair<std::string, int64_t>, KernelOp> clones;
   SmallVector<KernelOp> generic;
 
   SmallVector<DispatchOp> dispatches;
@@ -108,12 +110,15 @@ void SpecializeTiersPass::runOnOperation() {
       SmallVector<Attribute> entries;
       Operation *insertAfter = kernel;
       for (int64_t id : reachable) {
-        KernelOp clone = specialize(kernel, config, id, symbols);
-        clone->moveAfter(insertAfter);
+        KernelOp &clone = clones[{kernel.getSymName().str(), id}];
+        if (!clone) {
+          clone = specialize(kernel, config, id, symbols);
+          clone->moveAfter(insertAfter);
+          ++numSpecialized;
+        }
         insertAfter = clone;
         ids.push_back(id);
         entries.push_back(FlatSymbolRefAttr::get(clone.getSymNameAttr()));
-        ++numSpecialized;
       }
       numPruned += all.size() - reachable.size();
       OpBuilder b(module.getContext());
@@ -131,15 +136,15 @@ void SpecializeTiersPass::runOnOperation() {
             pruned.push_back(id);
         InFlightDiagnostic remark = table.emitRemark();
         remark << "@" << kernel.getSymName() << ": specialized for tiers ["
-               << llvm::join(llvm::map_range(ids, [](int64_t i) {
-                               return std::to_string(i);
-                             }),
-                             ", ")
+               << llvm::join(
+                      llvm::map_range(
+                          ids, [](int64_t i) { return std::to_string(i); }),
+                      ", ")
                << "], pruned ["
-               << llvm::join(llvm::map_range(pruned, [](int64_t i) {
-                               return std::to_string(i);
-                             }),
-                             ", ")
+               << llvm::join(
+                      llvm::map_range(
+                          pruned, [](int64_t i) { return std::to_string(i); }),
+                      ", ")
                << "]";
       }
       if (!llvm::is_contained(generic, kernel))

@@ -19,4 +19,14 @@
 #define GET_OP_CLASSES
 #include "wsp/Dialect/Wsp/IR/WspOps.h.inc"
 
+namespace mlir {
+namespace wsp {
+/// What is known of dimension `dim` of the iteration space `space`: its
+/// static size (an index attribute), the SSA value that set it (through
+/// wsp.space / wsp.set_dim), or null. The folders and the space lowering
+/// share it.
+OpFoldResult getSpaceDimSize(Value space, unsigned dim);
+} // namespace wsp
+} // namespace mlir
+
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_H

@@ -75,6 +75,19 @@ def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
   ];
 }
 
+def WspLowerSpaces : Pass<"wsp-lower-spaces", "::mlir::ModuleOp"> {
+  let summary = "Lower iteration-space queries to index arithmetic";
+  let description = [{
+    Replaces `wsp.get_dim`, `wsp.total_work` and `wsp.index_to_coords` by
+    the sizes that built the space (constants for static dimensions) and
+    `arith` products, divisions and remainders (dimension 0 fastest), then
+    erases the dead `wsp.space` / `wsp.set_dim` ops. A space whose sizes
+    cannot be traced to a `wsp.space` (a function argument, say) is an
+    error at the query.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   let summary = "Clone tiered kernels per reachable tier and build their "
                 "O(1) dispatch tables";
@@ -116,8 +129,8 @@ def WspSetTarget : Pass<"wsp-set-target", "::mlir::ModuleOp"> {
 def WspCheckPlanned : Pass<"wsp-check-planned", "::mlir::ModuleOp"> {
   let summary = "Contract: no unplanned planning op remains";
   let description = [{
-    Fails, naming each op, if a `wsp.plan_chunk_size`, `wsp.generate` or
-    `wsp.select_tier` survived planning.
+    Fails, naming each op, if a `wsp.plan_chunk_size`, `wsp.generate`,
+    `wsp.select_tier` or an iteration-space op survived planning.
   }];
 }
 

@@ -1,0 +1,37 @@
+// RUN: wsp-opt %s --wsp-check-planned -split-input-file -verify-diagnostics
+
+// Planned IR passes the check.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @ok(%b: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %s = arith.constant 0 : i32
+  return %s : i32
+}
+
+// -----
+
+func.func @chunk(%l: memref<?xi32>, %n: index) -> index {
+  // expected-error @+1 {{'wsp.plan_chunk_size' op is unplanned after planning (run wsp-plan)}}
+  %c = wsp.plan_chunk_size %l[%n] heads(%n) config(#wsp.plan_config<>) : memref<?xi32>
+  return %c : index
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @generate(%l: memref<?xi32>, %n: index,
+                    %b: memref<?x!wsp.descriptor<attention>>) {
+  // expected-error @+1 {{'wsp.generate' op is unplanned after planning (run wsp-plan)}}
+  %c, %s = wsp.generate %l[%n] heads(%n) chunk(%n) tiers(@T)
+      config(#wsp.plan_config<>) into %b
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @select(%x: i32) -> i32 {
+  // expected-error @+1 {{'wsp.select_tier' op is unplanned after planning (run wsp-plan)}}
+  %t = wsp.select_tier @T(%x) : i32 -> i32
+  return %t : i32
+}

@@ -1,0 +1,37 @@
+// The default pipeline takes the decode-attention workload from the form
+// users write to the form the emitter takes. The named pipeline and the
+// same pipeline spelled with --pass-pipeline give the same output.
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline > %t.named.mlir
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true})" > %t.spelled.mlir
+// RUN: diff %t.named.mlir %t.spelled.mlir
+// RUN: FileCheck %s < %t.named.mlir
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(canonicalize,wsp-lower-spaces,wsp-plan,canonicalize,wsp-check-planned,wsp-specialize-tiers,canonicalize,cse,wsp-check-specialized,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline="target=ascend" | FileCheck %s --check-prefix=ASCEND
+// RUN: wsp-opt %wsp_src_root/examples/ir/moe.mlir --wsp-pipeline | FileCheck %s --check-prefix=MOE
+// Contracts fail loudly: a stage that skips its work is caught.
+// RUN: not wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-check-planned)" 2>&1 | FileCheck %s --check-prefix=UNPLANNED
+// RUN: not wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-plan,wsp-check-specialized)" 2>&1 | FileCheck %s --check-prefix=GENERIC
+
+// CHECK: module attributes {wsp.target = "cpusim"}
+// CHECK-NOT: wsp.plan_chunk_size
+// CHECK-NOT: wsp.generate
+// CHECK-LABEL: func.func @decode_step
+// CHECK: scf.while
+// CHECK: wsp.make_descriptor
+// CHECK: wsp.dispatch @decode_attention_table(
+// CHECK-SAME: on vector(48) {reachable_tiers = array<i64: 0, 1, 2, 3>}
+// CHECK: wsp.kernel @decode_attention_tier0 tiers(@DecodeAttentionTiers) tier(0)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
+// CHECK: wsp.kernel @decode_attention_tier3 tiers(@DecodeAttentionTiers) tier(3)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2048
+// CHECK: wsp.kernel_table @decode_attention_table tiers(@DecodeAttentionTiers) {0: @decode_attention_tier0, 1: @decode_attention_tier1, 2: @decode_attention_tier2, 3: @decode_attention_tier3}
+// CHECK-NOT: wsp.tier_id
+// CHECK-NOT: wsp.tier_constant
+
+// ASCEND: module attributes {wsp.target = "ascend"}
+
+// MOE: wsp.dispatch @expert_gemm_table({{.*}}) on cube(24)
+// MOE: wsp.kernel_table @expert_gemm_table tiers(@ExpertTiers) {0: @expert_gemm_tier0, 1: @expert_gemm_tier1, 2: @expert_gemm_tier2}
+
+// UNPLANNED: error: 'wsp.plan_chunk_size' op is unplanned after planning (run wsp-plan)
+// GENERIC: error: 'wsp.kernel' op is tier-generic after tier specialization (run wsp-specialize-tiers)

@@ -1,0 +1,221 @@
+// RUN: wsp-opt %s --wsp-plan -split-input-file -verify-diagnostics | FileCheck %s
+
+// == Static: constant lengths, batch and heads ==
+//
+// Lengths {600, 0, 1500}, 2 heads, budget 16 units: chunk 256 needs
+// 2 x (3 + 0 + 6) = 18 > 16; the smallest chunk that fits is 300
+// (2 x (2 + 0 + 5) = 14; at 299, 2 x (3 + 6) = 18). Balanced chunks:
+// 600 -> 300, 300; 1500 -> 5 x 300. Tiers: 600 -> 0, 1500 -> 1.
+// Flags: FIRST|INIT = 5, LAST = 2, all three = 7.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> chunk(300) = dense<
+// CHECK-SAME: {{\[\[}}0, 0, 5, 0, 0, 0, 300], [1, 0, 2, 0, 0, 300, 300],
+// CHECK-SAME: [2, 0, 5, 0, 1, 0, 300], [3, 0, 2, 0, 1, 300, 300],
+// CHECK-SAME: [4, 1, 5, 2, 0, 0, 300], [5, 1, 0, 2, 0, 300, 300], [6, 1, 0, 2, 0, 600, 300], [7, 1, 0, 2, 0, 900, 300], [8, 1, 2, 2, 0, 1200, 300],
+// CHECK-SAME: [9, 1, 5, 2, 1, 0, 300], [10, 1, 0, 2, 1, 300, 300], [11, 1, 0, 2, 1, 600, 300], [12, 1, 0, 2, 1, 900, 300], [13, 1, 2, 2, 1, 1200, 300]]> : tensor<14x7xi32>
+// CHECK-LABEL: func.func @static_attention
+// CHECK-NOT: wsp.plan_chunk_size
+// CHECK-NOT: wsp.generate
+// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.load_descriptors @__wsp_plan_0 into %{{.*}}
+// CHECK: wsp.dispatch @k() descriptors(%{{.*}}[%[[COUNT]]] : {{.*}}) on vector(48) {reachable_tiers = array<i64: 0, 1>}
+// CHECK: return %[[STATUS]]
+func.func @static_attention(%buf: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %chunk = wsp.plan_chunk_size %lens[%c3] heads(%c2)
+      config(#wsp.plan_config<max_work_units = 16>) : memref<3xi32>
+  %count, %status = wsp.generate %lens[%c3] heads(%c2) chunk(%chunk) tiers(@T)
+      config(#wsp.plan_config<max_work_units = 16>) into %buf
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48)
+  return %status : i32
+}
+
+// -----
+
+// MoE: token counts per expert, one batch group; unbalanced chunks of 64.
+// Expert 0: 100 tokens -> 64 + 36; expert 1: none; expert 2: 10.
+wsp.tier_config @E [#wsp.tier<0, [1, 4096]>]
+memref.global "private" constant @counts : memref<3xi32> = dense<[100, 0, 10]>
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<moe> chunk(64)
+// CHECK-SAME: dense<{{\[\[}}0, 0, 5, 0, 0, 0, 64], [1, 0, 2, 0, 0, 64, 36], [2, 0, 7, 0, 2, 0, 10]]> : tensor<3x7xi32>
+// CHECK-LABEL: func.func @static_moe
+func.func @static_moe(%buf: memref<?x!wsp.descriptor<moe>>) -> (index, i32) {
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %counts = memref.get_global @counts : memref<3xi32>
+  %count, %status = wsp.generate %counts[%c3] heads(%c1) chunk(%c64) tiers(@E)
+      config(#wsp.plan_config<chunk_min = 16, balance_chunks = false>) into %buf
+      : memref<3xi32>, memref<?x!wsp.descriptor<moe>>
+  return %count, %status : index, i32
+}
+
+// -----
+
+// A constant length no tier covers is an error at compile time.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, 5000]>
+func.func @unsupported(%buf: memref<?x!wsp.descriptor<attention>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c256 = arith.constant 256 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op length 5000 of sequence 1 is covered by no tier of @T (UNSUPPORTED_SIZE)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c1) chunk(%c256) tiers(@T)
+      config(#wsp.plan_config<>) into %buf
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+// A static workload larger than a static buffer.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[1000, 1000]>
+func.func @overflow(%buf: memref<7x!wsp.descriptor<attention>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c256 = arith.constant 256 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op the plan has 8 descriptors but the buffer holds 7 (BUFFER_OVERFLOW)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c1) chunk(%c256) tiers(@T)
+      config(#wsp.plan_config<>) into %buf
+      : memref<2xi32>, memref<7x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+// Invalid constant inputs.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, -3]>
+func.func @invalid(%buf: memref<?x!wsp.descriptor<attention>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.plan_chunk_size' op cannot plan: a constant length is negative or the head count is < 1 (INVALID_PARAMS)}}
+  %chunk = wsp.plan_chunk_size %lens[%c2] heads(%c1) config(#wsp.plan_config<>)
+      : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op batch 3 does not fit the constant lengths buffer of 2 (INVALID_PARAMS)}}
+  %count, %status = wsp.generate %lens[%c3] heads(%c1) chunk(%c1) tiers(@T)
+      config(#wsp.plan_config<>) into %buf
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// == Dynamic: lowered to AICPU code ==
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// The binary search: 0 for invalid inputs (a negative length, batch or
+// heads < 1), else a while loop over [chunk_min, chunk_max] that counts
+// chunks against max_work_units / heads.
+// CHECK-LABEL: func.func @dynamic
+// CHECK-SAME: (%[[LENS:[^:]*]]: memref<?xi32>, %[[B:[^:]*]]: index, %[[H:[^:]*]]: index, %[[BUF:[^:]*]]: memref<?x!wsp.descriptor<attention>>)
+// CHECK: arith.minsi
+// CHECK: %[[CHUNK:.*]] = scf.if %{{.*}} -> (index) {
+// CHECK:   %[[LIMIT:.*]] = arith.divui %c65536, %[[H]] : index
+// CHECK:   %[[SEARCH:.*]]:2 = scf.while (%{{.*}} = %c256, %{{.*}} = %c4096)
+// CHECK:     arith.cmpi ult
+// CHECK:     scf.condition
+// CHECK:   } do {
+// CHECK:     scf.for
+// CHECK:       arith.ceildivui
+// CHECK:     arith.cmpi ugt, %{{.*}}, %[[LIMIT]]
+// CHECK:   scf.yield %[[SEARCH]]#0
+// CHECK: } else {
+// Generation: a validating survey (negative lengths, tier chain, chunk
+// count), the status codes, then the write loops under status == OK.
+// CHECK: memref.dim %[[BUF]]
+// CHECK: %[[SURVEY:.*]]:3 = scf.for
+// CHECK:   arith.cmpi sge, %{{.*}}, %c4097_i32
+// CHECK:   arith.ceildivui
+// CHECK: arith.select %{{.*}}, %c1_i32, %c0_i32
+// CHECK: arith.select %[[SURVEY]]#1, %c2_i32
+// CHECK: arith.select %{{.*}}, %c3_i32
+// CHECK: scf.if
+// CHECK:   scf.for %[[REQ:[^ ]*]] = {{.*}} to %[[B]]
+// CHECK:     scf.for %[[HEAD:[^ ]*]] = {{.*}} to %[[H]]
+// CHECK:       scf.for
+// CHECK:         %[[D:.*]] = wsp.make_descriptor id(%{{.*}}) tier(%{{.*}}) flags(%{{.*}}) params(%[[REQ]], %[[HEAD]], %{{.*}}, %{{.*}}) : !wsp.descriptor<attention>
+// CHECK:         memref.store %[[D]], %[[BUF]]
+// With the declared bounds [1, 3000], only tiers 0 and 1 are reachable.
+// CHECK: wsp.dispatch @k() {{.*}} {reachable_tiers = array<i64: 0, 1>}
+func.func @dynamic(%lens: memref<?xi32>, %b: index, %h: index,
+                   %buf: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %chunk = wsp.plan_chunk_size %lens[%b] heads(%h) config(#wsp.plan_config<>)
+      : memref<?xi32>
+  %count, %status = wsp.generate %lens[%b] lengths in [1, 3000] heads(%h)
+      chunk(%chunk) tiers(@T) config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48)
+  return %status : i32
+}
+
+// -----
+
+// MoE descriptors put the expert (the lengths index) second.
+wsp.tier_config @E [#wsp.tier<0, [1, 4096]>]
+// CHECK-LABEL: func.func @dynamic_moe
+// CHECK: scf.if
+// CHECK: scf.for %[[EXPERT:[^ ]*]] = {{.*}} iter_args
+// CHECK:   scf.for %[[GROUP:[^ ]*]] = {{.*}} iter_args
+// CHECK:     wsp.make_descriptor {{.*}} params(%[[GROUP]], %[[EXPERT]], %{{.*}}, %{{.*}}) : !wsp.descriptor<moe>
+func.func @dynamic_moe(%counts: memref<?xi32>, %e: index, %c: index,
+                       %buf: memref<?x!wsp.descriptor<moe>>) -> i32 {
+  %c1 = arith.constant 1 : index
+  %count, %status = wsp.generate %counts[%e] heads(%c1) chunk(%c) tiers(@E)
+      config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<moe>>
+  return %status : i32
+}
+
+// -----
+
+// Declared bounds that touch a gap warn; bounds inside a gap are an error.
+wsp.tier_config @G [#wsp.tier<0, [1, 100]>, #wsp.tier<1, [200, 300]>]
+func.func @gaps(%lens: memref<?xi32>, %n: index,
+                %buf: memref<?x!wsp.descriptor<attention>>) {
+  // expected-warning @+1 {{lengths in [101, 199] are covered by no tier of @G (UNSUPPORTED_SIZE at run time)}}
+  %c1, %s1 = wsp.generate %lens[%n] lengths in [50, 250] heads(%n) chunk(%n)
+      tiers(@G) config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  // expected-error @+1 {{no tier of @G covers any length in [120, 180]: generation would always fail with UNSUPPORTED_SIZE}}
+  %c2, %s2 = wsp.generate %lens[%n] lengths in [120, 180] heads(%n) chunk(%n)
+      tiers(@G) config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+// A user's wsp.select_tier becomes a first-match compare chain: later tiers
+// are selected first so that earlier ones override them.
+wsp.tier_config @O [#wsp.tier<7, [1, 100]>, #wsp.tier<3, [50, 200]>]
+// CHECK-LABEL: func.func @select
+// CHECK: %[[IN3:.*]] = arith.andi
+// CHECK: %[[S3:.*]] = arith.select %[[IN3]], %c3_i32, %c-1_i32
+// CHECK: %[[IN7:.*]] = arith.andi
+// CHECK: %[[S7:.*]] = arith.select %[[IN7]], %c7_i32, %[[S3]]
+// CHECK: return %[[S7]]
+func.func @select(%len: i32) -> i32 {
+  %t = wsp.select_tier @O(%len) : i32 -> i32
+  return %t : i32
+}
