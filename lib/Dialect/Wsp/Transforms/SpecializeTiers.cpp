@@ -8,6 +8,7 @@
 #include "mlir/Rewrite/FrozenRewritePatternSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -153,8 +154,14 @@ void SpecializeTiersPass::runOnOperation() {
     dispatch.setKernelAttr(FlatSymbolRefAttr::get(table.getSymNameAttr()));
   }
 
-  // Generic kernels nobody dispatches any more are gone.
+  // Generic kernels nobody dispatches any more are gone. One walk collects
+  // every symbol use (asking per kernel would walk the module per kernel).
+  llvm::StringSet<> used;
+  if (std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(&module.getBodyRegion()))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      used.insert(use.getSymbolRef().getRootReference().getValue());
   for (KernelOp kernel : generic)
-    if (SymbolTable::symbolKnownUseEmpty(kernel, module))
+    if (!used.contains(kernel.getSymName()))
       symbols.erase(kernel);
 }
