@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -183,6 +184,8 @@ std::vector<std::string> registeredDialects() {
 PYBIND11_MODULE(_wsp, m) {
   m.doc() = "wsp compiler, driven in-process";
   registerTransformsPasses();
+  wsp::registerWspPasses();
+  wsp::registerWspPipelines();
 
   static py::exception<CompileError> compileError(m, "CompileError");
   py::register_exception_translator([](std::exception_ptr p) {

@@ -14,6 +14,9 @@ ArrayRef<wsp::WspTranslation> mlir::wsp::getWspTranslations() {
       {"wsp-tier-configs-to-cpp",
        "emit every wsp.tier_config as a pto::runtime::TierConfig C++ alias",
        &emitTierConfigsHeader},
+      {"wsp-to-cpusim",
+       "emit the wsp-pipeline output as CPU-simulation C++ (pto::runtime)",
+       &emitCpuSim},
   };
   return translations;
 }

@@ -25,6 +25,12 @@ bool isValidCppIdentifier(llvm::StringRef name);
 /// offending op (and writes nothing) if a symbol is not a usable C++ name.
 LogicalResult emitTierConfigsHeader(ModuleOp module, llvm::raw_ostream &os);
 
+/// Emits the pipeline's output (what wsp-check-emittable accepts) as one
+/// C++17 source for the CPU simulation against pto::runtime: functions,
+/// specialized kernels, O(1) kernel tables, static descriptor tables.
+/// Writes nothing and names the op on failure.
+LogicalResult emitCpuSim(ModuleOp module, llvm::raw_ostream &os);
+
 /// One wsp translation: a module in, text out. The same table backs
 /// wsp-translate's flags and the Python package's translate().
 struct WspTranslation {

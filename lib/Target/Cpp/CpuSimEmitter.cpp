@@ -1,0 +1,816 @@
+//===- CpuSimEmitter.cpp - the pipeline's output as CPU-simulation C++ ----===//
+//
+// A read-only printer: it walks verified, planned and tier-specialized IR
+// (what wsp-check-emittable accepts) and prints one C++17 source against
+// pto::runtime. Values get stable names (arguments a<i>, results v<i> in
+// program order); comments name the op each construct comes from. Output is
+// rendered into a buffer and written only when the whole module printed, so
+// an unsupported op leaves nothing behind.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Target/Cpp/WspToCpp.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cstdio>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::wsp;
+
+namespace {
+
+/// The fixed part of every emitted source: memref views and bf16.
+constexpr const char *kPrelude = R"cpp(#include <pto/runtime/runtime.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace wsp_gen {
+
+/// A row-major view of a memref: the data and the size of each dimension.
+template <typename T, int Rank>
+struct MemRef {
+  T *data;
+  int64_t sizes[Rank];
+};
+
+/// bf16 is stored as its 16 bits and computed in fp32.
+struct bf16 {
+  uint16_t bits;
+};
+inline float bf16_to_f32(bf16 x) {
+  uint32_t u = static_cast<uint32_t>(x.bits) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline bf16 f32_to_bf16(float f) { // round to nearest even; NaN stays NaN
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  if ((u & 0x7fffffffu) > 0x7f800000u)
+    return bf16{static_cast<uint16_t>((u >> 16) | 0x40u)};
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return bf16{static_cast<uint16_t>(u >> 16)};
+}
+/// arith.maximumf: NaN if either operand is NaN.
+inline float maximumf(float a, float b) {
+  return (a != a || b != b) ? std::numeric_limits<float>::quiet_NaN()
+                            : (a > b ? a : b);
+}
+
+)cpp";
+
+class Emitter {
+public:
+  explicit Emitter(raw_ostream &os) : os(os) {}
+
+  LogicalResult emitModule(ModuleOp module);
+
+private:
+  // Names and types.
+  std::string name(Value v) {
+    auto it = names.find(v);
+    if (it != names.end())
+      return it->second;
+    std::string fresh = "v" + std::to_string(nextValue++);
+    names[v] = fresh;
+    return fresh;
+  }
+  FailureOr<std::string> type(Type t, Operation *at);
+  FailureOr<std::string> scalarType(Type t, Operation *at);
+
+  // Declarations.
+  LogicalResult emitGlobal(memref::GlobalOp op);
+  LogicalResult emitTable(DescriptorTableOp op);
+  LogicalResult emitKernel(KernelOp op);
+  LogicalResult emitKernelTable(KernelTableOp op);
+  LogicalResult emitFunc(func::FuncOp op);
+
+  // Statements.
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation &op);
+  LogicalResult declare(Value v, StringRef init);      // `T name = init;`
+  LogicalResult declareResult(Value v, Operation *op); // `T name{};`
+  LogicalResult emitFor(scf::ForOp op);
+  LogicalResult emitWhile(scf::WhileOp op);
+  LogicalResult emitIf(scf::IfOp op);
+  LogicalResult emitDispatch(DispatchOp op);
+  LogicalResult assign(ValueRange to, ValueRange from);
+  std::string offset(Value memref, ValueRange indices);
+  std::string constant(Attribute value, Type type);
+  std::string kernelArgs(ValueRange args);
+
+  raw_indented_ostream os;
+  llvm::DenseMap<Value, std::string> names;
+  unsigned nextValue = 0;
+};
+
+FailureOr<std::string> Emitter::scalarType(Type t, Operation *at) {
+  if (isa<IndexType>(t))
+    return std::string("int64_t");
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 1:
+      return std::string("bool");
+    case 8:
+      return std::string("int8_t");
+    case 16:
+      return std::string("int16_t");
+    case 32:
+      return std::string("int32_t");
+    case 64:
+      return std::string("int64_t");
+    }
+  }
+  if (t.isF32())
+    return std::string("float");
+  if (t.isF64())
+    return std::string("double");
+  if (t.isBF16())
+    return std::string("bf16");
+  if (isa<DescriptorType>(t))
+    return std::string("::pto::runtime::WorkDescriptor");
+  return at->emitOpError() << "has type " << t
+                           << ", which the C++ emitter cannot print";
+}
+
+FailureOr<std::string> Emitter::type(Type t, Operation *at) {
+  if (auto m = dyn_cast<MemRefType>(t)) {
+    FailureOr<std::string> element = scalarType(m.getElementType(), at);
+    if (failed(element))
+      return failure();
+    if (!m.getLayout().isIdentity())
+      return at->emitOpError() << "has non-identity layout " << m
+                               << ", which the C++ emitter cannot print";
+    return llvm::formatv("MemRef<{0}, {1}>", *element, m.getRank()).str();
+  }
+  return scalarType(t, at);
+}
+
+std::string Emitter::constant(Attribute value, Type type) {
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    if (type.isInteger(1))
+      return i.getValue().isZero() ? "false" : "true";
+    int64_t v = isa<IndexType>(type) ? i.getInt() : i.getValue().getSExtValue();
+    if (v == std::numeric_limits<int64_t>::min())
+      return "std::numeric_limits<int64_t>::min()";
+    std::string text = std::to_string(v);
+    return type.isInteger(64) || isa<IndexType>(type) ? "int64_t(" + text + ")"
+                                                      : text;
+  }
+  auto f = cast<FloatAttr>(value);
+  double d = f.getValueAsDouble();
+  std::string suffix = type.isF32() ? "f" : "";
+  std::string cType = type.isF32() ? "float" : "double";
+  if (std::isnan(d))
+    return "std::numeric_limits<" + cType + ">::quiet_NaN()";
+  if (std::isinf(d))
+    return std::string(d < 0 ? "-" : "") + "std::numeric_limits<" + cType +
+           ">::infinity()";
+  // Hex floats are exact.
+  char text[64];
+  std::snprintf(text, sizeof text, "%a", d);
+  return std::string(text) + suffix;
+}
+
+LogicalResult Emitter::declare(Value v, StringRef init) {
+  FailureOr<std::string> t =
+      type(v.getType(), v.getDefiningOp() ? v.getDefiningOp()
+                                          : v.getParentBlock()->getParentOp());
+  if (failed(t))
+    return failure();
+  if (v.use_empty())
+    os << "[[maybe_unused]] ";
+  os << *t << " " << name(v) << " = " << init << ";\n";
+  return success();
+}
+
+LogicalResult Emitter::declareResult(Value v, Operation *op) {
+  FailureOr<std::string> t = type(v.getType(), op);
+  if (failed(t))
+    return failure();
+  if (v.use_empty())
+    os << "[[maybe_unused]] ";
+  os << *t << " " << name(v) << "{};\n";
+  return success();
+}
+
+LogicalResult Emitter::assign(ValueRange to, ValueRange from) {
+  // Through temporaries: a yield may read what it overwrites.
+  if (to.size() == 1) {
+    os << name(to[0]) << " = " << name(from[0]) << ";\n";
+    return success();
+  }
+  os << "{\n";
+  os.indent();
+  for (auto [i, v] : llvm::enumerate(from))
+    os << "auto t" << i << " = " << name(v) << ";\n";
+  for (auto [i, v] : llvm::enumerate(to))
+    os << name(v) << " = t" << i << ";\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+std::string Emitter::offset(Value memref, ValueRange indices) {
+  std::string m = name(memref), expr;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    if (d == 0)
+      expr = name(index);
+    else
+      expr =
+          llvm::formatv("({0}) * {1}.sizes[{2}] + {3}", expr, m, d, name(index))
+              .str();
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+LogicalResult Emitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Emitter::emitFor(scf::ForOp op) {
+  // Loop-carried values live in the result variables.
+  os << "// scf.for\n";
+  for (auto [result, init] : llvm::zip(op.getResults(), op.getInitArgs()))
+    if (failed(declare(result, name(init))))
+      return failure();
+  for (auto [arg, result] : llvm::zip(op.getRegionIterArgs(), op.getResults()))
+    names[arg] = name(result);
+  std::string iv = name(op.getInductionVar());
+  os << "for (int64_t " << iv << " = " << name(op.getLowerBound()) << "; " << iv
+     << " < " << name(op.getUpperBound()) << "; " << iv
+     << " += " << name(op.getStep()) << ") {\n";
+  os.indent();
+  Block &body = *op.getBody();
+  for (Operation &inner : body.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  if (!yield.getResults().empty() &&
+      failed(assign(op.getResults(), yield.getResults())))
+    return failure();
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+LogicalResult Emitter::emitWhile(scf::WhileOp op) {
+  os << "// scf.while\n";
+  // before-block arguments carry the loop state; results are the state the
+  // condition passed on when it stopped.
+  Block &before = op.getBefore().front(), &after = op.getAfter().front();
+  for (auto [arg, init] : llvm::zip(before.getArguments(), op.getInits()))
+    if (failed(declare(arg, name(init))))
+      return failure();
+  for (Value result : op.getResults())
+    if (failed(declareResult(result, op)))
+      return failure();
+  os << "while (true) {\n";
+  os.indent();
+  for (Operation &inner : before.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto cond = cast<scf::ConditionOp>(before.getTerminator());
+  os << "if (!" << name(cond.getCondition()) << ") {\n";
+  os.indent();
+  if (failed(assign(op.getResults(), cond.getArgs())))
+    return failure();
+  os << "break;\n";
+  os.unindent();
+  os << "}\n";
+  for (auto [arg, value] : llvm::zip(after.getArguments(), cond.getArgs()))
+    if (failed(declare(arg, name(value))))
+      return failure();
+  for (Operation &inner : after.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  auto yield = cast<scf::YieldOp>(after.getTerminator());
+  if (failed(assign(before.getArguments(), yield.getResults())))
+    return failure();
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+LogicalResult Emitter::emitIf(scf::IfOp op) {
+  os << "// scf.if\n";
+  for (Value result : op.getResults())
+    if (failed(declareResult(result, op)))
+      return failure();
+  auto branch = [&](Region &region) -> LogicalResult {
+    Block &block = region.front();
+    for (Operation &inner : block.without_terminator())
+      if (failed(emitOp(inner)))
+        return failure();
+    auto yield = cast<scf::YieldOp>(block.getTerminator());
+    if (!yield.getResults().empty())
+      return assign(op.getResults(), yield.getResults());
+    return success();
+  };
+  os << "if (" << name(op.getCondition()) << ") {\n";
+  os.indent();
+  if (failed(branch(op.getThenRegion())))
+    return failure();
+  os.unindent();
+  if (!op.getElseRegion().empty()) {
+    os << "} else {\n";
+    os.indent();
+    if (failed(branch(op.getElseRegion())))
+      return failure();
+    os.unindent();
+  }
+  os << "}\n";
+  return success();
+}
+
+std::string Emitter::kernelArgs(ValueRange args) {
+  return llvm::join(llvm::map_range(args, [&](Value v) { return name(v); }),
+                    ", ");
+}
+
+LogicalResult Emitter::emitDispatch(DispatchOp op) {
+  // The O(1) tier table (or one specialized kernel) per descriptor, on the
+  // simulated cores of the dispatch's kind.
+  auto table = SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
+      op, op.getKernelAttr());
+  std::string call =
+      table ? (op.getKernel() + "_dispatch[d.tier](d" +
+               (op.getArgs().empty() ? "" : ", ") + kernelArgs(op.getArgs()) +
+               ")")
+                  .str()
+            : (op.getKernel() + "(d" + (op.getArgs().empty() ? "" : ", ") +
+               kernelArgs(op.getArgs()) + ")")
+                  .str();
+  std::string kind = op.getCoreKind() == CoreKind::cube
+                         ? "::pto::runtime::sim::CoreKind::Cube"
+                         : "::pto::runtime::sim::CoreKind::Vector";
+  os << "// wsp.dispatch @" << op.getKernel() << " on "
+     << stringifyCoreKind(op.getCoreKind()) << "("
+     << op.getNumCoresAttr().getInt() << ")\n";
+  os << "::pto::runtime::sim::run_spmd(" << kind << ", "
+     << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
+     << ".data, static_cast<int>(" << name(op.getCount()) << "),\n";
+  os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+     << "; }, wsp_launch_report);\n";
+  return success();
+}
+
+LogicalResult Emitter::emitOp(Operation &op) {
+  auto binary = [&](StringRef symbol) -> LogicalResult {
+    return declare(op.getResult(0), (name(op.getOperand(0)) + " " + symbol +
+                                     " " + name(op.getOperand(1)))
+                                        .str());
+  };
+  auto unsignedBinary = [&](StringRef symbol) -> LogicalResult {
+    FailureOr<std::string> t = scalarType(op.getResult(0).getType(), &op);
+    if (failed(t))
+      return failure();
+    std::string u = "static_cast<std::make_unsigned_t<" + *t + ">>";
+    return declare(op.getResult(0),
+                   llvm::formatv("static_cast<{0}>({1}({2}) {3} {1}({4}))", *t,
+                                 u, name(op.getOperand(0)), symbol,
+                                 name(op.getOperand(1)))
+                       .str());
+  };
+  auto call = [&](StringRef fn) -> LogicalResult {
+    return declare(op.getResult(0),
+                   (fn + "(" + name(op.getOperand(0)) + ")").str());
+  };
+
+  return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+      // arith
+      .Case([&](arith::ConstantOp c) {
+        return declare(c.getResult(), constant(c.getValue(), c.getType()));
+      })
+      .Case([&](arith::AddIOp) { return binary("+"); })
+      .Case([&](arith::SubIOp) { return binary("-"); })
+      .Case([&](arith::MulIOp) { return binary("*"); })
+      .Case([&](arith::DivSIOp) { return binary("/"); })
+      .Case([&](arith::RemSIOp) { return binary("%"); })
+      .Case([&](arith::DivUIOp) { return unsignedBinary("/"); })
+      .Case([&](arith::RemUIOp) { return unsignedBinary("%"); })
+      .Case([&](arith::CeilDivUIOp o) {
+        std::string a = name(o.getLhs()), b = name(o.getRhs());
+        return declare(o.getResult(),
+                       llvm::formatv("static_cast<int64_t>((static_cast<"
+                                     "uint64_t>({0}) + static_cast<uint64_t>("
+                                     "{1}) - 1) / static_cast<uint64_t>({1}))",
+                                     a, b)
+                           .str());
+      })
+      .Case([&](arith::AndIOp) { return binary("&"); })
+      .Case([&](arith::OrIOp) { return binary("|"); })
+      .Case([&](arith::XOrIOp) { return binary("^"); })
+      .Case([&](arith::AddFOp) { return binary("+"); })
+      .Case([&](arith::SubFOp) { return binary("-"); })
+      .Case([&](arith::MulFOp) { return binary("*"); })
+      .Case([&](arith::DivFOp) { return binary("/"); })
+      .Case([&](arith::MaximumFOp o) {
+        return declare(o.getResult(), "maximumf(" + name(o.getLhs()) + ", " +
+                                          name(o.getRhs()) + ")");
+      })
+      .Case([&](arith::MinSIOp o) {
+        return declare(o.getResult(), "std::min(" + name(o.getLhs()) + ", " +
+                                          name(o.getRhs()) + ")");
+      })
+      .Case([&](arith::MaxSIOp o) {
+        return declare(o.getResult(), "std::max(" + name(o.getLhs()) + ", " +
+                                          name(o.getRhs()) + ")");
+      })
+      .Case([&](arith::MinUIOp o) {
+        FailureOr<std::string> t = scalarType(o.getType(), &op);
+        if (failed(t))
+          return failure();
+        return declare(
+            o.getResult(),
+            llvm::formatv("static_cast<{0}>(std::min(static_cast<std::make_"
+                          "unsigned_t<{0}>>({1}), static_cast<std::make_"
+                          "unsigned_t<{0}>>({2})))",
+                          *t, name(o.getLhs()), name(o.getRhs()))
+                .str());
+      })
+      .Case([&](arith::CmpIOp o) {
+        static const char *symbols[] = {"==", "!=", "<",  "<=", ">",
+                                        ">=", "<",  "<=", ">",  ">="};
+        int p = static_cast<int>(o.getPredicate());
+        bool isUnsigned = p >= static_cast<int>(arith::CmpIPredicate::ult);
+        std::string a = name(o.getLhs()), b = name(o.getRhs());
+        if (isUnsigned) {
+          FailureOr<std::string> t = scalarType(o.getLhs().getType(), &op);
+          if (failed(t))
+            return failure();
+          std::string u = "static_cast<std::make_unsigned_t<" + *t + ">>";
+          a = u + "(" + a + ")";
+          b = u + "(" + b + ")";
+        }
+        return declare(o.getResult(), a + " " + symbols[p] + " " + b);
+      })
+      .Case([&](arith::SelectOp o) {
+        return declare(o.getResult(), name(o.getCondition()) + " ? " +
+                                          name(o.getTrueValue()) + " : " +
+                                          name(o.getFalseValue()));
+      })
+      .Case([&](arith::IndexCastOp o) {
+        FailureOr<std::string> t = scalarType(o.getType(), &op);
+        if (failed(t))
+          return failure();
+        return declare(o.getResult(),
+                       "static_cast<" + *t + ">(" + name(o.getIn()) + ")");
+      })
+      .Case<arith::ExtSIOp, arith::TruncIOp>([&](Operation *o) {
+        FailureOr<std::string> t = scalarType(o->getResult(0).getType(), &op);
+        if (failed(t))
+          return failure();
+        return declare(o->getResult(0), "static_cast<" + *t + ">(" +
+                                            name(o->getOperand(0)) + ")");
+      })
+      .Case([&](arith::ExtUIOp o) {
+        // Zero-extend: widen the source's unsigned value.
+        FailureOr<std::string> t = scalarType(o.getType(), &op);
+        FailureOr<std::string> from = scalarType(o.getIn().getType(), &op);
+        if (failed(t) || failed(from))
+          return failure();
+        std::string in = *from == "bool"
+                             ? name(o.getIn())
+                             : "static_cast<std::make_unsigned_t<" + *from +
+                                   ">>(" + name(o.getIn()) + ")";
+        return declare(o.getResult(), "static_cast<" + *t + ">(" + in + ")");
+      })
+      .Case([&](arith::SIToFPOp o) {
+        FailureOr<std::string> t = scalarType(o.getType(), &op);
+        if (failed(t))
+          return failure();
+        return declare(o.getResult(),
+                       "static_cast<" + *t + ">(" + name(o.getIn()) + ")");
+      })
+      .Case([&](arith::ExtFOp o) -> LogicalResult {
+        if (!o.getIn().getType().isBF16() || !o.getType().isF32())
+          return op.emitOpError("is only emitted for bf16 -> f32");
+        return call("bf16_to_f32");
+      })
+      .Case([&](arith::TruncFOp o) -> LogicalResult {
+        if (!o.getIn().getType().isF32() || !o.getType().isBF16())
+          return op.emitOpError("is only emitted for f32 -> bf16");
+        return call("f32_to_bf16");
+      })
+      // math
+      .Case([&](math::ExpOp) { return call("std::exp"); })
+      .Case([&](math::RsqrtOp o) {
+        return declare(o.getResult(),
+                       "1.0f / std::sqrt(" + name(o.getOperand()) + ")");
+      })
+      // memref
+      .Case([&](memref::LoadOp o) {
+        return declare(o.getResult(),
+                       name(o.getMemRef()) + ".data[" +
+                           offset(o.getMemRef(), o.getIndices()) + "]");
+      })
+      .Case([&](memref::StoreOp o) {
+        os << name(o.getMemRef()) << ".data["
+           << offset(o.getMemRef(), o.getIndices())
+           << "] = " << name(o.getValueToStore()) << ";\n";
+        return success();
+      })
+      .Case([&](memref::DimOp o) {
+        return declare(o.getResult(), name(o.getSource()) + ".sizes[" +
+                                          name(o.getIndex()) + "]");
+      })
+      .Case([&](memref::CastOp o) {
+        return declare(o.getResult(), name(o.getSource()));
+      })
+      .Case([&](memref::GetGlobalOp o) {
+        FailureOr<std::string> t = type(o.getType(), &op);
+        if (failed(t))
+          return failure();
+        std::string sizes = llvm::join(
+            llvm::map_range(o.getType().getShape(),
+                            [](int64_t s) { return std::to_string(s); }),
+            ", ");
+        return declare(o.getResult(),
+                       *t + "{const_cast<" +
+                           *scalarType(o.getType().getElementType(), &op) +
+                           " *>(g_" + o.getName().str() + "), {" + sizes +
+                           "}}");
+      })
+      // scf
+      .Case([&](scf::ForOp o) { return emitFor(o); })
+      .Case([&](scf::WhileOp o) { return emitWhile(o); })
+      .Case([&](scf::IfOp o) { return emitIf(o); })
+      // func
+      .Case([&](func::ReturnOp o) {
+        if (o.getNumOperands() == 0)
+          os << "return;\n";
+        else
+          os << "return " << name(o.getOperand(0)) << ";\n";
+        return success();
+      })
+      // wsp
+      .Case([&](MakeDescriptorOp o) {
+        std::string params;
+        for (unsigned i = 0; i < 4; ++i)
+          params += (i ? ", " : "") + (i < o.getParams().size()
+                                           ? "static_cast<uint32_t>(" +
+                                                 name(o.getParams()[i]) + ")"
+                                           : std::string("0u"));
+        return declare(
+            o.getResult(),
+            llvm::formatv("::pto::runtime::WorkDescriptor{{static_cast<uint32_"
+                          "t>({0}), static_cast<uint8_t>({1}), static_cast<"
+                          "uint8_t>({2}), 0, {{{3}}}",
+                          name(o.getWorkId()), name(o.getTier()),
+                          name(o.getFlags()), params)
+                .str());
+      })
+      .Case([&](LoadDescriptorsOp o) {
+        // The compile-time plan: copied if it fits, BUFFER_OVERFLOW if not.
+        std::string table = "g_" + o.getTable().str();
+        if (failed(declare(o.getCount(), "static_cast<int64_t>(sizeof " +
+                                             table + " / sizeof " + table +
+                                             "[0])")) ||
+            failed(declare(o.getStatus(), name(o.getBuffer()) +
+                                              ".sizes[0] >= " +
+                                              name(o.getCount()) + " ? 0 : 1")))
+          return failure();
+        os << "if (" << name(o.getStatus()) << " == 0)\n";
+        os << "  std::copy(" << table << ", " << table << " + "
+           << name(o.getCount()) << ", " << name(o.getBuffer()) << ".data);\n";
+        return success();
+      })
+      .Case([&](ParamOp o) {
+        return declare(o.getResult(),
+                       llvm::formatv("static_cast<int64_t>({0}.params[{1}])",
+                                     name(o.getDescriptor()), o.getParamIndex())
+                           .str());
+      })
+      .Case([&](KvEndOp o) {
+        return declare(
+            o.getResult(),
+            "static_cast<int64_t>(::pto::runtime::params::Attention::kv_end(" +
+                name(o.getDescriptor()) + "))");
+      })
+      .Case([&](HasFlagOp o) {
+        return declare(o.getResult(),
+                       llvm::formatv("({0}.flags & {1}) != 0",
+                                     name(o.getDescriptor()),
+                                     static_cast<int>(o.getFlag()))
+                           .str());
+      })
+      .Case([&](WorkIdOp o) {
+        return declare(o.getResult(), "static_cast<int64_t>(" +
+                                          name(o.getDescriptor()) +
+                                          ".work_id)");
+      })
+      .Case([&](DispatchOp o) { return emitDispatch(o); })
+      .Case([&](ReturnOp) {
+        os << "return;\n";
+        return success();
+      })
+      .Default([&](Operation *other) {
+        return other->emitOpError("cannot be emitted as C++ (run the "
+                                  "wsp-pipeline first; the emitter prints "
+                                  "what wsp-check-emittable accepts)");
+      });
+}
+
+LogicalResult Emitter::emitGlobal(memref::GlobalOp op) {
+  auto init = dyn_cast_if_present<DenseElementsAttr>(op.getInitialValueAttr());
+  if (!init || !op.getConstant())
+    return op.emitOpError("is emitted only as a constant with a dense value");
+  FailureOr<std::string> t = scalarType(op.getType().getElementType(), op);
+  if (failed(t))
+    return failure();
+  os << "// memref.global @" << op.getSymName() << "\n";
+  os << "static const " << *t << " g_" << op.getSymName() << "["
+     << init.getNumElements() << "] = {";
+  llvm::interleaveComma(init.getValues<Attribute>(), os, [&](Attribute a) {
+    os << constant(a, op.getType().getElementType());
+  });
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitTable(DescriptorTableOp op) {
+  os << "// wsp.descriptor_table @" << op.getSymName() << ": "
+     << op.getNumDescriptors() << " descriptors planned at compile time "
+     << "(chunk " << op.getChunkAttr().getInt() << ")\n";
+  os << "static const ::pto::runtime::WorkDescriptor g_" << op.getSymName()
+     << "[] = {\n";
+  auto values = llvm::to_vector(op.getTable().getValues<int32_t>());
+  for (int64_t row = 0; row < op.getNumDescriptors(); ++row) {
+    const int32_t *r = &values[row * DescriptorTableOp::kColumns];
+    os << llvm::formatv(
+        "    {{{0}u, {1}, {2}, 0, {{{3}u, {4}u, {5}u, {6}u}},\n", r[0], r[1],
+        r[2], r[3], r[4], r[5], r[6]);
+  }
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitKernel(KernelOp op) {
+  if (!op.isSpecialized())
+    return op.emitOpError("is tier-generic; run wsp-specialize-tiers first");
+  Block &entry = op.getBody().front();
+  os << "// wsp.kernel @" << op.getSymName() << ", tier "
+     << op.getTierAttr().getInt() << " of @" << op.getTiers() << "\n";
+  nextValue = 0;
+  os << "static void " << op.getSymName() << "(";
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    names[arg] = "a" + std::to_string(i);
+    if (i == 0) {
+      os << "const ::pto::runtime::WorkDescriptor &a0";
+      continue;
+    }
+    FailureOr<std::string> t = type(arg.getType(), op);
+    if (failed(t))
+      return failure();
+    os << ", " << *t << " a" << i;
+  }
+  os << ") {\n";
+  os.indent();
+  for (BlockArgument arg : entry.getArguments())
+    if (arg.use_empty())
+      os << "(void)" << name(arg) << ";\n";
+  if (failed(emitBlock(entry)))
+    return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitKernelTable(KernelTableOp op) {
+  // The spec's dispatch_table[tier] (§7.2): one entry per tier id up to the
+  // largest reachable one; unreachable tiers hold a trap.
+  int64_t size = 0;
+  for (int64_t id : op.getTierIds())
+    size = std::max(size, id + 1);
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string params = "const ::pto::runtime::WorkDescriptor &";
+  for (Type t : first.getArgumentTypes().drop_front()) {
+    FailureOr<std::string> ct = type(t, op);
+    if (failed(ct))
+      return failure();
+    params += ", " + *ct;
+  }
+  os << "// wsp.kernel_table @" << op.getSymName() << "\n";
+  if (size != static_cast<int64_t>(op.getTierIds().size()))
+    os << "static void " << op.getSymName() << "_unreachable(" << params
+       << ") { std::abort(); }\n";
+  os << "using " << op.getSymName() << "_fn = void (*)(" << params << ");\n";
+  os << "static constexpr " << op.getSymName() << "_fn " << op.getSymName()
+     << "_dispatch[" << size << "] = {";
+  for (int64_t id = 0; id < size; ++id) {
+    auto it = llvm::find(op.getTierIds(), id);
+    os << (id ? ", " : "") << "&"
+       << (it == op.getTierIds().end()
+               ? (op.getSymName() + "_unreachable").str()
+               : op.getKernel(it - op.getTierIds().begin()).getValue().str());
+  }
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitFunc(func::FuncOp op) {
+  if (op.isExternal())
+    return op.emitOpError("is a declaration; the emitter prints definitions");
+  if (op.getNumResults() > 1)
+    return op.emitOpError("returns more than one value, which the C++ "
+                          "emitter does not print");
+  std::string result = "void";
+  if (op.getNumResults() == 1) {
+    FailureOr<std::string> t = type(op.getResultTypes()[0], op);
+    if (failed(t))
+      return failure();
+    result = *t;
+  }
+  Block &entry = op.getBody().front();
+  nextValue = 0;
+  os << "// func.func @" << op.getSymName() << "\n";
+  os << result << " " << op.getSymName() << "(";
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    names[arg] = "a" + std::to_string(i);
+    FailureOr<std::string> t = type(arg.getType(), op);
+    if (failed(t))
+      return failure();
+    os << (i ? ", " : "") << *t << " a" << i;
+  }
+  os << ") {\n";
+  os.indent();
+  if (failed(emitBlock(entry)))
+    return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitModule(ModuleOp module) {
+  os << "// Generated by wsp-translate --wsp-to-cpusim. Do not edit.\n";
+  os << kPrelude;
+  os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
+  os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "
+        "nullptr;\n\n";
+  // Dependency order: data, kernels, their tables, then the functions
+  // that dispatch them; module order within each group.
+  for (int group = 0; group < 4; ++group) {
+    for (Operation &op : module.getBody()->getOperations()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](memref::GlobalOp g) {
+                return group == 0 ? emitGlobal(g) : success();
+              })
+              .Case([&](DescriptorTableOp t) {
+                return group == 0 ? emitTable(t) : success();
+              })
+              .Case([&](KernelOp k) {
+                return group == 1 ? emitKernel(k) : success();
+              })
+              .Case([&](KernelTableOp t) {
+                return group == 2 ? emitKernelTable(t) : success();
+              })
+              .Case([&](func::FuncOp f) {
+                return group == 3 ? emitFunc(f) : success();
+              })
+              .Case([&](TierConfigOp) { return success(); }) // folded in
+              .Default([&](Operation *other) {
+                return other->emitOpError(
+                    "cannot be emitted as C++ at module level");
+              });
+      if (failed(result))
+        return failure();
+    }
+  }
+  os << "} // namespace wsp_gen\n";
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::wsp::emitCpuSim(ModuleOp module, raw_ostream &os) {
+  std::string buffer;
+  llvm::raw_string_ostream out(buffer);
+  Emitter emitter(out);
+  if (failed(emitter.emitModule(module)))
+    return failure();
+  os << buffer;
+  return success();
+}
