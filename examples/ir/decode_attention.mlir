@@ -19,8 +19,7 @@
 // live in global memory per (request, query token, head): a descriptor with
 // INIT resets them, every chunk folds its KV range in with the online-softmax
 // rule, and the LAST chunk writes o / l. The chunks of one row therefore run
-// in order on one core; planning-time merge of split rows is the backend's
-// choice (docs/rationale/Dialect.md).
+// in order on one core: the dispatch is row_affine.
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>,       // short
@@ -60,7 +59,7 @@ func.func @decode_step(
         memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
         memref<?x?x?x?xbf16>)
       descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-      on vector(48)
+      on vector(48) row_affine
   return %status : i32
 }
 

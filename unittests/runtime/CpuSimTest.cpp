@@ -226,3 +226,41 @@ TEST(CpuSim, PlannedWorkloadEndToEnd) {
     }
   free_descriptors(descs);
 }
+
+TEST(CpuSim, RowsScheduleKeepsEachRowInOrderOnOneCore) {
+  std::vector<int> lens = {5000, 1, 300, 9000, 0, 2048, 777};
+  AttentionPlanner planner(PlanConfig{256, 4096, 65536, true});
+  const int heads = 3, chunk = 256;
+  const int cap = planner.get_total_work(lens.data(), 7, heads, chunk);
+  std::vector<WorkDescriptor> descs(cap);
+  int count = 0;
+  ASSERT_EQ(
+      planner.generate(lens.data(), 7, heads, chunk, descs.data(), cap, &count),
+      PlanResult::OK);
+  for (int cores : {1, 5, 48}) {
+    std::vector<int> core_of(count, -1);
+    std::mutex m;
+    std::vector<std::vector<int>> order(cores);
+    sim::Options options;
+    options.schedule = sim::Schedule::Rows;
+    sim::LaunchReport report;
+    ASSERT_EQ(sim::run_spmd(
+                  sim::CoreKind::Vector, cores, descs.data(), count,
+                  [&](const WorkDescriptor &d) {
+                    std::lock_guard<std::mutex> lock(m);
+                    core_of[d.work_id] = get_block_idx();
+                    order[get_block_idx()].push_back(d.work_id);
+                  },
+                  &report, options),
+              PlanResult::OK);
+    EXPECT_EQ(report.total_descriptors(), (uint64_t)count);
+    for (int i = 0; i < count; ++i) {
+      ASSERT_GE(core_of[i], 0) << "descriptor " << i << " never ran";
+      if (!descs[i].is_first()) { // same core as the chunk before it
+        EXPECT_EQ(core_of[i], core_of[i - 1]) << i;
+      }
+    }
+    for (const std::vector<int> &ids : order) // in order within a core
+      EXPECT_TRUE(std::is_sorted(ids.begin(), ids.end()));
+  }
+}

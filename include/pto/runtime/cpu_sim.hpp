@@ -117,13 +117,25 @@ using CostFn = uint64_t (*)(const WorkDescriptor &);
 /// (Attention kv_len, MoE token_count).
 inline uint64_t unit_length(const WorkDescriptor &d) { return d.params[3]; }
 
+/// How a group's descriptors are shared among its cores.
+enum class Schedule : uint8_t {
+  /// Core c takes descriptors c, c+N, c+2N, ... (a grid).
+  Strided,
+  /// Core c takes one contiguous range, cut only before FLAG_FIRST
+  /// descriptors, so the chunks of a row (FIRST .. LAST, contiguous in the
+  /// planner's output) run in order on one core: what kernels that carry a
+  /// row's accumulators from chunk to chunk need.
+  Rows,
+};
+
 struct Options {
   int os_threads = 0;         // 0: std::thread::hardware_concurrency()
   CostFn cost = &unit_length; // what CoreStats::cost sums
+  Schedule schedule = Schedule::Strided;
 };
 
 /// One MPMD group: `num_cores` cores of one kind running one kernel over its
-/// own descriptors; core c of the group takes descriptors c, c+N, c+2N, ...
+/// own descriptors, shared among its cores by Options::schedule.
 struct CoreGroup {
   CoreKind kind = CoreKind::Vector;
   int num_cores = 0;
@@ -153,6 +165,16 @@ void for_each_core(int n, int os_threads, Body &&body) {
   worker();
   for (std::thread &thread : pool)
     thread.join();
+}
+
+/// First descriptor of core `core`'s range under Schedule::Rows: the first
+/// row start at or after an even split point.
+inline int row_range_begin(const WorkDescriptor *descs, int count, int core,
+                           int num_cores) {
+  int i = static_cast<int>(static_cast<int64_t>(count) * core / num_cores);
+  while (i < count && i > 0 && !descs[i].is_first())
+    ++i;
+  return i;
 }
 
 inline double micros_since(std::chrono::steady_clock::time_point start) {
@@ -196,12 +218,22 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
         CoreStats &s = stats[core];
         detail::ScopedBlock scope(s.block_idx, g.num_cores, g.kind);
         const auto start = std::chrono::steady_clock::now();
-        for (int i = s.block_idx; i < g.count; i += g.num_cores) {
-          const WorkDescriptor &d = g.descs[i];
+        auto run = [&](const WorkDescriptor &d) {
           g.kernel(d);
           ++s.descriptors;
           s.cost += cost(d);
           ++s.per_tier[d.tier];
+        };
+        if (options.schedule == Schedule::Rows) {
+          const int end = detail::row_range_begin(g.descs, g.count,
+                                                  s.block_idx + 1, g.num_cores);
+          for (int i = detail::row_range_begin(g.descs, g.count, s.block_idx,
+                                               g.num_cores);
+               i < end; ++i)
+            run(g.descs[i]);
+        } else {
+          for (int i = s.block_idx; i < g.count; i += g.num_cores)
+            run(g.descs[i]);
         }
         s.busy_us = detail::micros_since(start);
       });

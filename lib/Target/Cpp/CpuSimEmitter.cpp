@@ -371,7 +371,8 @@ LogicalResult Emitter::emitDispatch(DispatchOp op) {
      << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
      << ".data, static_cast<int>(" << name(op.getCount()) << "),\n";
   os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
-     << "; }, wsp_launch_report);\n";
+     << "; }, wsp_launch_report"
+     << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
   return success();
 }
 
@@ -768,7 +769,13 @@ LogicalResult Emitter::emitModule(ModuleOp module) {
   os << kPrelude;
   os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
   os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "
-        "nullptr;\n\n";
+        "nullptr;\n";
+  os << "/// The simulation options of row_affine dispatches.\n";
+  os << "inline ::pto::runtime::sim::Options wsp_rows_options() {\n";
+  os << "  ::pto::runtime::sim::Options options;\n";
+  os << "  options.schedule = ::pto::runtime::sim::Schedule::Rows;\n";
+  os << "  return options;\n";
+  os << "}\n\n";
   // Dependency order: data, kernels, their tables, then the functions
   // that dispatch them; module order within each group.
   for (int group = 0; group < 4; ++group) {

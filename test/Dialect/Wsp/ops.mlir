@@ -131,3 +131,12 @@ func.func @dispatch(%descs: memref<?x!wsp.descriptor<attention>>, %n: index,
   }
   return
 }
+
+// CHECK-LABEL: func.func @row_affine
+// CHECK: wsp.dispatch @k(%{{.*}} : memref<?xf32>) descriptors(%{{.*}} : memref<?x!wsp.descriptor<attention>>) on vector(48) row_affine
+func.func @row_affine(%descs: memref<?x!wsp.descriptor<attention>>, %n: index,
+                      %out: memref<?xf32>) {
+  wsp.dispatch @k(%out : memref<?xf32>)
+      descriptors(%descs[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48) row_affine
+  return
+}

@@ -19,7 +19,7 @@
 // CHECK: scf.while
 // CHECK: wsp.make_descriptor
 // CHECK: wsp.dispatch @decode_attention_table(
-// CHECK-SAME: on vector(48) {reachable_tiers = array<i64: 0, 1, 2, 3>}
+// CHECK-SAME: on vector(48) row_affine {reachable_tiers = array<i64: 0, 1, 2, 3>}
 // CHECK: wsp.kernel @decode_attention_tier0 tiers(@DecodeAttentionTiers) tier(0)
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
 // CHECK: wsp.kernel @decode_attention_tier3 tiers(@DecodeAttentionTiers) tier(3)

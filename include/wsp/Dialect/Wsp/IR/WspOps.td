@@ -453,6 +453,12 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
     `wsp.kernel_table`. `reachable_tiers`, set by planning, lists the only
     tier ids the descriptors can carry.
 
+    By default core c of N takes descriptors c, c+N, ... (a grid).
+    `row_affine` asks instead that the chunks of one row (FIRST .. LAST,
+    contiguous in the planner's output) run in order on one core, for
+    kernels that carry a row's accumulators from chunk to chunk: each core
+    takes a contiguous range cut only before FIRST descriptors.
+
     ```mlir
     wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
         descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
@@ -462,11 +468,13 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
   let arguments = (ins FlatSymbolRefAttr:$kernel, Variadic<AnyType>:$args,
                        Wsp_DescriptorBuffer:$descriptors, Index:$count,
                        Wsp_CoreKind:$core_kind, I64Attr:$num_cores,
-                       OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers);
+                       OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers,
+                       UnitAttr:$row_affine);
   let assemblyFormat = [{
     $kernel `(` ($args^ `:` type($args))? `)`
     `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
-    `on` $core_kind `(` $num_cores `)` attr-dict
+    `on` $core_kind `(` $num_cores `)` (`row_affine` $row_affine^)?
+    attr-dict
   }];
   let hasVerifier = 1;
 }
