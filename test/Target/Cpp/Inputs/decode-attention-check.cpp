@@ -1,0 +1,196 @@
+// Driver for decode-attention-e2e.test: the emitted decode_step (force-
+// included) on random paged bf16 caches, against a naive fp32 attention
+// written here independently (no chunks, no tiers, no online softmax).
+//
+// Tolerance: |out - ref| <= 3e-3. Values of v are in [-1, 1], so outputs are
+// in [-1, 1], where half a bf16 ulp is at most 2^-9 = 1.95e-3; the rest is
+// the chunked online softmax summing in another order than the reference.
+// q is drawn from [-8, 8] so that attention is peaked, not near-uniform
+// (near-uniform attention over long sequences hides scale errors).
+#include <pto/runtime/runtime.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace rt = pto::runtime;
+using wsp_gen::bf16;
+using wsp_gen::MemRef;
+
+static uint16_t to_bf16_bits(float f) { // truncation is fine for inputs
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return static_cast<uint16_t>(u >> 16);
+}
+static float from_bf16_bits(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+struct Case {
+  const char *name;
+  int q_len, heads, kv_heads, head_dim, block_size;
+  std::vector<int> kv_lens;
+};
+
+static bool run(const Case &c, std::mt19937 &rng) {
+  const int batch = static_cast<int>(c.kv_lens.size());
+  const int group = c.heads / c.kv_heads;
+  std::uniform_real_distribution<float> uni(-1.f, 1.f);
+  // Paged cache: each request's blocks are scattered through the pool, and
+  // its block-table row is kv_ids[b] (a permutation), as in
+  // store_paged_kv_cache.
+  std::vector<int> blocks_of(batch);
+  int total_blocks = 0, max_blocks = 1;
+  for (int b = 0; b < batch; ++b) {
+    blocks_of[b] = (c.kv_lens[b] + c.block_size - 1) / c.block_size;
+    total_blocks += blocks_of[b];
+    max_blocks = std::max(max_blocks, blocks_of[b]);
+  }
+  std::vector<int> pool(std::max(total_blocks, 1));
+  std::iota(pool.begin(), pool.end(), 0);
+  std::shuffle(pool.begin(), pool.end(), rng);
+  std::vector<int32_t> kv_ids(batch);
+  std::iota(kv_ids.begin(), kv_ids.end(), 0);
+  std::shuffle(kv_ids.begin(), kv_ids.end(), rng);
+  std::vector<int32_t> table(batch * max_blocks, -1);
+  for (int b = 0, next = 0; b < batch; ++b)
+    for (int j = 0; j < blocks_of[b]; ++j)
+      table[kv_ids[b] * max_blocks + j] = pool[next++];
+
+  const size_t cache_elems = static_cast<size_t>(pool.size()) * c.kv_heads *
+                             c.block_size * c.head_dim;
+  std::vector<uint16_t> k(cache_elems), v(cache_elems);
+  for (auto *buf : {&k, &v})
+    for (uint16_t &x : *buf)
+      x = to_bf16_bits(uni(rng));
+  const size_t q_elems =
+      static_cast<size_t>(batch) * c.q_len * c.heads * c.head_dim;
+  std::vector<uint16_t> q(q_elems), out(q_elems, 0);
+  for (uint16_t &x : q)
+    x = to_bf16_bits(8.0f * uni(rng));
+  std::vector<float> acc_o(q_elems), acc_m(q_elems / c.head_dim),
+      acc_l(q_elems / c.head_dim);
+  std::vector<int32_t> lens(c.kv_lens.begin(), c.kv_lens.end());
+
+  // Enough descriptors for any chunk >= chunk_min (256).
+  int cap = 0;
+  for (int len : c.kv_lens)
+    cap += c.heads * ((len + 255) / 256);
+  std::vector<rt::WorkDescriptor> descs(std::max(cap, 1));
+  rt::sim::LaunchReport report;
+  wsp_gen::wsp_launch_report = &report;
+
+  auto *qb = reinterpret_cast<bf16 *>(q.data());
+  auto *kb = reinterpret_cast<bf16 *>(k.data());
+  auto *vb = reinterpret_cast<bf16 *>(v.data());
+  auto *ob = reinterpret_cast<bf16 *>(out.data());
+  const int64_t P = static_cast<int64_t>(pool.size());
+  const int32_t status = wsp_gen::decode_step(
+      MemRef<bf16, 4>{qb, {batch, c.q_len, c.heads, c.head_dim}},
+      MemRef<int32_t, 1>{kv_ids.data(), {batch}},
+      MemRef<int32_t, 1>{lens.data(), {batch}},
+      MemRef<int32_t, 2>{table.data(), {batch, max_blocks}},
+      MemRef<bf16, 4>{kb, {P, c.kv_heads, c.block_size, c.head_dim}},
+      MemRef<bf16, 4>{vb, {P, c.kv_heads, c.block_size, c.head_dim}},
+      MemRef<float, 4>{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}},
+      MemRef<float, 3>{acc_m.data(), {batch, c.q_len, c.heads}},
+      MemRef<float, 3>{acc_l.data(), {batch, c.q_len, c.heads}},
+      MemRef<bf16, 4>{ob, {batch, c.q_len, c.heads, c.head_dim}},
+      MemRef<rt::WorkDescriptor, 1>{descs.data(),
+                                    {static_cast<int64_t>(descs.size())}});
+  wsp_gen::wsp_launch_report = nullptr;
+  if (status != 0) {
+    std::printf("%s: planning status %d\n", c.name, status);
+    return false;
+  }
+
+  // The naive reference.
+  double max_err = 0;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+  for (int b = 0; b < batch; ++b)
+    for (int s = 0; s < c.q_len; ++s)
+      for (int h = 0; h < c.heads; ++h) {
+        const int kvh = h / group;
+        const int visible = c.kv_lens[b] - c.q_len + 1 + s; // causal
+        std::vector<float> scores(visible);
+        float m = -INFINITY;
+        for (int p = 0; p < visible; ++p) {
+          const int blk = table[kv_ids[b] * max_blocks + p / c.block_size];
+          const size_t base =
+              ((static_cast<size_t>(blk) * c.kv_heads + kvh) * c.block_size +
+               p % c.block_size) *
+              c.head_dim;
+          float dot = 0;
+          for (int d = 0; d < c.head_dim; ++d)
+            dot += from_bf16_bits(
+                       q[((static_cast<size_t>(b) * c.q_len + s) * c.heads +
+                          h) *
+                             c.head_dim +
+                         d]) *
+                   from_bf16_bits(k[base + d]);
+          scores[p] = dot * scale;
+          m = std::max(m, scores[p]);
+        }
+        std::vector<double> o(c.head_dim, 0);
+        double sum = 0;
+        for (int p = 0; p < visible; ++p) {
+          const double w = std::exp(static_cast<double>(scores[p]) - m);
+          sum += w;
+          const int blk = table[kv_ids[b] * max_blocks + p / c.block_size];
+          const size_t base =
+              ((static_cast<size_t>(blk) * c.kv_heads + kvh) * c.block_size +
+               p % c.block_size) *
+              c.head_dim;
+          for (int d = 0; d < c.head_dim; ++d)
+            o[d] += w * from_bf16_bits(v[base + d]);
+        }
+        for (int d = 0; d < c.head_dim; ++d) {
+          const double ref = o[d] / sum;
+          const double got = from_bf16_bits(
+              out[((static_cast<size_t>(b) * c.q_len + s) * c.heads + h) *
+                      c.head_dim +
+                  d]);
+          max_err = std::max(max_err, std::abs(got - ref));
+        }
+      }
+
+  uint64_t per_tier[4] = {};
+  for (const rt::sim::CoreStats &core : report.cores)
+    for (int t = 0; t < 4; ++t)
+      per_tier[t] += core.per_tier[t];
+  const bool ok = max_err <= 3e-3;
+  std::printf("%s: %s (max |err| %.2e, units per tier %llu/%llu/%llu/%llu, "
+              "KV balance %.2f)\n",
+              c.name, ok ? "ok" : "MISMATCH", max_err,
+              (unsigned long long)per_tier[0], (unsigned long long)per_tier[1],
+              (unsigned long long)per_tier[2], (unsigned long long)per_tier[3],
+              report.balance());
+  return ok;
+}
+
+int main() {
+  std::mt19937 rng(5);
+  const Case cases[] = {
+      // Every tier, one query token, no GQA, head_dim 64, block 16.
+      {"tiers q1 g1 d64 b16", 1, 4, 4, 64, 16, {1, 1500, 5000, 17000}},
+      // Two query tokens, GQA 4, head_dim 128, block 128; exact multiples
+      // of the 256-token chunk and a one-block request.
+      {"q2 g4 d128 b128", 2, 8, 2, 128, 128, {256, 512, 2, 1025}},
+      // Three query tokens, GQA 8, head_dim 64, block 16.
+      {"q3 g8 d64 b16", 3, 16, 2, 64, 16, {3, 300, 4096, 4097}},
+      // Many short requests.
+      {"many short q1 g4 d64 b16", 1, 8, 2, 64, 16,
+       {1, 7, 33, 64, 100, 255, 256, 257, 511, 512, 700, 1024}},
+  };
+  bool ok = true;
+  for (const Case &c : cases)
+    ok &= run(c, rng);
+  return ok ? 0 : 1;
+}
