@@ -10,6 +10,7 @@
 #define PTO_RUNTIME_CPU_SIM_HPP
 
 #include "pto/runtime/hardware.hpp"
+#include "pto/runtime/kernel_dispatch.hpp"
 #include "pto/runtime/work_descriptor.hpp"
 #include "pto/runtime/work_planner.hpp"
 
@@ -167,16 +168,6 @@ void for_each_core(int n, int os_threads, Body &&body) {
     thread.join();
 }
 
-/// First descriptor of core `core`'s range under Schedule::Rows: the first
-/// row start at or after an even split point.
-inline int row_range_begin(const WorkDescriptor *descs, int count, int core,
-                           int num_cores) {
-  int i = static_cast<int>(static_cast<int64_t>(count) * core / num_cores);
-  while (i < count && i > 0 && !descs[i].is_first())
-    ++i;
-  return i;
-}
-
 inline double micros_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::micro>(
              std::chrono::steady_clock::now() - start)
@@ -225,10 +216,10 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
           ++s.per_tier[d.tier];
         };
         if (options.schedule == Schedule::Rows) {
-          const int end = detail::row_range_begin(g.descs, g.count,
-                                                  s.block_idx + 1, g.num_cores);
-          for (int i = detail::row_range_begin(g.descs, g.count, s.block_idx,
-                                               g.num_cores);
+          const int end = ::pto::runtime::row_range_begin(
+              g.descs, g.count, s.block_idx + 1, g.num_cores);
+          for (int i = ::pto::runtime::row_range_begin(
+                   g.descs, g.count, s.block_idx, g.num_cores);
                i < end; ++i)
             run(g.descs[i]);
         } else {

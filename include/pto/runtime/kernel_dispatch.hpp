@@ -36,6 +36,18 @@ make_dispatch_table(std::index_sequence<I...>) {
 }
 } // namespace detail
 
+/// Row-affine sharing of a descriptor list among `num_cores` cores: core
+/// `core` runs [row_range_begin(core), row_range_begin(core + 1)), a
+/// contiguous range cut only before FLAG_FIRST descriptors, so a row's chunks
+/// run in order on one core. Used by AICore entries and the CPU simulation.
+inline int row_range_begin(const WorkDescriptor *descs, int count, int core,
+                           int num_cores) {
+  int i = static_cast<int>(static_cast<long long>(count) * core / num_cores);
+  while (i < count && i > 0 && !descs[i].is_first())
+    ++i;
+  return i;
+}
+
 /// The dispatch table of a kernel template `Kernel<Tier>::run`, for callers
 /// that prefer a class template to the macros.
 template <typename Fn, template <int> class Entry, size_t NumTiers>

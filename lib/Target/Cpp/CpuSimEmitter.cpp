@@ -46,7 +46,7 @@ namespace wsp_gen {
 /// A row-major view of a memref: the data and the size of each dimension.
 template <typename T, int Rank>
 struct MemRef {
-  T *data;
+  __gm__ T *data;
   int64_t sizes[Rank];
 };
 
@@ -76,9 +76,14 @@ inline float maximumf(float a, float b) {
 
 )cpp";
 
+/// What one emitted file is: the CPU-simulation program, or one of the
+/// three device files (ABI header, AICPU planning source, AICore kernels).
+enum class Flavor { CpuSim, Abi, Aicpu, Aicore };
+
 class Emitter {
 public:
-  explicit Emitter(raw_ostream &os) : os(os) {}
+  Emitter(raw_ostream &os, Flavor flavor, StringRef stem)
+      : os(os), flavor(flavor), stem(stem.str()) {}
 
   LogicalResult emitModule(ModuleOp module);
 
@@ -101,6 +106,12 @@ private:
   LogicalResult emitKernel(KernelOp op);
   LogicalResult emitKernelTable(KernelTableOp op);
   LogicalResult emitFunc(func::FuncOp op);
+  // Device flavors.
+  LogicalResult emitTableArgs(KernelTableOp op);
+  LogicalResult emitTableEntry(KernelTableOp op);
+  LogicalResult emitFuncArgs(func::FuncOp op);
+  LogicalResult emitFuncEntry(func::FuncOp op);
+  FailureOr<std::string> tableParams(KernelTableOp op);
 
   // Statements.
   LogicalResult emitBlock(Block &block);
@@ -117,6 +128,8 @@ private:
   std::string kernelArgs(ValueRange args);
 
   raw_indented_ostream os;
+  Flavor flavor;
+  std::string stem;
   llvm::DenseMap<Value, std::string> names;
   unsigned nextValue = 0;
 };
@@ -349,6 +362,31 @@ std::string Emitter::kernelArgs(ValueRange args) {
 }
 
 LogicalResult Emitter::emitDispatch(DispatchOp op) {
+  if (flavor == Flavor::Aicpu) {
+    // AICPU -> AICore: fill the table's argument block and launch its entry
+    // on the dispatch's cores (spec §6.5.1); the hook is the integration's.
+    if (!SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
+            op, op.getKernelAttr()))
+      return op.emitOpError("dispatches a single kernel; device emission "
+                            "launches wsp.kernel_table entries");
+    std::string t = op.getKernel().str();
+    os << "// wsp.dispatch @" << t << " on "
+       << stringifyCoreKind(op.getCoreKind()) << "("
+       << op.getNumCoresAttr().getInt() << ")"
+       << (op.getRowAffine() ? " row_affine" : "") << "\n";
+    os << "{\n";
+    os.indent();
+    os << t << "_args launch{" << name(op.getDescriptors()) << ".data, "
+       << name(op.getCount()) << ", " << (op.getRowAffine() ? 1 : 0);
+    for (Value arg : op.getArgs())
+      os << ", " << name(arg);
+    os << "};\n";
+    os << "wsp_launch_" << t << "(&launch, " << op.getNumCoresAttr().getInt()
+       << ");\n";
+    os.unindent();
+    os << "}\n";
+    return success();
+  }
   // The O(1) tier table (or one specialized kernel) per descriptor, on the
   // simulated cores of the dispatch's kind.
   auto table = SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
@@ -674,7 +712,8 @@ LogicalResult Emitter::emitKernel(KernelOp op) {
   os << "// wsp.kernel @" << op.getSymName() << ", tier "
      << op.getTierAttr().getInt() << " of @" << op.getTiers() << "\n";
   nextValue = 0;
-  os << "static void " << op.getSymName() << "(";
+  os << (flavor == Flavor::Aicore ? "static AICORE void " : "static void ")
+     << op.getSymName() << "(";
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     names[arg] = "a" + std::to_string(i);
     if (i == 0) {
@@ -747,7 +786,8 @@ LogicalResult Emitter::emitFunc(func::FuncOp op) {
   Block &entry = op.getBody().front();
   nextValue = 0;
   os << "// func.func @" << op.getSymName() << "\n";
-  os << result << " " << op.getSymName() << "(";
+  os << (flavor == Flavor::Aicpu ? "static " : "") << result << " "
+     << op.getSymName() << (flavor == Flavor::Aicpu ? "_impl" : "") << "(";
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     names[arg] = "a" + std::to_string(i);
     FailureOr<std::string> t = type(arg.getType(), op);
@@ -764,7 +804,193 @@ LogicalResult Emitter::emitFunc(func::FuncOp op) {
   return success();
 }
 
+FailureOr<std::string> Emitter::tableParams(KernelTableOp op) {
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string params;
+  for (auto [i, t] : llvm::enumerate(first.getArgumentTypes().drop_front())) {
+    FailureOr<std::string> ct = type(t, op);
+    if (failed(ct))
+      return failure();
+    params += "  " + *ct + " a" + std::to_string(i + 1) + ";\n";
+  }
+  return params;
+}
+
+LogicalResult Emitter::emitTableArgs(KernelTableOp op) {
+  FailureOr<std::string> params = tableParams(op);
+  if (failed(params))
+    return failure();
+  os << "/// The argument block of wsp.kernel_table @" << op.getSymName()
+     << ", in global memory.\n";
+  os << "struct " << op.getSymName() << "_args {\n";
+  os << "  __gm__ const ::pto::runtime::WorkDescriptor *descs;\n";
+  os << "  int64_t count;\n";
+  os << "  int32_t row_affine; // a row's chunks in order on one core\n";
+  os << *params << "};\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitTableEntry(KernelTableOp op) {
+  // Which core kind: the first dispatch of the table decides.
+  std::string kind = "KERNEL_TYPE_AIV_ONLY";
+  if (auto module = op->getParentOfType<ModuleOp>())
+    module.walk([&](DispatchOp d) {
+      if (d.getKernel() == op.getSymName() && d.getCoreKind() == CoreKind::cube)
+        kind = "KERNEL_TYPE_AIC_ONLY";
+    });
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string args;
+  for (unsigned i = 1, e = first.getArgumentTypes().size(); i < e; ++i)
+    args += ", args.a" + std::to_string(i);
+  std::string t = op.getSymName().str();
+  os << "// wsp.kernel_table @" << t
+     << ": the AICore entry. Each core runs its share of the descriptors\n"
+     << "// and selects the tier's specialization with a switch.\n";
+  os << "extern \"C\" __global__ AICORE void " << t
+     << "_entry(__gm__ uint8_t *args_gm) {\n";
+  os.indent();
+  os << "#if !defined(__CPU_SIM) && defined(KERNEL_TASK_TYPE_DEFAULT)\n";
+  os << "KERNEL_TASK_TYPE_DEFAULT(" << kind << ");\n";
+  os << "#endif\n";
+  os << "const wsp_gen::" << t << "_args &args =\n"
+     << "    *reinterpret_cast<__gm__ const wsp_gen::" << t
+     << "_args *>(args_gm);\n";
+  os << "const int count = static_cast<int>(args.count);\n";
+  os << "const int core = static_cast<int>(get_block_idx());\n";
+  os << "const int cores = static_cast<int>(get_block_num());\n";
+  os << "const int begin = args.row_affine ? ::pto::runtime::row_range_begin("
+        "args.descs, count, core, cores) : core;\n";
+  os << "const int end = args.row_affine ? ::pto::runtime::row_range_begin("
+        "args.descs, count, core + 1, cores) : count;\n";
+  os << "const int step = args.row_affine ? 1 : cores;\n";
+  os << "for (int i = begin; i < end; i += step) {\n";
+  os.indent();
+  os << "const ::pto::runtime::WorkDescriptor d = args.descs[i];\n";
+  os << "switch (d.tier) {\n";
+  for (auto [i, id] : llvm::enumerate(op.getTierIds()))
+    os << "case " << id << ":\n  wsp_gen::" << op.getKernel(i).getValue()
+       << "(d" << args << ");\n  break;\n";
+  os << "default: // a tier planning proved unreachable\n  break;\n";
+  os << "}\n";
+  os.unindent();
+  os << "}\n";
+  os.unindent();
+  os << "}\n\n";
+  // The simulation's stand-in for the AICPU -> AICore launch.
+  os << "#ifdef __CPU_SIM\n";
+  os << "extern \"C\" void wsp_launch_" << t << "(wsp_gen::" << t
+     << "_args *args, int num_cores) {\n";
+  os << "  ::pto::runtime::sim::launch(num_cores, [&] { " << t
+     << "_entry(reinterpret_cast<uint8_t *>(args)); });\n";
+  os << "}\n";
+  os << "#endif\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitFuncArgs(func::FuncOp op) {
+  os << "/// The argument block of the AICPU entry " << op.getSymName()
+     << ".\n";
+  os << "struct " << op.getSymName() << "_args {\n";
+  for (auto [i, t] : llvm::enumerate(op.getArgumentTypes())) {
+    FailureOr<std::string> ct = type(t, op);
+    if (failed(ct))
+      return failure();
+    os << "  " << *ct << " a" << i << ";\n";
+  }
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult Emitter::emitFuncEntry(func::FuncOp op) {
+  std::string f = op.getSymName().str();
+  os << "// The AICPU entry of func.func @" << f
+     << ": plans, fills the descriptor\n// buffer and launches the AICore "
+        "kernels; returns the planner's status.\n";
+  os << "extern \"C\" AICPU int " << f << "(void *args_ptr) {\n";
+  os.indent();
+  os << "auto *args = static_cast<wsp_gen::" << f << "_args *>(args_ptr);\n";
+  std::string call = "wsp_gen::" + f + "_impl(";
+  for (unsigned i = 0; i < op.getNumArguments(); ++i)
+    call += (i ? ", args->a" : "args->a") + std::to_string(i);
+  call += ")";
+  if (op.getNumResults() == 1)
+    os << "return static_cast<int>(" << call << ");\n";
+  else
+    os << call << ";\nreturn 0;\n";
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
 LogicalResult Emitter::emitModule(ModuleOp module) {
+  if (flavor != Flavor::CpuSim) {
+    SmallVector<KernelTableOp> tables;
+    SmallVector<func::FuncOp> funcs;
+    for (Operation &op : module.getBody()->getOperations()) {
+      if (auto t = dyn_cast<KernelTableOp>(op))
+        tables.push_back(t);
+      else if (auto f = dyn_cast<func::FuncOp>(op))
+        funcs.push_back(f);
+      else if (!isa<KernelOp, DescriptorTableOp, memref::GlobalOp,
+                    TierConfigOp>(op))
+        return op.emitOpError("cannot be emitted as C++ at module level");
+    }
+    if (flavor == Flavor::Abi) {
+      os << "// Generated by wsp-translate --wsp-to-abi. Do not edit.\n";
+      os << "// The interface between " << stem << "_aicpu.cpp and " << stem
+         << "_aicore.cpp: memref views and argument blocks.\n";
+      os << "#pragma once\n\n" << kPrelude;
+      for (KernelTableOp t : tables)
+        if (failed(emitTableArgs(t)))
+          return failure();
+      for (func::FuncOp f : funcs)
+        if (failed(emitFuncArgs(f)))
+          return failure();
+      os << "} // namespace wsp_gen\n\n";
+      os << "// AICPU -> AICore launches: provided by the device integration "
+            "on NPU,\n// by "
+         << stem << "_aicore.cpp under __CPU_SIM.\n";
+      for (KernelTableOp t : tables)
+        os << "extern \"C\" void wsp_launch_" << t.getSymName()
+           << "(wsp_gen::" << t.getSymName()
+           << "_args *args, int num_cores);\n";
+      return success();
+    }
+    os << "// Generated by wsp-translate --wsp-to-"
+       << (flavor == Flavor::Aicpu ? "aicpu" : "aicore") << ". Do not edit.\n";
+    os << "#include \"" << stem << "_abi.h\"\n\n";
+    os << "namespace wsp_gen {\n\n";
+    for (Operation &op : module.getBody()->getOperations()) {
+      LogicalResult r = success();
+      if (flavor == Flavor::Aicpu) {
+        if (auto g = dyn_cast<memref::GlobalOp>(op))
+          r = emitGlobal(g);
+        else if (auto t = dyn_cast<DescriptorTableOp>(op))
+          r = emitTable(t);
+      } else if (auto k = dyn_cast<KernelOp>(op)) {
+        r = emitKernel(k);
+      }
+      if (failed(r))
+        return failure();
+    }
+    if (flavor == Flavor::Aicpu)
+      for (func::FuncOp f : funcs)
+        if (failed(emitFunc(f)))
+          return failure();
+    os << "} // namespace wsp_gen\n\n";
+    if (flavor == Flavor::Aicpu) {
+      for (func::FuncOp f : funcs)
+        if (failed(emitFuncEntry(f)))
+          return failure();
+    } else {
+      for (KernelTableOp t : tables)
+        if (failed(emitTableEntry(t)))
+          return failure();
+    }
+    return success();
+  }
   os << "// Generated by wsp-translate --wsp-to-cpusim. Do not edit.\n";
   os << kPrelude;
   os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
@@ -812,12 +1038,33 @@ LogicalResult Emitter::emitModule(ModuleOp module) {
 
 } // namespace
 
-LogicalResult mlir::wsp::emitCpuSim(ModuleOp module, raw_ostream &os) {
+static LogicalResult emitFlavor(ModuleOp module, raw_ostream &os,
+                                Flavor flavor) {
   std::string buffer;
   llvm::raw_string_ostream out(buffer);
-  Emitter emitter(out);
+  Emitter emitter(out, flavor, getEmissionStem(module));
   if (failed(emitter.emitModule(module)))
     return failure();
   os << buffer;
   return success();
+}
+
+std::string mlir::wsp::getEmissionStem(ModuleOp module) {
+  if (std::optional<StringRef> name = module.getSymName())
+    if (isValidCppIdentifier(*name))
+      return name->str();
+  return "wsp_module";
+}
+
+LogicalResult mlir::wsp::emitCpuSim(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::CpuSim);
+}
+LogicalResult mlir::wsp::emitAbiHeader(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Abi);
+}
+LogicalResult mlir::wsp::emitAicpu(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Aicpu);
+}
+LogicalResult mlir::wsp::emitAicore(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Aicore);
 }

@@ -17,6 +17,12 @@ ArrayRef<wsp::WspTranslation> mlir::wsp::getWspTranslations() {
       {"wsp-to-cpusim",
        "emit the wsp-pipeline output as CPU-simulation C++ (pto::runtime)",
        &emitCpuSim},
+      {"wsp-to-abi", "emit the device form's shared interface header",
+       &emitAbiHeader},
+      {"wsp-to-aicpu", "emit the device form's AICPU planning source",
+       &emitAicpu},
+      {"wsp-to-aicore", "emit the device form's AICore kernel source",
+       &emitAicore},
   };
   return translations;
 }

@@ -12,6 +12,8 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <string>
+
 namespace mlir {
 class ModuleOp;
 namespace wsp {
@@ -30,6 +32,19 @@ LogicalResult emitTierConfigsHeader(ModuleOp module, llvm::raw_ostream &os);
 /// specialized kernels, O(1) kernel tables, static descriptor tables.
 /// Writes nothing and names the op on failure.
 LogicalResult emitCpuSim(ModuleOp module, llvm::raw_ostream &os);
+
+/// The device form of the same program, as three files that share one
+/// interface: <stem>_abi.h (memref views, argument blocks, launch hooks),
+/// <stem>_aicpu.cpp (the planning functions as `extern "C" int f(void *)`
+/// AICPU entries that fill descriptors and launch the AICore kernels) and
+/// <stem>_aicore.cpp (per-tier kernels and, per kernel table, an
+/// `extern "C" __global__ AICORE` entry that runs its core's share and
+/// selects the tier with a switch). <stem> is the module's name, or
+/// wsp_module.
+LogicalResult emitAbiHeader(ModuleOp module, llvm::raw_ostream &os);
+LogicalResult emitAicpu(ModuleOp module, llvm::raw_ostream &os);
+LogicalResult emitAicore(ModuleOp module, llvm::raw_ostream &os);
+std::string getEmissionStem(ModuleOp module);
 
 /// One wsp translation: a module in, text out. The same table backs
 /// wsp-translate's flags and the Python package's translate().

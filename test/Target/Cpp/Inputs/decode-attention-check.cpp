@@ -9,6 +9,13 @@
 // (near-uniform attention over long sequences hides scale errors).
 #include <pto/runtime/runtime.hpp>
 
+// The device form (WSP_DEVICE_FORM): the AICPU entry over its argument
+// block, launching the AICore entry through the simulated hook.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+extern "C" int decode_step(void *args);
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -85,27 +92,38 @@ static bool run(const Case &c, std::mt19937 &rng) {
     cap += c.heads * ((len + 255) / 256);
   std::vector<rt::WorkDescriptor> descs(std::max(cap, 1));
   rt::sim::LaunchReport report;
+#ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = &report;
+#endif
 
   auto *qb = reinterpret_cast<bf16 *>(q.data());
   auto *kb = reinterpret_cast<bf16 *>(k.data());
   auto *vb = reinterpret_cast<bf16 *>(v.data());
   auto *ob = reinterpret_cast<bf16 *>(out.data());
   const int64_t P = static_cast<int64_t>(pool.size());
-  const int32_t status = wsp_gen::decode_step(
-      MemRef<bf16, 4>{qb, {batch, c.q_len, c.heads, c.head_dim}},
-      MemRef<int32_t, 1>{kv_ids.data(), {batch}},
-      MemRef<int32_t, 1>{lens.data(), {batch}},
-      MemRef<int32_t, 2>{table.data(), {batch, max_blocks}},
-      MemRef<bf16, 4>{kb, {P, c.kv_heads, c.block_size, c.head_dim}},
-      MemRef<bf16, 4>{vb, {P, c.kv_heads, c.block_size, c.head_dim}},
-      MemRef<float, 4>{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}},
-      MemRef<float, 3>{acc_m.data(), {batch, c.q_len, c.heads}},
-      MemRef<float, 3>{acc_l.data(), {batch, c.q_len, c.heads}},
-      MemRef<bf16, 4>{ob, {batch, c.q_len, c.heads, c.head_dim}},
-      MemRef<rt::WorkDescriptor, 1>{descs.data(),
-                                    {static_cast<int64_t>(descs.size())}});
+  MemRef<bf16, 4> mq{qb, {batch, c.q_len, c.heads, c.head_dim}};
+  MemRef<int32_t, 1> mids{kv_ids.data(), {batch}};
+  MemRef<int32_t, 1> mlens{lens.data(), {batch}};
+  MemRef<int32_t, 2> mtable{table.data(), {batch, max_blocks}};
+  MemRef<bf16, 4> mk{kb, {P, c.kv_heads, c.block_size, c.head_dim}};
+  MemRef<bf16, 4> mv{vb, {P, c.kv_heads, c.block_size, c.head_dim}};
+  MemRef<float, 4> mo{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}};
+  MemRef<float, 3> mm{acc_m.data(), {batch, c.q_len, c.heads}};
+  MemRef<float, 3> ml{acc_l.data(), {batch, c.q_len, c.heads}};
+  MemRef<bf16, 4> mout{ob, {batch, c.q_len, c.heads, c.head_dim}};
+  MemRef<rt::WorkDescriptor, 1> mdescs{descs.data(),
+                                       {static_cast<int64_t>(descs.size())}};
+#ifdef WSP_DEVICE_FORM
+  wsp_gen::decode_step_args args{mq, mids, mlens, mtable, mk, mv,
+                                 mo, mm, ml, mout, mdescs};
+  const int32_t status = decode_step(&args);
+#else
+  const int32_t status = wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv,
+                                              mo, mm, ml, mout, mdescs);
+#endif
+#ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = nullptr;
+#endif
   if (status != 0) {
     std::printf("%s: planning status %d\n", c.name, status);
     return false;
