@@ -1,6 +1,8 @@
-// Driver for decode-attention-e2e.test: the emitted decode_step (force-
-// included) on random paged bf16 caches, against a naive fp32 attention
-// written here independently (no chunks, no tiers, no online softmax).
+// The self-check of examples/ir/decode_attention.mlir (run by `wspc --run`
+// and by the lit tests): the emitted decode_step on random paged bf16
+// caches, against a naive fp32 attention written here independently (no
+// chunks, no tiers, no online softmax). The CPU-sim source is force-included
+// (-include); with WSP_DEVICE_FORM the device form's AICPU entry is called.
 //
 // Tolerance: |out - ref| <= 3e-3. Values of v are in [-1, 1], so outputs are
 // in [-1, 1], where half a bf16 ulp is at most 2^-9 = 1.95e-3; the rest is
@@ -17,6 +19,7 @@ extern "C" int decode_step(void *args);
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -113,6 +116,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   MemRef<bf16, 4> mout{ob, {batch, c.q_len, c.heads, c.head_dim}};
   MemRef<rt::WorkDescriptor, 1> mdescs{descs.data(),
                                        {static_cast<int64_t>(descs.size())}};
+  const auto start = std::chrono::steady_clock::now();
 #ifdef WSP_DEVICE_FORM
   wsp_gen::decode_step_args args{mq, mids, mlens, mtable, mk, mv,
                                  mo, mm, ml, mout, mdescs};
@@ -121,6 +125,9 @@ static bool run(const Case &c, std::mt19937 &rng) {
   const int32_t status = wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv,
                                               mo, mm, ml, mout, mdescs);
 #endif
+  const double elapsed_ms = std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count();
 #ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = nullptr;
 #endif
@@ -190,6 +197,21 @@ static bool run(const Case &c, std::mt19937 &rng) {
               (unsigned long long)per_tier[0], (unsigned long long)per_tier[1],
               (unsigned long long)per_tier[2], (unsigned long long)per_tier[3],
               report.balance());
+  // The details a kernel engineer looks at.
+  uint32_t largest = 0;
+  for (int i = 0; i < static_cast<int>(report.total_descriptors()); ++i)
+    largest = std::max(largest, rt::params::Attention::kv_len(descs[i]));
+  std::printf("    lengths:");
+  for (int len : c.kv_lens)
+    std::printf(" %d", len);
+  std::printf("\n    work units %llu, largest chunk %u tokens, %zu cores, "
+              "plan+run %.2f ms\n",
+              (unsigned long long)report.total_descriptors(), largest,
+              report.cores.size(), elapsed_ms);
+  std::printf("    KV tokens per core:");
+  for (const rt::sim::CoreStats &core : report.cores)
+    std::printf(" %llu", (unsigned long long)core.cost);
+  std::printf("\n");
   return ok;
 }
 

@@ -1,0 +1,234 @@
+//===- wspc.cpp - the wsp compiler driver ---------------------------------===//
+//
+//   wspc workload.mlir -o out/ [--target=cpusim|ascend]
+//        [--static-planning=true|false] [--run [--check selfcheck.cpp]]
+//
+// Runs the whole compiler in-process (parse -> wsp-pipeline -> emission) and
+// writes the emitted tree:
+//
+//   out/include/<stem>_abi.h      the device form's shared interface
+//   out/aicpu/<stem>_aicpu.cpp    AICPU planning entries
+//   out/aicore/<stem>_aicore.cpp  per-tier AICore kernels and entries
+//   out/cpusim/<stem>.cpp         the CPU-simulation program
+//   out/CMakeLists.txt            builds the CPU-simulation self-check
+//
+// --run configures and builds that CMake project with the host compiler and
+// runs its self-check (by default <input>.selfcheck.cpp next to the input):
+// random inputs, the planned tiered run against a naive reference, and a
+// report. Every failure ends with a message and a nonzero exit; files are
+// written only after the whole compilation succeeded.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+#include "wsp/InitAllDialects.h"
+#include "wsp/Target/Cpp/WspToCpp.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<workload.mlir>"));
+static cl::opt<std::string> outputDir("o", cl::Required,
+                                      cl::desc("Directory of the emitted tree"),
+                                      cl::value_desc("dir"));
+static cl::opt<std::string> target("target", cl::init("cpusim"),
+                                   cl::desc("ascend or cpusim"));
+static cl::opt<bool> staticPlanning(
+    "static-planning", cl::init(true),
+    cl::desc("Plan at compile time when the lengths are constants"));
+static cl::opt<bool> run("run",
+                         cl::desc("Build the CPU-sim tree and run its "
+                                  "self-check"));
+static cl::opt<std::string>
+    checkFile("check", cl::desc("Self-check source (default: "
+                                "<input without .mlir>.selfcheck.cpp)"),
+              cl::value_desc("file.cpp"));
+static cl::opt<std::string>
+    runtimeInclude("runtime-include",
+                   cl::desc("Directory holding pto/runtime/runtime.hpp"),
+                   cl::value_desc("dir"));
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "wspc: error: " << message << "\n";
+  return 1;
+}
+
+/// Where pto/runtime lives: the option, the install layout next to this
+/// binary (<prefix>/bin/wspc -> <prefix>/include), or the source tree.
+static std::string findRuntimeInclude(const char *argv0) {
+  if (!runtimeInclude.empty())
+    return runtimeInclude;
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&findRuntimeInclude));
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(installed, "include");
+  llvm::SmallString<256> probe(installed);
+  llvm::sys::path::append(probe, "pto", "runtime", "runtime.hpp");
+  if (llvm::sys::fs::exists(probe))
+    return std::string(installed);
+  return WSP_SOURCE_INCLUDE_DIR;
+}
+
+static int runProgram(StringRef program, ArrayRef<StringRef> args,
+                      StringRef what) {
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, {}, 0, 0,
+                                     &message);
+  if (rc != 0)
+    return fail(what + " failed" + (message.empty() ? "" : ": " + message) +
+                " (exit " + llvm::Twine(rc) + ")");
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  wsp::registerWspPasses();
+  wsp::registerWspPipelines();
+  cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
+  if (target != "cpusim" && target != "ascend")
+    return fail("unknown --target '" + target + "'; expected ascend or cpusim");
+
+  // Parse.
+  DialectRegistry registry;
+  wsp::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      openInputFile(inputFile, &error);
+  if (!input)
+    return fail("cannot open '" + inputFile + "': " + error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("'" + inputFile + "' is not a valid wsp program");
+
+  // The default pipeline, in-process.
+  PassManager pm(&context, ModuleOp::getOperationName());
+  std::string pipeline = "wsp-pipeline{target=" + target +
+                         " static-planning=" +
+                         (staticPlanning ? "true" : "false") + "}";
+  if (failed(parsePassPipeline(pipeline, pm)))
+    return fail("cannot build the pipeline '" + pipeline + "'");
+  if (failed(pm.run(*module)))
+    return fail("the wsp pipeline failed on '" + inputFile + "'");
+
+  // Files are named after the module, or else after the input file.
+  if (!module->getSymName()) {
+    std::string fileStem = llvm::sys::path::stem(inputFile).str();
+    if (wsp::isValidCppIdentifier(fileStem))
+      module->setSymName(fileStem);
+  }
+  // Emit every file in memory first: nothing is written on failure.
+  const std::string stem = wsp::getEmissionStem(*module);
+  struct File {
+    std::string path;
+    LogicalResult (*emit)(ModuleOp, llvm::raw_ostream &);
+    std::string text;
+  };
+  std::vector<File> files = {
+      {"include/" + stem + "_abi.h", &wsp::emitAbiHeader, ""},
+      {"aicpu/" + stem + "_aicpu.cpp", &wsp::emitAicpu, ""},
+      {"aicore/" + stem + "_aicore.cpp", &wsp::emitAicore, ""},
+      {"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""},
+  };
+  for (File &f : files) {
+    llvm::raw_string_ostream os(f.text);
+    if (failed(f.emit(*module, os)))
+      return fail("cannot emit " + f.path);
+  }
+
+  // The self-check that --run builds.
+  std::string check = checkFile;
+  if (check.empty()) {
+    llvm::SmallString<256> guess(inputFile.getValue());
+    llvm::sys::path::replace_extension(guess, "selfcheck.cpp");
+    check = std::string(guess);
+  }
+  llvm::SmallString<256> checkAbs(check);
+  llvm::sys::fs::make_absolute(checkAbs);
+  const std::string runtime = findRuntimeInclude(argv[0]);
+  std::string cmake =
+      "# Generated by wspc. Builds the CPU-simulation self-check of " + stem +
+      ".\ncmake_minimum_required(VERSION 3.20)\nproject(" + stem +
+      "_cpusim CXX)\nset(CMAKE_CXX_STANDARD 17)\nset(CMAKE_CXX_STANDARD_"
+      "REQUIRED ON)\nif(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE "
+      "Release)\nendif()\nset(WSP_RUNTIME_INCLUDE \"" + runtime +
+      "\" CACHE PATH \"pto::runtime headers\")\nset(WSP_SELFCHECK \"" +
+      std::string(checkAbs) + "\" CACHE FILEPATH \"self-check source\")\n"
+      "find_package(Threads REQUIRED)\nadd_executable(" + stem +
+      "_selfcheck ${WSP_SELFCHECK})\ntarget_include_directories(" + stem +
+      "_selfcheck PRIVATE ${WSP_RUNTIME_INCLUDE} "
+      "${CMAKE_CURRENT_SOURCE_DIR}/include)\ntarget_compile_definitions(" +
+      stem + "_selfcheck PRIVATE __CPU_SIM)\n# The emitted program is one "
+      "translation unit with its self-check.\ntarget_compile_options(" + stem +
+      "_selfcheck PRIVATE -Wall -Wextra -include "
+      "${CMAKE_CURRENT_SOURCE_DIR}/cpusim/" + stem + ".cpp)\n"
+      "target_link_libraries(" + stem + "_selfcheck PRIVATE Threads::Threads)\n";
+  files.push_back({"CMakeLists.txt", nullptr, cmake});
+
+  for (const File &f : files) {
+    llvm::SmallString<256> path(outputDir.getValue());
+    llvm::sys::path::append(path, f.path);
+    if (std::error_code ec = llvm::sys::fs::create_directories(
+            llvm::sys::path::parent_path(path)))
+      return fail("cannot create '" + llvm::sys::path::parent_path(path) +
+                  "': " + ec.message());
+    auto out = openOutputFile(path, &error);
+    if (!out)
+      return fail("cannot write '" + path + "': " + error);
+    out->os() << f.text;
+    out->keep();
+  }
+  llvm::outs() << "wspc: wrote " << files.size() << " files to " << outputDir
+               << " (" << stem << ")\n";
+  llvm::outs().flush();
+  if (!run)
+    return 0;
+
+  // --run: configure, build and run the CPU-sim self-check.
+  if (!llvm::sys::fs::exists(checkAbs))
+    return fail("no self-check '" + check + "' (give one with --check)");
+  llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
+  if (!cmakeExe)
+    return fail("cmake is not on PATH; --run needs it");
+  llvm::SmallString<256> buildDir(outputDir.getValue());
+  llvm::sys::path::append(buildDir, "build");
+  std::string source = outputDir, build = std::string(buildDir);
+  if (int rc = runProgram(*cmakeExe,
+                          {*cmakeExe, "-S", source, "-B", build,
+                           "-DCMAKE_BUILD_TYPE=Release", "--log-level=WARNING"},
+                          "configuring the CPU-sim tree"))
+    return rc;
+  if (int rc = runProgram(*cmakeExe, {*cmakeExe, "--build", build},
+                          "building the CPU-sim tree"))
+    return rc;
+  llvm::SmallString<256> exe(buildDir);
+  llvm::sys::path::append(exe, stem + "_selfcheck");
+  llvm::outs() << "wspc: running " << exe << "\n";
+  llvm::outs().flush();
+  return runProgram(exe, {exe}, "the self-check") ? 1 : 0;
+}
