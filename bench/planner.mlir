@@ -1,0 +1,20 @@
+// The planner bench-emitted-planner times: the lowered AICPU planner for
+// the spec's AttentionPlanner configuration.
+wsp.tier_config @DecodeAttentionTiers [
+  #wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+  #wsp.tier<2, [4097, 16384]>, #wsp.tier<3, [16385, 131072]>]
+
+func.func @plan(%lens: memref<?xi32>, %batch: index, %heads: index,
+                %descs: memref<?x!wsp.descriptor<attention>>,
+                %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<>) : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %descs
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
