@@ -31,6 +31,15 @@ namespace rt = pto::runtime;
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
 
+// WSP_INT8_KV: the int8 cache of decode_attention_int8.mlir, with float
+// scales per (kv_head, head_dim); the reference dequantizes the same way.
+#ifdef WSP_INT8_KV
+using CacheElem = int8_t;
+#else
+using CacheElem = bf16;
+#endif
+
+
 static uint16_t to_bf16_bits(float f) { // truncation is fine for inputs
   uint32_t u;
   std::memcpy(&u, &f, 4);
@@ -77,9 +86,35 @@ static bool run(const Case &c, std::mt19937 &rng) {
   const size_t cache_elems = static_cast<size_t>(pool.size()) * c.kv_heads *
                              c.block_size * c.head_dim;
   std::vector<uint16_t> k(cache_elems), v(cache_elems);
+  std::vector<int8_t> k8(cache_elems), v8(cache_elems);
+  std::vector<float> k_scale(c.kv_heads * c.head_dim),
+      v_scale(c.kv_heads * c.head_dim);
+#ifdef WSP_INT8_KV
+  std::uniform_int_distribution<int> q8(-127, 127);
+  std::uniform_real_distribution<float> scale_dist(0.5f / 127, 1.0f / 127);
+  for (auto *buf : {&k8, &v8})
+    for (int8_t &x : *buf)
+      x = static_cast<int8_t>(q8(rng));
+  for (auto *buf : {&k_scale, &v_scale})
+    for (float &x : *buf)
+      x = scale_dist(rng);
+#else
   for (auto *buf : {&k, &v})
     for (uint16_t &x : *buf)
       x = to_bf16_bits(uni(rng));
+#endif
+  // One cache element as the reference sees it (dequantized for int8).
+  auto kv_value = [&](bool is_k, size_t index, int kvh, int d) -> float {
+#ifdef WSP_INT8_KV
+    const std::vector<int8_t> &cache = is_k ? k8 : v8;
+    const std::vector<float> &sc = is_k ? k_scale : v_scale;
+    return static_cast<float>(cache[index]) * sc[kvh * c.head_dim + d];
+#else
+    (void)kvh;
+    (void)d;
+    return from_bf16_bits(is_k ? k[index] : v[index]);
+#endif
+  };
   const size_t q_elems =
       static_cast<size_t>(batch) * c.q_len * c.heads * c.head_dim;
   std::vector<uint16_t> q(q_elems), out(q_elems, 0);
@@ -100,16 +135,27 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #endif
 
   auto *qb = reinterpret_cast<bf16 *>(q.data());
+#ifdef WSP_INT8_KV
+  CacheElem *kb = k8.data(), *vb = v8.data();
+#else
   auto *kb = reinterpret_cast<bf16 *>(k.data());
   auto *vb = reinterpret_cast<bf16 *>(v.data());
+#endif
   auto *ob = reinterpret_cast<bf16 *>(out.data());
   const int64_t P = static_cast<int64_t>(pool.size());
   MemRef<bf16, 4> mq{qb, {batch, c.q_len, c.heads, c.head_dim}};
   MemRef<int32_t, 1> mids{kv_ids.data(), {batch}};
   MemRef<int32_t, 1> mlens{lens.data(), {batch}};
   MemRef<int32_t, 2> mtable{table.data(), {batch, max_blocks}};
-  MemRef<bf16, 4> mk{kb, {P, c.kv_heads, c.block_size, c.head_dim}};
-  MemRef<bf16, 4> mv{vb, {P, c.kv_heads, c.block_size, c.head_dim}};
+  MemRef<CacheElem, 4> mk{kb, {P, c.kv_heads, c.block_size, c.head_dim}};
+  MemRef<CacheElem, 4> mv{vb, {P, c.kv_heads, c.block_size, c.head_dim}};
+#ifdef WSP_INT8_KV
+  MemRef<float, 2> mks{k_scale.data(), {c.kv_heads, c.head_dim}};
+  MemRef<float, 2> mvs{v_scale.data(), {c.kv_heads, c.head_dim}};
+#define WSP_SCALES mks, mvs,
+#else
+#define WSP_SCALES
+#endif
   MemRef<float, 4> mo{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}};
   MemRef<float, 3> mm{acc_m.data(), {batch, c.q_len, c.heads}};
   MemRef<float, 3> ml{acc_l.data(), {batch, c.q_len, c.heads}};
@@ -119,11 +165,11 @@ static bool run(const Case &c, std::mt19937 &rng) {
   const auto start = std::chrono::steady_clock::now();
 #ifdef WSP_DEVICE_FORM
   wsp_gen::decode_step_args args{mq, mids, mlens, mtable, mk, mv,
-                                 mo, mm, ml, mout, mdescs};
+                                 WSP_SCALES mo, mm, ml, mout, mdescs};
   const int32_t status = decode_step(&args);
 #else
-  const int32_t status = wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv,
-                                              mo, mm, ml, mout, mdescs);
+  const int32_t status = wsp_gen::decode_step(
+      mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm, ml, mout, mdescs);
 #endif
   const double elapsed_ms = std::chrono::duration<double, std::milli>(
                                 std::chrono::steady_clock::now() - start)
@@ -159,7 +205,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
                           h) *
                              c.head_dim +
                          d]) *
-                   from_bf16_bits(k[base + d]);
+                   kv_value(true, base + d, kvh, d);
           scores[p] = dot * scale;
           m = std::max(m, scores[p]);
         }
@@ -174,7 +220,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
                p % c.block_size) *
               c.head_dim;
           for (int d = 0; d < c.head_dim; ++d)
-            o[d] += w * from_bf16_bits(v[base + d]);
+            o[d] += w * kv_value(false, base + d, kvh, d);
         }
         for (int d = 0; d < c.head_dim; ++d) {
           const double ref = o[d] / sum;
