@@ -248,6 +248,46 @@ PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
   return run_mpmd({group}, report, options);
 }
 
+/// Persistent style: core c walks its own work list,
+/// items[indptr[c] .. indptr[c+1]), in order (e.g. a BalancedPlan's
+/// core_indptr / core_items). INVALID_PARAMS (running nothing) on a bad list.
+template <typename Kernel>
+PlanResult
+run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
+               int count, const int *indptr, const int *items, Kernel &&kernel,
+               LaunchReport *report = nullptr, const Options &options = {}) {
+  if (num_cores <= 0 || num_cores > sim::num_cores(kind) || !indptr ||
+      count < 0 || (count > 0 && (!descs || !items)) || indptr[0] != 0 ||
+      indptr[num_cores] > count)
+    return PlanResult::INVALID_PARAMS;
+  for (int c = 0; c < num_cores; ++c)
+    if (indptr[c + 1] < indptr[c])
+      return PlanResult::INVALID_PARAMS;
+  for (int i = 0; i < indptr[num_cores]; ++i)
+    if (items[i] < 0 || items[i] >= count)
+      return PlanResult::INVALID_PARAMS;
+  const CostFn cost = options.cost ? options.cost : &unit_length;
+  std::vector<CoreStats> stats(num_cores);
+  detail::for_each_core(num_cores, options.os_threads, [&](int core) {
+    CoreStats &s = stats[core];
+    s.kind = kind;
+    s.block_idx = core;
+    detail::ScopedBlock scope(core, num_cores, kind);
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = indptr[core]; i < indptr[core + 1]; ++i) {
+      const WorkDescriptor &d = descs[items[i]];
+      kernel(d);
+      ++s.descriptors;
+      s.cost += cost(d);
+      ++s.per_tier[d.tier];
+    }
+    s.busy_us = detail::micros_since(start);
+  });
+  if (report)
+    report->cores = std::move(stats);
+  return PlanResult::OK;
+}
+
 /// A plain grid launch, `entry<<<num_blocks>>>()`: `entry` runs once per
 /// block with get_block_idx() = block and get_block_num() = num_blocks. The
 /// grid may exceed the physical core count, as on device. Per-block stats

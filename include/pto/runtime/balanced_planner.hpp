@@ -1,0 +1,215 @@
+// pto/runtime/balanced_planner.hpp - a cost-aware planner that balances work
+// across cores (beside the spec's WorkPlanner, which stays as specified).
+//
+// The spec's planner picks one chunk size for the whole batch; once
+// batch x heads fills its budget it stops splitting, and on skewed lengths
+// one long request dominates the step. This planner plans per core instead:
+//
+// * Sweep (default). The rows (request x KV head, in order) are laid end to
+//   end and cut into one contiguous range per core, each holding the same
+//   cost: KV tokens + a fixed overhead per work unit + a merge cost per extra
+//   piece of a split row. A row is cut only at a KV block boundary, and only
+//   where a core fills up, so at most one row per core boundary is split.
+//   O(batch + cores); deterministic.
+// * Batch-invariant. A row's chunk boundaries depend only on its own length
+//   (pieces of `invariant_chunk` tokens, block aligned); pieces are then
+//   dealt to cores in order, each core filled to the average cost.
+//
+// Output: the spec's 24-byte descriptors (FIRST/INIT on a row's first piece,
+// LAST on its last; params: request, KV head, kv_start, kv_len), in row
+// order; per-core work lists in CSR form (core_indptr[N+1], core_items) for a
+// persistent kernel that walks its own list; and the merge plan: for each
+// row, the descriptors whose partial results combine into it, in KV order
+// (merge_indptr: a row's pieces are contiguous). Both planners place
+// contiguous descriptor ranges on cores in order, so core_items is the
+// identity; it is filled for consumers that walk it.
+#ifndef PTO_RUNTIME_BALANCED_PLANNER_HPP
+#define PTO_RUNTIME_BALANCED_PLANNER_HPP
+
+#include "pto/runtime/work_descriptor.hpp"
+#include "pto/runtime/work_planner.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+
+/// The cost of a plan, in KV-token units.
+struct CostModel {
+  int64_t per_unit = 64;  // fixed overhead of one work unit
+  int64_t per_token = 1;  // per KV token
+  int64_t per_merge = 64; // per extra piece of a split row (its merge)
+};
+
+struct BalancedConfig {
+  int num_cores = 48;  // e.g. the spec's 48 vector or 24 cube cores
+  int block_size = 16; // KV block: chunks never split one
+  CostModel cost;
+  bool batch_invariant = false;
+  int invariant_chunk = 2048; // tokens per piece in batch-invariant mode
+};
+
+struct BalancedPlan {
+  std::vector<WorkDescriptor> descriptors; // row order
+  int count = 0;                           // descriptors used
+  std::vector<int> core_indptr;            // num_cores + 1
+  std::vector<int> core_items;             // descriptor indices, per core
+  std::vector<int> merge_indptr;           // rows + 1: a row's pieces are
+                                           // descriptors [r, r+1), KV order
+  int rows = 0;
+  std::vector<int64_t> core_cost; // planned cost per core
+};
+
+namespace detail {
+inline WorkDescriptor make_piece(uint32_t id, int tier, uint32_t req,
+                                 uint32_t head, int64_t start, int64_t len,
+                                 bool first, bool last) {
+  WorkDescriptor d;
+  d.work_id = id;
+  d.tier = static_cast<uint8_t>(tier);
+  d.flags = static_cast<uint8_t>(
+      (first ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT : 0) |
+      (last ? WorkDescriptor::FLAG_LAST : 0));
+  d.reserved = 0;
+  params::Attention::set(d, req, head, static_cast<uint32_t>(start),
+                         static_cast<uint32_t>(len));
+  return d;
+}
+} // namespace detail
+
+/// Plans `batch` requests of `kv_lens` with `kv_heads` rows each. `tiers`
+/// selects each descriptor's tier from its request's length (any type with
+/// select_tier(int): a TierConfig or a TierList). Errors as the spec's
+/// planner: INVALID_PARAMS (null or non-positive sizes, negative length,
+/// bad config), UNSUPPORTED_SIZE (a length no tier covers).
+template <typename TierCfg>
+PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
+                         const BalancedConfig &config, const TierCfg &tiers,
+                         BalancedPlan *out) {
+  if (!out || !kv_lens || batch <= 0 || kv_heads <= 0 ||
+      config.num_cores <= 0 || config.block_size <= 0 ||
+      config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
+      config.cost.per_token <= 0 || config.cost.per_merge < 0)
+    return PlanResult::INVALID_PARAMS;
+  const CostModel &c = config.cost;
+  const int cores = config.num_cores;
+  const int64_t block = config.block_size;
+  const int64_t piece =
+      std::max<int64_t>(block, config.invariant_chunk / block * block);
+  int64_t tokens = 0, rows = 0, invariant_units = 0;
+  for (int b = 0; b < batch; ++b) {
+    const int len = kv_lens[b];
+    if (len < 0)
+      return PlanResult::INVALID_PARAMS;
+    if (len > 0 && tiers.select_tier(len) < 0)
+      return PlanResult::UNSUPPORTED_SIZE;
+    tokens += len;
+    rows += len > 0;
+    invariant_units += (len + piece - 1) / piece;
+  }
+  tokens *= kv_heads;
+  rows *= kv_heads;
+  invariant_units *= kv_heads;
+
+  BalancedPlan &p = *out;
+  const bool invariant = config.batch_invariant;
+  // Upper bound on pieces: one per row, plus one split per core boundary
+  // (sweep) or the invariant pieces.
+  const int64_t max_pieces = invariant ? invariant_units : rows + cores;
+  if (static_cast<int64_t>(p.descriptors.size()) < max_pieces)
+    p.descriptors.resize(max_pieces);
+  p.merge_indptr.resize(rows + 1);
+  p.core_indptr.assign(cores + 1, 0);
+  p.core_cost.assign(cores, 0);
+  WorkDescriptor *desc = p.descriptors.data();
+  int *merge = p.merge_indptr.data();
+  int n = 0, row = 0, core = 0;
+  merge[0] = 0;
+  // The base cost still to place: tokens and one unit per piece the plan
+  // needs anyway (one per row in the sweep; the fixed pieces and their
+  // merges when batch-invariant). Each core's capacity is its fair share of
+  // what remains, recomputed per core so rounding slack never piles up at
+  // the end; a sweep core may also take one split (an extra unit + merge).
+  int64_t remaining = c.per_token * tokens +
+                      c.per_unit * (invariant ? invariant_units : rows) +
+                      (invariant ? c.per_merge * (invariant_units - rows) : 0);
+  const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
+  int64_t capacity = (remaining + cores - 1) / cores + split;
+  int64_t used = 0;
+  auto next_core = [&] {
+    p.core_cost[core] = used;
+    p.core_indptr[++core] = n;
+    used = 0;
+    capacity = (remaining + (cores - core) - 1) / (cores - core) + split;
+  };
+
+  for (int b = 0; b < batch; ++b) {
+    const int64_t len = kv_lens[b];
+    if (len == 0)
+      continue;
+    const int tier = tiers.select_tier(static_cast<int>(len));
+    for (int h = 0; h < kv_heads; ++h) {
+      if (invariant) {
+        // Boundaries from the row's own length; whole pieces per core.
+        for (int64_t start = 0; start < len; start += piece) {
+          const int64_t size = std::min(piece, len - start);
+          const int64_t cost =
+              c.per_unit + c.per_token * size + (start > 0 ? c.per_merge : 0);
+          if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
+            next_core();
+          desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
+                                       start + size >= len);
+          ++n;
+          used += cost;
+          remaining -= cost;
+        }
+      } else {
+        // Sweep: fill this core; cut the row at a block boundary when full.
+        for (int64_t start = 0; start < len;) {
+          const int64_t rest = len - start;
+          const int64_t merge_cost = start > 0 ? c.per_merge : 0;
+          int64_t room =
+              (capacity - used - c.per_unit - merge_cost) / c.per_token;
+          if (core == cores - 1 || rest <= room) {
+            desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
+                                         true);
+            ++n;
+            used += c.per_unit + merge_cost + c.per_token * rest;
+            remaining -= c.per_token * rest + (start == 0 ? c.per_unit : 0);
+            break;
+          }
+          room = room / block * block;
+          if (room >= block) {
+            desc[n] = detail::make_piece(n, tier, b, h, start, room, start == 0,
+                                         false);
+            ++n;
+            used += c.per_unit + merge_cost + c.per_token * room;
+            remaining -= c.per_token * room + (start == 0 ? c.per_unit : 0);
+            start += room;
+          }
+          next_core();
+        }
+      }
+      merge[++row] = n;
+    }
+  }
+  // Close the last used core; the rest are empty.
+  p.core_cost[core] = used;
+  for (int i = core + 1; i <= cores; ++i)
+    p.core_indptr[i] = n;
+  p.count = n;
+  p.rows = row;
+  // Cores run contiguous ranges in descriptor order: the work lists are the
+  // identity, kept explicit for persistent kernels that walk core_items.
+  p.core_items.resize(n);
+  for (int i = 0; i < n; ++i)
+    p.core_items[i] = i;
+  return PlanResult::OK;
+}
+
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_BALANCED_PLANNER_HPP

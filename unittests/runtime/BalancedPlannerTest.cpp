@@ -1,0 +1,247 @@
+// The balanced planner's invariants on random inputs: every KV position of
+// every (request, KV head) covered exactly once, in KV order, cut only at
+// block boundaries; each descriptor on exactly one core; a consistent merge
+// plan; determinism; batch invariance; the spec's error codes; and a run
+// through the persistent launcher.
+#include <pto/runtime/balanced_planner.hpp>
+#include <pto/runtime/runtime.hpp>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace pto::runtime;
+
+namespace {
+
+std::vector<int> random_lengths(std::mt19937 &rng, int batch) {
+  std::vector<int> lens(batch);
+  for (int &l : lens) {
+    switch (rng() % 4) {
+    case 0:
+      l = 0;
+      break;
+    case 1:
+      l = 1 + rng() % 64;
+      break;
+    case 2:
+      l = 1 + rng() % 8192;
+      break;
+    default:
+      l = 1 + rng() % 131072;
+    }
+  }
+  return lens;
+}
+
+void check_invariants(const std::vector<int> &lens, int heads,
+                      const BalancedConfig &config, const BalancedPlan &p) {
+  const int n = p.count;
+  // Rows: every nonempty (request, head), in order, pieces contiguous in
+  // KV order from 0 to len, block-aligned cuts, FIRST/INIT and LAST.
+  int row = 0;
+  for (int b = 0; b < static_cast<int>(lens.size()); ++b) {
+    if (lens[b] == 0)
+      continue;
+    for (int h = 0; h < heads; ++h, ++row) {
+      ASSERT_LT(row, p.rows);
+      const int begin = p.merge_indptr[row], end = p.merge_indptr[row + 1];
+      ASSERT_LT(begin, end) << "row " << row << " has no piece";
+      uint32_t next = 0;
+      for (int i = begin; i < end; ++i) {
+        const WorkDescriptor &d = p.descriptors[i];
+        ASSERT_EQ(d.work_id, static_cast<uint32_t>(i));
+        ASSERT_EQ(params::Attention::request_idx(d), static_cast<uint32_t>(b));
+        ASSERT_EQ(params::Attention::head_idx(d), static_cast<uint32_t>(h));
+        ASSERT_EQ(params::Attention::kv_start(d), next) << "gap or overlap";
+        ASSERT_GT(params::Attention::kv_len(d), 0u);
+        ASSERT_EQ(d.is_first(), i == begin);
+        ASSERT_EQ(d.is_init(), i == begin);
+        ASSERT_EQ(d.is_last(), i == end - 1);
+        ASSERT_EQ(d.tier, DecodeAttentionTiers::select_tier(lens[b]));
+        next = params::Attention::kv_end(d);
+        if (i != end - 1) { // cut only at a block boundary
+          ASSERT_EQ(next % config.block_size, 0u);
+        }
+      }
+      ASSERT_EQ(next, static_cast<uint32_t>(lens[b])) << "row not covered";
+    }
+  }
+  ASSERT_EQ(row, p.rows);
+  ASSERT_EQ(p.merge_indptr[p.rows], n);
+  // Cores: the CSR lists partition the descriptors.
+  ASSERT_EQ(static_cast<int>(p.core_indptr.size()), config.num_cores + 1);
+  ASSERT_EQ(p.core_indptr[0], 0);
+  ASSERT_EQ(p.core_indptr[config.num_cores], n);
+  std::vector<int> seen(n, 0);
+  for (int c = 0; c < config.num_cores; ++c) {
+    ASSERT_LE(p.core_indptr[c], p.core_indptr[c + 1]);
+    int64_t cost = 0;
+    for (int i = p.core_indptr[c]; i < p.core_indptr[c + 1]; ++i) {
+      const WorkDescriptor &d = p.descriptors[p.core_items[i]];
+      ++seen[p.core_items[i]];
+      cost += config.cost.per_unit +
+              config.cost.per_token * params::Attention::kv_len(d) +
+              (d.is_first() ? 0 : config.cost.per_merge);
+    }
+    ASSERT_EQ(cost, p.core_cost[c]) << "core " << c;
+  }
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(seen[i], 1) << "descriptor " << i;
+}
+
+} // namespace
+
+TEST(BalancedPlanner, InvariantsOnRandomInputs) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int batch = 1 + rng() % 300;
+    const int heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 264;
+    config.block_size = trial % 2 ? 16 : 128;
+    config.batch_invariant = trial % 3 == 0;
+    config.invariant_chunk = 256 + rng() % 4096;
+    BalancedPlan plan;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &plan),
+              PlanResult::OK);
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    check_invariants(lens, heads, config, plan);
+  }
+}
+
+TEST(BalancedPlanner, Deterministic) {
+  std::mt19937 rng(11);
+  std::vector<int> lens = random_lengths(rng, 500);
+  BalancedConfig config;
+  config.num_cores = 48;
+  BalancedPlan a, b;
+  ASSERT_EQ(
+      plan_balanced(lens.data(), 500, 4, config, DecodeAttentionTiers{}, &a),
+      PlanResult::OK);
+  ASSERT_EQ(
+      plan_balanced(lens.data(), 500, 4, config, DecodeAttentionTiers{}, &b),
+      PlanResult::OK);
+  ASSERT_EQ(a.count, b.count);
+  EXPECT_EQ(0, std::memcmp(a.descriptors.data(), b.descriptors.data(),
+                           sizeof(WorkDescriptor) * a.count));
+  EXPECT_EQ(a.core_indptr, b.core_indptr);
+}
+
+TEST(BalancedPlanner, BatchInvariantBoundariesDependOnlyOnTheLength) {
+  // The same request (length 10000) in two different batches is cut the
+  // same way.
+  BalancedConfig config;
+  config.num_cores = 24;
+  config.batch_invariant = true;
+  config.invariant_chunk = 1024;
+  auto pieces_of_first = [&](std::vector<int> lens) {
+    BalancedPlan p;
+    EXPECT_EQ(plan_balanced(lens.data(), static_cast<int>(lens.size()), 2,
+                            config, DecodeAttentionTiers{}, &p),
+              PlanResult::OK);
+    std::vector<std::pair<uint32_t, uint32_t>> cuts;
+    for (int i = p.merge_indptr[0]; i < p.merge_indptr[1]; ++i)
+      cuts.emplace_back(params::Attention::kv_start(p.descriptors[i]),
+                        params::Attention::kv_len(p.descriptors[i]));
+    return cuts;
+  };
+  auto alone = pieces_of_first({10000});
+  auto crowded = pieces_of_first({10000, 5, 130000, 777, 4096, 1});
+  EXPECT_EQ(alone, crowded);
+  ASSERT_EQ(alone.size(), 10u); // ceil(10000 / 1024)
+  EXPECT_EQ(alone.back(), std::make_pair(9216u, 784u));
+}
+
+TEST(BalancedPlanner, SweepBalancesSkewedLengths) {
+  // One very long request among short ones: the sweep splits it across
+  // cores so that no core is far above the average.
+  std::vector<int> lens(64, 300);
+  lens[5] = 120000;
+  BalancedConfig config;
+  config.num_cores = 48;
+  BalancedPlan plan;
+  ASSERT_EQ(
+      plan_balanced(lens.data(), 64, 2, config, DecodeAttentionTiers{}, &plan),
+      PlanResult::OK);
+  check_invariants(lens, 2, config, plan);
+  int64_t total = 0, most = 0;
+  for (int64_t c : plan.core_cost) {
+    total += c;
+    most = std::max(most, c);
+  }
+  EXPECT_LE(most, total / 48 + 64 + 64 + config.block_size);
+}
+
+TEST(BalancedPlanner, Errors) {
+  std::vector<int> lens = {100, 200};
+  BalancedConfig config;
+  BalancedPlan plan;
+  auto plan_with = [&](const int *l, int b, int h, const BalancedConfig &c,
+                       BalancedPlan *p) {
+    return plan_balanced(l, b, h, c, DecodeAttentionTiers{}, p);
+  };
+  EXPECT_EQ(plan_with(nullptr, 2, 1, config, &plan),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan_with(lens.data(), 0, 1, config, &plan),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan_with(lens.data(), 2, 0, config, &plan),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan_with(lens.data(), 2, 1, config, nullptr),
+            PlanResult::INVALID_PARAMS);
+  BalancedConfig bad = config;
+  bad.num_cores = 0;
+  EXPECT_EQ(plan_with(lens.data(), 2, 1, bad, &plan),
+            PlanResult::INVALID_PARAMS);
+  bad = config;
+  bad.block_size = 0;
+  EXPECT_EQ(plan_with(lens.data(), 2, 1, bad, &plan),
+            PlanResult::INVALID_PARAMS);
+  std::vector<int> negative = {5, -1};
+  EXPECT_EQ(plan_with(negative.data(), 2, 1, config, &plan),
+            PlanResult::INVALID_PARAMS);
+  std::vector<int> huge = {5, 200000};
+  EXPECT_EQ(plan_with(huge.data(), 2, 1, config, &plan),
+            PlanResult::UNSUPPORTED_SIZE);
+}
+
+TEST(BalancedPlanner, PersistentLaunchRunsEachCoresList) {
+  std::mt19937 rng(3);
+  std::vector<int> lens = random_lengths(rng, 200);
+  BalancedConfig config;
+  config.num_cores = 48;
+  BalancedPlan plan;
+  ASSERT_EQ(
+      plan_balanced(lens.data(), 200, 4, config, DecodeAttentionTiers{}, &plan),
+      PlanResult::OK);
+  std::vector<std::atomic<int>> ran(plan.count);
+  std::vector<std::atomic<int>> on(plan.count);
+  sim::LaunchReport report;
+  ASSERT_EQ(sim::run_persistent(
+                sim::CoreKind::Vector, 48, plan.descriptors.data(), plan.count,
+                plan.core_indptr.data(), plan.core_items.data(),
+                [&](const WorkDescriptor &d) {
+                  ++ran[d.work_id];
+                  on[d.work_id] = get_block_idx();
+                },
+                &report),
+            PlanResult::OK);
+  for (int c = 0; c < 48; ++c)
+    for (int i = plan.core_indptr[c]; i < plan.core_indptr[c + 1]; ++i) {
+      EXPECT_EQ(ran[plan.core_items[i]], 1);
+      EXPECT_EQ(on[plan.core_items[i]], c);
+    }
+  EXPECT_EQ(report.total_descriptors(), static_cast<uint64_t>(plan.count));
+  std::vector<int> bad_indptr(49, 0);
+  bad_indptr[48] = plan.count + 1;
+  EXPECT_EQ(sim::run_persistent(sim::CoreKind::Vector, 48,
+                                plan.descriptors.data(), plan.count,
+                                bad_indptr.data(), plan.core_items.data(),
+                                [](const WorkDescriptor &) {}),
+            PlanResult::INVALID_PARAMS);
+}
