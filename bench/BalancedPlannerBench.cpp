@@ -19,6 +19,8 @@
 // (sum of the plan's costs / slots) and over the physical limit (sum of KV
 // tokens / slots), and a lower bound on the latter for any plan under this
 // cost model (lower_bound()).
+#include "BenchTiming.h"
+
 #include <pto/runtime/balanced_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 
@@ -35,8 +37,6 @@ using namespace pto::runtime;
 
 namespace {
 
-volatile int sink;
-
 std::vector<int> lengths(int batch, int dist) {
   std::mt19937 rng(1234 + batch);
   std::vector<int> lens(batch);
@@ -52,30 +52,6 @@ std::vector<int> lengths(int batch, int dist) {
     }
   }
   return lens;
-}
-
-template <typename F> double median_us(F &&f) {
-  using clock = std::chrono::steady_clock;
-  int calls = 1;
-  for (;;) {
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    if (clock::now() - t0 > std::chrono::milliseconds(2) || calls > (1 << 20))
-      break;
-    calls *= 2;
-  }
-  std::vector<double> s;
-  for (int r = 0; r < 15; ++r) {
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    s.push_back(
-        std::chrono::duration<double, std::micro>(clock::now() - t0).count() /
-        calls);
-  }
-  std::nth_element(s.begin(), s.begin() + 7, s.end());
-  return s[7];
 }
 
 /// A lower bound on any plan's makespan over the physical limit under this
@@ -125,11 +101,11 @@ int main() {
         AttentionPlanner spec(PlanConfig{256, 131072, slots, true});
         std::vector<WorkDescriptor> d(1 << 20);
         int n = 0;
-        const double t_spec = median_us([&] {
+        const double t_spec = wsp_bench::median_us([&] {
           int chunk = spec.plan_chunk_size(lens.data(), batch, kv_heads);
           spec.generate(lens.data(), batch, kv_heads, chunk, d.data(),
                         static_cast<int>(d.size()), &n);
-          sink = n;
+          wsp_bench::sink = n;
         });
         std::priority_queue<double, std::vector<double>, std::greater<>> free;
         for (int s = 0; s < slots; ++s)
@@ -150,10 +126,10 @@ int main() {
           config.block_size = block;
           config.batch_invariant = inv == 1;
           BalancedPlan plan;
-          const double t = median_us([&] {
+          const double t = wsp_bench::median_us([&] {
             plan_balanced(lens.data(), batch, kv_heads, config,
                           DecodeAttentionTiers{}, &plan);
-            sink = plan.count;
+            wsp_bench::sink = plan.count;
           });
           double cost = 0, make = 0;
           for (int64_t c : plan.core_cost) {

@@ -3,6 +3,8 @@
 // per second, as a ratio to memcpy bandwidth measured in the same run on
 // the same number of bytes. Two shapes: one long context, and many short
 // requests. bf16 cache, 8 query / 2 KV heads, head_dim 128, block 16.
+#include "BenchTiming.h"
+
 #include <pto/runtime/runtime.hpp>
 
 #include <algorithm>
@@ -16,8 +18,6 @@
 namespace rt = pto::runtime;
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
-
-static volatile int sink;
 
 struct Shape {
   const char *name;
@@ -41,9 +41,8 @@ int main() {
       blocks += (l + block - 1) / block;
       max_blocks = std::max(max_blocks, (l + block - 1) / block);
     }
-    std::vector<int32_t> table(batch * max_blocks), ids(batch), lens(
-                                                          shape.lens.begin(),
-                                                          shape.lens.end());
+    std::vector<int32_t> table(batch * max_blocks), ids(batch),
+        lens(shape.lens.begin(), shape.lens.end());
     std::iota(ids.begin(), ids.end(), 0);
     for (int b = 0, next = 0; b < batch; ++b)
       for (int j = 0; j < (lens[b] + block - 1) / block; ++j)
@@ -60,7 +59,7 @@ int main() {
         l(batch * heads);
     std::vector<rt::WorkDescriptor> descs(1 << 16);
     auto step = [&] {
-      sink = wsp_gen::decode_step(
+      wsp_bench::sink = wsp_gen::decode_step(
           MemRef<bf16, 4>{q.data(), {batch, 1, heads, dim}},
           MemRef<int32_t, 1>{ids.data(), {batch}},
           MemRef<int32_t, 1>{lens.data(), {batch}},
@@ -87,7 +86,7 @@ int main() {
       t_attn = std::min(t_attn, seconds(t0));
       t0 = std::chrono::steady_clock::now();
       std::memcpy(dst.data(), src.data(), src.size());
-      sink = dst[src.size() / 2];
+      wsp_bench::sink = dst[src.size() / 2];
       t_copy = std::min(t_copy, seconds(t0));
     }
     std::printf("%-26s KV %7.1f MB: attention %8.2f ms = %7.2f GB/s, memcpy "

@@ -3,6 +3,8 @@
 // the same inputs: time per plan (chunk search + generation), as a ratio,
 // for batch 16 to 4096 with 32 heads and uniform lengths in [1, 8192].
 // Outputs are checked equal before timing. Median of 15 samples.
+#include "BenchTiming.h"
+
 #include <pto/runtime/runtime.hpp>
 
 #include <algorithm>
@@ -15,38 +17,11 @@
 namespace rt = pto::runtime;
 using wsp_gen::MemRef;
 
-static volatile int sink;
-
-template <typename F>
-static double median_us(F &&f) {
-  using clock = std::chrono::steady_clock;
-  int calls = 1;
-  for (;;) {
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    if (clock::now() - t0 > std::chrono::milliseconds(3) || calls > (1 << 20))
-      break;
-    calls *= 2;
-  }
-  std::vector<double> samples;
-  for (int s = 0; s < 15; ++s) {
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    samples.push_back(
-        std::chrono::duration<double, std::micro>(clock::now() - t0).count() /
-        calls);
-  }
-  std::nth_element(samples.begin(), samples.begin() + 7, samples.end());
-  return samples[7];
-}
-
 int main() {
   std::printf("emitted AICPU planner vs pto::runtime::AttentionPlanner "
               "(32 heads, lengths U[1, 8192])\n");
-  std::printf("%8s %12s %12s %10s %14s\n", "batch", "runtime us",
-              "emitted us", "units", "emitted/runtime");
+  std::printf("%8s %12s %12s %10s %14s\n", "batch", "runtime us", "emitted us",
+              "units", "emitted/runtime");
   for (int batch : {16, 64, 256, 1024, 4096}) {
     std::mt19937 rng(batch);
     std::vector<int> lens(batch);
@@ -59,16 +34,15 @@ int main() {
     int count = 0;
     auto runtime = [&] {
       int chunk = planner.plan_chunk_size(lens.data(), batch, heads);
-      planner.generate(lens.data(), batch, heads, chunk, a.data(), cap,
-                       &count);
-      sink = count;
+      planner.generate(lens.data(), batch, heads, chunk, a.data(), cap, &count);
+      wsp_bench::sink = count;
     };
     int64_t out[2];
     auto emitted = [&] {
-      sink = wsp_gen::plan(
-          MemRef<int32_t, 1>{lens.data(), {batch}}, batch, heads,
-          MemRef<rt::WorkDescriptor, 1>{b.data(), {cap}},
-          MemRef<int64_t, 1>{out, {2}});
+      wsp_bench::sink =
+          wsp_gen::plan(MemRef<int32_t, 1>{lens.data(), {batch}}, batch, heads,
+                        MemRef<rt::WorkDescriptor, 1>{b.data(), {cap}},
+                        MemRef<int64_t, 1>{out, {2}});
     };
     runtime();
     emitted();
@@ -77,7 +51,8 @@ int main() {
       std::printf("MISMATCH at batch %d\n", batch);
       return 1;
     }
-    const double tr = median_us(runtime), te = median_us(emitted);
+    const double tr = wsp_bench::median_us(runtime),
+                 te = wsp_bench::median_us(emitted);
     std::printf("%8d %12.2f %12.2f %10d %14.2f\n", batch, tr, te, count,
                 te / tr);
   }

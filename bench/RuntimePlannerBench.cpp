@@ -10,6 +10,8 @@
 //
 // Each figure is the median of 15 samples; a sample times enough calls to
 // last about 2 ms.
+#include "BenchTiming.h"
+
 #include <pto/runtime/runtime.hpp>
 
 #include <algorithm>
@@ -23,32 +25,6 @@
 using namespace pto::runtime;
 
 namespace {
-
-volatile int sink;
-
-template <typename F> double median_ns_per_call(F &&f) {
-  using clock = std::chrono::steady_clock;
-  int calls = 1;
-  for (;;) { // calibrate: one sample should take >= 2 ms
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    if (clock::now() - t0 > std::chrono::milliseconds(2) || calls > (1 << 24))
-      break;
-    calls *= 2;
-  }
-  std::vector<double> samples;
-  for (int s = 0; s < 15; ++s) {
-    auto t0 = clock::now();
-    for (int i = 0; i < calls; ++i)
-      f();
-    samples.push_back(
-        std::chrono::duration<double, std::nano>(clock::now() - t0).count() /
-        calls);
-  }
-  std::nth_element(samples.begin(), samples.begin() + 7, samples.end());
-  return samples[7];
-}
 
 /// The §6.3.4 pseudocode as written: every probe counts every sequence.
 int naive_plan_chunk_size(const PlanConfig &c, const int *lens, int batch,
@@ -88,13 +64,15 @@ void plan_bench(const char *name, const std::vector<int> &lens, int heads,
     std::exit(1);
   }
   std::vector<int> copy(lens.size());
-  const double t_plan = median_ns_per_call(
-      [&] { sink = planner.plan_chunk_size(lens.data(), batch, heads); });
-  const double t_naive = median_ns_per_call(
-      [&] { sink = naive_plan_chunk_size(config, lens.data(), batch, heads); });
-  const double t_copy = median_ns_per_call([&] {
+  const double t_plan = wsp_bench::median_ns([&] {
+    wsp_bench::sink = planner.plan_chunk_size(lens.data(), batch, heads);
+  });
+  const double t_naive = wsp_bench::median_ns([&] {
+    wsp_bench::sink = naive_plan_chunk_size(config, lens.data(), batch, heads);
+  });
+  const double t_copy = wsp_bench::median_ns([&] {
     std::memcpy(copy.data(), lens.data(), lens.size() * sizeof(int));
-    sink = copy[batch / 2];
+    wsp_bench::sink = copy[batch / 2];
   });
   std::printf("plan_chunk_size  %-28s chunk %5d  %8.2f us   target/time "
               "%6.1fx   vs memcpy(in) %5.1fx   naive/ours %6.1fx\n",
@@ -130,14 +108,14 @@ int main() {
     const int count_expected = planner.get_total_work(lens.data(), 8, 32, 256);
     std::vector<WorkDescriptor> out(count_expected), copy(count_expected);
     int count = 0;
-    const double t_gen = median_ns_per_call([&] {
+    const double t_gen = wsp_bench::median_ns([&] {
       planner.generate(lens.data(), 8, 32, 256, out.data(), count_expected,
                        &count);
-      sink = count;
+      wsp_bench::sink = count;
     });
-    const double t_copy = median_ns_per_call([&] {
+    const double t_copy = wsp_bench::median_ns([&] {
       std::memcpy(copy.data(), out.data(), out.size() * sizeof(WorkDescriptor));
-      sink = copy[5].work_id;
+      wsp_bench::sink = copy[5].work_id;
     });
     const double per_k = t_gen * 1000.0 / count_expected;
     std::printf("generate         %d descriptors: %7.3f us per 1000   "
@@ -157,13 +135,13 @@ int main() {
     const int n = planner.get_total_work(lens.data(), 4096, 32, 256);
     WorkDescriptor *out = allocate_descriptors(n);
     int count = 0;
-    const double t_serial = median_ns_per_call([&] {
+    const double t_serial = wsp_bench::median_ns([&] {
       planner.generate(lens.data(), 4096, 32, 256, out, n, &count);
-      sink = count;
+      wsp_bench::sink = count;
     });
-    const double t_par = median_ns_per_call([&] {
+    const double t_par = wsp_bench::median_ns([&] {
       planner.generate_parallel(lens.data(), 4096, 32, 256, out, n, &count, 2);
-      sink = count;
+      wsp_bench::sink = count;
     });
     std::printf("generate_parallel %d descriptors: serial %.2f ms, 2 threads "
                 "%.2f ms, speedup %.2fx\n",

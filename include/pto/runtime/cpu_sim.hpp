@@ -173,6 +173,33 @@ inline double micros_since(std::chrono::steady_clock::time_point start) {
              std::chrono::steady_clock::now() - start)
       .count();
 }
+
+/// Runs `body(stats[i])` for every simulated core i, each whole on one OS
+/// thread, with its block context set (stats[i].block_idx within a launch
+/// or group of `num_of(i)` cores of kind stats[i].kind) and its busy time
+/// recorded.
+template <typename NumOf, typename Body>
+void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
+              Body &&body) {
+  for_each_core(static_cast<int>(stats.size()), os_threads, [&](int i) {
+    CoreStats &s = stats[i];
+    ScopedBlock scope(s.block_idx, num_of(i), s.kind);
+    const auto start = std::chrono::steady_clock::now();
+    body(s);
+    s.busy_us = micros_since(start);
+  });
+}
+
+/// Runs one descriptor on a simulated core and accounts for it.
+template <typename Kernel>
+inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
+                    CostFn cost) {
+  kernel(d);
+  ++s.descriptors;
+  s.cost += cost(d);
+  ++s.per_tier[d.tier];
+}
+
 } // namespace detail
 
 /// MPMD: different kernels on different core groups, all at once. Returns
@@ -203,17 +230,13 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
       group_of.push_back(gi);
     }
   const CostFn cost = options.cost ? options.cost : &unit_length;
-  detail::for_each_core(
-      static_cast<int>(stats.size()), options.os_threads, [&](int core) {
-        const CoreGroup &g = groups[group_of[core]];
-        CoreStats &s = stats[core];
-        detail::ScopedBlock scope(s.block_idx, g.num_cores, g.kind);
-        const auto start = std::chrono::steady_clock::now();
+  detail::simulate(
+      stats, options.os_threads,
+      [&](int core) { return groups[group_of[core]].num_cores; },
+      [&](CoreStats &s) {
+        const CoreGroup &g = groups[s.group];
         auto run = [&](const WorkDescriptor &d) {
-          g.kernel(d);
-          ++s.descriptors;
-          s.cost += cost(d);
-          ++s.per_tier[d.tier];
+          detail::run_one(g.kernel, d, s, cost);
         };
         if (options.schedule == Schedule::Rows) {
           const int end = ::pto::runtime::row_range_begin(
@@ -226,7 +249,6 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
           for (int i = s.block_idx; i < g.count; i += g.num_cores)
             run(g.descs[i]);
         }
-        s.busy_us = detail::micros_since(start);
       });
   if (report)
     report->cores = std::move(stats);
@@ -268,21 +290,16 @@ run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
       return PlanResult::INVALID_PARAMS;
   const CostFn cost = options.cost ? options.cost : &unit_length;
   std::vector<CoreStats> stats(num_cores);
-  detail::for_each_core(num_cores, options.os_threads, [&](int core) {
-    CoreStats &s = stats[core];
-    s.kind = kind;
-    s.block_idx = core;
-    detail::ScopedBlock scope(core, num_cores, kind);
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = indptr[core]; i < indptr[core + 1]; ++i) {
-      const WorkDescriptor &d = descs[items[i]];
-      kernel(d);
-      ++s.descriptors;
-      s.cost += cost(d);
-      ++s.per_tier[d.tier];
-    }
-    s.busy_us = detail::micros_since(start);
-  });
+  for (int c = 0; c < num_cores; ++c) {
+    stats[c].kind = kind;
+    stats[c].block_idx = c;
+  }
+  detail::simulate(
+      stats, options.os_threads, [&](int) { return num_cores; },
+      [&](CoreStats &s) {
+        for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
+          detail::run_one(kernel, descs[items[i]], s, cost);
+      });
   if (report)
     report->cores = std::move(stats);
   return PlanResult::OK;
@@ -299,15 +316,13 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
   if (num_blocks <= 0)
     return PlanResult::INVALID_PARAMS;
   std::vector<CoreStats> stats(num_blocks);
-  detail::for_each_core(num_blocks, options.os_threads, [&](int block) {
-    CoreStats &s = stats[block];
-    s.kind = kind;
-    s.block_idx = block;
-    detail::ScopedBlock scope(block, num_blocks, kind);
-    const auto start = std::chrono::steady_clock::now();
-    entry();
-    s.busy_us = detail::micros_since(start);
-  });
+  for (int b = 0; b < num_blocks; ++b) {
+    stats[b].kind = kind;
+    stats[b].block_idx = b;
+  }
+  detail::simulate(
+      stats, options.os_threads, [&](int) { return num_blocks; },
+      [&](CoreStats &) { entry(); });
   if (report)
     report->cores = std::move(stats);
   return PlanResult::OK;
