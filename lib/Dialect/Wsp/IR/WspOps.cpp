@@ -758,6 +758,52 @@ LogicalResult KernelTableOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention masks
+//===----------------------------------------------------------------------===//
+
+static LogicalResult verifyWindow(Operation *op, MaskKind kind,
+                                  IntegerAttr window) {
+  if (kind == MaskKind::sliding && !window)
+    return op->emitOpError("needs a window for a sliding mask");
+  if (kind == MaskKind::standard && window)
+    return op->emitOpError("takes no window for a standard mask");
+  if (window && window.getInt() < 1)
+    return op->emitOpError() << "window must be > 0, got " << window.getInt();
+  return success();
+}
+
+LogicalResult MaskValueOp::verify() {
+  return verifyWindow(*this, getKind(), getWindowAttr());
+}
+
+LogicalResult GenMaskOp::verify() {
+  if (failed(verifyWindow(*this, getKind(), getWindowAttr())))
+    return failure();
+  if ((getShard() != MaskShard::none) != static_cast<bool>(getCore()))
+    return emitOpError("takes a core exactly when sharded");
+  auto pos = cast<MemRefType>(getPosIds().getType());
+  auto mask = cast<MemRefType>(getMask().getType());
+  auto equalOrDynamic = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if (!equalOrDynamic(pos.getDimSize(1), mask.getDimSize(1)))
+    return emitOpError() << "pos_ids has " << pos.getDimSize(1)
+                         << " queries per batch but the mask has "
+                         << mask.getDimSize(1);
+  if (getShard() != MaskShard::batch &&
+      !equalOrDynamic(pos.getDimSize(0), mask.getDimSize(0)))
+    return emitOpError() << "pos_ids has " << pos.getDimSize(0)
+                         << " batches but the mask has " << mask.getDimSize(0);
+  if (auto active = getActiveMask()) {
+    auto am = cast<MemRefType>(active.getType());
+    if (!equalOrDynamic(am.getDimSize(1), mask.getDimSize(1)) ||
+        !equalOrDynamic(am.getDimSize(2), mask.getDimSize(1)))
+      return emitOpError("active_mask must be [batch, s_active, s_active]");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // TableGen'd op definitions
 //===----------------------------------------------------------------------===//
 

@@ -27,6 +27,7 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   // Stage 1: planning (and the iteration-space queries it leaves).
   pm.addPass(createWspLowerSpaces());
+  pm.addPass(createWspLowerMasks());
   WspPlanOptions plan;
   plan.staticPlanning = options.staticPlanning;
   pm.addPass(createWspPlan(plan));

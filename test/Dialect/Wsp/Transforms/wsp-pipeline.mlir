@@ -5,7 +5,7 @@
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true})" > %t.spelled.mlir
 // RUN: diff %t.named.mlir %t.spelled.mlir
 // RUN: FileCheck %s < %t.named.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(canonicalize,wsp-lower-spaces,wsp-plan,canonicalize,wsp-check-planned,wsp-specialize-tiers,canonicalize,cse,wsp-check-specialized,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(canonicalize,wsp-lower-spaces,wsp-lower-masks,wsp-plan,canonicalize,wsp-check-planned,wsp-specialize-tiers,canonicalize,cse,wsp-check-specialized,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline="target=ascend" | FileCheck %s --check-prefix=ASCEND
 // RUN: wsp-opt %wsp_src_root/examples/ir/moe.mlir --wsp-pipeline | FileCheck %s --check-prefix=MOE
 // Contracts fail loudly: a stage that skips its work is caught.

@@ -24,6 +24,24 @@ def Wsp_DescriptorFlag : I32EnumAttr<"DescriptorFlag",
   let cppNamespace = "::mlir::wsp";
 }
 
+def Wsp_MaskKind : I32EnumAttr<"MaskKind",
+    "how prior KV slots are masked (gen_mask_tkg)", [
+    I32EnumAttrCase<"standard", 0>, I32EnumAttrCase<"sliding", 1>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
+def Wsp_KvLayout : I32EnumAttr<"KvLayout",
+    "flat (circular) or block KV cache", [
+    I32EnumAttrCase<"flat", 0>, I32EnumAttrCase<"block", 1>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
+def Wsp_MaskShard : I32EnumAttr<"MaskShard", "LNC2 sharding of a mask", [
+    I32EnumAttrCase<"none", 0>, I32EnumAttrCase<"batch", 1>,
+    I32EnumAttrCase<"sequence", 2>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
 def Wsp_PlanResult : I32EnumAttr<"PlanResult",
     "the planner's result code (spec §6.1)", [
     I32EnumAttrCase<"ok", 0>, I32EnumAttrCase<"buffer_overflow", 1>,

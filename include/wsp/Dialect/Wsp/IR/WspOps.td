@@ -604,4 +604,90 @@ def Wsp_KernelTableOp : Wsp_Op<"kernel_table", [Symbol,
   }];
 }
 
+
+//===----------------------------------------------------------------------===//
+// Attention masks (gen_mask_tkg)
+//===----------------------------------------------------------------------===//
+
+def Wsp_MaskValueOp : Wsp_Op<"mask_value", [Pure]> {
+  let summary = "Whether one query attends one KV column (gen_mask_tkg)";
+  let description = [{
+    One element of the decode attention mask, for inline use in a kernel.
+    The columns of a tile are `prior` cache slots (slot = `offset` + column)
+    followed by `active` columns for the new tokens. `query` is the query's
+    index among the new tokens and `pos` its position (`pos_ids[b, i]`,
+    i.e. `pos_id[b] + i`); `cache` is the whole cache length (s_prior).
+
+    * prior column, standard: attend iff slot < pos;
+    * prior column, sliding window W: start = pos - W + 1, taken mod `cache`
+      for a flat (circular) cache and clamped at 0 for a block cache; attend
+      iff start <= slot < pos, or, when start > pos (a flat window that
+      wraps), iff slot >= start or slot < pos;
+    * active column j: causal, attend iff j <= query.
+
+    `wsp-lower-masks` turns it into branch-free arithmetic.
+
+    ```mlir
+    %m = wsp.mask_value sliding window(8) flat col(%c) query(%i) pos(%p)
+           prior(%sp) active(%sa) offset(%off) cache(%cl) : i1
+    ```
+  }];
+  let arguments = (ins Wsp_MaskKind:$kind, OptionalAttr<I64Attr>:$window,
+                       Wsp_KvLayout:$layout, Index:$col, Index:$query,
+                       Index:$pos, Index:$prior, Index:$active, Index:$offset,
+                       Index:$cache);
+  let results = (outs I1:$attend);
+  let assemblyFormat = [{
+    $kind (`window` `(` $window^ `)`)? $layout `col` `(` $col `)`
+    `query` `(` $query `)` `pos` `(` $pos `)` `prior` `(` $prior `)`
+    `active` `(` $active `)` `offset` `(` $offset `)` `cache` `(` $cache `)`
+    attr-dict `:` type($attend)
+  }];
+  let hasVerifier = 1;
+}
+
+def Wsp_GenMaskOp : Wsp_Op<"gen_mask", [AttrSizedOperandSegments]> {
+  let summary = "Write the uint8 decode attention mask (gen_mask_tkg)";
+  let description = [{
+    The standalone mask kernel: for every batch b, query i and column of
+    this core's tile, `mask[b, i, col]` = 1 (attend) or 0 (masked), by the
+    rule of `wsp.mask_value`. `pos_ids` is [batch, s_active] (i32, each
+    query's position); `mask` is [batch, s_active, cols] (i8). An optional
+    `active_mask` [batch, s_active, s_active] replaces the causal triangle
+    of the active columns.
+
+    LNC2 sharding, one call per core (`core` 0 or 1, no communication):
+    `batch` — this core's mask holds batches [core * B, (core + 1) * B) of
+    `pos_ids`, all s_prior columns; `sequence` — all batches, prior columns
+    [core * s_prior / 2, (core + 1) * s_prior / 2) (the iota offset), and
+    each core places the active columns at the end of its own tile.
+
+    ```mlir
+    wsp.gen_mask standard flat s_prior(%sp) pos_ids(%pos : memref<?x?xi32>)
+        into %mask : memref<?x?x?xi8>
+    wsp.gen_mask sliding window(8) flat s_prior(%sp) shard sequence core(%c)
+        pos_ids(%pos : memref<?x?xi32>) into %mask : memref<?x?x?xi8>
+    ```
+  }];
+  let arguments = (ins Wsp_MaskKind:$kind, OptionalAttr<I64Attr>:$window,
+                       Wsp_KvLayout:$layout, Index:$s_prior,
+                       DefaultValuedAttr<Wsp_MaskShard,
+                                         "::mlir::wsp::MaskShard::none">:$shard,
+                       Optional<Index>:$core,
+                       Arg<MemRefRankOf<[I32], [2]>, "query positions",
+                           [MemRead]>:$pos_ids,
+                       Arg<Optional<MemRefRankOf<[I8], [3]>>, "active mask",
+                           [MemRead]>:$active_mask,
+                       Arg<MemRefRankOf<[I8], [3]>, "the mask",
+                           [MemWrite]>:$mask);
+  let assemblyFormat = [{
+    $kind (`window` `(` $window^ `)`)? $layout `s_prior` `(` $s_prior `)`
+    (`shard` $shard^ `core` `(` $core `)`)?
+    `pos_ids` `(` $pos_ids `:` type($pos_ids) `)`
+    (`active_mask` `(` $active_mask^ `:` type($active_mask) `)`)?
+    `into` $mask attr-dict `:` type($mask)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD

@@ -88,6 +88,21 @@ def WspLowerSpaces : Pass<"wsp-lower-spaces", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def WspLowerMasks : Pass<"wsp-lower-masks", "::mlir::ModuleOp"> {
+  let summary = "Lower attention masks to branch-free arithmetic";
+  let description = [{
+    `wsp.mask_value` becomes branch-free index arithmetic (gen_mask_tkg §3:
+    `normal = ge * lt`, `wrap = max(ge, lt)`, `final = normal + is_wrap *
+    (wrap - normal)`; prior vs active columns by a select), inline where the
+    kernel uses it. `wsp.gen_mask` becomes the standalone mask kernel: loops
+    over (batch, query, column) storing that value as uint8, with the LNC2
+    batch or sequence offsets of its core. No per-element control flow.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   let summary = "Clone tiered kernels per reachable tier and build their "
                 "O(1) dispatch tables";
