@@ -476,16 +476,18 @@ LogicalResult Emitter::emitOp(Operation &op) {
         return declare(o.getResult(), "std::max(" + name(o.getLhs()) + ", " +
                                           name(o.getRhs()) + ")");
       })
-      .Case([&](arith::MinUIOp o) {
-        FailureOr<std::string> t = scalarType(o.getType(), &op);
+      .Case<arith::MinUIOp, arith::MaxUIOp>([&](Operation *o) {
+        FailureOr<std::string> t = scalarType(o->getResult(0).getType(), &op);
         if (failed(t))
           return failure();
+        const char *fn = isa<arith::MinUIOp>(o) ? "std::min" : "std::max";
         return declare(
-            o.getResult(),
-            llvm::formatv("static_cast<{0}>(std::min(static_cast<std::make_"
-                          "unsigned_t<{0}>>({1}), static_cast<std::make_"
-                          "unsigned_t<{0}>>({2})))",
-                          *t, name(o.getLhs()), name(o.getRhs()))
+            o->getResult(0),
+            llvm::formatv("static_cast<{0}>({1}(static_cast<std::make_"
+                          "unsigned_t<{0}>>({2}), static_cast<std::make_"
+                          "unsigned_t<{0}>>({3})))",
+                          *t, fn, name(o->getOperand(0)),
+                          name(o->getOperand(1)))
                 .str());
       })
       .Case([&](arith::CmpIOp o) {
@@ -525,6 +527,18 @@ LogicalResult Emitter::emitOp(Operation &op) {
       })
       .Case([&](arith::ExtUIOp o) {
         // Zero-extend: widen the source's unsigned value.
+        FailureOr<std::string> t = scalarType(o.getType(), &op);
+        FailureOr<std::string> from = scalarType(o.getIn().getType(), &op);
+        if (failed(t) || failed(from))
+          return failure();
+        std::string in = *from == "bool"
+                             ? name(o.getIn())
+                             : "static_cast<std::make_unsigned_t<" + *from +
+                                   ">>(" + name(o.getIn()) + ")";
+        return declare(o.getResult(), "static_cast<" + *t + ">(" + in + ")");
+      })
+      .Case([&](arith::IndexCastUIOp o) {
+        // Zero-extending: through the unsigned type of the source.
         FailureOr<std::string> t = scalarType(o.getType(), &op);
         FailureOr<std::string> from = scalarType(o.getIn().getType(), &op);
         if (failed(t) || failed(from))
