@@ -190,9 +190,17 @@ static bool run(const Case &c, std::mt19937 &rng) {
       for (int h = 0; h < c.heads; ++h) {
         const int kvh = h / group;
         const int visible = c.kv_lens[b] - c.q_len + 1 + s; // causal
+#ifdef WSP_WINDOW
+        // Sliding window: cached tokens at most W - 1 back from the query;
+        // the new tokens themselves are causal (gen_mask_tkg's layout).
+        const int prior = c.kv_lens[b] - c.q_len;
+        const int first = std::min(prior, std::max(0, prior + s - WSP_WINDOW + 1));
+#else
+        const int first = 0;
+#endif
         std::vector<float> scores(visible);
         float m = -INFINITY;
-        for (int p = 0; p < visible; ++p) {
+        for (int p = first; p < visible; ++p) {
           const int blk = table[kv_ids[b] * max_blocks + p / c.block_size];
           const size_t base =
               ((static_cast<size_t>(blk) * c.kv_heads + kvh) * c.block_size +
@@ -211,7 +219,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
         }
         std::vector<double> o(c.head_dim, 0);
         double sum = 0;
-        for (int p = 0; p < visible; ++p) {
+        for (int p = first; p < visible; ++p) {
           const double w = std::exp(static_cast<double>(scores[p]) - m);
           sum += w;
           const int blk = table[kv_ids[b] * max_blocks + p / c.block_size];
@@ -243,6 +251,23 @@ static bool run(const Case &c, std::mt19937 &rng) {
               (unsigned long long)per_tier[0], (unsigned long long)per_tier[1],
               (unsigned long long)per_tier[2], (unsigned long long)per_tier[3],
               report.balance());
+#ifdef WSP_WINDOW
+  // Planning covered only the windows: every unit lies in its request's
+  // [max(0, len - q - W + 1), len).
+  bool in_window = true;
+  for (int i = 0; i < static_cast<int>(report.total_descriptors()); ++i) {
+    const rt::WorkDescriptor &d = descs[i];
+    const int len = c.kv_lens[rt::params::Attention::request_idx(d)];
+    const int start = std::max(0, len - c.q_len - WSP_WINDOW + 1);
+    in_window &= static_cast<int>(rt::params::Attention::kv_start(d)) >=
+                     start &&
+                 static_cast<int>(rt::params::Attention::kv_end(d)) <= len;
+  }
+  std::printf("    planned within the windows: %s\n",
+              in_window ? "yes" : "NO");
+  if (!in_window)
+    return false;
+#endif
   // The details a kernel engineer looks at.
   uint32_t largest = 0;
   for (int i = 0; i < static_cast<int>(report.total_descriptors()); ++i)

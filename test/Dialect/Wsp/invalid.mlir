@@ -587,3 +587,26 @@ func.func @f(%b: memref<?x!wsp.descriptor<attention>>, %n: index) {
       on vector(8) {reachable_tiers = array<i64: 0, 4>}
   return
 }
+
+// == Sliding-window planning ==
+
+// -----
+
+func.func @f(%lens: memref<?xi32>, %n: index) {
+  // expected-error @+1 {{'wsp.plan_chunk_size' op window must be >= 1, got 0}}
+  %c = wsp.plan_chunk_size %lens[%n] heads(%n) window(0) queries(%n)
+      config(#wsp.plan_config<>) : memref<?xi32>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<moe>>) {
+  // expected-error @+1 {{'wsp.generate' op plans a sliding window for attention descriptors only}}
+  %c, %s = wsp.generate %lens[%n] heads(%n) window(8) queries(%n) chunk(%n)
+      tiers(@T) config(#wsp.plan_config<>) into %d
+      : memref<?xi32>, memref<?x!wsp.descriptor<moe>>
+  return
+}

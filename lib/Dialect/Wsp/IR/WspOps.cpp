@@ -313,8 +313,24 @@ OpFoldResult SelectTierOp::fold(FoldAdaptor adaptor) {
 // Planning
 //===----------------------------------------------------------------------===//
 
+/// The sliding-window planning clause: W >= 1.
+static LogicalResult verifyPlanWindow(Operation *op, IntegerAttr window) {
+  if (window && window.getInt() < 1)
+    return op->emitOpError() << "window must be >= 1, got " << window.getInt();
+  return success();
+}
+
+LogicalResult PlanChunkSizeOp::verify() {
+  return verifyPlanWindow(*this, getWindowAttr());
+}
+
 LogicalResult GenerateOp::verify() {
+  if (failed(verifyPlanWindow(*this, getWindowAttr())))
+    return failure();
   PatternAttr pattern = getPattern();
+  if (getWindowAttr() && !pattern.isAttention())
+    return emitOpError("plans a sliding window for attention descriptors "
+                       "only");
   if (!pattern.isAttention() && !pattern.isMoE())
     return emitOpError() << "generates the spec's attention or moe "
                             "descriptors, not pattern '"

@@ -22,6 +22,7 @@
 #include <pto/runtime/work_planner.hpp>
 
 #include <climits>
+#include <tuple>
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPPLAN
@@ -150,6 +151,12 @@ static std::optional<int64_t> getConstantInt(Value v) {
   return std::nullopt;
 }
 
+/// The first KV position a sliding-window decode plans for a request (the
+/// constant form of windowed()).
+static int windowStart(int len, int64_t queries, int64_t window) {
+  return static_cast<int>(std::max<int64_t>(0, len - queries - window + 1));
+}
+
 /// The first `batch` constant lengths, or a diagnostic when batch does not
 /// fit the buffer.
 static FailureOr<SmallVector<int>>
@@ -213,6 +220,17 @@ struct Lowering {
 };
 } // namespace
 
+/// A sliding-window decode plans only [start, len) of each request:
+/// start = max(0, len - queries - W + 1) (its queries are its last tokens and
+/// attend at most W tokens back). Returns {start, effective length}.
+static std::pair<Value, Value> windowed(Lowering &l, Value len, Value queries,
+                                        int64_t window) {
+  Value back = arith::AddIOp::create(l.b, l.loc, queries, l.index(window - 1));
+  Value start = arith::MaxSIOp::create(
+      l.b, l.loc, arith::SubIOp::create(l.b, l.loc, len, back), l.index(0));
+  return {start, arith::SubIOp::create(l.b, l.loc, len, start)};
+}
+
 /// Spec §6.3.4, the runtime's contract included: 0 for invalid inputs
 /// (batch or heads < 1, a negative length), else the smallest chunk in
 /// [chunk_min, chunk_max] whose count fits max_work_units, else chunk_max.
@@ -271,6 +289,10 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
                           ValueRange acc) {
                         Lowering f{fb, loc};
                         Value len = f.toIndex(f.load(lengths, i));
+                        if (op.getWindowAttr())
+                          len = windowed(f, len, op.getQueries(),
+                                         op.getWindowAttr().getInt())
+                                    .second;
                         Value chunks =
                             arith::CeilDivUIOp::create(fb, loc, len, mid);
                         scf::YieldOp::create(fb, loc,
@@ -304,6 +326,7 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
         chunk = op.getChunk(), buffer = op.getBuffer();
   const bool balanced = op.getConfig().getBalanceChunks();
   const bool moe = op.getPattern().isMoE();
+  const int64_t window = op.getWindowAttr() ? op.getWindowAttr().getInt() : 0;
 
   Value zero = l.index(0), one = l.index(1);
   Value capacity = memref::DimOp::create(b, l.loc, buffer, 0);
@@ -321,11 +344,15 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
         Lowering n{nb, loc};
         Value len32 = n.load(lengths, i);
         Value negative = n.cmp(P::slt, len32, n.i32(0));
+        Value len = n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0)));
+        if (window) { // only the window is planned
+          len = windowed(n, len, op.getQueries(), window).second;
+          len32 = arith::IndexCastOp::create(nb, loc, nb.getI32Type(), len);
+        }
         Value tier = buildSelectTier(nb, loc, tiers, len32);
         Value unsupported =
             arith::AndIOp::create(nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
                                   n.cmp(P::slt, tier, n.i32(0)));
-        Value len = n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0)));
         Value chunks = arith::CeilDivUIOp::create(nb, loc, len, safeChunk);
         scf::YieldOp::create(
             nb, loc,
@@ -371,8 +398,14 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
         [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
           Lowering r{rb, loc};
           Value len32 = r.load(lengths, req);
-          Value tier = buildSelectTier(rb, loc, tiers, len32);
           Value len = r.toIndex(len32);
+          Value windowStart = r.index(0);
+          if (window) {
+            std::tie(windowStart, len) =
+                windowed(r, len, op.getQueries(), window);
+            len32 = arith::IndexCastOp::create(rb, loc, rb.getI32Type(), len);
+          }
+          Value tier = buildSelectTier(rb, loc, tiers, len32);
           Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
           // Chunk shape (detail::Chunking in the runtime): balanced sizes
           // differ by at most one; unbalanced ones are `chunk` but the last.
@@ -408,6 +441,9 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
                         size = c.select(isLast, lastSize, chunk);
                         start = arith::MulIOp::create(cb, loc, i, chunk);
                       }
+                      if (window)
+                        start = arith::AddIOp::create(cb, loc, windowStart,
+                                                      start);
                       Value flags = arith::OrIOp::create(
                           cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
                           c.select(isLast, flagLast, c.i32(0)));
@@ -459,10 +495,15 @@ LogicalResult PlanPass::planChunkSize(PlanChunkSizeOp op) {
   std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
   std::optional<int64_t> batch = getConstantInt(op.getBatch());
   std::optional<int64_t> heads = getConstantInt(op.getHeads());
-  if (staticPlanning && lengths && batch && heads) {
+  std::optional<int64_t> queries =
+      op.getQueries() ? getConstantInt(op.getQueries()) : 0;
+  if (staticPlanning && lengths && batch && heads && queries) {
     FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
     if (failed(used))
       return failure();
+    if (op.getWindowAttr())
+      for (int &len : *used)
+        len -= windowStart(len, *queries, op.getWindowAttr().getInt());
     const int chunk = planChunkSizeStatically(op.getConfig(), *used,
                                               static_cast<int>(*heads));
     if (chunk == 0)
@@ -490,11 +531,21 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
   std::optional<int64_t> batch = getConstantInt(op.getBatch());
   std::optional<int64_t> heads = getConstantInt(op.getHeads());
   std::optional<int64_t> chunk = getConstantInt(op.getChunk());
+  std::optional<int64_t> queries =
+      op.getQueries() ? getConstantInt(op.getQueries()) : 0;
 
-  if (staticPlanning && lengths && batch && heads && chunk) {
+  if (staticPlanning && lengths && batch && heads && chunk && queries) {
     FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
     if (failed(used))
       return failure();
+    // A sliding window plans each request's window only: the runtime's plan
+    // of the effective lengths, shifted to the window's start.
+    SmallVector<int> starts(used->size(), 0);
+    if (op.getWindowAttr())
+      for (auto [len, start] : llvm::zip(*used, starts)) {
+        start = windowStart(len, *queries, op.getWindowAttr().getInt());
+        len -= start;
+      }
     FailureOr<StaticPlan> plan =
         planStatically(op.getPattern(), tiers, op.getConfig(), *used,
                        static_cast<int>(*heads), static_cast<int>(*chunk));
@@ -518,6 +569,8 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
              << "cannot plan: a constant length is negative, or the head "
                 "count or chunk is < 1 (INVALID_PARAMS)";
     }
+    for (pto::runtime::WorkDescriptor &d : plan->descriptors)
+      d.params[2] += starts[d.params[0]]; // attention: params[0] = request
     const int64_t count = plan->descriptors.size();
     auto bufferType = cast<MemRefType>(op.getBuffer().getType());
     if (!bufferType.isDynamicDim(0) && bufferType.getDimSize(0) < count)

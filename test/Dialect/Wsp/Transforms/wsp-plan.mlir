@@ -219,3 +219,51 @@ func.func @select(%len: i32) -> i32 {
   %t = wsp.select_tier @O(%len) : i32 -> i32
   return %t : i32
 }
+
+// -----
+
+// A sliding window plans only [max(0, len - q - W + 1), len) per request.
+// Worked by hand: W = 1000, q = 1, chunk 256, balanced, 1 head. Length 600:
+// start 0, 3 chunks of 200. Length 5000: start 5000 - 1 - 999 = 4000,
+// effective 1000 (tier 0), 4 chunks of 250 from 4000.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 8192]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[600, 5000]>
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> chunk(256)
+// CHECK-SAME: dense<{{\[\[}}0, 0, 5, 0, 0, 0, 200], [1, 0, 0, 0, 0, 200, 200], [2, 0, 2, 0, 0, 400, 200], [3, 0, 5, 1, 0, 4000, 250], [4, 0, 0, 1, 0, 4250, 250], [5, 0, 0, 1, 0, 4500, 250], [6, 0, 2, 1, 0, 4750, 250]]> : tensor<7x7xi32>
+// CHECK-LABEL: func.func @static_window
+func.func @static_window(%buf: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c256 = arith.constant 256 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  %count, %status = wsp.generate %lens[%c2] heads(%c1) window(1000) queries(%c1)
+      chunk(%c256) tiers(@T) config(#wsp.plan_config<>) into %buf
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status : i32
+}
+
+// -----
+
+// Lowered: the window start max(0, len - (q + W - 1)) is computed per
+// request and added to every chunk's kv_start.
+wsp.tier_config @T [#wsp.tier<0, [1, 131072]>]
+// CHECK-LABEL: func.func @dynamic_window
+// CHECK-SAME: (%{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[Q:[^:]*]]: index,
+// CHECK: scf.for
+// CHECK:   %[[BACK:.*]] = arith.addi %[[Q]], %c2047
+// CHECK:   arith.maxsi
+// CHECK: scf.for
+// CHECK:   %[[BACK2:.*]] = arith.addi %[[Q]], %c2047
+// CHECK:   %[[WSTART:.*]] = arith.maxsi
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       %[[KVSTART:.*]] = arith.addi %[[WSTART]], %{{.*}} : index
+// CHECK:       wsp.make_descriptor {{.*}} params(%{{.*}}, %{{.*}}, %[[KVSTART]], %{{.*}})
+func.func @dynamic_window(%lens: memref<?xi32>, %b: index, %h: index,
+                          %q: index, %c: index,
+                          %buf: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %count, %status = wsp.generate %lens[%b] heads(%h) window(2048) queries(%q)
+      chunk(%c) tiers(@T) config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status : i32
+}

@@ -193,12 +193,15 @@ def Wsp_PlanChunkSizeOp : Wsp_Op<"plan_chunk_size"> {
   let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
                            [MemRead]>:$lengths,
                        Index:$batch, Index:$heads,
-                       Wsp_PlanConfigAttr:$config);
+                       Wsp_PlanConfigAttr:$config,
+                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
   let results = (outs Index:$chunk);
   let assemblyFormat = [{
-    $lengths `[` $batch `]` `heads` `(` $heads `)` `config` `(` qualified($config) `)`
-    attr-dict `:` type($lengths)
+    $lengths `[` $batch `]` `heads` `(` $heads `)`
+    (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
+    `config` `(` qualified($config) `)` attr-dict `:` type($lengths)
   }];
+  let hasVerifier = 1;
 }
 
 def Wsp_TotalWorkUnitsOp : Wsp_Op<"total_work_units"> {
@@ -242,6 +245,13 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
     nonzero length (a bucket, a maximum context): planning uses it to prune
     unreachable tiers and to diagnose lengths no tier covers.
 
+    `window(W) queries(%q)` plans a sliding-window decode: the last `q`
+    tokens of each request are its queries and each attends at most W
+    tokens back, so only KV positions [max(0, len - q - W + 1), len) are
+    planned (no work unit for chunks the window masks out). The effective
+    length selects the tier; kv_start counts from the cache's start.
+    `wsp.plan_chunk_size` takes the same clause.
+
     ```mlir
     %count, %status = wsp.generate %kv_lens[%batch] heads(%heads)
         chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
@@ -256,12 +266,15 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
                            [MemWrite]>:$buffer,
                        OptionalAttr<I64Attr>:$min_length,
-                       OptionalAttr<I64Attr>:$max_length);
+                       OptionalAttr<I64Attr>:$max_length,
+                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
   let results = (outs Index:$count, I32:$status);
   let assemblyFormat = [{
     $lengths `[` $batch `]`
     (`lengths` `in` ` ` `[` $min_length^ `,` $max_length `]`)?
-    `heads` `(` $heads `)` `chunk` `(` $chunk `)`
+    `heads` `(` $heads `)`
+    (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
+    `chunk` `(` $chunk `)`
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
