@@ -40,42 +40,24 @@ struct SpecializeTiersPass
   void runOnOperation() override;
 
 private:
-  /// The clone of `kernel` for tier `id`, its tier id and constants
-  /// substituted and folded.
-  KernelOp specialize(KernelOp kernel, TierConfigOp config, int64_t id,
-                      SymbolTable &symbols);
+  /// The clone of `kernel` for tier `id`, its tier id and constants folded.
+  KernelOp specialize(KernelOp kernel, int64_t id, SymbolTable &symbols);
 
   FrozenRewritePatternSet patterns;
 };
 } // namespace
 
-KernelOp SpecializeTiersPass::specialize(KernelOp kernel, TierConfigOp config,
-                                         int64_t id, SymbolTable &symbols) {
+KernelOp SpecializeTiersPass::specialize(KernelOp kernel, int64_t id,
+                                         SymbolTable &symbols) {
   OpBuilder b(kernel);
   b.setInsertionPointAfter(kernel);
   auto clone = cast<KernelOp>(b.clone(*kernel));
   clone.setSymName((kernel.getSymName() + "_tier" + llvm::Twine(id)).str());
   symbols.insert(clone); // uniquifies the name on a clash
+  // With tier(N) set, wsp.tier_id and wsp.tier_constant fold to this
+  // tier's values (their folders); the greedy driver folds them and
+  // everything that becomes constant after them.
   clone.setTierAttr(b.getI64IntegerAttr(id));
-  unsigned index = *config.getTierIndex(id);
-  clone.walk([&](Operation *op) {
-    OpBuilder ob(op);
-    if (auto tierId = dyn_cast<TierIdOp>(op)) {
-      tierId.replaceAllUsesWith(
-          arith::ConstantOp::create(ob, op->getLoc(), tierId.getType(),
-                                    ob.getIntegerAttr(tierId.getType(), id))
-              .getResult());
-      op->erase();
-    } else if (auto constant = dyn_cast<TierConstantOp>(op)) {
-      int64_t value = clone.getTierConstant(constant.getName())[index];
-      constant.replaceAllUsesWith(
-          arith::ConstantOp::create(
-              ob, op->getLoc(), constant.getType(),
-              ob.getIntegerAttr(constant.getType(), value))
-              .getResult());
-      op->erase();
-    }
-  });
   (void)applyPatternsGreedily(clone.getBody(), patterns);
   return clone;
 }
@@ -113,7 +95,7 @@ void SpecializeTiersPass::runOnOperation() {
       for (int64_t id : reachable) {
         KernelOp &clone = clones[{kernel.getSymName().str(), id}];
         if (!clone) {
-          clone = specialize(kernel, config, id, symbols);
+          clone = specialize(kernel, id, symbols);
           clone->moveAfter(insertAfter);
           ++numSpecialized;
         }
