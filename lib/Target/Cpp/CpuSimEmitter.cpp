@@ -525,29 +525,18 @@ LogicalResult Emitter::emitOp(Operation &op) {
         return declare(o->getResult(0), "static_cast<" + *t + ">(" +
                                             name(o->getOperand(0)) + ")");
       })
-      .Case([&](arith::ExtUIOp o) {
-        // Zero-extend: widen the source's unsigned value.
-        FailureOr<std::string> t = scalarType(o.getType(), &op);
-        FailureOr<std::string> from = scalarType(o.getIn().getType(), &op);
+      .Case<arith::ExtUIOp, arith::IndexCastUIOp>([&](Operation *o) {
+        // Zero-extend: widen through the unsigned type of the source.
+        Value src = o->getOperand(0);
+        FailureOr<std::string> t = scalarType(o->getResult(0).getType(), &op);
+        FailureOr<std::string> from = scalarType(src.getType(), &op);
         if (failed(t) || failed(from))
           return failure();
         std::string in = *from == "bool"
-                             ? name(o.getIn())
+                             ? name(src)
                              : "static_cast<std::make_unsigned_t<" + *from +
-                                   ">>(" + name(o.getIn()) + ")";
-        return declare(o.getResult(), "static_cast<" + *t + ">(" + in + ")");
-      })
-      .Case([&](arith::IndexCastUIOp o) {
-        // Zero-extending: through the unsigned type of the source.
-        FailureOr<std::string> t = scalarType(o.getType(), &op);
-        FailureOr<std::string> from = scalarType(o.getIn().getType(), &op);
-        if (failed(t) || failed(from))
-          return failure();
-        std::string in = *from == "bool"
-                             ? name(o.getIn())
-                             : "static_cast<std::make_unsigned_t<" + *from +
-                                   ">>(" + name(o.getIn()) + ")";
-        return declare(o.getResult(), "static_cast<" + *t + ">(" + in + ")");
+                                   ">>(" + name(src) + ")";
+        return declare(o->getResult(0), "static_cast<" + *t + ">(" + in + ")");
       })
       .Case([&](arith::SIToFPOp o) {
         FailureOr<std::string> t = scalarType(o.getType(), &op);
