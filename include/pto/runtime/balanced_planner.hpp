@@ -170,9 +170,10 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
         for (int64_t start = 0; start < len;) {
           const int64_t rest = len - start;
           const int64_t merge_cost = start > 0 ? c.per_merge : 0;
-          int64_t room =
-              (capacity - used - c.per_unit - merge_cost) / c.per_token;
-          if (core == cores - 1 || rest <= room) {
+          // What still fits on this core, in cost units; divide only when
+          // the row must be cut (at most once per core), not per row.
+          const int64_t free = capacity - used - c.per_unit - merge_cost;
+          if (core == cores - 1 || c.per_token * rest <= free) {
             desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
                                          true);
             ++n;
@@ -180,7 +181,8 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
             remaining -= c.per_token * rest + (start == 0 ? c.per_unit : 0);
             break;
           }
-          room = room / block * block;
+          const int64_t room =
+              free > 0 ? free / c.per_token / block * block : 0;
           if (room >= block) {
             desc[n] = detail::make_piece(n, tier, b, h, start, room, start == 0,
                                          false);
