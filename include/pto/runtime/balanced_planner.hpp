@@ -150,7 +150,27 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
     if (len == 0)
       continue;
     const int tier = tiers.select_tier(static_cast<int>(len));
-    for (int h = 0; h < kv_heads; ++h) {
+    int h0 = 0;
+    if (!invariant) {
+      // Fast path: the request's rows are alike; take every one that fits
+      // whole on this core at once (what the per-row loop below would do).
+      const int64_t row_cost = c.per_unit + c.per_token * len;
+      const int64_t fit =
+          core == cores - 1 ? kv_heads
+                            : std::max<int64_t>(0, capacity - used) / row_cost;
+      h0 = static_cast<int>(std::min<int64_t>(fit, kv_heads));
+      const WorkDescriptor whole =
+          detail::make_piece(0, tier, b, 0, 0, len, true, true);
+      for (int h = 0; h < h0; ++h) {
+        desc[n] = whole;
+        desc[n].work_id = n;
+        desc[n].params[1] = h;
+        merge[++row] = ++n;
+      }
+      used += h0 * row_cost;
+      remaining -= h0 * row_cost;
+    }
+    for (int h = h0; h < kv_heads; ++h) {
       if (invariant) {
         // Boundaries from the row's own length; whole pieces per core.
         for (int64_t start = 0; start < len; start += piece) {
