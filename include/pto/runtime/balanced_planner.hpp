@@ -164,7 +164,7 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
       for (int h = 0; h < h0; ++h) {
         desc[n] = whole;
         desc[n].work_id = n;
-        desc[n].params[1] = h;
+        params::Attention::set(desc[n], b, h, 0, static_cast<uint32_t>(len));
         merge[++row] = ++n;
       }
       used += h0 * row_cost;
