@@ -116,6 +116,7 @@ private:
   // Statements.
   LogicalResult emitBlock(Block &block);
   LogicalResult emitOp(Operation &op);
+  LogicalResult emitOps(Block &block); // all but the terminator
   LogicalResult declare(Value v, StringRef init);      // `T name = init;`
   LogicalResult declareResult(Value v, Operation *op); // `T name{};`
   LogicalResult emitFor(scf::ForOp op);
@@ -275,9 +276,8 @@ LogicalResult Emitter::emitFor(scf::ForOp op) {
      << " += " << name(op.getStep()) << ") {\n";
   os.indent();
   Block &body = *op.getBody();
-  for (Operation &inner : body.without_terminator())
-    if (failed(emitOp(inner)))
-      return failure();
+  if (failed(emitOps(body)))
+    return failure();
   auto yield = cast<scf::YieldOp>(body.getTerminator());
   if (!yield.getResults().empty() &&
       failed(assign(op.getResults(), yield.getResults())))
@@ -300,9 +300,8 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
       return failure();
   os << "while (true) {\n";
   os.indent();
-  for (Operation &inner : before.without_terminator())
-    if (failed(emitOp(inner)))
-      return failure();
+  if (failed(emitOps(before)))
+    return failure();
   auto cond = cast<scf::ConditionOp>(before.getTerminator());
   os << "if (!" << name(cond.getCondition()) << ") {\n";
   os.indent();
@@ -314,9 +313,8 @@ LogicalResult Emitter::emitWhile(scf::WhileOp op) {
   for (auto [arg, value] : llvm::zip(after.getArguments(), cond.getArgs()))
     if (failed(declare(arg, name(value))))
       return failure();
-  for (Operation &inner : after.without_terminator())
-    if (failed(emitOp(inner)))
-      return failure();
+  if (failed(emitOps(after)))
+    return failure();
   auto yield = cast<scf::YieldOp>(after.getTerminator());
   if (failed(assign(before.getArguments(), yield.getResults())))
     return failure();
@@ -332,9 +330,8 @@ LogicalResult Emitter::emitIf(scf::IfOp op) {
       return failure();
   auto branch = [&](Region &region) -> LogicalResult {
     Block &block = region.front();
-    for (Operation &inner : block.without_terminator())
-      if (failed(emitOp(inner)))
-        return failure();
+    if (failed(emitOps(block)))
+      return failure();
     auto yield = cast<scf::YieldOp>(block.getTerminator());
     if (!yield.getResults().empty())
       return assign(op.getResults(), yield.getResults());
@@ -411,6 +408,13 @@ LogicalResult Emitter::emitDispatch(DispatchOp op) {
   os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
      << "; }, wsp_launch_report"
      << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
+  return success();
+}
+
+LogicalResult Emitter::emitOps(Block &block) {
+  for (Operation &inner : block.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
   return success();
 }
 
