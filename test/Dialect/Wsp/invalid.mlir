@@ -126,6 +126,14 @@ func.func @f(%s: !wsp.space<?, 4>, %i: index) {
   return
 }
 
+// -----
+
+func.func @f(%x: index) {
+  // expected-error @+1 {{'wsp.total_work' op operand #0 must be wsp iteration space, but got 'index'}}
+  %n = "wsp.total_work"(%x) : (index) -> index
+  return
+}
+
 // == Tier selection and planning ==
 
 // -----
@@ -174,6 +182,14 @@ func.func @f(%lens: memref<?xi64>, %n: index) {
   // expected-error @+1 {{'wsp.plan_chunk_size' op operand #0 must be 1D memref of 32-bit signless integer values}}
   %c = wsp.plan_chunk_size %lens[%n] heads(%n) config(#wsp.plan_config<>)
       : memref<?xi64>
+  return
+}
+
+// -----
+
+func.func @f(%lens: memref<?x?xi32>, %n: index) {
+  // expected-error @+1 {{'wsp.total_work_units' op operand #0 must be 1D memref of 32-bit signless integer values}}
+  %c = wsp.total_work_units %lens[%n] heads(%n) chunk(%n) : memref<?x?xi32>
   return
 }
 
@@ -281,6 +297,14 @@ func.func @f(%d: !wsp.descriptor<moe>) {
 func.func @f(%d: !wsp.descriptor<attention>) {
   // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'flag' [first, last, init]}}
   %p = wsp.has_flag %d, middle : !wsp.descriptor<attention>
+  return
+}
+
+// -----
+
+func.func @f(%x: index) {
+  // expected-error @+1 {{'wsp.work_id' op operand #0 must be wsp work descriptor, but got 'index'}}
+  %w = "wsp.work_id"(%x) : (index) -> index
   return
 }
 
