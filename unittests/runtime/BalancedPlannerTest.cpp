@@ -245,3 +245,74 @@ TEST(BalancedPlanner, PersistentLaunchRunsEachCoresList) {
                                 [](const WorkDescriptor &) {}),
             PlanResult::INVALID_PARAMS);
 }
+
+// The allocation-free form (what emitted AICPU code calls) writes the same
+// plan as the vector form, byte for byte.
+TEST(BalancedPlanner, IntoBuffersMatchesTheVectorForm) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    const int batch = 1 + rng() % 300, heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 100;
+    config.block_size = 1 << (rng() % 7);
+    config.batch_invariant = rng() % 3 == 0;
+    BalancedPlan plan;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &plan),
+              PlanResult::OK);
+    std::vector<WorkDescriptor> descs(plan.descriptors.size() + 3);
+    std::vector<int> indptr(config.num_cores + 1, -7),
+        merge(batch * heads + 1, -7);
+    std::vector<int64_t> cost(config.num_cores, -7);
+    int count = -1, rows = -1;
+    ASSERT_EQ(plan_balanced_into(lens.data(), batch, heads, config,
+                                 DecodeAttentionTiers{}, descs.data(),
+                                 static_cast<int>(descs.size()), indptr.data(),
+                                 static_cast<int>(indptr.size()), merge.data(),
+                                 static_cast<int>(merge.size()), &count, &rows,
+                                 cost.data()),
+              PlanResult::OK);
+    ASSERT_EQ(count, plan.count);
+    ASSERT_EQ(rows, plan.rows);
+    EXPECT_EQ(std::memcmp(descs.data(), plan.descriptors.data(),
+                          count * sizeof(WorkDescriptor)),
+              0);
+    EXPECT_EQ(indptr, plan.core_indptr);
+    EXPECT_EQ(std::vector<int>(merge.begin(), merge.begin() + rows + 1),
+              plan.merge_indptr);
+    EXPECT_EQ(cost, plan.core_cost);
+  }
+}
+
+// Too little room: BUFFER_OVERFLOW with the count the planner needs and
+// nothing written; a short core_indptr is INVALID_PARAMS.
+TEST(BalancedPlanner, IntoBuffersOverflowWritesNothing) {
+  std::vector<int> lens = {5000, 0, 100, 70000};
+  BalancedConfig config;
+  config.num_cores = 8;
+  std::vector<int> indptr(9, -7), merge(4 * 2 + 1, -7);
+  std::vector<WorkDescriptor> descs(64);
+  for (WorkDescriptor &d : descs)
+    d.work_id = 0xdead;
+  int count = -1;
+  auto plan_into = [&](int capacity, int indptr_size, int merge_size) {
+    return plan_balanced_into(lens.data(), 4, 2, config,
+                              DecodeAttentionTiers{}, descs.data(), capacity,
+                              indptr.data(), indptr_size, merge.data(),
+                              merge_size, &count);
+  };
+  // 3 nonempty requests x 2 heads = 6 rows; the sweep's bound: 6 + 8.
+  EXPECT_EQ(plan_into(13, 9, 9), PlanResult::BUFFER_OVERFLOW);
+  EXPECT_EQ(count, 14);
+  EXPECT_EQ(plan_into(64, 9, 6), PlanResult::BUFFER_OVERFLOW);
+  EXPECT_EQ(count, 14);
+  EXPECT_EQ(plan_into(64, 8, 9), PlanResult::INVALID_PARAMS);
+  for (const WorkDescriptor &d : descs)
+    EXPECT_EQ(d.work_id, 0xdeadu);
+  EXPECT_EQ(indptr, std::vector<int>(9, -7));
+  EXPECT_EQ(merge, std::vector<int>(9, -7));
+  EXPECT_EQ(plan_into(14, 9, 7), PlanResult::OK);
+  EXPECT_EQ(indptr[8], count);
+  EXPECT_EQ(merge[6], count);
+}

@@ -30,6 +30,7 @@
 #include "pto/runtime/work_planner.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -79,19 +80,40 @@ inline WorkDescriptor make_piece(uint32_t id, int tier, uint32_t req,
 }
 } // namespace detail
 
-/// Plans `batch` requests of `kv_lens` with `kv_heads` rows each. `tiers`
-/// selects each descriptor's tier from its request's length (any type with
-/// select_tier(int): a TierConfig or a TierList). Errors as the spec's
-/// planner: INVALID_PARAMS (null or non-positive sizes, negative length,
-/// bad config), UNSUPPORTED_SIZE (a length no tier covers).
+/// Plans `batch` requests of `kv_lens` with `kv_heads` rows each into
+/// caller-owned buffers, allocating nothing (what an AICPU planning function
+/// calls every step). `tiers` selects each descriptor's tier from its
+/// request's length (any type with select_tier(int): a TierConfig or a
+/// TierList).
+///
+/// Buffers: `descs[desc_capacity]`; `core_indptr[indptr_size]`, at least
+/// num_cores + 1; `merge_indptr[merge_size]`, at least rows + 1 (rows =
+/// nonzero lengths x kv_heads); `core_cost[num_cores]` when not null.
+/// Writes *out_count (descriptors) and, when not null, *out_rows.
+///
+/// Errors, as the spec's planner, validated before anything is written:
+/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config,
+/// core_indptr shorter than num_cores + 1), UNSUPPORTED_SIZE (a length no
+/// tier covers), BUFFER_OVERFLOW (merge_indptr shorter than rows + 1, or
+/// fewer descriptors than the plan may need). The sweep's exact count is
+/// known only once it ran, so the capacity it needs is its bound, rows +
+/// num_cores (batch-invariant: the exact piece count); on overflow
+/// *out_count is that bound.
 template <typename TierCfg>
-PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
-                         const BalancedConfig &config, const TierCfg &tiers,
-                         BalancedPlan *out) {
-  if (!out || !kv_lens || batch <= 0 || kv_heads <= 0 ||
+PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
+                              const BalancedConfig &config,
+                              const TierCfg &tiers, WorkDescriptor *descs,
+                              int desc_capacity, int *core_indptr,
+                              int indptr_size, int *merge_indptr,
+                              int merge_size, int *out_count,
+                              int *out_rows = nullptr,
+                              int64_t *core_cost = nullptr) {
+  if (!out_count || !kv_lens || batch <= 0 || kv_heads <= 0 ||
       config.num_cores <= 0 || config.block_size <= 0 ||
       config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
-      config.cost.per_token <= 0 || config.cost.per_merge < 0)
+      config.cost.per_token <= 0 || config.cost.per_merge < 0 ||
+      !core_indptr || indptr_size < config.num_cores + 1 || !merge_indptr ||
+      desc_capacity < 0 || (desc_capacity > 0 && !descs))
     return PlanResult::INVALID_PARAMS;
   const CostModel &c = config.cost;
   const int cores = config.num_cores;
@@ -113,20 +135,19 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   rows *= kv_heads;
   invariant_units *= kv_heads;
 
-  BalancedPlan &p = *out;
   const bool invariant = config.batch_invariant;
   // Upper bound on pieces: one per row, plus one split per core boundary
   // (sweep) or the invariant pieces.
   const int64_t max_pieces = invariant ? invariant_units : rows + cores;
-  if (static_cast<int64_t>(p.descriptors.size()) < max_pieces)
-    p.descriptors.resize(max_pieces);
-  p.merge_indptr.resize(rows + 1);
-  p.core_indptr.assign(cores + 1, 0);
-  p.core_cost.assign(cores, 0);
-  WorkDescriptor *desc = p.descriptors.data();
-  int *merge = p.merge_indptr.data();
+  if (merge_size < rows + 1 || desc_capacity < max_pieces) {
+    *out_count = static_cast<int>(std::min<int64_t>(max_pieces, INT32_MAX));
+    return PlanResult::BUFFER_OVERFLOW;
+  }
+  WorkDescriptor *desc = descs;
+  int *merge = merge_indptr;
   int n = 0, row = 0, core = 0;
   merge[0] = 0;
+  core_indptr[0] = 0;
   // The base cost still to place: tokens and one unit per piece the plan
   // needs anyway (one per row in the sweep; the fixed pieces and their
   // merges when batch-invariant). Each core's capacity is its fair share of
@@ -139,8 +160,9 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   int64_t capacity = (remaining + cores - 1) / cores + split;
   int64_t used = 0;
   auto next_core = [&] {
-    p.core_cost[core] = used;
-    p.core_indptr[++core] = n;
+    if (core_cost)
+      core_cost[core] = used;
+    core_indptr[++core] = n;
     used = 0;
     capacity = (remaining + (cores - core) - 1) / (cores - core) + split;
   };
@@ -218,15 +240,64 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
     }
   }
   // Close the last used core; the rest are empty.
-  p.core_cost[core] = used;
+  if (core_cost) {
+    core_cost[core] = used;
+    for (int i = core + 1; i < cores; ++i)
+      core_cost[i] = 0;
+  }
   for (int i = core + 1; i <= cores; ++i)
-    p.core_indptr[i] = n;
-  p.count = n;
-  p.rows = row;
+    core_indptr[i] = n;
+  *out_count = n;
+  if (out_rows)
+    *out_rows = row;
+  return PlanResult::OK;
+}
+
+/// The same plan into a BalancedPlan, sizing its vectors (host code and
+/// tests). Errors as plan_balanced_into; `out` is left as it was on error.
+template <typename TierCfg>
+PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
+                         const BalancedConfig &config, const TierCfg &tiers,
+                         BalancedPlan *out) {
+  if (!out || !kv_lens || batch <= 0 || kv_heads <= 0 ||
+      config.num_cores <= 0)
+    return PlanResult::INVALID_PARAMS;
+  // Size from the bound the planner asks for (a dry run with no room).
+  int bound = 0;
+  int probe_indptr_size = config.num_cores + 1;
+  std::vector<int> indptr(probe_indptr_size);
+  const int merge_size = static_cast<int>(
+      std::min<int64_t>(static_cast<int64_t>(batch) * kv_heads + 1,
+                        INT32_MAX));
+  std::vector<int> merge(merge_size);
+  PlanResult r = plan_balanced_into(kv_lens, batch, kv_heads, config, tiers,
+                                    nullptr, 0, indptr.data(),
+                                    probe_indptr_size, merge.data(),
+                                    merge_size, &bound);
+  if (r == PlanResult::OK && bound == 0) {
+    // Nothing to plan: every length is zero.
+  } else if (r != PlanResult::BUFFER_OVERFLOW) {
+    return r;
+  }
+  BalancedPlan &p = *out;
+  if (static_cast<int>(p.descriptors.size()) < bound)
+    p.descriptors.resize(bound);
+  p.core_indptr.swap(indptr);
+  p.merge_indptr.swap(merge);
+  p.core_cost.assign(config.num_cores, 0);
+  r = plan_balanced_into(kv_lens, batch, kv_heads, config, tiers,
+                         p.descriptors.data(),
+                         static_cast<int>(p.descriptors.size()),
+                         p.core_indptr.data(), probe_indptr_size,
+                         p.merge_indptr.data(), merge_size, &p.count, &p.rows,
+                         p.core_cost.data());
+  if (r != PlanResult::OK)
+    return r;
+  p.merge_indptr.resize(p.rows + 1);
   // Cores run contiguous ranges in descriptor order: the work lists are the
   // identity, kept explicit for persistent kernels that walk core_items.
-  p.core_items.resize(n);
-  for (int i = 0; i < n; ++i)
+  p.core_items.resize(p.count);
+  for (int i = 0; i < p.count; ++i)
     p.core_items[i] = i;
   return PlanResult::OK;
 }
