@@ -17,6 +17,7 @@
 #endif
 
 #ifdef __CPU_SIM
+#include "pto/runtime/balanced_planner.hpp"
 #include "pto/runtime/cpu_sim.hpp"
 #endif
 

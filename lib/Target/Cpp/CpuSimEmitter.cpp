@@ -698,7 +698,7 @@ LogicalResult Emitter::emitGlobal(memref::GlobalOp op) {
 LogicalResult Emitter::emitTable(DescriptorTableOp op) {
   os << "// wsp.descriptor_table @" << op.getSymName() << ": "
      << op.getNumDescriptors() << " descriptors planned at compile time "
-     << "(chunk " << op.getChunkAttr().getInt() << ")\n";
+     << (op.getChunkAttr() ? "(chunk " + std::to_string(op.getChunkAttr().getInt()) + ")" : std::string("(balanced)")) << "\n";
   os << "static const ::pto::runtime::WorkDescriptor g_" << op.getSymName()
      << "[] = {\n";
   auto values = llvm::to_vector(op.getTable().getValues<int32_t>());

@@ -193,8 +193,10 @@ void PatternAttr::print(AsmPrinter &printer) const {
 /// Spec §6.2.1.
 LogicalResult
 PlanConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                       int64_t chunkMin, int64_t chunkMax, int64_t maxWorkUnits,
-                       bool) {
+                       PlanStrategy, int64_t chunkMin, int64_t chunkMax,
+                       int64_t maxWorkUnits, bool, int64_t cores,
+                       int64_t blockSize, int64_t unitCost, int64_t tokenCost,
+                       int64_t mergeCost, bool, int64_t invariantChunk) {
   constexpr int64_t kIntMax = std::numeric_limits<int32_t>::max();
   if (chunkMin <= 0)
     return emitError() << "chunk_min must be > 0, got " << chunkMin;
@@ -203,7 +205,21 @@ PlanConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ") must be >= chunk_min (" << chunkMin << ")";
   if (maxWorkUnits <= 0)
     return emitError() << "max_work_units must be > 0, got " << maxWorkUnits;
-  if (chunkMax > kIntMax || maxWorkUnits > kIntMax)
+  for (auto [name, value] :
+       {std::pair<const char *, int64_t>{"cores", cores},
+        {"block_size", blockSize},
+        {"token_cost", tokenCost},
+        {"invariant_chunk", invariantChunk}})
+    if (value <= 0)
+      return emitError() << name << " must be > 0, got " << value;
+  for (auto [name, value] : {std::pair<const char *, int64_t>{"unit_cost",
+                                                              unitCost},
+                             {"merge_cost", mergeCost}})
+    if (value < 0)
+      return emitError() << name << " must be >= 0, got " << value;
+  if (chunkMax > kIntMax || maxWorkUnits > kIntMax || cores > kIntMax ||
+      blockSize > kIntMax || invariantChunk > kIntMax || unitCost > kIntMax ||
+      tokenCost > kIntMax || mergeCost > kIntMax)
     return emitError() << "plan config values must fit the runtime's 32-bit "
                           "int";
   return success();

@@ -324,9 +324,48 @@ LogicalResult PlanChunkSizeOp::verify() {
   return verifyPlanWindow(*this, getWindowAttr());
 }
 
+/// A buffer of at least `needed` entries (when its size is static).
+static LogicalResult verifyIndptrSize(Operation *op, Value buffer,
+                                      StringRef what, int64_t needed) {
+  int64_t size = cast<MemRefType>(buffer.getType()).getDimSize(0);
+  if (!ShapedType::isDynamic(size) && size < needed)
+    return op->emitOpError()
+           << what << " buffer holds " << size << " entries; the plan needs "
+           << needed << " (config.cores + 1)";
+  return success();
+}
+
+/// What the balanced strategy asks of a planning op: attention descriptors
+/// and a work-list buffer for config.cores + 1 entries.
+static LogicalResult verifyBalanced(Operation *op, PlanConfigAttr config,
+                                    PatternAttr pattern, Value coreIndptr) {
+  if (!pattern.isAttention())
+    return op->emitOpError() << "plans balanced attention descriptors only, "
+                                "not pattern '"
+                             << pattern.getName().getValue() << "'";
+  return verifyIndptrSize(op, coreIndptr, "'cores'", config.getCores() + 1);
+}
+
 LogicalResult GenerateOp::verify() {
   if (failed(verifyPlanWindow(*this, getWindowAttr())))
     return failure();
+  if (getConfig().isBalanced()) {
+    if (getChunk())
+      return emitOpError("plans with the balanced strategy, which has no "
+                         "chunk operand");
+    if (!getCoreIndptr() || !getMergeIndptr())
+      return emitOpError("with the balanced strategy needs 'cores' and "
+                         "'merges' buffers for the work lists and the merge "
+                         "plan");
+    if (getWindowAttr())
+      return emitOpError("plans a sliding window with the spec strategy only");
+    return verifyBalanced(*this, getConfig(), getPattern(), getCoreIndptr());
+  }
+  if (!getChunk())
+    return emitOpError("with the spec strategy needs a 'chunk' operand");
+  if (getCoreIndptr() || getMergeIndptr())
+    return emitOpError("has 'cores' and 'merges' buffers only with the "
+                       "balanced strategy");
   PatternAttr pattern = getPattern();
   if (getWindowAttr() && !pattern.isAttention())
     return emitOpError("plans a sliding window for attention descriptors "
@@ -346,6 +385,22 @@ LogicalResult GenerateOp::verify() {
 }
 
 LogicalResult GenerateOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return lookupTierConfig(*this, tables, getTiersAttr());
+}
+
+LogicalResult PlanBalancedOp::verify() {
+  if (!getConfig().isBalanced())
+    return emitOpError("runs the balanced planner; its config must say "
+                       "strategy = balanced");
+  return verifyBalanced(
+      *this, getConfig(),
+      cast<DescriptorType>(getBuffer().getType().getElementType())
+          .getPattern(),
+      getCoreIndptr());
+}
+
+LogicalResult
+PlanBalancedOp::verifySymbolUses(SymbolTableCollection &tables) {
   return lookupTierConfig(*this, tables, getTiersAttr());
 }
 
@@ -555,6 +610,15 @@ LogicalResult DispatchOp::verify() {
     return emitOpError() << "needs 1 to " << available << " "
                          << stringifyCoreKind(getCoreKind()) << " cores, got "
                          << cores;
+  if (getCoreIndptr()) {
+    if (getRowAffine())
+      return emitOpError("is either row_affine or persistent, not both");
+    int64_t size = getCoreIndptr().getType().getDimSize(0);
+    if (!ShapedType::isDynamic(size) && size < cores + 1)
+      return emitOpError() << "persistent work lists hold " << size
+                           << " entries; " << cores << " cores need "
+                           << cores + 1;
+  }
   return success();
 }
 
@@ -603,6 +667,8 @@ void DispatchOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getDescriptorsMutable());
+  for (OpOperand &lists : getCoreIndptrMutable())
+    effects.emplace_back(MemoryEffects::Read::get(), &lists);
   // A launch is never dead code, whatever its arguments.
   effects.emplace_back(MemoryEffects::Write::get());
   // A kernel may read and write any buffer it is given.
@@ -657,9 +723,28 @@ LogicalResult DescriptorTableOp::verify() {
     return emitOpError() << "table must be Nx" << kColumns
                          << " (work_id, tier, flags, params[0..3]), got "
                          << type;
-  if (getChunkAttr().getInt() < 1)
+  if (!getChunkAttr() == !getCoreIndptrAttr() ||
+      !getCoreIndptrAttr() != !getMergeIndptrAttr())
+    return emitOpError("records either the spec plan's chunk or a balanced "
+                       "plan's cores and merges");
+  if (getChunkAttr() && getChunkAttr().getInt() < 1)
     return emitOpError() << "chunk must be >= 1, got "
                          << getChunkAttr().getInt();
+  int64_t count = type.getDimSize(0);
+  // Each index list starts at 0, never decreases and ends at the count.
+  for (auto [what, list] : {std::pair<StringRef, DenseI32ArrayAttr>{
+                                "cores", getCoreIndptrAttr()},
+                            {"merges", getMergeIndptrAttr()}}) {
+    if (!list)
+      continue;
+    ArrayRef<int32_t> v = list.asArrayRef();
+    if (v.size() < 2 || v.front() != 0 || v.back() != count)
+      return emitOpError() << what << " must run from 0 to the descriptor "
+                           << "count " << count << " in at least 2 entries";
+    for (size_t i = 1; i < v.size(); ++i)
+      if (v[i] < v[i - 1])
+        return emitOpError() << what << " decreases at entry " << i;
+  }
   auto values = llvm::to_vector(getTable().getValues<int32_t>());
   for (int64_t row = 0, rows = type.getDimSize(0); row < rows; ++row) {
     const int32_t *r = &values[row * kColumns];
@@ -687,6 +772,11 @@ LoadDescriptorsOp::verifySymbolUses(SymbolTableCollection &tables) {
     return emitOpError() << "table of " << table.getDescriptorType()
                          << " cannot fill a buffer of "
                          << getBuffer().getType().getElementType();
+  if (!table.getCoreIndptrAttr() != !getCoreIndptr() ||
+      !table.getMergeIndptrAttr() != !getMergeIndptr())
+    return emitOpError() << "takes 'cores' and 'merges' buffers exactly when "
+                            "table @"
+                         << getTable() << " is a balanced plan";
   return success();
 }
 

@@ -82,7 +82,7 @@ static bool isEmittable(Operation *op) {
     return true;
   return isa<TierConfigOp, KernelOp, ReturnOp, KernelTableOp, ParamOp, KvEndOp,
              HasFlagOp, WorkIdOp, MakeDescriptorOp, DescriptorTableOp,
-             LoadDescriptorsOp, DispatchOp, MpmdOp>(op);
+             LoadDescriptorsOp, PlanBalancedOp, DispatchOp, MpmdOp>(op);
 }
 
 struct CheckEmittablePass

@@ -19,6 +19,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <pto/runtime/balanced_planner.hpp>
 #include <pto/runtime/work_planner.hpp>
 
 #include <climits>
@@ -52,6 +53,18 @@ rt::PlanConfig mlir::wsp::toPlanConfig(PlanConfigAttr config) {
   c.chunk_max = static_cast<int>(config.getChunkMax());
   c.max_work_units = static_cast<int>(config.getMaxWorkUnits());
   c.balance_chunks = config.getBalanceChunks();
+  return c;
+}
+
+rt::BalancedConfig mlir::wsp::toBalancedConfig(PlanConfigAttr config) {
+  rt::BalancedConfig c;
+  c.num_cores = static_cast<int>(config.getCores());
+  c.block_size = static_cast<int>(config.getBlockSize());
+  c.cost.per_unit = config.getUnitCost();
+  c.cost.per_token = config.getTokenCost();
+  c.cost.per_merge = config.getMergeCost();
+  c.batch_invariant = config.getBatchInvariant();
+  c.invariant_chunk = static_cast<int>(config.getInvariantChunk());
   return c;
 }
 
@@ -486,6 +499,13 @@ struct PlanPass : public wsp::impl::WspPlanBase<PlanPass> {
 private:
   LogicalResult planChunkSize(PlanChunkSizeOp op);
   LogicalResult planGenerate(GenerateOp op, SymbolTable &symbols);
+  LogicalResult planBalancedStatically(GenerateOp op, TierConfigOp tiers,
+                                       ArrayRef<int> lengths, int heads,
+                                       SymbolTable &symbols);
+  LogicalResult loadStaticPlan(GenerateOp op,
+                               ArrayRef<rt::WorkDescriptor> descriptors,
+                               IntegerAttr chunk, DenseI32ArrayAttr cores,
+                               DenseI32ArrayAttr merges, SymbolTable &symbols);
   unsigned tables = 0;
   uint64_t staticPlans = 0, staticDescriptors = 0, emitted = 0;
 };
@@ -530,7 +550,9 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
   std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
   std::optional<int64_t> batch = getConstantInt(op.getBatch());
   std::optional<int64_t> heads = getConstantInt(op.getHeads());
-  std::optional<int64_t> chunk = getConstantInt(op.getChunk());
+  const bool balanced = op.getConfig().isBalanced();
+  std::optional<int64_t> chunk =
+      balanced ? std::optional<int64_t>(0) : getConstantInt(op.getChunk());
   std::optional<int64_t> queries =
       op.getQueries() ? getConstantInt(op.getQueries()) : 0;
 
@@ -538,6 +560,9 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
     FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
     if (failed(used))
       return failure();
+    if (balanced)
+      return planBalancedStatically(op, tiers, *used, static_cast<int>(*heads),
+                                    symbols);
     // A sliding window plans each request's window only: the runtime's plan
     // of the effective lengths, shifted to the window's start.
     SmallVector<int> starts(used->size(), 0);
@@ -571,47 +596,9 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
     }
     for (pto::runtime::WorkDescriptor &d : plan->descriptors)
       d.params[2] += starts[d.params[0]]; // attention: params[0] = request
-    const int64_t count = plan->descriptors.size();
-    auto bufferType = cast<MemRefType>(op.getBuffer().getType());
-    if (!bufferType.isDynamicDim(0) && bufferType.getDimSize(0) < count)
-      return op.emitOpError()
-             << "the plan has " << count << " descriptors but the buffer "
-             << "holds " << bufferType.getDimSize(0) << " (BUFFER_OVERFLOW)";
-
-    // The table, one row per descriptor.
-    SmallVector<int32_t> rows;
-    llvm::SmallSetVector<int64_t, 8> used_tiers;
-    for (const rt::WorkDescriptor &d : plan->descriptors) {
-      rows.append({static_cast<int32_t>(d.work_id), d.tier, d.flags,
-                   static_cast<int32_t>(d.params[0]),
-                   static_cast<int32_t>(d.params[1]),
-                   static_cast<int32_t>(d.params[2]),
-                   static_cast<int32_t>(d.params[3])});
-      used_tiers.insert(d.tier);
-    }
-    MLIRContext *ctx = op.getContext();
-    auto tableType = RankedTensorType::get({count, DescriptorTableOp::kColumns},
-                                           IntegerType::get(ctx, 32));
-    OpBuilder b(ctx);
-    b.setInsertionPointToStart(getOperation().getBody());
-    auto table = DescriptorTableOp::create(
-        b, op.getLoc(),
-        b.getStringAttr("__wsp_plan_" + std::to_string(tables++)),
-        TypeAttr::get(bufferType.getElementType()), b.getI64IntegerAttr(*chunk),
-        DenseIntElementsAttr::get(tableType, ArrayRef<int32_t>(rows)));
-    symbols.insert(table); // renames on a clash
-    b.setInsertionPoint(op);
-    auto load = LoadDescriptorsOp::create(
-        b, op.getLoc(), FlatSymbolRefAttr::get(table.getSymNameAttr()),
-        op.getBuffer());
-    SmallVector<int64_t> reachable(used_tiers.begin(), used_tiers.end());
-    llvm::sort(reachable);
-    recordReachableTiers(op.getBuffer(), reachable);
-    op.replaceAllUsesWith(load.getResults());
-    op.erase();
-    ++staticPlans;
-    staticDescriptors += count;
-    return success();
+    return loadStaticPlan(op, plan->descriptors,
+                          Builder(op.getContext()).getI64IntegerAttr(*chunk),
+                          {}, {}, symbols);
   }
 
   // Dynamic: check the declared bounds, record reachable tiers, lower.
@@ -632,8 +619,104 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
                        << "time)";
   }
   recordReachableTiers(op.getBuffer(), tiers.getReachableTiers(lo, hi));
-  lowerGenerate(op, tiers);
+  if (balanced) {
+    // The runtime's balanced planner, called from the AICPU function.
+    OpBuilder b(op);
+    auto call = PlanBalancedOp::create(
+        b, op.getLoc(), op.getLengths(), op.getBatch(), op.getHeads(),
+        op.getTiersAttr(), op.getConfig(), op.getBuffer(), op.getCoreIndptr(),
+        op.getMergeIndptr());
+    op.replaceAllUsesWith(call.getResults());
+    op.erase();
+  } else {
+    lowerGenerate(op, tiers);
+  }
   ++emitted;
+  return success();
+}
+
+LogicalResult PlanPass::planBalancedStatically(GenerateOp op,
+                                               TierConfigOp tiers,
+                                               ArrayRef<int> lengths, int heads,
+                                               SymbolTable &symbols) {
+  rt::BalancedPlan plan;
+  rt::PlanResult result =
+      rt::plan_balanced(lengths.data(), static_cast<int>(lengths.size()),
+                        heads, toBalancedConfig(op.getConfig()),
+                        toTierList(tiers), &plan);
+  if (result == rt::PlanResult::UNSUPPORTED_SIZE) {
+    rt::TierList list = toTierList(tiers);
+    for (auto [i, len] : llvm::enumerate(lengths))
+      if (len > 0 && list.select_tier(len) < 0)
+        return op.emitOpError()
+               << "length " << len << " of sequence " << i
+               << " is covered by no tier of @" << tiers.getSymName()
+               << " (UNSUPPORTED_SIZE)";
+  }
+  if (result != rt::PlanResult::OK)
+    return op.emitOpError()
+           << "cannot plan: a constant length is negative, or the batch or "
+              "head count is < 1 (INVALID_PARAMS)";
+  plan.descriptors.resize(plan.count);
+  auto mergeType = cast<MemRefType>(op.getMergeIndptr().getType());
+  if (!mergeType.isDynamicDim(0) && mergeType.getDimSize(0) < plan.rows + 1)
+    return op.emitOpError()
+           << "the plan has " << plan.rows << " rows but the 'merges' buffer "
+           << "holds " << mergeType.getDimSize(0) << " entries, not "
+           << plan.rows + 1 << " (BUFFER_OVERFLOW)";
+  Builder b(op.getContext());
+  return loadStaticPlan(op, plan.descriptors, {},
+                        b.getDenseI32ArrayAttr(plan.core_indptr),
+                        b.getDenseI32ArrayAttr(plan.merge_indptr), symbols);
+}
+
+/// Replaces `op` by a load of its compile-time plan, kept in a new
+/// wsp.descriptor_table.
+LogicalResult PlanPass::loadStaticPlan(GenerateOp op,
+                                       ArrayRef<rt::WorkDescriptor> descriptors,
+                                       IntegerAttr chunk,
+                                       DenseI32ArrayAttr cores,
+                                       DenseI32ArrayAttr merges,
+                                       SymbolTable &symbols) {
+  const int64_t count = descriptors.size();
+  auto bufferType = cast<MemRefType>(op.getBuffer().getType());
+  if (!bufferType.isDynamicDim(0) && bufferType.getDimSize(0) < count)
+    return op.emitOpError()
+           << "the plan has " << count << " descriptors but the buffer "
+           << "holds " << bufferType.getDimSize(0) << " (BUFFER_OVERFLOW)";
+
+  // The table, one row per descriptor.
+  SmallVector<int32_t> rows;
+  llvm::SmallSetVector<int64_t, 8> used_tiers;
+  for (const rt::WorkDescriptor &d : descriptors) {
+    rows.append({static_cast<int32_t>(d.work_id), d.tier, d.flags,
+                 static_cast<int32_t>(d.params[0]),
+                 static_cast<int32_t>(d.params[1]),
+                 static_cast<int32_t>(d.params[2]),
+                 static_cast<int32_t>(d.params[3])});
+    used_tiers.insert(d.tier);
+  }
+  MLIRContext *ctx = op.getContext();
+  auto tableType = RankedTensorType::get({count, DescriptorTableOp::kColumns},
+                                         IntegerType::get(ctx, 32));
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(getOperation().getBody());
+  auto table = DescriptorTableOp::create(
+      b, op.getLoc(), b.getStringAttr("__wsp_plan_" + std::to_string(tables++)),
+      TypeAttr::get(bufferType.getElementType()), chunk, cores, merges,
+      DenseIntElementsAttr::get(tableType, ArrayRef<int32_t>(rows)));
+  symbols.insert(table); // renames on a clash
+  b.setInsertionPoint(op);
+  auto load = LoadDescriptorsOp::create(
+      b, op.getLoc(), FlatSymbolRefAttr::get(table.getSymNameAttr()),
+      op.getBuffer(), op.getCoreIndptr(), op.getMergeIndptr());
+  SmallVector<int64_t> reachable(used_tiers.begin(), used_tiers.end());
+  llvm::sort(reachable);
+  recordReachableTiers(op.getBuffer(), reachable);
+  op.replaceAllUsesWith(load.getResults());
+  op.erase();
+  ++staticPlans;
+  staticDescriptors += count;
   return success();
 }
 

@@ -42,6 +42,12 @@ def Wsp_MaskShard : I32EnumAttr<"MaskShard", "LNC2 sharding of a mask", [
   let cppNamespace = "::mlir::wsp";
 }
 
+def Wsp_PlanStrategy : I32EnumAttr<"PlanStrategy",
+    "how work is planned: the spec's chunk-size planner or the balanced one", [
+    I32EnumAttrCase<"spec", 0>, I32EnumAttrCase<"balanced", 1>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
 def Wsp_PlanResult : I32EnumAttr<"PlanResult",
     "the planner's result code (spec §6.1)", [
     I32EnumAttrCase<"ok", 0>, I32EnumAttrCase<"buffer_overflow", 1>,
@@ -120,24 +126,53 @@ def Wsp_PatternAttr : Wsp_Attr<"Pattern", "pattern"> {
 }
 
 def Wsp_PlanConfigAttr : Wsp_Attr<"PlanConfig", "plan_config"> {
-  let summary = "Chunk-size planning parameters (spec PlanConfig)";
+  let summary = "Planning parameters: the spec's PlanConfig or the balanced planner's";
   let description = [{
-    The spec's `PlanConfig` (§6.2) with its defaults; omitted fields take
-    them. The verifier enforces chunk_min > 0, chunk_max >= chunk_min and
-    max_work_units > 0.
+    `strategy` selects the planner. `spec` (the default) is the spec's
+    `PlanConfig` (§6.2) with its defaults: one chunk size for the whole
+    batch, found by binary search on `max_work_units`. `balanced` is
+    pto::runtime's cost-aware planner (`plan_balanced`,
+    docs/rationale/BalancedPlanner.md): every core gets the same cost, rows
+    are cut only at KV block boundaries, and the plan comes with per-core
+    work lists and a merge plan. Its fields: `cores` (the core count it
+    balances over), `block_size` (the KV block, never split), the cost
+    model `unit_cost` + `token_cost` per KV token + `merge_cost` per extra
+    piece of a split row, and `batch_invariant` with `invariant_chunk`
+    (piece boundaries that depend only on a request's own length).
+
+    Omitted fields take their defaults; each field belongs to one strategy
+    and is ignored by the other. The verifier enforces chunk_min > 0,
+    chunk_max >= chunk_min, max_work_units > 0, cores, block_size,
+    token_cost and invariant_chunk > 0, unit_cost and merge_cost >= 0, and
+    that every value fits the runtime's 32-bit int.
 
     ```mlir
     #wsp.plan_config<>                                   // all defaults
     #wsp.plan_config<max_work_units = 8192, balance_chunks = false>
+    #wsp.plan_config<strategy = balanced, cores = 48, block_size = 16>
     ```
   }];
   let parameters = (ins
+    DefaultValuedParameter<"::mlir::wsp::PlanStrategy",
+                           "::mlir::wsp::PlanStrategy::spec">:$strategy,
     DefaultValuedParameter<"int64_t", "256">:$chunk_min,
     DefaultValuedParameter<"int64_t", "4096">:$chunk_max,
     DefaultValuedParameter<"int64_t", "65536">:$max_work_units,
-    DefaultValuedParameter<"bool", "true">:$balance_chunks);
+    DefaultValuedParameter<"bool", "true">:$balance_chunks,
+    DefaultValuedParameter<"int64_t", "48">:$cores,
+    DefaultValuedParameter<"int64_t", "16">:$block_size,
+    DefaultValuedParameter<"int64_t", "64">:$unit_cost,
+    DefaultValuedParameter<"int64_t", "1">:$token_cost,
+    DefaultValuedParameter<"int64_t", "64">:$merge_cost,
+    DefaultValuedParameter<"bool", "false">:$batch_invariant,
+    DefaultValuedParameter<"int64_t", "2048">:$invariant_chunk);
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    bool isBalanced() const {
+      return getStrategy() == ::mlir::wsp::PlanStrategy::balanced;
+    }
+  }];
 }
 
 #endif // WSP_DIALECT_WSP_IR_WSPATTRS_TD

@@ -224,7 +224,7 @@ def Wsp_TotalWorkUnitsOp : Wsp_Op<"total_work_units"> {
   }];
 }
 
-def Wsp_GenerateOp : Wsp_Op<"generate", [
+def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Generate work descriptors into a buffer (spec generate)";
   let description = [{
@@ -257,14 +257,41 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
         chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
         into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
     ```
+
+    With `#wsp.plan_config<strategy = balanced, ...>` the op plans with the
+    balanced planner instead (attention only; `heads` counts KV heads, so
+    one descriptor is one (request, KV head) row or a piece of one). There
+    is no `chunk`: each core gets the same cost and long rows are cut at KV
+    block boundaries. Descriptors keep the spec's meaning (FIRST|INIT on a
+    row's first piece, LAST on its last), in row order, and two more
+    buffers receive the rest of the plan: `cores` the per-core work lists
+    (core c runs descriptors [cores[c], cores[c+1]); at least config.cores
+    + 1 entries) for a `persistent` dispatch, and `merges` the merge plan
+    (row r's pieces are descriptors [merges[r], merges[r+1]), in KV order;
+    at least rows + 1 entries). The buffer must hold rows + config.cores
+    descriptors (the sweep's bound); less is buffer_overflow with that
+    count.
+
+    ```mlir
+    %count, %status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
+        tiers(@DecodeAttentionTiers)
+        config(#wsp.plan_config<strategy = balanced, cores = 48>)
+        into %descs cores(%core_indptr : memref<?xi32>)
+        merges(%merge_indptr : memref<?xi32>)
+        : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+    ```
   }];
   let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
                            [MemRead]>:$lengths,
-                       Index:$batch, Index:$heads, Index:$chunk,
+                       Index:$batch, Index:$heads, Optional<Index>:$chunk,
                        FlatSymbolRefAttr:$tiers,
                        Wsp_PlanConfigAttr:$config,
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
                            [MemWrite]>:$buffer,
+                       Arg<Optional<Wsp_LengthBuffer>, "per-core work lists",
+                           [MemWrite]>:$core_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>, "merge plan",
+                           [MemWrite]>:$merge_indptr,
                        OptionalAttr<I64Attr>:$min_length,
                        OptionalAttr<I64Attr>:$max_length,
                        OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
@@ -274,8 +301,10 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [
     (`lengths` `in` ` ` `[` $min_length^ `,` $max_length `]`)?
     `heads` `(` $heads `)`
     (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
-    `chunk` `(` $chunk `)`
+    (`chunk` `(` $chunk^ `)`)?
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
+    (`cores` `(` $core_indptr^ `:` type($core_indptr) `)`)?
+    (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
   let hasVerifier = 1;
@@ -451,7 +480,7 @@ def Wsp_WorkIdOp : Wsp_Op<"work_id", [Pure]> {
 // Dispatch (spec §2.5, §7.3)
 //===----------------------------------------------------------------------===//
 
-def Wsp_DispatchOp : Wsp_Op<"dispatch", [
+def Wsp_DispatchOp : Wsp_Op<"dispatch", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>,
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "Run a descriptor buffer on a group of cores (SPMD)";
@@ -471,6 +500,9 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
     contiguous in the planner's output) run in order on one core, for
     kernels that carry a row's accumulators from chunk to chunk: each core
     takes a contiguous range cut only before FIRST descriptors.
+    `persistent(%cores)` runs a balanced plan's work lists: core c walks
+    descriptors [cores[c], cores[c+1]) in order (the buffer holds at least
+    num_cores + 1 entries).
 
     ```mlir
     wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
@@ -482,11 +514,13 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [
                        Wsp_DescriptorBuffer:$descriptors, Index:$count,
                        Wsp_CoreKind:$core_kind, I64Attr:$num_cores,
                        OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers,
-                       UnitAttr:$row_affine);
+                       UnitAttr:$row_affine,
+                       Optional<Wsp_LengthBuffer>:$core_indptr);
   let assemblyFormat = [{
     $kernel `(` ($args^ `:` type($args))? `)`
     `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
     `on` $core_kind `(` $num_cores `)` (`row_affine` $row_affine^)?
+    (`persistent` `(` $core_indptr^ `:` type($core_indptr) `)`)?
     attr-dict
   }];
   let hasVerifier = 1;
@@ -540,24 +574,76 @@ def Wsp_MakeDescriptorOp : Wsp_Op<"make_descriptor", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Run pto::runtime's balanced planner (a planned wsp.generate)";
+  let description = [{
+    What a balanced `wsp.generate` becomes when its lengths are known only
+    at run time: a call of the runtime's allocation-free balanced planner
+    (`pto::runtime::plan_balanced_into`) from the AICPU planning function.
+    The algorithm has one home, the runtime header; `wsp-plan` calls the
+    same function at compile time for static lengths. Operands, results and
+    buffer contracts are the balanced `wsp.generate`'s.
+
+    ```mlir
+    %count, %status = wsp.plan_balanced %kv_lens[%batch] heads(%kv_heads)
+        tiers(@DecodeAttentionTiers)
+        config(#wsp.plan_config<strategy = balanced>)
+        into %descs cores(%core_indptr : memref<?xi32>)
+        merges(%merge_indptr : memref<?xi32>)
+        : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
+                           [MemRead]>:$lengths,
+                       Index:$batch, Index:$heads,
+                       FlatSymbolRefAttr:$tiers,
+                       Wsp_PlanConfigAttr:$config,
+                       Arg<Wsp_DescriptorBuffer, "descriptor buffer",
+                           [MemWrite]>:$buffer,
+                       Arg<Wsp_LengthBuffer, "per-core work lists",
+                           [MemWrite]>:$core_indptr,
+                       Arg<Wsp_LengthBuffer, "merge plan",
+                           [MemWrite]>:$merge_indptr);
+  let results = (outs Index:$count, I32:$status);
+  let assemblyFormat = [{
+    $lengths `[` $batch `]` `heads` `(` $heads `)`
+    `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
+    `cores` `(` $core_indptr `:` type($core_indptr) `)`
+    `merges` `(` $merge_indptr `:` type($merge_indptr) `)`
+    attr-dict `:` type($lengths) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def Wsp_DescriptorTableOp : Wsp_Op<"descriptor_table", [Symbol]> {
   let summary = "A descriptor table planned at compile time";
   let description = [{
     The descriptors of a fully static workload, one row per descriptor:
-    (work_id, tier, flags, params[0..3]). `chunk` records the chunk size
-    the plan used.
+    (work_id, tier, flags, params[0..3]). A plan of the spec's planner
+    records the chunk size it used (`chunk`); a balanced plan instead
+    carries its per-core work lists (`cores`: core c runs descriptors
+    [cores[c], cores[c+1])) and its merge plan (`merges`: row r's pieces
+    are descriptors [merges[r], merges[r+1])).
 
     ```mlir
     wsp.descriptor_table @plan : !wsp.descriptor<attention> chunk(256)
+        = dense<[[0, 0, 7, 0, 0, 0, 100]]> : tensor<1x7xi32>
+    wsp.descriptor_table @balanced : !wsp.descriptor<attention>
+        cores([0, 1, 1]) merges([0, 1])
         = dense<[[0, 0, 7, 0, 0, 0, 100]]> : tensor<1x7xi32>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<Wsp_Descriptor>:$descriptor_type,
-                       I64Attr:$chunk,
+                       OptionalAttr<I64Attr>:$chunk,
+                       OptionalAttr<DenseI32ArrayAttr>:$core_indptr,
+                       OptionalAttr<DenseI32ArrayAttr>:$merge_indptr,
                        I32ElementsAttr:$table);
   let assemblyFormat = [{
-    $sym_name `:` $descriptor_type `chunk` `(` $chunk `)` `=` $table attr-dict
+    $sym_name `:` $descriptor_type (`chunk` `(` $chunk^ `)`)?
+    (`cores` `(` $core_indptr^ `)`)? (`merges` `(` $merge_indptr^ `)`)?
+    `=` $table attr-dict
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -569,13 +655,17 @@ def Wsp_DescriptorTableOp : Wsp_Op<"descriptor_table", [Symbol]> {
 }
 
 def Wsp_LoadDescriptorsOp : Wsp_Op<"load_descriptors", [
+    AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Copy a static descriptor table into a buffer";
   let description = [{
     What `wsp.generate` becomes when planning ran at compile time: copies the
     table into the buffer when it fits (status 0) and otherwise writes
     nothing (status 1, buffer_overflow). The count is the table's size in
-    both cases, as `wsp.generate` reports it.
+    both cases, as `wsp.generate` reports it. A balanced table also copies
+    its work lists into `cores` and its merge plan into `merges` (both
+    given exactly when the table has them); any buffer too small is
+    buffer_overflow.
 
     ```mlir
     %count, %status = wsp.load_descriptors @plan into %descs
@@ -584,9 +674,18 @@ def Wsp_LoadDescriptorsOp : Wsp_Op<"load_descriptors", [
   }];
   let arguments = (ins FlatSymbolRefAttr:$table,
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
-                           [MemWrite]>:$buffer);
+                           [MemWrite]>:$buffer,
+                       Arg<Optional<Wsp_LengthBuffer>, "per-core work lists",
+                           [MemWrite]>:$core_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>, "merge plan",
+                           [MemWrite]>:$merge_indptr);
   let results = (outs Index:$count, I32:$status);
-  let assemblyFormat = "$table `into` $buffer attr-dict `:` type($buffer)";
+  let assemblyFormat = [{
+    $table `into` $buffer
+    (`cores` `(` $core_indptr^ `:` type($core_indptr) `)`)?
+    (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
+    attr-dict `:` type($buffer)
+  }];
 }
 
 def Wsp_KernelTableOp : Wsp_Op<"kernel_table", [Symbol,

@@ -13,6 +13,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <pto/runtime/balanced_planner.hpp>
 #include <pto/runtime/tier_config.hpp>
 #include <pto/runtime/work_planner.hpp>
 
@@ -26,6 +27,9 @@ pto::runtime::TierList toTierList(TierConfigOp config);
 
 /// The IR's plan configuration as the runtime's.
 pto::runtime::PlanConfig toPlanConfig(PlanConfigAttr config);
+
+/// The balanced fields of a plan configuration as the runtime's.
+pto::runtime::BalancedConfig toBalancedConfig(PlanConfigAttr config);
 
 /// A plan made at compile time.
 struct StaticPlan {
