@@ -237,6 +237,18 @@ TEST(BalancedPlanner, PersistentLaunchRunsEachCoresList) {
       EXPECT_EQ(on[plan.core_items[i]], c);
     }
   EXPECT_EQ(report.total_descriptors(), static_cast<uint64_t>(plan.count));
+  // Null items: the identity list, the same runs.
+  std::vector<std::atomic<int>> ran_identity(plan.count);
+  ASSERT_EQ(sim::run_persistent(sim::CoreKind::Vector, 48,
+                                plan.descriptors.data(), plan.count,
+                                plan.core_indptr.data(), nullptr,
+                                [&](const WorkDescriptor &d) {
+                                  ++ran_identity[d.work_id];
+                                  EXPECT_EQ(on[d.work_id], get_block_idx());
+                                }),
+            PlanResult::OK);
+  for (int i = 0; i < plan.count; ++i)
+    EXPECT_EQ(ran_identity[i], 1);
   std::vector<int> bad_indptr(49, 0);
   bad_indptr[48] = plan.count + 1;
   EXPECT_EQ(sim::run_persistent(sim::CoreKind::Vector, 48,

@@ -272,20 +272,22 @@ PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
 
 /// Persistent style: core c walks its own work list,
 /// items[indptr[c] .. indptr[c+1]), in order (e.g. a BalancedPlan's
-/// core_indptr / core_items). INVALID_PARAMS (running nothing) on a bad list.
+/// core_indptr / core_items). Null `items` is the identity list: core c
+/// runs descriptors [indptr[c], indptr[c+1]) (the balanced planner's lists
+/// are contiguous ranges). INVALID_PARAMS (running nothing) on a bad list.
 template <typename Kernel>
 PlanResult
 run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
                int count, const int *indptr, const int *items, Kernel &&kernel,
                LaunchReport *report = nullptr, const Options &options = {}) {
   if (num_cores <= 0 || num_cores > sim::num_cores(kind) || !indptr ||
-      count < 0 || (count > 0 && (!descs || !items)) || indptr[0] != 0 ||
+      count < 0 || (count > 0 && !descs) || indptr[0] != 0 ||
       indptr[num_cores] > count)
     return PlanResult::INVALID_PARAMS;
   for (int c = 0; c < num_cores; ++c)
     if (indptr[c + 1] < indptr[c])
       return PlanResult::INVALID_PARAMS;
-  for (int i = 0; i < indptr[num_cores]; ++i)
+  for (int i = 0; items && i < indptr[num_cores]; ++i)
     if (items[i] < 0 || items[i] >= count)
       return PlanResult::INVALID_PARAMS;
   const CostFn cost = options.cost ? options.cost : &unit_length;
@@ -298,7 +300,7 @@ run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
       stats, options.os_threads, [&](int) { return num_cores; },
       [&](CoreStats &s) {
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
-          detail::run_one(kernel, descs[items[i]], s, cost);
+          detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
       });
   if (report)
     report->cores = std::move(stats);
