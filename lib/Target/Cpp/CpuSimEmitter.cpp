@@ -73,6 +73,10 @@ inline float maximumf(float a, float b) {
   return (a != a || b != b) ? std::numeric_limits<float>::quiet_NaN()
                             : (a > b ? a : b);
 }
+/// A size as the runtime's int, saturated at INT32_MAX.
+inline int to_runtime_int(int64_t n) {
+  return n > INT32_MAX ? INT32_MAX : static_cast<int>(n);
+}
 
 )cpp";
 
@@ -123,6 +127,8 @@ private:
   LogicalResult emitWhile(scf::WhileOp op);
   LogicalResult emitIf(scf::IfOp op);
   LogicalResult emitDispatch(DispatchOp op);
+  LogicalResult emitPlanBalanced(PlanBalancedOp op);
+  LogicalResult emitLoadDescriptors(LoadDescriptorsOp op);
   LogicalResult assign(ValueRange to, ValueRange from);
   std::string offset(Value memref, ValueRange indices);
   std::string constant(Attribute value, Type type);
@@ -370,11 +376,15 @@ LogicalResult Emitter::emitDispatch(DispatchOp op) {
     os << "// wsp.dispatch @" << t << " on "
        << stringifyCoreKind(op.getCoreKind()) << "("
        << op.getNumCoresAttr().getInt() << ")"
-       << (op.getRowAffine() ? " row_affine" : "") << "\n";
+       << (op.getRowAffine() ? " row_affine" : "")
+       << (op.getCoreIndptr() ? " persistent" : "") << "\n";
     os << "{\n";
     os.indent();
     os << t << "_args launch{" << name(op.getDescriptors()) << ".data, "
-       << name(op.getCount()) << ", " << (op.getRowAffine() ? 1 : 0);
+       << name(op.getCount()) << ", "
+       << (op.getCoreIndptr() ? 2 : op.getRowAffine() ? 1 : 0) << ", "
+       << (op.getCoreIndptr() ? name(op.getCoreIndptr()) + ".data"
+                              : std::string("nullptr"));
     for (Value arg : op.getArgs())
       os << ", " << name(arg);
     os << "};\n";
@@ -401,13 +411,101 @@ LogicalResult Emitter::emitDispatch(DispatchOp op) {
                          : "::pto::runtime::sim::CoreKind::Vector";
   os << "// wsp.dispatch @" << op.getKernel() << " on "
      << stringifyCoreKind(op.getCoreKind()) << "("
-     << op.getNumCoresAttr().getInt() << ")\n";
+     << op.getNumCoresAttr().getInt() << ")"
+     << (op.getCoreIndptr() ? " persistent" : "") << "\n";
+  if (Value lists = op.getCoreIndptr()) {
+    // Core c walks descriptors [lists[c], lists[c+1]).
+    os << "::pto::runtime::sim::run_persistent(" << kind << ", "
+       << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
+       << ".data, static_cast<int>(" << name(op.getCount()) << "), "
+       << name(lists) << ".data, nullptr,\n";
+    os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+       << "; }, wsp_launch_report);\n";
+    return success();
+  }
   os << "::pto::runtime::sim::run_spmd(" << kind << ", "
      << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
      << ".data, static_cast<int>(" << name(op.getCount()) << "),\n";
   os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
      << "; }, wsp_launch_report"
      << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
+  return success();
+}
+
+LogicalResult Emitter::emitLoadDescriptors(LoadDescriptorsOp op) {
+  // The compile-time plan: copied if every part fits, BUFFER_OVERFLOW (and
+  // nothing written) if not.
+  std::string table = "g_" + op.getTable().str();
+  auto size = [](const std::string &array) {
+    return "static_cast<int64_t>(sizeof " + array + " / sizeof " + array +
+           "[0])";
+  };
+  std::string fits = name(op.getBuffer()) + ".sizes[0] >= " + name(op.getCount());
+  SmallVector<std::pair<std::string, Value>> lists;
+  if (op.getCoreIndptr())
+    lists.push_back({table + "_cores", op.getCoreIndptr()});
+  if (op.getMergeIndptr())
+    lists.push_back({table + "_merges", op.getMergeIndptr()});
+  for (auto &[array, buffer] : lists)
+    fits += " && " + name(buffer) + ".sizes[0] >= " + size(array);
+  if (failed(declare(op.getCount(), size(table))) ||
+      failed(declare(op.getStatus(), fits + " ? 0 : 1")))
+    return failure();
+  os << "if (" << name(op.getStatus()) << " == 0) {\n";
+  os << "  std::copy(" << table << ", " << table << " + "
+     << name(op.getCount()) << ", " << name(op.getBuffer()) << ".data);\n";
+  for (auto &[array, buffer] : lists)
+    os << "  std::copy(" << array << ", " << array << " + " << size(array)
+       << ", " << name(buffer) << ".data);\n";
+  os << "}\n";
+  return success();
+}
+
+LogicalResult Emitter::emitPlanBalanced(PlanBalancedOp op) {
+  auto tiers =
+      SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
+  if (!tiers)
+    return op.emitOpError("names no wsp.tier_config");
+  PlanConfigAttr c = op.getConfig();
+  if (failed(declareResult(op.getCount(), op)) ||
+      failed(declareResult(op.getStatus(), op)))
+    return failure();
+  std::string lengths = name(op.getLengths()), batch = name(op.getBatch());
+  os << "// wsp.plan_balanced over @" << op.getTiers()
+     << ": pto::runtime's balanced planner\n";
+  os << "{\n";
+  os.indent();
+  os << "::pto::runtime::BalancedConfig config;\n";
+  os << "config.num_cores = " << c.getCores() << ";\n";
+  os << "config.block_size = " << c.getBlockSize() << ";\n";
+  os << "config.cost.per_unit = " << c.getUnitCost() << ";\n";
+  os << "config.cost.per_token = " << c.getTokenCost() << ";\n";
+  os << "config.cost.per_merge = " << c.getMergeCost() << ";\n";
+  os << "config.batch_invariant = "
+     << (c.getBatchInvariant() ? "true" : "false") << ";\n";
+  os << "config.invariant_chunk = " << c.getInvariantChunk() << ";\n";
+  os << "int count = 0;\n";
+  os << "if (" << batch << " > " << lengths << ".sizes[0]) {\n";
+  os << "  " << name(op.getStatus())
+     << " = 3; // INVALID_PARAMS: batch beyond the lengths\n";
+  os << "} else {\n";
+  os.indent();
+  auto buffer = [&](Value v) {
+    return name(v) + ".data, to_runtime_int(" + name(v) + ".sizes[0])";
+  };
+  os << name(op.getStatus())
+     << " = static_cast<int32_t>(::pto::runtime::plan_balanced_into(\n";
+  os << "    " << lengths << ".data, to_runtime_int(" << batch
+     << "), to_runtime_int(" << name(op.getHeads()) << "), config,\n";
+  os << "    " << getTierConfigCppType(tiers) << "{},\n";
+  os << "    " << buffer(op.getBuffer()) << ",\n";
+  os << "    " << buffer(op.getCoreIndptr()) << ", "
+     << buffer(op.getMergeIndptr()) << ", &count));\n";
+  os.unindent();
+  os << "}\n";
+  os << name(op.getCount()) << " = count;\n";
+  os.unindent();
+  os << "}\n";
   return success();
 }
 
@@ -627,21 +725,8 @@ LogicalResult Emitter::emitOp(Operation &op) {
                           name(o.getFlags()), params)
                 .str());
       })
-      .Case([&](LoadDescriptorsOp o) {
-        // The compile-time plan: copied if it fits, BUFFER_OVERFLOW if not.
-        std::string table = "g_" + o.getTable().str();
-        if (failed(declare(o.getCount(), "static_cast<int64_t>(sizeof " +
-                                             table + " / sizeof " + table +
-                                             "[0])")) ||
-            failed(declare(o.getStatus(), name(o.getBuffer()) +
-                                              ".sizes[0] >= " +
-                                              name(o.getCount()) + " ? 0 : 1")))
-          return failure();
-        os << "if (" << name(o.getStatus()) << " == 0)\n";
-        os << "  std::copy(" << table << ", " << table << " + "
-           << name(o.getCount()) << ", " << name(o.getBuffer()) << ".data);\n";
-        return success();
-      })
+      .Case([&](LoadDescriptorsOp o) { return emitLoadDescriptors(o); })
+      .Case([&](PlanBalancedOp o) { return emitPlanBalanced(o); })
       .Case([&](ParamOp o) {
         return declare(o.getResult(),
                        llvm::formatv("static_cast<int64_t>({0}.params[{1}])",
@@ -708,7 +793,19 @@ LogicalResult Emitter::emitTable(DescriptorTableOp op) {
         "    {{{0}u, {1}, {2}, 0, {{{3}u, {4}u, {5}u, {6}u}},\n", r[0], r[1],
         r[2], r[3], r[4], r[5], r[6]);
   }
-  os << "};\n\n";
+  os << "};\n";
+  // A balanced plan's work lists and merge plan.
+  for (auto [suffix, list] :
+       {std::pair<StringRef, DenseI32ArrayAttr>{"cores", op.getCoreIndptrAttr()},
+        {"merges", op.getMergeIndptrAttr()}}) {
+    if (!list)
+      continue;
+    os << "static const int32_t g_" << op.getSymName() << "_" << suffix
+       << "[] = {";
+    llvm::interleaveComma(list.asArrayRef(), os);
+    os << "};\n";
+  }
+  os << "\n";
   return success();
 }
 
@@ -833,7 +930,9 @@ LogicalResult Emitter::emitTableArgs(KernelTableOp op) {
   os << "struct " << op.getSymName() << "_args {\n";
   os << "  __gm__ const ::pto::runtime::WorkDescriptor *descs;\n";
   os << "  int64_t count;\n";
-  os << "  int32_t row_affine; // a row's chunks in order on one core\n";
+  os << "  int32_t schedule; // 0 grid, 1 row_affine, 2 persistent\n";
+  os << "  __gm__ const int32_t *core_indptr; // persistent: core c runs "
+        "[core_indptr[c], core_indptr[c+1])\n";
   os << *params << "};\n\n";
   return success();
 }
@@ -867,11 +966,20 @@ LogicalResult Emitter::emitTableEntry(KernelTableOp op) {
   os << "const int count = static_cast<int>(args.count);\n";
   os << "const int core = static_cast<int>(get_block_idx());\n";
   os << "const int cores = static_cast<int>(get_block_num());\n";
-  os << "const int begin = args.row_affine ? ::pto::runtime::row_range_begin("
-        "args.descs, count, core, cores) : core;\n";
-  os << "const int end = args.row_affine ? ::pto::runtime::row_range_begin("
-        "args.descs, count, core + 1, cores) : count;\n";
-  os << "const int step = args.row_affine ? 1 : cores;\n";
+  os << "int begin = core, end = count, step = cores; // grid\n";
+  os << "if (args.schedule == 1) { // row_affine: whole rows per core\n";
+  os << "  begin = ::pto::runtime::row_range_begin(args.descs, count, core, "
+        "cores);\n";
+  os << "  end = ::pto::runtime::row_range_begin(args.descs, count, core + 1, "
+        "cores);\n";
+  os << "  step = 1;\n";
+  os << "} else if (args.schedule == 2) { // persistent: the core's work "
+        "list\n";
+  os << "  begin = args.core_indptr[core];\n";
+  os << "  end = std::min(static_cast<int>(args.core_indptr[core + 1]), "
+        "count);\n";
+  os << "  step = 1;\n";
+  os << "}\n";
   os << "for (int i = begin; i < end; i += step) {\n";
   os.indent();
   os << "const ::pto::runtime::WorkDescriptor d = args.descs[i];\n";

@@ -65,6 +65,25 @@ bool mlir::wsp::isValidCppIdentifier(StringRef name) {
   return !keywords.contains(name);
 }
 
+std::string mlir::wsp::getTierConfigCppType(TierConfigOp op,
+                                            StringRef lineIndent) {
+  std::string type = "::pto::runtime::TierConfig<";
+  llvm::raw_string_ostream out(type);
+  bool first = true;
+  for (TierAttr tier : op.getTierList()) {
+    out << (first ? "" : ",");
+    if (!lineIndent.empty())
+      out << "\n" << lineIndent;
+    else if (!first)
+      out << " ";
+    out << "::pto::runtime::Tier<" << tier.getId() << ", "
+        << tier.getMinSize() << ", " << tier.getMaxSize() << ">";
+    first = false;
+  }
+  out << ">";
+  return type;
+}
+
 LogicalResult mlir::wsp::emitTierConfigsHeader(ModuleOp module,
                                                raw_ostream &os) {
   // Render into a buffer first so that a failure leaves no partial output.
@@ -85,15 +104,8 @@ LogicalResult mlir::wsp::emitTierConfigsHeader(ModuleOp module,
     SmallVector<TierAttr> tiers = op.getTierList();
     out << "\n// wsp.tier_config @" << name << " (" << tiers.size()
         << (tiers.size() == 1 ? " tier" : " tiers") << ")\n"
-        << "using " << name << " = ::pto::runtime::TierConfig<";
-    llvm::interleave(
-        tiers, out,
-        [&](TierAttr tier) {
-          out << "\n    ::pto::runtime::Tier<" << tier.getId() << ", "
-              << tier.getMinSize() << ", " << tier.getMaxSize() << ">";
-        },
-        ",");
-    out << ">;\n";
+        << "using " << name << " = " << getTierConfigCppType(op, "    ")
+        << ";\n";
     return WalkResult::advance();
   });
   if (result.wasInterrupted())

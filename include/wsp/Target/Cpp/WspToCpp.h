@@ -17,6 +17,15 @@
 namespace mlir {
 class ModuleOp;
 namespace wsp {
+class TierConfigOp;
+
+/// The C++ type of a tier configuration,
+/// `::pto::runtime::TierConfig<::pto::runtime::Tier<id, min, max>, ...>`,
+/// on one line, or one tier per line at `lineIndent` when it is not empty.
+/// One spelling for the tier-config header and for planner calls in
+/// emitted code.
+std::string getTierConfigCppType(TierConfigOp op,
+                                 llvm::StringRef lineIndent = "");
 
 /// True if `name` can be used verbatim as a C++ identifier (not a keyword,
 /// not reserved by the implementation).

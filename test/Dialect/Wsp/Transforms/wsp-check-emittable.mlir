@@ -24,6 +24,18 @@ func.func @ok(%b: memref<?x!wsp.descriptor<attention>>, %o: memref<?xf32>, %i: i
   wsp.dispatch @t(%o : memref<?xf32>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48)
   return %s : i32
 }
+// The balanced strategy's planned forms pass too: the runtime planner's
+// call and a persistent dispatch over its work lists.
+func.func @balanced(%l: memref<?xi32>, %i: index, %b: memref<?x!wsp.descriptor<attention>>,
+                    %c: memref<?xi32>, %m: memref<?xi32>, %o: memref<?xf32>) -> i32 {
+  %n, %s = wsp.plan_balanced %l[%i] heads(%i) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %b
+      cores(%c : memref<?xi32>) merges(%m : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @t(%o : memref<?xf32>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48) persistent(%c : memref<?xi32>)
+  return %s : i32
+}
 
 // -----
 

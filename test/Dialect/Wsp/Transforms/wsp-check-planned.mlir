@@ -35,3 +35,18 @@ func.func @select(%x: i32) -> i32 {
   %t = wsp.select_tier @T(%x) : i32 -> i32
   return %t : i32
 }
+
+// -----
+
+// A balanced wsp.generate is a planning op too: wsp-plan turns it into a
+// table load or a wsp.plan_balanced call.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @balanced(%l: memref<?xi32>, %n: index, %b: memref<?x!wsp.descriptor<attention>>,
+                    %c: memref<?xi32>) -> i32 {
+  // expected-error @+1 {{'wsp.generate' op is unplanned after planning (run wsp-plan)}}
+  %x, %s = wsp.generate %l[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %b
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %s : i32
+}

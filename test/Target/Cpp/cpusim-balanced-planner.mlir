@@ -1,0 +1,106 @@
+// The balanced strategy through the backend: a dynamic plan (wsp.generate
+// -> wsp.plan_balanced -> a call of the runtime's planner in the emitted
+// AICPU code), a static plan (planned by wsp-plan at compile time, loaded
+// from a table) and a persistent dispatch over the plan's work lists.
+// A driver runs the emitted code against pto::runtime::plan_balanced_into
+// on the same inputs: status, count, every descriptor byte, work lists and
+// merge plan agree, incl. the error paths; every descriptor runs once.
+// RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim -o %t.cpp
+// RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/balanced-check.cpp -o %t.exe -pthread
+// RUN: %t.exe | FileCheck %s
+// RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim | FileCheck %s --check-prefix=EMIT
+
+// CHECK: sweep: 300 workloads equal
+// CHECK: batch-invariant: 300 workloads equal
+// CHECK: errors: all equal
+// CHECK: static: equal to the runtime's plan
+// CHECK: persistent: every descriptor ran once
+
+// EMIT: // wsp.descriptor_table @__wsp_plan_0: 5 descriptors planned at compile time (balanced)
+// EMIT: static const int32_t g___wsp_plan_0_cores[] = {0, 3, 5};
+// EMIT-NEXT: static const int32_t g___wsp_plan_0_merges[] = {0, 1, 2, 4, 5};
+// EMIT-LABEL: int32_t plan_sweep(
+// EMIT: // wsp.plan_balanced over @DecodeAttentionTiers: pto::runtime's balanced planner
+// EMIT: config.num_cores = 48;
+// EMIT: ::pto::runtime::plan_balanced_into(
+// EMIT-NEXT: {{.*}}, config,
+// EMIT-NEXT: ::pto::runtime::TierConfig<::pto::runtime::Tier<0, 1, 1024>, ::pto::runtime::Tier<1, 1025, 4096>, ::pto::runtime::Tier<2, 4097, 16384>, ::pto::runtime::Tier<3, 16385, 131072>>{},
+// EMIT-LABEL: int32_t plan_static(
+// EMIT: std::copy(g___wsp_plan_0_cores, g___wsp_plan_0_cores + {{.*}}, a1.data);
+// EMIT-LABEL: void run_all(
+// EMIT: // wsp.dispatch @count_runs_table on vector(48) persistent
+// EMIT-NEXT: ::pto::runtime::sim::run_persistent(
+
+wsp.tier_config @DecodeAttentionTiers [
+  #wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+  #wsp.tier<2, [4097, 16384]>, #wsp.tier<3, [16385, 131072]>]
+
+// Each planner returns the status and writes the count to %out[0].
+func.func @plan_sweep(%lens: memref<?xi32>, %batch: index, %heads: index,
+                      %descs: memref<?x!wsp.descriptor<attention>>,
+                      %cores: memref<?xi32>, %merges: memref<?xi32>,
+                      %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %count, %status = wsp.generate %lens[%batch] heads(%heads)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced>) into %descs
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @plan_invariant(%lens: memref<?xi32>, %batch: index, %heads: index,
+                          %descs: memref<?x!wsp.descriptor<attention>>,
+                          %cores: memref<?xi32>, %merges: memref<?xi32>,
+                          %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %count, %status = wsp.generate %lens[%batch] heads(%heads)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 24, block_size = 32,
+                              unit_cost = 100, token_cost = 2, merge_cost = 7,
+                              batch_invariant = true, invariant_chunk = 1000>)
+      into %descs cores(%cores : memref<?xi32>)
+      merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  return %status : i32
+}
+
+// Static: wsp-plan's hand-checked case (wsp-plan.mlir), 2 cores.
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+func.func @plan_static(%descs: memref<?x!wsp.descriptor<attention>>,
+                       %cores: memref<?xi32>, %merges: memref<?xi32>,
+                       %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %count, %status = wsp.generate %lens[%c3] heads(%c2)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %descs
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  return %status : i32
+}
+
+// Persistent: each core walks its list; the kernel counts runs per id.
+wsp.kernel @count_runs tiers(@DecodeAttentionTiers)
+    (%d: !wsp.descriptor<attention>, %runs: memref<?xi32>) {
+  %c1 = arith.constant 1 : i32
+  %id = wsp.work_id %d : !wsp.descriptor<attention>
+  %n = memref.load %runs[%id] : memref<?xi32>
+  %n1 = arith.addi %n, %c1 : i32
+  memref.store %n1, %runs[%id] : memref<?xi32>
+  wsp.return
+}
+
+func.func @run_all(%descs: memref<?x!wsp.descriptor<attention>>,
+                   %count: index, %cores: memref<?xi32>,
+                   %runs: memref<?xi32>) {
+  wsp.dispatch @count_runs(%runs : memref<?xi32>)
+      descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48) persistent(%cores : memref<?xi32>)
+  return
+}
