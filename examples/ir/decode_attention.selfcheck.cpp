@@ -120,15 +120,25 @@ static bool run(const Case &c, std::mt19937 &rng) {
   std::vector<uint16_t> q(q_elems), out(q_elems, 0);
   for (uint16_t &x : q)
     x = to_bf16_bits(8.0f * uni(rng));
+  std::vector<int32_t> lens(c.kv_lens.begin(), c.kv_lens.end());
+#ifdef WSP_BALANCED
+  // The balanced planner's bound: a descriptor per (request, KV head) row
+  // plus one split per core boundary; partial state per descriptor.
+  const int rows_max = batch * c.kv_heads, cap = rows_max + 48;
+  std::vector<rt::WorkDescriptor> descs(cap);
+  const size_t part_rows = static_cast<size_t>(cap) * c.q_len * group;
+  std::vector<float> part_o(part_rows * c.head_dim), part_m(part_rows),
+      part_l(part_rows);
+  std::vector<int32_t> core_indptr(48 + 1), merge_indptr(rows_max + 1);
+#else
   std::vector<float> acc_o(q_elems), acc_m(q_elems / c.head_dim),
       acc_l(q_elems / c.head_dim);
-  std::vector<int32_t> lens(c.kv_lens.begin(), c.kv_lens.end());
-
   // Enough descriptors for any chunk >= chunk_min (256).
   int cap = 0;
   for (int len : c.kv_lens)
     cap += c.heads * ((len + 255) / 256);
   std::vector<rt::WorkDescriptor> descs(std::max(cap, 1));
+#endif
   rt::sim::LaunchReport report;
 #ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = &report;
@@ -156,20 +166,32 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #else
 #define WSP_SCALES
 #endif
+#ifdef WSP_BALANCED
+  MemRef<float, 4> mo{part_o.data(), {cap, c.q_len, group, c.head_dim}};
+  MemRef<float, 3> mm{part_m.data(), {cap, c.q_len, group}};
+  MemRef<float, 3> ml{part_l.data(), {cap, c.q_len, group}};
+  MemRef<int32_t, 1> mcores{core_indptr.data(), {48 + 1}};
+  MemRef<int32_t, 1> mmerges{merge_indptr.data(), {rows_max + 1}};
+#define WSP_PLAN_LISTS , mcores, mmerges
+#else
   MemRef<float, 4> mo{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}};
   MemRef<float, 3> mm{acc_m.data(), {batch, c.q_len, c.heads}};
   MemRef<float, 3> ml{acc_l.data(), {batch, c.q_len, c.heads}};
+#define WSP_PLAN_LISTS
+#endif
   MemRef<bf16, 4> mout{ob, {batch, c.q_len, c.heads, c.head_dim}};
   MemRef<rt::WorkDescriptor, 1> mdescs{descs.data(),
                                        {static_cast<int64_t>(descs.size())}};
   const auto start = std::chrono::steady_clock::now();
 #ifdef WSP_DEVICE_FORM
-  wsp_gen::decode_step_args args{mq, mids, mlens, mtable, mk, mv,
-                                 WSP_SCALES mo, mm, ml, mout, mdescs};
+  wsp_gen::decode_step_args args{mq, mids,       mlens, mtable,
+                                 mk, mv,         WSP_SCALES mo,
+                                 mm, ml,         mout,  mdescs WSP_PLAN_LISTS};
   const int32_t status = decode_step(&args);
 #else
-  const int32_t status = wsp_gen::decode_step(
-      mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm, ml, mout, mdescs);
+  const int32_t status =
+      wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm,
+                           ml, mout, mdescs WSP_PLAN_LISTS);
 #endif
   const double elapsed_ms = std::chrono::duration<double, std::milli>(
                                 std::chrono::steady_clock::now() - start)
@@ -188,6 +210,8 @@ static bool run(const Case &c, std::mt19937 &rng) {
   for (int b = 0; b < batch; ++b)
     for (int s = 0; s < c.q_len; ++s)
       for (int h = 0; h < c.heads; ++h) {
+        if (c.kv_lens[b] == 0)
+          continue; // an idle batch slot: no work, no output
         const int kvh = h / group;
         const int visible = c.kv_lens[b] - c.q_len + 1 + s; // causal
 #ifdef WSP_WINDOW
@@ -268,6 +292,22 @@ static bool run(const Case &c, std::mt19937 &rng) {
   if (!in_window)
     return false;
 #endif
+#ifdef WSP_BALANCED
+  // The balanced plan: rows cut into pieces and merged by the second pass.
+  // The plan's count is where the last core's list ends (the device form
+  // has no launch report).
+  int split_rows = 0, pieces = 0;
+  for (int i = 0; i < core_indptr[48]; ++i) {
+    const uint8_t f = descs[i].flags;
+    const bool first = f & rt::WorkDescriptor::FLAG_FIRST,
+               last = f & rt::WorkDescriptor::FLAG_LAST;
+    split_rows += last && !first;
+    pieces += !(first && last);
+  }
+  std::printf("    balanced plan: %d descriptors, %d split rows merged from "
+              "%d pieces\n",
+              core_indptr[48], split_rows, pieces);
+#endif
   // The details a kernel engineer looks at.
   uint32_t largest = 0;
   for (int i = 0; i < static_cast<int>(report.total_descriptors()); ++i)
@@ -299,6 +339,12 @@ int main() {
       // Many short requests.
       {"many short q1 g4 d64 b16", 1, 8, 2, 64, 16,
        {1, 7, 33, 64, 100, 255, 256, 257, 511, 512, 700, 1024}},
+#ifdef WSP_BALANCED
+      // Skewed: one long request spread over most cores, zero-length
+      // requests, two query tokens, GQA 4.
+      {"skew q2 g4 d64 b16", 2, 8, 2, 64, 16,
+       {40000, 0, 5, 3000, 2, 0, 700, 12000}},
+#endif
   };
   bool ok = true;
   for (const Case &c : cases)

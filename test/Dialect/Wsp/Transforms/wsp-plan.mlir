@@ -267,3 +267,120 @@ func.func @dynamic_window(%lens: memref<?xi32>, %b: index, %h: index,
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return %status : i32
 }
+
+// -----
+
+// == Balanced strategy, static ==
+//
+// Lengths {600, 0, 1500}, 2 KV heads, 2 cores, block 16, cost = 64 per unit
+// + 1 per token + 64 per extra piece. Base cost 4 x 64 + 4200 = 4456; core
+// 0 takes its share 2228 plus one split allowance (64 + 64): 2356. Both
+// 600-token rows fit whole (1328); row (2, 0) gets the 964 that remain less
+// its unit, cut at a block: 960 tokens (FIRST|INIT = 5). Core 1 takes the
+// rest of that row (540, LAST = 2, +64 merge) and row (2, 1) whole.
+// Work lists [0, 3, 5]; merge plan: rows (0,0) (0,1) (2,0) (2,1) ->
+// [0, 1, 2, 4, 5].
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 3, 5]) merges([0, 1, 2, 4, 5]) = dense<
+// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 960], [3, 1, 2, 2, 0, 960, 540], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
+// CHECK-LABEL: func.func @static_balanced
+// CHECK-NOT: wsp.generate
+// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.load_descriptors @__wsp_plan_0 into %[[BUF:.*]] cores(%[[CORES:.*]] : memref<3xi32>) merges(%[[MERGES:.*]] : memref<?xi32>)
+// CHECK: wsp.dispatch @k() descriptors(%[[BUF]][%[[COUNT]]] : {{.*}}) on vector(2) persistent(%[[CORES]] : memref<3xi32>) {reachable_tiers = array<i64: 0, 1>}
+func.func @static_balanced(%buf: memref<?x!wsp.descriptor<attention>>,
+                           %cores: memref<3xi32>, %merges: memref<?xi32>)
+    -> i32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %count, %status = wsp.generate %lens[%c3] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%cores : memref<3xi32>) merges(%merges : memref<?xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(2) persistent(%cores : memref<3xi32>)
+  return %status : i32
+}
+
+// -----
+
+// == Balanced strategy, dynamic: the runtime's planner, called at run time ==
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// CHECK-LABEL: func.func @dynamic_balanced
+// CHECK-NOT: wsp.generate
+// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.plan_balanced %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced, block_size = 32>) into %[[BUF:.*]] cores(%{{.*}} : memref<?xi32>) merges(%{{.*}} : memref<?xi32>)
+// CHECK: wsp.dispatch @k() descriptors(%[[BUF]][%[[COUNT]]] : {{.*}}) on vector(48) persistent({{.*}}) {reachable_tiers = array<i64: 0, 1>}
+// CHECK: return %[[STATUS]]
+func.func @dynamic_balanced(%lens: memref<?xi32>, %n: index, %h: index,
+                            %buf: memref<?x!wsp.descriptor<attention>>,
+                            %cores: memref<?xi32>, %merges: memref<?xi32>)
+    -> i32 {
+  %count, %status = wsp.generate %lens[%n] lengths in [1, 2048] heads(%h)
+      tiers(@T) config(#wsp.plan_config<strategy = balanced, block_size = 32>)
+      into %buf cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(48) persistent(%cores : memref<?xi32>)
+  return %status : i32
+}
+
+// -----
+
+// A balanced static plan checks constant lengths against the tiers ...
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, 5000]>
+func.func @balanced_unsupported(%buf: memref<?x!wsp.descriptor<attention>>,
+                                %c: memref<?xi32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op length 5000 of sequence 1 is covered by no tier of @T (UNSUPPORTED_SIZE)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c1) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+// ... and its buffers against the plan.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, 20]>
+func.func @balanced_merges_too_small(%buf: memref<?x!wsp.descriptor<attention>>,
+                                     %c: memref<?xi32>, %m: memref<4xi32>) {
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op the plan has 4 rows but the 'merges' buffer holds 4 entries, not 5 (BUFFER_OVERFLOW)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%c : memref<?xi32>) merges(%m : memref<4xi32>)
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, 20]>
+func.func @balanced_descriptors_too_small(
+    %buf: memref<3x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op the plan has 4 descriptors but the buffer holds 3 (BUFFER_OVERFLOW)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      : memref<2xi32>, memref<3x!wsp.descriptor<attention>>
+  return
+}
