@@ -51,15 +51,21 @@ func.func @decode_step(
       tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
       into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
 
-  wsp.dispatch @decode_attention(
-        %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
-        %acc_o, %acc_m, %acc_l, %out
-      : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
-        memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
-        memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
-        memref<?x?x?x?xbf16>)
-      descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-      on vector(48) row_affine
+  // Run only a plan that was written: on an error the buffer is left
+  // as it was (and on overflow the count exceeds it).
+  %ok = arith.constant 0 : i32
+  %planned = arith.cmpi eq, %status, %ok : i32
+  scf.if %planned {
+    wsp.dispatch @decode_attention(
+          %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
+          %acc_o, %acc_m, %acc_l, %out
+        : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
+          memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
+          memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
+          memref<?x?x?x?xbf16>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on vector(48) row_affine
+  }
   return %status : i32
 }
 

@@ -56,6 +56,9 @@ struct Case {
   const char *name;
   int q_len, heads, kv_heads, head_dim, block_size;
   std::vector<int> kv_lens;
+  // Give the planner a one-descriptor buffer: planning must report
+  // BUFFER_OVERFLOW (1) and no kernel may run (the output stays zero).
+  bool overflow = false;
 };
 
 static bool run(const Case &c, std::mt19937 &rng) {
@@ -124,7 +127,8 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #ifdef WSP_BALANCED
   // The balanced planner's bound: a descriptor per (request, KV head) row
   // plus one split per core boundary; partial state per descriptor.
-  const int rows_max = batch * c.kv_heads, cap = rows_max + 48;
+  const int rows_max = batch * c.kv_heads,
+            cap = c.overflow ? 1 : rows_max + 48;
   std::vector<rt::WorkDescriptor> descs(cap);
   const size_t part_rows = static_cast<size_t>(cap) * c.q_len * group;
   std::vector<float> part_o(part_rows * c.head_dim), part_m(part_rows),
@@ -137,7 +141,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   int cap = 0;
   for (int len : c.kv_lens)
     cap += c.heads * ((len + 255) / 256);
-  std::vector<rt::WorkDescriptor> descs(std::max(cap, 1));
+  std::vector<rt::WorkDescriptor> descs(c.overflow ? 1 : std::max(cap, 1));
 #endif
   rt::sim::LaunchReport report;
 #ifndef WSP_DEVICE_FORM
@@ -199,6 +203,15 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = nullptr;
 #endif
+  if (c.overflow) {
+    const bool untouched =
+        std::all_of(out.begin(), out.end(), [](uint16_t x) { return x == 0; });
+    const bool ok = status == 1 && untouched;
+    std::printf("%s: %s (status %d, output %s)\n", c.name,
+                ok ? "ok" : "MISMATCH", status,
+                untouched ? "untouched" : "WRITTEN");
+    return ok;
+  }
   if (status != 0) {
     std::printf("%s: planning status %d\n", c.name, status);
     return false;
@@ -339,6 +352,8 @@ int main() {
       // Many short requests.
       {"many short q1 g4 d64 b16", 1, 8, 2, 64, 16,
        {1, 7, 33, 64, 100, 255, 256, 257, 511, 512, 700, 1024}},
+      // Too small a descriptor buffer: reported, nothing dispatched.
+      {"overflow q1 g4 d64 b16", 1, 8, 2, 64, 16, {3000, 20}, true},
 #ifdef WSP_BALANCED
       // Skewed: one long request spread over most cores, zero-length
       // requests, two query tokens, GQA 4.

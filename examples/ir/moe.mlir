@@ -37,10 +37,16 @@ func.func @moe_step(%counts: memref<?xi32>, %offsets: memref<?xi32>,
                               max_work_units = 1024>)
       into %descs : memref<?xi32>, memref<?x!wsp.descriptor<moe>>
   // A grouped GEMM runs on the cube cores.
-  wsp.dispatch @expert_gemm(%offsets, %x, %w, %y
-      : memref<?xi32>, memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?xf32>)
-      descriptors(%descs[%count] : memref<?x!wsp.descriptor<moe>>)
-      on cube(24)
+  // Run only a plan that was written: on an error the buffer is left
+  // as it was (and on overflow the count exceeds it).
+  %ok = arith.constant 0 : i32
+  %planned = arith.cmpi eq, %status, %ok : i32
+  scf.if %planned {
+    wsp.dispatch @expert_gemm(%offsets, %x, %w, %y
+        : memref<?xi32>, memref<?x?xbf16>, memref<?x?x?xbf16>, memref<?x?xf32>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<moe>>)
+        on cube(24)
+  }
   return %status : i32
 }
 
