@@ -94,3 +94,40 @@ def test_pipeline_and_cpusim_emission_in_process():
     # The emitter refuses unplanned IR with the op named.
     with pytest.raises(wsp.CompileError, match="'wsp.kernel' op is tier-generic"):
         wsp.translate(src, "wsp-to-cpusim")
+
+
+def test_balanced_strategy_in_process():
+    # Static lengths: the pass plans with the runtime's balanced planner
+    # (wsp-plan.mlir works this plan out by hand); dynamic: a runtime call.
+    src = DECODE_TIERS + """
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+func.func @static(%buf: memref<?x!wsp.descriptor<attention>>,
+                  %cores: memref<3xi32>, %merges: memref<?xi32>) -> i32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %n, %s = wsp.generate %lens[%c3] heads(%c2) tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%cores : memref<3xi32>) merges(%merges : memref<?xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  return %s : i32
+}
+func.func @dynamic(%lens: memref<?xi32>, %b: index, %h: index,
+                   %buf: memref<?x!wsp.descriptor<attention>>,
+                   %cores: memref<?xi32>, %merges: memref<?xi32>) -> i32 {
+  %n, %s = wsp.generate %lens[%b] heads(%h) tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %s : i32
+}
+"""
+    planned = wsp.run_pipeline(src, "builtin.module(wsp-plan)")
+    assert "cores([0, 3, 5]) merges([0, 1, 2, 4, 5])" in planned
+    assert "wsp.plan_balanced" in planned
+    cpp = wsp.translate(planned, "wsp-to-cpusim")
+    assert "::pto::runtime::plan_balanced_into(" in cpp
+    # A balanced config with a chunk is refused at the op.
+    bad = src.replace("heads(%h) tiers", "heads(%h) chunk(%h) tiers")
+    with pytest.raises(wsp.CompileError, match="has no chunk operand"):
+        wsp.parse(bad)
