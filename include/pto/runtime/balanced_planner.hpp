@@ -174,19 +174,19 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
     const int tier = tiers.select_tier(static_cast<int>(len));
     int h0 = 0;
     if (!invariant) {
-      // Fast path: the request's rows are alike; take every one that fits
-      // whole on this core at once (what the per-row loop below would do).
+      // Fast path: the request's rows are alike; write every one that fits
+      // whole on this core (what the per-row loop below would do) from one
+      // template, changing only the work id and the head. A compare per
+      // row, no division: the row is written anyway.
       const int64_t row_cost = c.per_unit + c.per_token * len;
-      const int64_t fit =
-          core == cores - 1 ? kv_heads
-                            : std::max<int64_t>(0, capacity - used) / row_cost;
-      h0 = static_cast<int>(std::min<int64_t>(fit, kv_heads));
+      const int64_t room = core == cores - 1 ? INT64_MAX : capacity - used;
       const WorkDescriptor whole =
           detail::make_piece(0, tier, b, 0, 0, len, true, true);
-      for (int h = 0; h < h0; ++h) {
+      for (int64_t taken = row_cost; h0 < kv_heads && taken <= room;
+           ++h0, taken += row_cost) {
         desc[n] = whole;
         desc[n].work_id = n;
-        params::Attention::set(desc[n], b, h, 0, static_cast<uint32_t>(len));
+        desc[n].params[1] = static_cast<uint32_t>(h0); // head_idx
         merge[++row] = ++n;
       }
       used += h0 * row_cost;
