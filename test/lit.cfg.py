@@ -32,7 +32,7 @@ config.substitutions.append(("%host_cxx", config.host_cxx))
 # under.
 config.substitutions.append(
     ("%cxx_strict",
-     f"{config.host_cxx} -std=c++17 -Wall -Wextra -Werror -I {wsp_include}"))
+     f"{config.host_cxx} -std=c++17 -Wall -Wextra -Wpedantic -Werror -I {wsp_include}"))
 
 tool_dirs = [config.wsp_tools_dir, config.llvm_tools_dir]
 tools = ["wsp-opt", "wsp-translate", "wspc", "wsp-mask-view"]

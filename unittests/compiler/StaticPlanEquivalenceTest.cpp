@@ -1,7 +1,9 @@
 // The compiler's static planning (wsp-plan on IR with constant lengths)
 // against pto::runtime's AttentionPlanner on the same inputs: same chunk
 // size, same descriptors, same tiers (spec §10.2). Random lengths across
-// every tier, batch 1 to 4096, heads 1 to 64, several configurations.
+// every tier, batch 1 to 4096, heads 1 to 64, several configurations. The
+// balanced strategy likewise against plan_balanced, every config field
+// varied (what carries the IR's config into the runtime's).
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
@@ -12,6 +14,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <pto/runtime/balanced_planner.hpp>
 #include <pto/runtime/work_planner.hpp>
 
 #include <gtest/gtest.h>
@@ -61,6 +64,40 @@ std::string workload(const std::vector<int> &lens, int heads,
         "tiers(@DecodeAttentionTiers) config("
      << config.str() << ") into %buf : memref<" << lens.size()
      << "xi32>, memref<?x!wsp.descriptor<attention>>\n"
+     << "  return %s : i32\n}\n";
+  return ir.str();
+}
+
+/// The same workload planned by the balanced strategy with config `c`.
+std::string balancedWorkload(const std::vector<int> &lens, int heads,
+                             const rt::BalancedConfig &c) {
+  const size_t b = lens.size();
+  std::ostringstream ir;
+  ir << "wsp.tier_config @DecodeAttentionTiers [#wsp.tier<0, [1, 1024]>, "
+        "#wsp.tier<1, [1025, 4096]>, #wsp.tier<2, [4097, 16384]>, "
+        "#wsp.tier<3, [16385, 131072]>]\n";
+  ir << "memref.global \"private\" constant @lens : memref<" << b
+     << "xi32> = dense<[";
+  for (size_t i = 0; i < b; ++i)
+    ir << (i ? ", " : "") << lens[i];
+  ir << "]>\n";
+  ir << "func.func @step(%buf: memref<?x!wsp.descriptor<attention>>, "
+        "%cores: memref<?xi32>, %merges: memref<?xi32>) -> i32 {\n"
+     << "  %b = arith.constant " << b << " : index\n"
+     << "  %h = arith.constant " << heads << " : index\n"
+     << "  %lens = memref.get_global @lens : memref<" << b << "xi32>\n"
+     << "  %n, %s = wsp.generate %lens[%b] heads(%h) "
+        "tiers(@DecodeAttentionTiers) config(#wsp.plan_config<strategy = "
+        "balanced, cores = "
+     << c.num_cores << ", block_size = " << c.block_size
+     << ", unit_cost = " << c.cost.per_unit
+     << ", token_cost = " << c.cost.per_token
+     << ", merge_cost = " << c.cost.per_merge << ", batch_invariant = "
+     << (c.batch_invariant ? "true" : "false")
+     << ", invariant_chunk = " << c.invariant_chunk
+     << ">) into %buf cores(%cores : memref<?xi32>) merges(%merges : "
+        "memref<?xi32>) : memref<"
+     << b << "xi32>, memref<?x!wsp.descriptor<attention>>\n"
      << "  return %s : i32\n}\n";
   return ir.str();
 }
@@ -161,4 +198,53 @@ TEST_F(StaticPlanEquivalence, UnsupportedLengthIsACompileTimeError) {
   EXPECT_NE(errors.find("length 131073 of sequence 1 is covered by no tier"),
             std::string::npos)
       << errors;
+}
+
+TEST_F(StaticPlanEquivalence, BalancedRandomWorkloadsMatchTheRuntime) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int batch = 1 + static_cast<int>(rng() % (trial < 30 ? 64 : 1024));
+    const int heads = 1 + static_cast<int>(rng() % 16);
+    std::vector<int> lens(batch);
+    for (int &len : lens)
+      len = rng() % 7 == 0 ? 0 : 1 + static_cast<int>(rng() % 131072);
+    rt::BalancedConfig c;
+    c.num_cores = 1 + static_cast<int>(rng() % 300);
+    c.block_size = 1 << (rng() % 8);
+    c.cost = {static_cast<int64_t>(rng() % 200),
+              static_cast<int64_t>(1 + rng() % 3),
+              static_cast<int64_t>(rng() % 200)};
+    c.batch_invariant = rng() % 3 == 0;
+    c.invariant_chunk = 1 + static_cast<int>(rng() % 5000);
+    SCOPED_TRACE(testing::Message()
+                 << "trial " << trial << ": batch " << batch << " heads "
+                 << heads << " cores " << c.num_cores);
+
+    rt::BalancedPlan expect;
+    ASSERT_EQ(rt::plan_balanced(lens.data(), batch, heads, c,
+                                rt::DecodeAttentionTiers{}, &expect),
+              rt::PlanResult::OK);
+    if (expect.count == 0)
+      continue; // all idle: nothing to compare
+    OwningOpRef<ModuleOp> module;
+    wsp::DescriptorTableOp table =
+        plan(module, balancedWorkload(lens, heads, c));
+    ASSERT_TRUE(table) << "wsp-plan did not plan statically";
+    EXPECT_FALSE(table.getChunkAttr());
+    EXPECT_EQ(table.getCoreIndptrAttr().asArrayRef(),
+              llvm::ArrayRef<int32_t>(expect.core_indptr));
+    EXPECT_EQ(table.getMergeIndptrAttr().asArrayRef(),
+              llvm::ArrayRef<int32_t>(expect.merge_indptr));
+    ASSERT_EQ(table.getNumDescriptors(), expect.count);
+    auto values = llvm::to_vector(table.getTable().getValues<int32_t>());
+    for (int i = 0; i < expect.count; ++i) {
+      const rt::WorkDescriptor &d = expect.descriptors[i];
+      const int32_t *row = &values[i * wsp::DescriptorTableOp::kColumns];
+      ASSERT_EQ(row[0], (int32_t)d.work_id) << i;
+      ASSERT_EQ(row[1], d.tier) << i;
+      ASSERT_EQ(row[2], d.flags) << i;
+      for (int p = 0; p < 4; ++p)
+        ASSERT_EQ(row[3 + p], (int32_t)d.params[p]) << i << " param " << p;
+    }
+  }
 }

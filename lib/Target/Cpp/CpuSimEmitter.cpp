@@ -448,7 +448,7 @@ LogicalResult Emitter::emitLoadDescriptors(LoadDescriptorsOp op) {
     lists.push_back({table + "_merges", op.getMergeIndptr()});
   for (auto &[array, buffer] : lists)
     fits += " && " + name(buffer) + ".sizes[0] >= " + size(array);
-  if (failed(declare(op.getCount(), size(table))) ||
+  if (failed(declare(op.getCount(), table + "_count")) ||
       failed(declare(op.getStatus(), fits + " ? 0 : 1")))
     return failure();
   os << "if (" << name(op.getStatus()) << " == 0) {\n";
@@ -782,10 +782,17 @@ LogicalResult Emitter::emitGlobal(memref::GlobalOp op) {
 
 LogicalResult Emitter::emitTable(DescriptorTableOp op) {
   os << "// wsp.descriptor_table @" << op.getSymName() << ": "
-     << op.getNumDescriptors() << " descriptors planned at compile time "
-     << (op.getChunkAttr() ? "(chunk " + std::to_string(op.getChunkAttr().getInt()) + ")" : std::string("(balanced)")) << "\n";
+     << op.getNumDescriptors() << " descriptors planned at compile time ";
+  if (op.getChunkAttr())
+    os << "(chunk " << op.getChunkAttr().getInt() << ")\n";
+  else
+    os << "(balanced)\n";
+  // The count is its own constant: an empty plan (every request idle) still
+  // needs a one-element array, C++ having no zero-length ones.
+  os << "static constexpr int64_t g_" << op.getSymName()
+     << "_count = " << op.getNumDescriptors() << ";\n";
   os << "static const ::pto::runtime::WorkDescriptor g_" << op.getSymName()
-     << "[] = {\n";
+     << "[" << std::max<int64_t>(op.getNumDescriptors(), 1) << "] = {\n";
   auto values = llvm::to_vector(op.getTable().getValues<int32_t>());
   for (int64_t row = 0; row < op.getNumDescriptors(); ++row) {
     const int32_t *r = &values[row * DescriptorTableOp::kColumns];

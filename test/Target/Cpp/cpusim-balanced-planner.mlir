@@ -14,6 +14,7 @@
 // CHECK: batch-invariant: 300 workloads equal
 // CHECK: errors: all equal
 // CHECK: static: equal to the runtime's plan
+// CHECK: idle: an empty plan
 // CHECK: persistent: every descriptor ran once
 
 // EMIT: // wsp.descriptor_table @__wsp_plan_0: 5 descriptors planned at compile time (balanced)
@@ -81,6 +82,24 @@ func.func @plan_static(%descs: memref<?x!wsp.descriptor<attention>>,
       config(#wsp.plan_config<strategy = balanced, cores = 2>) into %descs
       cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
       : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  return %status : i32
+}
+
+// Every request idle: the empty static plan (C++ has no empty arrays; the
+// emitter keeps the count apart).
+memref.global "private" constant @idle : memref<2xi32> = dense<[0, 0]>
+func.func @plan_idle(%descs: memref<?x!wsp.descriptor<attention>>,
+                     %cores: memref<?xi32>, %merges: memref<?xi32>,
+                     %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @idle : memref<2xi32>
+  %count, %status = wsp.generate %lens[%c2] heads(%c2)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %descs
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
   memref.store %count, %out[%c0] : memref<?xindex>
   return %status : i32
 }

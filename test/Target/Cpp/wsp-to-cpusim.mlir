@@ -12,7 +12,8 @@
 // CHECK: namespace wsp_gen {
 // CHECK: struct MemRef {
 // CHECK: // wsp.descriptor_table @plan: 2 descriptors planned at compile time (chunk 256)
-// CHECK-NEXT: static const ::pto::runtime::WorkDescriptor g_plan[] = {
+// CHECK-NEXT: static constexpr int64_t g_plan_count = 2;
+// CHECK-NEXT: static const ::pto::runtime::WorkDescriptor g_plan[2] = {
 // CHECK-NEXT:     {0u, 0, 7, 0, {0u, 0u, 0u, 100u}},
 // CHECK-NEXT:     {1u, 2, 7, 0, {1u, 0u, 0u, 5000u}},
 // CHECK-NEXT: };

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::wsp;
@@ -731,16 +732,20 @@ LogicalResult DescriptorTableOp::verify() {
     return emitOpError() << "chunk must be >= 1, got "
                          << getChunkAttr().getInt();
   int64_t count = type.getDimSize(0);
-  // Each index list starts at 0, never decreases and ends at the count.
-  for (auto [what, list] : {std::pair<StringRef, DenseI32ArrayAttr>{
-                                "cores", getCoreIndptrAttr()},
-                            {"merges", getMergeIndptrAttr()}}) {
+  // Each index list starts at 0, never decreases and ends at the count:
+  // cores has an entry per core plus one (at least one core), merges one
+  // per row plus one (no rows when every request is idle).
+  for (auto [what, list, least] :
+       {std::tuple<StringRef, DenseI32ArrayAttr, size_t>{
+            "cores", getCoreIndptrAttr(), 2},
+        {"merges", getMergeIndptrAttr(), 1}}) {
     if (!list)
       continue;
     ArrayRef<int32_t> v = list.asArrayRef();
-    if (v.size() < 2 || v.front() != 0 || v.back() != count)
+    if (v.size() < least || v.front() != 0 || v.back() != count)
       return emitOpError() << what << " must run from 0 to the descriptor "
-                           << "count " << count << " in at least 2 entries";
+                           << "count " << count << " in at least " << least
+                           << (least == 1 ? " entry" : " entries");
     for (size_t i = 1; i < v.size(); ++i)
       if (v[i] < v[i - 1])
         return emitOpError() << what << " decreases at entry " << i;

@@ -384,3 +384,23 @@ func.func @balanced_descriptors_too_small(
       : memref<2xi32>, memref<3x!wsp.descriptor<attention>>
   return
 }
+
+// -----
+
+// Every request idle: an empty balanced plan (no rows; every core's list
+// empty), still a valid table.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[0, 0]>
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 0, 0]) merges([0]) = dense<> : tensor<0x7xi32>
+// CHECK-LABEL: func.func @balanced_idle
+// CHECK: wsp.load_descriptors @__wsp_plan_0
+func.func @balanced_idle(%buf: memref<?x!wsp.descriptor<attention>>,
+                         %c: memref<?xi32>, %m: memref<?xi32>) -> i32 {
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  %count, %status = wsp.generate %lens[%c2] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%c : memref<?xi32>) merges(%m : memref<?xi32>)
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status : i32
+}

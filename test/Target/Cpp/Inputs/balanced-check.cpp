@@ -162,6 +162,22 @@ int main() {
     failures += !(ok && ok_overflow);
   }
 
+  // Every request idle: status 0, no descriptors, empty lists.
+  {
+    std::vector<rt::WorkDescriptor> descs(4);
+    std::vector<int> cores(3, -7), merges(5, -7);
+    int64_t out[1] = {-1};
+    const int32_t status = wsp_gen::plan_idle(
+        MemRef<rt::WorkDescriptor, 1>{descs.data(), {4}},
+        MemRef<int32_t, 1>{cores.data(), {3}},
+        MemRef<int32_t, 1>{merges.data(), {5}}, MemRef<int64_t, 1>{out, {1}});
+    const bool ok = status == 0 && out[0] == 0 &&
+                    cores == std::vector<int>{0, 0, 0} && merges[0] == 0 &&
+                    merges[1] == -7;
+    std::printf("idle: %s\n", ok ? "an empty plan" : "MISMATCH");
+    failures += !ok;
+  }
+
   // Persistent dispatch: every descriptor of a plan runs exactly once.
   {
     std::vector<int> lens = lengths(300);
