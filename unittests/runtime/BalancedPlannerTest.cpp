@@ -38,7 +38,8 @@ std::vector<int> random_lengths(std::mt19937 &rng, int batch) {
 }
 
 void check_invariants(const std::vector<int> &lens, int heads,
-                      const BalancedConfig &config, const BalancedPlan &p) {
+                      const BalancedConfig &config, const BalancedPlan &p,
+                      const std::vector<int> &q_lens = {}) {
   const int n = p.count;
   // Rows: every nonempty (request, head), in order, pieces contiguous in
   // KV order from 0 to len, block-aligned cuts, FIRST/INIT and LAST.
@@ -83,8 +84,10 @@ void check_invariants(const std::vector<int> &lens, int heads,
     for (int i = p.core_indptr[c]; i < p.core_indptr[c + 1]; ++i) {
       const WorkDescriptor &d = p.descriptors[p.core_items[i]];
       ++seen[p.core_items[i]];
+      const int q =
+          q_lens.empty() ? 1 : q_lens[params::Attention::request_idx(d)];
       cost += config.cost.per_unit +
-              config.cost.per_token * params::Attention::kv_len(d) +
+              config.cost.per_token * q * params::Attention::kv_len(d) +
               (d.is_first() ? 0 : config.cost.per_merge);
     }
     ASSERT_EQ(cost, p.core_cost[c]) << "core " << c;
@@ -327,4 +330,52 @@ TEST(BalancedPlanner, IntoBuffersOverflowWritesNothing) {
   EXPECT_EQ(plan_into(14, 9, 7), PlanResult::OK);
   EXPECT_EQ(indptr[8], count);
   EXPECT_EQ(merge[6], count);
+}
+
+// Query lengths weight a request's KV tokens (every query token reads every
+// KV token): the invariants hold with the weighted costs, the cores carry
+// equal weighted cost, and a long prefill row is cut finer than the same
+// row in decode.
+TEST(BalancedPlanner, QueryLengthsWeightTheCost) {
+  std::mt19937 rng(21);
+  for (int trial = 0; trial < 40; ++trial) {
+    const int batch = 1 + rng() % 200, heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    std::vector<int> q(batch);
+    for (int &x : q)
+      x = rng() % 4 == 0 ? 1 + rng() % 64 : 1;
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 100;
+    config.batch_invariant = trial % 4 == 0;
+    BalancedPlan plan;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &plan, q.data()),
+              PlanResult::OK);
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    check_invariants(lens, heads, config, plan, q);
+  }
+  // One 8192-token request with 8 query tokens among 63 decode requests of
+  // 1024: weighted, it is half the work, so it spans about half the cores.
+  std::vector<int> lens(64, 1024), q(64, 1);
+  lens[0] = 8192;
+  q[0] = 8;
+  BalancedConfig config;
+  config.num_cores = 32;
+  BalancedPlan decode, mixed;
+  ASSERT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
+                          &decode),
+            PlanResult::OK);
+  ASSERT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
+                          &mixed, q.data()),
+            PlanResult::OK);
+  const int decode_pieces = decode.merge_indptr[1] - decode.merge_indptr[0];
+  const int mixed_pieces = mixed.merge_indptr[1] - mixed.merge_indptr[0];
+  EXPECT_LE(decode_pieces, 4);
+  EXPECT_GE(mixed_pieces, 14);
+  EXPECT_LE(mixed_pieces, 18);
+  // Bad query lengths.
+  q[5] = 0;
+  EXPECT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
+                          &mixed, q.data()),
+            PlanResult::INVALID_PARAMS);
 }

@@ -7,9 +7,10 @@
 //
 // * Sweep (default). The rows (request x KV head, in order) are laid end to
 //   end and cut into one contiguous range per core, each holding the same
-//   cost: KV tokens + a fixed overhead per work unit + a merge cost per extra
-//   piece of a split row. A row is cut only at a KV block boundary, and only
-//   where a core fills up, so at most one row per core boundary is split.
+//   cost: KV tokens (times the request's query tokens, when given) + a
+//   fixed overhead per work unit + a merge cost per extra piece of a split
+//   row. A row is cut only at a KV block boundary, and only where a core
+//   fills up, so at most one row per core boundary is split.
 //   O(batch + cores); deterministic.
 // * Batch-invariant. A row's chunk boundaries depend only on its own length
 //   (pieces of `invariant_chunk` tokens, block aligned); pieces are then
@@ -133,6 +134,12 @@ inline int write_rows(const WorkDescriptor &tmpl, int n, int rows,
 /// nonzero lengths x kv_heads); `core_cost[num_cores]` when not null.
 /// Writes *out_count (descriptors) and, when not null, *out_rows.
 ///
+/// `q_lens` (optional, per request): query tokens. Every query token reads
+/// every KV token of its row, so a request's KV tokens cost
+/// per_token x q_len (chunked prefill beside decode); null means one query
+/// token each (decode). A q_len below 1 for a nonempty request is
+/// INVALID_PARAMS.
+///
 /// Errors, as the spec's planner, validated before anything is written:
 /// INVALID_PARAMS (null or non-positive sizes, negative length, bad config,
 /// core_indptr shorter than num_cores + 1), UNSUPPORTED_SIZE (a length no
@@ -149,7 +156,8 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                               int indptr_size, int *merge_indptr,
                               int merge_size, int *out_count,
                               int *out_rows = nullptr,
-                              int64_t *core_cost = nullptr) {
+                              int64_t *core_cost = nullptr,
+                              const int *q_lens = nullptr) {
   if (!out_count || !kv_lens || batch <= 0 || kv_heads <= 0 ||
       config.num_cores <= 0 || config.block_size <= 0 ||
       config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
@@ -162,14 +170,15 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
   const int64_t block = config.block_size;
   const int64_t piece =
       std::max<int64_t>(block, config.invariant_chunk / block * block);
+  // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
   int64_t tokens = 0, rows = 0, invariant_units = 0;
   for (int b = 0; b < batch; ++b) {
     const int len = kv_lens[b];
-    if (len < 0)
+    if (len < 0 || (q_lens && len > 0 && q_lens[b] < 1))
       return PlanResult::INVALID_PARAMS;
     if (len > 0 && tiers.select_tier(len) < 0)
       return PlanResult::UNSUPPORTED_SIZE;
-    tokens += len;
+    tokens += static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
     rows += len > 0;
     invariant_units += (len + piece - 1) / piece;
   }
@@ -214,13 +223,15 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
     if (len == 0)
       continue;
     const int tier = tiers.select_tier(static_cast<int>(len));
+    // This request's cost per KV token.
+    const int64_t per_token = c.per_token * (q_lens ? q_lens[b] : 1);
     int h0 = 0;
     if (!invariant) {
       // Fast path: the request's rows are alike; write every one that fits
       // whole on this core (what the per-row loop below would do) from one
       // template, changing only the work id and the head. A compare per
       // row, no division: the row is written anyway.
-      const int64_t row_cost = c.per_unit + c.per_token * len;
+      const int64_t row_cost = c.per_unit + per_token * len;
       const int64_t room = core == cores - 1 ? INT64_MAX : capacity - used;
       const WorkDescriptor whole =
           detail::make_piece(0, tier, b, 0, 0, len, true, true);
@@ -240,7 +251,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
         for (int64_t start = 0; start < len; start += piece) {
           const int64_t size = std::min(piece, len - start);
           const int64_t cost =
-              c.per_unit + c.per_token * size + (start > 0 ? c.per_merge : 0);
+              c.per_unit + per_token * size + (start > 0 ? c.per_merge : 0);
           if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
             next_core();
           desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
@@ -257,22 +268,22 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
           // What still fits on this core, in cost units; divide only when
           // the row must be cut (at most once per core), not per row.
           const int64_t free = capacity - used - c.per_unit - merge_cost;
-          if (core == cores - 1 || c.per_token * rest <= free) {
+          if (core == cores - 1 || per_token * rest <= free) {
             desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
                                          true);
             ++n;
-            used += c.per_unit + merge_cost + c.per_token * rest;
-            remaining -= c.per_token * rest + (start == 0 ? c.per_unit : 0);
+            used += c.per_unit + merge_cost + per_token * rest;
+            remaining -= per_token * rest + (start == 0 ? c.per_unit : 0);
             break;
           }
           const int64_t room =
-              free > 0 ? free / c.per_token / block * block : 0;
+              free > 0 ? free / per_token / block * block : 0;
           if (room >= block) {
             desc[n] = detail::make_piece(n, tier, b, h, start, room, start == 0,
                                          false);
             ++n;
-            used += c.per_unit + merge_cost + c.per_token * room;
-            remaining -= c.per_token * room + (start == 0 ? c.per_unit : 0);
+            used += c.per_unit + merge_cost + per_token * room;
+            remaining -= per_token * room + (start == 0 ? c.per_unit : 0);
             start += room;
           }
           next_core();
@@ -300,7 +311,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
 template <typename TierCfg>
 PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
                          const BalancedConfig &config, const TierCfg &tiers,
-                         BalancedPlan *out) {
+                         BalancedPlan *out, const int *q_lens = nullptr) {
   if (!out || !kv_lens || batch <= 0 || kv_heads <= 0 ||
       config.num_cores <= 0)
     return PlanResult::INVALID_PARAMS;
@@ -315,7 +326,8 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   PlanResult r = plan_balanced_into(kv_lens, batch, kv_heads, config, tiers,
                                     nullptr, 0, indptr.data(),
                                     probe_indptr_size, merge.data(),
-                                    merge_size, &bound);
+                                    merge_size, &bound, nullptr, nullptr,
+                                    q_lens);
   if (r == PlanResult::OK && bound == 0) {
     // Nothing to plan: every length is zero.
   } else if (r != PlanResult::BUFFER_OVERFLOW) {
@@ -332,7 +344,7 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
                          static_cast<int>(p.descriptors.size()),
                          p.core_indptr.data(), probe_indptr_size,
                          p.merge_indptr.data(), merge_size, &p.count, &p.rows,
-                         p.core_cost.data());
+                         p.core_cost.data(), q_lens);
   if (r != PlanResult::OK)
     return r;
   p.merge_indptr.resize(p.rows + 1);

@@ -485,7 +485,10 @@ LogicalResult Emitter::emitPlanBalanced(PlanBalancedOp op) {
      << (c.getBatchInvariant() ? "true" : "false") << ";\n";
   os << "config.invariant_chunk = " << c.getInvariantChunk() << ";\n";
   os << "int count = 0;\n";
-  os << "if (" << batch << " > " << lengths << ".sizes[0]) {\n";
+  os << "if (" << batch << " > " << lengths << ".sizes[0]";
+  if (op.getQLens())
+    os << " || " << batch << " > " << name(op.getQLens()) << ".sizes[0]";
+  os << ") {\n";
   os << "  " << name(op.getStatus())
      << " = 3; // INVALID_PARAMS: batch beyond the lengths\n";
   os << "} else {\n";
@@ -500,7 +503,9 @@ LogicalResult Emitter::emitPlanBalanced(PlanBalancedOp op) {
   os << "    " << getTierConfigCppType(tiers) << "{},\n";
   os << "    " << buffer(op.getBuffer()) << ",\n";
   os << "    " << buffer(op.getCoreIndptr()) << ", "
-     << buffer(op.getMergeIndptr()) << ", &count));\n";
+     << buffer(op.getMergeIndptr()) << ", &count, nullptr, nullptr, "
+     << (op.getQLens() ? name(op.getQLens()) + ".data" : "nullptr")
+     << "));\n";
   os.unindent();
   os << "}\n";
   os << name(op.getCount()) << " = count;\n";

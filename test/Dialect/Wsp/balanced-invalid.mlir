@@ -123,7 +123,7 @@ func.func @f(%lens: memref<?xi32>, %n: index,
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
-  // expected-error @+1 {{'wsp.generate' op has 'cores' and 'merges' buffers only with the balanced strategy}}
+  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges' and 'q_lens' buffers only with the balanced strategy}}
   %x, %s = wsp.generate %lens[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<>) into %d
       cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
@@ -230,5 +230,17 @@ func.func @f(%d: memref<?x!wsp.descriptor<attention>>, %n: index,
   // expected-error @+1 {{'wsp.dispatch' op persistent work lists hold 8 entries; 8 cores need 9}}
   wsp.dispatch @k() descriptors(%d[%n] : memref<?x!wsp.descriptor<attention>>)
       on vector(8) persistent(%c : memref<8xi32>)
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %q: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges' and 'q_lens' buffers only with the balanced strategy}}
+  %x, %s = wsp.generate %lens[%n] heads(%n) chunk(%n) tiers(@T)
+      config(#wsp.plan_config<>) into %d q_lens(%q : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return
 }

@@ -45,7 +45,7 @@ func.func @plan_and_run(%lens: memref<?xi32>, %n: index, %h: index,
 }
 
 // CHECK-LABEL: func.func @planned
-// CHECK: wsp.plan_balanced %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced>) into %{{.*}} cores(%{{.*}} : memref<?xi32>) merges(%{{.*}} : memref<?xi32>) : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+// CHECK: wsp.plan_balanced %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced>) into %{{.*}} cores(%{{.*}} : memref<?xi32>) merges(%{{.*}} : memref<?xi32>) q_lens(%{{.*}} : memref<?xi32>) : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
 // CHECK: wsp.load_descriptors @balanced_plan into %{{.*}} cores(%{{.*}} : memref<?xi32>) merges(%{{.*}} : memref<?xi32>) : memref<?x!wsp.descriptor<attention>>
 func.func @planned(%lens: memref<?xi32>, %n: index, %h: index,
                    %descs: memref<?x!wsp.descriptor<attention>>,
@@ -54,7 +54,7 @@ func.func @planned(%lens: memref<?xi32>, %n: index, %h: index,
   %c0, %s0 = wsp.plan_balanced %lens[%n] heads(%h) tiers(@T)
       config(#wsp.plan_config<strategy = balanced>)
       into %descs cores(%cores : memref<?xi32>)
-      merges(%merges : memref<?xi32>)
+      merges(%merges : memref<?xi32>) q_lens(%lens : memref<?xi32>)
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   %c1, %s1 = wsp.load_descriptors @balanced_plan into %descs
       cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)

@@ -12,6 +12,7 @@
 
 // CHECK: sweep: 300 workloads equal
 // CHECK: batch-invariant: 300 workloads equal
+// CHECK: prefill: 200 workloads equal
 // CHECK: errors: all equal
 // CHECK: static: equal to the runtime's plan
 // CHECK: idle: an empty plan
@@ -63,6 +64,23 @@ func.func @plan_invariant(%lens: memref<?xi32>, %batch: index, %heads: index,
                               batch_invariant = true, invariant_chunk = 1000>)
       into %descs cores(%cores : memref<?xi32>)
       merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  return %status : i32
+}
+
+// Query lengths per request (chunked prefill beside decode).
+func.func @plan_prefill(%lens: memref<?xi32>, %q: memref<?xi32>,
+                        %batch: index, %heads: index,
+                        %descs: memref<?x!wsp.descriptor<attention>>,
+                        %cores: memref<?xi32>, %merges: memref<?xi32>,
+                        %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %count, %status = wsp.generate %lens[%batch] heads(%heads)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 64>) into %descs
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      q_lens(%q : memref<?xi32>)
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   memref.store %count, %out[%c0] : memref<?xindex>
   return %status : i32

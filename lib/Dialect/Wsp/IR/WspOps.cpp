@@ -364,9 +364,9 @@ LogicalResult GenerateOp::verify() {
   }
   if (!getChunk())
     return emitOpError("with the spec strategy needs a 'chunk' operand");
-  if (getCoreIndptr() || getMergeIndptr())
-    return emitOpError("has 'cores' and 'merges' buffers only with the "
-                       "balanced strategy");
+  if (getCoreIndptr() || getMergeIndptr() || getQLens())
+    return emitOpError("has 'cores', 'merges' and 'q_lens' buffers only with "
+                       "the balanced strategy");
   PatternAttr pattern = getPattern();
   if (getWindowAttr() && !pattern.isAttention())
     return emitOpError("plans a sliding window for attention descriptors "

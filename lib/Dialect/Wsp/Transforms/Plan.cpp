@@ -500,7 +500,8 @@ private:
   LogicalResult planChunkSize(PlanChunkSizeOp op);
   LogicalResult planGenerate(GenerateOp op, SymbolTable &symbols);
   LogicalResult planBalancedStatically(GenerateOp op, TierConfigOp tiers,
-                                       ArrayRef<int> lengths, int heads,
+                                       ArrayRef<int> lengths,
+                                       ArrayRef<int> qLens, int heads,
                                        SymbolTable &symbols);
   LogicalResult loadStaticPlan(GenerateOp op,
                                ArrayRef<rt::WorkDescriptor> descriptors,
@@ -556,13 +557,23 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
   std::optional<int64_t> queries =
       op.getQueries() ? getConstantInt(op.getQueries()) : 0;
 
-  if (staticPlanning && lengths && batch && heads && chunk && queries) {
+  // Balanced query lengths, when given, must be constants too.
+  std::optional<SmallVector<int>> qLens =
+      op.getQLens() ? getConstantLengths(op.getQLens())
+                    : std::optional<SmallVector<int>>(SmallVector<int>());
+  if (staticPlanning && lengths && batch && heads && chunk && queries &&
+      qLens) {
     FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
     if (failed(used))
       return failure();
-    if (balanced)
-      return planBalancedStatically(op, tiers, *used, static_cast<int>(*heads),
-                                    symbols);
+    if (balanced) {
+      if (!qLens->empty() && static_cast<int64_t>(qLens->size()) < *batch)
+        return op.emitOpError()
+               << "q_lens holds " << qLens->size() << " entries for a batch "
+               << "of " << *batch << " (INVALID_PARAMS)";
+      return planBalancedStatically(op, tiers, *used, *qLens,
+                                    static_cast<int>(*heads), symbols);
+    }
     // A sliding window plans each request's window only: the runtime's plan
     // of the effective lengths, shifted to the window's start.
     SmallVector<int> starts(used->size(), 0);
@@ -625,7 +636,7 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
     auto call = PlanBalancedOp::create(
         b, op.getLoc(), op.getLengths(), op.getBatch(), op.getHeads(),
         op.getTiersAttr(), op.getConfig(), op.getBuffer(), op.getCoreIndptr(),
-        op.getMergeIndptr());
+        op.getMergeIndptr(), op.getQLens());
     op.replaceAllUsesWith(call.getResults());
     op.erase();
   } else {
@@ -637,13 +648,14 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
 
 LogicalResult PlanPass::planBalancedStatically(GenerateOp op,
                                                TierConfigOp tiers,
-                                               ArrayRef<int> lengths, int heads,
+                                               ArrayRef<int> lengths,
+                                               ArrayRef<int> qLens, int heads,
                                                SymbolTable &symbols) {
   rt::BalancedPlan plan;
-  rt::PlanResult result =
-      rt::plan_balanced(lengths.data(), static_cast<int>(lengths.size()),
-                        heads, toBalancedConfig(op.getConfig()),
-                        toTierList(tiers), &plan);
+  rt::PlanResult result = rt::plan_balanced(
+      lengths.data(), static_cast<int>(lengths.size()), heads,
+      toBalancedConfig(op.getConfig()), toTierList(tiers), &plan,
+      qLens.empty() ? nullptr : qLens.data());
   if (result == rt::PlanResult::UNSUPPORTED_SIZE) {
     rt::TierList list = toTierList(tiers);
     for (auto [i, len] : llvm::enumerate(lengths))
@@ -655,8 +667,8 @@ LogicalResult PlanPass::planBalancedStatically(GenerateOp op,
   }
   if (result != rt::PlanResult::OK)
     return op.emitOpError()
-           << "cannot plan: a constant length is negative, or the batch or "
-              "head count is < 1 (INVALID_PARAMS)";
+           << "cannot plan: a constant length is negative, a query length "
+              "is < 1, or the batch or head count is < 1 (INVALID_PARAMS)";
   plan.descriptors.resize(plan.count);
   auto mergeType = cast<MemRefType>(op.getMergeIndptr().getType());
   if (!mergeType.isDynamicDim(0) && mergeType.getDimSize(0) < plan.rows + 1)

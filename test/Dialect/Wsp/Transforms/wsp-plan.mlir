@@ -404,3 +404,65 @@ func.func @balanced_idle(%buf: memref<?x!wsp.descriptor<attention>>,
       : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
   return %status : i32
 }
+
+// -----
+
+// Query lengths weight the cost: the same workload as @static_balanced with
+// request 2 carrying 2 query tokens (2 x 1500 weighted tokens per row).
+// Base cost 2 x 600 + 2 x 3000 + 4 x 64 = 7456; core 0 takes 3728 + 128 =
+// 3856: both 600-token rows (1328), then row (2, 0) gets (3856 - 1328 -
+// 64) / 2 = 1232 tokens, block aligned; core 1 the remaining 268 and row
+// (2, 1) whole.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+memref.global "private" constant @q : memref<3xi32> = dense<[1, 1, 2]>
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 3, 5]) merges([0, 1, 2, 4, 5]) = dense<
+// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 1232], [3, 1, 2, 2, 0, 1232, 268], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
+// CHECK-LABEL: func.func @static_balanced_q
+// CHECK-LABEL: func.func @dynamic_balanced_q
+// CHECK: wsp.plan_balanced {{.*}} q_lens(%{{.*}} : memref<?xi32>)
+func.func @static_balanced_q(%buf: memref<?x!wsp.descriptor<attention>>,
+                             %cores: memref<3xi32>, %merges: memref<?xi32>)
+    -> i32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %q = memref.get_global @q : memref<3xi32>
+  %count, %status = wsp.generate %lens[%c3] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%cores : memref<3xi32>) merges(%merges : memref<?xi32>)
+      q_lens(%q : memref<3xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status : i32
+}
+func.func @dynamic_balanced_q(%lens: memref<?xi32>, %q: memref<?xi32>,
+                              %n: index, %buf: memref<?x!wsp.descriptor<attention>>,
+                              %cores: memref<?xi32>, %merges: memref<?xi32>)
+    -> i32 {
+  %count, %status = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      q_lens(%q : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status : i32
+}
+
+// -----
+
+// A constant query length below 1 is invalid input.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<2xi32> = dense<[10, 20]>
+memref.global "private" constant @q : memref<2xi32> = dense<[1, 0]>
+func.func @balanced_bad_q(%buf: memref<?x!wsp.descriptor<attention>>,
+                          %c: memref<?xi32>) {
+  %c2 = arith.constant 2 : index
+  %lens = memref.get_global @lens : memref<2xi32>
+  %q = memref.get_global @q : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op cannot plan: a constant length is negative, a query length is < 1, or the batch or head count is < 1 (INVALID_PARAMS)}}
+  %count, %status = wsp.generate %lens[%c2] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      q_lens(%q : memref<2xi32>)
+      : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}

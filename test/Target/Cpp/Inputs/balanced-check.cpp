@@ -106,6 +106,51 @@ int main() {
     failures += 300 - equal;
   }
 
+  // Query lengths: the emitted call passes them; a short q_lens buffer is
+  // INVALID_PARAMS before the call; a q_len of 0 is the runtime's error.
+  {
+    rt::BalancedConfig config;
+    config.num_cores = 64;
+    int equal = 0;
+    for (int i = 0; i < 200; ++i) {
+      const int batch = 1 + static_cast<int>(rng() % 128);
+      const int heads = 1 + static_cast<int>(rng() % 8);
+      std::vector<int> lens = lengths(batch), q(batch);
+      for (int &x : q)
+        x = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 256) : 1;
+      if (i == 7)
+        q[0] = 0; // invalid when request 0 is not idle
+      const int64_t q_size = i == 11 ? batch - 1 : batch;
+      const int cap = batch * heads + 64;
+      Buffers want(cap, 65, batch * heads + 1), got(cap, 65, batch * heads + 1);
+      int want_count = 0;
+      const rt::PlanResult want_status =
+          q_size < batch ? rt::PlanResult::INVALID_PARAMS
+                         : rt::plan_balanced_into(
+                               lens.data(), batch, heads, config,
+                               rt::DecodeAttentionTiers{}, want.descs.data(),
+                               cap, want.cores.data(), 65, want.merges.data(),
+                               batch * heads + 1, &want_count, nullptr,
+                               nullptr, q.data());
+      int64_t out[1] = {-1};
+      const int32_t got_status = wsp_gen::plan_prefill(
+          MemRef<int32_t, 1>{lens.data(), {batch}},
+          MemRef<int32_t, 1>{q.data(), {q_size}}, batch, heads,
+          MemRef<rt::WorkDescriptor, 1>{got.descs.data(), {cap}},
+          MemRef<int32_t, 1>{got.cores.data(), {65}},
+          MemRef<int32_t, 1>{got.merges.data(), {batch * heads + 1}},
+          MemRef<int64_t, 1>{out, {1}});
+      const bool ok = got_status == static_cast<int>(want_status) &&
+                      out[0] == want_count && got == want;
+      if (!ok)
+        std::printf("prefill MISMATCH: workload %d status %d/%d\n", i,
+                    got_status, static_cast<int>(want_status));
+      equal += ok;
+    }
+    std::printf("prefill: %d workloads equal\n", equal);
+    failures += 200 - equal;
+  }
+
   // Error paths: negative length, no tier, batch beyond the lengths, heads
   // 0, short work lists, short merge plan.
   bool errors = true;

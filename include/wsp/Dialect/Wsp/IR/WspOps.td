@@ -270,7 +270,9 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     (row r's pieces are descriptors [merges[r], merges[r+1]), in KV order;
     at least rows + 1 entries). The buffer must hold rows + config.cores
     descriptors (the sweep's bound); less is buffer_overflow with that
-    count.
+    count. `q_lens(%q)` optionally gives each request's query tokens: a
+    request's KV tokens then cost token_cost x q_len (chunked prefill beside
+    decode); without it every request has one.
 
     ```mlir
     %count, %status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
@@ -292,6 +294,8 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
                            [MemWrite]>:$core_indptr,
                        Arg<Optional<Wsp_LengthBuffer>, "merge plan",
                            [MemWrite]>:$merge_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>,
+                           "query tokens per request", [MemRead]>:$q_lens,
                        OptionalAttr<I64Attr>:$min_length,
                        OptionalAttr<I64Attr>:$max_length,
                        OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
@@ -305,6 +309,7 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     (`cores` `(` $core_indptr^ `:` type($core_indptr) `)`)?
     (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
+    (`q_lens` `(` $q_lens^ `:` type($q_lens) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
   let hasVerifier = 1;
@@ -604,13 +609,16 @@ def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
                        Arg<Wsp_LengthBuffer, "per-core work lists",
                            [MemWrite]>:$core_indptr,
                        Arg<Wsp_LengthBuffer, "merge plan",
-                           [MemWrite]>:$merge_indptr);
+                           [MemWrite]>:$merge_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>,
+                           "query tokens per request", [MemRead]>:$q_lens);
   let results = (outs Index:$count, I32:$status);
   let assemblyFormat = [{
     $lengths `[` $batch `]` `heads` `(` $heads `)`
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     `cores` `(` $core_indptr `:` type($core_indptr) `)`
     `merges` `(` $merge_indptr `:` type($merge_indptr) `)`
+    (`q_lens` `(` $q_lens^ `:` type($q_lens) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
   let hasVerifier = 1;
