@@ -102,6 +102,23 @@ std::string balancedWorkload(const std::vector<int> &lens, int heads,
   return ir.str();
 }
 
+/// The table's rows are `count` descriptors equal to `expect`, field by
+/// field.
+void expectTable(wsp::DescriptorTableOp table,
+                 const rt::WorkDescriptor *expect, int count) {
+  ASSERT_EQ(table.getNumDescriptors(), count) << "descriptor count";
+  auto values = llvm::to_vector(table.getTable().getValues<int32_t>());
+  for (int i = 0; i < count; ++i) {
+    const rt::WorkDescriptor &d = expect[i];
+    const int32_t *row = &values[i * wsp::DescriptorTableOp::kColumns];
+    ASSERT_EQ(row[0], (int32_t)d.work_id) << i;
+    ASSERT_EQ(row[1], d.tier) << i;
+    ASSERT_EQ(row[2], d.flags) << i;
+    for (int p = 0; p < 4; ++p)
+      ASSERT_EQ(row[3 + p], (int32_t)d.params[p]) << i << " param " << p;
+  }
+}
+
 class StaticPlanEquivalence : public ::testing::Test {
 protected:
   StaticPlanEquivalence() {
@@ -172,17 +189,7 @@ TEST_F(StaticPlanEquivalence, RandomWorkloadsMatchTheRuntime) {
         plan(module, workload(lens, c.heads, c.config));
     ASSERT_TRUE(table) << "wsp-plan did not plan statically";
     EXPECT_EQ(table.getChunkAttr().getInt(), chunk) << "chunk size";
-    ASSERT_EQ(table.getNumDescriptors(), count) << "descriptor count";
-    auto values = llvm::to_vector(table.getTable().getValues<int32_t>());
-    for (int i = 0; i < count; ++i) {
-      const rt::WorkDescriptor &d = expect[i];
-      const int32_t *row = &values[i * wsp::DescriptorTableOp::kColumns];
-      ASSERT_EQ(row[0], (int32_t)d.work_id) << i;
-      ASSERT_EQ(row[1], d.tier) << i;
-      ASSERT_EQ(row[2], d.flags) << i;
-      for (int p = 0; p < 4; ++p)
-        ASSERT_EQ(row[3 + p], (int32_t)d.params[p]) << i << " param " << p;
-    }
+    expectTable(table, expect.data(), count);
   }
   EXPECT_GE(interior, 3) << "some cases must exercise the chunk search";
 }
@@ -235,16 +242,6 @@ TEST_F(StaticPlanEquivalence, BalancedRandomWorkloadsMatchTheRuntime) {
               llvm::ArrayRef<int32_t>(expect.core_indptr));
     EXPECT_EQ(table.getMergeIndptrAttr().asArrayRef(),
               llvm::ArrayRef<int32_t>(expect.merge_indptr));
-    ASSERT_EQ(table.getNumDescriptors(), expect.count);
-    auto values = llvm::to_vector(table.getTable().getValues<int32_t>());
-    for (int i = 0; i < expect.count; ++i) {
-      const rt::WorkDescriptor &d = expect.descriptors[i];
-      const int32_t *row = &values[i * wsp::DescriptorTableOp::kColumns];
-      ASSERT_EQ(row[0], (int32_t)d.work_id) << i;
-      ASSERT_EQ(row[1], d.tier) << i;
-      ASSERT_EQ(row[2], d.flags) << i;
-      for (int p = 0; p < 4; ++p)
-        ASSERT_EQ(row[3 + p], (int32_t)d.params[p]) << i << " param " << p;
-    }
+    expectTable(table, expect.descriptors.data(), expect.count);
   }
 }
