@@ -276,8 +276,18 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
             remaining -= per_token * rest + (start == 0 ? c.per_unit : 0);
             break;
           }
+          // Round the cut to the nearest block, so that block rounding
+          // does not leave every core short and pile up on the last one.
           const int64_t room =
-              free > 0 ? free / per_token / block * block : 0;
+              free > 0 ? (free / per_token + block / 2) / block * block : 0;
+          if (room >= rest) {
+            desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
+                                         true);
+            ++n;
+            used += c.per_unit + merge_cost + per_token * rest;
+            remaining -= per_token * rest + (start == 0 ? c.per_unit : 0);
+            break;
+          }
           if (room >= block) {
             desc[n] = detail::make_piece(n, tier, b, h, start, room, start == 0,
                                          false);
