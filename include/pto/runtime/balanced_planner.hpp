@@ -262,18 +262,24 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
         }
       } else {
         // Sweep: fill this core; cut the row at a block boundary when full.
-        for (int64_t start = 0; start < len;) {
+        int64_t start = 0;
+        // Places [start, start + size) on this core.
+        auto place = [&](int64_t size, bool last) {
+          desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
+                                       last);
+          ++n;
+          used += c.per_unit + (start > 0 ? c.per_merge : 0) + per_token * size;
+          remaining -= per_token * size + (start == 0 ? c.per_unit : 0);
+          start += size;
+        };
+        while (start < len) {
           const int64_t rest = len - start;
-          const int64_t merge_cost = start > 0 ? c.per_merge : 0;
           // What still fits on this core, in cost units; divide only when
           // the row must be cut (at most once per core), not per row.
-          const int64_t free = capacity - used - c.per_unit - merge_cost;
+          const int64_t free = capacity - used - c.per_unit -
+                               (start > 0 ? c.per_merge : 0);
           if (core == cores - 1 || per_token * rest <= free) {
-            desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
-                                         true);
-            ++n;
-            used += c.per_unit + merge_cost + per_token * rest;
-            remaining -= per_token * rest + (start == 0 ? c.per_unit : 0);
+            place(rest, true);
             break;
           }
           // Round the cut to the nearest block, so that block rounding
@@ -281,21 +287,11 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
           const int64_t room =
               free > 0 ? (free / per_token + block / 2) / block * block : 0;
           if (room >= rest) {
-            desc[n] = detail::make_piece(n, tier, b, h, start, rest, start == 0,
-                                         true);
-            ++n;
-            used += c.per_unit + merge_cost + per_token * rest;
-            remaining -= per_token * rest + (start == 0 ? c.per_unit : 0);
+            place(rest, true);
             break;
           }
-          if (room >= block) {
-            desc[n] = detail::make_piece(n, tier, b, h, start, room, start == 0,
-                                         false);
-            ++n;
-            used += c.per_unit + merge_cost + per_token * room;
-            remaining -= per_token * room + (start == 0 ? c.per_unit : 0);
-            start += room;
-          }
+          if (room >= block)
+            place(room, false);
           next_core();
         }
       }
