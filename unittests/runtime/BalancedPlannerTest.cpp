@@ -342,8 +342,10 @@ TEST(BalancedPlanner, QueryLengthsWeightTheCost) {
     const int batch = 1 + rng() % 200, heads = 1 + rng() % 8;
     std::vector<int> lens = random_lengths(rng, batch);
     std::vector<int> q(batch);
-    for (int &x : q)
-      x = rng() % 4 == 0 ? 1 + rng() % 64 : 1;
+    for (int b = 0; b < batch; ++b) // in [1, kv_len]
+      q[b] = std::max(1, std::min<int>(lens[b], rng() % 4 == 0
+                                                    ? 1 + rng() % 64
+                                                    : 1));
     BalancedConfig config;
     config.num_cores = 1 + rng() % 100;
     config.batch_invariant = trial % 4 == 0;
@@ -373,9 +375,18 @@ TEST(BalancedPlanner, QueryLengthsWeightTheCost) {
   EXPECT_LE(decode_pieces, 4);
   EXPECT_GE(mixed_pieces, 14);
   EXPECT_LE(mixed_pieces, 18);
-  // Bad query lengths.
+  // Bad query lengths: below 1, or more than the KV length (which counts
+  // the new tokens).
   q[5] = 0;
   EXPECT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
                           &mixed, q.data()),
             PlanResult::INVALID_PARAMS);
+  q[5] = 1025;
+  EXPECT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
+                          &mixed, q.data()),
+            PlanResult::INVALID_PARAMS);
+  q[5] = 1024;
+  EXPECT_EQ(plan_balanced(lens.data(), 64, 1, config, DecodeAttentionTiers{},
+                          &mixed, q.data()),
+            PlanResult::OK);
 }

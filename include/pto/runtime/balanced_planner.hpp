@@ -137,8 +137,8 @@ inline int write_rows(const WorkDescriptor &tmpl, int n, int rows,
 /// `q_lens` (optional, per request): query tokens. Every query token reads
 /// every KV token of its row, so a request's KV tokens cost
 /// per_token x q_len (chunked prefill beside decode); null means one query
-/// token each (decode). A q_len below 1 for a nonempty request is
-/// INVALID_PARAMS.
+/// token each (decode). The KV length counts the new tokens, so a nonempty
+/// request's q_len lies in [1, kv_len]; anything else is INVALID_PARAMS.
 ///
 /// Errors, as the spec's planner, validated before anything is written:
 /// INVALID_PARAMS (null or non-positive sizes, negative length, bad config,
@@ -174,7 +174,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
   int64_t tokens = 0, rows = 0, invariant_units = 0;
   for (int b = 0; b < batch; ++b) {
     const int len = kv_lens[b];
-    if (len < 0 || (q_lens && len > 0 && q_lens[b] < 1))
+    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
       return PlanResult::INVALID_PARAMS;
     if (len > 0 && tiers.select_tier(len) < 0)
       return PlanResult::UNSUPPORTED_SIZE;

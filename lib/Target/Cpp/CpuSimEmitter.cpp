@@ -987,7 +987,7 @@ LogicalResult Emitter::emitTableEntry(KernelTableOp op) {
   os << "  step = 1;\n";
   os << "} else if (args.schedule == 2) { // persistent: the core's work "
         "list\n";
-  os << "  begin = args.core_indptr[core];\n";
+  os << "  begin = std::max(static_cast<int>(args.core_indptr[core]), 0);\n";
   os << "  end = std::min(static_cast<int>(args.core_indptr[core + 1]), "
         "count);\n";
   os << "  step = 1;\n";

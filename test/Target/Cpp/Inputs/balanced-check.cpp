@@ -116,10 +116,15 @@ int main() {
       const int batch = 1 + static_cast<int>(rng() % 128);
       const int heads = 1 + static_cast<int>(rng() % 8);
       std::vector<int> lens = lengths(batch), q(batch);
-      for (int &x : q)
-        x = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 256) : 1;
+      for (int b = 0; b < batch; ++b) // in [1, kv_len]
+        q[b] = std::max(1, std::min(lens[b], rng() % 3 == 0
+                                                 ? 1 + static_cast<int>(
+                                                           rng() % 256)
+                                                 : 1));
       if (i == 7)
         q[0] = 0; // invalid when request 0 is not idle
+      if (i == 9)
+        q[0] = lens[0] + 1; // invalid: more queries than KV tokens
       const int64_t q_size = i == 11 ? batch - 1 : batch;
       const int cap = batch * heads + 64;
       Buffers want(cap, 65, batch * heads + 1), got(cap, 65, batch * heads + 1);
