@@ -466,3 +466,24 @@ func.func @balanced_bad_q(%buf: memref<?x!wsp.descriptor<attention>>,
       : memref<2xi32>, memref<?x!wsp.descriptor<attention>>
   return
 }
+
+// -----
+
+// Constant query lengths must cover the batch.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+memref.global "private" constant @lens : memref<3xi32> = dense<[10, 20, 30]>
+memref.global "private" constant @q : memref<2xi32> = dense<[1, 1]>
+func.func @balanced_short_q(%buf: memref<?x!wsp.descriptor<attention>>,
+                            %c: memref<?xi32>) {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %q = memref.get_global @q : memref<2xi32>
+  // expected-error @+1 {{'wsp.generate' op q_lens holds 2 entries for a batch of 3 (INVALID_PARAMS)}}
+  %count, %status = wsp.generate %lens[%c3] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %buf
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      q_lens(%q : memref<2xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
