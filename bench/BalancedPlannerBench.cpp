@@ -60,6 +60,14 @@ std::vector<int> lengths(int batch, int dist) {
   return lens;
 }
 
+/// KV tokens over all rows: what the physical limit divides.
+double kv_tokens(const std::vector<int> &lens, int heads) {
+  double tokens = 0;
+  for (int l : lens)
+    tokens += static_cast<double>(l) * heads;
+  return tokens;
+}
+
 /// A lower bound on any plan's makespan over the physical limit under this
 /// cost model: with makespan M every row needs ceil((len + 64) / (M - 64))
 /// pieces (each costs a unit, each extra one a merge), and all of it must
@@ -101,10 +109,7 @@ int main() {
     for (int dist = 0; dist < 3; ++dist)
       for (int batch : {16, 64, 256, 1024}) {
         std::vector<int> lens = lengths(batch, dist);
-        double tokens = 0;
-        for (int l : lens)
-          tokens += static_cast<double>(l) * kv_heads;
-        const double physical = tokens / slots;
+        const double physical = kv_tokens(lens, kv_heads) / slots;
 
         // The spec's planner, as the issue measured it.
         AttentionPlanner spec(PlanConfig{256, 131072, slots, true});
@@ -219,9 +224,6 @@ int main() {
     for (int dist = 0; dist < 3; ++dist)
       for (int batch : {16, 64, 256, 1024}) {
         std::vector<int> lens = lengths(batch, dist);
-        double tokens = 0;
-        for (int l : lens)
-          tokens += static_cast<double>(l) * kv_heads;
         BalancedConfig config;
         config.num_cores = slots;
         config.block_size = block;
@@ -231,7 +233,7 @@ int main() {
                       DecodeAttentionTiers{}, &plan);
         const double make =
             *std::max_element(plan.core_cost.begin(), plan.core_cost.end());
-        const double phys = make / (tokens / slots);
+        const double phys = make / (kv_tokens(lens, kv_heads) / slots);
         goals_met_8 &= phys <= 1.10;
         std::printf(" %c%d %.2f (%.3f)", dists[dist][0], batch, phys,
                     lower_bound(lens, kv_heads, slots, merge_cost));
