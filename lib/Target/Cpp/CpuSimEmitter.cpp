@@ -413,20 +413,16 @@ LogicalResult Emitter::emitDispatch(DispatchOp op) {
      << stringifyCoreKind(op.getCoreKind()) << "("
      << op.getNumCoresAttr().getInt() << ")"
      << (op.getCoreIndptr() ? " persistent" : "") << "\n";
-  if (Value lists = op.getCoreIndptr()) {
-    // Core c walks descriptors [lists[c], lists[c+1]).
-    os << "::pto::runtime::sim::run_persistent(" << kind << ", "
-       << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
-       << ".data, static_cast<int>(" << name(op.getCount()) << "), "
-       << name(lists) << ".data, nullptr,\n";
-    os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
-       << "; }, wsp_launch_report);\n";
-    return success();
-  }
-  os << "::pto::runtime::sim::run_spmd(" << kind << ", "
-     << op.getNumCoresAttr().getInt() << ", " << name(op.getDescriptors())
-     << ".data, static_cast<int>(" << name(op.getCount()) << "),\n";
-  os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+  // Persistent: core c walks descriptors [lists[c], lists[c+1]); otherwise
+  // a grid, or whole rows per core (row_affine).
+  Value lists = op.getCoreIndptr();
+  os << "::pto::runtime::sim::" << (lists ? "run_persistent(" : "run_spmd(")
+     << kind << ", " << op.getNumCoresAttr().getInt() << ", "
+     << name(op.getDescriptors()) << ".data, static_cast<int>("
+     << name(op.getCount()) << ")";
+  if (lists)
+    os << ", " << name(lists) << ".data, nullptr";
+  os << ",\n    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
      << "; }, wsp_launch_report"
      << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
   return success();

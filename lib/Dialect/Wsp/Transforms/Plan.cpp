@@ -490,6 +490,20 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// The error for a static plan that failed with UNSUPPORTED_SIZE: names the
+/// first constant length no tier covers.
+static LogicalResult diagnoseUncoveredLength(GenerateOp op, TierConfigOp tiers,
+                                             ArrayRef<int> lengths) {
+  rt::TierList list = toTierList(tiers);
+  for (auto [i, len] : llvm::enumerate(lengths))
+    if (len > 0 && list.select_tier(len) < 0)
+      return op.emitOpError()
+             << "length " << len << " of sequence " << i
+             << " is covered by no tier of @" << tiers.getSymName()
+             << " (UNSUPPORTED_SIZE)";
+  return op.emitOpError("UNSUPPORTED_SIZE");
+}
+
 namespace {
 struct PlanPass : public wsp::impl::WspPlanBase<PlanPass> {
   using WspPlanBase::WspPlanBase;
@@ -590,16 +604,8 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
     switch (plan->result) {
     case rt::PlanResult::OK:
       break;
-    case rt::PlanResult::UNSUPPORTED_SIZE: {
-      rt::TierList list = toTierList(tiers);
-      for (auto [i, len] : llvm::enumerate(*used))
-        if (len > 0 && list.select_tier(len) < 0)
-          return op.emitOpError()
-                 << "length " << len << " of sequence " << i
-                 << " is covered by no tier of @" << tiers.getSymName()
-                 << " (UNSUPPORTED_SIZE)";
-      return op.emitOpError("UNSUPPORTED_SIZE");
-    }
+    case rt::PlanResult::UNSUPPORTED_SIZE:
+      return diagnoseUncoveredLength(op, tiers, *used);
     default:
       return op.emitOpError()
              << "cannot plan: a constant length is negative, or the head "
@@ -656,15 +662,8 @@ LogicalResult PlanPass::planBalancedStatically(GenerateOp op,
       lengths.data(), static_cast<int>(lengths.size()), heads,
       toBalancedConfig(op.getConfig()), toTierList(tiers), &plan,
       qLens.empty() ? nullptr : qLens.data());
-  if (result == rt::PlanResult::UNSUPPORTED_SIZE) {
-    rt::TierList list = toTierList(tiers);
-    for (auto [i, len] : llvm::enumerate(lengths))
-      if (len > 0 && list.select_tier(len) < 0)
-        return op.emitOpError()
-               << "length " << len << " of sequence " << i
-               << " is covered by no tier of @" << tiers.getSymName()
-               << " (UNSUPPORTED_SIZE)";
-  }
+  if (result == rt::PlanResult::UNSUPPORTED_SIZE)
+    return diagnoseUncoveredLength(op, tiers, lengths);
   if (result != rt::PlanResult::OK)
     return op.emitOpError()
            << "cannot plan: a constant length is negative, a query length "
