@@ -1,0 +1,24 @@
+//===- TileTypes.h - tile types and enums -----------------------*- C++ -*-===//
+
+#ifndef WSP_DIALECT_TILE_IR_TILETYPES_H
+#define WSP_DIALECT_TILE_IR_TILETYPES_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypeInterfaces.h"
+#include "mlir/IR/Types.h"
+
+#include "wsp/Dialect/Tile/IR/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "wsp/Dialect/Tile/IR/TileTypes.h.inc"
+
+#include <pto/runtime/hardware.hpp>
+
+namespace mlir::wsp::tile {
+/// The on-chip buffer a location lives in (the runtime's hardware table).
+::pto::runtime::Buffer getBuffer(TileLoc loc);
+/// The core that owns a location's buffer.
+Unit getUnit(TileLoc loc);
+} // namespace mlir::wsp::tile
+
+#endif // WSP_DIALECT_TILE_IR_TILETYPES_H
