@@ -31,6 +31,10 @@ TEST(CpuSim, MachineModel) {
   EXPECT_EQ(sim::num_cores(sim::CoreKind::Vector), 48);
 }
 
+// pto-isa's signatures: a kernel compiled against either gets the same.
+static_assert(std::is_same_v<decltype(get_block_idx()), uint32_t>);
+static_assert(std::is_same_v<decltype(get_block_num()), uint32_t>);
+
 namespace {
 std::vector<WorkDescriptor> make_descs(int n) {
   std::vector<WorkDescriptor> d(n);

@@ -334,10 +334,16 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
 } // namespace runtime
 } // namespace pto
 
-#ifndef PTO_RUNTIME_NO_GLOBAL_BLOCK_IDX
-/// The device intrinsics, as kernels spell them, backed by the simulation.
-inline int get_block_idx() { return ::pto::runtime::sim::block_idx(); }
-inline int get_block_num() { return ::pto::runtime::sim::block_num(); }
+// The device intrinsics, as kernels spell them, backed by the simulation,
+// with pto-isa's signatures. A source that includes pto-isa's CPU
+// simulation (its cpu_stub.hpp defines PTO_CPUSTUB_HPP) takes pto-isa's.
+#if !defined(PTO_RUNTIME_NO_GLOBAL_BLOCK_IDX) && !defined(PTO_CPUSTUB_HPP)
+inline uint32_t get_block_idx() {
+  return static_cast<uint32_t>(::pto::runtime::sim::block_idx());
+}
+inline uint32_t get_block_num() {
+  return static_cast<uint32_t>(::pto::runtime::sim::block_num());
+}
 #endif
 
 #endif // PTO_RUNTIME_CPU_SIM_HPP

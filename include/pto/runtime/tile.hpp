@@ -1,0 +1,1243 @@
+// pto/runtime/tile.hpp - a functional simulation of AICore tiles for the CPU
+// simulation (PTO-WSP spec §10): the A2/A3 on-chip buffers of one core with
+// their budgets, tiles placed in them at explicit offsets, one function per
+// tile instruction (the semantics of hw-native-sys/pto-isa's instructions,
+// written here from their definitions), and a checker that the pipes of a
+// core, and the cube and vector cores of a block, are synchronized.
+//
+// Semantics, not timing: every instruction completes when called. The
+// checker makes up for it. Each instruction runs on a pipe of a core; pipes
+// run in parallel on a device, so an instruction that touches bytes another
+// pipe touched must be ordered after it by set_flag/wait_flag (same core) or
+// sync_set/sync_wait (the other core of the block), and one vector
+// instruction that depends on another through a reduction, a broadcast or a
+// differently shaped access needs pipe_barrier(V) between them. A missing
+// order is reported with the two instructions and the bytes, and aborts.
+//
+// Plain C++17, no MLIR and no pto-isa: names live in pto::runtime::tile.
+#ifndef PTO_RUNTIME_TILE_HPP
+#define PTO_RUNTIME_TILE_HPP
+
+#include "pto/runtime/float16.hpp"
+#include "pto/runtime/hardware.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+namespace tile {
+
+//===----------------------------------------------------------------------===//
+// Locations, layouts, pipes
+//===----------------------------------------------------------------------===//
+
+/// Where a tile lives (pto-isa's TileType).
+enum class Loc : uint8_t { Vec, Mat, Left, Right, Acc };
+/// How it is stored. The simulation stores row-major (RowMajor, Nz, Zz) or
+/// column-major (ColMajor, Zn); the fractal boxes are a device detail.
+enum class Layout : uint8_t { RowMajor, ColMajor, Nz, Zn, Zz };
+enum class Unit : uint8_t { Cube, Vector };
+enum class Pipe : uint8_t { S, V, M, MTE1, MTE2, MTE3, FIX };
+
+constexpr Buffer buffer_of(Loc l) {
+  return l == Loc::Vec    ? Buffer::UB
+         : l == Loc::Mat  ? Buffer::L1
+         : l == Loc::Left ? Buffer::L0A
+         : l == Loc::Right ? Buffer::L0B
+                           : Buffer::L0C;
+}
+constexpr Unit unit_of(Loc l) { return l == Loc::Vec ? Unit::Vector : Unit::Cube; }
+constexpr bool col_storage(Layout l) {
+  return l == Layout::ColMajor || l == Layout::Zn;
+}
+constexpr Layout default_layout(Loc l) {
+  return l == Loc::Vec    ? Layout::RowMajor
+         : l == Loc::Left ? Layout::Zz
+         : l == Loc::Right ? Layout::Zn
+                           : Layout::Nz;
+}
+
+constexpr const char *pipe_name(Pipe p) {
+  return p == Pipe::S      ? "S"
+         : p == Pipe::V    ? "V"
+         : p == Pipe::M    ? "M"
+         : p == Pipe::MTE1 ? "MTE1"
+         : p == Pipe::MTE2 ? "MTE2"
+         : p == Pipe::MTE3 ? "MTE3"
+                           : "FIX";
+}
+constexpr const char *unit_name(Unit u) {
+  return u == Unit::Cube ? "cube" : "vector";
+}
+
+//===----------------------------------------------------------------------===//
+// Elements: storage types and their float view
+//===----------------------------------------------------------------------===//
+
+template <typename T> struct Elem {
+  static float to_f32(T x) { return static_cast<float>(x); }
+  static T from_f32(float f) { return static_cast<T>(f); }
+};
+template <> struct Elem<bf16> {
+  static float to_f32(bf16 x) { return bf16_to_f32(x); }
+  static bf16 from_f32(float f) { return f32_to_bf16(f); }
+};
+template <> struct Elem<f16> {
+  static float to_f32(f16 x) { return f16_to_f32(x); }
+  static f16 from_f32(float f) { return f32_to_f16(f); }
+};
+
+template <typename T>
+constexpr bool is_float_v =
+    std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
+
+/// Saturating, rounding conversion to an integer type.
+template <typename To> To saturate_round(float f) {
+  if (f != f)
+    return 0;
+  const float r = std::nearbyint(f); // round to nearest even
+  if (r <= static_cast<float>(std::numeric_limits<To>::min()))
+    return std::numeric_limits<To>::min();
+  if (r >= static_cast<float>(std::numeric_limits<To>::max()))
+    return std::numeric_limits<To>::max();
+  return static_cast<To>(r);
+}
+
+/// Element conversion as TCVT / the fixpipe do it.
+template <typename To, typename From> To convert(From x) {
+  if constexpr (std::is_same_v<To, From>) {
+    return x;
+  } else if constexpr (is_float_v<To>) {
+    return Elem<To>::from_f32(Elem<From>::to_f32(x));
+  } else if constexpr (is_float_v<From>) {
+    return saturate_round<To>(Elem<From>::to_f32(x));
+  } else { // integer to integer: saturate
+    const int64_t v = static_cast<int64_t>(x);
+    return static_cast<To>(std::min<int64_t>(
+        std::max<int64_t>(v, std::numeric_limits<To>::min()),
+        std::numeric_limits<To>::max()));
+  }
+}
+
+namespace detail {
+template <typename T> using Arith = std::conditional_t<is_float_v<T>, float, T>;
+/// An element as vector arithmetic sees it: float, or the integer itself.
+template <typename T> Arith<T> value(T x) {
+  if constexpr (is_float_v<T>)
+    return Elem<T>::to_f32(x);
+  else
+    return x;
+}
+template <typename T, typename V> T from_value(V v) {
+  if constexpr (is_float_v<T>)
+    return Elem<T>::from_f32(static_cast<float>(v));
+  else
+    return static_cast<T>(v);
+}
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// What the simulation calls on a broken rule (a buffer overrun, a missing
+/// synchronization). The default prints the message and aborts; tests may
+/// install their own.
+using ErrorHandler = void (*)(const char *message);
+namespace detail {
+inline void default_error(const char *message) {
+  std::fprintf(stderr, "tile simulation: %s\n", message);
+  std::fflush(stderr);
+  std::abort();
+}
+inline ErrorHandler &error_handler() {
+  static ErrorHandler handler = &default_error;
+  return handler;
+}
+template <typename... Args> void fail(const char *fmt, Args... args) {
+  char message[512];
+  std::snprintf(message, sizeof message, fmt, args...);
+  error_handler()(message);
+}
+} // namespace detail
+inline void set_error_handler(ErrorHandler h) {
+  detail::error_handler() = h ? h : &detail::default_error;
+}
+
+//===----------------------------------------------------------------------===//
+// On-chip memory of the running simulated core
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+struct Scratch {
+  std::unique_ptr<uint8_t[]> bytes[kNumBuffers];
+  Scratch() {
+    for (int b = 0; b < kNumBuffers; ++b)
+      bytes[b].reset(new uint8_t[buffer_bytes(static_cast<Buffer>(b))]());
+  }
+  uint8_t *base(Buffer b) { return bytes[static_cast<int>(b)].get(); }
+};
+/// One set of buffers per OS thread; a simulated core runs a kernel on one
+/// thread from start to end.
+inline Scratch &scratch() {
+  thread_local Scratch s;
+  return s;
+}
+} // namespace detail
+
+//===----------------------------------------------------------------------===//
+// Tiles
+//===----------------------------------------------------------------------===//
+
+/// A tile handle: the static extent and layout in the type, a place in its
+/// buffer and the valid extent at run time.
+template <Loc L, typename T, int R, int C, Layout Lay = default_layout(L)>
+struct Tile {
+  static_assert(R > 0 && C > 0, "a tile has a positive static extent");
+  using DType = T;
+  static constexpr Loc loc = L;
+  static constexpr Layout layout = Lay;
+  static constexpr int Rows = R, Cols = C;
+  static constexpr int64_t bytes = int64_t(R) * C * int64_t(sizeof(T));
+
+  T *data = nullptr;
+  int rows = R, cols = C; // the valid extent
+
+  Tile() = default;
+  Tile(int valid_rows, int valid_cols) : rows(valid_rows), cols(valid_cols) {}
+
+  /// Element (r, c) of the storage.
+  T &at(int r, int c) const {
+    return col_storage(Lay) ? data[int64_t(c) * R + r] : data[int64_t(r) * C + c];
+  }
+  /// Distance between consecutive rows / columns of the storage.
+  static constexpr int64_t row_step = col_storage(Lay) ? 1 : C;
+  static constexpr int64_t col_step = col_storage(Lay) ? R : 1;
+};
+
+/// Places `t` (copy `slot` of a multi-buffered site) at byte `offset` of its
+/// buffer, checking the A2/A3 budget and alignment, and the valid extent.
+template <typename TileT>
+void assign(TileT &t, int64_t offset, int64_t slot = 0) {
+  constexpr Buffer b = buffer_of(TileT::loc);
+  const int64_t at = offset + slot * TileT::bytes;
+  if (offset < 0 || offset % kTileAlignBytes != 0)
+    detail::fail("a tile at offset %lld of %s is not 32-byte aligned",
+                 static_cast<long long>(offset), buffer_name(b));
+  if (at + TileT::bytes > buffer_bytes(b))
+    detail::fail("a %dx%d tile (%lld bytes) at offset %lld overruns %s "
+                 "(%lld bytes)",
+                 TileT::Rows, TileT::Cols, static_cast<long long>(TileT::bytes),
+                 static_cast<long long>(at), buffer_name(b),
+                 static_cast<long long>(buffer_bytes(b)));
+  if (t.rows < 0 || t.rows > TileT::Rows || t.cols < 0 || t.cols > TileT::Cols)
+    detail::fail("a %dx%d tile with a valid extent of %dx%d", TileT::Rows,
+                 TileT::Cols, t.rows, t.cols);
+  t.data = reinterpret_cast<typename TileT::DType *>(detail::scratch().base(b) +
+                                                     at);
+}
+
+/// A view of rows x cols of `src` at (row, col): a row-major vec tile.
+template <typename To, typename From>
+To subview(const From &src, int64_t row, int64_t col, int rows, int cols) {
+  static_assert(From::loc == Loc::Vec && From::layout == Layout::RowMajor,
+                "subviews of row-major vec tiles");
+  static_assert(To::Cols <= From::Cols, "a subview is narrower than its source");
+  if (row < 0 || col < 0 || row + To::Rows > From::Rows ||
+      col + To::Cols > From::Cols)
+    detail::fail("a %dx%d subview at (%lld, %lld) of a %dx%d tile", To::Rows,
+                 To::Cols, static_cast<long long>(row),
+                 static_cast<long long>(col), From::Rows, From::Cols);
+  To t(rows, cols);
+  t.data = reinterpret_cast<typename To::DType *>(src.data + row * From::Cols +
+                                                  col);
+  return t;
+}
+
+/// The same bytes as a tile of another shape.
+template <typename To, typename From> To reshape(const From &src) {
+  static_assert(To::bytes == From::bytes, "a reshape keeps the bytes");
+  static_assert(To::loc == From::loc, "a reshape stays in its buffer");
+  To t;
+  t.data = reinterpret_cast<typename To::DType *>(src.data);
+  return t;
+}
+
+//===----------------------------------------------------------------------===//
+// The synchronization checker
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+constexpr int kPipes = 7;
+constexpr int kAgents = 2 * kPipes; // (unit, pipe)
+constexpr int kGm = kNumBuffers;    // region table of global memory
+
+inline int agent(Unit u, Pipe p) {
+  return static_cast<int>(u) * kPipes + static_cast<int>(p);
+}
+
+/// What is known of a byte range: its last writer (agent and clock) and the
+/// latest read by each agent since.
+struct Region {
+  uintptr_t lo, hi;
+  int8_t writer;
+  bool writer_elementwise;
+  bool read_elementwise[kAgents];
+  uint32_t wclock;
+  const char *wname;
+  uint32_t reads[kAgents];
+  const char *rname[kAgents];
+};
+
+/// One operand of an instruction: bytes [lo, hi) of a buffer (or of global
+/// memory), read or written, and whether element (r, c) of it depends only
+/// on element (r, c) of the instruction's other element-wise operands.
+struct Access {
+  int table;
+  uintptr_t lo, hi;
+  bool write;
+  bool elementwise = false;
+};
+
+/// The pipes of one block (a cube core and its vector core) as vector
+/// clocks: know[a][b] is the latest instruction of agent b that agent a is
+/// ordered after.
+struct Checker {
+  uint32_t know[kAgents][kAgents] = {};
+  std::vector<Region> regions[kNumBuffers + 1];
+  // Pending flags: set snapshots by (unit, src, dst, event).
+  std::deque<std::vector<uint32_t>> flags[2][kPipes][kPipes][8];
+  std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
+  // The V pipe: clock of the last pipe_barrier(V).
+  uint32_t v_barrier[2] = {0, 0};
+
+  void reset() { *this = Checker(); }
+
+  /// Orders agent `a` after `snapshot`.
+  void join(int a, const std::vector<uint32_t> &snapshot) {
+    for (int b = 0; b < kAgents; ++b)
+      know[a][b] = std::max(know[a][b], snapshot[b]);
+  }
+  std::vector<uint32_t> snapshot(int a) const {
+    return std::vector<uint32_t>(know[a], know[a] + kAgents);
+  }
+
+  static const char *agent_name(int a) {
+    static const char *names[kAgents] = {
+        "cube S",    "cube V",    "cube M",    "cube MTE1", "cube MTE2",
+        "cube MTE3", "cube FIX",  "vector S",  "vector V",  "vector M",
+        "vector MTE1", "vector MTE2", "vector MTE3", "vector FIX"};
+    return names[a];
+  }
+
+  /// Agent `a` may touch a range last touched by agent `b` at `clock`.
+  /// A pipe runs in order, so within one pipe only a read of what an
+  /// earlier instruction wrote can go wrong, and only on V: a chain of
+  /// element-wise accesses to the same bytes streams safely, anything else
+  /// (a reduction, a broadcast, another shape) needs pipe_barrier(V).
+  bool ordered(int a, int b, uint32_t clock, bool raw,
+               bool same_elementwise) const {
+    if (a != b)
+      return know[a][b] >= clock;
+    if (!raw || b % kPipes != static_cast<int>(Pipe::V))
+      return true;
+    return same_elementwise || v_barrier[b / kPipes] >= clock;
+  }
+
+  void report(const char *op, int a, const char *kind, const Access &x,
+              const char *other, int b) {
+    const char *where = x.table == kGm
+                            ? "global memory"
+                            : buffer_name(static_cast<Buffer>(x.table));
+    fail("%s on %s %s %s bytes [%#llx, %#llx) that %s on %s %s with no %s "
+         "ordering them",
+         op, agent_name(a), x.write ? "writes" : "reads", where,
+         static_cast<unsigned long long>(x.lo),
+         static_cast<unsigned long long>(x.hi), other, agent_name(b), kind,
+         a == b ? "pipe_barrier(V)"
+                : (a / kPipes == b / kPipes ? "set_flag/wait_flag"
+                                            : "sync_set/sync_wait"));
+  }
+
+  /// Splits the table so that [lo, hi) begins and ends on region edges.
+  static void split(std::vector<Region> &t, uintptr_t at) {
+    for (size_t i = 0; i < t.size(); ++i)
+      if (t[i].lo < at && at < t[i].hi) {
+        Region right = t[i];
+        right.lo = at;
+        t[i].hi = at;
+        t.insert(t.begin() + i + 1, right);
+        return;
+      }
+  }
+
+  void touch(const char *op, int a, const Access &x, uint32_t clock) {
+    std::vector<Region> &t = regions[x.table];
+    for (const Region &r : t) {
+      if (r.hi <= x.lo || x.hi <= r.lo)
+        continue;
+      const bool same_bytes = x.elementwise && r.lo == x.lo && r.hi == x.hi;
+      const bool same = same_bytes && r.writer_elementwise;
+      // The instruction's own accesses (an in-place update) are ordered.
+      if (r.writer >= 0 && !(r.writer == a && r.wclock == clock) &&
+          !ordered(a, r.writer, r.wclock, !x.write, same))
+        report(op, a, x.write ? "wrote (write after write)" : "wrote", x,
+               r.wname, r.writer);
+      if (x.write)
+        for (int b = 0; b < kAgents; ++b)
+          if (r.reads[b] && !(b == a && r.reads[b] == clock) &&
+              !ordered(a, b, r.reads[b], false,
+                       same_bytes && r.read_elementwise[b]))
+            report(op, a, "read (write after read)", x, r.rname[b], b);
+    }
+    if (x.write) {
+      split(t, x.lo);
+      split(t, x.hi);
+      t.erase(std::remove_if(t.begin(), t.end(),
+                             [&](const Region &r) {
+                               return x.lo <= r.lo && r.hi <= x.hi;
+                             }),
+              t.end());
+      Region r{};
+      r.lo = x.lo;
+      r.hi = x.hi;
+      r.writer = static_cast<int8_t>(a);
+      r.writer_elementwise = x.elementwise;
+      r.wclock = clock;
+      r.wname = op;
+      t.push_back(r);
+      return;
+    }
+    if (x.table == kGm) { // reads of memory this kernel never wrote: no record
+      split(t, x.lo);
+      split(t, x.hi);
+      for (Region &r : t)
+        if (x.lo <= r.lo && r.hi <= x.hi) {
+          r.reads[a] = clock;
+          r.rname[a] = op;
+          r.read_elementwise[a] = x.elementwise;
+        }
+      return;
+    }
+    // On chip: record the read everywhere in [lo, hi), filling gaps.
+    split(t, x.lo);
+    split(t, x.hi);
+    std::vector<std::pair<uintptr_t, uintptr_t>> covered;
+    for (Region &r : t)
+      if (x.lo <= r.lo && r.hi <= x.hi) {
+        r.reads[a] = clock;
+        r.rname[a] = op;
+        r.read_elementwise[a] = x.elementwise;
+        covered.push_back({r.lo, r.hi});
+      }
+    std::sort(covered.begin(), covered.end());
+    uintptr_t at = x.lo;
+    auto gap = [&](uintptr_t lo, uintptr_t hi) {
+      Region r{};
+      r.lo = lo;
+      r.hi = hi;
+      r.writer = -1;
+      r.reads[a] = clock;
+      r.rname[a] = op;
+      r.read_elementwise[a] = x.elementwise;
+      t.push_back(r);
+    };
+    for (auto [lo, hi] : covered) {
+      if (at < lo)
+        gap(at, lo);
+      at = std::max(at, hi);
+    }
+    if (at < x.hi)
+      gap(at, x.hi);
+  }
+
+  /// One instruction on (unit, pipe) with its accesses.
+  void instr(const char *op, Unit u, Pipe p,
+             std::initializer_list<Access> accesses) {
+    const int a = agent(u, p);
+    const uint32_t clock = ++know[a][a];
+    for (const Access &x : accesses)
+      if (x.lo < x.hi)
+        touch(op, a, x, clock);
+  }
+};
+
+inline Checker &checker() {
+  thread_local Checker c;
+  return c;
+}
+
+/// The bytes of a tile's static extent.
+template <typename TileT>
+Access on_chip(const TileT &t, bool write, bool elementwise = false) {
+  const uint8_t *base = scratch().base(buffer_of(TileT::loc));
+  const uintptr_t lo = reinterpret_cast<const uint8_t *>(t.data) - base;
+  return {static_cast<int>(buffer_of(TileT::loc)), lo,
+          lo + static_cast<uintptr_t>(TileT::bytes), write, elementwise};
+}
+/// The bytes of a strided block of global memory: rows of `row_bytes`,
+/// `stride_bytes` apart.
+inline Access gm(const void *p, int64_t rows, int64_t row_bytes,
+                 int64_t stride_bytes, bool write) {
+  if (rows <= 0 || row_bytes <= 0)
+    return {kGm, 0, 0, write};
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(p);
+  return {kGm, lo,
+          lo + static_cast<uintptr_t>((rows - 1) * stride_bytes + row_bytes),
+          write};
+}
+} // namespace detail
+
+/// Starts one kernel invocation on the running simulated core: fresh pipe
+/// clocks and flags. At its end every flag that was set must have been
+/// waited on (a kernel leaves no flag behind for the next one).
+class KernelScope {
+public:
+  KernelScope() { detail::checker().reset(); }
+  ~KernelScope() {
+    detail::Checker &c = detail::checker();
+    for (int u = 0; u < 2; ++u)
+      for (int s = 0; s < detail::kPipes; ++s)
+        for (int d = 0; d < detail::kPipes; ++d)
+          for (int e = 0; e < 8; ++e)
+            if (!c.flags[u][s][d][e].empty())
+              detail::fail("the kernel ends with set_flag(%s -> %s, event %d) "
+                           "of the %s core never waited on",
+                           pipe_name(static_cast<Pipe>(s)),
+                           pipe_name(static_cast<Pipe>(d)), e,
+                           unit_name(static_cast<Unit>(u)));
+    for (int u = 0; u < 2; ++u)
+      for (int e = 0; e < 16; ++e)
+        if (!c.cross[u][e].empty())
+          detail::fail("the kernel ends with cross-core flag %d of the %s "
+                       "core never waited on",
+                       e, unit_name(static_cast<Unit>(u)));
+  }
+  KernelScope(const KernelScope &) = delete;
+  KernelScope &operator=(const KernelScope &) = delete;
+};
+
+//===----------------------------------------------------------------------===//
+// Synchronization instructions
+//===----------------------------------------------------------------------===//
+
+inline void set_flag(Unit u, Pipe src, Pipe dst, int event) {
+  detail::Checker &c = detail::checker();
+  if (event < 0 || event > 7)
+    detail::fail("set_flag event %d is not in 0-7", event);
+  c.flags[int(u)][int(src)][int(dst)][event].push_back(
+      c.snapshot(detail::agent(u, src)));
+}
+
+inline void wait_flag(Unit u, Pipe src, Pipe dst, int event) {
+  detail::Checker &c = detail::checker();
+  if (event < 0 || event > 7)
+    detail::fail("wait_flag event %d is not in 0-7", event);
+  auto &q = c.flags[int(u)][int(src)][int(dst)][event];
+  if (q.empty())
+    detail::fail("wait_flag(%s -> %s, event %d) on the %s core has no "
+                 "set_flag to wait for: the device would hang",
+                 pipe_name(src), pipe_name(dst), event, unit_name(u));
+  c.join(detail::agent(u, dst), q.front());
+  q.pop_front();
+}
+
+/// pipe_barrier(p): what `p` issues next waits for what it issued before.
+inline void barrier(Unit u, Pipe p) {
+  detail::Checker &c = detail::checker();
+  if (p == Pipe::V)
+    c.v_barrier[int(u)] = c.know[detail::agent(u, p)][detail::agent(u, p)];
+}
+
+/// pipe_barrier(PIPE_ALL): every pipe of the core after everything before.
+inline void barrier_all(Unit u) {
+  detail::Checker &c = detail::checker();
+  std::vector<uint32_t> all(detail::kAgents, 0);
+  for (int p = 0; p < detail::kPipes; ++p)
+    for (int b = 0; b < detail::kAgents; ++b)
+      all[b] = std::max(all[b], c.know[detail::agent(u, Pipe(p))][b]);
+  for (int p = 0; p < detail::kPipes; ++p)
+    c.join(detail::agent(u, Pipe(p)), all);
+  c.v_barrier[int(u)] = c.know[detail::agent(u, Pipe::V)][detail::agent(u, Pipe::V)];
+}
+
+/// Cross-core flag: `u` signals the block's other core once `p` finished.
+inline void sync_set(Unit u, Pipe p, int event) {
+  detail::Checker &c = detail::checker();
+  if (event < 0 || event > 15)
+    detail::fail("sync_set event %d is not in 0-15", event);
+  c.cross[int(u)][event].push_back(c.snapshot(detail::agent(u, p)));
+}
+
+/// The waiting core stops until the other core set `event`: everything it
+/// issues after is ordered after what the setter's pipe had done.
+inline void sync_wait(Unit u, int event) {
+  detail::Checker &c = detail::checker();
+  if (event < 0 || event > 15)
+    detail::fail("sync_wait event %d is not in 0-15", event);
+  const Unit other = u == Unit::Cube ? Unit::Vector : Unit::Cube;
+  auto &q = c.cross[int(other)][event];
+  if (q.empty())
+    detail::fail("sync_wait(event %d) on the %s core has no sync_set of the "
+                 "%s core before it: the device would hang",
+                 event, unit_name(u), unit_name(other));
+  for (int p = 0; p < detail::kPipes; ++p)
+    c.join(detail::agent(u, Pipe(p)), q.front());
+  q.pop_front();
+}
+
+//===----------------------------------------------------------------------===//
+// Global memory <-> tiles
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+template <typename TileT> void check_valid(const TileT &t, const char *op) {
+  if (t.rows < 0 || t.rows > TileT::Rows || t.cols < 0 || t.cols > TileT::Cols)
+    fail("%s: a %dx%d tile with a valid extent of %dx%d", op, TileT::Rows,
+         TileT::Cols, t.rows, t.cols);
+}
+} // namespace detail
+
+/// TLOAD: dst[r, c] = gm[r * stride + c] over the valid extent.
+template <typename TileT>
+void load(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
+  using T = typename TileT::DType;
+  detail::check_valid(dst, "TLOAD");
+  detail::checker().instr(
+      "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+      {detail::on_chip(dst, true),
+       detail::gm(gm, dst.rows, dst.cols * int64_t(sizeof(T)),
+                  stride * int64_t(sizeof(T)), false)});
+  if (!col_storage(TileT::layout)) {
+    for (int r = 0; r < dst.rows; ++r)
+      std::memcpy(&dst.at(r, 0), gm + r * stride, sizeof(T) * dst.cols);
+  } else {
+    for (int r = 0; r < dst.rows; ++r)
+      for (int c = 0; c < dst.cols; ++c)
+        dst.at(r, c) = gm[r * stride + c];
+  }
+}
+
+/// TLOAD of a DN block: dst[r, c] = gm[c * stride + r] (the transpose of
+/// the rows of `gm`).
+template <typename TileT>
+void load_t(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
+  using T = typename TileT::DType;
+  detail::check_valid(dst, "TLOAD");
+  detail::checker().instr(
+      "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+      {detail::on_chip(dst, true),
+       detail::gm(gm, dst.cols, dst.rows * int64_t(sizeof(T)),
+                  stride * int64_t(sizeof(T)), false)});
+  if (col_storage(TileT::layout)) {
+    for (int c = 0; c < dst.cols; ++c)
+      std::memcpy(&dst.at(0, c), gm + c * stride, sizeof(T) * dst.rows);
+  } else {
+    for (int c = 0; c < dst.cols; ++c)
+      for (int r = 0; r < dst.rows; ++r)
+        dst.at(r, c) = gm[c * stride + r];
+  }
+}
+
+/// A paged cache: position p is row p % page_size of page table[p /
+/// page_size]; pages are `page_stride` elements apart from `base` (which
+/// includes the head offset) and rows `row_stride` apart.
+template <typename T> struct Pages {
+  const T *base;
+  int64_t page_stride, row_stride, page_size;
+  const int32_t *table; // the sequence's row of the page table
+  int64_t table_len;    // entries in that row
+};
+
+namespace detail {
+/// Calls f(first position offset, count, row pointer) per page segment of
+/// [pos, pos + n).
+template <typename T, typename F>
+void for_each_page(const Pages<T> &pages, int64_t pos, int64_t n, F &&f) {
+  if (pages.page_size <= 0)
+    fail("a paged load with page size %lld",
+         static_cast<long long>(pages.page_size));
+  for (int64_t i = 0; i < n;) {
+    const int64_t p = pos + i, slot = p / pages.page_size,
+                  off = p % pages.page_size;
+    if (p < 0 || slot >= pages.table_len)
+      fail("a paged load of position %lld beyond the page table (%lld pages)",
+           static_cast<long long>(p), static_cast<long long>(pages.table_len));
+    const int32_t page = pages.table[slot];
+    if (page < 0)
+      fail("a paged load of position %lld reads page %d",
+           static_cast<long long>(p), page);
+    const int64_t count = std::min(n - i, pages.page_size - off);
+    f(i, count, pages.base + page * pages.page_stride + off * pages.row_stride);
+    i += count;
+  }
+}
+} // namespace detail
+
+/// Rows of dst from positions pos + r of a paged cache.
+template <typename TileT>
+void load_paged(TileT &dst, const Pages<typename TileT::DType> &pages,
+                int64_t pos) {
+  using T = typename TileT::DType;
+  detail::check_valid(dst, "TLOAD");
+  detail::Checker &c = detail::checker();
+  c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+          {detail::on_chip(dst, true)});
+  detail::for_each_page(pages, pos, dst.rows, [&](int64_t r0, int64_t n,
+                                                  const T *row) {
+    c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+            {detail::gm(row, n, dst.cols * int64_t(sizeof(T)),
+                        pages.row_stride * int64_t(sizeof(T)), false)});
+    for (int64_t r = 0; r < n; ++r) {
+      if (!col_storage(TileT::layout))
+        std::memcpy(&dst.at(int(r0 + r), 0), row + r * pages.row_stride,
+                    sizeof(T) * dst.cols);
+      else
+        for (int cc = 0; cc < dst.cols; ++cc)
+          dst.at(int(r0 + r), cc) = row[r * pages.row_stride + cc];
+    }
+  });
+}
+
+/// Columns of dst from positions pos + c: dst[r, c] = row(pos + c)[r].
+template <typename TileT>
+void load_paged_t(TileT &dst, const Pages<typename TileT::DType> &pages,
+                  int64_t pos) {
+  using T = typename TileT::DType;
+  detail::check_valid(dst, "TLOAD");
+  detail::Checker &c = detail::checker();
+  c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+          {detail::on_chip(dst, true)});
+  detail::for_each_page(pages, pos, dst.cols, [&](int64_t c0, int64_t n,
+                                                  const T *row) {
+    c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+            {detail::gm(row, n, dst.rows * int64_t(sizeof(T)),
+                        pages.row_stride * int64_t(sizeof(T)), false)});
+    for (int64_t j = 0; j < n; ++j) {
+      if (col_storage(TileT::layout))
+        std::memcpy(&dst.at(0, int(c0 + j)), row + j * pages.row_stride,
+                    sizeof(T) * dst.rows);
+      else
+        for (int r = 0; r < dst.rows; ++r)
+          dst.at(r, int(c0 + j)) = row[j * pages.row_stride + r];
+    }
+  });
+}
+
+/// TSTORE: gm[r * stride + c] = src[r, c] (converting on the fixpipe).
+template <typename G, typename TileT>
+void store(G *gm, int64_t stride, const TileT &src) {
+  using T = typename TileT::DType;
+  detail::check_valid(src, "TSTORE");
+  const bool acc = TileT::loc == Loc::Acc;
+  detail::checker().instr(
+      "TSTORE", unit_of(TileT::loc), acc ? Pipe::FIX : Pipe::MTE3,
+      {detail::on_chip(src, false),
+       detail::gm(gm, src.rows, src.cols * int64_t(sizeof(G)),
+                  stride * int64_t(sizeof(G)), true)});
+  for (int r = 0; r < src.rows; ++r) {
+    if constexpr (std::is_same_v<G, T>) {
+      if (!col_storage(TileT::layout)) {
+        std::memcpy(gm + r * stride, &src.at(r, 0), sizeof(T) * src.cols);
+        continue;
+      }
+    }
+    for (int c = 0; c < src.cols; ++c)
+      gm[r * stride + c] = convert<G>(src.at(r, c));
+  }
+}
+
+/// TSTORE of a DN tile: gm[c * stride + r] = src[r, c].
+template <typename G, typename TileT>
+void store_t(G *gm, int64_t stride, const TileT &src) {
+  using T = typename TileT::DType;
+  detail::check_valid(src, "TSTORE");
+  detail::checker().instr(
+      "TSTORE", unit_of(TileT::loc),
+      TileT::loc == Loc::Acc ? Pipe::FIX : Pipe::MTE3,
+      {detail::on_chip(src, false),
+       detail::gm(gm, src.cols, src.rows * int64_t(sizeof(G)),
+                  stride * int64_t(sizeof(G)), true)});
+  for (int c = 0; c < src.cols; ++c)
+    for (int r = 0; r < src.rows; ++r)
+      gm[c * stride + r] = convert<G>(src.at(r, c));
+  (void)sizeof(T);
+}
+
+//===----------------------------------------------------------------------===//
+// On-chip moves and conversions
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// dst[r, c] = src[r0 + r, c0 + c] over dst's valid extent, converting.
+template <typename D, typename S>
+void copy_block(D &dst, const S &src, int r0, int c0) {
+  using DT = typename D::DType;
+  using ST = typename S::DType;
+  if (std::is_same_v<DT, ST> && col_storage(D::layout) == col_storage(S::layout)) {
+    if (!col_storage(D::layout)) {
+      for (int r = 0; r < dst.rows; ++r)
+        std::memcpy(&dst.at(r, 0), &src.at(r0 + r, c0), sizeof(DT) * dst.cols);
+    } else {
+      for (int c = 0; c < dst.cols; ++c)
+        std::memcpy(&dst.at(0, c), &src.at(r0, c0 + c), sizeof(DT) * dst.rows);
+    }
+    return;
+  }
+  // A layout change (the cube's operand fetch transposes storage): blocks
+  // of 16 x 16 keep both sides in cache.
+  for (int rb = 0; rb < dst.rows; rb += 16)
+    for (int cb = 0; cb < dst.cols; cb += 16)
+      for (int r = rb; r < std::min(rb + 16, dst.rows); ++r)
+        for (int c = cb; c < std::min(cb + 16, dst.cols); ++c)
+          dst.at(r, c) = convert<DT>(src.at(r0 + r, c0 + c));
+}
+} // namespace detail
+
+/// TMOV: mat -> left/right (MTE1), vec -> vec (V), acc -> mat (FIX).
+template <typename D, typename S> void mov(D &dst, const S &src) {
+  static_assert(D::Rows == S::Rows && D::Cols == S::Cols,
+                "TMOV keeps the static extent");
+  constexpr Pipe p = S::loc == Loc::Vec   ? Pipe::V
+                     : S::loc == Loc::Acc ? Pipe::FIX
+                                          : Pipe::MTE1;
+  detail::check_valid(dst, "TMOV");
+  if (dst.rows > src.rows || dst.cols > src.cols)
+    detail::fail("TMOV of a %dx%d valid extent into %dx%d", src.rows, src.cols,
+                 dst.rows, dst.cols);
+  detail::checker().instr("TMOV", unit_of(S::loc), p,
+                          {detail::on_chip(src, false), detail::on_chip(dst, true)});
+  detail::copy_block(dst, src, 0, 0);
+}
+
+/// TEXTRACT: dst = the block of src at (row, col).
+template <typename D, typename S>
+void extract(D &dst, const S &src, int64_t row, int64_t col) {
+  constexpr Pipe p = S::loc == Loc::Vec ? Pipe::V : Pipe::MTE1;
+  detail::check_valid(dst, "TEXTRACT");
+  if (row < 0 || col < 0 || row + dst.rows > S::Rows || col + dst.cols > S::Cols)
+    detail::fail("TEXTRACT of %dx%d at (%lld, %lld) from a %dx%d tile",
+                 dst.rows, dst.cols, static_cast<long long>(row),
+                 static_cast<long long>(col), S::Rows, S::Cols);
+  detail::checker().instr("TEXTRACT", unit_of(S::loc), p,
+                          {detail::on_chip(src, false), detail::on_chip(dst, true)});
+  detail::copy_block(dst, src, int(row), int(col));
+}
+
+/// TTRANS: dst[c, r] = src[r, c].
+template <typename D, typename S, typename Tmp>
+void transpose(D &dst, const S &src, Tmp &tmp) {
+  detail::checker().instr("TTRANS", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false), detail::on_chip(tmp, true),
+                           detail::on_chip(dst, true)});
+  for (int r = 0; r < src.rows; ++r)
+    for (int c = 0; c < src.cols; ++c)
+      dst.at(c, r) = src.at(r, c);
+}
+
+//===----------------------------------------------------------------------===//
+// Element-wise vector instructions
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// dst[r, c] = f(operands at [r, c]) over dst's valid extent, computed in
+/// float for float elements.
+template <typename D, typename F, typename... S>
+void elementwise(const char *op, D &dst, F &&f, const S &...src) {
+  using T = typename D::DType;
+  check_valid(dst, op);
+  checker().instr(op, Unit::Vector, Pipe::V,
+                  {on_chip(src, false, true)..., on_chip(dst, true, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = from_value<T>(f(value(src.at(r, c))...));
+}
+} // namespace detail
+
+#define PTO_TILE_BINARY(NAME, PTO, EXPR)                                     \
+  template <typename D, typename A, typename B>                              \
+  void NAME(D &dst, const A &a, const B &b) {                                \
+    using V = detail::Arith<typename D::DType>;                              \
+    detail::elementwise(PTO, dst, [](V x, V y) -> V { return EXPR; }, a, b); \
+  }
+PTO_TILE_BINARY(add, "TADD", x + y)
+PTO_TILE_BINARY(sub, "TSUB", x - y)
+PTO_TILE_BINARY(mul, "TMUL", x * y)
+PTO_TILE_BINARY(div, "TDIV", x / y)
+PTO_TILE_BINARY(max, "TMAX", x > y ? x : y)
+PTO_TILE_BINARY(min, "TMIN", x < y ? x : y)
+#undef PTO_TILE_BINARY
+
+#define PTO_TILE_UNARY(NAME, PTO, EXPR)                                      \
+  template <typename D, typename S> void NAME(D &dst, const S &src) {        \
+    detail::elementwise(PTO, dst, [](float x) -> float { return EXPR; }, src); \
+  }
+PTO_TILE_UNARY(exp, "TEXP", std::exp(x))
+PTO_TILE_UNARY(log, "TLOG", std::log(x))
+PTO_TILE_UNARY(sqrt, "TSQRT", std::sqrt(x))
+PTO_TILE_UNARY(rsqrt, "TRSQRT", 1.0f / std::sqrt(x))
+PTO_TILE_UNARY(abs, "TABS", std::fabs(x))
+#undef PTO_TILE_UNARY
+
+#define PTO_TILE_SCALAR(NAME, PTO, EXPR)                                     \
+  template <typename D, typename S, typename X>                              \
+  void NAME(D &dst, const S &src, X scalar) {                                \
+    using V = detail::Arith<typename D::DType>;                              \
+    const V y = static_cast<V>(scalar);                                      \
+    detail::elementwise(PTO, dst, [y](V x) -> V { return EXPR; }, src);      \
+  }
+PTO_TILE_SCALAR(adds, "TADDS", x + y)
+PTO_TILE_SCALAR(subs, "TSUBS", x - y)
+PTO_TILE_SCALAR(muls, "TMULS", x * y)
+PTO_TILE_SCALAR(divs, "TDIVS", x / y)
+PTO_TILE_SCALAR(maxs, "TMAXS", x > y ? x : y)
+PTO_TILE_SCALAR(mins, "TMINS", x < y ? x : y)
+#undef PTO_TILE_SCALAR
+
+/// TEXPANDS: fill the valid extent (vec, V) or the whole tile (mat, MTE2).
+template <typename D, typename X> void expands(D &dst, X scalar) {
+  using T = typename D::DType;
+  const T v = convert<T>(scalar);
+  if constexpr (D::loc == Loc::Vec) {
+    detail::check_valid(dst, "TEXPANDS");
+    detail::checker().instr("TEXPANDS", Unit::Vector, Pipe::V,
+                            {detail::on_chip(dst, true, true)});
+    for (int r = 0; r < dst.rows; ++r)
+      for (int c = 0; c < dst.cols; ++c)
+        dst.at(r, c) = v;
+  } else {
+    detail::checker().instr("TEXPANDS", Unit::Cube, Pipe::MTE2,
+                            {detail::on_chip(dst, true)});
+    std::fill(dst.data, dst.data + D::Rows * D::Cols, v);
+  }
+}
+
+/// TCVT: element conversion (rounding to nearest even, saturating).
+template <typename D, typename S> void cvt(D &dst, const S &src) {
+  using DT = typename D::DType;
+  detail::check_valid(dst, "TCVT");
+  detail::checker().instr("TCVT", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false, true),
+                           detail::on_chip(dst, true, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = convert<DT>(src.at(r, c));
+}
+
+/// TQUANT (symmetric): dst = saturate_i8(rint(src * scale[r])).
+template <typename D, typename S, typename Sc>
+void quant(D &dst, S &src, const Sc &scale) {
+  detail::check_valid(dst, "TQUANT");
+  detail::checker().instr("TQUANT", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false, true),
+                           detail::on_chip(scale, false),
+                           detail::on_chip(src, true, true),
+                           detail::on_chip(dst, true, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c) {
+      src.at(r, c) = src.at(r, c) * scale.at(r, 0);
+      dst.at(r, c) = saturate_round<int8_t>(src.at(r, c));
+    }
+}
+
+/// TDEQUANT: dst = (src - zero[r]) * scale[r].
+template <typename D, typename S, typename Sc>
+void dequant(D &dst, const S &src, const Sc &scale, const Sc &zero) {
+  detail::check_valid(dst, "TDEQUANT");
+  detail::checker().instr("TDEQUANT", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false, true),
+                           detail::on_chip(scale, false),
+                           detail::on_chip(zero, false),
+                           detail::on_chip(dst, true, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = (static_cast<float>(src.at(r, c)) - zero.at(r, 0)) *
+                     scale.at(r, 0);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and broadcasts
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+/// dst[r, 0] = f-fold of row r of src (an empty row leaves dst alone).
+template <typename D, typename S, typename F>
+void row_reduce(const char *op, D &dst, const S &src, Access scratch, F &&f) {
+  check_valid(src, op);
+  checker().instr(op, Unit::Vector, Pipe::V,
+                  {on_chip(src, false), scratch, on_chip(dst, true)});
+  for (int r = 0; r < src.rows && src.cols > 0; ++r) {
+    auto acc = value(src.at(r, 0));
+    for (int c = 1; c < src.cols; ++c)
+      acc = f(acc, value(src.at(r, c)));
+    dst.at(r, 0) = from_value<typename D::DType>(acc);
+  }
+}
+template <typename D, typename S, typename F>
+void col_reduce(const char *op, D &dst, const S &src, F &&f) {
+  check_valid(src, op);
+  checker().instr(op, Unit::Vector, Pipe::V,
+                  {on_chip(src, false), on_chip(dst, true)});
+  for (int c = 0; c < src.cols && src.rows > 0; ++c) {
+    auto acc = value(src.at(0, c));
+    for (int r = 1; r < src.rows; ++r)
+      acc = f(acc, value(src.at(r, c)));
+    dst.at(0, c) = from_value<typename D::DType>(acc);
+  }
+}
+} // namespace detail
+
+// The `tmp` operand is pto-isa's scratch; the simulation does not need it
+// but the checker counts it as written.
+#define PTO_TILE_ROWREDUCE(NAME, PTO, EXPR)                                  \
+  template <typename D, typename S, typename Tmp>                            \
+  void NAME(D &dst, const S &src, Tmp &tmp) {                                \
+    detail::row_reduce(PTO, dst, src, detail::on_chip(tmp, true),            \
+                       [](auto x, auto y) { return EXPR; });                 \
+  }
+PTO_TILE_ROWREDUCE(rowmax, "TROWMAX", x > y ? x : y)
+PTO_TILE_ROWREDUCE(rowsum, "TROWSUM", x + y)
+PTO_TILE_ROWREDUCE(rowmin, "TROWMIN", x < y ? x : y)
+#undef PTO_TILE_ROWREDUCE
+
+#define PTO_TILE_COLREDUCE(NAME, PTO, EXPR)                                  \
+  template <typename D, typename S> void NAME(D &dst, const S &src) {        \
+    detail::col_reduce(PTO, dst, src, [](auto x, auto y) { return EXPR; });  \
+  }
+PTO_TILE_COLREDUCE(colmax, "TCOLMAX", x > y ? x : y)
+PTO_TILE_COLREDUCE(colsum, "TCOLSUM", x + y)
+PTO_TILE_COLREDUCE(colmin, "TCOLMIN", x < y ? x : y)
+#undef PTO_TILE_COLREDUCE
+
+/// TROWEXPAND: dst[r, c] = src[r, 0].
+template <typename D, typename S> void rowexpand(D &dst, const S &src) {
+  using T = typename D::DType;
+  detail::check_valid(dst, "TROWEXPAND");
+  detail::checker().instr("TROWEXPAND", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false), detail::on_chip(dst, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    std::fill(&dst.at(r, 0), &dst.at(r, 0) + dst.cols, convert<T>(src.at(r, 0)));
+}
+
+/// TCOLEXPAND: dst[r, c] = src[0, c].
+template <typename D, typename S> void colexpand(D &dst, const S &src) {
+  using T = typename D::DType;
+  detail::check_valid(dst, "TCOLEXPAND");
+  detail::checker().instr("TCOLEXPAND", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false), detail::on_chip(dst, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = convert<T>(src.at(0, c));
+}
+
+namespace detail {
+/// dst[r, c] = f(src[r, c], b(r, c)) with b a broadcast operand (and a
+/// scratch tile the device uses).
+template <typename D, typename S, typename B, typename Get, typename F>
+void broadcast_binary(const char *op, D &dst, const S &src, const B &b,
+                      Access scratch, Get &&get, F &&f) {
+  using T = typename D::DType;
+  check_valid(dst, op);
+  checker().instr(op, Unit::Vector, Pipe::V,
+                  {on_chip(src, false, true), on_chip(b, false), scratch,
+                   on_chip(dst, true, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = from_value<T>(f(value(src.at(r, c)), value(get(r, c))));
+}
+} // namespace detail
+
+#define PTO_TILE_EXPAND_BINARY(NAME, OP, EXPR)                               \
+  template <typename D, typename S, typename R, typename Tmp>                \
+  void row##NAME(D &dst, const S &src, const R &row, Tmp &tmp) {             \
+    detail::broadcast_binary(                                                \
+        "TROW" OP, dst, src, row, detail::on_chip(tmp, true),                \
+        [&](int r, int) { return row.at(r, 0); },                            \
+        [](auto x, auto y) { return EXPR; });                                \
+  }                                                                          \
+  template <typename D, typename S, typename C>                              \
+  void col##NAME(D &dst, const S &src, const C &col) {                       \
+    detail::broadcast_binary(                                                \
+        "TCOL" OP, dst, src, col, detail::Access{0, 0, 0, true},             \
+        [&](int, int c) { return col.at(0, c); },                            \
+        [](auto x, auto y) { return EXPR; });                                \
+  }
+PTO_TILE_EXPAND_BINARY(expandadd, "EXPANDADD", x + y)
+PTO_TILE_EXPAND_BINARY(expandsub, "EXPANDSUB", x - y)
+PTO_TILE_EXPAND_BINARY(expandmul, "EXPANDMUL", x * y)
+PTO_TILE_EXPAND_BINARY(expanddiv, "EXPANDDIV", x / y)
+PTO_TILE_EXPAND_BINARY(expandmax, "EXPANDMAX", x > y ? x : y)
+PTO_TILE_EXPAND_BINARY(expandmin, "EXPANDMIN", x < y ? x : y)
+#undef PTO_TILE_EXPAND_BINARY
+
+//===----------------------------------------------------------------------===//
+// Indices, masks, selection, scalar access
+//===----------------------------------------------------------------------===//
+
+/// TCI: dst[r, c] = start +/- (r * cols + c) in row-major order.
+template <typename D, typename X>
+void ci(D &dst, X start, bool descending = false) {
+  using T = typename D::DType;
+  detail::check_valid(dst, "TCI");
+  detail::checker().instr("TCI", Unit::Vector, Pipe::V,
+                          {detail::on_chip(dst, true)});
+  int64_t k = 0;
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c, ++k)
+      dst.at(r, c) = static_cast<T>(descending ? start - k : start + k);
+}
+
+/// TTRI: lower: 1 where c <= r + diagonal; upper: 0 where c < r + diagonal.
+template <typename D> void tri(D &dst, int32_t diagonal, bool upper = false) {
+  using T = typename D::DType;
+  detail::check_valid(dst, "TTRI");
+  detail::checker().instr("TTRI", Unit::Vector, Pipe::V,
+                          {detail::on_chip(dst, true)});
+  for (int r = 0; r < dst.rows; ++r)
+    for (int c = 0; c < dst.cols; ++c) {
+      const bool below = c <= int64_t(r) + diagonal;
+      const bool one = upper ? !(c < int64_t(r) + diagonal) : below;
+      dst.at(r, c) = convert<T>(one ? 1.0f : 0.0f);
+    }
+}
+
+enum class Cmp : uint8_t { EQ, NE, LT, LE, GT, GE };
+
+/// TCMPS: bit c of mask row r = src[r, c] <cmp> scalar.
+template <typename M, typename S, typename X>
+void cmps(M &mask, const S &src, X scalar, Cmp cmp) {
+  using T = typename S::DType;
+  detail::checker().instr("TCMPS", Unit::Vector, Pipe::V,
+                          {detail::on_chip(src, false), detail::on_chip(mask, true)});
+  const float y = static_cast<float>(scalar);
+  for (int r = 0; r < src.rows; ++r) {
+    uint8_t *bits = reinterpret_cast<uint8_t *>(&mask.at(r, 0));
+    std::memset(bits, 0, M::Cols);
+    for (int c = 0; c < src.cols; ++c) {
+      const float x = Elem<T>::to_f32(src.at(r, c));
+      const bool v = cmp == Cmp::EQ   ? x == y
+                     : cmp == Cmp::NE ? x != y
+                     : cmp == Cmp::LT ? x < y
+                     : cmp == Cmp::LE ? x <= y
+                     : cmp == Cmp::GT ? x > y
+                                      : x >= y;
+      bits[c / 8] |= static_cast<uint8_t>(v) << (c % 8);
+    }
+  }
+}
+
+/// TSEL: dst[r, c] = bit(mask, r, c) ? a[r, c] : b[r, c].
+template <typename D, typename M, typename A, typename B, typename Tmp>
+void sel(D &dst, const M &mask, const A &a, const B &b, Tmp &tmp) {
+  detail::check_valid(dst, "TSEL");
+  detail::checker().instr("TSEL", Unit::Vector, Pipe::V,
+                          {detail::on_chip(mask, false), detail::on_chip(a, false),
+                           detail::on_chip(b, false), detail::on_chip(tmp, true),
+                           detail::on_chip(dst, true)});
+  for (int r = 0; r < dst.rows; ++r) {
+    const uint8_t *bits = reinterpret_cast<const uint8_t *>(&mask.at(r, 0));
+    for (int c = 0; c < dst.cols; ++c)
+      dst.at(r, c) = (bits[c / 8] >> (c % 8)) & 1 ? a.at(r, c) : b.at(r, c);
+  }
+}
+
+/// GetValue / SetValue on the scalar unit of the vector core.
+template <typename TileT>
+typename TileT::DType getval(const TileT &t, int64_t r, int64_t c) {
+  if (r < 0 || c < 0 || r >= TileT::Rows || c >= TileT::Cols)
+    detail::fail("GetValue at (%lld, %lld) of a %dx%d tile",
+                 static_cast<long long>(r), static_cast<long long>(c),
+                 TileT::Rows, TileT::Cols);
+  detail::checker().instr("GetValue", Unit::Vector, Pipe::S,
+                          {detail::on_chip(t, false)});
+  return t.at(int(r), int(c));
+}
+template <typename TileT, typename X>
+void setval(TileT &t, int64_t r, int64_t c, X v) {
+  if (r < 0 || c < 0 || r >= TileT::Rows || c >= TileT::Cols)
+    detail::fail("SetValue at (%lld, %lld) of a %dx%d tile",
+                 static_cast<long long>(r), static_cast<long long>(c),
+                 TileT::Rows, TileT::Cols);
+  detail::checker().instr("SetValue", Unit::Vector, Pipe::S,
+                          {detail::on_chip(t, true)});
+  t.at(int(r), int(c)) = convert<typename TileT::DType>(v);
+}
+
+//===----------------------------------------------------------------------===//
+// The cube
+//===----------------------------------------------------------------------===//
+
+namespace detail {
+template <typename C, typename A, typename B>
+void matmul_impl(const char *op, C &c, const A &a, const B &b, bool acc) {
+  using CT = typename C::DType;
+  const int m = a.rows, k = a.cols, n = b.cols;
+  if (b.rows < k)
+    fail("%s: a is %dx%d, b has %d valid rows", op, m, k, b.rows);
+  if (m > C::Rows || n > C::Cols)
+    fail("%s: a %dx%d result in a %dx%d accumulator", op, m, n, C::Rows,
+         C::Cols);
+  checker().instr(op, Unit::Cube, Pipe::M,
+                  {on_chip(a, false), on_chip(b, false), on_chip(c, false),
+                   on_chip(c, true)});
+  using Acc = std::conditional_t<std::is_same_v<CT, int32_t>, int32_t, float>;
+  // The operands in float (or int32): a once, b one column at a time; then
+  // dot products of a row and a column.
+  thread_local std::vector<Acc> abuf, bcol;
+  abuf.resize(size_t(m) * k);
+  bcol.resize(k);
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk)
+      abuf[size_t(i) * k + kk] = static_cast<Acc>(value(a.at(i, kk)));
+  for (int j = 0; j < n; ++j) {
+    for (int kk = 0; kk < k; ++kk)
+      bcol[kk] = static_cast<Acc>(value(b.at(kk, j)));
+    for (int i = 0; i < m; ++i) {
+      const Acc *ap = &abuf[size_t(i) * k];
+      // Eight independent partial sums vectorize without reassociation.
+      Acc part[8] = {};
+      int kk = 0;
+      for (; kk + 8 <= k; kk += 8)
+        for (int l = 0; l < 8; ++l)
+          part[l] += ap[kk + l] * bcol[kk + l];
+      Acc sum = ((part[0] + part[1]) + (part[2] + part[3])) +
+                ((part[4] + part[5]) + (part[6] + part[7]));
+      for (; kk < k; ++kk)
+        sum += ap[kk] * bcol[kk];
+      c.at(i, j) = acc ? static_cast<CT>(c.at(i, j) + sum) : static_cast<CT>(sum);
+    }
+  }
+}
+} // namespace detail
+
+/// TMATMUL: c = a * b over a's valid rows and columns and b's valid columns.
+template <typename C, typename A, typename B>
+void matmul(C &c, const A &a, const B &b) {
+  detail::matmul_impl("TMATMUL", c, a, b, false);
+}
+/// TMATMUL_ACC: c += a * b.
+template <typename C, typename A, typename B>
+void matmul_acc(C &c, const A &a, const B &b) {
+  detail::matmul_impl("TMATMUL_ACC", c, a, b, true);
+}
+/// TGEMV: c = a * b for one row of a.
+template <typename C, typename A, typename B>
+void gemv(C &c, const A &a, const B &b) {
+  detail::matmul_impl("TGEMV", c, a, b, false);
+}
+
+} // namespace tile
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_TILE_HPP

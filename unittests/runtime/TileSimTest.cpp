@@ -1,0 +1,569 @@
+// The tile simulation (pto/runtime/tile.hpp): every instruction against a
+// naive loop over plain arrays, the budget and alignment checks, and the
+// synchronization checker (each missing order caught, correct programs
+// accepted).
+#include <pto/runtime/tile.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <vector>
+
+using namespace pto::runtime;
+using namespace pto::runtime::tile;
+
+namespace {
+
+constexpr Unit V = Unit::Vector;
+constexpr Unit C = Unit::Cube;
+
+std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1,
+                                 float hi = 1) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+using Vec16x64 = Tile<Loc::Vec, float, 16, 64>;
+using Col16 = Tile<Loc::Vec, float, 16, 1, Layout::ColMajor>;
+using Row64 = Tile<Loc::Vec, float, 1, 64>;
+
+// Loads `data` ([16 x 64], row-major) into a fresh vec tile at `offset`,
+// ordered before the V pipe.
+Vec16x64 vec_tile(const std::vector<float> &data, int64_t offset, int rows = 16,
+                  int cols = 64) {
+  Vec16x64 t(rows, cols);
+  assign(t, offset);
+  load(t, data.data(), 64);
+  set_flag(V, Pipe::MTE2, Pipe::V, 0);
+  wait_flag(V, Pipe::MTE2, Pipe::V, 0);
+  return t;
+}
+
+TEST(TileSimTest, AssignChecksBudgetAndAlignment) {
+  Tile<Loc::Vec, float, 16, 64> t;
+  assign(t, kUbBytes - Tile<Loc::Vec, float, 16, 64>::bytes); // the last fit
+  EXPECT_DEATH(assign(t, kUbBytes - 32), "overruns UB \\(196608 bytes\\)");
+  EXPECT_DEATH(assign(t, 16), "not 32-byte aligned");
+  Tile<Loc::Right, bf16, 128, 128> r; // 32 KiB: two copies fill L0B
+  assign(r, 0, 1);
+  EXPECT_DEATH(assign(r, 32, 1), "overruns L0B");
+  Tile<Loc::Vec, float, 16, 64> bad(17, 64);
+  EXPECT_DEATH(assign(bad, 0), "valid extent of 17x64");
+}
+
+TEST(TileSimTest, LoadStoreRoundTrip) {
+  KernelScope scope;
+  auto data = random_floats(16 * 64, 1);
+  Vec16x64 t = vec_tile(data, 0, 13, 40);
+  std::vector<float> out(16 * 64, 7.0f);
+  set_flag(V, Pipe::V, Pipe::MTE3, 0);
+  wait_flag(V, Pipe::V, Pipe::MTE3, 0);
+  store(out.data(), 64, t);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 64; ++c)
+      EXPECT_EQ(out[r * 64 + c], r < 13 && c < 40 ? data[r * 64 + c] : 7.0f);
+}
+
+TEST(TileSimTest, TransposedLoadAndStore) {
+  KernelScope scope;
+  auto data = random_floats(64 * 16, 2); // 64 rows of 16 in GM
+  Tile<Loc::Vec, float, 16, 64, Layout::ColMajor> t(16, 50);
+  assign(t, 0);
+  load_t(t, data.data(), 16); // t[r, c] = gm[c * 16 + r]
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 50; ++c)
+      EXPECT_EQ(t.at(r, c), data[c * 16 + r]);
+  std::vector<float> out(64 * 16, 0);
+  set_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  wait_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  store_t(out.data(), 16, t);
+  for (int c = 0; c < 64; ++c)
+    for (int r = 0; r < 16; ++r)
+      EXPECT_EQ(out[c * 16 + r], c < 50 ? data[c * 16 + r] : 0.0f);
+}
+
+TEST(TileSimTest, PagedLoadsCrossPages) {
+  KernelScope scope;
+  // A cache [pages=6][heads=2][page_size=4][cols=32]; the sequence's pages
+  // are 5, 2, 0, 3; positions 2..12 of head 1.
+  const int pages = 6, heads = 2, ps = 4, cols = 32;
+  auto data = random_floats(pages * heads * ps * cols, 3);
+  std::vector<int32_t> table = {5, 2, 0, 3};
+  Pages<float> p{data.data() + 1 * ps * cols, heads * ps * cols, cols, ps,
+                 table.data(), 4};
+  auto at = [&](int pos, int c) {
+    return data[((table[pos / ps] * heads + 1) * ps + pos % ps) * cols + c];
+  };
+  Tile<Loc::Vec, float, 16, 32> rows(11, 32);
+  assign(rows, 0);
+  load_paged(rows, p, 2);
+  Tile<Loc::Vec, float, 32, 16, Layout::ColMajor> cols_t(32, 11);
+  assign(cols_t, 4096);
+  load_paged_t(cols_t, p, 2);
+  for (int j = 0; j < 11; ++j)
+    for (int c = 0; c < 32; ++c) {
+      EXPECT_EQ(rows.at(j, c), at(2 + j, c));
+      EXPECT_EQ(cols_t.at(c, j), at(2 + j, c));
+    }
+  Tile<Loc::Vec, float, 16, 32> past(15, 32);
+  assign(past, 8192);
+  EXPECT_DEATH(load_paged(past, p, 2), "beyond the page table");
+}
+
+TEST(TileSimTest, AccStoreConvertsToBf16) {
+  KernelScope scope;
+  Tile<Loc::Acc, float, 16, 16> acc;
+  assign(acc, 0);
+  auto v = random_floats(256, 4, -100, 100);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      acc.at(r, c) = v[r * 16 + c];
+  std::vector<bf16> out(256);
+  store(out.data(), 16, acc);
+  for (int i = 0; i < 256; ++i)
+    EXPECT_EQ(out[i].bits, f32_to_bf16(v[i]).bits);
+}
+
+// matmul over bf16, f32 and int8 against a triple loop in double / int64.
+template <typename T>
+void check_matmul(const std::vector<float> &a, const std::vector<float> &b,
+                  int m, int k, int n, double tol) {
+  KernelScope scope;
+  using Acc = std::conditional_t<std::is_same_v<T, int8_t>, int32_t, float>;
+  Tile<Loc::Mat, T, 32, 64> am(m, k);
+  Tile<Loc::Mat, T, 64, 64, Layout::Zn> bm(k, n);
+  assign(am, 0);
+  assign(bm, 8192);
+  std::vector<T> ga(32 * 64), gbt(64 * 64); // b transposed in GM (n rows of k)
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk)
+      ga[i * 64 + kk] = convert<T>(a[i * 64 + kk]);
+  for (int j = 0; j < n; ++j)
+    for (int kk = 0; kk < k; ++kk)
+      gbt[j * 64 + kk] = convert<T>(b[kk * 64 + j]);
+  load(am, ga.data(), 64);
+  load_t(bm, gbt.data(), 64);
+  set_flag(C, Pipe::MTE2, Pipe::MTE1, 0);
+  wait_flag(C, Pipe::MTE2, Pipe::MTE1, 0);
+  Tile<Loc::Left, T, 32, 64> l(m, k);
+  Tile<Loc::Right, T, 64, 64> r(k, n);
+  assign(l, 0);
+  assign(r, 0);
+  mov(l, am);
+  mov(r, bm);
+  set_flag(C, Pipe::MTE1, Pipe::M, 0);
+  wait_flag(C, Pipe::MTE1, Pipe::M, 0);
+  Tile<Loc::Acc, Acc, 32, 64> c(m, n);
+  assign(c, 0);
+  matmul(c, l, r);
+  matmul_acc(c, l, r); // twice the product
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double ref = 0;
+      for (int kk = 0; kk < k; ++kk)
+        ref += double(Elem<T>::to_f32(ga[i * 64 + kk])) *
+               Elem<T>::to_f32(gbt[j * 64 + kk]);
+      EXPECT_NEAR(double(c.at(i, j)), 2 * ref, tol) << i << "," << j;
+    }
+}
+
+TEST(TileSimTest, MatmulBf16) {
+  check_matmul<bf16>(random_floats(32 * 64, 5), random_floats(64 * 64, 6), 27,
+                     61, 45, 1e-4);
+}
+TEST(TileSimTest, MatmulF32) {
+  check_matmul<float>(random_floats(32 * 64, 7), random_floats(64 * 64, 8), 32,
+                      64, 64, 1e-4);
+}
+TEST(TileSimTest, MatmulInt8IsExact) {
+  check_matmul<int8_t>(random_floats(32 * 64, 9, -127, 127),
+                       random_floats(64 * 64, 10, -127, 127), 17, 64, 33, 0);
+}
+
+TEST(TileSimTest, ExtractTakesABlock) {
+  KernelScope scope;
+  Tile<Loc::Mat, float, 32, 64> m;
+  assign(m, 0);
+  for (int r = 0; r < 32; ++r)
+    for (int c = 0; c < 64; ++c)
+      m.at(r, c) = float(r * 100 + c);
+  Tile<Loc::Left, float, 16, 32> l;
+  assign(l, 0);
+  extract(l, m, 16, 32);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 32; ++c)
+      EXPECT_EQ(l.at(r, c), float((16 + r) * 100 + 32 + c));
+  EXPECT_DEATH(extract(l, m, 16, 40), "TEXTRACT of 16x32 at \\(16, 40\\)");
+}
+
+TEST(TileSimTest, ElementwiseAndScalarOps) {
+  KernelScope scope;
+  auto a = random_floats(16 * 64, 11, 0.5f, 2.0f);
+  auto b = random_floats(16 * 64, 12, 0.5f, 2.0f);
+  Vec16x64 ta = vec_tile(a, 0, 10, 48), tb = vec_tile(b, 4096, 10, 48);
+  Vec16x64 d(10, 48);
+  assign(d, 8192);
+  auto check = [&](auto f) {
+    for (int r = 0; r < 10; ++r)
+      for (int c = 0; c < 48; ++c)
+        EXPECT_FLOAT_EQ(d.at(r, c), f(a[r * 64 + c], b[r * 64 + c]));
+  };
+  add(d, ta, tb);
+  check([](float x, float y) { return x + y; });
+  sub(d, ta, tb);
+  check([](float x, float y) { return x - y; });
+  mul(d, ta, tb);
+  check([](float x, float y) { return x * y; });
+  div(d, ta, tb);
+  check([](float x, float y) { return x / y; });
+  max(d, ta, tb);
+  check([](float x, float y) { return std::max(x, y); });
+  min(d, ta, tb);
+  check([](float x, float y) { return std::min(x, y); });
+  tile::exp(d, ta);
+  check([](float x, float) { return std::exp(x); });
+  tile::log(d, ta);
+  check([](float x, float) { return std::log(x); });
+  tile::sqrt(d, ta);
+  check([](float x, float) { return std::sqrt(x); });
+  rsqrt(d, ta);
+  check([](float x, float) { return 1.0f / std::sqrt(x); });
+  tile::abs(d, tb);
+  check([](float, float y) { return std::fabs(y); });
+  adds(d, ta, 3.0f);
+  check([](float x, float) { return x + 3.0f; });
+  subs(d, ta, 3.0f);
+  check([](float x, float) { return x - 3.0f; });
+  muls(d, ta, 3.0f);
+  check([](float x, float) { return x * 3.0f; });
+  divs(d, ta, 3.0f);
+  check([](float x, float) { return x / 3.0f; });
+  maxs(d, ta, 1.0f);
+  check([](float x, float) { return std::max(x, 1.0f); });
+  mins(d, ta, 1.0f);
+  check([](float x, float) { return std::min(x, 1.0f); });
+  expands(d, 2.5f);
+  check([](float, float) { return 2.5f; });
+  // Outside the valid extent nothing was written.
+  EXPECT_EQ(d.data[10 * 64], 0.0f);
+}
+
+TEST(TileSimTest, ReductionsAndBroadcasts) {
+  KernelScope scope;
+  auto a = random_floats(16 * 64, 13);
+  Vec16x64 t = vec_tile(a, 0, 12, 50);
+  Vec16x64 tmp(12, 50), d(12, 50);
+  Col16 m(12, 1);
+  Row64 v(1, 50);
+  assign(tmp, 4096);
+  assign(d, 8192);
+  assign(m, 12288);
+  assign(v, 12288 + 64);
+  auto row_ref = [&](int r, auto f) {
+    float acc = a[r * 64];
+    for (int c = 1; c < 50; ++c)
+      acc = f(acc, a[r * 64 + c]);
+    return acc;
+  };
+  auto col_ref = [&](int c, auto f) {
+    float acc = a[c];
+    for (int r = 1; r < 12; ++r)
+      acc = f(acc, a[r * 64 + c]);
+    return acc;
+  };
+  auto fmax = [](float x, float y) { return std::max(x, y); };
+  auto fmin = [](float x, float y) { return std::min(x, y); };
+  auto fsum = [](float x, float y) { return x + y; };
+  rowmax(m, t, tmp);
+  for (int r = 0; r < 12; ++r)
+    EXPECT_EQ(m.at(r, 0), row_ref(r, fmax));
+  rowmin(m, t, tmp);
+  for (int r = 0; r < 12; ++r)
+    EXPECT_EQ(m.at(r, 0), row_ref(r, fmin));
+  rowsum(m, t, tmp);
+  for (int r = 0; r < 12; ++r)
+    EXPECT_NEAR(m.at(r, 0), row_ref(r, fsum), 1e-5);
+  colmax(v, t);
+  for (int c = 0; c < 50; ++c)
+    EXPECT_EQ(v.at(0, c), col_ref(c, fmax));
+  colmin(v, t);
+  for (int c = 0; c < 50; ++c)
+    EXPECT_EQ(v.at(0, c), col_ref(c, fmin));
+  colsum(v, t);
+  for (int c = 0; c < 50; ++c)
+    EXPECT_NEAR(v.at(0, c), col_ref(c, fsum), 1e-5);
+  barrier(V, Pipe::V);
+  rowexpand(d, m);
+  rowexpandsub(tmp, t, m, d);
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 50; ++c)
+      EXPECT_FLOAT_EQ(tmp.at(r, c), a[r * 64 + c] - m.at(r, 0));
+  rowexpanddiv(tmp, t, m, d);
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 50; ++c)
+      EXPECT_FLOAT_EQ(tmp.at(r, c), a[r * 64 + c] / m.at(r, 0));
+  colexpandmul(tmp, t, v);
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 50; ++c)
+      EXPECT_FLOAT_EQ(tmp.at(r, c), a[r * 64 + c] * v.at(0, c));
+  colexpand(d, v);
+  for (int r = 0; r < 12; ++r)
+    for (int c = 0; c < 50; ++c)
+      EXPECT_EQ(d.at(r, c), v.at(0, c));
+}
+
+TEST(TileSimTest, ConversionsRoundAndSaturate) {
+  KernelScope scope;
+  Tile<Loc::Vec, float, 8, 32> f;
+  Tile<Loc::Vec, bf16, 8, 32> h;
+  Tile<Loc::Vec, f16, 8, 32> h16;
+  Tile<Loc::Vec, int8_t, 8, 32> q;
+  assign(f, 0);
+  assign(h, 1024);
+  assign(h16, 2048);
+  assign(q, 3072);
+  auto v = random_floats(8 * 32, 14, -300, 300);
+  v[0] = 2.5f; // rint: 2
+  v[1] = -3.5f; // rint: -4
+  for (int i = 0; i < 256; ++i)
+    f.data[i] = v[i];
+  cvt(h, f);
+  cvt(h16, f);
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_EQ(h.data[i].bits, f32_to_bf16(v[i]).bits);
+    EXPECT_EQ(h16.data[i].bits, f32_to_f16(v[i]).bits);
+  }
+  cvt(q, h16);
+  EXPECT_EQ(q.data[0], 2);
+  EXPECT_EQ(q.data[1], -4);
+  for (int i = 2; i < 256; ++i) {
+    const float x = f16_to_f32(h16.data[i]);
+    EXPECT_EQ(q.data[i], x >= 127 ? 127 : x <= -128 ? -128 : int(std::nearbyint(x)));
+  }
+  cvt(h16, q); // i8 -> f16 is exact
+  for (int i = 0; i < 256; ++i)
+    EXPECT_EQ(f16_to_f32(h16.data[i]), float(q.data[i]));
+}
+
+TEST(TileSimTest, QuantAndDequant) {
+  KernelScope scope;
+  Tile<Loc::Vec, float, 8, 32> x, y;
+  Tile<Loc::Vec, int8_t, 8, 32> q;
+  Tile<Loc::Vec, float, 8, 1, Layout::ColMajor> s, z;
+  assign(x, 0);
+  assign(y, 1024);
+  assign(q, 2048);
+  assign(s, 3072);
+  assign(z, 3104);
+  auto v = random_floats(8 * 32, 15, -4, 4);
+  for (int i = 0; i < 256; ++i)
+    x.data[i] = v[i];
+  for (int r = 0; r < 8; ++r) {
+    s.at(r, 0) = 127.0f / 4 * (r + 1); // row r saturates for r > 0 near +-4
+    z.at(r, 0) = float(r);
+  }
+  quant(q, x, s);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 32; ++c) {
+      const float scaled = v[r * 32 + c] * s.at(r, 0);
+      const int want = scaled >= 127 ? 127 : scaled <= -128 ? -128 : int(std::nearbyint(scaled));
+      EXPECT_EQ(q.at(r, c), want);
+    }
+  dequant(y, q, s, z);
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 32; ++c)
+      EXPECT_FLOAT_EQ(y.at(r, c), (float(q.at(r, c)) - z.at(r, 0)) * s.at(r, 0));
+}
+
+TEST(TileSimTest, IndicesTrianglesMasksAndSelect) {
+  KernelScope scope;
+  Tile<Loc::Vec, int32_t, 4, 8> idx;
+  assign(idx, 0);
+  ci(idx, int32_t(100));
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(idx.data[i], 100 + i);
+  ci(idx, int32_t(100), /*descending=*/true);
+  EXPECT_EQ(idx.data[31], 69);
+  Tile<Loc::Vec, float, 4, 8> t, a, b, d;
+  assign(t, 256);
+  assign(a, 512);
+  assign(b, 768);
+  assign(d, 1024);
+  tri(t, 2);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 8; ++c)
+      EXPECT_EQ(t.at(r, c), c <= r + 2 ? 1.0f : 0.0f);
+  tri(t, 2, /*upper=*/true);
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 8; ++c)
+      EXPECT_EQ(t.at(r, c), c < r + 2 ? 0.0f : 1.0f);
+  for (int i = 0; i < 32; ++i) {
+    a.data[i] = float(i);
+    b.data[i] = -1.0f;
+  }
+  Tile<Loc::Vec, int8_t, 4, 32> mask;
+  Tile<Loc::Vec, int32_t, 1, 16> tmp;
+  assign(mask, 1280);
+  assign(tmp, 1408);
+  cmps(mask, a, 10.0f, Cmp::GE);
+  barrier(V, Pipe::V);
+  sel(d, mask, a, b, tmp);
+  for (int i = 0; i < 32; ++i)
+    EXPECT_EQ(d.data[i], i >= 10 ? float(i) : -1.0f);
+  set_flag(V, Pipe::V, Pipe::S, 0); // the scalar unit after the vector's write
+  wait_flag(V, Pipe::V, Pipe::S, 0);
+  setval(d, 3, 7, 42.0f);
+  EXPECT_EQ(getval(d, 3, 7), 42.0f);
+  EXPECT_DEATH(getval(d, 4, 0), "GetValue at \\(4, 0\\)");
+}
+
+//===----------------------------------------------------------------------===//
+// The synchronization checker
+//===----------------------------------------------------------------------===//
+
+TEST(TileSimTest, MissingFlagBetweenPipesIsCaught) {
+  auto data = random_floats(16 * 64, 16);
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        Vec16x64 t(16, 64);
+        assign(t, 0);
+        load(t, data.data(), 64);
+        muls(t, t, 2.0f); // no MTE2 -> V flag
+      }()),
+      "TMULS on vector V reads UB bytes \\[0, 0x1000\\) that TLOAD on vector "
+      "MTE2 wrote with no set_flag/wait_flag ordering them");
+}
+
+TEST(TileSimTest, WriteAfterReadIsCaught) {
+  auto data = random_floats(16 * 64, 17);
+  std::vector<float> out(16 * 64);
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        Vec16x64 t = vec_tile(data, 0);
+        set_flag(V, Pipe::V, Pipe::MTE3, 0);
+        wait_flag(V, Pipe::V, Pipe::MTE3, 0);
+        store(out.data(), 64, t);
+        load(t, data.data(), 64); // overwrites what MTE3 may still read
+      }()),
+      "TLOAD on vector MTE2 writes UB .* that TSTORE on vector MTE3 read "
+      "\\(write after read\\)");
+}
+
+TEST(TileSimTest, VectorChainsNeedBarriersOnlyAcrossShapes) {
+  auto data = random_floats(16 * 64, 18);
+  {
+    // Element-wise in place: ordered by the pipe.
+    KernelScope scope;
+    Vec16x64 t = vec_tile(data, 0);
+    muls(t, t, 2.0f);
+    adds(t, t, 1.0f);
+    tile::exp(t, t);
+  }
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        Vec16x64 t = vec_tile(data, 0), tmp(16, 64);
+        Col16 m(16, 1);
+        assign(tmp, 4096);
+        assign(m, 8192);
+        tile::exp(t, t);
+        rowsum(m, t, tmp); // a reduction over what exp wrote
+      }()),
+      "TROWSUM on vector V reads UB .* that TEXP on vector V wrote with no "
+      "pipe_barrier\\(V\\)");
+  {
+    KernelScope scope;
+    Vec16x64 t = vec_tile(data, 0), tmp(16, 64);
+    Col16 m(16, 1);
+    assign(tmp, 4096);
+    assign(m, 8192);
+    tile::exp(t, t);
+    barrier(V, Pipe::V);
+    rowsum(m, t, tmp);
+  }
+}
+
+void cross_core_exchange(bool synced) {
+  std::vector<float> ws(16 * 64);
+  {
+    KernelScope scope;
+    Tile<Loc::Acc, float, 16, 64> acc;
+    assign(acc, 0);
+    store(ws.data(), 64, acc); // cube FIX
+    if (synced) {
+      sync_set(C, Pipe::FIX, 3);
+      sync_wait(V, 3);
+    }
+    Vec16x64 t(16, 64);
+    assign(t, 0);
+    load(t, ws.data(), 64); // vector MTE2
+  }
+}
+
+TEST(TileSimTest, CrossCoreNeedsSync) {
+  cross_core_exchange(true);
+  EXPECT_DEATH(cross_core_exchange(false), "TLOAD on vector MTE2 reads global memory .* that "
+                            "TSTORE on cube FIX wrote with no "
+                            "sync_set/sync_wait");
+}
+
+TEST(TileSimTest, UnmatchedFlagsAreCaught) {
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        wait_flag(V, Pipe::MTE2, Pipe::V, 1);
+      }()),
+      "wait_flag\\(MTE2 -> V, event 1\\) on the vector core has no set_flag");
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        set_flag(C, Pipe::M, Pipe::FIX, 2);
+      }()),
+      "ends with set_flag\\(M -> FIX, event 2\\) of the cube core never "
+      "waited on");
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        sync_wait(C, 5);
+      }()),
+      "sync_wait\\(event 5\\) on the cube core has no sync_set of the vector "
+      "core");
+}
+
+TEST(TileSimTest, DoubleBufferedPipelineIsOrdered) {
+  // The double-buffered load/compute/store loop a tile kernel runs: slot
+  // j % 2 reloaded once the store of iteration j - 2 finished.
+  auto data = random_floats(8 * 16 * 64, 19);
+  std::vector<float> out(8 * 16 * 64);
+  KernelScope scope;
+  set_flag(V, Pipe::MTE3, Pipe::MTE2, 0);
+  set_flag(V, Pipe::MTE3, Pipe::MTE2, 1);
+  for (int j = 0; j < 8; ++j) {
+    const int slot = j % 2;
+    Vec16x64 t(16, 64);
+    assign(t, 0, slot);
+    wait_flag(V, Pipe::MTE3, Pipe::MTE2, slot);
+    load(t, data.data() + j * 1024, 64);
+    set_flag(V, Pipe::MTE2, Pipe::V, slot);
+    wait_flag(V, Pipe::MTE2, Pipe::V, slot);
+    muls(t, t, 2.0f);
+    set_flag(V, Pipe::V, Pipe::MTE3, slot);
+    wait_flag(V, Pipe::V, Pipe::MTE3, slot);
+    store(out.data() + j * 1024, 64, t);
+    set_flag(V, Pipe::MTE3, Pipe::MTE2, slot);
+  }
+  wait_flag(V, Pipe::MTE3, Pipe::MTE2, 0);
+  wait_flag(V, Pipe::MTE3, Pipe::MTE2, 1);
+  for (size_t i = 0; i < out.size(); ++i)
+    EXPECT_EQ(out[i], 2 * data[i]);
+}
+
+} // namespace
