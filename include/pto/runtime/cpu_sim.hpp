@@ -28,18 +28,23 @@ namespace pto {
 namespace runtime {
 namespace sim {
 
-/// The AICore kinds of an A2/A3 device (spec §2.4): 24 cube, 48 vector.
-enum class CoreKind : uint8_t { Cube, Vector };
+/// The AICore kinds of an A2/A3 device (spec §2.4): 24 cube, 48 vector;
+/// Mix is a block of one cube core and its two vector cores (24 blocks),
+/// simulated as one core that runs the cube and the vector instructions of
+/// its kernel in program order.
+enum class CoreKind : uint8_t { Cube, Vector, Mix };
 
 using ::pto::runtime::kNumCubeCores;
 using ::pto::runtime::kNumVectorCores;
 
 constexpr int num_cores(CoreKind kind) {
-  return kind == CoreKind::Cube ? kNumCubeCores : kNumVectorCores;
+  return kind == CoreKind::Vector ? kNumVectorCores : kNumCubeCores;
 }
 
 constexpr const char *to_string(CoreKind kind) {
-  return kind == CoreKind::Cube ? "cube" : "vector";
+  return kind == CoreKind::Cube     ? "cube"
+         : kind == CoreKind::Vector ? "vector"
+                                    : "mix";
 }
 
 namespace detail {
@@ -208,12 +213,16 @@ inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
 inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
                            LaunchReport *report = nullptr,
                            const Options &options = {}) {
-  int used[2] = {0, 0};
+  int used[2] = {0, 0}; // cube, vector
   for (const CoreGroup &g : groups) {
     if (g.num_cores <= 0 || g.count < 0 || (g.count > 0 && !g.descs) ||
         !g.kernel)
       return PlanResult::INVALID_PARAMS;
-    used[g.kind == CoreKind::Cube ? 0 : 1] += g.num_cores;
+    if (g.kind != CoreKind::Vector)
+      used[0] += g.num_cores;
+    if (g.kind != CoreKind::Cube)
+      used[1] += g.kind == CoreKind::Mix ? g.num_cores * kVectorCoresPerBlock
+                                         : g.num_cores;
   }
   if (used[0] > kNumCubeCores || used[1] > kNumVectorCores)
     return PlanResult::INVALID_PARAMS;

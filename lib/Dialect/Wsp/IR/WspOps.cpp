@@ -599,9 +599,10 @@ LogicalResult KvEndOp::verify() {
 // Dispatch
 //===----------------------------------------------------------------------===//
 
+/// Cores (blocks, for mix) of a kind on the device.
 static int64_t getDeviceCores(CoreKind kind) {
-  return kind == CoreKind::cube ? pto::runtime::kNumCubeCores
-                                : pto::runtime::kNumVectorCores;
+  return kind == CoreKind::vector ? pto::runtime::kNumVectorCores
+                                  : pto::runtime::kNumCubeCores;
 }
 
 LogicalResult DispatchOp::verify() {
@@ -688,8 +689,19 @@ LogicalResult MpmdOp::verifyRegions() {
     if (!dispatch)
       return op.emitOpError("is not allowed in wsp.mpmd; its body holds one "
                             "wsp.dispatch per core group");
-    used[static_cast<int>(dispatch.getCoreKind())] +=
-        dispatch.getNumCoresAttr().getInt();
+    int64_t n = dispatch.getNumCoresAttr().getInt();
+    switch (dispatch.getCoreKind()) {
+    case CoreKind::cube:
+      used[0] += n;
+      break;
+    case CoreKind::vector:
+      used[1] += n;
+      break;
+    case CoreKind::mix: // a block takes a cube core and its vector cores
+      used[0] += n;
+      used[1] += n * pto::runtime::kVectorCoresPerBlock;
+      break;
+    }
     ++groups;
   }
   if (groups < 2)

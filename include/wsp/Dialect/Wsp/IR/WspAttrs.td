@@ -12,8 +12,11 @@ include "mlir/IR/EnumAttr.td"
 // Enums
 //===----------------------------------------------------------------------===//
 
-def Wsp_CoreKind : I32EnumAttr<"CoreKind", "kind of AICore", [
-    I32EnumAttrCase<"cube", 0>, I32EnumAttrCase<"vector", 1>]> {
+def Wsp_CoreKind : I32EnumAttr<"CoreKind",
+    "kind of AICore: cube, vector, or mix (a block of one cube core and "
+    "its two vector cores)", [
+    I32EnumAttrCase<"cube", 0>, I32EnumAttrCase<"vector", 1>,
+    I32EnumAttrCase<"mix", 2>]> {
   let cppNamespace = "::mlir::wsp";
 }
 
