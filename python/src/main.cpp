@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
@@ -185,6 +186,7 @@ PYBIND11_MODULE(_wsp, m) {
   m.doc() = "wsp compiler, driven in-process";
   registerTransformsPasses();
   wsp::registerWspPasses();
+  wsp::tile::registerTilePasses();
   wsp::registerWspPipelines();
 
   static py::exception<CompileError> compileError(m, "CompileError");

@@ -1,5 +1,6 @@
 //===- wsp-opt.cpp - wsp optimizer driver ---------------------------------===//
 
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   // purpose: it pulls every conversion header and costs a minute per build.
   mlir::registerTransformsPasses();
   mlir::wsp::registerWspPasses();
+  mlir::wsp::tile::registerTilePasses();
   mlir::wsp::registerWspPipelines();
 
   mlir::DialectRegistry registry;

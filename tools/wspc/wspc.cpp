@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
@@ -104,6 +105,7 @@ static int runProgram(StringRef program, ArrayRef<StringRef> args,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   wsp::registerWspPasses();
+  wsp::tile::registerTilePasses();
   wsp::registerWspPipelines();
   cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
   if (target != "cpusim" && target != "ascend")

@@ -76,7 +76,7 @@ struct CheckSpecializedPass
 static bool isEmittable(Operation *op) {
   StringRef dialect = op->getName().getDialectNamespace();
   if (dialect == "func" || dialect == "arith" || dialect == "math" ||
-      dialect == "scf" || dialect == "memref")
+      dialect == "scf" || dialect == "memref" || dialect == "tile")
     return true;
   if (isa<ModuleOp>(op))
     return true;

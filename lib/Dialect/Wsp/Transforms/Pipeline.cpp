@@ -1,5 +1,6 @@
 //===- Pipeline.cpp - the default wsp pipeline ----------------------------===//
 
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -38,7 +39,12 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createWspCheckSpecialized());
-  // Stage 3: ready for emission.
+  // Stage 3: tile kernels placed in their buffers and synchronized.
+  pm.addPass(tile::createTilePlanMemory());
+  pm.addPass(tile::createTileInsertSync());
+  pm.addPass(tile::createTileCheckPlanned());
+  pm.addPass(tile::createTileCheckSync());
+  // Stage 4: ready for emission.
   WspSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createWspSetTarget(target));

@@ -840,6 +840,20 @@ def Tile_SyncWaitOp : Tile_Op<"sync_wait"> {
   let assemblyFormat = "$unit `event` `(` $event `)` attr-dict";
 }
 
+def Tile_BlockIdxOp : Tile_Op<"block_idx", [Pure]> {
+  let summary = "This core's (block's) index in the launch (get_block_idx)";
+  let description = [{
+    Which of the launch's cores (blocks, in a cube-and-vector launch) runs
+    the kernel: a kernel indexes its per-core global workspace by it.
+
+    ```mlir
+    %core = tile.block_idx : index
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tile_SubblockIdOp : Tile_Op<"subblock_id", [Pure]> {
   let summary = "This vector core's index within its block (get_subblockid)";
   let description = [{

@@ -1,0 +1,84 @@
+//===- Passes.td - tile passes ---------------------------*- tablegen -*-===//
+
+#ifndef WSP_DIALECT_TILE_TRANSFORMS_PASSES_TD
+#define WSP_DIALECT_TILE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TilePlanMemory : Pass<"tile-plan-memory", "::mlir::ModuleOp"> {
+  let summary = "Place every tile in its on-chip buffer and check the budgets";
+  let description = [{
+    For each function or kernel, gives every `tile.alloc` without an offset
+    a byte offset in its buffer (UB for `vec`, L1 for `mat`, L0A/L0B/L0C for
+    `left`/`right`/`acc`): sites in program order, 32-byte aligned, each
+    reserving `buffers x bytes` (double buffering counts twice). Sites that
+    already have an offset keep it; the others start after them. Sites do
+    not share bytes: a site's contents persist across the executions of
+    its op, so two sites are live at once whenever both are used.
+
+    A kernel whose tiles do not fit a buffer is an error at the first site
+    that overflows, naming the tile, the buffer, the bytes the kernel needs
+    and the A2/A3 budget (UB 192 KiB, L1 512 KiB, L0A/L0B 64 KiB, L0C
+    128 KiB: pto::runtime's hardware table). A tile with a dynamic static
+    extent is an error (tier specialization fixes extents first).
+    `report=true` adds a remark per kernel with the bytes used per buffer.
+  }];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Emit a remark per kernel with its bytes per buffer">,
+  ];
+}
+
+def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
+  let summary = "Order the pipes and cores of tile kernels with flags";
+  let description = [{
+    Inserts the synchronization a tile kernel needs on A2/A3, found from the
+    producer/consumer pairs of its tiles and global-memory buffers (read
+    after write, write after read, write after write):
+
+    * between two pipes of one core, `tile.set_flag` after the producer and
+      `tile.wait_flag` before the consumer;
+    * within the vector pipe, `tile.barrier v` before an instruction that
+      reads what an earlier one wrote unless both are element-wise over the
+      same tile (a reduction, a broadcast or another shape needs it);
+    * between the cube and the vector core of a block (through a global
+      workspace), `tile.sync_set` after the producer and `tile.sync_wait`
+      before the consumer.
+
+    Pairs in different blocks are synchronized at their closest common
+    block, so every path sets and waits once. A pair across loop iterations
+    gets its flag set at the end of the producer's iteration and waited in
+    the consumer's, with one flag set before the loop and waited after it;
+    for a multi-buffered tile whose slot is the loop's induction variable
+    the flag is per slot (`event(e + %slot)`), so iteration i only waits
+    for iteration i - buffers. A synchronization already implied (by
+    another flag, or by program order on one pipe) is not repeated. Event
+    ids are allocated per pipe pair (8) and per block (16 cross-core).
+    Existing flags are kept and taken into account.
+  }];
+}
+
+def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
+  let summary = "Contract: every producer/consumer pair of a tile kernel is "
+                "ordered, and no flag is redundant";
+  let description = [{
+    Checks, without changing IR, what `tile-insert-sync` establishes: each
+    conflicting pair of tile accesses on different pipes or cores is
+    ordered by flags (an error at the consumer naming the producer, the
+    pipes and the buffer otherwise), every `tile.wait_flag` has a matching
+    `tile.set_flag` on every path and no set is left unwaited (errors), and
+    no flag pair could be removed without breaking an order (a warning
+    naming the redundant pair).
+  }];
+}
+
+def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
+  let summary = "Contract: tile kernels have static tiles placed in their "
+                "buffers";
+  let description = [{
+    Fails, naming the op, on a tile with a `?` static extent or a
+    `tile.alloc` without an offset: what the emitters need.
+  }];
+}
+
+#endif // WSP_DIALECT_TILE_TRANSFORMS_PASSES_TD

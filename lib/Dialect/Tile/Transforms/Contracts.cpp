@@ -1,0 +1,38 @@
+//===- Contracts.cpp - the tile stage's output contract -------------------===//
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::wsp::tile {
+#define GEN_PASS_DEF_TILECHECKPLANNED
+#include "wsp/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::wsp::tile
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+
+namespace {
+struct CheckPlannedPass
+    : public mlir::wsp::tile::impl::TileCheckPlannedBase<CheckPlannedPass> {
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation()->walk([&](Operation *op) {
+      for (Value v : op->getResults())
+        if (auto t = dyn_cast<TileType>(v.getType()); t && !t.hasStaticShape()) {
+          op->emitOpError() << "yields " << t
+                            << " with a dynamic static extent after tier "
+                               "specialization";
+          ok = false;
+        }
+      if (auto alloc = dyn_cast<AllocOp>(op); alloc && !alloc.getOffsetAttr()) {
+        alloc.emitOpError("is not placed in its buffer (run tile-plan-memory)");
+        ok = false;
+      }
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,102 @@
+//===- PlanMemory.cpp - place tiles in their on-chip buffers --------------===//
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+#include <pto/runtime/hardware.hpp>
+
+namespace mlir::wsp::tile {
+#define GEN_PASS_DEF_TILEPLANMEMORY
+#include "wsp/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::wsp::tile
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+using ::pto::runtime::Buffer;
+
+namespace {
+
+int64_t alignUp(int64_t n) {
+  const int64_t a = ::pto::runtime::kTileAlignBytes;
+  return (n + a - 1) / a * a;
+}
+
+struct PlanMemoryPass
+    : public mlir::wsp::tile::impl::TilePlanMemoryBase<PlanMemoryPass> {
+  using TilePlanMemoryBase::TilePlanMemoryBase;
+
+  /// Plans one function; false on a diagnosed error.
+  bool plan(FunctionOpInterface fn) {
+    SmallVector<AllocOp> sites;
+    fn->walk([&](AllocOp op) { sites.push_back(op); });
+    if (sites.empty())
+      return true;
+    int64_t end[::pto::runtime::kNumBuffers] = {};
+    // Sites placed by hand first: the planner starts after them.
+    for (AllocOp op : sites) {
+      TileType t = op.getType();
+      if (!t.hasStaticShape()) {
+        op.emitOpError() << "has a dynamic static extent (" << t
+                         << "); specialize tiers before planning memory";
+        return false;
+      }
+      if (auto offset = op.getOffsetAttr()) {
+        int b = static_cast<int>(getBuffer(t.getLoc()));
+        end[b] = std::max(end[b], offset.getInt() +
+                                      op.getNumBuffers() * t.getSizeInBytes());
+      }
+    }
+    Builder builder(fn.getContext());
+    for (AllocOp op : sites) {
+      TileType t = op.getType();
+      Buffer buffer = getBuffer(t.getLoc());
+      int b = static_cast<int>(buffer);
+      int64_t bytes = op.getNumBuffers() * t.getSizeInBytes();
+      int64_t offset = op.getOffsetAttr() ? op.getOffsetAttr().getInt()
+                                          : alignUp(end[b]);
+      if (!op.getOffsetAttr()) {
+        op.setOffsetAttr(builder.getI64IntegerAttr(offset));
+        end[b] = offset + bytes;
+      }
+      int64_t budget = ::pto::runtime::buffer_bytes(buffer);
+      if (offset + bytes > budget) {
+        InFlightDiagnostic d = op.emitOpError()
+                               << "does not fit: " << t << " x "
+                               << op.getNumBuffers() << " needs " << bytes
+                               << " bytes of " << ::pto::runtime::buffer_name(buffer)
+                               << " at offset " << offset << "; the kernel's "
+                               << ::pto::runtime::buffer_name(buffer)
+                               << " tiles need " << offset + bytes
+                               << " bytes of the A2/A3 budget of " << budget;
+        if (auto kernel = fn->getAttrOfType<IntegerAttr>("tier"))
+          d << " (tier " << kernel.getInt() << ")";
+        return false;
+      }
+    }
+    if (report) {
+      InFlightDiagnostic d = fn->emitRemark() << "tiles use";
+      const char *sep = " ";
+      for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b) {
+        if (!end[b])
+          continue;
+        d << sep << end[b] << " of "
+          << ::pto::runtime::buffer_bytes(static_cast<Buffer>(b)) << " bytes of "
+          << ::pto::runtime::buffer_name(static_cast<Buffer>(b));
+        sep = ", ";
+      }
+    }
+    return true;
+  }
+
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation()->walk([&](FunctionOpInterface fn) { ok &= plan(fn); });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

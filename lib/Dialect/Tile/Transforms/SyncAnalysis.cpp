@@ -1,0 +1,931 @@
+//===- SyncAnalysis.cpp - the order tile kernels need between pipes -------===//
+
+#include "SyncAnalysis.h"
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallSet.h"
+
+#include <array>
+#include <deque>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+
+namespace {
+
+constexpr int kPipes = 7; // s, v, m, mte1, mte2, mte3, fix
+constexpr int kAgents = 2 * kPipes;
+constexpr int kEvents = 8;      // flag ids per pipe pair
+constexpr int kCrossEvents = 16; // cross-core flag ids per direction
+using Clock = std::array<uint32_t, kAgents>;
+
+int unitIndex(Unit u) { return u == Unit::cube ? 0 : 1; }
+int agentOf(Unit u, Pipe p) {
+  return unitIndex(u) * kPipes + static_cast<int>(p);
+}
+Unit unitOfAgent(int a) { return a < kPipes ? Unit::cube : Unit::vector; }
+Pipe pipeOfAgent(int a) { return static_cast<Pipe>(a % kPipes); }
+
+/// The core whose flag connects two pipes: the cube if either pipe is the
+/// cube's own (m, mte1, fix), else the vector core (the emitters agree).
+Unit flagUnit(Pipe a, Pipe b) {
+  auto cube = [](Pipe p) {
+    return p == Pipe::m || p == Pipe::mte1 || p == Pipe::fix;
+  };
+  return cube(a) || cube(b) ? Unit::cube : Unit::vector;
+}
+
+std::string describeAgent(int a) {
+  return (stringifyUnit(unitOfAgent(a)) + " " +
+          stringifyPipe(pipeOfAgent(a)))
+      .str();
+}
+
+/// A loop being executed symbolically: which pass of it is running.
+struct Frame {
+  Operation *loop;
+  int pass;
+  Value iv;
+};
+
+/// One access of one instruction, as remembered for later conflicts.
+struct Touch {
+  Operation *op;
+  int agent;
+  uint32_t clock;
+  bool write;
+  bool elementwise;
+  Value tile;  // the tile operand (for element-wise footprints); null in GM
+  int slot;    // copy of a multi-buffered site, -1 if not known / single
+  Clock know;  // what the agent knew right after the instruction
+  SmallVector<std::pair<Operation *, int>, 2> passes; // enclosing loops
+};
+
+/// What is known of one place: its possible last writers and the reads
+/// since (latest per agent).
+struct Cell {
+  SmallVector<Touch, 1> writers;
+  SmallVector<Touch, 2> readers;
+};
+
+/// A place a tile instruction touches: a tile allocation site (with its
+/// copies) or a global-memory buffer.
+struct Place {
+  const void *key = nullptr;
+  int slot = -1;
+  int numSlots = 1;
+  Value tile;
+  bool isTile = false;
+};
+
+using FlagKey = std::tuple<int, int, int, int>; // unit, src, dst, event
+
+struct State {
+  std::array<Clock, kAgents> know{};
+  std::array<uint32_t, 2> vBarrier{};
+  // Per place key: cells by slot (-1 = every slot / single buffer).
+  llvm::DenseMap<const void *, std::map<int, Cell>> cells;
+  std::map<FlagKey, std::deque<Clock>> flags;
+  std::map<std::pair<int, int>, std::deque<Clock>> cross; // setter unit, event
+  // Which set op pushed each pending snapshot (check mode: pairing).
+  std::map<FlagKey, std::deque<Operation *>> flagSetters;
+  std::map<std::pair<int, int>, std::deque<Operation *>> crossSetters;
+};
+
+void joinClock(Clock &into, const Clock &from) {
+  for (int i = 0; i < kAgents; ++i)
+    into[i] = std::max(into[i], from[i]);
+}
+
+/// The state after either of two paths.
+State joinStates(const State &a, const State &b) {
+  State out = a;
+  for (int i = 0; i < kAgents; ++i)
+    for (int j = 0; j < kAgents; ++j)
+      out.know[i][j] = i == j ? std::max(a.know[i][j], b.know[i][j])
+                              : std::min(a.know[i][j], b.know[i][j]);
+  for (int u = 0; u < 2; ++u)
+    out.vBarrier[u] = std::min(a.vBarrier[u], b.vBarrier[u]);
+  for (auto &[key, slots] : b.cells)
+    for (auto &[slot, cell] : slots) {
+      Cell &c = out.cells[key][slot];
+      auto add = [](SmallVectorImpl<Touch> &into, const Touch &t) {
+        for (const Touch &u : into)
+          if (u.op == t.op && u.agent == t.agent && u.clock == t.clock)
+            return;
+        into.push_back(t);
+      };
+      for (const Touch &t : cell.writers)
+        add(c.writers, t);
+      for (const Touch &t : cell.readers)
+        add(c.readers, t);
+    }
+  return out;
+}
+
+/// Constant value of an index.
+std::optional<int64_t> constantOf(Value v) {
+  APInt value;
+  if (v && matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+class Solver {
+public:
+  Solver(FunctionOpInterface fn, bool insert) : fn(fn), insert(insert) {}
+
+  FailureOr<SyncResult> run() {
+    State st;
+    if (fn.isExternal())
+      return result;
+    processRegion(fn.getFunctionBody(), st);
+    if (failed(status))
+      return failure();
+    if (!insert) {
+      for (auto &[key, setters] : st.flagSetters)
+        for (Operation *set : setters) {
+          set->emitOpError() << "is never waited on: every set flag must be "
+                                "consumed before the kernel ends";
+          status = failure();
+        }
+      for (auto &[key, setters] : st.crossSetters)
+        for (Operation *set : setters) {
+          set->emitOpError() << "is never waited on by the other core";
+          status = failure();
+        }
+    }
+    if (failed(status))
+      return failure();
+    return result;
+  }
+
+  /// Check mode: the set op each wait consumed (for redundancy tests).
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> waitSources;
+  /// Check mode: set/wait ops to treat as absent.
+  llvm::SmallPtrSet<Operation *, 8> ignored;
+  /// Check mode: report through diagnostics (false: count silently).
+  bool diagnose = true;
+
+  SyncResult result;
+  /// Insert mode: the flags this run created.
+  llvm::SmallPtrSet<Operation *, 16> insertedOps;
+
+private:
+  //===--------------------------------------------------------------------===//
+  // Places
+  //===--------------------------------------------------------------------===//
+
+  /// The alloc a tile value is a view of.
+  static AllocOp rootAlloc(Value tile) {
+    while (tile) {
+      Operation *def = tile.getDefiningOp();
+      if (auto a = dyn_cast_if_present<AllocOp>(def))
+        return a;
+      if (auto s = dyn_cast_if_present<SubviewOp>(def))
+        tile = s.getSource();
+      else if (auto r = dyn_cast_if_present<ReshapeOp>(def))
+        tile = r.getSource();
+      else
+        return {};
+    }
+    return {};
+  }
+
+  /// The relative value of an alloc's slot in the running passes.
+  std::optional<int64_t> slotValue(Value slot) {
+    if (std::optional<int64_t> c = constantOf(slot))
+      return *c;
+    int64_t add = 0;
+    if (auto a = slot.getDefiningOp<arith::AddIOp>()) {
+      if (std::optional<int64_t> c = constantOf(a.getRhs())) {
+        add = *c;
+        slot = a.getLhs();
+      } else if (std::optional<int64_t> c = constantOf(a.getLhs())) {
+        add = *c;
+        slot = a.getRhs();
+      }
+    }
+    for (const Frame &f : frames)
+      if (f.iv && f.iv == slot)
+        return f.pass + add;
+    return std::nullopt;
+  }
+
+  Place placeOf(Value v) {
+    Place p;
+    if (isa<TileType>(v.getType())) {
+      p.isTile = true;
+      p.tile = v;
+      AllocOp alloc = rootAlloc(v);
+      p.key = alloc ? alloc.getOperation() : v.getAsOpaquePointer();
+      if (alloc && alloc.getNumBuffers() > 1) {
+        p.numSlots = alloc.getNumBuffers();
+        if (std::optional<int64_t> s = slotValue(alloc.getSlot()))
+          p.slot = static_cast<int>(((*s % p.numSlots) + p.numSlots) %
+                                    p.numSlots);
+      }
+      return p;
+    }
+    // Global memory: the buffer a view is of.
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto c = dyn_cast<memref::CastOp>(def))
+        v = c.getSource();
+      else if (auto s = dyn_cast<memref::SubViewOp>(def))
+        v = s.getSource();
+      else
+        break;
+    }
+    p.key = v.getAsOpaquePointer();
+    return p;
+  }
+
+  /// Operand `i` of `op` is accessed element by element (element (r, c)
+  /// only with the other element-wise operands' (r, c)).
+  static bool isElementwiseOperand(Operation *op, unsigned i) {
+    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, ExpOp, LogOp, SqrtOp,
+            RsqrtOp, AbsOp, AddsOp, SubsOp, MulsOp, DivsOp, MaxsOp, MinsOp,
+            CvtOp>(op))
+      return true;
+    if (auto e = dyn_cast<ExpandsOp>(op))
+      return tileType(e.getDst()).getLoc() == TileLoc::vec;
+    // Broadcast forms: dst and src element-wise; the broadcast operand and
+    // the scratch not.
+    if (isa<RowExpandAddOp, RowExpandSubOp, RowExpandMulOp, RowExpandDivOp,
+            RowExpandMaxOp, RowExpandMinOp, ColExpandAddOp, ColExpandSubOp,
+            ColExpandMulOp, ColExpandDivOp, ColExpandMaxOp, ColExpandMinOp,
+            QuantOp, DequantOp>(op))
+      return i < 2;
+    return false;
+  }
+
+  static TileType tileType(Value v) { return cast<TileType>(v.getType()); }
+
+  static bool sameFootprint(Value a, Value b) {
+    if (a == b)
+      return true;
+    AllocOp x = rootAlloc(a), y = rootAlloc(b);
+    return x && x == y && a.getDefiningOp() == x && b.getDefiningOp() == y &&
+           a.getType() == b.getType();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Positions and ids
+  //===--------------------------------------------------------------------===//
+
+  static Block *commonBlock(Operation *a, Operation *b) {
+    for (Block *blk = a->getBlock(); blk; blk = blk->getParentOp()
+                                                    ? blk->getParentOp()->getBlock()
+                                                    : nullptr)
+      if (blk->findAncestorOpInBlock(*b))
+        return blk;
+    return nullptr;
+  }
+
+  /// Ids of flags of kind `match` used by ops from `from` to `to` in one
+  /// block (both included, nested regions too).
+  template <typename Match>
+  static void usedIds(Operation *from, Operation *to, Match &&match,
+                      llvm::SmallSet<int, 16> &used) {
+    for (Operation *op = from; op; op = op->getNextNode()) {
+      op->walk([&](Operation *inner) { match(inner, used); });
+      if (op == to)
+        break;
+    }
+  }
+
+  /// Ids a same-core flag between `src` and `dst` pipes already takes.
+  auto flagMatcher(Unit unit, Pipe src, Pipe dst) {
+    return [=](Operation *op, llvm::SmallSet<int, 16> &used) {
+      auto add = [&](auto f) {
+        if (f.getSrc() != src || f.getDst() != dst ||
+            flagUnit(f.getSrc(), f.getDst()) != unit)
+          return;
+        int64_t e = f.getEvent();
+        for (int64_t i = e; i < (f.getSlot() ? kEvents : e + 1); ++i)
+          used.insert(static_cast<int>(i));
+      };
+      if (auto s = dyn_cast<SetFlagOp>(op))
+        add(s);
+      else if (auto w = dyn_cast<WaitFlagOp>(op))
+        add(w);
+    };
+  }
+  auto crossMatcher(Unit setter) {
+    return [=](Operation *op, llvm::SmallSet<int, 16> &used) {
+      if (auto s = dyn_cast<SyncSetOp>(op); s && s.getUnit() == setter)
+        used.insert(static_cast<int>(s.getEvent()));
+      if (auto w = dyn_cast<SyncWaitOp>(op); w && w.getUnit() != setter)
+        used.insert(static_cast<int>(w.getEvent()));
+    };
+  }
+
+  /// The lowest `count` consecutive ids below `limit` not in `used`.
+  static std::optional<int> pickIds(const llvm::SmallSet<int, 16> &used,
+                                    int count, int limit) {
+    for (int base = 0; base + count <= limit; ++base) {
+      bool free = true;
+      for (int i = 0; i < count && free; ++i)
+        free = !used.count(base + i);
+      if (free)
+        return base;
+    }
+    return std::nullopt;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Inserting an order
+  //===--------------------------------------------------------------------===//
+
+  /// The outermost running loop whose earlier pass recorded `t` (a pair
+  /// across that loop's iterations), if any.
+  const Frame *backEdgeOf(const Touch &t) {
+    for (const Frame &f : frames)
+      for (auto &[loop, pass] : t.passes)
+        if (loop == f.loop && pass < f.pass)
+          return &f;
+    return nullptr;
+  }
+
+  /// An index for `event(base + %slot)`: the alloc's slot mod buffers,
+  /// computed once, right after the alloc.
+  Value slotIndex(AllocOp alloc) {
+    Value &cached = slotIndices[alloc];
+    if (!cached) {
+      OpBuilder b(alloc->getContext());
+      b.setInsertionPointAfter(alloc);
+      Value n = arith::ConstantIndexOp::create(b, alloc.getLoc(),
+                                               alloc.getNumBuffers());
+      cached = arith::RemUIOp::create(b, alloc.getLoc(), alloc.getSlot(), n);
+    }
+    return cached;
+  }
+
+  /// Orders `t` before `op` (agent b) by inserting flags.
+  void order(const Touch &t, Operation *op, int b, Value bTile,
+             const Place &place) {
+    const bool sameUnit = unitOfAgent(t.agent) == unitOfAgent(b);
+    Unit src = unitOfAgent(t.agent);
+    Pipe sp = pipeOfAgent(t.agent), dp = pipeOfAgent(b);
+    const Frame *loopFrame = backEdgeOf(t);
+    Block *block = loopFrame
+                       ? &cast<scf::ForOp>(loopFrame->loop).getRegion().front()
+                       : commonBlock(t.op, op);
+    if (loopFrame && !isa<scf::ForOp>(loopFrame->loop))
+      block = &loopFrame->loop->getRegion(0).front();
+    if (!block) {
+      status = op->emitOpError("has no block in common with a conflicting "
+                               "instruction; cannot place a flag");
+      return;
+    }
+    Operation *posA = block->findAncestorOpInBlock(*t.op);
+    Operation *posB = block->findAncestorOpInBlock(*op);
+    // One flag serves every pair between the same positions and pipes.
+    auto key = std::make_tuple(posA, posB, t.agent, b, loopFrame != nullptr);
+    if (!inserted.insert(key).second)
+      return;
+
+    // Per-slot events for a multi-buffered site whose copies follow the
+    // loop's iterations (the copy the producer used comes back after
+    // `buffers` iterations).
+    AllocOp slotted;
+    if (loopFrame && place.isTile && place.slot >= 0) {
+      AllocOp a = rootAlloc(place.tile);
+      if (a && a.getSlot() && a->getBlock() == block &&
+          a->isBeforeInBlock(posA) && a->isBeforeInBlock(posB))
+        slotted = a;
+    }
+    int count = slotted ? static_cast<int>(slotted.getNumBuffers()) : 1;
+
+    llvm::SmallSet<int, 16> used;
+    auto reserve = [&](auto &&match) {
+      if (loopFrame) {
+        // Live around the loop: keep clear of every flag in and next to it.
+        Operation *loop = loopFrame->loop;
+        usedIds(loop->getPrevNode() ? loop->getPrevNode() : loop,
+                loop->getNextNode() ? loop->getNextNode() : loop, match, used);
+      } else {
+        usedIds(posA, posB, match, used);
+      }
+      // Flags around enclosing loops stay live through their bodies.
+      for (Operation *p = block->getParentOp(); p && p != fn.getOperation();
+           p = p->getParentOp()) {
+        if (Operation *prev = p->getPrevNode())
+          match(prev, used);
+        if (Operation *next = p->getNextNode())
+          match(next, used);
+      }
+    };
+    std::optional<int> base;
+    if (sameUnit) {
+      reserve(flagMatcher(flagUnit(sp, dp), sp, dp));
+      base = pickIds(used, count, kEvents);
+    } else {
+      reserve(crossMatcher(src));
+      base = pickIds(used, count, kCrossEvents);
+    }
+    if (!base) {
+      status = op->emitOpError()
+               << "needs a flag from " << describeAgent(t.agent) << " to "
+               << describeAgent(b) << " but all "
+               << (sameUnit ? kEvents : kCrossEvents)
+               << " event ids are live here";
+      return;
+    }
+
+    Location loc = op->getLoc();
+    OpBuilder builder(op->getContext());
+    auto set = [&](OpBuilder &bld, int64_t event, Value slot) {
+      Operation *created =
+          sameUnit ? SetFlagOp::create(bld, loc, sp, dp, event, slot)
+                         .getOperation()
+                   : SyncSetOp::create(bld, loc, src, sp, event).getOperation();
+      insertedOps.insert(created);
+    };
+    auto wait = [&](OpBuilder &bld, int64_t event, Value slot) {
+      Operation *created =
+          sameUnit ? WaitFlagOp::create(bld, loc, sp, dp, event, slot)
+                         .getOperation()
+                   : SyncWaitOp::create(bld, loc, unitOfAgent(b), event)
+                         .getOperation();
+      insertedOps.insert(created);
+    };
+    // After the producer, before the consumer.
+    Value slot = slotted ? slotIndex(slotted) : Value();
+    builder.setInsertionPointAfter(posA);
+    set(builder, *base, slot);
+    builder.setInsertionPoint(posB);
+    wait(builder, *base, slot);
+    if (loopFrame) {
+      // The first iterations wait for a flag set before the loop; the last
+      // ones' flags are consumed after it.
+      builder.setInsertionPoint(loopFrame->loop);
+      for (int i = 0; i < count; ++i)
+        set(builder, *base + i, Value());
+      builder.setInsertionPointAfter(loopFrame->loop);
+      for (int i = 0; i < count; ++i)
+        wait(builder, *base + i, Value());
+    }
+    ++result.inserted;
+    (void)bTile;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Instructions
+  //===--------------------------------------------------------------------===//
+
+  void report(const Touch &t, Operation *op, int b, const Place &place,
+              bool write, bool barrier) {
+    ++result.missing;
+    if (!diagnose) {
+      status = failure();
+      return;
+    }
+    std::string where;
+    {
+      llvm::raw_string_ostream os(where);
+      if (place.isTile)
+        os << "tile " << place.tile.getType();
+      else
+        os << "global memory";
+    }
+    const char *what = t.write ? "wrote" : "read";
+    InFlightDiagnostic d = op->emitOpError()
+                           << (write ? "writes " : "reads ") << where
+                           << " that '" << t.op->getName() << "' on "
+                           << describeAgent(t.agent) << " " << what
+                           << " with nothing ordering them: ";
+    if (barrier)
+      d << "a vector instruction reading what another wrote needs "
+           "tile.barrier v between them (unless both are element-wise over "
+           "the same tile)";
+    else if (unitOfAgent(t.agent) == unitOfAgent(b))
+      d << "needs tile.set_flag " << stringifyPipe(pipeOfAgent(t.agent))
+        << " -> " << stringifyPipe(pipeOfAgent(b))
+        << " after it and tile.wait_flag before this op";
+    else
+      d << "the " << stringifyUnit(unitOfAgent(t.agent)) << " and the "
+        << stringifyUnit(unitOfAgent(b))
+        << " core need tile.sync_set / tile.sync_wait";
+    d.attachNote(t.op->getLoc()) << "the other access";
+    status = failure();
+  }
+
+  void instruction(Operation *op, State &st) {
+    auto pipeOp = cast<PipeOpInterface>(op);
+    Unit unit = pipeOp.getUnit();
+    int b = agentOf(unit, pipeOp.getPipe());
+    const uint32_t clock = ++st.know[b][b];
+
+    struct Access {
+      Place place;
+      bool write;
+      bool elementwise;
+    };
+    SmallVector<Access, 4> accesses;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    cast<MemoryEffectOpInterface>(op).getEffects(effects);
+    for (auto &effect : effects) {
+      Value v = effect.getValue();
+      if (!v || !(isa<TileType>(v.getType()) || isa<MemRefType>(v.getType())))
+        continue;
+      bool write = isa<MemoryEffects::Write>(effect.getEffect());
+      if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
+        continue;
+      unsigned index = 0;
+      for (OpOperand &operand : op->getOpOperands())
+        if (operand.get() == v)
+          index = operand.getOperandNumber();
+      accesses.push_back(
+          {placeOf(v), write,
+           isa<TileType>(v.getType()) && isElementwiseOperand(op, index)});
+    }
+
+    // Conflicts: the latest unordered access per agent, and V barriers.
+    std::map<int, std::pair<Touch, Access>> needs;
+    bool needBarrier = false;
+    std::optional<std::pair<Touch, Access>> barrierFor;
+    for (const Access &x : accesses) {
+      auto visit = [&](const Touch &t, bool conflictIsRaw) {
+        if (t.op == op && t.clock == clock && t.agent == b)
+          return;
+        if (ignored.count(t.op))
+          return;
+        if (t.agent == b) {
+          if (pipeOp.getPipe() == Pipe::v && conflictIsRaw && !x.write &&
+              !(t.elementwise && x.elementwise && x.place.isTile &&
+                sameFootprint(t.tile, x.place.tile)) &&
+              st.vBarrier[unitIndex(unit)] < t.clock) {
+            needBarrier = true;
+            barrierFor = {t, x};
+          }
+          return;
+        }
+        if (st.know[b][t.agent] >= t.clock)
+          return;
+        auto it = needs.find(t.agent);
+        if (it == needs.end() || it->second.first.clock < t.clock)
+          needs[t.agent] = {t, x};
+      };
+      auto &slots = st.cells[x.place.key];
+      for (auto &[slot, cell] : slots) {
+        if (x.place.slot >= 0 && slot >= 0 && slot != x.place.slot)
+          continue;
+        for (const Touch &t : cell.writers)
+          visit(t, true);
+        if (x.write)
+          for (const Touch &t : cell.readers)
+            visit(t, false);
+      }
+    }
+
+    if (needBarrier) {
+      if (insert) {
+        OpBuilder builder(op);
+        BarrierOp::create(builder, op->getLoc(), Pipe::v);
+        ++result.inserted;
+        st.vBarrier[unitIndex(unit)] = clock - 1;
+      } else {
+        report(barrierFor->first, op, b, barrierFor->second.place,
+               barrierFor->second.write, /*barrier=*/true);
+      }
+    }
+    // Order after the producer whose knowledge covers most of the others
+    // first: its flag may make theirs unnecessary.
+    SmallVector<std::pair<Touch, Access>> pending;
+    for (auto &[agent, need] : needs)
+      pending.push_back(need);
+    auto covers = [](const Touch &by, const Touch &t) {
+      return by.know[t.agent] >= t.clock;
+    };
+    while (!pending.empty()) {
+      auto best = std::max_element(
+          pending.begin(), pending.end(), [&](auto &x, auto &y) {
+            auto count = [&](const Touch &by) {
+              return llvm::count_if(pending,
+                                    [&](auto &o) { return covers(by, o.first); });
+            };
+            return count(x.first) < count(y.first);
+          });
+      std::pair<Touch, Access> need = *best;
+      pending.erase(best);
+      const Touch &t = need.first;
+      if (st.know[b][t.agent] >= t.clock)
+        continue; // covered by a flag just placed
+      if (insert) {
+        order(t, op, b, need.second.place.tile, need.second.place);
+        if (unitOfAgent(t.agent) == unit) {
+          joinClock(st.know[b], t.know);
+        } else {
+          for (int p = 0; p < kPipes; ++p)
+            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], t.know);
+        }
+      } else {
+        report(t, op, b, need.second.place, need.second.write,
+               /*barrier=*/false);
+      }
+    }
+    st.know[b][b] = clock;
+
+    // Remember the accesses.
+    SmallVector<std::pair<Operation *, int>, 2> passes;
+    for (const Frame &f : frames)
+      passes.push_back({f.loop, f.pass});
+    for (const Access &x : accesses) {
+      Touch t{op, b, clock, x.write, x.elementwise, x.place.tile,
+              x.place.slot, st.know[b], passes};
+      Cell &cell = st.cells[x.place.key][x.place.slot];
+      if (x.write) {
+        // A write to a known copy (or a single buffer) replaces what was
+        // known; one to an unknown copy adds a possible writer.
+        if (x.place.slot >= 0 || x.place.numSlots == 1) {
+          cell.writers.clear();
+          cell.readers.clear();
+        }
+        cell.writers.push_back(t);
+      } else {
+        llvm::erase_if(cell.readers,
+                       [&](const Touch &r) { return r.agent == b; });
+        cell.readers.push_back(t);
+      }
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Existing synchronization
+  //===--------------------------------------------------------------------===//
+
+  int eventOf(int64_t base, Value slot) {
+    if (!slot)
+      return static_cast<int>(base);
+    // A slot-indexed event: the slot's value in the running passes.
+    Value s = slot;
+    int64_t mod = 0;
+    if (auto rem = s.getDefiningOp<arith::RemUIOp>()) {
+      if (std::optional<int64_t> n = constantOf(rem.getRhs())) {
+        mod = *n;
+        s = rem.getLhs();
+      }
+    }
+    std::optional<int64_t> v = slotValue(s);
+    if (!v || mod <= 0)
+      return -1;
+    return static_cast<int>(base + ((*v % mod) + mod) % mod);
+  }
+
+  void pop(Operation *op, std::deque<Clock> &queue,
+           std::deque<Operation *> *setters, SmallVector<int> agents,
+           State &st) {
+    if (queue.empty()) {
+      if (!insert) {
+        if (diagnose)
+          op->emitOpError("waits for a flag no tile.set_flag / "
+                          "tile.sync_set sets before it on this path: the "
+                          "device would hang");
+        status = failure();
+      }
+      return;
+    }
+    for (int a : agents)
+      joinClock(st.know[a], queue.front());
+    queue.pop_front();
+    if (setters && !setters->empty()) {
+      waitSources[op].push_back(setters->front());
+      setters->pop_front();
+    }
+  }
+
+  void syncOp(Operation *op, State &st) {
+    if (ignored.count(op))
+      return;
+    if (auto s = dyn_cast<SetFlagOp>(op)) {
+      Unit u = flagUnit(s.getSrc(), s.getDst());
+      int e = eventOf(s.getEvent(), s.getSlot());
+      FlagKey key{unitIndex(u), static_cast<int>(s.getSrc()),
+                  static_cast<int>(s.getDst()), e};
+      st.flags[key].push_back(st.know[agentOf(u, s.getSrc())]);
+      st.flagSetters[key].push_back(op);
+    } else if (auto w = dyn_cast<WaitFlagOp>(op)) {
+      Unit u = flagUnit(w.getSrc(), w.getDst());
+      int e = eventOf(w.getEvent(), w.getSlot());
+      FlagKey key{unitIndex(u), static_cast<int>(w.getSrc()),
+                  static_cast<int>(w.getDst()), e};
+      pop(op, st.flags[key], &st.flagSetters[key],
+          {agentOf(u, w.getDst())}, st);
+    } else if (auto b = dyn_cast<BarrierOp>(op)) {
+      for (int u = 0; u < 2; ++u) {
+        Unit unit = u ? Unit::vector : Unit::cube;
+        if (b.getPipe() == Pipe::v || b.getPipe() == Pipe::all)
+          st.vBarrier[u] = st.know[agentOf(unit, Pipe::v)][agentOf(unit, Pipe::v)];
+        if (b.getPipe() == Pipe::all) {
+          Clock all{};
+          for (int p = 0; p < kPipes; ++p)
+            joinClock(all, st.know[agentOf(unit, static_cast<Pipe>(p))]);
+          for (int p = 0; p < kPipes; ++p)
+            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], all);
+        }
+      }
+    } else if (auto s = dyn_cast<SyncSetOp>(op)) {
+      std::pair<int, int> key{unitIndex(s.getUnit()),
+                              static_cast<int>(s.getEvent())};
+      st.cross[key].push_back(st.know[agentOf(s.getUnit(), s.getPipe())]);
+      st.crossSetters[key].push_back(op);
+    } else if (auto w = dyn_cast<SyncWaitOp>(op)) {
+      Unit other = w.getUnit() == Unit::cube ? Unit::vector : Unit::cube;
+      std::pair<int, int> key{unitIndex(other), static_cast<int>(w.getEvent())};
+      SmallVector<int> agents;
+      for (int p = 0; p < kPipes; ++p)
+        agents.push_back(agentOf(w.getUnit(), static_cast<Pipe>(p)));
+      pop(op, st.cross[key], &st.crossSetters[key], agents, st);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Control flow
+  //===--------------------------------------------------------------------===//
+
+  /// Passes of a loop: one more than the most copies a tile of it cycles
+  /// through, so a copy's reuse meets its last use.
+  int passesOf(Operation *loop, Value iv) {
+    int most = 1;
+    loop->walk([&](AllocOp a) {
+      if (a.getSlot() && iv) {
+        Value s = a.getSlot();
+        if (auto add = s.getDefiningOp<arith::AddIOp>())
+          s = constantOf(add.getRhs()) ? add.getLhs() : add.getRhs();
+        if (s == iv)
+          most = std::max<int>(most, a.getNumBuffers());
+      }
+    });
+    return most + 1;
+  }
+
+  void loop(Operation *op, Value iv, ArrayRef<Region *> body, State &st) {
+    State before = st;
+    frames.push_back({op, 0, iv});
+    int passes = passesOf(op, iv);
+    for (int pass = 0; pass < passes && succeeded(status); ++pass) {
+      frames.back().pass = pass;
+      for (Region *r : body)
+        processRegion(*r, st);
+    }
+    frames.pop_back();
+    // The loop may run no iteration at all.
+    st = joinStates(st, before);
+    // Flags are balanced per iteration: what the body left pending is the
+    // last iteration's (the join keeps the loop's queues).
+  }
+
+  void processOp(Operation *op, State &st) {
+    if (isa<SetFlagOp, WaitFlagOp, BarrierOp, SyncSetOp, SyncWaitOp>(op))
+      return syncOp(op, st);
+    if (isa<PipeOpInterface>(op))
+      return instruction(op, st);
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      return loop(op, f.getInductionVar(), {&f.getRegion()}, st);
+    if (auto w = dyn_cast<scf::WhileOp>(op))
+      return loop(op, Value(), {&w.getBefore(), &w.getAfter()}, st);
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
+      State other = st;
+      processRegion(i.getThenRegion(), st);
+      if (!i.getElseRegion().empty())
+        processRegion(i.getElseRegion(), other);
+      if (!insert && (pendingCounts(st) != pendingCounts(other))) {
+        if (diagnose)
+          op->emitOpError("sets or waits flags on one branch that the other "
+                          "does not match: every path must leave the same "
+                          "flags pending");
+        status = failure();
+      }
+      st = joinStates(st, other);
+      return;
+    }
+    // Anything else with regions: its tile instructions, in order.
+    for (Region &r : op->getRegions())
+      processRegion(r, st);
+  }
+
+  /// How many flags of each kind are pending (set, not yet waited).
+  static std::map<std::tuple<int, int, int, int, int>, size_t>
+  pendingCounts(const State &st) {
+    std::map<std::tuple<int, int, int, int, int>, size_t> counts;
+    for (auto &[key, queue] : st.flags)
+      if (!queue.empty())
+        counts[{0, std::get<0>(key), std::get<1>(key), std::get<2>(key),
+                std::get<3>(key)}] = queue.size();
+    for (auto &[key, queue] : st.cross)
+      if (!queue.empty())
+        counts[{1, key.first, key.second, 0, 0}] = queue.size();
+    return counts;
+  }
+
+  void processRegion(Region &region, State &st) {
+    for (Block &block : region)
+      for (Operation *op = &block.front(), *next = nullptr; op; op = next) {
+        next = op->getNextNode();
+        processOp(op, st);
+        if (failed(status))
+          return;
+      }
+  }
+
+  FunctionOpInterface fn;
+  bool insert;
+  LogicalResult status = success();
+  SmallVector<Frame, 4> frames;
+  std::set<std::tuple<Operation *, Operation *, int, int, bool>> inserted;
+  llvm::DenseMap<Operation *, Value> slotIndices;
+};
+
+} // namespace
+
+/// The flags of `fn` whose removal leaves every pair ordered, as groups of
+/// set and wait ops that pair with each other (a flag across loop
+/// iterations is its body set and wait with the set before the loop and
+/// the wait after it). `only`, if given, limits the groups to its ops.
+static SmallVector<llvm::SmallPtrSet<Operation *, 8>>
+redundantFlags(FunctionOpInterface fn,
+               const llvm::SmallPtrSetImpl<Operation *> *only) {
+  SmallVector<llvm::SmallPtrSet<Operation *, 8>> redundant;
+  Solver probe(fn, /*insert=*/false);
+  probe.diagnose = false;
+  if (failed(probe.run()))
+    return redundant;
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> &sources =
+      probe.waitSources;
+  // Waits in program order, so that the result does not depend on
+  // pointer values.
+  SmallVector<Operation *> waits;
+  fn->walk([&](Operation *op) {
+    if (sources.count(op))
+      waits.push_back(op);
+  });
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  for (Operation *wait : waits) {
+    if (seen.count(wait))
+      continue;
+    llvm::SmallPtrSet<Operation *, 8> group;
+    group.insert(wait);
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      for (auto &[w, ss] : sources)
+        for (Operation *s : ss)
+          if ((group.count(w) || group.count(s)) &&
+              (group.insert(w).second | group.insert(s).second))
+            grew = true;
+    }
+    for (Operation *op : group)
+      seen.insert(op);
+    if (only && llvm::any_of(group, [&](Operation *op) {
+          return !only->count(op);
+        }))
+      continue;
+    Solver without(fn, /*insert=*/false);
+    without.diagnose = false;
+    without.ignored = group;
+    if (succeeded(without.run()))
+      redundant.push_back(group);
+  }
+  return redundant;
+}
+
+FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
+                                                 bool insert) {
+  Solver solver(fn, insert);
+  FailureOr<SyncResult> result = solver.run();
+  if (failed(result))
+    return result;
+  if (insert) {
+    // Flags placed early can be made unnecessary by later ones: drop what
+    // the final program does not need, one group at a time.
+    while (true) {
+      SmallVector<llvm::SmallPtrSet<Operation *, 8>> groups =
+          redundantFlags(fn, &solver.insertedOps);
+      if (groups.empty())
+        break;
+      for (Operation *op : groups.front()) {
+        solver.insertedOps.erase(op);
+        op->erase();
+      }
+      --result->inserted;
+    }
+    return result;
+  }
+  for (auto &group : redundantFlags(fn, nullptr))
+    for (Operation *op : group)
+      if (isa<SetFlagOp, SyncSetOp>(op)) {
+        op->emitWarning("is redundant: every pair it orders is ordered "
+                        "without it");
+        break;
+      }
+  return result;
+}
