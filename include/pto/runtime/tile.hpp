@@ -212,6 +212,9 @@ struct Tile {
 
   T *data = nullptr;
   int rows = R, cols = C; // the valid extent
+  /// A subview's bytes (its valid rows at the source's stride); 0 for a
+  /// tile of its own, whose bytes are its static extent.
+  int64_t view_bytes = 0;
 
   Tile() = default;
   Tile(int valid_rows, int valid_cols) : rows(valid_rows), cols(valid_cols) {}
@@ -247,20 +250,24 @@ void assign(TileT &t, int64_t offset, int64_t slot = 0) {
                                                      at);
 }
 
-/// A view of rows x cols of `src` at (row, col): a row-major vec tile.
+/// A view of rows x cols of `src` at (row, col) of a row-major vec tile:
+/// rows keep the source's stride, so the view's static extent may reach past
+/// the source; its valid extent may not.
 template <typename To, typename From>
 To subview(const From &src, int64_t row, int64_t col, int rows, int cols) {
-  static_assert(From::loc == Loc::Vec && From::layout == Layout::RowMajor,
+  static_assert(From::loc == Loc::Vec && From::layout == Layout::RowMajor &&
+                    To::loc == Loc::Vec && To::layout == Layout::RowMajor,
                 "subviews of row-major vec tiles");
-  static_assert(To::Cols <= From::Cols, "a subview is narrower than its source");
-  if (row < 0 || col < 0 || row + To::Rows > From::Rows ||
-      col + To::Cols > From::Cols)
-    detail::fail("a %dx%d subview at (%lld, %lld) of a %dx%d tile", To::Rows,
-                 To::Cols, static_cast<long long>(row),
-                 static_cast<long long>(col), From::Rows, From::Cols);
+  static_assert(To::Cols == From::Cols, "a subview keeps the row stride");
+  if (row < 0 || col < 0 || rows < 0 || cols < 0 || row + rows > From::Rows ||
+      col + cols > From::Cols || rows > To::Rows || cols > To::Cols)
+    detail::fail("a %dx%d subview at (%lld, %lld) of a %dx%d tile", rows, cols,
+                 static_cast<long long>(row), static_cast<long long>(col),
+                 From::Rows, From::Cols);
   To t(rows, cols);
   t.data = reinterpret_cast<typename To::DType *>(src.data + row * From::Cols +
                                                   col);
+  t.view_bytes = int64_t(rows) * From::Cols * int64_t(sizeof(typename From::DType));
   return t;
 }
 
@@ -482,8 +489,9 @@ template <typename TileT>
 Access on_chip(const TileT &t, bool write, bool elementwise = false) {
   const uint8_t *base = scratch().base(buffer_of(TileT::loc));
   const uintptr_t lo = reinterpret_cast<const uint8_t *>(t.data) - base;
+  const int64_t bytes = t.view_bytes ? t.view_bytes : TileT::bytes;
   return {static_cast<int>(buffer_of(TileT::loc)), lo,
-          lo + static_cast<uintptr_t>(TileT::bytes), write, elementwise};
+          lo + static_cast<uintptr_t>(bytes), write, elementwise};
 }
 /// The bytes of a strided block of global memory: rows of `row_bytes`,
 /// `stride_bytes` apart.

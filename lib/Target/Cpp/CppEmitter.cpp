@@ -1,0 +1,183 @@
+//===- CppEmitter.cpp - the printer core ----------------------------------===//
+
+#include "CppEmitter.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+using namespace mlir::wsp::cpp;
+
+std::string Emitter::name(Value v) {
+  auto it = names.find(v);
+  if (it != names.end())
+    return it->second;
+  std::string fresh = "v" + std::to_string(nextValue++);
+  names[v] = fresh;
+  return fresh;
+}
+
+LogicalResult Emitter::beginFunction(Region &body) {
+  nextValue = 0;
+  for (Prologue &p : prologues)
+    if (failed(p(body, *this)))
+      return failure();
+  return success();
+}
+
+FailureOr<std::string> Emitter::scalarType(Type t, Operation *at) {
+  for (TypePrinter &p : typePrinters)
+    if (std::optional<FailureOr<std::string>> printed = p(t, at))
+      return *printed;
+  if (isa<IndexType>(t))
+    return std::string("int64_t");
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    switch (i.getWidth()) {
+    case 1:
+      return std::string("bool");
+    case 8:
+      return std::string("int8_t");
+    case 16:
+      return std::string("int16_t");
+    case 32:
+      return std::string("int32_t");
+    case 64:
+      return std::string("int64_t");
+    }
+  }
+  if (t.isF32())
+    return std::string("float");
+  if (t.isF64())
+    return std::string("double");
+  if (t.isBF16())
+    return std::string("bf16");
+  if (t.isF16())
+    return std::string("f16");
+  return at->emitOpError() << "has type " << t
+                           << ", which the C++ emitter cannot print";
+}
+
+FailureOr<std::string> Emitter::type(Type t, Operation *at) {
+  if (auto m = dyn_cast<MemRefType>(t)) {
+    FailureOr<std::string> element = scalarType(m.getElementType(), at);
+    if (failed(element))
+      return failure();
+    if (!m.getLayout().isIdentity())
+      return at->emitOpError() << "has non-identity layout " << m
+                               << ", which the C++ emitter cannot print";
+    return llvm::formatv("MemRef<{0}, {1}>", *element, m.getRank()).str();
+  }
+  return scalarType(t, at);
+}
+
+std::string Emitter::constant(Attribute value, Type type) {
+  if (auto i = dyn_cast<IntegerAttr>(value)) {
+    if (type.isInteger(1))
+      return i.getValue().isZero() ? "false" : "true";
+    int64_t v = isa<IndexType>(type) ? i.getInt() : i.getValue().getSExtValue();
+    if (v == std::numeric_limits<int64_t>::min())
+      return "std::numeric_limits<int64_t>::min()";
+    std::string text = std::to_string(v);
+    return type.isInteger(64) || isa<IndexType>(type) ? "int64_t(" + text + ")"
+                                                      : text;
+  }
+  auto f = cast<FloatAttr>(value);
+  double d = f.getValueAsDouble();
+  std::string suffix = type.isF32() ? "f" : "";
+  std::string cType = type.isF32() ? "float" : "double";
+  if (std::isnan(d))
+    return "std::numeric_limits<" + cType + ">::quiet_NaN()";
+  if (std::isinf(d))
+    return std::string(d < 0 ? "-" : "") + "std::numeric_limits<" + cType +
+           ">::infinity()";
+  // Hex floats are exact.
+  char text[64];
+  std::snprintf(text, sizeof text, "%a", d);
+  return std::string(text) + suffix;
+}
+
+LogicalResult Emitter::declare(Value v, StringRef init) {
+  FailureOr<std::string> t =
+      type(v.getType(), v.getDefiningOp() ? v.getDefiningOp()
+                                          : v.getParentBlock()->getParentOp());
+  if (failed(t))
+    return failure();
+  if (v.use_empty())
+    os << "[[maybe_unused]] ";
+  os << *t << " " << name(v) << " = " << init << ";\n";
+  return success();
+}
+
+LogicalResult Emitter::declareResult(Value v, Operation *op) {
+  FailureOr<std::string> t = type(v.getType(), op);
+  if (failed(t))
+    return failure();
+  if (v.use_empty())
+    os << "[[maybe_unused]] ";
+  os << *t << " " << name(v) << "{};\n";
+  return success();
+}
+
+LogicalResult Emitter::assign(ValueRange to, ValueRange from) {
+  // Through temporaries: a yield may read what it overwrites.
+  if (to.size() == 1) {
+    os << name(to[0]) << " = " << name(from[0]) << ";\n";
+    return success();
+  }
+  os << "{\n";
+  os.indent();
+  for (auto [i, v] : llvm::enumerate(from))
+    os << "auto t" << i << " = " << name(v) << ";\n";
+  for (auto [i, v] : llvm::enumerate(to))
+    os << name(v) << " = t" << i << ";\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+std::string Emitter::offset(Value memref, ValueRange indices) {
+  std::string m = name(memref), expr;
+  for (auto [d, index] : llvm::enumerate(indices)) {
+    if (d == 0)
+      expr = name(index);
+    else
+      expr =
+          llvm::formatv("({0}) * {1}.sizes[{2}] + {3}", expr, m, d, name(index))
+              .str();
+  }
+  return expr.empty() ? "0" : expr;
+}
+
+std::string Emitter::join(ValueRange values) {
+  return llvm::join(llvm::map_range(values, [&](Value v) { return name(v); }),
+                    ", ");
+}
+
+LogicalResult Emitter::emitBlock(Block &block) {
+  for (Operation &op : block)
+    if (failed(emitOp(op)))
+      return failure();
+  return success();
+}
+
+LogicalResult Emitter::emitOps(Block &block) {
+  for (Operation &inner : block.without_terminator())
+    if (failed(emitOp(inner)))
+      return failure();
+  return success();
+}
+
+LogicalResult Emitter::emitOp(Operation &op) {
+  auto it = patterns.find(op.getName().getTypeID());
+  if (it == patterns.end())
+    return op.emitOpError("cannot be emitted as C++ (run the wsp-pipeline "
+                          "first; the emitter prints what wsp-check-emittable "
+                          "accepts)");
+  return it->second(&op, *this);
+}

@@ -1,0 +1,102 @@
+//===- CppEmitter.h - the printer core every dialect's emission shares ----===//
+//
+// A read-only printer: it walks verified IR and prints C++. The core knows
+// names, scalar and memref types, declarations and blocks; each dialect
+// registers one pattern per op it prints (as CIRCT's ExportSystemC does),
+// and may register type printers and a per-function prologue. Output goes
+// to a buffer that is written only when the whole module printed, so an
+// unsupported op leaves nothing behind.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_LIB_TARGET_CPP_CPPEMITTER_H
+#define WSP_LIB_TARGET_CPP_CPPEMITTER_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class Block;
+class Region;
+namespace wsp {
+namespace cpp {
+
+/// What one emitted file is: the CPU-simulation program, or one of the
+/// three device files (ABI header, AICPU planning source, AICore kernels).
+enum class Flavor { CpuSim, Abi, Aicpu, Aicore };
+
+class Emitter;
+using OpPattern = std::function<LogicalResult(Operation *, Emitter &)>;
+/// Prints a type, or returns std::nullopt if it is not the printer's.
+using TypePrinter =
+    std::function<std::optional<FailureOr<std::string>>(Type, Operation *)>;
+/// Runs before a function body is printed (declarations it needs).
+using Prologue = std::function<LogicalResult(Region &, Emitter &)>;
+
+class Emitter {
+public:
+  Emitter(raw_ostream &os, Flavor flavor) : os(os), flavor(flavor) {}
+
+  raw_indented_ostream os;
+  const Flavor flavor;
+
+  // Patterns.
+  template <typename OpTy, typename F> void add(F &&f) {
+    patterns[TypeID::get<OpTy>()] = [f](Operation *op, Emitter &e) {
+      return f(cast<OpTy>(op), e);
+    };
+  }
+  void addTypePrinter(TypePrinter p) { typePrinters.push_back(std::move(p)); }
+  void addPrologue(Prologue p) { prologues.push_back(std::move(p)); }
+  bool hasPattern(Operation *op) const {
+    return patterns.count(op->getName().getTypeID());
+  }
+
+  // Names: arguments a<i>, results v<i> in program order per function.
+  std::string name(Value v);
+  void setName(Value v, std::string n) { names[v] = std::move(n); }
+  /// Starts a function: numbering restarts, prologues run.
+  LogicalResult beginFunction(Region &body);
+
+  // Types.
+  FailureOr<std::string> type(Type t, Operation *at);
+  FailureOr<std::string> scalarType(Type t, Operation *at);
+
+  // Statements.
+  LogicalResult emitOp(Operation &op);
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOps(Block &block); // all but the terminator
+  LogicalResult declare(Value v, StringRef init);      // `T name = init;`
+  LogicalResult declareResult(Value v, Operation *op); // `T name{};`
+  LogicalResult assign(ValueRange to, ValueRange from);
+  /// The row-major element offset of `indices` in `memref`.
+  std::string offset(Value memref, ValueRange indices);
+  std::string constant(Attribute value, Type type);
+  std::string join(ValueRange values);
+
+private:
+  llvm::DenseMap<TypeID, OpPattern> patterns;
+  std::vector<TypePrinter> typePrinters;
+  std::vector<Prologue> prologues;
+  llvm::DenseMap<Value, std::string> names;
+  unsigned nextValue = 0;
+};
+
+/// func, arith, math, memref and scf.
+void populateStdEmission(Emitter &e);
+/// The tile dialect, for the flavor's target (the simulation's tiles or
+/// pto-isa).
+void populateTileEmission(Emitter &e);
+
+} // namespace cpp
+} // namespace wsp
+} // namespace mlir
+
+#endif // WSP_LIB_TARGET_CPP_CPPEMITTER_H

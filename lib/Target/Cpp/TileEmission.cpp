@@ -1,0 +1,612 @@
+//===- TileEmission.cpp - tile programs as C++ ----------------------------===//
+//
+// The tile dialect's emission patterns for two targets from the same IR:
+//
+//  * the CPU simulation (Flavor::CpuSim): calls of pto::runtime::tile, the
+//    project's own tile simulation (`tl::load(...)`), built with the host
+//    compiler;
+//  * the AICore form (Flavor::Aicore): pto-isa's API (`TLOAD(...)`,
+//    `Tile<TileType::Mat, ...>`, `set_flag(PIPE_MTE2, ...)`), with each
+//    instruction compiled only for the core (cube or vector) it runs on.
+//
+// Each function's tile types are declared once as aliases named after the
+// type (`MatBf16_128x128Zn`), with the IR type in a comment.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CppEmitter.h"
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+
+#include "mlir/IR/Region.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::wsp::cpp;
+using namespace mlir::wsp::tile;
+
+namespace {
+
+bool isPto(Emitter &e) { return e.flavor == Flavor::Aicore; }
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+/// `f32` -> `F32`, for alias names.
+std::string elementTag(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  s[0] = llvm::toUpper(s[0]);
+  return s;
+}
+
+/// The alias a function declares for a tile type: location, element type,
+/// extent and a non-default layout, e.g. `VecF32_32x1Col`.
+std::string aliasName(TileType t) {
+  static const char *locs[] = {"Vec", "Mat", "Left", "Right", "Acc"};
+  std::string name = llvm::formatv("{0}{1}_{2}x{3}",
+                                   locs[static_cast<int>(t.getLoc())],
+                                   elementTag(t.getElementType()), t.getRows(),
+                                   t.getCols());
+  if (t.getLayout() != TileType::getDefaultLayout(t.getLoc()))
+    name += t.getLayout() == TileLayout::col_major ? "Col"
+            : t.getLayout() == TileLayout::zn       ? "Zn"
+                                                    : "Nz";
+  return name;
+}
+
+/// The element type as each target stores it.
+std::string elementType(Type t, bool pto) {
+  if (t.isF32())
+    return "float";
+  if (t.isBF16())
+    return pto ? "bfloat16_t" : "bf16";
+  if (t.isF16())
+    return pto ? "half" : "f16";
+  if (t.isInteger(8))
+    return "int8_t";
+  if (t.isInteger(16))
+    return "int16_t";
+  return "int32_t";
+}
+
+/// The full C++ type behind an alias.
+std::string tileCppType(TileType t, bool pto) {
+  std::string elem = elementType(t.getElementType(), pto);
+  if (!pto) {
+    static const char *locs[] = {"Vec", "Mat", "Left", "Right", "Acc"};
+    static const char *layouts[] = {"RowMajor", "ColMajor", "Nz", "Zn", "Zz"};
+    return llvm::formatv("tl::Tile<tl::Loc::{0}, {1}, {2}, {3}, "
+                         "tl::Layout::{4}>",
+                         locs[static_cast<int>(t.getLoc())], elem, t.getRows(),
+                         t.getCols(), layouts[static_cast<int>(t.getLayout())])
+        .str();
+  }
+  // pto-isa's Tile<TileType, T, Rows, Cols, BLayout, ValidRow, ValidCol,
+  // SLayout, FractalSize>; valid extents are always run-time values.
+  static const char *types[] = {"Vec", "Mat", "Left", "Right", "Acc"};
+  const char *blayout = "RowMajor", *slayout = "NoneBox";
+  int fractal = 512;
+  switch (t.getLayout()) {
+  case TileLayout::row_major:
+    break;
+  case TileLayout::col_major:
+    blayout = "ColMajor";
+    break;
+  case TileLayout::nz:
+    blayout = "ColMajor";
+    slayout = "RowMajor";
+    fractal = t.getLoc() == TileLoc::acc ? 1024 : 512;
+    break;
+  case TileLayout::zn:
+    slayout = "ColMajor";
+    break;
+  case TileLayout::zz:
+    slayout = "RowMajor";
+    break;
+  }
+  return llvm::formatv("pto::Tile<pto::TileType::{0}, {1}, {2}, {3}, "
+                       "pto::BLayout::{4}, pto::DYNAMIC, pto::DYNAMIC, "
+                       "pto::SLayout::{5}, {6}>",
+                       types[static_cast<int>(t.getLoc())], elem, t.getRows(),
+                       t.getCols(), blayout, slayout, fractal)
+      .str();
+}
+
+std::optional<FailureOr<std::string>> printTileType(Type type, Operation *at) {
+  auto t = dyn_cast<TileType>(type);
+  if (!t)
+    return std::nullopt;
+  if (!t.hasStaticShape())
+    return FailureOr<std::string>(
+        at->emitOpError() << "uses " << t
+                          << ", whose static extent is not known; tier "
+                             "specialization must fix it before emission");
+  return FailureOr<std::string>(aliasName(t));
+}
+
+/// Declares the function's tile aliases (and, in the simulation, the
+/// kernel's synchronization scope).
+LogicalResult tilePrologue(Region &body, Emitter &e) {
+  llvm::SetVector<Type> types;
+  body.walk([&](Operation *op) {
+    for (Value v : op->getResults())
+      if (auto t = dyn_cast<TileType>(v.getType()))
+        types.insert(t);
+  });
+  if (types.empty())
+    return success();
+  std::vector<std::pair<std::string, TileType>> sorted;
+  for (Type t : types) {
+    auto tile = cast<TileType>(t);
+    if (!tile.hasStaticShape())
+      return body.getParentOp()->emitOpError()
+             << "uses " << tile
+             << ", whose static extent is not known; tier specialization "
+                "must fix it before emission";
+    sorted.push_back({aliasName(tile), tile});
+  }
+  llvm::sort(sorted, [](auto &a, auto &b) { return a.first < b.first; });
+  for (auto &[name, t] : sorted) {
+    TileType plain = t.withValidShape(t.getShape());
+    e.os << "using " << name << " = " << tileCppType(t, isPto(e)) << "; // "
+         << plain << "\n";
+  }
+  if (!isPto(e))
+    e.os << "tl::KernelScope wsp_tile_scope; // pipes and flags of this "
+            "kernel\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+TileType tileType(Value v) { return cast<TileType>(v.getType()); }
+
+/// An index value as an int.
+std::string asInt(Emitter &e, Value v) {
+  return "static_cast<int>(" + e.name(v) + ")";
+}
+
+/// The run-time valid extent of dim `d` of an alloc or subview result.
+std::string validSize(Emitter &e, TileType t, ValueRange dynamicValid,
+                      unsigned d) {
+  if (t.getValidShape()[d] != TileType::kDynamic)
+    return std::to_string(t.getValidShape()[d]);
+  unsigned index = llvm::count(t.getValidShape().take_front(d),
+                               TileType::kDynamic);
+  return asInt(e, dynamicValid[index]);
+}
+
+/// Wraps the statement of a cube or vector instruction in the AICore form
+/// so that each core compiles only its own instructions.
+std::string onUnit(Emitter &e, Unit unit, const std::string &stmt) {
+  if (!isPto(e))
+    return stmt;
+  return (unit == Unit::cube ? "WSP_CUBE(" : "WSP_VEC(") + stmt + ");";
+}
+
+/// Prints `// <op name>` and one statement for the instruction.
+LogicalResult instr(Emitter &e, Operation *op, Unit unit,
+                    const std::string &call) {
+  e.os << onUnit(e, unit, isPto(e) ? call : call + ";") << "\n";
+  return success();
+}
+
+/// The GM address of a memref element and its row stride (elements).
+std::pair<std::string, std::string> gmAddress(Emitter &e, Value memref,
+                                              ValueRange indices) {
+  auto type = cast<MemRefType>(memref.getType());
+  std::string base =
+      e.name(memref) + ".data + (" + e.offset(memref, indices) + ")";
+  std::string stride =
+      type.getRank() >= 2
+          ? e.name(memref) + ".sizes[" + std::to_string(type.getRank() - 1) + "]"
+          : std::string("int64_t(0)");
+  return {base, stride};
+}
+
+const char *pipeName(Pipe p, bool pto) {
+  static const char *sim[] = {"tl::Pipe::S",    "tl::Pipe::V",
+                              "tl::Pipe::M",    "tl::Pipe::MTE1",
+                              "tl::Pipe::MTE2", "tl::Pipe::MTE3",
+                              "tl::Pipe::FIX",  "tl::Pipe::S"};
+  static const char *device[] = {"PIPE_S",    "PIPE_V",    "PIPE_M",
+                                 "PIPE_MTE1", "PIPE_MTE2", "PIPE_MTE3",
+                                 "PIPE_FIX",  "PIPE_ALL"};
+  return (pto ? device : sim)[static_cast<int>(p)];
+}
+
+const char *unitName(Unit u) {
+  return u == Unit::cube ? "tl::Unit::Cube" : "tl::Unit::Vector";
+}
+
+/// The core a flag between two pipes belongs to: the cube if either pipe is
+/// the cube's own (m, mte1, fix), else the vector core.
+Unit flagUnit(Pipe a, Pipe b) {
+  auto cube = [](Pipe p) {
+    return p == Pipe::m || p == Pipe::mte1 || p == Pipe::fix;
+  };
+  return cube(a) || cube(b) ? Unit::cube : Unit::vector;
+}
+
+std::string eventId(Emitter &e, int64_t event, Value slot) {
+  std::string id = std::to_string(event);
+  if (slot)
+    id += " + " + asInt(e, slot);
+  return id;
+}
+
+/// name(args...) in the simulation, PTO(args...) in the AICore form.
+template <typename OpT>
+void addCall(Emitter &e, StringRef sim, StringRef pto) {
+  e.add<OpT>([sim = sim.str(), pto = pto.str()](OpT op, Emitter &e) {
+    std::string args = e.join(op->getOperands());
+    auto pipeOp = cast<PipeOpInterface>(op.getOperation());
+    return instr(e, op, pipeOp.getUnit(),
+                 (isPto(e) ? pto : "tl::" + sim) + "(" + args + ")");
+  });
+}
+
+const char *cmpName(CmpMode m) {
+  static const char *names[] = {"EQ", "NE", "LT", "LE", "GT", "GE"};
+  return names[static_cast<int>(m)];
+}
+
+} // namespace
+
+void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
+  e.addTypePrinter(printTileType);
+  e.addPrologue(tilePrologue);
+
+  // Handles.
+  e.add<AllocOp>([](AllocOp op, Emitter &e) -> LogicalResult {
+    TileType t = op.getType();
+    if (!op.getOffsetAttr())
+      return op.emitOpError("has no buffer offset; run tile-plan-memory "
+                            "before emission");
+    FailureOr<std::string> alias = e.type(t, op);
+    if (failed(alias))
+      return failure();
+    std::string v = e.name(op.getResult());
+    std::string vr = validSize(e, t, op.getDynamicValid(), 0),
+                vc = validSize(e, t, op.getDynamicValid(), 1);
+    int64_t offset = op.getOffsetAttr().getInt();
+    std::string slot =
+        op.getSlot() ? llvm::formatv("{0} % {1}", e.name(op.getSlot()),
+                                     op.getNumBuffers())
+                           .str()
+                     : "";
+    Unit unit = getUnit(t.getLoc());
+    std::string decl = *alias + " " + v + "(" + vr + ", " + vc + ");";
+    std::string place;
+    if (isPto(e))
+      place = llvm::formatv("TASSIGN({0}, {1}{2});", v, offset,
+                            slot.empty() ? ""
+                                         : " + (" + slot + ") * " +
+                                               std::to_string(t.getSizeInBytes()))
+                  .str();
+    else
+      place = llvm::formatv("tl::assign({0}, {1}{2});", v, offset,
+                            slot.empty() ? "" : ", " + slot)
+                  .str();
+    if (isPto(e)) {
+      e.os << onUnit(e, unit, decl.substr(0, decl.size() - 1)) << "\n";
+      e.os << onUnit(e, unit, place.substr(0, place.size() - 1)) << "\n";
+    } else {
+      e.os << decl << "\n" << place << "\n";
+    }
+    return success();
+  });
+  e.add<SubviewOp>([](SubviewOp op, Emitter &e) -> LogicalResult {
+    TileType t = tileType(op.getResult());
+    FailureOr<std::string> alias = e.type(t, op);
+    FailureOr<std::string> src = e.type(op.getSource().getType(), op);
+    if (failed(alias) || failed(src))
+      return failure();
+    std::string v = e.name(op.getResult());
+    std::string vr = validSize(e, t, op.getDynamicValid(), 0),
+                vc = validSize(e, t, op.getDynamicValid(), 1);
+    if (!isPto(e))
+      return e.declare(op.getResult(),
+                       llvm::formatv("tl::subview<{0}>({1}, {2}, {3}, {4}, {5})",
+                                     *alias, e.name(op.getSource()),
+                                     e.name(op.getRow()), e.name(op.getCol()),
+                                     vr, vc)
+                           .str());
+    int64_t cols = tileType(op.getSource()).getCols();
+    e.os << onUnit(e, Unit::vector, *alias + " " + v + "(" + vr + ", " + vc + ")")
+         << "\n";
+    e.os << onUnit(e, Unit::vector,
+                   llvm::formatv("TASSIGN({0}, reinterpret_cast<uint64_t>({1}"
+                                 ".data()) + ({2} * {3} + {4}) * sizeof("
+                                 "typename {5}::DType))",
+                                 v, e.name(op.getSource()), e.name(op.getRow()),
+                                 cols, e.name(op.getCol()), *src)
+                       .str())
+         << "\n";
+    return success();
+  });
+  e.add<ReshapeOp>([](ReshapeOp op, Emitter &e) -> LogicalResult {
+    FailureOr<std::string> alias = e.type(op.getResult().getType(), op);
+    if (failed(alias))
+      return failure();
+    if (!isPto(e))
+      return e.declare(op.getResult(), "tl::reshape<" + *alias + ">(" +
+                                           e.name(op.getSource()) + ")");
+    Unit unit = getUnit(tileType(op.getSource()).getLoc());
+    std::string v = e.name(op.getResult());
+    e.os << onUnit(e, unit, *alias + " " + v) << "\n";
+    return instr(e, op, unit, "TRESHAPE(" + v + ", " + e.name(op.getSource()) + ")");
+  });
+
+  // Global memory.
+  e.add<LoadOp>([](LoadOp op, Emitter &e) {
+    auto [addr, stride] = gmAddress(e, op.getSource(), op.getIndices());
+    std::string fn = isPto(e) ? (op.getTranspose() ? "wsp_aicore::load_t" : "wsp_aicore::load")
+                              : (op.getTranspose() ? "tl::load_t" : "tl::load");
+    return instr(e, op, op.getUnit(),
+                 fn + "(" + e.name(op.getDst()) + ", " + addr + ", " + stride + ")");
+  });
+  e.add<LoadPagedOp>([](LoadPagedOp op, Emitter &e) -> LogicalResult {
+    auto cache = cast<MemRefType>(op.getCache().getType());
+    std::string c = e.name(op.getCache()), table = e.name(op.getTable());
+    FailureOr<std::string> elem = e.scalarType(cache.getElementType(), op);
+    if (failed(elem))
+      return failure();
+    // Page stride, row stride and page size of [pages, (heads,) ps, cols].
+    bool heads = cache.getRank() == 4;
+    std::string ps = c + ".sizes[" + (heads ? "2" : "1") + "]";
+    std::string cols = c + ".sizes[" + (heads ? "3" : "2") + "]";
+    std::string rowBytes = ps + " * " + cols;
+    std::string base = c + ".data";
+    std::string pageStride = rowBytes;
+    if (heads) {
+      base += " + " + e.name(op.getHead()) + " * " + rowBytes;
+      pageStride = c + ".sizes[1] * " + rowBytes;
+    }
+    std::string pages = llvm::formatv(
+        "{0}{1}>{{{2}, {3}, {4}, {5}, {6}.data + {7} * {6}.sizes[1], "
+        "{6}.sizes[1]}",
+        isPto(e) ? "wsp_aicore::Pages<" : "tl::Pages<", *elem, base, pageStride, cols,
+        ps, table, e.name(op.getTableRow()));
+    std::string fn =
+        isPto(e) ? (op.getTranspose() ? "wsp_aicore::load_paged_t"
+                                      : "wsp_aicore::load_paged")
+                 : (op.getTranspose() ? "tl::load_paged_t" : "tl::load_paged");
+    return instr(e, op, op.getUnit(),
+                 fn + "(" + e.name(op.getDst()) + ", " + pages + ", " +
+                     e.name(op.getPos()) + ")");
+  });
+  e.add<StoreOp>([](StoreOp op, Emitter &e) {
+    auto [addr, stride] = gmAddress(e, op.getDest(), op.getIndices());
+    std::string fn =
+        isPto(e) ? (op.getTranspose() ? "wsp_aicore::store_t" : "wsp_aicore::store")
+                 : (op.getTranspose() ? "tl::store_t" : "tl::store");
+    return instr(e, op, op.getUnit(),
+                 fn + "(" + addr + ", " + stride + ", " + e.name(op.getSrc()) +
+                     ")");
+  });
+
+  // Moves, conversions, the cube.
+  addCall<MovOp>(e, "mov", "TMOV");
+  addCall<ExtractOp>(e, "extract", "TEXTRACT");
+  addCall<TransposeOp>(e, "transpose", "TTRANS");
+  e.add<CvtOp>([](CvtOp op, Emitter &e) {
+    static const char *modes[] = {"RINT", "ROUND", "FLOOR", "CEIL", "TRUNC"};
+    std::string args = e.name(op.getDst()) + ", " + e.name(op.getSrc());
+    if (!isPto(e))
+      return instr(e, op, Unit::vector, "tl::cvt(" + args + ")");
+    return instr(e, op, Unit::vector,
+                 "TCVT(" + args + ", pto::RoundMode::CAST_" +
+                     modes[static_cast<int>(op.getRound())] + ")");
+  });
+  e.add<QuantOp>([](QuantOp op, Emitter &e) -> LogicalResult {
+    if (!isPto(e))
+      return instr(e, op, Unit::vector,
+                   "tl::quant(" + e.join(op->getOperands()) + ")");
+    return op.emitOpError("has no pto-isa form that both A2/A3 and pto-isa's "
+                          "CPU simulation compile (A2/A3 takes only the "
+                          "scratch-tile TQUANT, the simulation only the "
+                          "other); quantize with tile.cvt");
+  });
+  addCall<DequantOp>(e, "dequant", "TDEQUANT");
+  addCall<MatmulOp>(e, "matmul", "TMATMUL");
+  e.add<MatmulAccOp>([](MatmulAccOp op, Emitter &e) {
+    std::string c = e.name(op.getC()), ab =
+        e.name(op.getA()) + ", " + e.name(op.getB());
+    // pto-isa's portable form names the accumulator twice (out, in).
+    return instr(e, op, Unit::cube,
+                 isPto(e) ? "pto::TMATMUL_ACC(" + c + ", " + c + ", " + ab + ")"
+                          : "tl::matmul_acc(" + c + ", " + ab + ")");
+  });
+  addCall<GemvOp>(e, "gemv", "TGEMV");
+
+  // Vector element-wise.
+  addCall<AddOp>(e, "add", "TADD");
+  addCall<SubOp>(e, "sub", "TSUB");
+  addCall<MulOp>(e, "mul", "TMUL");
+  addCall<DivOp>(e, "div", "TDIV");
+  addCall<MaxOp>(e, "max", "TMAX");
+  addCall<MinOp>(e, "min", "TMIN");
+  addCall<ExpOp>(e, "exp", "TEXP");
+  addCall<LogOp>(e, "log", "TLOG");
+  addCall<SqrtOp>(e, "sqrt", "TSQRT");
+  addCall<RsqrtOp>(e, "rsqrt", "TRSQRT");
+  addCall<AbsOp>(e, "abs", "TABS");
+  addCall<AddsOp>(e, "adds", "TADDS");
+  addCall<SubsOp>(e, "subs", "TSUBS");
+  addCall<MulsOp>(e, "muls", "TMULS");
+  addCall<DivsOp>(e, "divs", "TDIVS");
+  addCall<MaxsOp>(e, "maxs", "TMAXS");
+  addCall<MinsOp>(e, "mins", "TMINS");
+  addCall<ExpandsOp>(e, "expands", "TEXPANDS");
+
+  // Reductions and broadcasts.
+  addCall<RowMaxOp>(e, "rowmax", "TROWMAX");
+  addCall<RowSumOp>(e, "rowsum", "TROWSUM");
+  addCall<RowMinOp>(e, "rowmin", "TROWMIN");
+  addCall<ColMaxOp>(e, "colmax", "TCOLMAX");
+  addCall<ColSumOp>(e, "colsum", "TCOLSUM");
+  addCall<ColMinOp>(e, "colmin", "TCOLMIN");
+  addCall<RowExpandOp>(e, "rowexpand", "TROWEXPAND");
+  addCall<ColExpandOp>(e, "colexpand", "TCOLEXPAND");
+  addCall<RowExpandAddOp>(e, "rowexpandadd", "TROWEXPANDADD");
+  addCall<RowExpandSubOp>(e, "rowexpandsub", "TROWEXPANDSUB");
+  addCall<RowExpandMulOp>(e, "rowexpandmul", "TROWEXPANDMUL");
+  addCall<RowExpandDivOp>(e, "rowexpanddiv", "TROWEXPANDDIV");
+  addCall<RowExpandMaxOp>(e, "rowexpandmax", "TROWEXPANDMAX");
+  addCall<RowExpandMinOp>(e, "rowexpandmin", "TROWEXPANDMIN");
+  addCall<ColExpandAddOp>(e, "colexpandadd", "TCOLEXPANDADD");
+  addCall<ColExpandSubOp>(e, "colexpandsub", "TCOLEXPANDSUB");
+  addCall<ColExpandMulOp>(e, "colexpandmul", "TCOLEXPANDMUL");
+  addCall<ColExpandDivOp>(e, "colexpanddiv", "TCOLEXPANDDIV");
+  addCall<ColExpandMaxOp>(e, "colexpandmax", "TCOLEXPANDMAX");
+  addCall<ColExpandMinOp>(e, "colexpandmin", "TCOLEXPANDMIN");
+
+  // Indices, masks, selection, scalar access.
+  e.add<CiOp>([](CiOp op, Emitter &e) {
+    std::string dst = e.name(op.getDst()), start = e.name(op.getStart());
+    bool down = op.getDescending();
+    if (!isPto(e))
+      return instr(e, op, Unit::vector,
+                   "tl::ci(" + dst + ", " + start + (down ? ", true" : "") + ")");
+    std::string alias = aliasName(tileType(op.getDst()));
+    std::string elem = elementType(tileType(op.getDst()).getElementType(), true);
+    return instr(e, op, Unit::vector,
+                 llvm::formatv("TCI<{0}, {1}, {2}>({3}, {4})", alias, elem,
+                               down ? 1 : 0, dst, start)
+                     .str());
+  });
+  e.add<TriOp>([](TriOp op, Emitter &e) {
+    std::string dst = e.name(op.getDst()), d = e.name(op.getDiagonal());
+    bool upper = op.getUpper();
+    if (!isPto(e))
+      return instr(e, op, Unit::vector,
+                   "tl::tri(" + dst + ", " + d + (upper ? ", true" : "") + ")");
+    return instr(e, op, Unit::vector,
+                 llvm::formatv("TTRI<{0}, {1}>({2}, {3})",
+                               aliasName(tileType(op.getDst())), upper ? 1 : 0,
+                               dst, d)
+                     .str());
+  });
+  e.add<CmpsOp>([](CmpsOp op, Emitter &e) {
+    std::string args = e.name(op.getMask()) + ", " + e.name(op.getSrc()) +
+                       ", " + e.name(op.getScalar());
+    const char *mode = cmpName(op.getMode());
+    return instr(e, op, Unit::vector,
+                 isPto(e) ? "TCMPS(" + args + ", pto::CmpMode::" + mode + ")"
+                          : "tl::cmps(" + args + ", tl::Cmp::" + mode + ")");
+  });
+  addCall<SelOp>(e, "sel", "TSEL");
+  e.add<GetValOp>([](GetValOp op, Emitter &e) -> LogicalResult {
+    TileType t = tileType(op.getTile());
+    std::string r = e.name(op.getRow()), c = e.name(op.getCol());
+    if (!isPto(e))
+      return e.declare(op.getResult(), "tl::getval(" + e.name(op.getTile()) +
+                                           ", " + r + ", " + c + ")");
+    std::string offset = t.getLayout() == TileLayout::col_major
+                             ? llvm::formatv("{0} * {1} + {2}", c, t.getRows(), r).str()
+                             : llvm::formatv("{0} * {1} + {2}", r, t.getCols(), c).str();
+    FailureOr<std::string> type = e.type(op.getResult().getType(), op);
+    if (failed(type))
+      return failure();
+    e.os << *type << " " << e.name(op.getResult()) << "{};\n";
+    return instr(e, op, Unit::vector,
+                 e.name(op.getResult()) + " = " + e.name(op.getTile()) +
+                     ".GetValue(" + offset + ")");
+  });
+  e.add<SetValOp>([](SetValOp op, Emitter &e) {
+    TileType t = tileType(op.getTile());
+    std::string r = e.name(op.getRow()), c = e.name(op.getCol());
+    if (!isPto(e))
+      return instr(e, op, Unit::vector,
+                   "tl::setval(" + e.name(op.getTile()) + ", " + r + ", " + c +
+                       ", " + e.name(op.getValue()) + ")");
+    std::string offset = t.getLayout() == TileLayout::col_major
+                             ? llvm::formatv("{0} * {1} + {2}", c, t.getRows(), r).str()
+                             : llvm::formatv("{0} * {1} + {2}", r, t.getCols(), c).str();
+    return instr(e, op, Unit::vector,
+                 e.name(op.getTile()) + ".SetValue(" + offset + ", " +
+                     e.name(op.getValue()) + ")");
+  });
+
+  // Synchronization and the block.
+  auto flag = [](auto op, Emitter &e, StringRef what) {
+    std::string id = eventId(e, op.getEvent(), op.getSlot());
+    Unit unit = flagUnit(op.getSrc(), op.getDst());
+    if (!isPto(e)) {
+      e.os << "tl::" << what << "(" << unitName(unit) << ", "
+           << pipeName(op.getSrc(), false) << ", "
+           << pipeName(op.getDst(), false) << ", " << id << ");\n";
+      return success();
+    }
+    e.os << onUnit(e, unit,
+                   (what + "(" + pipeName(op.getSrc(), true) + ", " +
+                    pipeName(op.getDst(), true) + ", (event_t)(" + id + "))")
+                       .str())
+         << "\n";
+    return success();
+  };
+  e.add<SetFlagOp>([flag](SetFlagOp op, Emitter &e) {
+    return flag(op, e, "set_flag");
+  });
+  e.add<WaitFlagOp>([flag](WaitFlagOp op, Emitter &e) {
+    return flag(op, e, "wait_flag");
+  });
+  e.add<BarrierOp>([](BarrierOp op, Emitter &e) {
+    Pipe p = op.getPipe();
+    if (isPto(e)) {
+      e.os << "pipe_barrier(" << pipeName(p, true) << ");\n";
+      return success();
+    }
+    if (p == Pipe::all)
+      e.os << "tl::barrier_all(tl::Unit::Cube);\ntl::barrier_all(tl::Unit::"
+              "Vector);\n";
+    else
+      e.os << "tl::barrier(" << unitName(flagUnit(p, p)) << ", "
+           << pipeName(p, false) << ");\n";
+    return success();
+  });
+  e.add<SyncSetOp>([](SyncSetOp op, Emitter &e) {
+    if (!isPto(e))
+      e.os << "tl::sync_set(" << unitName(op.getUnit()) << ", "
+           << pipeName(op.getPipe(), false) << ", " << op.getEvent() << ");\n";
+    else
+      e.os << onUnit(e, op.getUnit(),
+                     llvm::formatv("wsp_aicore::cross_core_set({0}, {1})",
+                                   pipeName(op.getPipe(), true), op.getEvent())
+                         .str())
+           << "\n";
+    return success();
+  });
+  e.add<SyncWaitOp>([](SyncWaitOp op, Emitter &e) {
+    if (!isPto(e))
+      e.os << "tl::sync_wait(" << unitName(op.getUnit()) << ", "
+           << op.getEvent() << ");\n";
+    else
+      e.os << onUnit(e, op.getUnit(),
+                     llvm::formatv("wsp_aicore::cross_core_wait({0})", op.getEvent())
+                         .str())
+           << "\n";
+    return success();
+  });
+  e.add<SubblockIdOp>([](SubblockIdOp op, Emitter &e) {
+    return e.declare(op.getResult(),
+                     isPto(e) ? "static_cast<int64_t>(get_subblockid())"
+                              : "int64_t(0) /* one vector core per block */");
+  });
+  e.add<SubblockNumOp>([](SubblockNumOp op, Emitter &e) {
+    return e.declare(op.getResult(),
+                     isPto(e) ? "static_cast<int64_t>(get_subblockdim())"
+                              : "int64_t(1) /* one vector core per block */");
+  });
+  e.add<BlockIdxOp>([](BlockIdxOp op, Emitter &e) {
+    return e.declare(op.getResult(), "static_cast<int64_t>(get_block_idx())");
+  });
+}

@@ -1,0 +1,803 @@
+//===- WspEmission.cpp - wsp programs as C++ ------------------------------===//
+//
+// The wsp ops' emission patterns and the module structure of the four
+// outputs: the CPU-simulation program, and the device form's ABI header,
+// AICPU source and AICore source. Values get stable names (arguments a<i>,
+// results v<i> in program order); comments name the op each construct comes
+// from.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CppEmitter.h"
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Target/Cpp/WspToCpp.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::wsp;
+using namespace mlir::wsp::cpp;
+
+namespace {
+
+/// The fixed part of every emitted source: memref views and 16-bit floats.
+constexpr const char *kPrelude = R"cpp(#include <pto/runtime/float16.hpp>
+#include <pto/runtime/runtime.hpp>
+#include <pto/runtime/tile.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace wsp_gen {
+
+/// A row-major view of a memref: the data and the size of each dimension.
+template <typename T, int Rank>
+struct MemRef {
+  __gm__ T *data;
+  int64_t sizes[Rank];
+};
+
+/// bf16 and f16 are stored as their 16 bits and computed in fp32.
+using ::pto::runtime::bf16;
+using ::pto::runtime::bf16_to_f32;
+using ::pto::runtime::f16;
+using ::pto::runtime::f32_to_bf16;
+/// arith.maximumf: NaN if either operand is NaN.
+inline float maximumf(float a, float b) {
+  return (a != a || b != b) ? std::numeric_limits<float>::quiet_NaN()
+                            : (a > b ? a : b);
+}
+/// A size as the runtime's int, saturated at INT32_MAX.
+inline int to_runtime_int(int64_t n) {
+  return n > INT32_MAX ? INT32_MAX : static_cast<int>(n);
+}
+
+/// Tile kernels of the CPU simulation run on pto::runtime's tile model.
+namespace tl = ::pto::runtime::tile;
+
+)cpp";
+
+/// The simulation's name of a core kind.
+const char *simCoreKind(CoreKind kind) {
+  switch (kind) {
+  case CoreKind::cube:
+    return "::pto::runtime::sim::CoreKind::Cube";
+  case CoreKind::vector:
+    return "::pto::runtime::sim::CoreKind::Vector";
+  case CoreKind::mix:
+    return "::pto::runtime::sim::CoreKind::Mix";
+  }
+  llvm_unreachable("unknown core kind");
+}
+
+std::string describeDispatch(DispatchOp op) {
+  return llvm::formatv("// wsp.dispatch @{0} on {1}({2}){3}{4}\n",
+                       op.getKernel(), stringifyCoreKind(op.getCoreKind()),
+                       op.getNumCoresAttr().getInt(),
+                       op.getRowAffine() ? " row_affine" : "",
+                       op.getCoreIndptr() ? " persistent" : "")
+      .str();
+}
+
+LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
+  auto table = SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
+      op, op.getKernelAttr());
+  if (e.flavor == Flavor::Aicpu) {
+    // AICPU -> AICore: fill the table's argument block and launch its entry
+    // on the dispatch's cores (spec §6.5.1); the hook is the integration's.
+    if (!table)
+      return op.emitOpError("dispatches a single kernel; device emission "
+                            "launches wsp.kernel_table entries");
+    std::string t = op.getKernel().str();
+    e.os << describeDispatch(op);
+    e.os << "{\n";
+    e.os.indent();
+    e.os << t << "_args launch{" << e.name(op.getDescriptors()) << ".data, "
+         << e.name(op.getCount()) << ", "
+         << (op.getCoreIndptr() ? 2 : op.getRowAffine() ? 1 : 0) << ", "
+         << op.getNumCoresAttr().getInt() << ", 0, "
+         << (op.getCoreIndptr() ? e.name(op.getCoreIndptr()) + ".data"
+                                : std::string("nullptr"));
+    for (Value arg : op.getArgs())
+      e.os << ", " << e.name(arg);
+    e.os << "};\n";
+    e.os << "wsp_launch_" << t << "(&launch, " << op.getNumCoresAttr().getInt()
+         << ");\n";
+    e.os.unindent();
+    e.os << "}\n";
+    return success();
+  }
+  // The O(1) tier table (or one specialized kernel) per descriptor, on the
+  // simulated cores of the dispatch's kind.
+  std::string args = e.join(op.getArgs());
+  std::string call =
+      table ? (op.getKernel() + "_dispatch[d.tier](d" +
+               (args.empty() ? "" : ", ") + args + ")")
+                  .str()
+            : (op.getKernel() + "(d" + (args.empty() ? "" : ", ") + args + ")")
+                  .str();
+  e.os << describeDispatch(op);
+  // Persistent: core c walks descriptors [lists[c], lists[c+1]); otherwise
+  // a grid, or whole rows per core (row_affine).
+  Value lists = op.getCoreIndptr();
+  e.os << "::pto::runtime::sim::" << (lists ? "run_persistent(" : "run_spmd(")
+       << simCoreKind(op.getCoreKind()) << ", "
+       << op.getNumCoresAttr().getInt() << ", " << e.name(op.getDescriptors())
+       << ".data, static_cast<int>(" << e.name(op.getCount()) << ")";
+  if (lists)
+    e.os << ", " << e.name(lists) << ".data, nullptr";
+  e.os << ",\n    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+       << "; }, wsp_launch_report"
+       << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
+  return success();
+}
+
+LogicalResult emitLoadDescriptors(LoadDescriptorsOp op, Emitter &e) {
+  // The compile-time plan: copied if every part fits, BUFFER_OVERFLOW (and
+  // nothing written) if not.
+  std::string table = "g_" + op.getTable().str();
+  auto size = [](const std::string &array) {
+    return "static_cast<int64_t>(sizeof " + array + " / sizeof " + array +
+           "[0])";
+  };
+  std::string fits =
+      e.name(op.getBuffer()) + ".sizes[0] >= " + e.name(op.getCount());
+  SmallVector<std::pair<std::string, Value>> lists;
+  if (op.getCoreIndptr())
+    lists.push_back({table + "_cores", op.getCoreIndptr()});
+  if (op.getMergeIndptr())
+    lists.push_back({table + "_merges", op.getMergeIndptr()});
+  for (auto &[array, buffer] : lists)
+    fits += " && " + e.name(buffer) + ".sizes[0] >= " + size(array);
+  if (failed(e.declare(op.getCount(), table + "_count")) ||
+      failed(e.declare(op.getStatus(), fits + " ? 0 : 1")))
+    return failure();
+  e.os << "if (" << e.name(op.getStatus()) << " == 0) {\n";
+  e.os << "  std::copy(" << table << ", " << table << " + "
+       << e.name(op.getCount()) << ", " << e.name(op.getBuffer()) << ".data);\n";
+  for (auto &[array, buffer] : lists)
+    e.os << "  std::copy(" << array << ", " << array << " + " << size(array)
+         << ", " << e.name(buffer) << ".data);\n";
+  e.os << "}\n";
+  return success();
+}
+
+LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
+  auto tiers =
+      SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
+  if (!tiers)
+    return op.emitOpError("names no wsp.tier_config");
+  PlanConfigAttr c = op.getConfig();
+  if (failed(e.declareResult(op.getCount(), op)) ||
+      failed(e.declareResult(op.getStatus(), op)))
+    return failure();
+  std::string lengths = e.name(op.getLengths()), batch = e.name(op.getBatch());
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.plan_balanced over @" << op.getTiers()
+     << ": pto::runtime's balanced planner\n";
+  os << "{\n";
+  os.indent();
+  os << "::pto::runtime::BalancedConfig config;\n";
+  os << "config.num_cores = " << c.getCores() << ";\n";
+  os << "config.block_size = " << c.getBlockSize() << ";\n";
+  os << "config.cost.per_unit = " << c.getUnitCost() << ";\n";
+  os << "config.cost.per_token = " << c.getTokenCost() << ";\n";
+  os << "config.cost.per_merge = " << c.getMergeCost() << ";\n";
+  os << "config.batch_invariant = "
+     << (c.getBatchInvariant() ? "true" : "false") << ";\n";
+  os << "config.invariant_chunk = " << c.getInvariantChunk() << ";\n";
+  os << "int count = 0;\n";
+  os << "if (" << batch << " > " << lengths << ".sizes[0]";
+  if (op.getQLens())
+    os << " || " << batch << " > " << e.name(op.getQLens()) << ".sizes[0]";
+  os << ") {\n";
+  os << "  " << e.name(op.getStatus())
+     << " = 3; // INVALID_PARAMS: batch beyond the lengths\n";
+  os << "} else {\n";
+  os.indent();
+  auto buffer = [&](Value v) {
+    return e.name(v) + ".data, to_runtime_int(" + e.name(v) + ".sizes[0])";
+  };
+  os << e.name(op.getStatus())
+     << " = static_cast<int32_t>(::pto::runtime::plan_balanced_into(\n";
+  os << "    " << lengths << ".data, to_runtime_int(" << batch
+     << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
+  os << "    " << getTierConfigCppType(tiers) << "{},\n";
+  os << "    " << buffer(op.getBuffer()) << ",\n";
+  os << "    " << buffer(op.getCoreIndptr()) << ", "
+     << buffer(op.getMergeIndptr()) << ", &count, nullptr, nullptr, "
+     << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
+     << "));\n";
+  os.unindent();
+  os << "}\n";
+  os << e.name(op.getCount()) << " = count;\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+void populateWspEmission(Emitter &e) {
+  e.addTypePrinter(
+      [](Type t, Operation *) -> std::optional<FailureOr<std::string>> {
+        if (isa<DescriptorType>(t))
+          return FailureOr<std::string>(
+              std::string("::pto::runtime::WorkDescriptor"));
+        return std::nullopt;
+      });
+  e.add<MakeDescriptorOp>([](MakeDescriptorOp o, Emitter &e) {
+    std::string params;
+    for (unsigned i = 0; i < 4; ++i)
+      params += (i ? ", " : "") + (i < o.getParams().size()
+                                       ? "static_cast<uint32_t>(" +
+                                             e.name(o.getParams()[i]) + ")"
+                                       : std::string("0u"));
+    return e.declare(
+        o.getResult(),
+        llvm::formatv("::pto::runtime::WorkDescriptor{{static_cast<uint32_"
+                      "t>({0}), static_cast<uint8_t>({1}), static_cast<"
+                      "uint8_t>({2}), 0, {{{3}}}",
+                      e.name(o.getWorkId()), e.name(o.getTier()),
+                      e.name(o.getFlags()), params)
+            .str());
+  });
+  e.add<LoadDescriptorsOp>(emitLoadDescriptors);
+  e.add<PlanBalancedOp>(emitPlanBalanced);
+  e.add<ParamOp>([](ParamOp o, Emitter &e) {
+    return e.declare(o.getResult(),
+                     llvm::formatv("static_cast<int64_t>({0}.params[{1}])",
+                                   e.name(o.getDescriptor()), o.getParamIndex())
+                         .str());
+  });
+  e.add<KvEndOp>([](KvEndOp o, Emitter &e) {
+    return e.declare(
+        o.getResult(),
+        "static_cast<int64_t>(::pto::runtime::params::Attention::kv_end(" +
+            e.name(o.getDescriptor()) + "))");
+  });
+  e.add<HasFlagOp>([](HasFlagOp o, Emitter &e) {
+    return e.declare(o.getResult(),
+                     llvm::formatv("({0}.flags & {1}) != 0",
+                                   e.name(o.getDescriptor()),
+                                   static_cast<int>(o.getFlag()))
+                         .str());
+  });
+  e.add<WorkIdOp>([](WorkIdOp o, Emitter &e) {
+    return e.declare(o.getResult(), "static_cast<int64_t>(" +
+                                        e.name(o.getDescriptor()) +
+                                        ".work_id)");
+  });
+  e.add<DispatchOp>(emitDispatch);
+  e.add<ReturnOp>([](ReturnOp, Emitter &e) {
+    e.os << "return;\n";
+    return success();
+  });
+}
+
+/// The structure of one output file around the ops' patterns.
+class ModuleEmitter {
+public:
+  ModuleEmitter(raw_ostream &out, Flavor flavor, StringRef stem)
+      : e(out, flavor), stem(stem.str()) {
+    populateStdEmission(e);
+    populateWspEmission(e);
+    populateTileEmission(e);
+  }
+
+  LogicalResult emitModule(ModuleOp module);
+
+private:
+  LogicalResult emitGlobal(memref::GlobalOp op);
+  LogicalResult emitTable(DescriptorTableOp op);
+  LogicalResult emitKernel(KernelOp op);
+  LogicalResult emitKernelTable(KernelTableOp op);
+  LogicalResult emitFunc(func::FuncOp op);
+  LogicalResult emitTableArgs(KernelTableOp op);
+  LogicalResult emitTableEntry(KernelTableOp op);
+  LogicalResult emitFuncArgs(func::FuncOp op);
+  LogicalResult emitFuncEntry(func::FuncOp op);
+  FailureOr<std::string> tableParams(KernelTableOp op);
+  LogicalResult emitDevice(ModuleOp module);
+
+  Emitter e;
+  std::string stem;
+};
+
+LogicalResult ModuleEmitter::emitGlobal(memref::GlobalOp op) {
+  auto init = dyn_cast_if_present<DenseElementsAttr>(op.getInitialValueAttr());
+  if (!init || !op.getConstant())
+    return op.emitOpError("is emitted only as a constant with a dense value");
+  FailureOr<std::string> t = e.scalarType(op.getType().getElementType(), op);
+  if (failed(t))
+    return failure();
+  e.os << "// memref.global @" << op.getSymName() << "\n";
+  e.os << "static const " << *t << " g_" << op.getSymName() << "["
+       << init.getNumElements() << "] = {";
+  llvm::interleaveComma(init.getValues<Attribute>(), e.os, [&](Attribute a) {
+    e.os << e.constant(a, op.getType().getElementType());
+  });
+  e.os << "};\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitTable(DescriptorTableOp op) {
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.descriptor_table @" << op.getSymName() << ": "
+     << op.getNumDescriptors() << " descriptors planned at compile time ";
+  if (op.getChunkAttr())
+    os << "(chunk " << op.getChunkAttr().getInt() << ")\n";
+  else
+    os << "(balanced)\n";
+  // The count is its own constant: an empty plan (every request idle) still
+  // needs a one-element array, C++ having no zero-length ones.
+  os << "static constexpr int64_t g_" << op.getSymName()
+     << "_count = " << op.getNumDescriptors() << ";\n";
+  os << "static const ::pto::runtime::WorkDescriptor g_" << op.getSymName()
+     << "[" << std::max<int64_t>(op.getNumDescriptors(), 1) << "] = {\n";
+  auto values = llvm::to_vector(op.getTable().getValues<int32_t>());
+  for (int64_t row = 0; row < op.getNumDescriptors(); ++row) {
+    const int32_t *r = &values[row * DescriptorTableOp::kColumns];
+    os << llvm::formatv(
+        "    {{{0}u, {1}, {2}, 0, {{{3}u, {4}u, {5}u, {6}u}},\n", r[0], r[1],
+        r[2], r[3], r[4], r[5], r[6]);
+  }
+  os << "};\n";
+  // A balanced plan's work lists and merge plan.
+  for (auto [suffix, list] :
+       {std::pair<StringRef, DenseI32ArrayAttr>{"cores", op.getCoreIndptrAttr()},
+        {"merges", op.getMergeIndptrAttr()}}) {
+    if (!list)
+      continue;
+    os << "static const int32_t g_" << op.getSymName() << "_" << suffix
+       << "[] = {";
+    llvm::interleaveComma(list.asArrayRef(), os);
+    os << "};\n";
+  }
+  os << "\n";
+  return success();
+}
+
+/// The AICore form takes tile kernels: data moves between global memory and
+/// the core's buffers in tiles. A kernel that stores to global memory, or
+/// loads floating-point data, element by element is a scalar program; only
+/// integer metadata (lengths, page tables, ids) is read that way.
+static LogicalResult checkTileKernel(KernelOp op) {
+  WalkResult result = op.walk([&](Operation *inner) {
+    bool scalarData =
+        isa<memref::StoreOp>(inner) ||
+        (isa<memref::LoadOp>(inner) &&
+         isa<FloatType>(cast<memref::LoadOp>(inner).getType()));
+    if (!scalarData)
+      return WalkResult::advance();
+    inner->emitOpError()
+        << "moves global-memory data element by element in wsp.kernel @"
+        << op.getSymName()
+        << "; the AICore form takes tile kernels (tile.load / tile.store), "
+           "the CPU simulation runs this one";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+LogicalResult ModuleEmitter::emitKernel(KernelOp op) {
+  if (!op.isSpecialized())
+    return op.emitOpError("is tier-generic; run wsp-specialize-tiers first");
+  if (e.flavor == Flavor::Aicore && failed(checkTileKernel(op)))
+    return failure();
+  Block &entry = op.getBody().front();
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.kernel @" << op.getSymName() << ", tier "
+     << op.getTierAttr().getInt() << " of @" << op.getTiers() << "\n";
+  os << (e.flavor == Flavor::Aicore ? "static AICORE void " : "static void ")
+     << op.getSymName() << "(";
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    e.setName(arg, "a" + std::to_string(i));
+    if (i == 0) {
+      os << "const ::pto::runtime::WorkDescriptor &a0";
+      continue;
+    }
+    FailureOr<std::string> t = e.type(arg.getType(), op);
+    if (failed(t))
+      return failure();
+    os << ", " << *t << " a" << i;
+  }
+  os << ") {\n";
+  os.indent();
+  for (BlockArgument arg : entry.getArguments())
+    if (arg.use_empty())
+      os << "(void)" << e.name(arg) << ";\n";
+  if (failed(e.beginFunction(op.getBody())) || failed(e.emitBlock(entry)))
+    return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitKernelTable(KernelTableOp op) {
+  // The spec's dispatch_table[tier] (§7.2): one entry per tier id up to the
+  // largest reachable one; unreachable tiers hold a trap.
+  int64_t size = 0;
+  for (int64_t id : op.getTierIds())
+    size = std::max(size, id + 1);
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string params = "const ::pto::runtime::WorkDescriptor &";
+  for (Type t : first.getArgumentTypes().drop_front()) {
+    FailureOr<std::string> ct = e.type(t, op);
+    if (failed(ct))
+      return failure();
+    params += ", " + *ct;
+  }
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.kernel_table @" << op.getSymName() << "\n";
+  if (size != static_cast<int64_t>(op.getTierIds().size()))
+    os << "static void " << op.getSymName() << "_unreachable(" << params
+       << ") { std::abort(); }\n";
+  os << "using " << op.getSymName() << "_fn = void (*)(" << params << ");\n";
+  os << "static constexpr " << op.getSymName() << "_fn " << op.getSymName()
+     << "_dispatch[" << size << "] = {";
+  for (int64_t id = 0; id < size; ++id) {
+    auto it = llvm::find(op.getTierIds(), id);
+    os << (id ? ", " : "") << "&"
+       << (it == op.getTierIds().end()
+               ? (op.getSymName() + "_unreachable").str()
+               : op.getKernel(it - op.getTierIds().begin()).getValue().str());
+  }
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
+  if (op.isExternal())
+    return op.emitOpError("is a declaration; the emitter prints definitions");
+  if (op.getNumResults() > 1)
+    return op.emitOpError("returns more than one value, which the C++ "
+                          "emitter does not print");
+  std::string result = "void";
+  if (op.getNumResults() == 1) {
+    FailureOr<std::string> t = e.type(op.getResultTypes()[0], op);
+    if (failed(t))
+      return failure();
+    result = *t;
+  }
+  Block &entry = op.getBody().front();
+  raw_indented_ostream &os = e.os;
+  os << "// func.func @" << op.getSymName() << "\n";
+  os << (e.flavor == Flavor::Aicpu ? "static " : "") << result << " "
+     << op.getSymName() << (e.flavor == Flavor::Aicpu ? "_impl" : "") << "(";
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    e.setName(arg, "a" + std::to_string(i));
+    FailureOr<std::string> t = e.type(arg.getType(), op);
+    if (failed(t))
+      return failure();
+    os << (i ? ", " : "") << *t << " a" << i;
+  }
+  os << ") {\n";
+  os.indent();
+  if (failed(e.beginFunction(op.getBody())) || failed(e.emitBlock(entry)))
+    return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+FailureOr<std::string> ModuleEmitter::tableParams(KernelTableOp op) {
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string params;
+  for (auto [i, t] : llvm::enumerate(first.getArgumentTypes().drop_front())) {
+    FailureOr<std::string> ct = e.type(t, op);
+    if (failed(ct))
+      return failure();
+    params += "  " + *ct + " a" + std::to_string(i + 1) + ";\n";
+  }
+  return params;
+}
+
+LogicalResult ModuleEmitter::emitTableArgs(KernelTableOp op) {
+  FailureOr<std::string> params = tableParams(op);
+  if (failed(params))
+    return failure();
+  raw_indented_ostream &os = e.os;
+  os << "/// The argument block of wsp.kernel_table @" << op.getSymName()
+     << ", in global memory.\n";
+  os << "struct " << op.getSymName() << "_args {\n";
+  os << "  __gm__ const ::pto::runtime::WorkDescriptor *descs;\n";
+  os << "  int64_t count;\n";
+  os << "  int32_t schedule; // 0 grid, 1 row_affine, 2 persistent\n";
+  os << "  int32_t num_blocks; // the cores (blocks) launched\n";
+  os << "  uint64_t ffts_addr; // device: the FFTS base address cube and "
+        "vector cores sync through (set by the launch hook)\n";
+  os << "  __gm__ const int32_t *core_indptr; // persistent: core c runs "
+        "[core_indptr[c], core_indptr[c+1])\n";
+  os << *params << "};\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
+  // Which core kind: the first dispatch of the table decides.
+  std::string kind = "KERNEL_TYPE_AIV_ONLY";
+  if (auto module = op->getParentOfType<ModuleOp>())
+    module.walk([&](DispatchOp d) {
+      if (d.getKernel() != op.getSymName())
+        return;
+      if (d.getCoreKind() == CoreKind::cube)
+        kind = "KERNEL_TYPE_AIC_ONLY";
+      else if (d.getCoreKind() == CoreKind::mix)
+        kind = "KERNEL_TYPE_MIX_AIC_1_2";
+    });
+  auto first =
+      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  std::string args;
+  for (unsigned i = 1, n = first.getArgumentTypes().size(); i < n; ++i)
+    args += ", args.a" + std::to_string(i);
+  std::string t = op.getSymName().str();
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.kernel_table @" << t
+     << ": the AICore entry. Each core runs its share of the descriptors\n"
+     << "// and selects the tier's specialization with a switch.\n";
+  os << "extern \"C\" __global__ AICORE void " << t
+     << "_entry(__gm__ uint8_t *args_gm) {\n";
+  os.indent();
+  os << "#if !defined(__CPU_SIM) && defined(KERNEL_TASK_TYPE_DEFAULT)\n";
+  os << "KERNEL_TASK_TYPE_DEFAULT(" << kind << ");\n";
+  os << "#endif\n";
+  os << "const wsp_gen::" << t << "_args &args =\n"
+     << "    *reinterpret_cast<__gm__ const wsp_gen::" << t
+     << "_args *>(args_gm);\n";
+  if (kind == "KERNEL_TYPE_MIX_AIC_1_2") {
+    os << "#if !defined(__CPU_SIM) && !defined(__COSTMODEL)\n";
+    os << "set_ffts_base_addr(args.ffts_addr); // cube <-> vector flags\n";
+    os << "#endif\n";
+  }
+  os << "const int count = static_cast<int>(args.count);\n";
+  os << "const int core = static_cast<int>(get_block_idx());\n";
+  os << "const int cores = args.num_blocks;\n";
+  os << "int begin = core, end = count, step = cores; // grid\n";
+  os << "if (args.schedule == 1) { // row_affine: whole rows per core\n";
+  os << "  begin = ::pto::runtime::row_range_begin(args.descs, count, core, "
+        "cores);\n";
+  os << "  end = ::pto::runtime::row_range_begin(args.descs, count, core + 1, "
+        "cores);\n";
+  os << "  step = 1;\n";
+  os << "} else if (args.schedule == 2) { // persistent: the core's work "
+        "list\n";
+  os << "  begin = std::max(static_cast<int>(args.core_indptr[core]), 0);\n";
+  os << "  end = std::min(static_cast<int>(args.core_indptr[core + 1]), "
+        "count);\n";
+  os << "  step = 1;\n";
+  os << "}\n";
+  os << "for (int i = begin; i < end; i += step) {\n";
+  os.indent();
+  os << "const ::pto::runtime::WorkDescriptor d = args.descs[i];\n";
+  os << "switch (d.tier) {\n";
+  for (auto [i, id] : llvm::enumerate(op.getTierIds()))
+    os << "case " << id << ":\n  wsp_gen::" << op.getKernel(i).getValue()
+       << "(d" << args << ");\n  break;\n";
+  os << "default: // a tier planning proved unreachable\n  break;\n";
+  os << "}\n";
+  os.unindent();
+  os << "}\n";
+  os.unindent();
+  os << "}\n\n";
+  // pto-isa's CPU simulation stands in for the AICPU -> AICore launch: one
+  // thread per block with its block index set. One vector core per block:
+  // the simulation runs a block's cube and vector instructions on one
+  // thread, in program order.
+  os << "#if defined(__CPU_SIM) && !defined(__COSTMODEL)\n";
+  os << "extern \"C\" void wsp_launch_" << t << "(wsp_gen::" << t
+     << "_args *args, int num_cores) {\n";
+  os << "  pto::cpu_sim::KernelLaunchOptions options;\n";
+  os << "  options.kernel_name = \"" << t << "\";\n";
+  os << "  options.explicit_block_count = static_cast<uint32_t>(num_cores);\n";
+  os << "  options.write_trace_files = false;\n";
+  os << "  pto::cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] { " << t
+     << "_entry(reinterpret_cast<uint8_t *>(args)); });\n";
+  os << "}\n";
+  os << "#endif\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitFuncArgs(func::FuncOp op) {
+  raw_indented_ostream &os = e.os;
+  os << "/// The argument block of the AICPU entry " << op.getSymName()
+     << ".\n";
+  os << "struct " << op.getSymName() << "_args {\n";
+  for (auto [i, t] : llvm::enumerate(op.getArgumentTypes())) {
+    FailureOr<std::string> ct = e.type(t, op);
+    if (failed(ct))
+      return failure();
+    os << "  " << *ct << " a" << i << ";\n";
+  }
+  os << "};\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitFuncEntry(func::FuncOp op) {
+  std::string f = op.getSymName().str();
+  raw_indented_ostream &os = e.os;
+  os << "// The AICPU entry of func.func @" << f
+     << ": plans, fills the descriptor\n// buffer and launches the AICore "
+        "kernels; returns the planner's status.\n";
+  os << "extern \"C\" AICPU int " << f << "(void *args_ptr) {\n";
+  os.indent();
+  os << "auto *args = static_cast<wsp_gen::" << f << "_args *>(args_ptr);\n";
+  std::string call = "wsp_gen::" + f + "_impl(";
+  for (unsigned i = 0; i < op.getNumArguments(); ++i)
+    call += (i ? ", args->a" : "args->a") + std::to_string(i);
+  call += ")";
+  if (op.getNumResults() == 1)
+    os << "return static_cast<int>(" << call << ");\n";
+  else
+    os << call << ";\nreturn 0;\n";
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
+  SmallVector<KernelTableOp> tables;
+  SmallVector<func::FuncOp> funcs;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (auto t = dyn_cast<KernelTableOp>(op))
+      tables.push_back(t);
+    else if (auto f = dyn_cast<func::FuncOp>(op))
+      funcs.push_back(f);
+    else if (!isa<KernelOp, DescriptorTableOp, memref::GlobalOp,
+                  TierConfigOp>(op))
+      return op.emitOpError("cannot be emitted as C++ at module level");
+  }
+  raw_indented_ostream &os = e.os;
+  if (e.flavor == Flavor::Abi) {
+    os << "// Generated by wsp-translate --wsp-to-abi. Do not edit.\n";
+    os << "// The interface between " << stem << "_aicpu.cpp and " << stem
+       << "_aicore.cpp: memref views and argument blocks.\n";
+    os << "#pragma once\n\n" << kPrelude;
+    for (KernelTableOp t : tables)
+      if (failed(emitTableArgs(t)))
+        return failure();
+    for (func::FuncOp f : funcs)
+      if (failed(emitFuncArgs(f)))
+        return failure();
+    os << "} // namespace wsp_gen\n\n";
+    os << "// AICPU -> AICore launches: provided by the device integration "
+          "on NPU,\n// by "
+       << stem << "_aicore.cpp under __CPU_SIM.\n";
+    for (KernelTableOp t : tables)
+      os << "extern \"C\" void wsp_launch_" << t.getSymName()
+         << "(wsp_gen::" << t.getSymName() << "_args *args, int num_cores);\n";
+    return success();
+  }
+  os << "// Generated by wsp-translate --wsp-to-"
+     << (e.flavor == Flavor::Aicpu ? "aicpu" : "aicore") << ". Do not edit.\n";
+  if (e.flavor == Flavor::Aicore)
+    os << "// The AICore kernels over pto-isa (hw-native-sys/pto-isa), which "
+          "comes first:\n// the runtime headers leave get_block_idx() to it.\n"
+          "#include <pto/pto-inst.hpp>\n#include <pto/runtime/aicore.hpp>\n";
+  os << "#include \"" << stem << "_abi.h\"\n\n";
+  os << "namespace wsp_gen {\n\n";
+  if (e.flavor == Flavor::Aicore)
+    os << "using namespace pto;\n\n";
+  for (Operation &op : module.getBody()->getOperations()) {
+    LogicalResult r = success();
+    if (e.flavor == Flavor::Aicpu) {
+      if (auto g = dyn_cast<memref::GlobalOp>(op))
+        r = emitGlobal(g);
+      else if (auto t = dyn_cast<DescriptorTableOp>(op))
+        r = emitTable(t);
+    } else if (auto k = dyn_cast<KernelOp>(op)) {
+      r = emitKernel(k);
+    }
+    if (failed(r))
+      return failure();
+  }
+  if (e.flavor == Flavor::Aicpu)
+    for (func::FuncOp f : funcs)
+      if (failed(emitFunc(f)))
+        return failure();
+  os << "} // namespace wsp_gen\n\n";
+  if (e.flavor == Flavor::Aicpu) {
+    for (func::FuncOp f : funcs)
+      if (failed(emitFuncEntry(f)))
+        return failure();
+  } else {
+    for (KernelTableOp t : tables)
+      if (failed(emitTableEntry(t)))
+        return failure();
+  }
+  return success();
+}
+
+LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
+  if (e.flavor != Flavor::CpuSim)
+    return emitDevice(module);
+  raw_indented_ostream &os = e.os;
+  os << "// Generated by wsp-translate --wsp-to-cpusim. Do not edit.\n";
+  os << kPrelude;
+  os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
+  os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "
+        "nullptr;\n";
+  os << "/// The simulation options of row_affine dispatches.\n";
+  os << "inline ::pto::runtime::sim::Options wsp_rows_options() {\n";
+  os << "  ::pto::runtime::sim::Options options;\n";
+  os << "  options.schedule = ::pto::runtime::sim::Schedule::Rows;\n";
+  os << "  return options;\n";
+  os << "}\n\n";
+  // Dependency order: data, kernels, their tables, then the functions
+  // that dispatch them; module order within each group.
+  for (int group = 0; group < 4; ++group) {
+    for (Operation &op : module.getBody()->getOperations()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](memref::GlobalOp g) {
+                return group == 0 ? emitGlobal(g) : success();
+              })
+              .Case([&](DescriptorTableOp t) {
+                return group == 0 ? emitTable(t) : success();
+              })
+              .Case([&](KernelOp k) {
+                return group == 1 ? emitKernel(k) : success();
+              })
+              .Case([&](KernelTableOp t) {
+                return group == 2 ? emitKernelTable(t) : success();
+              })
+              .Case([&](func::FuncOp f) {
+                return group == 3 ? emitFunc(f) : success();
+              })
+              .Case([&](TierConfigOp) { return success(); }) // folded in
+              .Default([&](Operation *other) {
+                return other->emitOpError(
+                    "cannot be emitted as C++ at module level");
+              });
+      if (failed(result))
+        return failure();
+    }
+  }
+  os << "} // namespace wsp_gen\n";
+  return success();
+}
+
+} // namespace
+
+static LogicalResult emitFlavor(ModuleOp module, raw_ostream &os,
+                                Flavor flavor) {
+  std::string buffer;
+  llvm::raw_string_ostream out(buffer);
+  ModuleEmitter emitter(out, flavor, getEmissionStem(module));
+  if (failed(emitter.emitModule(module)))
+    return failure();
+  os << buffer;
+  return success();
+}
+
+std::string mlir::wsp::getEmissionStem(ModuleOp module) {
+  if (std::optional<StringRef> name = module.getSymName())
+    if (isValidCppIdentifier(*name))
+      return name->str();
+  return "wsp_module";
+}
+
+LogicalResult mlir::wsp::emitCpuSim(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::CpuSim);
+}
+LogicalResult mlir::wsp::emitAbiHeader(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Abi);
+}
+LogicalResult mlir::wsp::emitAicpu(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Aicpu);
+}
+LogicalResult mlir::wsp::emitAicore(ModuleOp module, raw_ostream &os) {
+  return emitFlavor(module, os, Flavor::Aicore);
+}
