@@ -4,12 +4,19 @@
 // chunks, no tiers, no online softmax). The CPU-sim source is force-included
 // (-include); with WSP_DEVICE_FORM the device form's AICPU entry is called.
 //
-// Tolerance: |out - ref| <= 3e-3. Values of v are in [-1, 1], so outputs are
-// in [-1, 1], where half a bf16 ulp is at most 2^-9 = 1.95e-3; the rest is
-// the chunked online softmax summing in another order than the reference.
+// Tolerance: |out - ref| <= 4e-3. Values of v are in [-1, 1], so outputs are
+// in [-1, 1], where half a bf16 ulp is at most 2^-9 = 1.95e-3. The tile
+// kernels round the softmax weights p to bf16 for the cube's P V (relative
+// error <= 2^-9 per weight, so at most 2^-9 max|v| = 1.95e-3 in a weighted
+// mean of v) and round the output to bf16 (<= 1.95e-3 more); the rest
+// (fp32 sums in another order than the reference) is below 1e-5.
 // q is drawn from [-8, 8] so that attention is peaked, not near-uniform
 // (near-uniform attention over long sequences hides scale errors).
 #include <pto/runtime/runtime.hpp>
+
+// Blocks (cube core + vector cores) the tile kernels run on: each has its
+// own workspace in global memory for the cube <-> vector exchange.
+constexpr int kBlocks = 24;
 
 // The device form (WSP_DEVICE_FORM): the AICPU entry over its argument
 // block, launching the AICore entry through the simulated hook.
@@ -128,12 +135,12 @@ static bool run(const Case &c, std::mt19937 &rng) {
   // The balanced planner's bound: a descriptor per (request, KV head) row
   // plus one split per core boundary; partial state per descriptor.
   const int rows_max = batch * c.kv_heads,
-            cap = c.overflow ? 1 : rows_max + 48;
+            cap = c.overflow ? 1 : rows_max + kBlocks;
   std::vector<rt::WorkDescriptor> descs(cap);
   const size_t part_rows = static_cast<size_t>(cap) * c.q_len * group;
   std::vector<float> part_o(part_rows * c.head_dim), part_m(part_rows),
       part_l(part_rows);
-  std::vector<int32_t> core_indptr(48 + 1), merge_indptr(rows_max + 1);
+  std::vector<int32_t> core_indptr(kBlocks + 1), merge_indptr(rows_max + 1);
 #else
   std::vector<float> acc_o(q_elems), acc_m(q_elems / c.head_dim),
       acc_l(q_elems / c.head_dim);
@@ -174,7 +181,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   MemRef<float, 4> mo{part_o.data(), {cap, c.q_len, group, c.head_dim}};
   MemRef<float, 3> mm{part_m.data(), {cap, c.q_len, group}};
   MemRef<float, 3> ml{part_l.data(), {cap, c.q_len, group}};
-  MemRef<int32_t, 1> mcores{core_indptr.data(), {48 + 1}};
+  MemRef<int32_t, 1> mcores{core_indptr.data(), {kBlocks + 1}};
   MemRef<int32_t, 1> mmerges{merge_indptr.data(), {rows_max + 1}};
 #define WSP_PLAN_LISTS , mcores, mmerges
 #else
@@ -184,18 +191,26 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #define WSP_PLAN_LISTS
 #endif
   MemRef<bf16, 4> mout{ob, {batch, c.q_len, c.heads, c.head_dim}};
+  // Per-block workspaces: Q, S, P and O_t of one KV tile, [32 x 128] each.
+  std::vector<uint16_t> ws_q(kBlocks * 32 * 128), ws_p(kBlocks * 32 * 128);
+  std::vector<float> ws_s(kBlocks * 32 * 128), ws_o(kBlocks * 32 * 128);
+  MemRef<bf16, 3> mwq{reinterpret_cast<bf16 *>(ws_q.data()), {kBlocks, 32, 128}};
+  MemRef<float, 3> mws{ws_s.data(), {kBlocks, 32, 128}};
+  MemRef<bf16, 3> mwp{reinterpret_cast<bf16 *>(ws_p.data()), {kBlocks, 32, 128}};
+  MemRef<float, 3> mwo{ws_o.data(), {kBlocks, 32, 128}};
+#define WSP_WORKSPACE , mwq, mws, mwp, mwo
   MemRef<rt::WorkDescriptor, 1> mdescs{descs.data(),
                                        {static_cast<int64_t>(descs.size())}};
   const auto start = std::chrono::steady_clock::now();
 #ifdef WSP_DEVICE_FORM
-  wsp_gen::decode_step_args args{mq, mids,       mlens, mtable,
-                                 mk, mv,         WSP_SCALES mo,
-                                 mm, ml,         mout,  mdescs WSP_PLAN_LISTS};
+  wsp_gen::decode_step_args args{mq, mids,  mlens, mtable, mk,
+                                 mv, WSP_SCALES mo, mm,    ml,
+                                 mout, mdescs WSP_PLAN_LISTS WSP_WORKSPACE};
   const int32_t status = decode_step(&args);
 #else
   const int32_t status =
       wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm,
-                           ml, mout, mdescs WSP_PLAN_LISTS);
+                           ml, mout, mdescs WSP_PLAN_LISTS WSP_WORKSPACE);
 #endif
   const double elapsed_ms = std::chrono::duration<double, std::milli>(
                                 std::chrono::steady_clock::now() - start)
@@ -281,7 +296,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   for (const rt::sim::CoreStats &core : report.cores)
     for (int t = 0; t < 4; ++t)
       per_tier[t] += core.per_tier[t];
-  const bool ok = max_err <= 3e-3;
+  const bool ok = max_err <= 4e-3;
   std::printf("%s: %s (max |err| %.2e, units per tier %llu/%llu/%llu/%llu, "
               "KV balance %.2f)\n",
               c.name, ok ? "ok" : "MISMATCH", max_err,
@@ -310,7 +325,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   // The plan's count is where the last core's list ends (the device form
   // has no launch report).
   int split_rows = 0, pieces = 0;
-  for (int i = 0; i < core_indptr[48]; ++i) {
+  for (int i = 0; i < core_indptr[kBlocks]; ++i) {
     const uint8_t f = descs[i].flags;
     const bool first = f & rt::WorkDescriptor::FLAG_FIRST,
                last = f & rt::WorkDescriptor::FLAG_LAST;
@@ -319,7 +334,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   }
   std::printf("    balanced plan: %d descriptors, %d split rows merged from "
               "%d pieces\n",
-              core_indptr[48], split_rows, pieces);
+              core_indptr[kBlocks], split_rows, pieces);
 #endif
   // The details a kernel engineer looks at.
   uint32_t largest = 0;

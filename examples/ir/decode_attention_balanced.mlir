@@ -1,25 +1,33 @@
-// Decode attention on the balanced plan (issue: a balanced planner). The
-// same workload as decode_attention.mlir (bf16 paged KV cache, GQA, causal
-// among the new tokens), planned by pto::runtime's balanced planner instead
-// of the spec's chunk-size planner:
+// Decode attention on the balanced plan, as tile kernels (seed 002
+// flash_attention_decode; bf16 paged KV cache, GQA, causal among the new
+// tokens), planned by pto::runtime's balanced planner:
 //
 //  * @decode_step plans with #wsp.plan_config<strategy = balanced>: one
 //    descriptor per (request, KV head) row or piece of a row, every core
 //    given the same cost (KV tokens + 64 per unit + 64 per extra piece), rows
 //    cut only at 16-token KV blocks. It runs two persistent dispatches over
-//    the plan's per-core work lists: the partial pass, then the merge.
-//  * @decode_partial: one descriptor = one KV range of one KV head, for all
-//    query heads of its GQA group. A whole row (FIRST and LAST) writes the
-//    output directly; a piece of a split row writes its partial softmax
-//    state (running max m, sum l, unnormalized o) to its own slot, indexed
-//    by work id, so pieces of one row may run on different cores at once.
+//    the plan's per-core work lists: the partial pass on the 24 blocks of a
+//    cube core and its vector cores, then the merge on the vector cores.
+//  * @decode_partial: one descriptor = one KV range of one KV head for all
+//    query heads of its GQA group (q_len x group rows of one 32-row tile), so
+//    each K/V byte is read once. The cube computes S = Q K^T and O_t = P V
+//    per KV tile, reading K and V pages straight from the cache into L1; the
+//    vector core runs the online softmax with the row statistics kept in UB
+//    for the whole range. The two cores exchange S, P and O_t through a
+//    per-block workspace in global memory (A2/A3 has no path between L0C
+//    and UB). A whole row (FIRST and LAST) writes the output; a piece of a
+//    split row writes its softmax state (max m, sum l, unnormalized o) to
+//    its own slot, indexed by work id.
 //  * @decode_merge: the LAST piece of each split row combines the row's
-//    pieces (contiguous, from the FIRST one; what the plan's merge_indptr
-//    lists per row) with the log-sum-exp rule and writes the output.
+//    pieces (contiguous, from the FIRST one) with the log-sum-exp rule.
 //
-// The planner's block_size (16) is the KV block it never splits; the kernels
-// index the cache by position, so any cache block size gives the same
-// result (a multiple of 16 keeps every cut on a cache block boundary).
+// Tiles: Q and O are [32 x 128] (q_len x group <= 32 rows, head_dim <= 128
+// columns: valid extents carry the actual sizes); TILE_K, the KV positions
+// of one tile, is 64 for the short tier and 128 above it (L0B holds K^T and
+// V of one tile: 2 x 32 KiB at 128). KV tiles start on multiples of TILE_K,
+// so a tile's pages start on multiples of the page size (16 or more, a
+// fractal boundary of the cube's layouts); the positions of a tile outside
+// the descriptor's range are masked.
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>,       // short
@@ -30,9 +38,10 @@ wsp.tier_config @DecodeAttentionTiers [
 
 // ---------------------------------------------------------------------------
 // AICPU: plan (balanced), then the partial pass and the merge pass.
-// Buffers: descs >= batch x kv_heads + 48 (the planner's bound), core_indptr
-// >= 49, merge_indptr >= batch x kv_heads + 1; partial state
-// [descs, q_len, heads / kv_heads (, head_dim)].
+// Buffers: descs >= batch x kv_heads + 24 (the planner's bound), core_indptr
+// >= 25, merge_indptr >= batch x kv_heads + 1; partial state
+// [descs, q_len, heads / kv_heads (, head_dim)]; workspace per block
+// [24, 32, 128].
 // ---------------------------------------------------------------------------
 func.func @decode_step(
     %q: memref<?x?x?x?xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
@@ -41,7 +50,9 @@ func.func @decode_step(
     %part_o: memref<?x?x?x?xf32>, %part_m: memref<?x?x?xf32>,
     %part_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>,
     %descs: memref<?x!wsp.descriptor<attention>>,
-    %core_indptr: memref<?xi32>, %merge_indptr: memref<?xi32>) -> i32 {
+    %core_indptr: memref<?xi32>, %merge_indptr: memref<?xi32>,
+    %ws_q: memref<?x32x128xbf16>, %ws_s: memref<?x32x128xf32>,
+    %ws_p: memref<?x32x128xbf16>, %ws_o: memref<?x32x128xf32>) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %ok = arith.constant 0 : i32
@@ -50,7 +61,7 @@ func.func @decode_step(
 
   %count, %status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
       tiers(@DecodeAttentionTiers)
-      config(#wsp.plan_config<strategy = balanced, cores = 48, block_size = 16>)
+      config(#wsp.plan_config<strategy = balanced, cores = 24, block_size = 16>)
       into %descs cores(%core_indptr : memref<?xi32>)
       merges(%merge_indptr : memref<?xi32>)
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
@@ -61,18 +72,19 @@ func.func @decode_step(
   scf.if %planned {
     wsp.dispatch @decode_partial(
           %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
-          %part_o, %part_m, %part_l, %out
+          %part_o, %part_m, %part_l, %out, %ws_q, %ws_s, %ws_p, %ws_o
         : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
           memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
           memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
-          memref<?x?x?x?xbf16>)
+          memref<?x?x?x?xbf16>, memref<?x32x128xbf16>, memref<?x32x128xf32>,
+          memref<?x32x128xbf16>, memref<?x32x128xf32>)
         descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-        on vector(48) persistent(%core_indptr : memref<?xi32>)
+        on mix(24) persistent(%core_indptr : memref<?xi32>)
     wsp.dispatch @decode_merge(%descs, %part_o, %part_m, %part_l, %out
         : memref<?x!wsp.descriptor<attention>>, memref<?x?x?x?xf32>,
           memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xbf16>)
         descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-        on vector(48) persistent(%core_indptr : memref<?xi32>)
+        on vector(24) persistent(%core_indptr : memref<?xi32>)
   }
   return %status : i32
 }
@@ -81,19 +93,26 @@ func.func @decode_step(
 // AICore, pass 1: one descriptor = one KV range of one (request, KV head).
 // ---------------------------------------------------------------------------
 wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
-    constants {TILE_K = array<i64: 256, 512, 1024, 2048>}
+    constants {TILE_K = array<i64: 64, 128, 128, 128>}
     (%desc: !wsp.descriptor<attention>,
      %q: memref<?x?x?x?xbf16>, %kv_ids: memref<?xi32>,
      %kv_lens: memref<?xi32>, %block_table: memref<?x?xi32>,
      %k_cache: memref<?x?x?x?xbf16>, %v_cache: memref<?x?x?x?xbf16>,
      %part_o: memref<?x?x?x?xf32>, %part_m: memref<?x?x?xf32>,
-     %part_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>) {
+     %part_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>,
+     %ws_q: memref<?x32x128xbf16>, %ws_s: memref<?x32x128xf32>,
+     %ws_p: memref<?x32x128xbf16>, %ws_o: memref<?x32x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %zero = arith.constant 0.0 : f32
-  %neg_inf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
+  %minus_one = arith.constant -1.0 : f32
+  // The lowest float: a masked score, finite so that exp() of a difference
+  // of two never becomes NaN.
+  %lowest = arith.constant -3.40282347e+38 : f32
+  %largest = arith.constant 3.40282347e+38 : f32
 
   // The descriptor: which row (request, KV head), which KV range, and
   // whether it is the whole row; its work id names its partial slot.
@@ -105,17 +124,17 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   %last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
   %whole = arith.andi %first, %last : i1
   %slot = wsp.work_id %desc : !wsp.descriptor<attention>
-  %tile = wsp.tier_constant "TILE_K" : index
+  %tile_k = wsp.tier_constant "TILE_K" : index
+  %blk = tile.block_idx : index
 
-  // Shapes.
+  // Shapes: the group's rows are (query token s, head g) -> s * group + g.
   %q_len = memref.dim %q, %c1 : memref<?x?x?x?xbf16>
   %head_num = memref.dim %q, %c2 : memref<?x?x?x?xbf16>
   %head_dim = memref.dim %q, %c3 : memref<?x?x?x?xbf16>
   %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xbf16>
-  %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
   %group = arith.divui %head_num, %kv_heads : index
+  %rows = arith.muli %q_len, %group : index
   %head_base = arith.muli %kv_head, %group : index
-
   %kv_id_i32 = memref.load %kv_ids[%req] : memref<?xi32>
   %kv_id = arith.index_cast %kv_id_i32 : i32 to index
   %kv_len_i32 = memref.load %kv_lens[%req] : memref<?xi32>
@@ -124,79 +143,165 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   %head_dim_f = arith.sitofp %head_dim_i32 : i32 to f32
   %scale = math.rsqrt %head_dim_f : f32
 
+  // Q: the vector core packs the group's rows into the block's workspace,
+  // the cube loads them as one [rows x head_dim] operand.
+  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
   scf.for %s = %c0 to %q_len step %c1 {
-    // Causal among the new tokens: token s sees p < kv_len - q_len + 1 + s.
-    %visible_base = arith.subi %kv_len, %q_len : index
-    %visible_1 = arith.addi %visible_base, %c1 : index
-    %visible = arith.addi %visible_1, %s : index
-    %hi = arith.minui %kv_end, %visible : index
+    %r0 = arith.muli %s, %group : index
+    tile.load %qv, %q[%req, %s, %head_base, %c0] : !tile.tile<vec, 32x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>
+    tile.store %ws_q[%blk, %r0, %c0], %qv : memref<?x32x128xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+  }
+  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x128xbf16, valid = ?x?>
+  tile.load %qm, %ws_q[%blk, %c0, %c0] : !tile.tile<mat, 32x128xbf16, valid = ?x?>, memref<?x32x128xbf16>
+  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x128xbf16, valid = ?x?>
+  tile.mov %ql, %qm : !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<mat, 32x128xbf16, valid = ?x?>
 
-    scf.for %g = %c0 to %group step %c1 {
-      %head = arith.addi %head_base, %g : index
-      // This piece's own state (the INIT of its slot).
-      memref.store %neg_inf, %part_m[%slot, %s, %g] : memref<?x?x?xf32>
-      memref.store %zero, %part_l[%slot, %s, %g] : memref<?x?x?xf32>
-      scf.for %d = %c0 to %head_dim step %c1 {
-        memref.store %zero, %part_o[%slot, %s, %g, %d] : memref<?x?x?x?xf32>
-      }
-      scf.for %t = %kv_start to %hi step %tile {
-        %t_next = arith.addi %t, %tile : index
-        %t_end = arith.minui %t_next, %hi : index
-        scf.for %p = %t to %t_end step %c1 {
-          // Paged KV: position p -> (block, offset).
-          %blk_col = arith.divui %p, %block_size : index
-          %offset = arith.remui %p, %block_size : index
-          %blk_i32 = memref.load %block_table[%kv_id, %blk_col] : memref<?x?xi32>
-          %blk = arith.index_cast %blk_i32 : i32 to index
+  // The running softmax state, in UB for the whole range: o [rows x
+  // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
+  // updates see them as one row of 32).
+  %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  tile.expands %o, %zero : !tile.tile<vec, 32x128xf32, valid = ?x?>, f32
+  tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
+  tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32
 
-          %dot = scf.for %d = %c0 to %head_dim step %c1
-              iter_args(%acc = %zero) -> (f32) {
-            %qv = memref.load %q[%req, %s, %head, %d] : memref<?x?x?x?xbf16>
-            %kv = memref.load %k_cache[%blk, %kv_head, %offset, %d]
-                : memref<?x?x?x?xbf16>
-            %qf = arith.extf %qv : bf16 to f32
-            %kf = arith.extf %kv : bf16 to f32
-            %prod = arith.mulf %qf, %kf : f32
-            %sum = arith.addf %acc, %prod : f32
-            scf.yield %sum : f32
-          }
-          %score = arith.mulf %dot, %scale : f32
+  // Each row's visible positions [kv_start, hi): hi = min(kv_end, kv_len -
+  // q_len + 1 + s) for query token s (causal among the new tokens). A tile
+  // inside [kv_start, hi of token 0) needs no mask.
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %kv_start_i32 = arith.index_cast %kv_start : index to i32
+  %kv_start_f = arith.sitofp %kv_start_i32 : i32 to f32
+  %prior = arith.subi %kv_len, %q_len : index
+  %visible0 = arith.addi %prior, %c1 : index
+  %hi_min = arith.minui %kv_end, %visible0 : index
+  scf.for %r = %c0 to %rows step %c1 {
+    %s = arith.divui %r, %group : index
+    %vis = arith.addi %visible0, %s : index
+    %hi = arith.minui %kv_end, %vis : index
+    %hi_i32 = arith.index_cast %hi : index to i32
+    %hi_f = arith.sitofp %hi_i32 : i32 to f32
+    tile.setval %lo_t[%r, %c0], %kv_start_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+  }
 
-          // Online softmax within the piece.
-          %m = memref.load %part_m[%slot, %s, %g] : memref<?x?x?xf32>
-          %l = memref.load %part_l[%slot, %s, %g] : memref<?x?x?xf32>
-          %m_new = arith.maximumf %m, %score : f32
-          %m_diff = arith.subf %m, %m_new : f32
-          %alpha = math.exp %m_diff : f32
-          %x_diff = arith.subf %score, %m_new : f32
-          %weight = math.exp %x_diff : f32
-          %l_scaled = arith.mulf %l, %alpha : f32
-          %l_new = arith.addf %l_scaled, %weight : f32
-          memref.store %m_new, %part_m[%slot, %s, %g] : memref<?x?x?xf32>
-          memref.store %l_new, %part_l[%slot, %s, %g] : memref<?x?x?xf32>
-          scf.for %d = %c0 to %head_dim step %c1 {
-            %o = memref.load %part_o[%slot, %s, %g, %d] : memref<?x?x?x?xf32>
-            %vv = memref.load %v_cache[%blk, %kv_head, %offset, %d]
-                : memref<?x?x?x?xbf16>
-            %vf = arith.extf %vv : bf16 to f32
-            %o_scaled = arith.mulf %o, %alpha : f32
-            %wv = arith.mulf %weight, %vf : f32
-            %o_new = arith.addf %o_scaled, %wv : f32
-            memref.store %o_new, %part_o[%slot, %s, %g, %d] : memref<?x?x?x?xf32>
-          }
-        }
-      }
-      // A whole row needs no merge: normalize and write it now.
-      scf.if %whole {
-        %l_final = memref.load %part_l[%slot, %s, %g] : memref<?x?x?xf32>
-        scf.for %d = %c0 to %head_dim step %c1 {
-          %o = memref.load %part_o[%slot, %s, %g, %d] : memref<?x?x?x?xf32>
-          %normalized = arith.divf %o, %l_final : f32
-          %o_bf16 = arith.truncf %normalized : f32 to bf16
-          memref.store %o_bf16, %out[%req, %s, %head, %d] : memref<?x?x?x?xbf16>
-        }
-      }
+  // KV tiles of TILE_K positions from the multiple of TILE_K at or before
+  // kv_start.
+  %w_first_q = arith.divui %kv_start, %tile_k : index
+  %w_first = arith.muli %w_first_q, %tile_k : index
+  %span = arith.subi %kv_end, %w_first : index
+  %num_tiles = arith.ceildivui %span, %tile_k : index
+  scf.for %j = %c0 to %num_tiles step %c1 {
+    %j_off = arith.muli %j, %tile_k : index
+    %w = arith.addi %w_first, %j_off : index
+    %left = arith.subi %kv_end, %w : index
+    %n = arith.minui %tile_k, %left : index
+
+    // Cube: S = Q K^T, K^T gathered from the tile's pages into L1.
+    %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+    tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %w transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+    %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, 128x?xbf16, valid = ?x?>
+    tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+    %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+    tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
+    tile.store %ws_s[%blk, %c0, %c0], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
+
+    // Vector: the scaled, masked scores of the tile.
+    %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
+    tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+    %w_end = arith.addi %w, %n : index
+    %cut_lo = arith.cmpi ult, %w, %kv_start : index
+    %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
+    %masked = arith.ori %cut_lo, %cut_hi : i1
+    scf.if %masked {
+      // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
+      // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
+      %w_i32 = arith.index_cast %w : index to i32
+      %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
+      tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
     }
+
+    // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
+    // p = e^(s - m'), l' = l alpha + sum_c p.
+    %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
+    tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+    tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+
+    // Cube: O_t = P V, V read from the tile's pages into L1.
+    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    tile.load %pm, %ws_p[%blk, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, memref<?x32x128xbf16>
+    %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+    tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
+    tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %w : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+    %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
+    tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
+    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x128xf32, valid = ?x?>
+    tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+    tile.store %ws_o[%blk, %c0, %c0], %oa : memref<?x32x128xf32>, !tile.tile<acc, 32x128xf32, valid = ?x?>
+
+    // Vector: o = o alpha + O_t.
+    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
+    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+  }
+
+  scf.if %whole {
+    // A whole row needs no merge: o / l, as bf16, one query token's group
+    // of rows at a time.
+    %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    tile.cvt %ob, %o : !tile.tile<vec, 32x128xbf16, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    scf.for %s = %c0 to %q_len step %c1 {
+      %r0 = arith.muli %s, %group : index
+      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?> to !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      tile.store %out[%req, %s, %head_base, %c0], %token : memref<?x?x?x?xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    }
+  } else {
+    // A piece of a split row: its state, rows in (token, head) order.
+    tile.store %part_o[%slot, %c0, %c0, %c0], %o : memref<?x?x?x?xf32>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.store %part_m[%slot, %c0, %c0], %m transpose : memref<?x?x?xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %part_l[%slot, %c0, %c0], %l transpose : memref<?x?x?xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   }
   wsp.return
 }
@@ -216,7 +321,7 @@ wsp.kernel @decode_merge tiers(@DecodeAttentionTiers)
   %c3 = arith.constant 3 : index
   %true = arith.constant true
   %zero = arith.constant 0.0 : f32
-  %neg_inf = arith.constant 0xFF800000 : f32
+  %lowest = arith.constant -3.40282347e+38 : f32
 
   %first = wsp.has_flag %desc, first : !wsp.descriptor<attention>
   %last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
@@ -242,42 +347,47 @@ wsp.kernel @decode_merge tiers(@DecodeAttentionTiers)
     %q_len = memref.dim %part_o, %c1 : memref<?x?x?x?xf32>
     %group = memref.dim %part_o, %c2 : memref<?x?x?x?xf32>
     %head_dim = memref.dim %part_o, %c3 : memref<?x?x?x?xf32>
+    %rows = arith.muli %q_len, %group : index
     %head_base = arith.muli %kv_head, %group : index
+
+    // m = max over the pieces.
+    %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %mi = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %mi_row = tile.reshape %mi : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
+    scf.for %i = %begin_slot to %slots_end step %c1 {
+      tile.load %mi, %part_m[%i, %c0, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x?xf32>
+      tile.max %m_row, %m_row, %mi_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    }
+    // l and o weighted by w_i = e^(m_i - m).
+    %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %li = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %li_row = tile.reshape %li : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %oi = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %tmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32
+    tile.expands %o, %zero : !tile.tile<vec, 32x128xf32, valid = ?x?>, f32
+    scf.for %i = %begin_slot to %slots_end step %c1 {
+      tile.load %mi, %part_m[%i, %c0, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x?xf32>
+      tile.load %li, %part_l[%i, %c0, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x?xf32>
+      tile.load %oi, %part_o[%i, %c0, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x?x?x?xf32>
+      tile.sub %mi_row, %mi_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.exp %mi_row, %mi_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.mul %li_row, %li_row, %mi_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.add %l_row, %l_row, %li_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.rowexpandmul %oi, %oi, %mi, %tmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+      tile.add %o, %o, %oi : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    }
+    tile.rowexpanddiv %o, %o, %l, %tmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    tile.cvt %ob, %o : !tile.tile<vec, 32x128xbf16, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     scf.for %s = %c0 to %q_len step %c1 {
-      scf.for %g = %c0 to %group step %c1 {
-        %head = arith.addi %head_base, %g : index
-        %m = scf.for %i = %begin_slot to %slots_end step %c1
-            iter_args(%acc = %neg_inf) -> (f32) {
-          %mi = memref.load %part_m[%i, %s, %g] : memref<?x?x?xf32>
-          %mx = arith.maximumf %acc, %mi : f32
-          scf.yield %mx : f32
-        }
-        %l = scf.for %i = %begin_slot to %slots_end step %c1
-            iter_args(%acc = %zero) -> (f32) {
-          %mi = memref.load %part_m[%i, %s, %g] : memref<?x?x?xf32>
-          %li = memref.load %part_l[%i, %s, %g] : memref<?x?x?xf32>
-          %diff = arith.subf %mi, %m : f32
-          %w = math.exp %diff : f32
-          %lw = arith.mulf %li, %w : f32
-          %sum = arith.addf %acc, %lw : f32
-          scf.yield %sum : f32
-        }
-        scf.for %d = %c0 to %head_dim step %c1 {
-          %o = scf.for %i = %begin_slot to %slots_end step %c1
-              iter_args(%acc = %zero) -> (f32) {
-            %mi = memref.load %part_m[%i, %s, %g] : memref<?x?x?xf32>
-            %oi = memref.load %part_o[%i, %s, %g, %d] : memref<?x?x?x?xf32>
-            %diff = arith.subf %mi, %m : f32
-            %w = math.exp %diff : f32
-            %ow = arith.mulf %oi, %w : f32
-            %sum = arith.addf %acc, %ow : f32
-            scf.yield %sum : f32
-          }
-          %normalized = arith.divf %o, %l : f32
-          %o_bf16 = arith.truncf %normalized : f32 to bf16
-          memref.store %o_bf16, %out[%req, %s, %head, %d] : memref<?x?x?x?xbf16>
-        }
-      }
+      %r0 = arith.muli %s, %group : index
+      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?> to !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      tile.store %out[%req, %s, %head_base, %c0], %token : memref<?x?x?x?xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
     }
   }
   wsp.return
