@@ -47,16 +47,24 @@ using CacheElem = bf16;
 #endif
 
 
-static uint16_t to_bf16_bits(float f) { // truncation is fine for inputs
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return static_cast<uint16_t>(u >> 16);
+// The 16-bit storage of the bf16 tensors. pto-isa's CPU simulation holds
+// bfloat16_t as IEEE half when the C++ library has no std::bfloat16_t
+// (libstdc++ 12): scripts/check-pto-isa.sh then defines
+// WSP_BF16_STORAGE_IS_F16 and the same values travel as half bits. The
+// values drawn here (|x| <= 8, 8 significant bits) are exact either way.
+static uint16_t to_bf16_bits(float f) {
+#ifdef WSP_BF16_STORAGE_IS_F16
+  return rt::f32_to_f16(f).bits;
+#else
+  return rt::f32_to_bf16(f).bits;
+#endif
 }
 static float from_bf16_bits(uint16_t b) {
-  uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
+#ifdef WSP_BF16_STORAGE_IS_F16
+  return rt::f16_to_f32(rt::f16{b});
+#else
+  return rt::bf16_to_f32(rt::bf16{b});
+#endif
 }
 
 struct Case {
@@ -111,7 +119,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
 #else
   for (auto *buf : {&k, &v})
     for (uint16_t &x : *buf)
-      x = to_bf16_bits(uni(rng));
+      x = to_bf16_bits(rt::bf16_to_f32(rt::f32_to_bf16(uni(rng))));
 #endif
   // One cache element as the reference sees it (dequantized for int8).
   auto kv_value = [&](bool is_k, size_t index, int kvh, int d) -> float {
@@ -129,7 +137,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
       static_cast<size_t>(batch) * c.q_len * c.heads * c.head_dim;
   std::vector<uint16_t> q(q_elems), out(q_elems, 0);
   for (uint16_t &x : q)
-    x = to_bf16_bits(8.0f * uni(rng));
+    x = to_bf16_bits(rt::bf16_to_f32(rt::f32_to_bf16(8.0f * uni(rng))));
   std::vector<int32_t> lens(c.kv_lens.begin(), c.kv_lens.end());
 #ifdef WSP_BALANCED
   // The balanced planner's bound: a descriptor per (request, KV head) row

@@ -24,10 +24,11 @@
 // Tiles: Q and O are [32 x 128] (q_len x group <= 32 rows, head_dim <= 128
 // columns: valid extents carry the actual sizes); TILE_K, the KV positions
 // of one tile, is 64 for the short tier and 128 above it (L0B holds K^T and
-// V of one tile: 2 x 32 KiB at 128). KV tiles start on multiples of TILE_K,
-// so a tile's pages start on multiples of the page size (16 or more, a
-// fractal boundary of the cube's layouts); the positions of a tile outside
-// the descriptor's range are masked.
+// V of one tile: 2 x 32 KiB at 128). KV tiles start on multiples of TILE_K;
+// the positions of a tile outside the descriptor's range are masked. The
+// cube works one cache page of a tile at a time (pages of 16 or more
+// positions: P's columns for a page start on a fractal boundary), so every
+// load reads one page.
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>,       // short
@@ -200,21 +201,32 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
     %left = arith.subi %kv_end, %w : index
     %n = arith.minui %tile_k, %left : index
 
-    // Cube: S = Q K^T, K^T gathered from the tile's pages into L1.
-    %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
-    tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %w transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
-    %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, 128x?xbf16, valid = ?x?>
-    tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
-    %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
-    tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
-    tile.store %ws_s[%blk, %c0, %c0], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
+    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
+    // page is smaller than TILE_K): K^T of the page's positions into L1,
+    // its columns of S to the workspace.
+    %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
+    %w_end = arith.addi %w, %n : index
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %p transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, 128x?xbf16, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
+      tile.store %ws_s[%blk, %c0, %col], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
+    }
 
     // Vector: the scaled, masked scores of the tile.
     %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
     %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
     tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
     tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-    %w_end = arith.addi %w, %n : index
     %cut_lo = arith.cmpi ult, %w, %kv_start : index
     %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
     %masked = arith.ori %cut_lo, %cut_hi : i1
@@ -264,17 +276,31 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
     tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
     tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
 
-    // Cube: O_t = P V, V read from the tile's pages into L1.
+    // Cube: O_t = P V, one page at a time: V of the page's positions into
+    // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
     %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
     tile.load %pm, %ws_p[%blk, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, memref<?x32x128xbf16>
-    %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
-    tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
-    tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %w : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
-    %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
-    tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
     %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x128xf32, valid = ?x?>
-    tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+      tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
+      tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %p : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+      %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
+      tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
+      %first_page = arith.cmpi eq, %p, %w : index
+      scf.if %first_page {
+        tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+      } else {
+        tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+      }
+    }
     tile.store %ws_o[%blk, %c0, %c0], %oa : memref<?x32x128xf32>, !tile.tile<acc, 32x128xf32, valid = ?x?>
 
     // Vector: o = o alpha + O_t.

@@ -340,8 +340,15 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
       return e.declare(op.getResult(), "tl::reshape<" + *alias + ">(" +
                                            e.name(op.getSource()) + ")");
     Unit unit = getUnit(tileType(op.getSource()).getLoc());
+    TileType t = tileType(op.getResult());
     std::string v = e.name(op.getResult());
-    e.os << onUnit(e, unit, *alias + " " + v) << "\n";
+    // pto-isa leaves a default-constructed tile's run-time valid extent
+    // unset: construct it with the result type's (static) one.
+    e.os << onUnit(e, unit,
+                   llvm::formatv("{0} {1}({2}, {3})", *alias, v,
+                                 t.getValidShape()[0], t.getValidShape()[1])
+                       .str())
+         << "\n";
     return instr(e, op, unit, "TRESHAPE(" + v + ", " + e.name(op.getSource()) + ")");
   });
 

@@ -35,9 +35,10 @@ SmallVector<FunctionOpInterface> tileFunctions(ModuleOp module) {
 
 struct InsertSyncPass
     : public mlir::wsp::tile::impl::TileInsertSyncBase<InsertSyncPass> {
+  using TileInsertSyncBase::TileInsertSyncBase;
   void runOnOperation() override {
     for (FunctionOpInterface fn : tileFunctions(getOperation()))
-      if (failed(solveSync(fn, /*insert=*/true)))
+      if (failed(solveSync(fn, /*insert=*/true, prune)))
         return signalPassFailure();
   }
 };

@@ -369,9 +369,11 @@ private:
     return cached;
   }
 
-  /// Orders `t` before `op` (agent b) by inserting flags.
-  void order(const Touch &t, Operation *op, int b, Value bTile,
-             const Place &place) {
+  /// Orders `t` before `op` (agent b) by inserting flags. Returns what the
+  /// flag carries: the producer's knowledge where the set is placed (after
+  /// `t`, or after the loop or branch around it, which may not have run).
+  Clock order(const Touch &t, Operation *op, int b, Value bTile,
+              const Place &place) {
     const bool sameUnit = unitOfAgent(t.agent) == unitOfAgent(b);
     Unit src = unitOfAgent(t.agent);
     Pipe sp = pipeOfAgent(t.agent), dp = pipeOfAgent(b);
@@ -384,14 +386,20 @@ private:
     if (!block) {
       status = op->emitOpError("has no block in common with a conflicting "
                                "instruction; cannot place a flag");
-      return;
+      return t.know;
     }
     Operation *posA = block->findAncestorOpInBlock(*t.op);
     Operation *posB = block->findAncestorOpInBlock(*op);
+    Clock carried = t.know;
+    if (posA != t.op) {
+      auto it = knowAfter.find(posA);
+      if (it != knowAfter.end())
+        carried = it->second[t.agent];
+    }
     // One flag serves every pair between the same positions and pipes.
     auto key = std::make_tuple(posA, posB, t.agent, b, loopFrame != nullptr);
     if (!inserted.insert(key).second)
-      return;
+      return carried;
 
     // Per-slot events for a multi-buffered site whose copies follow the
     // loop's iterations (the copy the producer used comes back after
@@ -438,7 +446,7 @@ private:
                << describeAgent(b) << " but all "
                << (sameUnit ? kEvents : kCrossEvents)
                << " event ids are live here";
-      return;
+      return carried;
     }
 
     Location loc = op->getLoc();
@@ -476,6 +484,7 @@ private:
     }
     ++result.inserted;
     (void)bTile;
+    return carried;
   }
 
   //===--------------------------------------------------------------------===//
@@ -621,13 +630,15 @@ private:
       if (st.know[b][t.agent] >= t.clock)
         continue; // covered by a flag just placed
       if (insert) {
-        order(t, op, b, need.second.place.tile, need.second.place);
+        Clock carried =
+            order(t, op, b, need.second.place.tile, need.second.place);
         if (unitOfAgent(t.agent) == unit) {
-          joinClock(st.know[b], t.know);
+          joinClock(st.know[b], carried);
         } else {
           for (int p = 0; p < kPipes; ++p)
-            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], t.know);
+            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], carried);
         }
+
       } else {
         report(t, op, b, need.second.place, need.second.write,
                /*barrier=*/false);
@@ -789,6 +800,12 @@ private:
       return syncOp(op, st);
     if (isa<PipeOpInterface>(op))
       return instruction(op, st);
+    processRegionOp(op, st);
+    if (op->getNumRegions())
+      knowAfter[op] = st.know;
+  }
+
+  void processRegionOp(Operation *op, State &st) {
     if (auto f = dyn_cast<scf::ForOp>(op))
       return loop(op, f.getInductionVar(), {&f.getRegion()}, st);
     if (auto w = dyn_cast<scf::WhileOp>(op))
@@ -842,6 +859,9 @@ private:
   LogicalResult status = success();
   SmallVector<Frame, 4> frames;
   std::set<std::tuple<Operation *, Operation *, int, int, bool>> inserted;
+  /// What every agent knew right after each loop or branch (the last time
+  /// it ran): what a flag set after it carries.
+  llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
 };
 
@@ -899,12 +919,14 @@ redundantFlags(FunctionOpInterface fn,
 }
 
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
-                                                 bool insert) {
+                                                 bool insert, bool prune) {
   Solver solver(fn, insert);
   FailureOr<SyncResult> result = solver.run();
   if (failed(result))
     return result;
   if (insert) {
+    if (!prune)
+      return result;
     // Flags placed early can be made unnecessary by later ones: drop what
     // the final program does not need, one group at a time.
     while (true) {

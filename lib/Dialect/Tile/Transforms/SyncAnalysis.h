@@ -35,7 +35,8 @@ struct SyncResult {
 /// Inserts the synchronization `fn` needs (insert = true) or reports what is
 /// missing, unbalanced or redundant (insert = false). Fails on a diagnosed
 /// error.
-FailureOr<SyncResult> solveSync(FunctionOpInterface fn, bool insert);
+FailureOr<SyncResult> solveSync(FunctionOpInterface fn, bool insert,
+                                bool prune = true);
 
 } // namespace tile
 } // namespace wsp

@@ -54,8 +54,15 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     for iteration i - buffers. A synchronization already implied (by
     another flag, or by program order on one pipe) is not repeated. Event
     ids are allocated per pipe pair (8) and per block (16 cross-core).
-    Existing flags are kept and taken into account.
+    Existing flags are kept and taken into account. Flags placed early can
+    be made unnecessary by flags placed later; `prune` (default) then
+    removes, one at a time, every inserted flag the final program does not
+    need.
   }];
+  let options = [
+    Option<"prune", "prune", "bool", "true",
+           "Remove inserted flags the result does not need">,
+  ];
 }
 
 def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
