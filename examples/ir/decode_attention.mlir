@@ -1,11 +1,20 @@
-// Decode attention as a wsp workload (seed 002 flash_attention_decode, bf16
-// paged KV cache). Two parts:
+// Decode attention as a wsp workload of tile kernels (seed 002
+// flash_attention_decode, bf16 paged KV cache). Two parts:
 //
 //  * @decode_step: the AICPU planning function of spec §13.1. It plans the
 //    KV chunk size from this step's lengths, generates one descriptor per
-//    (request, head, chunk), and dispatches them on the 48 vector cores.
-//  * @decode_attention: the tiered AICore kernel of spec §13.2. One body for
-//    all tiers; TILE_K is its per-tier tile size.
+//    (request, KV head, chunk), and dispatches them on the 24 blocks of a
+//    cube core and its vector cores.
+//  * @decode_attention: the tiered AICore kernel of spec §13.2. One
+//    descriptor covers all query heads of its KV head's GQA group
+//    (q_len x group rows of one 32-row tile), so each K/V byte is read once
+//    per step. The cube computes S = Q K^T and O_t = P V per KV tile and
+//    cache page, reading K and V straight from the pages into L1; the
+//    vector core runs the online softmax with the row statistics in UB for
+//    the whole chunk. The two cores exchange Q, S, P and O_t through a
+//    per-block workspace in global memory (A2/A3 has no path between L0C
+//    and UB). TILE_K, the positions of one KV tile, is 64 for the short
+//    tier and 128 above it.
 //
 // Shapes: q/out [batch, q_seq_len, head_num, head_dim]; k/v cache
 // [max_block_num, kv_head_num, block_size, head_dim]; block_table
@@ -13,13 +22,14 @@
 // table out of flash_attention_decode; store_paged_kv_cache shows it).
 // kv_lens counts the new tokens too: query token s of a request sees KV
 // positions p <= kv_len - q_seq_len + s (causal among the new tokens).
-// head_num is a multiple of kv_head_num (GQA).
+// head_num is a multiple of kv_head_num (GQA); q_seq_len x group <= 32 and
+// head_dim <= 128 (INVALID_PARAMS otherwise).
 //
-// The accumulators (running max m, running sum l, unnormalized output o)
-// live in global memory per (request, query token, head): a descriptor with
-// INIT resets them, every chunk folds its KV range in with the online-softmax
-// rule, and the LAST chunk writes o / l. The chunks of one row therefore run
-// in order on one core: the dispatch is row_affine.
+// A row's softmax state (running max m, sum l, unnormalized o) passes from
+// chunk to chunk through accumulators in global memory, one [32 x 128]
+// block per (request, KV head): a descriptor with INIT starts it, the LAST
+// chunk writes o / l. The chunks of one row therefore run in order on one
+// block: the dispatch is row_affine.
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>,       // short
@@ -29,169 +39,319 @@ wsp.tier_config @DecodeAttentionTiers [
 ]
 
 // ---------------------------------------------------------------------------
-// AICPU: plan, generate, dispatch.
+// AICPU: plan, generate, dispatch. Workspaces hold [24 blocks, 32, 128].
 // ---------------------------------------------------------------------------
 func.func @decode_step(
     %q: memref<?x?x?x?xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
     %block_table: memref<?x?xi32>,
     %k_cache: memref<?x?x?x?xbf16>, %v_cache: memref<?x?x?x?xbf16>,
-    %acc_o: memref<?x?x?x?xf32>, %acc_m: memref<?x?x?xf32>,
-    %acc_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>,
-    %descs: memref<?x!wsp.descriptor<attention>>) -> i32 {
+    %acc_o: memref<?x?x32x128xf32>, %acc_m: memref<?x?x32xf32>,
+    %acc_l: memref<?x?x32xf32>, %out: memref<?x?x?x?xbf16>,
+    %descs: memref<?x!wsp.descriptor<attention>>,
+    %ws_q: memref<?x32x128xbf16>, %ws_s: memref<?x32x128xf32>,
+    %ws_p: memref<?x32x128xbf16>, %ws_o: memref<?x32x128xf32>) -> i32 {
   %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
-  %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
-  %heads = memref.dim %q, %c2 : memref<?x?x?x?xbf16>
-
-  // The spec's AttentionPlanner configuration (§13.1).
-  %chunk = wsp.plan_chunk_size %kv_lens[%batch] heads(%heads)
-      config(#wsp.plan_config<chunk_min = 256, chunk_max = 4096,
-                              max_work_units = 65536>) : memref<?xi32>
-  %count, %status = wsp.generate %kv_lens[%batch] heads(%heads) chunk(%chunk)
-      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
-      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
-
-  // Run only a plan that was written: on an error the buffer is left
-  // as it was (and on overflow the count exceeds it).
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
   %ok = arith.constant 0 : i32
-  %planned = arith.cmpi eq, %status, %ok : i32
-  scf.if %planned {
-    wsp.dispatch @decode_attention(
-          %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
-          %acc_o, %acc_m, %acc_l, %out
-        : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
-          memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
-          memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
-          memref<?x?x?x?xbf16>)
-        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-        on vector(48) row_affine
+  %invalid = arith.constant 3 : i32
+  %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
+  %q_len = memref.dim %q, %c1 : memref<?x?x?x?xbf16>
+  %heads = memref.dim %q, %c2 : memref<?x?x?x?xbf16>
+  %head_dim = memref.dim %q, %c3 : memref<?x?x?x?xbf16>
+  %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xbf16>
+
+  // The tiles hold q_len x group rows and head_dim columns.
+  %group = arith.divui %heads, %kv_heads : index
+  %rows = arith.muli %q_len, %group : index
+  %rows_fit = arith.cmpi ule, %rows, %c32 : index
+  %dim_fits = arith.cmpi ule, %head_dim, %c128 : index
+  %fits = arith.andi %rows_fit, %dim_fits : i1
+  %status = scf.if %fits -> i32 {
+    // The spec's AttentionPlanner configuration (§13.1), one descriptor per
+    // (request, KV head, chunk).
+    %chunk = wsp.plan_chunk_size %kv_lens[%batch] heads(%kv_heads)
+        config(#wsp.plan_config<chunk_min = 256, chunk_max = 4096,
+                                max_work_units = 65536>) : memref<?xi32>
+    %count, %planned_status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
+        chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+        into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+
+    // Run only a plan that was written: on an error the buffer is left
+    // as it was (and on overflow the count exceeds it).
+    %planned = arith.cmpi eq, %planned_status, %ok : i32
+    scf.if %planned {
+      wsp.dispatch @decode_attention(
+            %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
+            %acc_o, %acc_m, %acc_l, %out, %ws_q, %ws_s, %ws_p, %ws_o
+          : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
+            memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
+            memref<?x?x32x128xf32>, memref<?x?x32xf32>, memref<?x?x32xf32>,
+            memref<?x?x?x?xbf16>, memref<?x32x128xbf16>, memref<?x32x128xf32>,
+            memref<?x32x128xbf16>, memref<?x32x128xf32>)
+          descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+          on mix(24) row_affine
+    }
+    scf.yield %planned_status : i32
+  } else {
+    scf.yield %invalid : i32
   }
   return %status : i32
 }
 
 // ---------------------------------------------------------------------------
-// AICore: one work unit = one (request, head) row over one KV chunk.
+// AICore: one descriptor = one KV chunk of one (request, KV head) row.
 // ---------------------------------------------------------------------------
 wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
-    constants {TILE_K = array<i64: 256, 512, 1024, 2048>}
+    constants {TILE_K = array<i64: 64, 128, 128, 128>}
     (%desc: !wsp.descriptor<attention>,
      %q: memref<?x?x?x?xbf16>, %kv_ids: memref<?xi32>,
      %kv_lens: memref<?xi32>, %block_table: memref<?x?xi32>,
      %k_cache: memref<?x?x?x?xbf16>, %v_cache: memref<?x?x?x?xbf16>,
-     %acc_o: memref<?x?x?x?xf32>, %acc_m: memref<?x?x?xf32>,
-     %acc_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>) {
+     %acc_o: memref<?x?x32x128xf32>, %acc_m: memref<?x?x32xf32>,
+     %acc_l: memref<?x?x32xf32>, %out: memref<?x?x?x?xbf16>,
+     %ws_q: memref<?x32x128xbf16>, %ws_s: memref<?x32x128xf32>,
+     %ws_p: memref<?x32x128xbf16>, %ws_o: memref<?x32x128xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
   %zero = arith.constant 0.0 : f32
-  %neg_inf = arith.constant 0xFF800000 : f32
+  %one = arith.constant 1.0 : f32
+  %minus_one = arith.constant -1.0 : f32
+  // The lowest float: a masked score, finite so that exp() of a difference
+  // of two never becomes NaN.
+  %lowest = arith.constant -3.40282347e+38 : f32
+  %largest = arith.constant 3.40282347e+38 : f32
 
-  // The descriptor: which row, which KV range, which role in the row.
+  // The descriptor: which row (request, KV head), which KV chunk, and its
+  // role in the row (INIT resets the state, LAST writes the output).
   %req = wsp.param %desc["request_idx"] : !wsp.descriptor<attention>
-  %head = wsp.param %desc["head_idx"] : !wsp.descriptor<attention>
+  %kv_head = wsp.param %desc["head_idx"] : !wsp.descriptor<attention>
   %kv_start = wsp.param %desc["kv_start"] : !wsp.descriptor<attention>
   %kv_end = wsp.kv_end %desc : !wsp.descriptor<attention>
   %init = wsp.has_flag %desc, init : !wsp.descriptor<attention>
   %last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
-  // Per-tier tile of KV positions (spec §13.2 TILE_K).
-  %tile = wsp.tier_constant "TILE_K" : index
+  %tile_k = wsp.tier_constant "TILE_K" : index
+  %blk = tile.block_idx : index
 
-  // Shapes.
+  // Shapes: the group's rows are (query token s, head g) -> s * group + g.
   %q_len = memref.dim %q, %c1 : memref<?x?x?x?xbf16>
   %head_num = memref.dim %q, %c2 : memref<?x?x?x?xbf16>
   %head_dim = memref.dim %q, %c3 : memref<?x?x?x?xbf16>
   %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xbf16>
-  %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
-
-  // GQA: query head -> KV head.
   %group = arith.divui %head_num, %kv_heads : index
-  %kv_head = arith.divui %head, %group : index
-  // The request's block-table row and KV length.
+  %rows = arith.muli %q_len, %group : index
+  %head_base = arith.muli %kv_head, %group : index
   %kv_id_i32 = memref.load %kv_ids[%req] : memref<?xi32>
   %kv_id = arith.index_cast %kv_id_i32 : i32 to index
   %kv_len_i32 = memref.load %kv_lens[%req] : memref<?xi32>
   %kv_len = arith.index_cast %kv_len_i32 : i32 to index
-  // softmax scale 1 / sqrt(head_dim).
   %head_dim_i32 = arith.index_cast %head_dim : index to i32
   %head_dim_f = arith.sitofp %head_dim_i32 : i32 to f32
   %scale = math.rsqrt %head_dim_f : f32
 
+  // Q: the vector core packs the group's rows into the block's workspace,
+  // the cube loads them as one [rows x head_dim] operand.
+  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
   scf.for %s = %c0 to %q_len step %c1 {
-    // INIT: reset this row's accumulators.
-    scf.if %init {
-      memref.store %neg_inf, %acc_m[%req, %s, %head] : memref<?x?x?xf32>
-      memref.store %zero, %acc_l[%req, %s, %head] : memref<?x?x?xf32>
-      scf.for %d = %c0 to %head_dim step %c1 {
-        memref.store %zero, %acc_o[%req, %s, %head, %d] : memref<?x?x?x?xf32>
+    %r0 = arith.muli %s, %group : index
+    tile.load %qv, %q[%req, %s, %head_base, %c0] : !tile.tile<vec, 32x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>
+    tile.store %ws_q[%blk, %r0, %c0], %qv : memref<?x32x128xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+  }
+  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x128xbf16, valid = ?x?>
+  tile.load %qm, %ws_q[%blk, %c0, %c0] : !tile.tile<mat, 32x128xbf16, valid = ?x?>, memref<?x32x128xbf16>
+  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x128xbf16, valid = ?x?>
+  tile.mov %ql, %qm : !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<mat, 32x128xbf16, valid = ?x?>
+
+  // The running softmax state, in UB for the whole chunk: o [rows x
+  // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
+  // updates see them as one row of 32). The first chunk of a row starts it,
+  // the others take it from the row's accumulators in global memory.
+  %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  scf.if %init {
+    tile.expands %o, %zero : !tile.tile<vec, 32x128xf32, valid = ?x?>, f32
+    tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
+    tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32
+  } else {
+    tile.load %o, %acc_o[%req, %kv_head, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x?x32x128xf32>
+    tile.load %m, %acc_m[%req, %kv_head, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
+    tile.load %l, %acc_l[%req, %kv_head, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
+  }
+
+  // Each row's visible positions: its mask range (wsp.mask_range: causal
+  // among the new tokens, which follow the prior = kv_len - q_len cached
+  // ones) cut to the descriptor's [kv_start, kv_end). A tile inside every
+  // row's range needs no mask: [largest lo, smallest hi) = [the last
+  // token's lo, the first token's hi).
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %prior = arith.subi %kv_len, %q_len : index
+  scf.for %r = %c0 to %rows step %c1 {
+    %s = arith.divui %r, %group : index
+    %pos = arith.addi %prior, %s : index
+    %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
+    %lo = arith.maxui %kv_start, %mask_lo : index
+    %hi = arith.minui %kv_end, %mask_hi : index
+    %lo_i32 = arith.index_cast %lo : index to i32
+    %lo_f = arith.sitofp %lo_i32 : i32 to f32
+    %hi_i32 = arith.index_cast %hi : index to i32
+    %hi_f = arith.sitofp %hi_i32 : i32 to f32
+    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+  }
+  %last_token = arith.subi %q_len, %c1 : index
+  %last_pos = arith.addi %prior, %last_token : index
+  %lo_last, %hi_last = wsp.mask_range standard query(%last_token) pos(%last_pos) prior(%prior) : index, index
+  %lo_max = arith.maxui %kv_start, %lo_last : index
+  %lo_first, %hi_first = wsp.mask_range standard query(%c0) pos(%prior) prior(%prior) : index, index
+  %hi_min = arith.minui %kv_end, %hi_first : index
+
+  // KV tiles of TILE_K positions from the multiple of TILE_K at or before
+  // kv_start.
+  %w_first_q = arith.divui %kv_start, %tile_k : index
+  %w_first = arith.muli %w_first_q, %tile_k : index
+  %span = arith.subi %kv_end, %w_first : index
+  %num_tiles = arith.ceildivui %span, %tile_k : index
+  scf.for %j = %c0 to %num_tiles step %c1 {
+    %j_off = arith.muli %j, %tile_k : index
+    %w = arith.addi %w_first, %j_off : index
+    %left = arith.subi %kv_end, %w : index
+    %n = arith.minui %tile_k, %left : index
+
+    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
+    // page is smaller than TILE_K): K^T of the page's positions into L1,
+    // its columns of S to the workspace.
+    %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
+    %w_end = arith.addi %w, %n : index
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %p transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, 128x?xbf16, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
+      tile.store %ws_s[%blk, %c0, %col], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
+    }
+
+    // Vector: the scaled, masked scores of the tile.
+    %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
+    tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+    %cut_lo = arith.cmpi ult, %w, %lo_max : index
+    %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
+    %masked = arith.ori %cut_lo, %cut_hi : i1
+    scf.if %masked {
+      // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
+      // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
+      %w_i32 = arith.index_cast %w : index to i32
+      %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
+      tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    }
+
+    // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
+    // p = e^(s - m'), l' = l alpha + sum_c p.
+    %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
+    tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+    tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+
+    // Cube: O_t = P V, one page at a time: V of the page's positions into
+    // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
+    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    tile.load %pm, %ws_p[%blk, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, memref<?x32x128xbf16>
+    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x128xf32, valid = ?x?>
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+      tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
+      tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %p : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+      %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
+      tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
+      %first_page = arith.cmpi eq, %p, %w : index
+      scf.if %first_page {
+        tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+      } else {
+        tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
       }
     }
-    // Causal among the new tokens: token s sees p < kv_len - q_len + 1 + s.
-    %visible_base = arith.subi %kv_len, %q_len : index
-    %visible_1 = arith.addi %visible_base, %c1 : index
-    %visible = arith.addi %visible_1, %s : index
-    %hi = arith.minui %kv_end, %visible : index
+    tile.store %ws_o[%blk, %c0, %c0], %oa : memref<?x32x128xf32>, !tile.tile<acc, 32x128xf32, valid = ?x?>
 
-    scf.for %t = %kv_start to %hi step %tile {
-      %t_next = arith.addi %t, %tile : index
-      %t_end = arith.minui %t_next, %hi : index
-      scf.for %p = %t to %t_end step %c1 {
-        // Paged KV: position p -> (block, offset).
-        %blk_col = arith.divui %p, %block_size : index
-        %offset = arith.remui %p, %block_size : index
-        %blk_i32 = memref.load %block_table[%kv_id, %blk_col] : memref<?x?xi32>
-        %blk = arith.index_cast %blk_i32 : i32 to index
+    // Vector: o = o alpha + O_t.
+    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
+    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+  }
 
-        // score = scale * <q, k>
-        %dot = scf.for %d = %c0 to %head_dim step %c1
-            iter_args(%acc = %zero) -> (f32) {
-          %qv = memref.load %q[%req, %s, %head, %d] : memref<?x?x?x?xbf16>
-          %kv = memref.load %k_cache[%blk, %kv_head, %offset, %d]
-              : memref<?x?x?x?xbf16>
-          %qf = arith.extf %qv : bf16 to f32
-          %kf = arith.extf %kv : bf16 to f32
-          %prod = arith.mulf %qf, %kf : f32
-          %sum = arith.addf %acc, %prod : f32
-          scf.yield %sum : f32
-        }
-        %score = arith.mulf %dot, %scale : f32
-
-        // Online softmax: m' = max(m, x), l' = l e^(m - m') + e^(x - m'),
-        // o' = o e^(m - m') + e^(x - m') v.
-        %m = memref.load %acc_m[%req, %s, %head] : memref<?x?x?xf32>
-        %l = memref.load %acc_l[%req, %s, %head] : memref<?x?x?xf32>
-        %m_new = arith.maximumf %m, %score : f32
-        %m_diff = arith.subf %m, %m_new : f32
-        %alpha = math.exp %m_diff : f32
-        %x_diff = arith.subf %score, %m_new : f32
-        %weight = math.exp %x_diff : f32
-        %l_scaled = arith.mulf %l, %alpha : f32
-        %l_new = arith.addf %l_scaled, %weight : f32
-        memref.store %m_new, %acc_m[%req, %s, %head] : memref<?x?x?xf32>
-        memref.store %l_new, %acc_l[%req, %s, %head] : memref<?x?x?xf32>
-        scf.for %d = %c0 to %head_dim step %c1 {
-          %o = memref.load %acc_o[%req, %s, %head, %d] : memref<?x?x?x?xf32>
-          %vv = memref.load %v_cache[%blk, %kv_head, %offset, %d]
-              : memref<?x?x?x?xbf16>
-          %vf = arith.extf %vv : bf16 to f32
-          %o_scaled = arith.mulf %o, %alpha : f32
-          %wv = arith.mulf %weight, %vf : f32
-          %o_new = arith.addf %o_scaled, %wv : f32
-          memref.store %o_new, %acc_o[%req, %s, %head, %d] : memref<?x?x?x?xf32>
-        }
-      }
+  scf.if %last {
+    // The row's last chunk: o / l, as bf16, one query token's group of rows
+    // at a time.
+    tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    tile.cvt %ob, %o : !tile.tile<vec, 32x128xbf16, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    scf.for %s = %c0 to %q_len step %c1 {
+      %r0 = arith.muli %s, %group : index
+      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?> to !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      tile.store %out[%req, %s, %head_base, %c0], %token : memref<?x?x?x?xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
     }
-
-    // LAST: normalize and write the bf16 output row.
-    scf.if %last {
-      %l_final = memref.load %acc_l[%req, %s, %head] : memref<?x?x?xf32>
-      scf.for %d = %c0 to %head_dim step %c1 {
-        %o = memref.load %acc_o[%req, %s, %head, %d] : memref<?x?x?x?xf32>
-        %normalized = arith.divf %o, %l_final : f32
-        %o_bf16 = arith.truncf %normalized : f32 to bf16
-        memref.store %o_bf16, %out[%req, %s, %head, %d] : memref<?x?x?x?xbf16>
-      }
-    }
+  } else {
+    // The next chunk of the row continues from this state.
+    tile.store %acc_o[%req, %kv_head, %c0, %c0], %o : memref<?x?x32x128xf32>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.store %acc_m[%req, %kv_head, %c0], %m transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %acc_l[%req, %kv_head, %c0], %l transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   }
   wsp.return
 }

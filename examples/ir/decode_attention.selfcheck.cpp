@@ -150,12 +150,15 @@ static bool run(const Case &c, std::mt19937 &rng) {
       part_l(part_rows);
   std::vector<int32_t> core_indptr(kBlocks + 1), merge_indptr(rows_max + 1);
 #else
-  std::vector<float> acc_o(q_elems), acc_m(q_elems / c.head_dim),
-      acc_l(q_elems / c.head_dim);
-  // Enough descriptors for any chunk >= chunk_min (256).
+  // A row's softmax state between chunks: one [32 x 128] block per
+  // (request, KV head).
+  const size_t acc_rows = static_cast<size_t>(batch) * c.kv_heads * 32;
+  std::vector<float> acc_o(acc_rows * 128), acc_m(acc_rows), acc_l(acc_rows);
+  // Enough descriptors for any chunk >= chunk_min (256): one per (request,
+  // KV head, chunk).
   int cap = 0;
   for (int len : c.kv_lens)
-    cap += c.heads * ((len + 255) / 256);
+    cap += c.kv_heads * ((len + 255) / 256);
   std::vector<rt::WorkDescriptor> descs(c.overflow ? 1 : std::max(cap, 1));
 #endif
   rt::sim::LaunchReport report;
@@ -193,20 +196,31 @@ static bool run(const Case &c, std::mt19937 &rng) {
   MemRef<int32_t, 1> mmerges{merge_indptr.data(), {rows_max + 1}};
 #define WSP_PLAN_LISTS , mcores, mmerges
 #else
-  MemRef<float, 4> mo{acc_o.data(), {batch, c.q_len, c.heads, c.head_dim}};
-  MemRef<float, 3> mm{acc_m.data(), {batch, c.q_len, c.heads}};
-  MemRef<float, 3> ml{acc_l.data(), {batch, c.q_len, c.heads}};
+  MemRef<float, 4> mo{acc_o.data(), {batch, c.kv_heads, 32, 128}};
+  MemRef<float, 3> mm{acc_m.data(), {batch, c.kv_heads, 32}};
+  MemRef<float, 3> ml{acc_l.data(), {batch, c.kv_heads, 32}};
 #define WSP_PLAN_LISTS
 #endif
   MemRef<bf16, 4> mout{ob, {batch, c.q_len, c.heads, c.head_dim}};
-  // Per-block workspaces: Q, S, P and O_t of one KV tile, [32 x 128] each.
-  std::vector<uint16_t> ws_q(kBlocks * 32 * 128), ws_p(kBlocks * 32 * 128);
+  // Per-block workspaces: Q, S, P and O_t of one KV tile, [32 x 128] each
+  // (and, over an int8 cache, the tile's dequantized K and V, [64 x 128]).
+  std::vector<uint16_t> ws_p(kBlocks * 32 * 128);
   std::vector<float> ws_s(kBlocks * 32 * 128), ws_o(kBlocks * 32 * 128);
-  MemRef<bf16, 3> mwq{reinterpret_cast<bf16 *>(ws_q.data()), {kBlocks, 32, 128}};
   MemRef<float, 3> mws{ws_s.data(), {kBlocks, 32, 128}};
   MemRef<bf16, 3> mwp{reinterpret_cast<bf16 *>(ws_p.data()), {kBlocks, 32, 128}};
   MemRef<float, 3> mwo{ws_o.data(), {kBlocks, 32, 128}};
+#ifdef WSP_INT8_KV
+  std::vector<float> ws_q(kBlocks * 32 * 128), ws_k(kBlocks * 64 * 128);
+  std::vector<uint16_t> ws_v(kBlocks * 64 * 128);
+  MemRef<float, 3> mwq{ws_q.data(), {kBlocks, 32, 128}};
+  MemRef<float, 3> mwk{ws_k.data(), {kBlocks, 64, 128}};
+  MemRef<bf16, 3> mwv{reinterpret_cast<bf16 *>(ws_v.data()), {kBlocks, 64, 128}};
+#define WSP_WORKSPACE , mwq, mwk, mwv, mws, mwp, mwo
+#else
+  std::vector<uint16_t> ws_q(kBlocks * 32 * 128);
+  MemRef<bf16, 3> mwq{reinterpret_cast<bf16 *>(ws_q.data()), {kBlocks, 32, 128}};
 #define WSP_WORKSPACE , mwq, mws, mwp, mwo
+#endif
   MemRef<rt::WorkDescriptor, 1> mdescs{descs.data(),
                                        {static_cast<int64_t>(descs.size())}};
   const auto start = std::chrono::steady_clock::now();

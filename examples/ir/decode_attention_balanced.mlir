@@ -161,6 +161,7 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
   // updates see them as one row of 32).
   %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
   %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
@@ -169,25 +170,33 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
   tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32
 
-  // Each row's visible positions [kv_start, hi): hi = min(kv_end, kv_len -
-  // q_len + 1 + s) for query token s (causal among the new tokens). A tile
-  // inside [kv_start, hi of token 0) needs no mask.
+  // Each row's visible positions: its mask range (wsp.mask_range: causal
+  // among the new tokens, which follow the prior = kv_len - q_len cached
+  // ones) cut to the descriptor's [kv_start, kv_end). A tile inside every
+  // row's range needs no mask: [largest lo, smallest hi) = [the last
+  // token's lo, the first token's hi).
   %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %kv_start_i32 = arith.index_cast %kv_start : index to i32
-  %kv_start_f = arith.sitofp %kv_start_i32 : i32 to f32
   %prior = arith.subi %kv_len, %q_len : index
-  %visible0 = arith.addi %prior, %c1 : index
-  %hi_min = arith.minui %kv_end, %visible0 : index
   scf.for %r = %c0 to %rows step %c1 {
     %s = arith.divui %r, %group : index
-    %vis = arith.addi %visible0, %s : index
-    %hi = arith.minui %kv_end, %vis : index
+    %pos = arith.addi %prior, %s : index
+    %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
+    %lo = arith.maxui %kv_start, %mask_lo : index
+    %hi = arith.minui %kv_end, %mask_hi : index
+    %lo_i32 = arith.index_cast %lo : index to i32
+    %lo_f = arith.sitofp %lo_i32 : i32 to f32
     %hi_i32 = arith.index_cast %hi : index to i32
     %hi_f = arith.sitofp %hi_i32 : i32 to f32
-    tile.setval %lo_t[%r, %c0], %kv_start_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
     tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
   }
+  %last_token = arith.subi %q_len, %c1 : index
+  %last_pos = arith.addi %prior, %last_token : index
+  %lo_last, %hi_last = wsp.mask_range standard query(%last_token) pos(%last_pos) prior(%prior) : index, index
+  %lo_max = arith.maxui %kv_start, %lo_last : index
+  %lo_first, %hi_first = wsp.mask_range standard query(%c0) pos(%prior) prior(%prior) : index, index
+  %hi_min = arith.minui %kv_end, %hi_first : index
 
   // KV tiles of TILE_K positions from the multiple of TILE_K at or before
   // kv_start.
@@ -227,7 +236,7 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
     %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
     tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
     tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-    %cut_lo = arith.cmpi ult, %w, %kv_start : index
+    %cut_lo = arith.cmpi ult, %w, %lo_max : index
     %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
     %masked = arith.ori %cut_lo, %cut_hi : i1
     scf.if %masked {
@@ -305,7 +314,6 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
 
     // Vector: o = o alpha + O_t.
     %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
-    %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
     tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
     tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
@@ -314,7 +322,6 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   scf.if %whole {
     // A whole row needs no merge: o / l, as bf16, one query token's group
     // of rows at a time.
-    %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
     tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
     tile.cvt %ob, %o : !tile.tile<vec, 32x128xbf16, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>

@@ -47,7 +47,21 @@ constexpr const char *to_string(CoreKind kind) {
                                     : "mix";
 }
 
+/// Which run of a simulated core the calling thread is executing: a new
+/// number each time a simulated core starts its share of a launch, so that
+/// state a core keeps from one kernel invocation to the next (the tile
+/// simulation's pipe clocks) is reset between cores, not between calls.
+inline uint64_t &core_run() {
+  thread_local uint64_t run = 0;
+  return run;
+}
+
 namespace detail {
+inline uint64_t next_core_run() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 struct BlockContext {
   int idx = 0;
   int num = 1;
@@ -189,6 +203,7 @@ void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
   for_each_core(static_cast<int>(stats.size()), os_threads, [&](int i) {
     CoreStats &s = stats[i];
     ScopedBlock scope(s.block_idx, num_of(i), s.kind);
+    core_run() = next_core_run();
     const auto start = std::chrono::steady_clock::now();
     body(s);
     s.busy_us = micros_since(start);

@@ -327,6 +327,8 @@ struct Checker {
   std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
   // The V pipe: clock of the last pipe_barrier(V).
   uint32_t v_barrier[2] = {0, 0};
+  // The simulated core run the state belongs to (0: none).
+  uint64_t run = 0;
 
   void reset() { *this = Checker(); }
 
@@ -506,12 +508,26 @@ inline Access gm(const void *p, int64_t rows, int64_t row_bytes,
 }
 } // namespace detail
 
-/// Starts one kernel invocation on the running simulated core: fresh pipe
-/// clocks and flags. At its end every flag that was set must have been
-/// waited on (a kernel leaves no flag behind for the next one).
+/// One kernel invocation on the running simulated core. The core's pipe
+/// clocks and what its buffers hold carry over from its previous invocation
+/// in the same launch (consecutive descriptors share a core's pipes, as on
+/// device), and start afresh on another core (with the CPU simulation's
+/// launcher, pto/runtime/cpu_sim.hpp) or without a launcher. At the end of
+/// an invocation every flag that was set must have been waited on.
 class KernelScope {
 public:
-  KernelScope() { detail::checker().reset(); }
+  KernelScope() {
+    detail::Checker &c = detail::checker();
+#ifdef PTO_RUNTIME_CPU_SIM_HPP
+    const uint64_t run = ::pto::runtime::sim::core_run();
+#else
+    const uint64_t run = 0;
+#endif
+    if (run == 0 || run != c.run) {
+      c.reset();
+      c.run = run;
+    }
+  }
   ~KernelScope() {
     detail::Checker &c = detail::checker();
     for (int u = 0; u < 2; ++u)

@@ -147,9 +147,14 @@ public:
     State st;
     if (fn.isExternal())
       return result;
-    processRegion(fn.getFunctionBody(), st);
-    if (failed(status))
-      return failure();
+    // A kernel runs once per work descriptor, one invocation after the
+    // other on the same core: the check runs two of them, so that what one
+    // leaves in flight meets the next (insertion fences invocations).
+    for (int invocation = 0; invocation < (insert ? 1 : 2); ++invocation) {
+      processRegion(fn.getFunctionBody(), st);
+      if (failed(status))
+        return failure();
+    }
     if (!insert) {
       for (auto &[key, setters] : st.flagSetters)
         for (Operation *set : setters) {
@@ -918,6 +923,46 @@ redundantFlags(FunctionOpInterface fn,
   return redundant;
 }
 
+/// Ends every path of `fn` with all its pipes drained and, when it uses
+/// both cores, a handshake between them: a kernel runs once per descriptor
+/// on the same core, and the next invocation must not overtake this one.
+static void addInvocationFence(FunctionOpInterface fn, SyncResult &result,
+                               llvm::SmallPtrSetImpl<Operation *> &inserted) {
+  bool units[2] = {false, false};
+  fn->walk([&](PipeOpInterface op) {
+    units[op.getUnit() == Unit::cube ? 0 : 1] = true;
+  });
+  for (Block &block : fn.getFunctionBody()) {
+    Operation *end = block.getTerminator();
+    if (!end)
+      continue;
+    // Already fenced (an earlier run of the pass)?
+    Operation *prev = end->getPrevNode();
+    while (prev && isa<SyncSetOp, SyncWaitOp>(prev))
+      prev = prev->getPrevNode();
+    if (auto b = dyn_cast_if_present<BarrierOp>(prev);
+        b && b.getPipe() == Pipe::all)
+      continue;
+    if (!units[0] && !units[1])
+      continue;
+    OpBuilder builder(end);
+    Location loc = end->getLoc();
+    BarrierOp::create(builder, loc, Pipe::all);
+    if (units[0] && units[1]) {
+      // Program order is the order the cores meet: the cube signals, the
+      // vector core waits, then the other way round.
+      // (Pruned with the other inserted flags where the kernel's own
+      // exchanges already order consecutive invocations.)
+      inserted.insert(SyncSetOp::create(builder, loc, Unit::cube, Pipe::fix, 0));
+      inserted.insert(SyncWaitOp::create(builder, loc, Unit::vector, 0));
+      inserted.insert(
+          SyncSetOp::create(builder, loc, Unit::vector, Pipe::mte3, 0));
+      inserted.insert(SyncWaitOp::create(builder, loc, Unit::cube, 0));
+    }
+    ++result.inserted;
+  }
+}
+
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
                                                  bool insert, bool prune) {
   Solver solver(fn, insert);
@@ -925,6 +970,7 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
   if (failed(result))
     return result;
   if (insert) {
+    addInvocationFence(fn, *result, solver.insertedOps);
     if (!prune)
       return result;
     // Flags placed early can be made unnecessary by later ones: drop what

@@ -899,6 +899,10 @@ LogicalResult MaskValueOp::verify() {
   return verifyWindow(*this, getKind(), getWindowAttr());
 }
 
+LogicalResult MaskRangeOp::verify() {
+  return verifyWindow(*this, getKind(), getWindowAttr());
+}
+
 LogicalResult GenMaskOp::verify() {
   if (failed(verifyWindow(*this, getKind(), getWindowAttr())))
     return failure();

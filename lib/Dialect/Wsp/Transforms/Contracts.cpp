@@ -28,7 +28,7 @@ struct CheckPlannedPass
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](Operation *op) {
       if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp, SpaceOp, SetDimOp,
-              GetDimOp, TotalWorkOp, IndexToCoordsOp, MaskValueOp,
+              GetDimOp, TotalWorkOp, IndexToCoordsOp, MaskValueOp, MaskRangeOp,
               GenMaskOp>(op)) {
         op->emitOpError("is unplanned after planning (run wsp-plan)");
         return WalkResult::interrupt();

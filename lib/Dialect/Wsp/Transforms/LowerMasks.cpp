@@ -42,16 +42,7 @@ Value mlir::wsp::buildMaskValue(OpBuilder &b, Location loc,
   if (e.kind == MaskKind::standard) {
     priorValue = lt; // slot < pos
   } else {
-    Value rawStart =
-        arith::SubIOp::create(b, loc, e.pos, idx(e.window - 1)); // pos - W + 1
-    Value start;
-    if (e.layout == KvLayout::flat) { // Euclidean mod: (x % n + n) % n
-      Value rem = arith::RemSIOp::create(b, loc, rawStart, e.cache);
-      start = arith::RemSIOp::create(
-          b, loc, arith::AddIOp::create(b, loc, rem, e.cache), e.cache);
-    } else {
-      start = arith::MaxSIOp::create(b, loc, rawStart, idx(0));
-    }
+    Value start = buildWindowStart(b, loc, e.window, e.layout, e.pos, e.cache);
     Value ge = asIndex(arith::CmpIOp::create(b, loc, P::sge, slot, start));
     Value ltI = asIndex(lt);
     Value normal = arith::MulIOp::create(b, loc, ge, ltI);
@@ -69,6 +60,36 @@ Value mlir::wsp::buildMaskValue(OpBuilder &b, Location loc,
     activeValue = arith::CmpIOp::create(b, loc, P::sle, j, e.query);
   }
   return arith::SelectOp::create(b, loc, inPrior, priorValue, activeValue);
+}
+
+Value mlir::wsp::buildWindowStart(OpBuilder &b, Location loc, int64_t window,
+                                  KvLayout layout, Value pos, Value cache) {
+  Value rawStart = arith::SubIOp::create(
+      b, loc, pos, arith::ConstantIndexOp::create(b, loc, window - 1));
+  if (layout == KvLayout::flat) { // Euclidean mod: (x % n + n) % n
+    Value rem = arith::RemSIOp::create(b, loc, rawStart, cache);
+    return arith::RemSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, rem, cache), cache);
+  }
+  return arith::MaxSIOp::create(b, loc, rawStart,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+}
+
+std::pair<Value, Value>
+mlir::wsp::buildMaskRange(OpBuilder &b, Location loc, MaskKind kind,
+                          int64_t window, Value query, Value pos,
+                          Value prior) {
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  // Active columns: causal, up to the query's own.
+  Value hi = arith::AddIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, prior, query), one);
+  if (kind == MaskKind::standard)
+    return {arith::ConstantIndexOp::create(b, loc, 0), hi};
+  // The window admits prior slots from its start; it never cuts into the
+  // active columns.
+  Value start =
+      buildWindowStart(b, loc, window, KvLayout::block, pos, Value());
+  return {arith::MinSIOp::create(b, loc, start, prior), hi};
 }
 
 MaskShardLayout mlir::wsp::buildMaskShardLayout(OpBuilder &b, Location loc,
@@ -156,13 +177,26 @@ void lowerGenMask(GenMaskOp op) {
 struct LowerMasksPass : public wsp::impl::WspLowerMasksBase<LowerMasksPass> {
   void runOnOperation() override {
     SmallVector<MaskValueOp> values;
+    SmallVector<MaskRangeOp> ranges;
     SmallVector<GenMaskOp> kernels;
     getOperation().walk([&](Operation *op) {
       if (auto v = dyn_cast<MaskValueOp>(op))
         values.push_back(v);
+      else if (auto r = dyn_cast<MaskRangeOp>(op))
+        ranges.push_back(r);
       else if (auto g = dyn_cast<GenMaskOp>(op))
         kernels.push_back(g);
     });
+    for (MaskRangeOp op : ranges) {
+      OpBuilder b(op);
+      auto [lo, hi] =
+          buildMaskRange(b, op.getLoc(), op.getKind(),
+                         windowOf(op.getWindowAttr()), op.getQuery(),
+                         op.getPos(), op.getPrior());
+      op.getLo().replaceAllUsesWith(lo);
+      op.getHi().replaceAllUsesWith(hi);
+      op.erase();
+    }
     for (MaskValueOp op : values) {
       OpBuilder b(op);
       MaskElement e{op.getKind(),   windowOf(op.getWindowAttr()),

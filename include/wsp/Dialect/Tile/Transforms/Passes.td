@@ -54,7 +54,11 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     for iteration i - buffers. A synchronization already implied (by
     another flag, or by program order on one pipe) is not repeated. Event
     ids are allocated per pipe pair (8) and per block (16 cross-core).
-    Existing flags are kept and taken into account. Flags placed early can
+    Existing flags are kept and taken into account. Every path out of a
+    function ends with `tile.barrier all` and, when the function uses both
+    cores, a cross-core handshake: a kernel runs once per work descriptor
+    on the same core, and one invocation must not overtake the previous.
+    Flags placed early can
     be made unnecessary by flags placed later; `prune` (default) then
     removes, one at a time, every inserted flag the final program does not
     need.
@@ -69,9 +73,10 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
   let summary = "Contract: every producer/consumer pair of a tile kernel is "
                 "ordered, and no flag is redundant";
   let description = [{
-    Checks, without changing IR, what `tile-insert-sync` establishes: each
-    conflicting pair of tile accesses on different pipes or cores is
-    ordered by flags (an error at the consumer naming the producer, the
+    Checks, without changing IR, what `tile-insert-sync` establishes, over
+    two consecutive invocations of each function (a kernel runs once per
+    work descriptor on the same core): each conflicting pair of tile
+    accesses on different pipes or cores is ordered by flags (an error at the consumer naming the producer, the
     pipes and the buffer otherwise), every `tile.wait_flag` has a matching
     `tile.set_flag` on every path and no set is left unwaited (errors), and
     no flag pair could be removed without breaking an order (a warning

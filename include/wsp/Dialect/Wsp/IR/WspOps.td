@@ -766,6 +766,35 @@ def Wsp_MaskValueOp : Wsp_Op<"mask_value", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Wsp_MaskRangeOp : Wsp_Op<"mask_range", [Pure]> {
+  let summary = "The KV positions one query attends, as one range (block KV)";
+  let description = [{
+    The columns `[lo, hi)` a query attends in gen_mask_tkg's block-cache
+    layout, where the active (new) tokens follow the `prior` cached ones:
+    the query's causal active columns (`hi = prior + query + 1`) and the
+    prior slots the mask lets through, standard (all: `lo = 0`) or a
+    sliding window of W (`lo = min(max(0, pos - W + 1), prior)`, the window
+    not restricting the active columns, as `wsp.mask_value`). With a
+    block cache that set is one range, which a tile kernel applies to a
+    whole tile at once. A flat (circular) cache's window wraps and is not
+    a range: use `wsp.mask_value`.
+
+    ```mlir
+    %lo, %hi = wsp.mask_range sliding window(2048) query(%s) pos(%p)
+                 prior(%prior) : index, index
+    ```
+  }];
+  let arguments = (ins Wsp_MaskKind:$kind, OptionalAttr<I64Attr>:$window,
+                       Index:$query, Index:$pos, Index:$prior);
+  let results = (outs Index:$lo, Index:$hi);
+  let assemblyFormat = [{
+    $kind (`window` `(` $window^ `)`)? `query` `(` $query `)`
+    `pos` `(` $pos `)` `prior` `(` $prior `)` attr-dict `:` type($lo) `,`
+    type($hi)
+  }];
+  let hasVerifier = 1;
+}
+
 def Wsp_GenMaskOp : Wsp_Op<"gen_mask", [AttrSizedOperandSegments]> {
   let summary = "Write the uint8 decode attention mask (gen_mask_tkg)";
   let description = [{

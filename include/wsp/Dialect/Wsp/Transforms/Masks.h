@@ -28,6 +28,18 @@ struct MaskElement {
 /// The element as i1, branch-free (gen_mask_tkg §3).
 Value buildMaskValue(OpBuilder &b, Location loc, const MaskElement &e);
 
+/// The first slot a sliding window of `window` admits for a query at `pos`:
+/// pos - window + 1, taken mod `cache` for a flat (circular) cache and
+/// clamped at 0 for a block cache.
+Value buildWindowStart(OpBuilder &b, Location loc, int64_t window,
+                       KvLayout layout, Value pos, Value cache);
+
+/// The range [lo, hi) of columns a query attends with a block cache (see
+/// wsp.mask_range).
+std::pair<Value, Value> buildMaskRange(OpBuilder &b, Location loc,
+                                       MaskKind kind, int64_t window,
+                                       Value query, Value pos, Value prior);
+
 /// Where a core's tile sits (LNC2): its first batch, the slot of its first
 /// prior column (the iota offset), and its number of prior columns.
 struct MaskShardLayout {

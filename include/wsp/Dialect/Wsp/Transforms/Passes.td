@@ -91,6 +91,8 @@ def WspLowerSpaces : Pass<"wsp-lower-spaces", "::mlir::ModuleOp"> {
 def WspLowerMasks : Pass<"wsp-lower-masks", "::mlir::ModuleOp"> {
   let summary = "Lower attention masks to branch-free arithmetic";
   let description = [{
+    `wsp.mask_range` becomes the range a query attends with a block cache
+    (causal active columns, the window's first slot clamped at 0).
     `wsp.mask_value` becomes branch-free index arithmetic (gen_mask_tkg §3:
     `normal = ge * lt`, `wrap = max(ge, lt)`, `final = normal + is_wrap *
     (wrap - normal)`; prior vs active columns by a select), inline where the
