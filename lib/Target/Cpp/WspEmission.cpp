@@ -583,9 +583,18 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os.indent();
   os << "const ::pto::runtime::WorkDescriptor d = args.descs[i];\n";
   os << "switch (d.tier) {\n";
-  for (auto [i, id] : llvm::enumerate(op.getTierIds()))
-    os << "case " << id << ":\n  wsp_gen::" << op.getKernel(i).getValue()
-       << "(d" << args << ");\n  break;\n";
+  // Tiers that share a specialization share its case.
+  SmallVector<StringRef> done;
+  for (auto [i, id] : llvm::enumerate(op.getTierIds())) {
+    StringRef kernel = op.getKernel(i).getValue();
+    if (llvm::is_contained(done, kernel))
+      continue;
+    done.push_back(kernel);
+    for (auto [j, other] : llvm::enumerate(op.getTierIds()))
+      if (op.getKernel(j).getValue() == kernel)
+        os << "case " << other << ":\n";
+    os << "  wsp_gen::" << kernel << "(d" << args << ");\n  break;\n";
+  }
   os << "default: // a tier planning proved unreachable\n  break;\n";
   os << "}\n";
   os.unindent();

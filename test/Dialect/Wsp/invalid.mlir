@@ -576,11 +576,32 @@ wsp.kernel_table @t tiers(@T) {0: @gone}
 // -----
 
 wsp.tier_config @T [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
-wsp.kernel @k0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>) {
+wsp.kernel @k0 tiers(@T) tier(0) constants {TILE = array<i64: 64, 128>}
+    (%d: !wsp.descriptor<attention>) {
   wsp.return
 }
-// expected-error @+1 {{'wsp.kernel_table' op entry for tier 1: @k0 is not specialized for tier 1 of @T}}
+// expected-error @+1 {{'wsp.kernel_table' op entry for tier 1: @k0 is specialized for tier 0, whose constants differ from tier 1's}}
 wsp.kernel_table @t tiers(@T) {1: @k0}
+
+// -----
+
+// A kernel made for another tier serves this one when their constants agree.
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
+wsp.kernel @k0 tiers(@T) tier(0) constants {TILE = array<i64: 64, 64>}
+    (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+wsp.kernel_table @shared tiers(@T) {0: @k0, 1: @k0}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
+wsp.tier_config @U [#wsp.tier<0, [1, 10]>, #wsp.tier<1, [11, 20]>]
+wsp.kernel @k0 tiers(@U) tier(0) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// expected-error @+1 {{'wsp.kernel_table' op entry for tier 0: @k0 is not specialized for a tier of @T}}
+wsp.kernel_table @t tiers(@T) {0: @k0}
 
 // -----
 

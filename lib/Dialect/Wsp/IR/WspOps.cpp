@@ -865,12 +865,29 @@ LogicalResult KernelTableOp::verifySymbolUses(SymbolTableCollection &tables) {
       return emitOpError() << "entry for tier " << id << ": '"
                            << getKernel(i).getValue()
                            << "' does not reference a wsp.kernel";
-    if (!kernel.isSpecialized() || kernel.getTierAttr().getInt() != id ||
-        kernel.getTiersAttr() != getTiersAttr())
+    if (!kernel.isSpecialized() || kernel.getTiersAttr() != getTiersAttr())
       return emitOpError() << "entry for tier " << id << ": @"
                            << kernel.getSymName()
-                           << " is not specialized for tier " << id << " of "
+                           << " is not specialized for a tier of "
                            << getTiersAttr();
+    // A specialization serves another tier when that tier has the same
+    // constants (tier specialization folds such tiers into one kernel).
+    int64_t made = kernel.getTierAttr().getInt();
+    if (made != id) {
+      std::optional<unsigned> a = config->getTierIndex(made),
+                              b = config->getTierIndex(id);
+      bool same = a && b;
+      for (NamedAttribute c : kernel.getConstants())
+        if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
+            !values || !a || !b || values.asArrayRef()[*a] !=
+                                       values.asArrayRef()[*b])
+          same = false;
+      if (!same)
+        return emitOpError() << "entry for tier " << id << ": @"
+                             << kernel.getSymName() << " is specialized for tier "
+                             << made << ", whose constants differ from tier "
+                             << id << "'s";
+    }
     if (!signature)
       signature = kernel.getFunctionType();
     else if (signature != kernel.getFunctionType())

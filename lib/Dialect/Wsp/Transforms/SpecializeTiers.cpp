@@ -136,6 +136,55 @@ void SpecializeTiersPass::runOnOperation() {
     dispatch.setKernelAttr(FlatSymbolRefAttr::get(table.getSymNameAttr()));
   }
 
+  // Tiers whose specializations came out the same (equal tile sizes, say)
+  // share one kernel: the tables route them all to the first. The same
+  // means the same tier constants (what the table's verifier checks) and
+  // the same body once they and the tier id are folded.
+  std::map<std::pair<std::string, std::string>, KernelOp> byBody;
+  llvm::DenseMap<StringAttr, StringAttr> sameAs;
+  for (auto &[key, clone] : clones) { // (kernel, tier) order: deterministic
+    std::string body;
+    llvm::raw_string_ostream os(body);
+    auto config = symbols.lookup<TierConfigOp>(clone.getTiers());
+    std::optional<unsigned> index =
+        config ? config.getTierIndex(clone.getTierAttr().getInt())
+               : std::nullopt;
+    if (!index)
+      continue;
+    for (NamedAttribute c : clone.getConstants())
+      if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue()))
+        os << c.getName().getValue() << "="
+           << values.asArrayRef()[*index] << ";";
+    OpPrintingFlags flags;
+    flags.printGenericOpForm().useLocalScope();
+    for (Operation &op : clone.getBody().front())
+      op.print(os, flags);
+    auto [first, inserted] = byBody.try_emplace({key.first, body}, clone);
+    if (!inserted)
+      sameAs[clone.getSymNameAttr()] = first->second.getSymNameAttr();
+  }
+  for (auto &[key, table] : made) {
+    SmallVector<Attribute> entries;
+    for (Attribute entry : table.getKernels()) {
+      auto ref = cast<FlatSymbolRefAttr>(entry);
+      auto it = sameAs.find(ref.getAttr());
+      entries.push_back(it == sameAs.end()
+                            ? entry
+                            : FlatSymbolRefAttr::get(it->second));
+    }
+    table.setKernelsAttr(ArrayAttr::get(module.getContext(), entries));
+  }
+  for (auto &[key, clone] : clones)
+    if (sameAs.count(clone.getSymNameAttr())) {
+      if (report)
+        clone.emitRemark() << "tier " << clone.getTierAttr().getInt()
+                           << " folded into @"
+                           << sameAs[clone.getSymNameAttr()].getValue()
+                           << ": the same kernel";
+      symbols.erase(clone);
+      ++numFolded;
+    }
+
   // Generic kernels nobody dispatches any more are gone. One walk collects
   // every symbol use (asking per kernel would walk the module per kernel).
   llvm::StringSet<> used;

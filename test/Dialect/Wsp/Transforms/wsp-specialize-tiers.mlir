@@ -43,7 +43,10 @@ func.func @all(%b: memref<?x!wsp.descriptor<attention>>, %n: index,
 // another shares its table.
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
                     #wsp.tier<2, [4097, 16384]>]
-wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %id = wsp.tier_id : index
+  memref.store %id, %o[%c0] : memref<?xindex>
   wsp.return
 }
 // CHECK-LABEL: wsp.kernel @k_tier2 tiers(@T) tier(2)
@@ -53,20 +56,21 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: wsp.kernel_table @k_table tiers(@T) {0: @k_tier0, 1: @k_tier1}
 // CHECK-NOT: wsp.kernel_table
 // CHECK-LABEL: func.func @pruned
-// CHECK: wsp.dispatch @k_table() {{.*}} on vector(48)
+// CHECK: wsp.dispatch @k_table({{.*}} on vector(48)
 // CHECK: wsp.mpmd {
-// CHECK-NEXT: wsp.dispatch @k_table() {{.*}} on vector(24)
-// CHECK-NEXT: wsp.dispatch @k_table_0() {{.*}} on vector(24)
-// CHECK-NEXT: wsp.dispatch @k_table() {{.*}} on cube(24)
-func.func @pruned(%b: memref<?x!wsp.descriptor<attention>>, %n: index) {
-  wsp.dispatch @k() descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+// CHECK-NEXT: wsp.dispatch @k_table({{.*}} on vector(24)
+// CHECK-NEXT: wsp.dispatch @k_table_0({{.*}} on vector(24)
+// CHECK-NEXT: wsp.dispatch @k_table({{.*}} on cube(24)
+func.func @pruned(%b: memref<?x!wsp.descriptor<attention>>, %n: index,
+                   %o: memref<?xindex>) {
+  wsp.dispatch @k(%o : memref<?xindex>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
       on vector(48) {reachable_tiers = array<i64: 0, 1>}
   wsp.mpmd {
-    wsp.dispatch @k() descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+    wsp.dispatch @k(%o : memref<?xindex>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
         on vector(24) {reachable_tiers = array<i64: 0, 1>}
-    wsp.dispatch @k() descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+    wsp.dispatch @k(%o : memref<?xindex>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
         on vector(24) {reachable_tiers = array<i64: 2>}
-    wsp.dispatch @k() descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
+    wsp.dispatch @k(%o : memref<?xindex>) descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>)
         on cube(24) {reachable_tiers = array<i64: 0, 1>}
   }
   return
@@ -104,7 +108,8 @@ func.func @idempotent(%b: memref<?x!wsp.descriptor<attention>>, %n: index) {
 
 // Tables that overlap share the clones of their common tiers.
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
-wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+wsp.kernel @k tiers(@T) constants {TILE = array<i64: 64, 128>}
+    (%d: !wsp.descriptor<attention>) {
   wsp.return
 }
 // CHECK-COUNT-2: wsp.kernel @k_tier
@@ -120,3 +125,42 @@ func.func @shared(%b: memref<?x!wsp.descriptor<attention>>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Folding: tiers 1 and 2 have the same TILE, so their specializations are
+// the same kernel; tier 0's differs. Tier constants that differ keep their
+// kernels apart even when the body does not read them (the table may route
+// a tier only to a kernel made with its constants).
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+wsp.kernel @fold tiers(@T) constants {TILE = array<i64: 64, 128, 128>}
+    (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %tile = wsp.tier_constant "TILE" : index
+  memref.store %tile, %o[%c0] : memref<?xindex>
+  wsp.return
+}
+wsp.kernel @unread tiers(@T) constants {TILE = array<i64: 64, 128, 128>,
+                                        DEPTH = array<i64: 1, 1, 2>}
+    (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// CHECK-LABEL: wsp.kernel @fold_tier0
+// CHECK: arith.constant 64 : index
+// CHECK-LABEL: wsp.kernel @fold_tier1
+// CHECK: arith.constant 128 : index
+// CHECK-NOT: wsp.kernel @fold_tier2
+// CHECK: wsp.kernel_table @fold_table tiers(@T) {0: @fold_tier0, 1: @fold_tier1, 2: @fold_tier1}
+// CHECK-COUNT-3: wsp.kernel @unread_tier
+// CHECK: wsp.kernel_table @unread_table tiers(@T) {0: @unread_tier0, 1: @unread_tier1, 2: @unread_tier2}
+func.func @folded(%b: memref<?x!wsp.descriptor<attention>>, %n: index,
+                  %o: memref<?xindex>) {
+  wsp.dispatch @fold(%o : memref<?xindex>)
+      descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48)
+  wsp.dispatch @unread()
+      descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48)
+  return
+}
+// REPORT: remark: tier 2 folded into @fold_tier1: the same kernel
+// REPORT-NOT: folded

@@ -114,9 +114,12 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
     every tier when nothing is known), marks each clone `tier(N)`,
     substitutes the tier id and tier constants, folds, and points the
     dispatch at a new `wsp.kernel_table` of the clones (spec §7.2-7.3).
-    Unreachable tiers are pruned. Each core group of a `wsp.mpmd` gets the
-    specializations its own descriptors need; identical sets share a table.
-    Generic kernels left without users are erased.
+    Unreachable tiers are pruned. Tiers whose specializations come out the
+    same (tile sizes and every other tier constant equal, and nothing else
+    tier-dependent) share the first one: one kernel, several table entries.
+    Each core group of a `wsp.mpmd` gets the specializations its own
+    descriptors need; identical sets share a table. Generic kernels left
+    without users are erased.
   }];
   let options = [
     Option<"report", "report", "bool", "false",
@@ -126,6 +129,8 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numSpecialized", "tiers-specialized",
               "Kernel specializations created">,
+    Statistic<"numFolded", "tiers-folded",
+              "Specializations folded into an identical one">,
     Statistic<"numPruned", "tiers-pruned",
               "Tier specializations pruned as unreachable">,
   ];
