@@ -21,11 +21,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
@@ -40,6 +42,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <pto/runtime/hardware.hpp>
 
 #include <string>
 #include <vector>
@@ -157,10 +163,81 @@ int main(int argc, char **argv) {
       {"aicore/" + stem + "_aicore.cpp", &wsp::emitAicore, ""},
       {"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""},
   };
-  for (File &f : files) {
+  for (auto it = files.begin(); it != files.end();) {
+    File &f = *it;
     llvm::raw_string_ostream os(f.text);
-    if (failed(f.emit(*module, os)))
-      return fail("cannot emit " + f.path);
+    if (f.emit != &wsp::emitAicore) {
+      if (failed(f.emit(*module, os)))
+        return fail("cannot emit " + f.path);
+      ++it;
+      continue;
+    }
+    // The AICore form exists for tile kernels only; a program with scalar
+    // kernels still has its CPU simulation.
+    std::string why;
+    LogicalResult emitted = success();
+    {
+      ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
+        llvm::raw_string_ostream w(why);
+        if (auto at = dyn_cast<FileLineColLoc>(d.getLocation()))
+          w << at.getFilename().getValue() << ":" << at.getLine() << ":"
+            << at.getColumn() << ": ";
+        w << d;
+        return success();
+      });
+      emitted = f.emit(*module, os);
+    }
+    if (succeeded(emitted)) {
+      ++it;
+      continue;
+    }
+    llvm::errs() << "wspc: warning: no AICore form, " << f.path
+                 << " not written: " << why << "\n";
+    it = files.erase(it);
+  }
+
+  // What each tier's kernel takes on chip: one line per kernel, with the
+  // tiers it serves (several when tier specialization folded them).
+  llvm::MapVector<wsp::KernelOp, SmallVector<int64_t>> served;
+  module->walk([&](wsp::KernelTableOp table) {
+    for (auto [i, id] : llvm::enumerate(table.getTierIds()))
+      if (auto kernel = SymbolTable::lookupNearestSymbolFrom<wsp::KernelOp>(
+              table, table.getKernel(i));
+          kernel && !llvm::is_contained(served[kernel], id))
+        served[kernel].push_back(id);
+  });
+  for (auto &[kernel, ids] : served) {
+    llvm::sort(ids);
+    llvm::outs() << "wspc: @" << kernel.getSymName() << " (tier"
+                 << (ids.size() > 1 ? "s " : " ")
+                 << llvm::join(llvm::map_range(ids,
+                                               [](int64_t id) {
+                                                 return std::to_string(id);
+                                               }),
+                               ", ")
+                 << ")";
+    auto config = SymbolTable::lookupNearestSymbolFrom<wsp::TierConfigOp>(
+        kernel, kernel.getTiersAttr());
+    std::optional<unsigned> index =
+        config ? config.getTierIndex(kernel.getTierAttr().getInt())
+               : std::nullopt;
+    for (NamedAttribute c : kernel.getConstants())
+      if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
+          values && index)
+        llvm::outs() << " " << c.getName().getValue() << "="
+                     << values.asArrayRef()[*index];
+    std::array<int64_t, ::pto::runtime::kNumBuffers> bytes =
+        wsp::tile::getPlannedBufferBytes(kernel);
+    const char *sep = ": on chip ";
+    for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b) {
+      if (!bytes[b])
+        continue;
+      auto buffer = static_cast<::pto::runtime::Buffer>(b);
+      llvm::outs() << sep << ::pto::runtime::buffer_name(buffer) << " "
+                   << bytes[b] << "/" << ::pto::runtime::buffer_bytes(buffer);
+      sep = ", ";
+    }
+    llvm::outs() << "\n";
   }
 
   // The self-check that --run builds.

@@ -17,6 +17,20 @@ using namespace mlir;
 using namespace mlir::wsp::tile;
 using ::pto::runtime::Buffer;
 
+std::array<int64_t, ::pto::runtime::kNumBuffers>
+mlir::wsp::tile::getPlannedBufferBytes(FunctionOpInterface fn) {
+  std::array<int64_t, ::pto::runtime::kNumBuffers> end{};
+  fn->walk([&](AllocOp op) {
+    TileType t = op.getType();
+    if (!op.getOffsetAttr() || !t.hasStaticShape())
+      return;
+    int b = static_cast<int>(getBuffer(t.getLoc()));
+    end[b] = std::max(end[b], op.getOffsetAttr().getInt() +
+                                  op.getNumBuffers() * t.getSizeInBytes());
+  });
+  return end;
+}
+
 namespace {
 
 int64_t alignUp(int64_t n) {
@@ -79,10 +93,12 @@ struct PlanMemoryPass
     if (report) {
       InFlightDiagnostic d = fn->emitRemark() << "tiles use";
       const char *sep = " ";
+      std::array<int64_t, ::pto::runtime::kNumBuffers> used =
+          getPlannedBufferBytes(fn);
       for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b) {
-        if (!end[b])
+        if (!used[b])
           continue;
-        d << sep << end[b] << " of "
+        d << sep << used[b] << " of "
           << ::pto::runtime::buffer_bytes(static_cast<Buffer>(b)) << " bytes of "
           << ::pto::runtime::buffer_name(static_cast<Buffer>(b));
         sep = ", ";

@@ -3,7 +3,12 @@
 #ifndef WSP_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define WSP_DIALECT_TILE_TRANSFORMS_PASSES_H
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Pass/Pass.h"
+
+#include <pto/runtime/hardware.hpp>
+
+#include <array>
 
 namespace mlir {
 namespace wsp {
@@ -14,6 +19,12 @@ namespace tile {
 
 #define GEN_PASS_REGISTRATION
 #include "wsp/Dialect/Tile/Transforms/Passes.h.inc"
+
+/// The bytes a function's placed tiles take in each on-chip buffer (the end
+/// of the last tile placed in it; buffers indexed by pto::runtime::Buffer).
+/// Tiles not yet placed count nothing.
+std::array<int64_t, ::pto::runtime::kNumBuffers>
+getPlannedBufferBytes(FunctionOpInterface fn);
 
 } // namespace tile
 } // namespace wsp
