@@ -31,8 +31,8 @@ func.func @two(%a: i32) -> (i32, i32) {
 
 // -----
 
-// expected-error @+1 {{'func.func' op has type 'f16', which the C++ emitter cannot print}}
-func.func @f16(%a: f16) -> f16 {
-  %b = arith.addf %a, %a : f16
-  return %b : f16
+// expected-error @+1 {{'func.func' op has type 'i4', which the C++ emitter cannot print}}
+func.func @i4(%a: i4) -> i4 {
+  %b = arith.addi %a, %a : i4
+  return %b : i4
 }

@@ -5,7 +5,7 @@
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true})" > %t.spelled.mlir
 // RUN: diff %t.named.mlir %t.spelled.mlir
 // RUN: FileCheck %s < %t.named.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(canonicalize,wsp-lower-spaces,wsp-lower-masks,wsp-plan,canonicalize,wsp-check-planned,wsp-specialize-tiers,canonicalize,cse,wsp-check-specialized,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(canonicalize,wsp-lower-spaces,wsp-lower-masks,wsp-plan,canonicalize,wsp-check-planned,wsp-specialize-tiers,canonicalize,cse,wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline="target=ascend" | FileCheck %s --check-prefix=ASCEND
 // RUN: wsp-opt %wsp_src_root/examples/ir/moe.mlir --wsp-pipeline | FileCheck %s --check-prefix=MOE
 // Contracts fail loudly: a stage that skips its work is caught.
@@ -19,12 +19,18 @@
 // CHECK: scf.while
 // CHECK: wsp.make_descriptor
 // CHECK: wsp.dispatch @decode_attention_table(
-// CHECK-SAME: on vector(48) row_affine {reachable_tiers = array<i64: 0, 1, 2, 3>}
+// CHECK-SAME: on mix(24) row_affine {reachable_tiers = array<i64: 0, 1, 2, 3>}
+// Tier 0 loads K^T tiles of TILE_K = 64 positions, the others of 128; the
+// tiles have their on-chip offsets and the pipes their flags.
 // CHECK: wsp.kernel @decode_attention_tier0 tiers(@DecodeAttentionTiers) tier(0)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c256
-// CHECK: wsp.kernel @decode_attention_tier3 tiers(@DecodeAttentionTiers) tier(3)
-// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2048
-// CHECK: wsp.kernel_table @decode_attention_table tiers(@DecodeAttentionTiers) {0: @decode_attention_tier0, 1: @decode_attention_tier1, 2: @decode_attention_tier2, 3: @decode_attention_tier3}
+// CHECK: tile.alloc valid({{.*}}) at {{[0-9]+}} : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+// CHECK: tile.set_flag mte3 -> mte2 event(0)
+// CHECK: tile.alloc valid({{.*}}) at {{[0-9]+}} : !tile.tile<mat, 128x64xbf16, valid = ?x?, zn>
+// CHECK: wsp.kernel @decode_attention_tier1 tiers(@DecodeAttentionTiers) tier(1)
+// CHECK: tile.alloc valid({{.*}}) at {{[0-9]+}} : !tile.tile<mat, 128x128xbf16, valid = ?x?, zn>
+// Tiers 2 and 3 have tier 1's constants: one kernel serves the three.
+// CHECK-NOT: wsp.kernel @decode_attention_tier
+// CHECK: wsp.kernel_table @decode_attention_table tiers(@DecodeAttentionTiers) {0: @decode_attention_tier0, 1: @decode_attention_tier1, 2: @decode_attention_tier1, 3: @decode_attention_tier1}
 // CHECK-NOT: wsp.tier_id
 // CHECK-NOT: wsp.tier_constant
 
