@@ -116,6 +116,30 @@ TEST(TileSimTest, PagedLoadsCrossPages) {
   EXPECT_DEATH(load_paged(past, p, 2), "beyond the page table");
 }
 
+TEST(TileSimTest, TrafficCountsGlobalMemoryBytes) {
+  KernelScope scope;
+  traffic().reset();
+  const int pages = 3, ps = 4, cols = 32;
+  auto data = random_floats(pages * ps * cols, 4);
+  std::vector<int32_t> table = {2, 0, 1};
+  Pages<float> p{data.data(), ps * cols, cols, ps, table.data(), 3};
+  Tile<Loc::Vec, float, 16, 32> rows(10, 32); // positions 1..10: three pages
+  assign(rows, 0);
+  load_paged(rows, p, 1);
+  Tile<Loc::Vec, float, 16, 32> plain(5, 7);
+  assign(plain, 4096);
+  load(plain, data.data(), cols);
+  std::vector<bf16> out(16 * 32);
+  set_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  wait_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  store(out.data(), 32, plain); // converted: counted in bf16 bytes
+  EXPECT_EQ(traffic().paged, 10u * 32 * sizeof(float));
+  EXPECT_EQ(traffic().loaded, (10u * 32 + 5 * 7) * sizeof(float));
+  EXPECT_EQ(traffic().stored, 5u * 7 * sizeof(bf16));
+  traffic().reset();
+  EXPECT_EQ(traffic().loaded, 0u);
+}
+
 TEST(TileSimTest, AccStoreConvertsToBf16) {
   KernelScope scope;
   Tile<Loc::Acc, float, 16, 16> acc;

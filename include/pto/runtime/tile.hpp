@@ -22,6 +22,7 @@
 #include "pto/runtime/hardware.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -624,7 +625,28 @@ inline void sync_wait(Unit u, int event) {
 // Global memory <-> tiles
 //===----------------------------------------------------------------------===//
 
+/// Bytes moved between global memory and the on-chip buffers by all
+/// simulated cores since the last reset: what benchmarks report as the
+/// traffic of a step (paged: the part gathered through page tables).
+struct Traffic {
+  std::atomic<uint64_t> loaded{0}, paged{0}, stored{0};
+  void reset() {
+    loaded = 0;
+    paged = 0;
+    stored = 0;
+  }
+};
+inline Traffic &traffic() {
+  static Traffic t;
+  return t;
+}
+
 namespace detail {
+inline void count(std::atomic<uint64_t> &counter, int64_t rows, int64_t cols,
+                  size_t elem) {
+  counter.fetch_add(static_cast<uint64_t>(rows * cols) * elem,
+                    std::memory_order_relaxed);
+}
 template <typename TileT> void check_valid(const TileT &t, const char *op) {
   if (t.rows < 0 || t.rows > TileT::Rows || t.cols < 0 || t.cols > TileT::Cols)
     fail("%s: a %dx%d tile with a valid extent of %dx%d", op, TileT::Rows,
@@ -637,6 +659,7 @@ template <typename TileT>
 void load(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
   using T = typename TileT::DType;
   detail::check_valid(dst, "TLOAD");
+  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
   detail::checker().instr(
       "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
       {detail::on_chip(dst, true),
@@ -658,6 +681,7 @@ template <typename TileT>
 void load_t(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
   using T = typename TileT::DType;
   detail::check_valid(dst, "TLOAD");
+  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
   detail::checker().instr(
       "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
       {detail::on_chip(dst, true),
@@ -714,6 +738,8 @@ void load_paged(TileT &dst, const Pages<typename TileT::DType> &pages,
                 int64_t pos) {
   using T = typename TileT::DType;
   detail::check_valid(dst, "TLOAD");
+  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
+  detail::count(traffic().paged, dst.rows, dst.cols, sizeof(T));
   detail::Checker &c = detail::checker();
   c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
           {detail::on_chip(dst, true)});
@@ -739,6 +765,8 @@ void load_paged_t(TileT &dst, const Pages<typename TileT::DType> &pages,
                   int64_t pos) {
   using T = typename TileT::DType;
   detail::check_valid(dst, "TLOAD");
+  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
+  detail::count(traffic().paged, dst.rows, dst.cols, sizeof(T));
   detail::Checker &c = detail::checker();
   c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
           {detail::on_chip(dst, true)});
@@ -763,6 +791,7 @@ template <typename G, typename TileT>
 void store(G *gm, int64_t stride, const TileT &src) {
   using T = typename TileT::DType;
   detail::check_valid(src, "TSTORE");
+  detail::count(traffic().stored, src.rows, src.cols, sizeof(G));
   const bool acc = TileT::loc == Loc::Acc;
   detail::checker().instr(
       "TSTORE", unit_of(TileT::loc), acc ? Pipe::FIX : Pipe::MTE3,
@@ -786,6 +815,7 @@ template <typename G, typename TileT>
 void store_t(G *gm, int64_t stride, const TileT &src) {
   using T = typename TileT::DType;
   detail::check_valid(src, "TSTORE");
+  detail::count(traffic().stored, src.rows, src.cols, sizeof(G));
   detail::checker().instr(
       "TSTORE", unit_of(TileT::loc),
       TileT::loc == Loc::Acc ? Pipe::FIX : Pipe::MTE3,
