@@ -4,7 +4,7 @@
 // chunks, no tiers, no online softmax). The CPU-sim source is force-included
 // (-include); with WSP_DEVICE_FORM the device form's AICPU entry is called.
 //
-// Tolerance: |out - ref| <= 4e-3. Values of v are in [-1, 1], so outputs are
+// Tolerance (kTolerance): |out - ref| <= 4e-3. Values of v are in [-1, 1], so outputs are
 // in [-1, 1], where half a bf16 ulp is at most 2^-9 = 1.95e-3. The tile
 // kernels round the softmax weights p to bf16 for the cube's P V (relative
 // error <= 2^-9 per weight, so at most 2^-9 max|v| = 1.95e-3 in a weighted
@@ -12,6 +12,12 @@
 // (fp32 sums in another order than the reference) is below 1e-5.
 // q is drawn from [-8, 8] so that attention is peaked, not near-uniform
 // (near-uniform attention over long sequences hides scale errors).
+//
+// Two forms of one program compare their outputs through files: with
+// WSP_DUMP_DIR set, each case's output is written there (as float); with
+// WSP_COMPARE_DIR set, it is compared with the file there, within the same
+// tolerance (scripts/check-pto-isa.sh: the AICore form over pto-isa against
+// the CPU-sim form).
 #include <pto/runtime/runtime.hpp>
 
 // Blocks (cube core + vector cores) the tile kernels run on: each has its
@@ -26,10 +32,13 @@ extern "C" int decode_step(void *args);
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -65,6 +74,53 @@ static float from_bf16_bits(uint16_t b) {
 #else
   return rt::bf16_to_f32(rt::bf16{b});
 #endif
+}
+
+constexpr double kTolerance = 4e-3;
+
+/// The case's output file in `dir`: its name with every character that is
+/// not a letter or a digit replaced.
+static std::string output_file(const char *dir, const char *name) {
+  std::string file = std::string(dir) + "/";
+  for (const char *c = name; *c; ++c)
+    file += std::isalnum(static_cast<unsigned char>(*c)) ? *c : '_';
+  return file + ".f32";
+}
+
+/// Writes `out` to WSP_DUMP_DIR and compares it with WSP_COMPARE_DIR's copy
+/// (false when it differs by more than the tolerance or is missing).
+static bool dump_and_compare(const char *name, const std::vector<float> &out) {
+  if (const char *dir = std::getenv("WSP_DUMP_DIR")) {
+    FILE *f = std::fopen(output_file(dir, name).c_str(), "wb");
+    if (!f || std::fwrite(out.data(), sizeof(float), out.size(), f) != out.size()) {
+      std::printf("    cannot write %s\n", output_file(dir, name).c_str());
+      if (f)
+        std::fclose(f);
+      return false;
+    }
+    std::fclose(f);
+  }
+  const char *dir = std::getenv("WSP_COMPARE_DIR");
+  if (!dir)
+    return true;
+  std::vector<float> other(out.size());
+  FILE *f = std::fopen(output_file(dir, name).c_str(), "rb");
+  const bool read = f && std::fread(other.data(), sizeof(float), other.size(),
+                                    f) == other.size() &&
+                    std::fgetc(f) == EOF;
+  if (f)
+    std::fclose(f);
+  if (!read) {
+    std::printf("    vs %s: no output of the same size\n", dir);
+    return false;
+  }
+  double diff = 0;
+  for (size_t i = 0; i < out.size(); ++i)
+    diff = std::max(diff, static_cast<double>(std::abs(out[i] - other[i])));
+  const bool same = diff <= kTolerance;
+  std::printf("    vs the other form: %s (max |diff| %.2e)\n",
+              same ? "same" : "DIFFERENT", diff);
+  return same;
 }
 
 struct Case {
@@ -318,7 +374,10 @@ static bool run(const Case &c, std::mt19937 &rng) {
   for (const rt::sim::CoreStats &core : report.cores)
     for (int t = 0; t < 4; ++t)
       per_tier[t] += core.per_tier[t];
-  const bool ok = max_err <= 4e-3;
+  std::vector<float> out_f(out.size());
+  for (size_t i = 0; i < out.size(); ++i)
+    out_f[i] = from_bf16_bits(out[i]);
+  const bool ok = max_err <= kTolerance;
   std::printf("%s: %s (max |err| %.2e, units per tier %llu/%llu/%llu/%llu, "
               "KV balance %.2f)\n",
               c.name, ok ? "ok" : "MISMATCH", max_err,
@@ -373,7 +432,7 @@ static bool run(const Case &c, std::mt19937 &rng) {
   for (const rt::sim::CoreStats &core : report.cores)
     std::printf(" %llu", (unsigned long long)core.cost);
   std::printf("\n");
-  return ok;
+  return dump_and_compare(c.name, out_f) && ok;
 }
 
 int main() {
