@@ -18,6 +18,24 @@ func.func private @f(!tile.tile<vec, 16x128xf64>)
 
 // -----
 
+// A tile larger than its buffer could never be placed; its byte size
+// must not overflow either.
+// expected-error @+1 {{a vec tile of 256x256xf32 is larger than UB (196608 bytes)}}
+func.func private @f(!tile.tile<vec, 256x256xf32>)
+
+// -----
+
+// expected-error @+1 {{a vec tile of 4294967296x4294967296xi8 is larger than UB (196608 bytes)}}
+func.func private @f(!tile.tile<vec, 4294967296x4294967296xi8>)
+
+// -----
+
+// One static extent alone can be too large.
+// expected-error @+1 {{a right tile of 65536x?xbf16 is larger than L0B (65536 bytes)}}
+func.func private @f(!tile.tile<right, 65536x?xbf16>)
+
+// -----
+
 // expected-error @+1 {{tile rows must be positive, got 0}}
 func.func private @f(!tile.tile<vec, 0x128xf32>)
 

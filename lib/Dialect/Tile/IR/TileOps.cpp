@@ -586,12 +586,12 @@ struct StaticAllocSizes : public OpRewritePattern<AllocOp> {
     }
     if (!changed)
       return failure();
-    TileType newType = t.withShape(shape, valid);
-    if (failed(TileType::verify(
-            [&] { return op.emitOpError(); }, newType.getLoc(),
-            newType.getShape(), newType.getElementType(),
-            newType.getValidShape(), newType.getLayout())))
+    // A tier constant that makes an invalid tile is the kernel's error.
+    if (failed(TileType::verify([&] { return op.emitOpError(); }, t.getLoc(),
+                                shape, t.getElementType(), valid,
+                                t.getLayout())))
       return failure();
+    TileType newType = t.withShape(shape, valid);
     rewriter.modifyOpInPlace(op, [&] {
       op.getDynamicShapeMutable().assign(keepShape);
       op.getDynamicValidMutable().assign(keepValid);

@@ -150,6 +150,27 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                                                   : std::to_string(shape[d]))
                          << "]";
   }
+  // A tile larger than its buffer can never be placed (and its byte size
+  // must not overflow).
+  const int64_t budget = ::pto::runtime::buffer_bytes(getBuffer(loc));
+  if (shape[0] != kDynamic || shape[1] != kDynamic) {
+    const int64_t rows = shape[0] == kDynamic ? 1 : shape[0],
+                  cols = shape[1] == kDynamic ? 1 : shape[1];
+    if (rows > budget / bytes || cols > budget / bytes ||
+        rows * cols > budget / bytes) {
+      std::string extent;
+      llvm::raw_string_ostream os(extent);
+      for (unsigned d = 0; d < 2; ++d)
+        os << (shape[d] == kDynamic ? std::string("?")
+                                    : std::to_string(shape[d]))
+           << "x";
+      os << elementType;
+      return emitError() << "a " << stringifyTileLoc(loc) << " tile of "
+                         << extent << " is larger than "
+                         << ::pto::runtime::buffer_name(getBuffer(loc)) << " ("
+                         << budget << " bytes)";
+    }
+  }
   // Which layouts a location allows (A2/A3).
   bool layoutOk = false;
   switch (loc) {

@@ -19,6 +19,18 @@ struct CheckPlannedPass
   void runOnOperation() override {
     bool ok = true;
     getOperation()->walk([&](Operation *op) {
+      // Tile arguments of a kernel are placed by their caller; their extent
+      // must be static all the same.
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            if (auto t = dyn_cast<TileType>(arg.getType());
+                t && !t.hasStaticShape()) {
+              op->emitOpError() << "has an argument of type " << t
+                                << " with a dynamic static extent after tier "
+                                   "specialization";
+              ok = false;
+            }
       for (Value v : op->getResults())
         if (auto t = dyn_cast<TileType>(v.getType()); t && !t.hasStaticShape()) {
           op->emitOpError() << "yields " << t

@@ -42,14 +42,36 @@ struct PlanMemoryPass
     : public mlir::wsp::tile::impl::TilePlanMemoryBase<PlanMemoryPass> {
   using TilePlanMemoryBase::TilePlanMemoryBase;
 
+  /// Reports that `op`'s tile does not fit: it takes `bytes` at `offset`,
+  /// and the kernel's tiles need `need` bytes of the buffer.
+  void overflow(FunctionOpInterface fn, AllocOp op, int64_t offset,
+                int64_t bytes, int64_t need) {
+    TileType t = op.getType();
+    Buffer buffer = getBuffer(t.getLoc());
+    InFlightDiagnostic d = op.emitOpError()
+                           << "does not fit: " << t << " x "
+                           << op.getNumBuffers() << " needs " << bytes
+                           << " bytes of " << ::pto::runtime::buffer_name(buffer)
+                           << " at offset " << offset << "; the kernel's "
+                           << ::pto::runtime::buffer_name(buffer)
+                           << " tiles need " << need
+                           << " bytes of the A2/A3 budget of "
+                           << ::pto::runtime::buffer_bytes(buffer);
+    if (auto kernel = fn->getAttrOfType<IntegerAttr>("tier"))
+      d << " (tier " << kernel.getInt() << ")";
+  }
+
   /// Plans one function; false on a diagnosed error.
   bool plan(FunctionOpInterface fn) {
     SmallVector<AllocOp> sites;
     fn->walk([&](AllocOp op) { sites.push_back(op); });
     if (sites.empty())
       return true;
+    // Tile types are no larger than their buffer (the type verifier) and
+    // buffers(N) is at most 8, so no sum below overflows.
     int64_t end[::pto::runtime::kNumBuffers] = {};
-    // Sites placed by hand first: the planner starts after them.
+    // Sites placed by hand first: each must fit where it was put, and the
+    // planner starts after them.
     for (AllocOp op : sites) {
       TileType t = op.getType();
       if (!t.hasStaticShape()) {
@@ -59,36 +81,41 @@ struct PlanMemoryPass
       }
       if (auto offset = op.getOffsetAttr()) {
         int b = static_cast<int>(getBuffer(t.getLoc()));
-        end[b] = std::max(end[b], offset.getInt() +
-                                      op.getNumBuffers() * t.getSizeInBytes());
+        int64_t bytes = op.getNumBuffers() * t.getSizeInBytes();
+        if (offset.getInt() + bytes >
+            ::pto::runtime::buffer_bytes(getBuffer(t.getLoc()))) {
+          overflow(fn, op, offset.getInt(), bytes, offset.getInt() + bytes);
+          return false;
+        }
+        end[b] = std::max(end[b], offset.getInt() + bytes);
       }
     }
+    // The others in program order. Every site is placed before the budget
+    // is checked, so that the error can say what the kernel needs in all.
     Builder builder(fn.getContext());
+    AllocOp first;
+    int64_t firstOffset = 0;
     for (AllocOp op : sites) {
+      if (op.getOffsetAttr())
+        continue;
       TileType t = op.getType();
       Buffer buffer = getBuffer(t.getLoc());
       int b = static_cast<int>(buffer);
       int64_t bytes = op.getNumBuffers() * t.getSizeInBytes();
-      int64_t offset = op.getOffsetAttr() ? op.getOffsetAttr().getInt()
-                                          : alignUp(end[b]);
-      if (!op.getOffsetAttr()) {
-        op.setOffsetAttr(builder.getI64IntegerAttr(offset));
-        end[b] = offset + bytes;
+      int64_t offset = alignUp(end[b]);
+      op.setOffsetAttr(builder.getI64IntegerAttr(offset));
+      end[b] = offset + bytes;
+      if (!first && end[b] > ::pto::runtime::buffer_bytes(buffer)) {
+        first = op;
+        firstOffset = offset;
       }
-      int64_t budget = ::pto::runtime::buffer_bytes(buffer);
-      if (offset + bytes > budget) {
-        InFlightDiagnostic d = op.emitOpError()
-                               << "does not fit: " << t << " x "
-                               << op.getNumBuffers() << " needs " << bytes
-                               << " bytes of " << ::pto::runtime::buffer_name(buffer)
-                               << " at offset " << offset << "; the kernel's "
-                               << ::pto::runtime::buffer_name(buffer)
-                               << " tiles need " << offset + bytes
-                               << " bytes of the A2/A3 budget of " << budget;
-        if (auto kernel = fn->getAttrOfType<IntegerAttr>("tier"))
-          d << " (tier " << kernel.getInt() << ")";
-        return false;
-      }
+    }
+    if (first) {
+      TileType t = first.getType();
+      overflow(fn, first, firstOffset,
+               first.getNumBuffers() * t.getSizeInBytes(),
+               end[static_cast<int>(getBuffer(t.getLoc()))]);
+      return false;
     }
     if (report) {
       InFlightDiagnostic d = fn->emitRemark() << "tiles use";
