@@ -1,7 +1,14 @@
 //===- Pipeline.cpp - the default wsp pipeline ----------------------------===//
+//
+// The pipeline spans the layers (wsp transforms, tile transforms, the C++
+// backend's contract), so it lives above them all.
+//
+//===----------------------------------------------------------------------===//
 
+#include "wsp/Pipelines/Pipelines.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
+#include "wsp/Target/Cpp/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"

@@ -9,6 +9,8 @@
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -187,6 +189,7 @@ PYBIND11_MODULE(_wsp, m) {
   registerTransformsPasses();
   wsp::registerWspPasses();
   wsp::tile::registerTilePasses();
+  wsp::registerWspCppPasses();
   wsp::registerWspPipelines();
 
   static py::exception<CompileError> compileError(m, "CompileError");

@@ -3,6 +3,8 @@
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Target/Cpp/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -15,6 +17,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::wsp::registerWspPasses();
   mlir::wsp::tile::registerTilePasses();
+  mlir::wsp::registerWspCppPasses();
   mlir::wsp::registerWspPipelines();
 
   mlir::DialectRegistry registry;

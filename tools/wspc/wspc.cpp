@@ -24,6 +24,8 @@
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -112,6 +114,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   wsp::registerWspPasses();
   wsp::tile::registerTilePasses();
+  wsp::registerWspCppPasses();
   wsp::registerWspPipelines();
   cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
   if (target != "cpusim" && target != "ascend")

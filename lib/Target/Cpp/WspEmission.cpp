@@ -12,10 +12,12 @@
 
 #include "wsp/Dialect/Tile/IR/TileOps.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -373,12 +375,25 @@ LogicalResult ModuleEmitter::emitTable(DescriptorTableOp op) {
 /// the core's buffers in tiles. A kernel that stores to global memory, or
 /// loads floating-point data, element by element is a scalar program; only
 /// integer metadata (lengths, page tables, ids) is read that way.
+/// The AICore form takes tile kernels. Element-wise loads of 32- and 64-bit
+/// integers (and of index) and of work descriptors are the scalars a kernel
+/// reads (lengths, ids, block-table entries, another unit's descriptor); a
+/// store, or a load of a float or a narrower integer (an int8 cache), moves
+/// data element by element.
+static bool movesDataByElement(Operation *op) {
+  if (isa<memref::StoreOp>(op))
+    return true;
+  auto load = dyn_cast<memref::LoadOp>(op);
+  if (!load)
+    return false;
+  Type t = load.getType();
+  return !(t.isIndex() || t.isInteger(32) || t.isInteger(64) ||
+           isa<DescriptorType>(t));
+}
+
 static LogicalResult checkTileKernel(KernelOp op) {
   WalkResult result = op.walk([&](Operation *inner) {
-    bool scalarData =
-        isa<memref::StoreOp>(inner) ||
-        (isa<memref::LoadOp>(inner) &&
-         isa<FloatType>(cast<memref::LoadOp>(inner).getType()));
+    bool scalarData = movesDataByElement(inner);
     if (!scalarData)
       return WalkResult::advance();
     inner->emitOpError()
@@ -779,6 +794,29 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
 }
 
 } // namespace
+
+bool mlir::wsp::isEmittable(Operation *op) {
+  Operation *parent = op->getParentOp();
+  if (!parent)
+    return isa<ModuleOp>(op);
+  // Module level: what ModuleEmitter lays out.
+  if (isa<ModuleOp>(parent))
+    return isa<TierConfigOp, KernelOp, KernelTableOp, func::FuncOp,
+               memref::GlobalOp, DescriptorTableOp>(op);
+  // Terminators their parent's pattern prints.
+  if (isa<scf::YieldOp, scf::ConditionOp>(op))
+    return isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);
+  // Everything else: an op with a pattern, registered once.
+  static Emitter registry(llvm::nulls(), Flavor::CpuSim);
+  static const bool populated = [] {
+    populateStdEmission(registry);
+    populateWspEmission(registry);
+    populateTileEmission(registry);
+    return true;
+  }();
+  (void)populated;
+  return registry.hasPattern(op);
+}
 
 static LogicalResult emitFlavor(ModuleOp module, raw_ostream &os,
                                 Flavor flavor) {

@@ -40,7 +40,7 @@ func.func @balanced(%l: memref<?xi32>, %i: index, %b: memref<?x!wsp.descriptor<a
 // -----
 
 func.func @space(%n: index) -> index {
-  // expected-error @+1 {{'wsp.space' op cannot be emitted as C++: the backend takes func, arith, math, scf, memref and planned wsp ops}}
+  // expected-error @+1 {{'wsp.space' op cannot be emitted as C++: no emitter prints it}}
   %s = wsp.space(%n) : !wsp.space<?>
   // expected-error @+1 {{'wsp.total_work' op cannot be emitted as C++}}
   %t = wsp.total_work %s : !wsp.space<?>
@@ -54,3 +54,68 @@ func.func @other(%x: f32) -> f32 {
   %c = "emitc.constant"() <{value = 1.0 : f32}> : () -> f32
   return %c : f32
 }
+
+// -----
+
+// A tile kernel as the pipeline leaves it (tile buffers placed at their
+// offsets, pipe flags inserted) passes: the emitters print the tile dialect.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @k_tier0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>, %x: memref<?x128xf32>, %y: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %row = wsp.param %d["kv_start"] : !wsp.descriptor<attention>
+  %a = tile.alloc at 0 : !tile.tile<vec, 16x128xf32>
+  %b = tile.alloc at 8192 : !tile.tile<vec, 16x128xf32>
+  tile.load %a, %x[%row, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  tile.set_flag mte2 -> v event(0)
+  tile.wait_flag mte2 -> v event(0)
+  tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  tile.set_flag v -> mte3 event(0)
+  tile.wait_flag v -> mte3 event(0)
+  tile.store %y[%row, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  tile.barrier all
+  wsp.return
+}
+wsp.kernel_table @k_table tiers(@T) {0: @k_tier0}
+func.func @step(%descs: memref<?x!wsp.descriptor<attention>>, %n: index, %x: memref<?x128xf32>, %y: memref<?x128xf32>) {
+  wsp.dispatch @k_table(%x, %y : memref<?x128xf32>, memref<?x128xf32>) descriptors(%descs[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48)
+  return
+}
+
+// -----
+
+// In a tile kernel that skipped wsp-lower-masks, the mask op, which no
+// emitter prints, is the one op named; the tile ops around it pass.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @k_tier0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>, %x: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %row = wsp.param %d["kv_start"] : !wsp.descriptor<attention>
+  %a = tile.alloc at 0 : !tile.tile<vec, 16x128xf32>
+  tile.load %a, %x[%row, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  // expected-error @+1 {{'wsp.mask_range' op cannot be emitted as C++}}
+  %lo, %hi = wsp.mask_range sliding window(8) query(%c0) pos(%row) prior(%row) : index, index
+  tile.store %x[%lo, %c0], %a : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  wsp.return
+}
+
+// -----
+
+// Ops of the accepted dialects that no emitter prints are rejected too:
+// the contract asks the emitters' pattern registry, not a dialect list.
+func.func @unprinted(%x: f32, %y: f32) -> f32 {
+  // expected-error @+1 {{'math.log' op cannot be emitted as C++: no emitter prints it}}
+  %l = math.log %x : f32
+  // expected-error @+1 {{'arith.cmpf' op cannot be emitted as C++}}
+  %c = arith.cmpf olt, %x, %y : f32
+  // expected-error @+1 {{'memref.alloc' op cannot be emitted as C++}}
+  %m = memref.alloc() : memref<4xf32>
+  // expected-error @+1 {{'func.call' op cannot be emitted as C++}}
+  %r = func.call @unprinted(%x, %l) : (f32, f32) -> f32
+  return %r : f32
+}
+
+// -----
+
+// At module level the emitters lay out functions, kernels, tables and
+// globals; anything else there is named as such.
+// expected-error @+1 {{'emitc.include' op cannot be emitted as C++: no emitter prints it at module level}}
+emitc.include "pto/pto-inst.hpp"

@@ -14,7 +14,6 @@
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPCHECKPLANNED
 #define GEN_PASS_DEF_WSPCHECKSPECIALIZED
-#define GEN_PASS_DEF_WSPCHECKEMITTABLE
 #define GEN_PASS_DEF_WSPSETTARGET
 #include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
 } // namespace mlir::wsp
@@ -65,35 +64,6 @@ struct CheckSpecializedPass
               << " instead of a wsp.kernel_table";
           failed_ = true;
         }
-      }
-    });
-    if (failed_)
-      signalPassFailure();
-  }
-};
-
-/// The ops the C++ emitter prints.
-static bool isEmittable(Operation *op) {
-  StringRef dialect = op->getName().getDialectNamespace();
-  if (dialect == "func" || dialect == "arith" || dialect == "math" ||
-      dialect == "scf" || dialect == "memref" || dialect == "tile")
-    return true;
-  if (isa<ModuleOp>(op))
-    return true;
-  return isa<TierConfigOp, KernelOp, ReturnOp, KernelTableOp, ParamOp, KvEndOp,
-             HasFlagOp, WorkIdOp, MakeDescriptorOp, DescriptorTableOp,
-             LoadDescriptorsOp, PlanBalancedOp, DispatchOp, MpmdOp>(op);
-}
-
-struct CheckEmittablePass
-    : public wsp::impl::WspCheckEmittableBase<CheckEmittablePass> {
-  void runOnOperation() override {
-    bool failed_ = false;
-    getOperation().walk([&](Operation *op) {
-      if (!isEmittable(op)) {
-        op->emitOpError("cannot be emitted as C++: the backend takes func, "
-                        "arith, math, scf, memref and planned wsp ops");
-        failed_ = true;
       }
     });
     if (failed_)

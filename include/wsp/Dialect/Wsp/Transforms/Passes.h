@@ -18,9 +18,6 @@ namespace wsp {
 #define GEN_PASS_REGISTRATION
 #include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
 
-/// Registers the named pipeline `wsp-pipeline` (see Pipeline.cpp).
-void registerWspPipelines();
-
 } // namespace wsp
 } // namespace mlir
 

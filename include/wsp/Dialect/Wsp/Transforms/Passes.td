@@ -165,13 +165,4 @@ def WspCheckSpecialized : Pass<"wsp-check-specialized", "::mlir::ModuleOp"> {
   }];
 }
 
-def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
-  let summary = "Contract: only ops the C++ emitter supports remain";
-  let description = [{
-    The backend prints `builtin`, `func`, `arith`, `math`, `scf` and
-    `memref` ops and the planned wsp forms. Fails, naming each op, on
-    anything else (including wsp ops that belong to earlier stages).
-  }];
-}
-
 #endif // WSP_DIALECT_WSP_TRANSFORMS_PASSES_TD

@@ -1,0 +1,25 @@
+//===- Passes.h - passes of the C++ backend ---------------------*- C++ -*-===//
+
+#ifndef WSP_TARGET_CPP_PASSES_H
+#define WSP_TARGET_CPP_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+namespace wsp {
+
+#define GEN_PASS_DECL
+#include "wsp/Target/Cpp/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "wsp/Target/Cpp/Passes.h.inc"
+
+/// True if the C++ emitters print `op` where it is (module level, or
+/// inside a function or kernel).
+bool isEmittable(Operation *op);
+
+} // namespace wsp
+} // namespace mlir
+
+#endif // WSP_TARGET_CPP_PASSES_H
