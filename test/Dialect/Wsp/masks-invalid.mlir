@@ -79,3 +79,61 @@ func.func @f(%p: memref<?x?xi64>, %m: memref<?x?x?xi8>, %i: index) {
       into %m : memref<?x?x?xi8>
   return
 }
+
+// -----
+
+// wsp.mask_range: a sliding mask needs its window.
+func.func @f(%i: index) -> (index, index) {
+  // expected-error @+1 {{'wsp.mask_range' op needs a window for a sliding mask}}
+  %lo, %hi = wsp.mask_range sliding query(%i) pos(%i) prior(%i) : index, index
+  return %lo, %hi : index, index
+}
+
+// -----
+
+// wsp.mask_range: a standard mask has no window.
+func.func @f(%i: index) -> (index, index) {
+  // expected-error @+1 {{'wsp.mask_range' op takes no window for a standard mask}}
+  %lo, %hi = wsp.mask_range standard window(4) query(%i) pos(%i) prior(%i)
+      : index, index
+  return %lo, %hi : index, index
+}
+
+// -----
+
+// wsp.mask_range: the window is positive (0 is rejected) ...
+func.func @f(%i: index) -> (index, index) {
+  // expected-error @+1 {{'wsp.mask_range' op window must be > 0, got 0}}
+  %lo, %hi = wsp.mask_range sliding window(0) query(%i) pos(%i) prior(%i)
+      : index, index
+  return %lo, %hi : index, index
+}
+
+// -----
+
+// ... and so is a negative one.
+func.func @f(%i: index) -> (index, index) {
+  // expected-error @+1 {{'wsp.mask_range' op window must be > 0, got -3}}
+  %lo, %hi = wsp.mask_range sliding window(-3) query(%i) pos(%i) prior(%i)
+      : index, index
+  return %lo, %hi : index, index
+}
+
+// -----
+
+// wsp.mask_range: the kind is standard or sliding; there is no other.
+func.func @f(%i: index) -> (index, index) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [standard, sliding]}}
+  %lo, %hi = wsp.mask_range causal query(%i) pos(%i) prior(%i) : index, index
+  return %lo, %hi : index, index
+}
+
+// -----
+
+// wsp.mask_range: the range bounds are index.
+func.func @f(%i: index) -> (i32, index) {
+  // expected-error @+1 {{'wsp.mask_range' op result #0 must be index, but got 'i32'}}
+  %r:2 = "wsp.mask_range"(%i, %i, %i) <{kind = 0 : i32}>
+      : (index, index, index) -> (i32, index)
+  return %r#0, %r#1 : i32, index
+}

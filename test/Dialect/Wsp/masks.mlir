@@ -30,3 +30,31 @@ func.func @gen_mask(%pos: memref<?x?xi32>, %mask: memref<?x?x?xi8>,
       into %smask : memref<2x2x18xi8>
   return
 }
+
+// wsp.mask_range in both kinds the op accepts: standard (no window) and
+// sliding with its window; both results are index.
+// CHECK-LABEL: func.func @mask_range
+// CHECK-SAME: (%[[Q:.*]]: index, %[[P:.*]]: index, %[[SP:.*]]: index)
+// CHECK: %[[LO0:.*]], %[[HI0:.*]] = wsp.mask_range standard query(%[[Q]]) pos(%[[P]]) prior(%[[SP]]) : index, index
+// CHECK: %[[LO1:.*]], %[[HI1:.*]] = wsp.mask_range sliding window(2048) query(%[[Q]]) pos(%[[P]]) prior(%[[SP]]) : index, index
+// CHECK: return %[[LO0]], %[[HI0]], %[[LO1]], %[[HI1]]
+func.func @mask_range(%q: index, %p: index, %sp: index)
+    -> (index, index, index, index) {
+  %lo0, %hi0 = wsp.mask_range standard query(%q) pos(%p) prior(%sp)
+      : index, index
+  %lo1, %hi1 = wsp.mask_range sliding window(2048) query(%q) pos(%p)
+      prior(%sp) : index, index
+  return %lo0, %hi0, %lo1, %hi1 : index, index, index, index
+}
+
+// The smallest window, 1, round-trips (the verifier takes window >= 1), and
+// the operands keep their roles (query, pos, prior are not interchangeable).
+// CHECK-LABEL: func.func @mask_range_window1
+// CHECK-SAME: (%[[Q:.*]]: index, %[[P:.*]]: index, %[[SP:.*]]: index)
+// CHECK: wsp.mask_range sliding window(1) query(%[[SP]]) pos(%[[Q]]) prior(%[[P]]) : index, index
+func.func @mask_range_window1(%q: index, %p: index, %sp: index)
+    -> (index, index) {
+  %lo, %hi = wsp.mask_range sliding window(1) query(%sp) pos(%q) prior(%p)
+      : index, index
+  return %lo, %hi : index, index
+}

@@ -779,6 +779,11 @@ def Wsp_MaskRangeOp : Wsp_Op<"mask_range", [Pure]> {
     whole tile at once. A flat (circular) cache's window wraps and is not
     a range: use `wsp.mask_value`.
 
+    The query is an active token: `pos >= prior` (in gen_mask_tkg's layout
+    `pos = prior + query`). For `pos < prior` the set `wsp.mask_value`
+    attends is not one range, and the result is not that set.
+    `wsp-lower-masks` lowers the op to index arithmetic without branches.
+
     ```mlir
     %lo, %hi = wsp.mask_range sliding window(2048) query(%s) pos(%p)
                  prior(%prior) : index, index
