@@ -1,8 +1,7 @@
-//===- InitAllDialects.h - wsp and the upstream dialects it uses -*- C++
-//-*-===//
+//===- InitAllDialects.h - wsp's dialects and the upstream ones -*- C++ -*-===//
 //
-// One list of dialects for every wsp entry point (wsp-opt, wsp-translate, the
-// Python module), so they all accept the same IR.
+// One list of dialects for every wsp entry point (wsp-opt, wsp-translate,
+// wspc, the Python module), so they all accept the same IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,8 +12,8 @@ namespace mlir {
 class DialectRegistry;
 namespace wsp {
 
-/// Registers the wsp dialect and the upstream dialects wsp programs use:
-/// func, arith, scf, memref, math and emitc.
+/// Registers the wsp and tile dialects and the upstream dialects wsp
+/// programs use: func, arith, scf, memref, math and emitc.
 void registerAllDialects(DialectRegistry &registry);
 
 } // namespace wsp

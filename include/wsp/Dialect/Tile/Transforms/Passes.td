@@ -58,10 +58,9 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     function ends with `tile.barrier all` and, when the function uses both
     cores, a cross-core handshake: a kernel runs once per work descriptor
     on the same core, and one invocation must not overtake the previous.
-    Flags placed early can
-    be made unnecessary by flags placed later; `prune` (default) then
-    removes, one at a time, every inserted flag the final program does not
-    need.
+    Flags placed early can be made unnecessary by flags placed later;
+    `prune` (default) then removes, one at a time, every inserted flag the
+    final program does not need.
   }];
   let options = [
     Option<"prune", "prune", "bool", "true",
