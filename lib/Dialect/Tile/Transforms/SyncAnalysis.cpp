@@ -156,17 +156,21 @@ public:
         return failure();
     }
     if (!insert) {
+      // Once per op, though each invocation leaves it unwaited.
+      llvm::SmallPtrSet<Operation *, 8> reported;
       for (auto &[key, setters] : st.flagSetters)
-        for (Operation *set : setters) {
-          set->emitOpError() << "is never waited on: every set flag must be "
-                                "consumed before the kernel ends";
-          status = failure();
-        }
+        for (Operation *set : setters)
+          if (reported.insert(set).second) {
+            set->emitOpError() << "is never waited on: every set flag must "
+                                  "be consumed before the kernel ends";
+            status = failure();
+          }
       for (auto &[key, setters] : st.crossSetters)
-        for (Operation *set : setters) {
-          set->emitOpError() << "is never waited on by the other core";
-          status = failure();
-        }
+        for (Operation *set : setters)
+          if (reported.insert(set).second) {
+            set->emitOpError() << "is never waited on by the other core";
+            status = failure();
+          }
     }
     if (failed(status))
       return failure();
@@ -307,6 +311,17 @@ private:
     }
   }
 
+  /// How many consecutive event ids a flag `event(e + %slot)` takes: the
+  /// buffers of `%slot = remui %i, N`, or all when that is not known.
+  static int64_t eventsOf(Value slot) {
+    if (!slot)
+      return 1;
+    if (auto rem = slot.getDefiningOp<arith::RemUIOp>())
+      if (std::optional<int64_t> n = constantOf(rem.getRhs()); n && *n > 0)
+        return *n;
+    return kEvents;
+  }
+
   /// Ids a same-core flag between `src` and `dst` pipes already takes.
   auto flagMatcher(Unit unit, Pipe src, Pipe dst) {
     return [=](Operation *op, llvm::SmallSet<int, 16> &used) {
@@ -315,7 +330,7 @@ private:
             flagUnit(f.getSrc(), f.getDst()) != unit)
           return;
         int64_t e = f.getEvent();
-        for (int64_t i = e; i < (f.getSlot() ? kEvents : e + 1); ++i)
+        for (int64_t i = e; i < e + eventsOf(f.getSlot()) && i < kEvents; ++i)
           used.insert(static_cast<int>(i));
       };
       if (auto s = dyn_cast<SetFlagOp>(op))
@@ -383,14 +398,25 @@ private:
     Unit src = unitOfAgent(t.agent);
     Pipe sp = pipeOfAgent(t.agent), dp = pipeOfAgent(b);
     const Frame *loopFrame = backEdgeOf(t);
-    Block *block = loopFrame
-                       ? &cast<scf::ForOp>(loopFrame->loop).getRegion().front()
-                       : commonBlock(t.op, op);
-    if (loopFrame && !isa<scf::ForOp>(loopFrame->loop))
-      block = &loopFrame->loop->getRegion(0).front();
+    Block *block = nullptr;
+    if (!loopFrame) {
+      block = commonBlock(t.op, op);
+    } else {
+      // Across iterations: the loop body both are in (of an scf.while, the
+      // region that holds both; a pair from one region to the other runs a
+      // different number of times on each side and is not placed).
+      for (Region &r : loopFrame->loop->getRegions())
+        if (!r.empty() && r.front().findAncestorOpInBlock(*t.op) &&
+            r.front().findAncestorOpInBlock(*op))
+          block = &r.front();
+    }
     if (!block) {
-      status = op->emitOpError("has no block in common with a conflicting "
-                               "instruction; cannot place a flag");
+      status = op->emitOpError()
+               << "conflicts with " << describeAgent(t.agent) << "'s '"
+               << t.op->getName() << "' in "
+               << (loopFrame ? "another region of the loop's iterations"
+                             : "a block it shares no block with")
+               << "; cannot place a flag between them (synchronize by hand)";
       return t.know;
     }
     Operation *posA = block->findAncestorOpInBlock(*t.op);
@@ -426,7 +452,9 @@ private:
         usedIds(loop->getPrevNode() ? loop->getPrevNode() : loop,
                 loop->getNextNode() ? loop->getNextNode() : loop, match, used);
       } else {
-        usedIds(posA, posB, match, used);
+        // Every id the block's flags use: one set before posA and waited
+        // after posB is live across the pair too.
+        usedIds(&block->front(), &block->back(), match, used);
       }
       // Flags around enclosing loops stay live through their bodies.
       for (Operation *p = block->getParentOp(); p && p != fn.getOperation();
@@ -872,8 +900,8 @@ private:
 
 } // namespace
 
-/// The flags of `fn` whose removal leaves every pair ordered, as groups of
-/// set and wait ops that pair with each other (a flag across loop
+/// Flags of `fn` whose removal, all of them together, leaves every pair
+/// ordered, as groups of set and wait ops that pair with each other (a flag across loop
 /// iterations is its body set and wait with the set before the loop and
 /// the wait after it). `only`, if given, limits the groups to its ops.
 static SmallVector<llvm::SmallPtrSet<Operation *, 8>>
@@ -893,7 +921,7 @@ redundantFlags(FunctionOpInterface fn,
     if (sources.count(op))
       waits.push_back(op);
   });
-  llvm::SmallPtrSet<Operation *, 8> seen;
+  llvm::SmallPtrSet<Operation *, 8> seen, dropped;
   for (Operation *wait : waits) {
     if (seen.count(wait))
       continue;
@@ -914,11 +942,16 @@ redundantFlags(FunctionOpInterface fn,
           return !only->count(op);
         }))
       continue;
+    // Redundant together with the groups found before it: two flags that
+    // order the same pair are not both redundant.
     Solver without(fn, /*insert=*/false);
     without.diagnose = false;
-    without.ignored = group;
-    if (succeeded(without.run()))
+    without.ignored = dropped;
+    without.ignored.insert(group.begin(), group.end());
+    if (succeeded(without.run())) {
       redundant.push_back(group);
+      dropped.insert(group.begin(), group.end());
+    }
   }
   return redundant;
 }
@@ -936,18 +969,22 @@ static void addInvocationFence(FunctionOpInterface fn, SyncResult &result,
     Operation *end = block.getTerminator();
     if (!end)
       continue;
-    // Already fenced (an earlier run of the pass)?
+    if (!units[0] && !units[1])
+      continue;
+    // Fenced already (by hand, or by an earlier run of the pass)? The
+    // barrier is kept; the handshake is inserted again when both cores
+    // run, and pruning removes it again where it is not needed.
     Operation *prev = end->getPrevNode();
     while (prev && isa<SyncSetOp, SyncWaitOp>(prev))
       prev = prev->getPrevNode();
-    if (auto b = dyn_cast_if_present<BarrierOp>(prev);
-        b && b.getPipe() == Pipe::all)
-      continue;
-    if (!units[0] && !units[1])
+    auto barrier = dyn_cast_if_present<BarrierOp>(prev);
+    bool fenced = barrier && barrier.getPipe() == Pipe::all;
+    if (fenced && !(units[0] && units[1]))
       continue;
     OpBuilder builder(end);
     Location loc = end->getLoc();
-    BarrierOp::create(builder, loc, Pipe::all);
+    if (!fenced)
+      BarrierOp::create(builder, loc, Pipe::all);
     if (units[0] && units[1]) {
       // Program order is the order the cores meet: the cube signals, the
       // vector core waits, then the other way round.

@@ -259,3 +259,36 @@ func.func @correct(%q: memref<?x128xbf16>, %ws: memref<?x128xf32>, %out: memref<
   tile.barrier all
   return
 }
+
+// -----
+
+// A set never waited on is reported once, though each of the two
+// invocations the check runs leaves it unwaited.
+func.func @unwaited_once(%in: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.load %a, %in[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  // expected-error @+1 {{'tile.set_flag' op is never waited on: every set flag must be consumed before the kernel ends}}
+  tile.set_flag mte2 -> v event(2)
+  tile.barrier all
+  return
+}
+
+// -----
+
+// Two flag pairs that order the same pair: one is redundant, not both
+// (removing both would leave the exp unordered).
+func.func @one_of_two(%in: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.load %a, %in[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  // expected-warning @+1 {{is redundant: every pair it orders is ordered without it}}
+  tile.set_flag mte2 -> v event(0)
+  tile.wait_flag mte2 -> v event(0)
+  tile.set_flag mte2 -> v event(1)
+  tile.wait_flag mte2 -> v event(1)
+  tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  tile.barrier all
+  return
+}

@@ -559,3 +559,111 @@ func.func @no_instructions() {
   %a = tile.alloc : !tile.tile<vec, 16x128xf32>
   return
 }
+
+// -----
+
+// An event id held by a flag pair around the new pair is not reused: the
+// user's event 0 is live from before the first load to after the exp, so
+// the new MTE2 -> V flag takes event 1.
+// CHECK-LABEL: func.func @spanning_flag
+// CHECK:      tile.set_flag mte2 -> v event(0)
+// CHECK-NEXT: tile.load
+// CHECK-NEXT: tile.set_flag mte2 -> v event(1)
+// CHECK-NEXT: tile.wait_flag mte2 -> v event(1)
+// CHECK-NEXT: tile.exp
+// CHECK-NEXT: tile.wait_flag mte2 -> v event(0)
+func.func @spanning_flag(%in: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %x = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %c = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.load %x, %in[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  tile.set_flag mte2 -> v event(0)
+  tile.load %a, %in[%c16, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  tile.wait_flag mte2 -> v event(0)
+  tile.exp %c, %x : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+// A pair across the iterations of an scf.while, both in its "do" region:
+// ordered like a for loop's (the flag set before the loop, waited after).
+// CHECK-LABEL: func.func @while_loop
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK:      scf.while
+// CHECK:      } do {
+// CHECK:        tile.wait_flag v -> mte2 event(0)
+// CHECK-NEXT:   tile.load
+// CHECK-NEXT:   tile.set_flag mte2 -> v event(0)
+// CHECK-NEXT:   tile.wait_flag mte2 -> v event(0)
+// CHECK-NEXT:   tile.exp
+// CHECK-NEXT:   tile.set_flag v -> mte2 event(0)
+// CHECK:        scf.yield
+// CHECK:      tile.wait_flag v -> mte2 event(0)
+func.func @while_loop(%in: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %r = scf.while (%i = %c0) : (index) -> index {
+    %go = arith.cmpi ult, %i, %n : index
+    scf.condition(%go) %i : index
+  } do {
+  ^bb0(%j: index):
+    tile.load %a, %in[%j, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+    tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    %k = arith.addi %j, %c1 : index
+    scf.yield %k : index
+  }
+  return
+}
+
+// -----
+
+// A per-slot flag `event(0 + %slot)` of a double-buffered tile holds events
+// 0 and 1 only, not all eight.
+// CHECK-LABEL: func.func @slot_events
+// CHECK:      tile.set_flag mte3 -> mte2 event(0)
+// CHECK-NEXT: tile.set_flag mte3 -> mte2 event(1)
+// CHECK:      tile.wait_flag mte3 -> mte2 event(0 + %{{.*}})
+// CHECK:      tile.set_flag mte2 -> mte3 event(0)
+// CHECK:      tile.set_flag mte3 -> mte2 event(0 + %{{.*}})
+// CHECK:      tile.wait_flag mte3 -> mte2 event(0)
+// CHECK-NEXT: tile.wait_flag mte3 -> mte2 event(1)
+func.func @slot_events(%in: memref<?x128xf32>, %ws: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %a = tile.alloc slot(%i) buffers(2) : !tile.tile<vec, 16x128xf32>
+    tile.load %a, %in[%i, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+    tile.store %ws[%i, %c0], %a : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  }
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.load %b, %ws[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  return
+}
+
+// -----
+
+// A kernel that already ends with `tile.barrier all` still gets the
+// cross-core handshake when both cores run (here the vector core's load
+// must not overtake the previous invocation's cube store).
+// CHECK-LABEL: func.func @fenced_by_hand
+// CHECK:      tile.barrier all
+// CHECK-NOT:  tile.barrier all
+// CHECK:      tile.sync_set cube fix event(0)
+// CHECK-NEXT: tile.sync_wait vector event(0)
+// CHECK-NEXT: return
+func.func @fenced_by_hand(%ws: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  %v = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.load %v, %ws[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+  %s = tile.alloc : !tile.tile<acc, 16x128xf32>
+  tile.store %ws[%c0, %c0], %s : memref<?x128xf32>, !tile.tile<acc, 16x128xf32>
+  tile.barrier all
+  return
+}
