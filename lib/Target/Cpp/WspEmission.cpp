@@ -477,6 +477,22 @@ LogicalResult ModuleEmitter::emitKernelTable(KernelTableOp op) {
 LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
   if (op.isExternal())
     return op.emitOpError("is a declaration; the emitter prints definitions");
+  // On the device a function is an AICPU entry: tile instructions run on
+  // the AICore, in a wsp.kernel that the function dispatches.
+  if (e.flavor == Flavor::Aicpu) {
+    WalkResult tiles = op.walk([&](Operation *inner) {
+      if (!isa_and_present<tile::TileDialect>(inner->getDialect()))
+        return WalkResult::advance();
+      inner->emitOpError()
+          << "is an AICore instruction in func.func @" << op.getSymName()
+          << ", which the device form runs on the AICPU; put the tile code in "
+             "a wsp.kernel and dispatch it (the CPU simulation runs it as it "
+             "is)";
+      return WalkResult::interrupt();
+    });
+    if (tiles.wasInterrupted())
+      return failure();
+  }
   if (op.getNumResults() > 1)
     return op.emitOpError("returns more than one value, which the C++ "
                           "emitter does not print");
