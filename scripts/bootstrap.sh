@@ -5,7 +5,8 @@
 #   WSP_SKIP_APT=1 scripts/bootstrap.sh   # configure + build only
 #
 # Everything comes from Debian 12's archive (bookworm + security): LLVM/MLIR
-# 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy. Nothing is
+# 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy, clang-19
+# (scripts/check-pto-isa.sh: pto-isa's headers need it). Nothing is
 # vendored or downloaded at build time.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libgmock-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
+  clang-19
 )
 
 if [[ -z "${WSP_SKIP_APT:-}" ]]; then
