@@ -5,7 +5,8 @@
 //
 // Include <pto/pto-inst.hpp> first. The same source builds for the device
 // (one AIC and one AIV compilation), under pto-isa's CPU simulation
-// (-D__CPU_SIM) and under its cost model (-D__COSTMODEL). Names here are
+// (-D__CPU_SIM) and under its perf-sim cost model (-D__COSTMODEL, with the
+// header fixes of scripts/pto-isa/costmodel-fixes.sh). Names here are
 // wsp_aicore:: or WSP_ macros: none is one pto-isa declares.
 #ifndef PTO_RUNTIME_AICORE_HPP
 #define PTO_RUNTIME_AICORE_HPP
@@ -15,8 +16,25 @@
 #endif
 
 #include "pto/runtime/float16.hpp"
+#include "pto/runtime/hardware.hpp"
 
 #include <type_traits>
+
+#if defined(__COSTMODEL)
+// pto-isa's cost model builds its a2a3 instruction implementations from a
+// fixed list (pto/common/pto_instr_impl.hpp) that leaves out the three
+// below, although its instruction header declares TEXPANDS, TCI and
+// TCOLEXPANDSUB over them; included before the first use, they are found.
+#include <pto/costmodel/perf_sim/launch.hpp>
+#include <pto/npu/a2a3/TCI.hpp>
+#include <pto/npu/a2a3/TColExpandSub.hpp>
+#include <pto/npu/a2a3/TExpandS.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+#endif
 
 // Each instruction is compiled only for the core it runs on: the cube's into
 // the AIC build, the vector cores' into the AIV build. pto-isa's CPU
@@ -46,6 +64,51 @@ template <> struct device_elem<::pto::runtime::f16> {
   using type = half;
 };
 template <typename G> using device_elem_t = typename device_elem<G>::type;
+
+/// The on-chip buffer a tile of pto-isa's TileType lives in.
+template <pto::TileType Loc> constexpr ::pto::runtime::Buffer buffer_of() {
+  using ::pto::runtime::Buffer;
+  return Loc == pto::TileType::Vec    ? Buffer::UB
+         : Loc == pto::TileType::Mat  ? Buffer::L1
+         : Loc == pto::TileType::Left ? Buffer::L0A
+         : Loc == pto::TileType::Right ? Buffer::L0B
+                                       : Buffer::L0C;
+}
+
+#if defined(__COSTMODEL)
+/// Host memory standing for on-chip buffer `Loc` under the cost model, which
+/// reads no tile data but dereferences tile addresses on the scalar side
+/// (GetValue/SetValue) and tracks dependences by address.
+template <pto::TileType Loc> inline uintptr_t host_buffer() {
+  constexpr uintptr_t align = 512; // a fractal box
+  static std::vector<uint8_t> arena(
+      ::pto::runtime::buffer_bytes(buffer_of<Loc>()) + align);
+  return (reinterpret_cast<uintptr_t>(arena.data()) + align - 1) & ~(align - 1);
+}
+#endif
+
+/// tile.alloc's placement: the tile at byte `offset` of its buffer
+/// (TASSIGN). pto-isa's cost model keeps TASSIGN's integer as the tile's
+/// host address, so there the offset is placed in a host arena of the
+/// buffer's size (distinct per buffer, as on chip).
+template <typename TileT> AICORE inline void assign(TileT &t, uint64_t offset) {
+#if defined(__COSTMODEL)
+  constexpr uint64_t bytes = TileT::Numel * sizeof(typename TileT::DType);
+  constexpr ::pto::runtime::Buffer b = buffer_of<TileT::Loc>();
+  if (offset + bytes > static_cast<uint64_t>(::pto::runtime::buffer_bytes(b))) {
+    std::fprintf(stderr,
+                 "wsp_aicore::assign: a tile of %llu bytes at %llu overruns "
+                 "%s\n",
+                 static_cast<unsigned long long>(bytes),
+                 static_cast<unsigned long long>(offset),
+                 ::pto::runtime::buffer_name(b));
+    std::abort();
+  }
+  pto::TASSIGN(t, host_buffer<TileT::Loc>() + offset);
+#else
+  pto::TASSIGN(t, offset);
+#endif
+}
 
 /// A block of global memory, rows `stride` elements apart (ND), and its
 /// transpose (DN: column c at c * stride).
@@ -172,6 +235,44 @@ AICORE inline void cross_core_wait(uint16_t id) {
   wait_flag_dev(id);
 #endif
 }
+
+#if defined(__COSTMODEL)
+/// The cost model's launch: the emitted launch hook runs `launch` (a
+/// LAUNCH_KERNEL of one block) once per block, each simulated alone with
+/// get_block_idx() answering that block, its reports written to
+/// $WSP_COSTMODEL_OUT/<table>/block_NN (default ./perf_sim_output). Blocks
+/// share nothing in the model (no global-memory contention), so this is the
+/// launch of all blocks; one LAUNCH_KERNEL of many blocks overflows the
+/// model's per-core event table on long rows.
+inline int &costmodel_block() {
+  static int block = 0;
+  return block;
+}
+template <typename Launch>
+void costmodel_launch(const char *table, int num_blocks, Launch &&launch) {
+  const char *out = std::getenv("WSP_COSTMODEL_OUT");
+  const std::string base =
+      std::string(out && *out ? out : "./perf_sim_output") + "/" + table;
+  for (int b = 0; b < num_blocks; ++b) {
+    char dir[32];
+    std::snprintf(dir, sizeof dir, "/block_%02d", b);
+    ::pto::perf_sim::GetConfig().output_dir = base + dir;
+    costmodel_block() = b;
+    launch();
+  }
+}
+/// Inside the launched function: get_block_idx() is the block being
+/// simulated (LAUNCH_KERNEL of one block sets 0).
+class CostmodelBlock {
+public:
+  CostmodelBlock()
+      : ctx(static_cast<uint32_t>(costmodel_block()), get_subblockid(),
+            get_subblockdim()) {}
+
+private:
+  pto::cpu_sim::ScopedExecutionContext ctx;
+};
+#endif
 
 } // namespace wsp_aicore
 

@@ -286,7 +286,7 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     std::string decl = *alias + " " + v + "(" + vr + ", " + vc + ");";
     std::string place;
     if (isPto(e))
-      place = llvm::formatv("TASSIGN({0}, {1}{2});", v, offset,
+      place = llvm::formatv("wsp_aicore::assign({0}, {1}{2});", v, offset,
                             slot.empty() ? ""
                                          : " + (" + slot + ") * " +
                                                std::to_string(t.getSizeInBytes()))

@@ -646,6 +646,24 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "  pto::cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] { " << t
      << "_entry(reinterpret_cast<uint8_t *>(args)); });\n";
   os << "}\n";
+  os << "#endif\n";
+  // pto-isa's perf-sim cost model: LAUNCH_KERNEL runs a function (named
+  // after the table, which names the report) per block and sub-block and
+  // simulates the recorded instructions; each block is simulated alone.
+  os << "#if defined(__COSTMODEL)\n";
+  os << "static wsp_gen::" << t << "_args *" << t << "_launched;\n";
+  os << "static void " << t << "() {\n";
+  os << "  wsp_aicore::CostmodelBlock block;\n";
+  os << "  " << t << "_entry(reinterpret_cast<__gm__ uint8_t *>(" << t
+     << "_launched));\n";
+  os << "}\n";
+  os << "extern \"C\" void wsp_launch_" << t << "(wsp_gen::" << t
+     << "_args *args, int num_cores) {\n";
+  os << "  " << t << "_launched = args;\n";
+  os << "  wsp_aicore::costmodel_launch(\"" << t << "\", num_cores, [] {\n";
+  os << "    LAUNCH_KERNEL(" << t << ", , (1, nullptr, nullptr));\n";
+  os << "  });\n";
+  os << "}\n";
   os << "#endif\n\n";
   return success();
 }
