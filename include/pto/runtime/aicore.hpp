@@ -119,10 +119,13 @@ template <typename T>
 using GmDn = pto::GlobalTensor<T, pto::Shape<1, 1, 1, pto::DYNAMIC, pto::DYNAMIC>,
                                pto::Stride<1, 1, 1, 1, pto::DYNAMIC>, pto::Layout::DN>;
 
-template <typename Gm, typename T>
-AICORE inline Gm gm_view(__gm__ T *p, unsigned rows, unsigned cols,
-                         int64_t stride) {
-  return Gm(p, typename Gm::Shape(rows, cols), typename Gm::Stride(stride));
+/// The view of `p` (rows `stride` apart) that a tile's valid extent covers
+/// (an lvalue: TLOAD and TSTORE take the view by reference).
+template <template <typename> class Gm, typename T, typename TileT, typename G>
+AICORE inline Gm<T> view_of(__gm__ G *p, const TileT &t, int64_t stride) {
+  return Gm<T>(reinterpret_cast<__gm__ T *>(p),
+               typename Gm<T>::Shape(t.GetValidRow(), t.GetValidCol()),
+               typename Gm<T>::Stride(stride));
 }
 
 /// TLOAD of a tile's valid extent from `p` (rows `stride` apart), or of its
@@ -131,16 +134,14 @@ template <typename TileT, typename G>
 AICORE inline void load(TileT &t, __gm__ G *p, int64_t stride) {
   using T = typename TileT::DType;
   static_assert(sizeof(T) == sizeof(G), "a load does not convert");
-  auto g = gm_view<GmNd<T>>(reinterpret_cast<__gm__ T *>(p), t.GetValidRow(),
-                            t.GetValidCol(), stride);
+  auto g = view_of<GmNd, T>(p, t, stride);
   pto::TLOAD(t, g);
 }
 template <typename TileT, typename G>
 AICORE inline void load_t(TileT &t, __gm__ G *p, int64_t stride) {
   using T = typename TileT::DType;
   static_assert(sizeof(T) == sizeof(G), "a load does not convert");
-  auto g = gm_view<GmDn<T>>(reinterpret_cast<__gm__ T *>(p), t.GetValidRow(),
-                            t.GetValidCol(), stride);
+  auto g = view_of<GmDn, T>(p, t, stride);
   pto::TLOAD(t, g);
 }
 
@@ -148,16 +149,12 @@ AICORE inline void load_t(TileT &t, __gm__ G *p, int64_t stride) {
 /// converts to the memory's element type.
 template <typename G, typename TileT>
 AICORE inline void store(__gm__ G *p, int64_t stride, TileT &t) {
-  using T = device_elem_t<G>;
-  auto g = gm_view<GmNd<T>>(reinterpret_cast<__gm__ T *>(p), t.GetValidRow(),
-                            t.GetValidCol(), stride);
+  auto g = view_of<GmNd, device_elem_t<G>>(p, t, stride);
   pto::TSTORE(g, t);
 }
 template <typename G, typename TileT>
 AICORE inline void store_t(__gm__ G *p, int64_t stride, TileT &t) {
-  using T = device_elem_t<G>;
-  auto g = gm_view<GmDn<T>>(reinterpret_cast<__gm__ T *>(p), t.GetValidRow(),
-                            t.GetValidCol(), stride);
+  auto g = view_of<GmDn, device_elem_t<G>>(p, t, stride);
   pto::TSTORE(g, t);
 }
 

@@ -732,58 +732,52 @@ void for_each_page(const Pages<T> &pages, int64_t pos, int64_t n, F &&f) {
 }
 } // namespace detail
 
+namespace detail {
+/// Positions pos + i of a paged cache into the rows of dst or, Transposed,
+/// its columns: one instruction, one global-memory access per page.
+template <bool Transposed, typename TileT>
+void load_paged_lines(TileT &dst, const Pages<typename TileT::DType> &pages,
+                      int64_t pos) {
+  using T = typename TileT::DType;
+  check_valid(dst, "TLOAD");
+  count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
+  count(traffic().paged, dst.rows, dst.cols, sizeof(T));
+  Checker &c = checker();
+  c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2, {on_chip(dst, true)});
+  const int lines = Transposed ? dst.cols : dst.rows; // positions
+  const int width = Transposed ? dst.rows : dst.cols; // elements of one
+  // A position is contiguous in the tile when its storage runs along it.
+  const bool contiguous = col_storage(TileT::layout) == Transposed;
+  for_each_page(pages, pos, lines, [&](int64_t l0, int64_t n, const T *row) {
+    c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+            {gm(row, n, width * int64_t(sizeof(T)),
+                pages.row_stride * int64_t(sizeof(T)), false)});
+    for (int64_t l = 0; l < n; ++l) {
+      const T *src = row + l * pages.row_stride;
+      const int line = int(l0 + l);
+      if (contiguous)
+        std::memcpy(Transposed ? &dst.at(0, line) : &dst.at(line, 0), src,
+                    sizeof(T) * width);
+      else
+        for (int k = 0; k < width; ++k)
+          (Transposed ? dst.at(k, line) : dst.at(line, k)) = src[k];
+    }
+  });
+}
+} // namespace detail
+
 /// Rows of dst from positions pos + r of a paged cache.
 template <typename TileT>
 void load_paged(TileT &dst, const Pages<typename TileT::DType> &pages,
                 int64_t pos) {
-  using T = typename TileT::DType;
-  detail::check_valid(dst, "TLOAD");
-  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
-  detail::count(traffic().paged, dst.rows, dst.cols, sizeof(T));
-  detail::Checker &c = detail::checker();
-  c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-          {detail::on_chip(dst, true)});
-  detail::for_each_page(pages, pos, dst.rows, [&](int64_t r0, int64_t n,
-                                                  const T *row) {
-    c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-            {detail::gm(row, n, dst.cols * int64_t(sizeof(T)),
-                        pages.row_stride * int64_t(sizeof(T)), false)});
-    for (int64_t r = 0; r < n; ++r) {
-      if (!col_storage(TileT::layout))
-        std::memcpy(&dst.at(int(r0 + r), 0), row + r * pages.row_stride,
-                    sizeof(T) * dst.cols);
-      else
-        for (int cc = 0; cc < dst.cols; ++cc)
-          dst.at(int(r0 + r), cc) = row[r * pages.row_stride + cc];
-    }
-  });
+  detail::load_paged_lines<false>(dst, pages, pos);
 }
 
 /// Columns of dst from positions pos + c: dst[r, c] = row(pos + c)[r].
 template <typename TileT>
 void load_paged_t(TileT &dst, const Pages<typename TileT::DType> &pages,
                   int64_t pos) {
-  using T = typename TileT::DType;
-  detail::check_valid(dst, "TLOAD");
-  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
-  detail::count(traffic().paged, dst.rows, dst.cols, sizeof(T));
-  detail::Checker &c = detail::checker();
-  c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-          {detail::on_chip(dst, true)});
-  detail::for_each_page(pages, pos, dst.cols, [&](int64_t c0, int64_t n,
-                                                  const T *row) {
-    c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-            {detail::gm(row, n, dst.rows * int64_t(sizeof(T)),
-                        pages.row_stride * int64_t(sizeof(T)), false)});
-    for (int64_t j = 0; j < n; ++j) {
-      if (col_storage(TileT::layout))
-        std::memcpy(&dst.at(0, int(c0 + j)), row + j * pages.row_stride,
-                    sizeof(T) * dst.rows);
-      else
-        for (int r = 0; r < dst.rows; ++r)
-          dst.at(r, int(c0 + j)) = row[j * pages.row_stride + r];
-    }
-  });
+  detail::load_paged_lines<true>(dst, pages, pos);
 }
 
 /// TSTORE: gm[r * stride + c] = src[r, c] (converting on the fixpipe).
