@@ -654,47 +654,54 @@ template <typename TileT> void check_valid(const TileT &t, const char *op) {
 }
 } // namespace detail
 
+namespace detail {
+/// Lines [l0, l0 + n) of dst (its rows or, Transposed, its columns) from
+/// `src`, lines `stride` elements apart.
+template <bool Transposed, typename TileT>
+void fill_lines(TileT &dst, int64_t l0, int64_t n,
+                const typename TileT::DType *src, int64_t stride) {
+  using T = typename TileT::DType;
+  const int width = Transposed ? dst.rows : dst.cols;
+  // A line is contiguous in the tile when its storage runs along it.
+  const bool contiguous = col_storage(TileT::layout) == Transposed;
+  for (int64_t l = 0; l < n; ++l) {
+    const T *from = src + l * stride;
+    const int line = int(l0 + l);
+    if (contiguous)
+      std::memcpy(Transposed ? &dst.at(0, line) : &dst.at(line, 0), from,
+                  sizeof(T) * width);
+    else
+      for (int k = 0; k < width; ++k)
+        (Transposed ? dst.at(k, line) : dst.at(line, k)) = from[k];
+  }
+}
+
+template <bool Transposed, typename TileT>
+void load_lines(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
+  using T = typename TileT::DType;
+  check_valid(dst, "TLOAD");
+  count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
+  const int lines = Transposed ? dst.cols : dst.rows;
+  const int width = Transposed ? dst.rows : dst.cols;
+  checker().instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
+                  {on_chip(dst, true),
+                   detail::gm(gm, lines, width * int64_t(sizeof(T)),
+                              stride * int64_t(sizeof(T)), false)});
+  fill_lines<Transposed>(dst, 0, lines, gm, stride);
+}
+} // namespace detail
+
 /// TLOAD: dst[r, c] = gm[r * stride + c] over the valid extent.
 template <typename TileT>
 void load(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
-  using T = typename TileT::DType;
-  detail::check_valid(dst, "TLOAD");
-  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
-  detail::checker().instr(
-      "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-      {detail::on_chip(dst, true),
-       detail::gm(gm, dst.rows, dst.cols * int64_t(sizeof(T)),
-                  stride * int64_t(sizeof(T)), false)});
-  if (!col_storage(TileT::layout)) {
-    for (int r = 0; r < dst.rows; ++r)
-      std::memcpy(&dst.at(r, 0), gm + r * stride, sizeof(T) * dst.cols);
-  } else {
-    for (int r = 0; r < dst.rows; ++r)
-      for (int c = 0; c < dst.cols; ++c)
-        dst.at(r, c) = gm[r * stride + c];
-  }
+  detail::load_lines<false>(dst, gm, stride);
 }
 
 /// TLOAD of a DN block: dst[r, c] = gm[c * stride + r] (the transpose of
 /// the rows of `gm`).
 template <typename TileT>
 void load_t(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
-  using T = typename TileT::DType;
-  detail::check_valid(dst, "TLOAD");
-  detail::count(traffic().loaded, dst.rows, dst.cols, sizeof(T));
-  detail::checker().instr(
-      "TLOAD", unit_of(TileT::loc), Pipe::MTE2,
-      {detail::on_chip(dst, true),
-       detail::gm(gm, dst.cols, dst.rows * int64_t(sizeof(T)),
-                  stride * int64_t(sizeof(T)), false)});
-  if (col_storage(TileT::layout)) {
-    for (int c = 0; c < dst.cols; ++c)
-      std::memcpy(&dst.at(0, c), gm + c * stride, sizeof(T) * dst.rows);
-  } else {
-    for (int c = 0; c < dst.cols; ++c)
-      for (int r = 0; r < dst.rows; ++r)
-        dst.at(r, c) = gm[c * stride + r];
-  }
+  detail::load_lines<true>(dst, gm, stride);
 }
 
 /// A paged cache: position p is row p % page_size of page table[p /
@@ -746,22 +753,11 @@ void load_paged_lines(TileT &dst, const Pages<typename TileT::DType> &pages,
   c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2, {on_chip(dst, true)});
   const int lines = Transposed ? dst.cols : dst.rows; // positions
   const int width = Transposed ? dst.rows : dst.cols; // elements of one
-  // A position is contiguous in the tile when its storage runs along it.
-  const bool contiguous = col_storage(TileT::layout) == Transposed;
   for_each_page(pages, pos, lines, [&](int64_t l0, int64_t n, const T *row) {
     c.instr("TLOAD", unit_of(TileT::loc), Pipe::MTE2,
             {gm(row, n, width * int64_t(sizeof(T)),
                 pages.row_stride * int64_t(sizeof(T)), false)});
-    for (int64_t l = 0; l < n; ++l) {
-      const T *src = row + l * pages.row_stride;
-      const int line = int(l0 + l);
-      if (contiguous)
-        std::memcpy(Transposed ? &dst.at(0, line) : &dst.at(line, 0), src,
-                    sizeof(T) * width);
-      else
-        for (int k = 0; k < width; ++k)
-          (Transposed ? dst.at(k, line) : dst.at(line, k)) = src[k];
-    }
+    fill_lines<Transposed>(dst, l0, n, row, pages.row_stride);
   });
 }
 } // namespace detail
