@@ -27,14 +27,17 @@ func.func @static_valid(%x: f32) {
 
 // -----
 
-// A size that would break the type (here not whole 32-byte rows) stays
-// dynamic.
-// CHECK-LABEL: func.func @illegal_size
-func.func @illegal_size(%x: f32) {
-  %c3 = arith.constant 3 : index
-  // CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) : !tile.tile<vec, 16x?xf32, valid = 16x?>
-  %t = tile.alloc shape(%c3) valid(%c3) : !tile.tile<vec, 16x?xf32, valid = 16x?>
-  tile.expands %t, %x : !tile.tile<vec, 16x?xf32, valid = 16x?>, f32
+// A size no user accepts stays dynamic: the view takes rows [32, 48), so
+// the 16 rows the constant gives would not hold it.
+// CHECK-LABEL: func.func @view_outside
+func.func @view_outside(%x: f32) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  // CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) : !tile.tile<vec, ?x128xf32, valid = ?x128>
+  %t = tile.alloc shape(%c16) valid(%c16) : !tile.tile<vec, ?x128xf32, valid = ?x128>
+  %v = tile.subview %t[%c32, %c0] : !tile.tile<vec, ?x128xf32, valid = ?x128> to !tile.tile<vec, 16x128xf32>
+  tile.expands %v, %x : !tile.tile<vec, 16x128xf32>, f32
   return
 }
 

@@ -172,7 +172,7 @@ func.func @f(%i: index) {
   %c0 = arith.constant 0 : index
   %t = tile.alloc : !tile.tile<vec, 32x128xbf16>
   // expected-error @+1 {{result has 256 columns, more than the source's 128}}
-  %s = tile.subview %t[%i, %c0] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 16x256xbf16>
+  %s = tile.subview %t[%i, %c0] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 1x256xbf16>
   return
 }
 
@@ -194,7 +194,7 @@ func.func @f() {
   %c8 = arith.constant 8 : index
   %t = tile.alloc : !tile.tile<vec, 32x128xbf16>
   // expected-error @+1 {{column offset 8 is not 32-byte aligned}}
-  %s = tile.subview %t[%c0, %c8] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 16x64xbf16>
+  %s = tile.subview %t[%c0, %c8] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 1x64xbf16>
   return
 }
 
@@ -339,7 +339,7 @@ func.func @f(%m: memref<?x128xi8>) {
 func.func @f(%m: memref<?x128xbf16>) {
   %c0 = arith.constant 0 : index
   %t = tile.alloc : !tile.tile<left, 16x128xbf16>
-  // expected-error @+1 {{stores vec, mat or acc tiles, not left}}
+  // expected-error @+1 {{stores vec or acc tiles, not left}}
   tile.store %m[%c0, %c0], %t : memref<?x128xbf16>, !tile.tile<left, 16x128xbf16>
   return
 }
@@ -433,7 +433,7 @@ func.func @f() {
   %c8 = arith.constant 8 : index
   %m = tile.alloc : !tile.tile<mat, 32x128xbf16>
   %l = tile.alloc : !tile.tile<left, 16x64xbf16>
-  // expected-error @+1 {{offsets must lie on fractal boundaries (rows by 16, columns by 16)}}
+  // expected-error @+1 {{offsets must lie on the source's 16x16 fractal boxes}}
   tile.extract %l, %m[%c8, %c0] : !tile.tile<left, 16x64xbf16>, !tile.tile<mat, 32x128xbf16>
   return
 }
@@ -930,5 +930,358 @@ func.func @f() {
 func.func @f() {
   // expected-error @+1 {{signals after one pipe, not 'all'}}
   tile.sync_set cube all event(0)
+  return
+}
+
+// -----
+
+// == Clauses added with the review of the dialect ==
+
+// A multi-row view keeps the source's row stride: it must be as wide.
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %q = tile.alloc : !tile.tile<vec, 48x128xf32>
+  // expected-error @+1 {{a view of 16 rows of 64 columns in rows of 128: only a single-row view may be narrower}}
+  %v = tile.subview %q[%c0, %c0] : !tile.tile<vec, 48x128xf32> to !tile.tile<vec, 16x64xf32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %cm8 = arith.constant -8 : index
+  %q = tile.alloc : !tile.tile<vec, 48x128xf32>
+  // expected-error @+1 {{column offset must be non-negative}}
+  %v = tile.subview %q[%c0, %cm8] : !tile.tile<vec, 48x128xf32> to !tile.tile<vec, 1x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%i: index) {
+  %c0 = arith.constant 0 : index
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{result has 64 rows, more than the source's 16}}
+  %v = tile.subview %q[%i, %c0] : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 64x128xf32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{'result' must be row_major, got col_major}}
+  %v = tile.subview %q[%c0, %c0] : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 16x128xf32, col_major>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{'source' and 'result' must have one element type, got 'f32' and 'i32'}}
+  %v = tile.subview %q[%c0, %c0] : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 16x128xi32>
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{result must have a static extent}}
+  %v = "tile.subview"(%q, %c0, %c0) : (!tile.tile<vec, 16x128xf32>, index, index) -> !tile.tile<vec, ?x128xf32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %cm1 = arith.constant -1 : index
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{row offset must be non-negative}}
+  %v = tile.subview %q[%cm1, %c0] : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 1x128xf32>
+  return
+}
+
+// -----
+
+// Only a single row or column changes layout when reshaped.
+func.func @f() {
+  %q = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{reshapes a row_major tile as col_major; only a single row or column changes layout}}
+  %r = tile.reshape %q : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 128x16xf32, col_major>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c = tile.alloc : !tile.tile<acc, 16x64xf32>
+  %a = tile.alloc : !tile.tile<left, 16x64xf16>
+  %b = tile.alloc : !tile.tile<right, 64x64xf16>
+  // expected-error @+1 {{multiplies one row: 'a' has 16 valid rows}}
+  tile.gemv %c, %a, %b : !tile.tile<acc, 16x64xf32>, !tile.tile<left, 16x64xf16>, !tile.tile<right, 64x64xf16>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c = tile.alloc : !tile.tile<acc, 16x64xf32>
+  %a = tile.alloc : !tile.tile<left, 16x64xf16>
+  %b = tile.alloc : !tile.tile<left, 64x64xf16>
+  // expected-error @+1 {{'b' must be a right tile, got left}}
+  tile.matmul %c, %a, %b : !tile.tile<acc, 16x64xf32>, !tile.tile<left, 16x64xf16>, !tile.tile<left, 64x64xf16>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c = tile.alloc : !tile.tile<vec, 16x64xf32>
+  %a = tile.alloc : !tile.tile<left, 16x64xf16>
+  %b = tile.alloc : !tile.tile<right, 64x64xf16>
+  // expected-error @+1 {{'c' must be a acc tile, got vec}}
+  tile.matmul %c, %a, %b : !tile.tile<vec, 16x64xf32>, !tile.tile<left, 16x64xf16>, !tile.tile<right, 64x64xf16>
+  return
+}
+
+// -----
+
+// The cube's buffers hold i8, f16, bf16 or f32.
+// expected-error @+1 {{the cube's operands are i8, f16, bf16 or f32, got 'i32'}}
+func.func private @f(!tile.tile<left, 16x16xi32>)
+
+// -----
+
+// Integers are signless.
+// expected-error @+1 {{tile element type must be i8, i16, i32, f16, bf16 or f32, got 'ui8'}}
+func.func private @f(!tile.tile<vec, 16x32xui8>)
+
+// -----
+
+// One valid extent and one layout per type.
+// expected-error @+1 {{a tile type has one valid extent}}
+func.func private @f(!tile.tile<vec, 16x128xf32, valid = 8x128, valid = 16x128>)
+
+// -----
+
+// expected-error @+1 {{a tile type has one layout}}
+func.func private @f(!tile.tile<vec, 16x128xf32, col_major, row_major>)
+
+// -----
+
+// A mask has a bit per column of the tile it selects.
+func.func @f() {
+  %d = tile.alloc : !tile.tile<vec, 16x512xf32>
+  %m = tile.alloc : !tile.tile<vec, 16x32xi8>
+  %t = tile.alloc : !tile.tile<vec, 1x16xi32>
+  // expected-error @+1 {{'mask' has 256 bits per row; 'dst' has 512 columns}}
+  tile.sel %d, %m, %d, %d, %t : !tile.tile<vec, 16x512xf32>, !tile.tile<vec, 16x32xi8>, !tile.tile<vec, 16x512xf32>, !tile.tile<vec, 16x512xf32>, !tile.tile<vec, 1x16xi32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %d = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<vec, 16x32xi8>
+  %t = tile.alloc : !tile.tile<vec, 1x8xf32>
+  // expected-error @+1 {{'tmp' has element type 'f32'; this instruction takes i32}}
+  tile.sel %d, %m, %d, %d, %t : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x32xi8>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x8xf32>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %d = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<vec, 8x32xi8>
+  %t = tile.alloc : !tile.tile<vec, 1x16xi32>
+  // expected-error @+1 {{'mask' must have 16 rows (one row per dst row), got 8}}
+  tile.sel %d, %m, %d, %d, %t : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 8x32xi8>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x16xi32>
+  return
+}
+
+// -----
+
+func.func @f(%x: f16) {
+  %s = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<vec, 16x32xi8>
+  // expected-error @+1 {{scalar has type 'f16'; it must be the source's element type 'f32'}}
+  tile.cmps %m, %s, %x lt : !tile.tile<vec, 16x32xi8>, !tile.tile<vec, 16x128xf32>, f16
+  return
+}
+
+// -----
+
+func.func @f(%x: f32) {
+  %s = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<vec, 8x32xi8>
+  // expected-error @+1 {{'mask' must have 16 rows (one row per src row), got 8}}
+  tile.cmps %m, %s, %x lt : !tile.tile<vec, 8x32xi8>, !tile.tile<vec, 16x128xf32>, f32
+  return
+}
+
+// -----
+
+// A rank-1 memref is one row of global memory.
+func.func @f(%row: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{moves one row of a rank-1 memref: 'dst' must have one valid row, got 16}}
+  tile.load %t, %row[%c0] : !tile.tile<vec, 16x128xf32>, memref<?xf32>
+  return
+}
+
+// -----
+
+func.func @f(%row: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{moves one row of a rank-1 memref: 'src' must have one valid row, got 16}}
+  tile.store %row[%c0], %t : memref<?xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<f32>) {
+  %t = tile.alloc : !tile.tile<vec, 1x8xf32>
+  // expected-error @+1 {{loads from a memref of rank >= 1}}
+  tile.load %t, %m[] : !tile.tile<vec, 1x8xf32>, memref<f32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<f32>) {
+  %t = tile.alloc : !tile.tile<vec, 1x8xf32>
+  // expected-error @+1 {{stores to a memref of rank >= 1}}
+  tile.store %m[], %t : memref<f32>, !tile.tile<vec, 1x8xf32>
+  return
+}
+
+// -----
+
+// L1 has no store path in the dialect: mat tiles go to L0 or through the
+// cube.
+func.func @f(%m: memref<?x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : !tile.tile<mat, 16x128xbf16>
+  // expected-error @+1 {{stores vec or acc tiles, not mat}}
+  tile.store %m[%c0, %c0], %t : memref<?x128xbf16>, !tile.tile<mat, 16x128xbf16>
+  return
+}
+
+// -----
+
+func.func @f(%cache: memref<?x?x128xbf16>, %table: memref<?x?xi32>, %h: index, %b: index, %p: index) {
+  %t = tile.alloc : !tile.tile<vec, 64x128xbf16>
+  // expected-error @+1 {{a rank-3 cache takes no head index}}
+  tile.load_paged %t, %cache[%h], %table[%b], %p : !tile.tile<vec, 64x128xbf16>, memref<?x?x128xbf16>, memref<?x?xi32>
+  return
+}
+
+// -----
+
+// Extract offsets: non-negative, on the source's fractal boxes (a zn box
+// of f32 is 8 rows of 16 columns).
+func.func @f(%s: !tile.tile<mat, ?x128xbf16, valid = ?x128>) {
+  %c0 = arith.constant 0 : index
+  %cm16 = arith.constant -16 : index
+  %b = tile.alloc : !tile.tile<left, 16x128xbf16>
+  // expected-error @+1 {{row offset -16 is negative}}
+  tile.extract %b, %s[%cm16, %c0] : !tile.tile<left, 16x128xbf16>, !tile.tile<mat, ?x128xbf16, valid = ?x128>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %s = tile.alloc : !tile.tile<mat, 64x64xf32, zn>
+  %d = tile.alloc : !tile.tile<right, 32x32xf32>
+  // expected-error @+1 {{offsets must lie on the source's 8x16 fractal boxes}}
+  tile.extract %d, %s[%c0, %c8] : !tile.tile<right, 32x32xf32>, !tile.tile<mat, 64x64xf32, zn>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c48 = arith.constant 48 : index
+  %s = tile.alloc : !tile.tile<mat, 64x128xbf16>
+  %d = tile.alloc : !tile.tile<left, 32x128xbf16>
+  // expected-error @+1 {{takes rows [48, 80) of a source with 64}}
+  tile.extract %d, %s[%c48, %c0] : !tile.tile<left, 32x128xbf16>, !tile.tile<mat, 64x128xbf16>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %s = tile.alloc : !tile.tile<acc, 16x128xf32>
+  %d = tile.alloc : !tile.tile<mat, 16x128xf32>
+  // expected-error @+1 {{extracts from mat or vec tiles}}
+  tile.extract %d, %s[%c0, %c0] : !tile.tile<mat, 16x128xf32>, !tile.tile<acc, 16x128xf32>
+  return
+}
+
+// -----
+
+// Scalar access inside the tile.
+func.func @f() {
+  %c0 = arith.constant 0 : index
+  %c100 = arith.constant 100 : index
+  %m = tile.alloc : !tile.tile<vec, 16x1xf32, col_major>
+  // expected-error @+1 {{row 100 lies outside the tile's 16}}
+  %x = tile.getval %m[%c100, %c0] : !tile.tile<vec, 16x1xf32, col_major>, f32
+  return
+}
+
+// -----
+
+// Constant sizes obey the rules of the static forms they become.
+func.func @f() {
+  %c99 = arith.constant 99 : index
+  // expected-error @+1 {{valid rows (99) must lie in [0, 16]}}
+  %t = tile.alloc valid(%c99) : !tile.tile<vec, 16x128xf32, valid = ?x128>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c16 = arith.constant 16 : index
+  // expected-error @+1 {{valid rows (32) exceed the static extent 16}}
+  %t = tile.alloc shape(%c16) : !tile.tile<vec, ?x128xf32, valid = 32x128>
+  return
+}
+
+// -----
+
+func.func @f() {
+  %c3 = arith.constant 3 : index
+  // expected-error @+1 {{'tile.alloc' op with its constant sizes (16x3): a row_major tile's rows must be whole 32-byte blocks: cols x 4 bytes = 12}}
+  %t = tile.alloc shape(%c3) valid(%c3) : !tile.tile<vec, 16x?xf32, valid = 16x?>
+  return
+}
+
+// -----
+
+// Extents print as IR spells them.
+func.func @f(%a: !tile.tile<vec, ?x64xf32, valid = ?x64>) {
+  %d = tile.alloc : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{'dst' and 'lhs' must have one static extent, got 16x128 and ?x64}}
+  tile.add %d, %a, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, ?x64xf32, valid = ?x64>, !tile.tile<vec, ?x64xf32, valid = ?x64>
   return
 }

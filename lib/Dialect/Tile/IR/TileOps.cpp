@@ -15,6 +15,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 
 using namespace mlir;
 using namespace mlir::wsp::tile;
@@ -43,11 +44,11 @@ enum ElementSet : unsigned {
 constexpr int64_t kDyn = ShapedType::kDynamic;
 
 unsigned elementBit(Type t) {
-  if (t.isInteger(8))
+  if (t.isSignlessInteger(8))
     return kI8;
-  if (t.isInteger(16))
+  if (t.isSignlessInteger(16))
     return kI16;
-  if (t.isInteger(32))
+  if (t.isSignlessInteger(32))
     return kI32;
   if (t.isF16())
     return kF16;
@@ -108,6 +109,12 @@ LogicalResult expectSameElement(Operation *op, StringRef a, TileType ta,
 /// Dimension `d` of two extents agrees where both are static.
 bool agree(int64_t a, int64_t b) { return a == kDyn || b == kDyn || a == b; }
 
+/// An extent as IR spells it: a number or `?`.
+std::string dim(int64_t n) { return n == kDyn ? "?" : std::to_string(n); }
+std::string extent(ArrayRef<int64_t> shape) {
+  return dim(shape[0]) + "x" + dim(shape[1]);
+}
+
 /// Static and valid extents of `a` and `b` agree where known.
 LogicalResult expectSameShape(Operation *op, StringRef a, TileType ta,
                               StringRef b, TileType tb) {
@@ -115,13 +122,12 @@ LogicalResult expectSameShape(Operation *op, StringRef a, TileType ta,
     if (!agree(ta.getShape()[d], tb.getShape()[d]))
       return op->emitOpError()
              << "'" << a << "' and '" << b << "' must have one static extent, got "
-             << ta.getShape()[0] << "x" << ta.getShape()[1] << " and "
-             << tb.getShape()[0] << "x" << tb.getShape()[1];
+             << extent(ta.getShape()) << " and " << extent(tb.getShape());
     if (!agree(ta.getValidShape()[d], tb.getValidShape()[d]))
       return op->emitOpError() << "'" << a << "' and '" << b
                                << "' must have one valid extent, got "
-                               << ta.getValidShape()[d] << " and "
-                               << tb.getValidShape()[d] << " "
+                               << dim(ta.getValidShape()[d]) << " and "
+                               << dim(tb.getValidShape()[d]) << " "
                                << (d ? "cols" : "rows");
   }
   return success();
@@ -303,8 +309,8 @@ static LogicalResult verifyTranspose(TransposeOp op) {
     return failure();
   if (!agree(d.getRows(), s.getCols()) || !agree(d.getCols(), s.getRows()))
     return op.emitOpError() << "'dst' must be the transposed extent of 'src' ("
-                            << s.getCols() << "x" << s.getRows() << "), got "
-                            << d.getRows() << "x" << d.getCols();
+                            << dim(s.getCols()) << "x" << dim(s.getRows())
+                            << "), got " << extent(d.getShape());
   return success();
 }
 
@@ -394,7 +400,7 @@ static LogicalResult verifyMatmul(OpT op) {
       failed(expectSameElement(o, "a", a, "b", b)))
     return failure();
   Type in = a.getElementType(), out = c.getElementType();
-  bool ok = (in.isInteger(8) && out.isInteger(32)) ||
+  bool ok = (in.isSignlessInteger(8) && out.isSignlessInteger(32)) ||
             ((in.isF16() || in.isBF16() || in.isF32()) && out.isF32());
   if (!ok)
     return op.emitOpError() << "multiplies " << in << " into " << out
@@ -409,6 +415,10 @@ static LogicalResult verifyMatmul(OpT op) {
   if (!agree(b.getCols(), c.getCols()))
     return op.emitOpError() << "'b' has " << b.getCols() << " columns, 'c' "
                             << c.getCols() << " (N must agree)";
+  if constexpr (std::is_same_v<OpT, GemvOp>)
+    if (a.getValidShape()[0] != kDyn && a.getValidShape()[0] != 1)
+      return op.emitOpError() << "multiplies one row: 'a' has "
+                              << a.getValidShape()[0] << " valid rows";
   return success();
 }
 
@@ -450,7 +460,8 @@ static LogicalResult verifyCmps(CmpsOp op) {
     return op.emitOpError() << "'mask' has " << m.getCols() * 8
                             << " bits per row; 'src' has " << s.getCols()
                             << " columns";
-  if (s.getValidShape()[1] != s.getCols())
+  // (A `?` column count is checked once tier specialization fixes it.)
+  if (s.getCols() != kDyn && s.getValidShape()[1] != s.getCols())
     return op.emitOpError("compares whole rows: 'src' must be valid over all "
                           "its columns");
   return success();
@@ -472,8 +483,14 @@ static LogicalResult verifySel(SelOp op) {
       failed(expectSameElement(o, "dst", d, "rhs", b)) ||
       failed(expectSameShape(o, "dst", d, "lhs", a)) ||
       failed(expectSameShape(o, "dst", d, "rhs", b)) ||
-      failed(expectDim(o, "mask", m, 0, d.getRows(), "one row per dst row")))
+      failed(expectDim(o, "mask", m, 0, d.getRows(), "one row per dst row")) ||
+      failed(expectElement(o, "tmp", t, kI32)))
     return failure();
+  if (m.getCols() != kDyn && d.getCols() != kDyn &&
+      m.getCols() * 8 < d.getCols())
+    return op.emitOpError() << "'mask' has " << m.getCols() * 8
+                            << " bits per row; 'dst' has " << d.getCols()
+                            << " columns";
   return success();
 }
 
@@ -522,25 +539,41 @@ LogicalResult AllocOp::verify() {
                            << " must be a non-negative multiple of "
                            << ::pto::runtime::kTileAlignBytes << " bytes";
   }
-  for (Value v : getDynamicShape())
-    if (std::optional<int64_t> c = constantIndex(v); c && *c <= 0)
+  // Constant sizes obey the rules their static forms do (they become
+  // static when canonicalized).
+  SmallVector<int64_t> shape(t.getShape());
+  for (unsigned d = 0, next = 0; d < 2; ++d) {
+    if (shape[d] != kDyn)
+      continue;
+    std::optional<int64_t> c = constantIndex(getDynamicShape()[next++]);
+    if (c && *c <= 0)
       return emitOpError() << "static extent " << *c << " must be positive";
+    if (c)
+      shape[d] = *c;
+  }
+  unsigned next = 0;
+  for (unsigned d = 0; d < 2; ++d) {
+    if (t.getValidShape()[d] != kDyn) {
+      if (shape[d] != kDyn && t.getValidShape()[d] > shape[d])
+        return emitOpError() << "valid " << (d ? "cols" : "rows") << " ("
+                             << t.getValidShape()[d]
+                             << ") exceed the static extent " << shape[d];
+      continue;
+    }
+    std::optional<int64_t> c = constantIndex(getDynamicValid()[next++]);
+    if (c && (*c < 0 || (shape[d] != kDyn && *c > shape[d])))
+      return emitOpError() << "valid " << (d ? "cols" : "rows") << " (" << *c
+                           << ") must lie in [0, " << dim(shape[d]) << "]";
+  }
+  if (ArrayRef<int64_t>(shape) != t.getShape())
+    return TileType::verify(
+        [&] {
+          return emitOpError() << "with its constant sizes ("
+                               << extent(shape) << "): ";
+        },
+        t.getLoc(), shape, t.getElementType(), t.getValidShape(),
+        t.getLayout());
   return success();
-}
-
-OpFoldResult AllocOp::getValidSize(unsigned i) {
-  TileType t = getType();
-  if (t.getValidShape()[i] != kDyn)
-    return IntegerAttr::get(IndexType::get(getContext()),
-                            t.getValidShape()[i]);
-  return getDynamicValid()[llvm::count(t.getValidShape().take_front(i), kDyn)];
-}
-
-OpFoldResult AllocOp::getShapeSize(unsigned i) {
-  TileType t = getType();
-  if (t.getShape()[i] != kDyn)
-    return IntegerAttr::get(IndexType::get(getContext()), t.getShape()[i]);
-  return getDynamicShape()[llvm::count(t.getShape().take_front(i), kDyn)];
 }
 
 namespace {
@@ -586,12 +619,22 @@ struct StaticAllocSizes : public OpRewritePattern<AllocOp> {
     }
     if (!changed)
       return failure();
-    // A tier constant that makes an invalid tile is the kernel's error.
-    if (failed(TileType::verify([&] { return op.emitOpError(); }, t.getLoc(),
-                                shape, t.getElementType(), valid,
+    // Only to a valid tile that every user still accepts (a view must fit
+    // in it); what does not fold is AllocOp::verify's to report.
+    MLIRContext *ctx = op.getContext();
+    ScopedDiagnosticHandler silence(ctx, [](Diagnostic &) { return success(); });
+    if (failed(TileType::verify([&] { return emitError(op.getLoc()); },
+                                t.getLoc(), shape, t.getElementType(), valid,
                                 t.getLayout())))
       return failure();
     TileType newType = t.withShape(shape, valid);
+    op.getResult().setType(newType);
+    bool accepted = llvm::all_of(op->getUsers(), [](Operation *user) {
+      return succeeded(verify(user, /*verifyRecursively=*/false));
+    });
+    op.getResult().setType(t);
+    if (!accepted)
+      return failure();
     rewriter.modifyOpInPlace(op, [&] {
       op.getDynamicShapeMutable().assign(keepShape);
       op.getDynamicValidMutable().assign(keepValid);
@@ -626,9 +669,21 @@ LogicalResult SubviewOp::verify() {
                          << getDynamicValid().size();
   std::optional<int64_t> row = constantIndex(getRow()),
                          col = constantIndex(getCol());
+  // The view keeps the source's row stride, so its rows are whole source
+  // rows unless it is a single row.
+  if (s.getCols() != kDyn && r.getCols() != s.getCols() && r.getRows() != 1)
+    return emitOpError() << "a view of " << r.getRows() << " rows of "
+                         << r.getCols() << " columns in rows of "
+                         << s.getCols()
+                         << ": only a single-row view may be narrower";
   if (s.getCols() != kDyn && r.getCols() > s.getCols())
     return emitOpError() << "result has " << r.getCols()
                          << " columns, more than the source's " << s.getCols();
+  if (s.getRows() != kDyn && r.getRows() > s.getRows())
+    return emitOpError() << "result has " << r.getRows()
+                         << " rows, more than the source's " << s.getRows();
+  if (col && *col < 0)
+    return emitOpError("column offset must be non-negative");
   if (s.getRows() != kDyn && row && *row + r.getRows() > s.getRows())
     return emitOpError() << "rows [" << *row << ", " << *row + r.getRows()
                          << ") lie outside the source's " << s.getRows();
@@ -652,6 +707,13 @@ LogicalResult ReshapeOp::verify() {
       s.getSizeInBytes() != r.getSizeInBytes())
     return emitOpError() << "source holds " << s.getSizeInBytes()
                          << " bytes, result " << r.getSizeInBytes();
+  // The storage stays as it is: one layout, or a single row or column seen
+  // as the other (a 32x1 column of row statistics as a 1x32 row).
+  auto isVector = [](TileType t) { return t.getRows() == 1 || t.getCols() == 1; };
+  if (s.getLayout() != r.getLayout() && !(isVector(s) && isVector(r)))
+    return emitOpError() << "reshapes a " << stringifyTileLayout(s.getLayout())
+                         << " tile as " << stringifyTileLayout(r.getLayout())
+                         << "; only a single row or column changes layout";
   return success();
 }
 
@@ -679,6 +741,21 @@ static LogicalResult verifyLoadTarget(Operation *op, TileType d,
   return success();
 }
 
+/// A rank-1 memref is one row of global memory: the tile holds one line of
+/// it (one row, or transposed one column), known statically.
+static LogicalResult verifyOneRow(Operation *op, MemRefType m, TileType t,
+                                  bool transpose, StringRef role) {
+  if (m.getRank() != 1)
+    return success();
+  unsigned d = transpose ? 1 : 0;
+  if (t.getShape()[d] == 1 || t.getValidShape()[d] == 1)
+    return success();
+  return op->emitOpError() << "moves one row of a rank-1 memref: '" << role
+                           << "' must have one valid "
+                           << (transpose ? "column" : "row") << ", got "
+                           << dim(t.getValidShape()[d]);
+}
+
 LogicalResult LoadOp::verify() {
   TileType d = tileOf(getDst());
   auto m = cast<MemRefType>(getSource().getType());
@@ -693,7 +770,7 @@ LogicalResult LoadOp::verify() {
                          << m.getRank() << "), got " << getIndices().size();
   if (m.getRank() < 1)
     return emitOpError("loads from a memref of rank >= 1");
-  return success();
+  return verifyOneRow(*this, m, d, getTranspose(), "dst");
 }
 
 Pipe LoadOp::getPipe() { return Pipe::mte2; }
@@ -734,7 +811,6 @@ LogicalResult StoreOp::verify() {
   Type from = s.getElementType(), to = m.getElementType();
   switch (s.getLoc()) {
   case TileLoc::vec:
-  case TileLoc::mat:
     if (from != to)
       return emitOpError() << "stores a " << from << " tile into " << to
                            << " memory; only the fixpipe (acc) converts";
@@ -747,7 +823,7 @@ LogicalResult StoreOp::verify() {
                               "or bf16 and i32 as i32";
     break;
   default:
-    return emitOpError() << "stores vec, mat or acc tiles, not "
+    return emitOpError() << "stores vec or acc tiles, not "
                          << stringifyTileLoc(s.getLoc());
   }
   bool colMajor = s.getLayout() == TileLayout::col_major;
@@ -756,7 +832,7 @@ LogicalResult StoreOp::verify() {
                                         "'transpose'"
                                       : "only a col_major tile is stored "
                                         "with 'transpose'");
-  return success();
+  return verifyOneRow(*this, m, s, getTranspose(), "src");
 }
 
 Pipe StoreOp::getPipe() {
@@ -800,9 +876,9 @@ LogicalResult MovOp::verify() {
   if (failed(verifyOnChipPath(*this, d, s)))
     return failure();
   if (!agree(d.getRows(), s.getRows()) || !agree(d.getCols(), s.getCols()))
-    return emitOpError() << "moves a " << s.getRows() << "x" << s.getCols()
-                         << " tile into a " << d.getRows() << "x"
-                         << d.getCols() << " one; static extents must match";
+    return emitOpError() << "moves a " << extent(s.getShape())
+                         << " tile into a " << extent(d.getShape())
+                         << " one; static extents must match";
   return success();
 }
 
@@ -822,29 +898,29 @@ Unit MovOp::getUnit() { return onChipPipe(tileOf(getSrc())).second; }
 
 LogicalResult ExtractOp::verify() {
   TileType d = tileOf(getDst()), s = tileOf(getSrc());
-  if (failed(verifyOnChipPath(*this, d, s)))
-    return failure();
   if (s.getLoc() == TileLoc::acc)
     return emitOpError("extracts from mat or vec tiles");
+  if (failed(verifyOnChipPath(*this, d, s)))
+    return failure();
   std::optional<int64_t> row = constantIndex(getRow()),
                          col = constantIndex(getCol());
   std::optional<int64_t> offsets[] = {row, col};
   for (unsigned i = 0; i < 2; ++i) {
     std::optional<int64_t> off = offsets[i];
     int64_t dd = d.getShape()[i], sd = s.getShape()[i];
-    if (off && dd != kDyn && sd != kDyn && (*off < 0 || *off + dd > sd))
+    if (off && *off < 0)
+      return emitOpError() << (i ? "column" : "row") << " offset " << *off
+                           << " is negative";
+    if (off && dd != kDyn && sd != kDyn && *off + dd > sd)
       return emitOpError() << "takes " << (i ? "columns" : "rows") << " ["
                            << *off << ", " << *off + dd
                            << ") of a source with " << sd;
   }
-  if (s.getLoc() == TileLoc::mat) {
-    // Offsets on fractal boundaries (16 rows, 32 bytes of columns).
-    int64_t colUnit = 32 / s.getElementBytes();
-    if ((row && *row % 16) || (col && *col % colUnit))
-      return emitOpError() << "offsets must lie on fractal boundaries (rows "
-                              "by 16, columns by "
-                           << colUnit << ")";
-  }
+  // On the cube, offsets lie on the source's fractal boxes.
+  auto [boxRows, boxCols] = s.getFractalBox();
+  if ((row && *row % boxRows) || (col && *col % boxCols))
+    return emitOpError() << "offsets must lie on the source's "
+                         << boxRows << "x" << boxCols << " fractal boxes";
   return success();
 }
 
@@ -880,6 +956,14 @@ static LogicalResult verifyScalarAccess(OpT op, Type value) {
   if (value != t.getElementType())
     return op.emitOpError() << "accesses a " << t.getElementType()
                             << " tile as " << value;
+  std::optional<int64_t> at[] = {constantIndex(op.getRow()),
+                                 constantIndex(op.getCol())};
+  for (unsigned d = 0; d < 2; ++d)
+    if (at[d] && (*at[d] < 0 || (t.getShape()[d] != kDyn &&
+                                 *at[d] >= t.getShape()[d])))
+      return op.emitOpError() << (d ? "column " : "row ") << *at[d]
+                              << " lies outside the tile's "
+                              << t.getShape()[d];
   return success();
 }
 

@@ -68,11 +68,11 @@ unsigned TileType::getNumDynamicValidDims() const {
 
 /// Bytes of an element type tiles may hold; 0 if none.
 static int64_t elementBytes(Type t) {
-  if (t.isInteger(8))
+  if (t.isSignlessInteger(8))
     return 1;
-  if (t.isInteger(16) || t.isF16() || t.isBF16())
+  if (t.isSignlessInteger(16) || t.isF16() || t.isBF16())
     return 2;
-  if (t.isInteger(32) || t.isF32())
+  if (t.isSignlessInteger(32) || t.isF32())
     return 4;
   return 0;
 }
@@ -97,16 +97,6 @@ TileType TileType::withShape(ArrayRef<int64_t> shape,
                        getLayout());
 }
 
-bool TileType::isCompatibleStorage(TileType other) const {
-  if (getLoc() != other.getLoc() ||
-      getElementType() != other.getElementType() ||
-      getLayout() != other.getLayout())
-    return false;
-  for (auto [a, b] : llvm::zip(getShape(), other.getShape()))
-    if (a != kDynamic && b != kDynamic && a != b)
-      return false;
-  return true;
-}
 
 /// The fractal box (rows x cols) a layout stores in; 1x1 for ND/DN.
 static std::pair<int64_t, int64_t> fractalBox(TileLoc loc, TileLayout layout,
@@ -124,6 +114,10 @@ static std::pair<int64_t, int64_t> fractalBox(TileLoc loc, TileLayout layout,
     return {32 / bytes, 16};
   }
   llvm_unreachable("unknown tile layout");
+}
+
+std::pair<int64_t, int64_t> TileType::getFractalBox() const {
+  return fractalBox(getLoc(), getLayout(), getElementBytes());
 }
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -198,7 +192,7 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (loc == TileLoc::acc && !elementType.isF32() && !elementType.isInteger(32))
     return emitError() << "an acc tile holds f32 or i32, got " << elementType;
   if ((loc == TileLoc::left || loc == TileLoc::right || loc == TileLoc::mat) &&
-      elementType.isInteger(16))
+      (elementType.isInteger(16) || elementType.isInteger(32)))
     return emitError() << "the cube's operands are i8, f16, bf16 or f32, got "
                        << elementType;
   // 32-byte storage units.
@@ -244,8 +238,15 @@ Type TileType::parse(AsmParser &parser) {
   }
   valid.assign(shape.begin(), shape.end());
   TileLayout layout = getDefaultLayout(*loc);
+  bool seenValid = false, seenLayout = false;
   while (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
     if (succeeded(parser.parseOptionalKeyword("valid"))) {
+      if (seenValid) {
+        parser.emitError(at) << "a tile type has one valid extent";
+        return {};
+      }
+      seenValid = true;
       valid.clear();
       if (parser.parseEqual() ||
           parser.parseDimensionList(valid, /*allowDynamic=*/true,
@@ -254,7 +255,6 @@ Type TileType::parse(AsmParser &parser) {
       continue;
     }
     StringRef layoutName;
-    SMLoc at = parser.getCurrentLocation();
     if (parser.parseKeyword(&layoutName))
       return {};
     std::optional<TileLayout> l = symbolizeTileLayout(layoutName);
@@ -262,6 +262,11 @@ Type TileType::parse(AsmParser &parser) {
       parser.emitError(at) << "unknown tile layout '" << layoutName << "'";
       return {};
     }
+    if (seenLayout) {
+      parser.emitError(at) << "a tile type has one layout";
+      return {};
+    }
+    seenLayout = true;
     layout = *l;
   }
   if (parser.parseGreater())

@@ -40,7 +40,6 @@ def Tile_Dialect : Dialect {
     buffer and checks the A2/A3 budgets.
   }];
   let useDefaultTypePrinterParser = 1;
-  let hasCanonicalizer = 0;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
     void registerTypes();

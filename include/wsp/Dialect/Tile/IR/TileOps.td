@@ -2,7 +2,8 @@
 //
 // One op per pto-isa instruction, destination first. Tiles are buffers:
 // ops write their destination in place and return nothing, except the ops
-// that make a tile handle (alloc, subview, reshape).
+// that make a tile handle (alloc, subview, reshape) and those that read a
+// scalar (getval, block_idx, subblock_id, subblock_num).
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,10 +90,6 @@ def Tile_AllocOp : Tile_Op<"alloc", [AttrSizedOperandSegments]> {
     int64_t getNumBuffers() {
       return getBuffersAttr() ? getBuffersAttr().getInt() : 1;
     }
-    /// The valid extent of dimension `i`: a constant or the operand.
-    ::mlir::OpFoldResult getValidSize(unsigned i);
-    /// The static extent of dimension `i`: a constant or the operand.
-    ::mlir::OpFoldResult getShapeSize(unsigned i);
   }];
 }
 

@@ -71,9 +71,10 @@ def Tile_TileType : TypeDef<Tile_Dialect, "Tile"> {
     TileType withValidShape(::llvm::ArrayRef<int64_t> valid) const;
     TileType withShape(::llvm::ArrayRef<int64_t> shape,
                        ::llvm::ArrayRef<int64_t> valid) const;
-    /// True if `other` describes the same storage (location, element type,
-    /// layout, and static extents that agree where both are known).
-    bool isCompatibleStorage(TileType other) const;
+    /// The storage unit as (rows, cols): a 16-row fractal box of 32 bytes
+    /// per row or column for the cube's layouts (16x16 for acc), 1x1 for
+    /// the plain row- and column-major ones.
+    std::pair<int64_t, int64_t> getFractalBox() const;
   }];
 }
 
