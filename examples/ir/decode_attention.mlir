@@ -3,8 +3,8 @@
 //
 //  * @decode_step: the AICPU planning function of spec §13.1. It plans the
 //    KV chunk size from this step's lengths, generates one descriptor per
-//    (request, KV head, chunk), and dispatches them on the 24 blocks of a
-//    cube core and its vector cores.
+//    (request, KV head, chunk), and dispatches them on 24 blocks, each a
+//    cube core with its two vector cores (mix(24)).
 //  * @decode_attention: the tiered AICore kernel of spec §13.2. One
 //    descriptor covers all query heads of its KV head's GQA group
 //    (q_len x group rows of one 32-row tile), so each K/V byte is read once

@@ -6,14 +6,15 @@
 //    descriptor per (request, KV head) row or piece of a row, every core
 //    given the same cost (KV tokens + 64 per unit + 64 per extra piece), rows
 //    cut only at 16-token KV blocks. It runs two persistent dispatches over
-//    the plan's per-core work lists: the partial pass on the 24 blocks of a
-//    cube core and its vector cores, then the merge on the vector cores.
+//    the plan's per-core work lists: the partial pass on 24 blocks, each a
+//    cube core with its two vector cores (mix(24)), then the merge on the
+//    vector cores.
 //  * @decode_partial: one descriptor = one KV range of one KV head for all
 //    query heads of its GQA group (q_len x group rows of one 32-row tile), so
 //    each K/V byte is read once. The cube computes S = Q K^T and O_t = P V
 //    per KV tile, reading K and V pages straight from the cache into L1; the
 //    vector core runs the online softmax with the row statistics kept in UB
-//    for the whole range. The two cores exchange S, P and O_t through a
+//    for the whole range. The two cores exchange Q, S, P and O_t through a
 //    per-block workspace in global memory (A2/A3 has no path between L0C
 //    and UB). A whole row (FIRST and LAST) writes the output; a piece of a
 //    split row writes its softmax state (max m, sum l, unnormalized o) to

@@ -13,7 +13,8 @@
 //
 // Shapes and the row's state between chunks are those of
 // decode_attention.mlir; k_scale / v_scale are [kv_heads, head_dim]; the
-// workspaces hold [24 blocks, rows, 128].
+// workspaces ws_q/ws_s/ws_p/ws_o hold [24 blocks, 32, 128] and ws_k/ws_v
+// [24 blocks, 64, 128] (TILE_K rows).
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>,       // short

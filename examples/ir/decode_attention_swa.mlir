@@ -7,7 +7,8 @@
 //
 //  * @decode_step plans the KV chunk size over the windows and generates
 //    one descriptor per (request, KV head, chunk); the chunks of a row run
-//    in order on one block of a cube core and its vector cores (row_affine).
+//    in order on one block (a cube core with its two vector cores;
+//    row_affine).
 //  * @decode_attention, per chunk: the cube computes S = Q K^T and O_t = P V
 //    per KV tile and cache page, the vector core runs the online softmax.
 //    Each query row's attended range comes from wsp.mask_range (the mask

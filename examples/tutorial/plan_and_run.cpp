@@ -2,8 +2,11 @@
 // (my_tiers.hpp), run a tiered kernel on the simulated vector cores, and
 // look at the schedule.
 //
-//   wsp-translate --wsp-tier-configs-to-cpp tiers.mlir -o my_tiers.hpp
-//   g++ -std=c++17 -D__CPU_SIM -I include -I . plan_and_run.cpp -pthread
+// From the repository root (docs/tutorial.md, step 3):
+//   build/bin/wsp-translate --wsp-tier-configs-to-cpp
+//     examples/tutorial/tiers.mlir -o build/tutorial/my_tiers.hpp
+//   g++ -std=c++17 -D__CPU_SIM -I include -I build/tutorial
+//     examples/tutorial/plan_and_run.cpp -o build/tutorial/plan_and_run -pthread
 #include "my_tiers.hpp"
 
 #include <pto/runtime/runtime.hpp>

@@ -55,27 +55,33 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory wspcCategory("wspc options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<workload.mlir>"));
+                                      cl::desc("<workload.mlir>"),
+                                      cl::cat(wspcCategory));
 static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::desc("Directory of the emitted tree"),
-                                      cl::value_desc("dir"));
+                                      cl::value_desc("dir"),
+                                      cl::cat(wspcCategory));
 static cl::opt<std::string> target("target", cl::init("cpusim"),
-                                   cl::desc("ascend or cpusim"));
+                                   cl::desc("ascend or cpusim"),
+                                   cl::cat(wspcCategory));
 static cl::opt<bool> staticPlanning(
     "static-planning", cl::init(true),
-    cl::desc("Plan at compile time when the lengths are constants"));
+    cl::desc("Plan at compile time when the lengths are constants"),
+    cl::cat(wspcCategory));
 static cl::opt<bool> run("run",
                          cl::desc("Build the CPU-sim tree and run its "
-                                  "self-check"));
+                                  "self-check"),
+                         cl::cat(wspcCategory));
 static cl::opt<std::string>
     checkFile("check", cl::desc("Self-check source (default: "
                                 "<input without .mlir>.selfcheck.cpp)"),
-              cl::value_desc("file.cpp"));
+              cl::value_desc("file.cpp"), cl::cat(wspcCategory));
 static cl::opt<std::string>
     runtimeInclude("runtime-include",
                    cl::desc("Directory holding pto/runtime/runtime.hpp"),
-                   cl::value_desc("dir"));
+                   cl::value_desc("dir"), cl::cat(wspcCategory));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "wspc: error: " << message << "\n";
@@ -116,7 +122,10 @@ int main(int argc, char **argv) {
   wsp::tile::registerTilePasses();
   wsp::registerWspCppPasses();
   wsp::registerWspPipelines();
+  cl::HideUnrelatedOptions(wspcCategory);
   cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
+  if (outputDir.empty())
+    return fail("-o needs a directory");
   if (target != "cpusim" && target != "ascend")
     return fail("unknown --target '" + target + "'; expected ascend or cpusim");
 
@@ -129,7 +138,7 @@ int main(int argc, char **argv) {
   std::unique_ptr<llvm::MemoryBuffer> input =
       openInputFile(inputFile, &error);
   if (!input)
-    return fail("cannot open '" + inputFile + "': " + error);
+    return fail(error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -258,9 +267,8 @@ int main(int argc, char **argv) {
       ".\ncmake_minimum_required(VERSION 3.20)\nproject(" + stem +
       "_cpusim CXX)\nset(CMAKE_CXX_STANDARD 17)\nset(CMAKE_CXX_STANDARD_"
       "REQUIRED ON)\nif(NOT CMAKE_BUILD_TYPE)\n  set(CMAKE_BUILD_TYPE "
-      "Release)\nendif()\nset(WSP_RUNTIME_INCLUDE \"" + runtime +
-      "\" CACHE PATH \"pto::runtime headers\")\nset(WSP_SELFCHECK \"" +
-      std::string(checkAbs) + "\" CACHE FILEPATH \"self-check source\")\n"
+      "Release)\nendif()\n# Plain variables: a tree written again over an old one builds\n# what was written now, not what an old cache holds.\nset(WSP_RUNTIME_INCLUDE \"" + runtime +
+      "\")\nset(WSP_SELFCHECK \"" + std::string(checkAbs) + "\")\n"
       "find_package(Threads REQUIRED)\nadd_executable(" + stem +
       "_selfcheck ${WSP_SELFCHECK})\ntarget_include_directories(" + stem +
       "_selfcheck PRIVATE ${WSP_RUNTIME_INCLUDE} "
@@ -271,6 +279,13 @@ int main(int argc, char **argv) {
       "${CMAKE_CURRENT_SOURCE_DIR}/cpusim/" + stem + ".cpp)\n"
       "target_link_libraries(" + stem + "_selfcheck PRIVATE Threads::Threads)\n";
   files.push_back({"CMakeLists.txt", nullptr, cmake});
+
+  // What --run needs, checked before anything is written.
+  llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
+  if (run && !llvm::sys::fs::exists(checkAbs))
+    return fail("no self-check '" + check + "' (give one with --check)");
+  if (run && !cmakeExe)
+    return fail("cmake is not on PATH; --run needs it");
 
   for (const File &f : files) {
     llvm::SmallString<256> path(outputDir.getValue());
@@ -292,11 +307,6 @@ int main(int argc, char **argv) {
     return 0;
 
   // --run: configure, build and run the CPU-sim self-check.
-  if (!llvm::sys::fs::exists(checkAbs))
-    return fail("no self-check '" + check + "' (give one with --check)");
-  llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
-  if (!cmakeExe)
-    return fail("cmake is not on PATH; --run needs it");
   llvm::SmallString<256> buildDir(outputDir.getValue());
   llvm::sys::path::append(buildDir, "build");
   std::string source = outputDir, build = std::string(buildDir);

@@ -465,6 +465,52 @@ TEST(TileSimTest, MissingFlagBetweenPipesIsCaught) {
       "MTE2 wrote with no set_flag/wait_flag ordering them");
 }
 
+TEST(TileSimTest, FloatToIntegerRoundsByMode) {
+  KernelScope scope;
+  Tile<Loc::Vec, float, 1, 8> f;
+  Tile<Loc::Vec, int32_t, 1, 8> q;
+  assign(f, 0);
+  assign(q, 64);
+  const float in[8] = {1.7f, -1.7f, 2.5f, -2.5f, 1.2f, -1.2f, 3e9f, -3e9f};
+  for (int i = 0; i < 8; ++i)
+    f.data[i] = in[i];
+  // Against std's rounding functions, then saturated to int32.
+  for (Round mode : {Round::Rint, Round::Round, Round::Floor, Round::Ceil,
+                     Round::Trunc}) {
+    cvt(q, f, mode);
+    for (int i = 0; i < 8; ++i) {
+      const double x = in[i];
+      const double r = mode == Round::Round   ? std::round(x)
+                       : mode == Round::Floor ? std::floor(x)
+                       : mode == Round::Ceil  ? std::ceil(x)
+                       : mode == Round::Trunc ? std::trunc(x)
+                                              : std::nearbyint(x);
+      const double sat = std::min(std::max(r, -2147483648.0), 2147483647.0);
+      EXPECT_EQ(q.data[i], static_cast<int32_t>(sat)) << "element " << i;
+    }
+  }
+}
+
+// A store to global memory the kernel has only read so far is ordered after
+// the read, as on chip.
+TEST(TileSimTest, WriteAfterReadOfGlobalMemoryIsCaught) {
+  std::vector<float> data = random_floats(16 * 64, 18);
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        Vec16x64 t(16, 64), u(16, 64);
+        assign(t, 0);
+        assign(u, 8192);
+        expands(u, 1.0f);
+        set_flag(V, Pipe::V, Pipe::MTE3, 0);
+        wait_flag(V, Pipe::V, Pipe::MTE3, 0);
+        load(t, data.data(), 64);  // MTE2 reads data, never written here
+        store(data.data(), 64, u); // MTE3 overwrites it, nothing between
+      }()),
+      "TSTORE on vector MTE3 writes global memory .* that TLOAD on vector "
+      "MTE2 read \\(write after read\\)");
+}
+
 TEST(TileSimTest, WriteAfterReadIsCaught) {
   auto data = random_floats(16 * 64, 17);
   std::vector<float> out(16 * 64);

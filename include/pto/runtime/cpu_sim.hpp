@@ -11,6 +11,7 @@
 
 #include "pto/runtime/hardware.hpp"
 #include "pto/runtime/kernel_dispatch.hpp"
+#include "pto/runtime/sim_core.hpp"
 #include "pto/runtime/work_descriptor.hpp"
 #include "pto/runtime/work_planner.hpp"
 
@@ -45,15 +46,6 @@ constexpr const char *to_string(CoreKind kind) {
   return kind == CoreKind::Cube     ? "cube"
          : kind == CoreKind::Vector ? "vector"
                                     : "mix";
-}
-
-/// Which run of a simulated core the calling thread is executing: a new
-/// number each time a simulated core starts its share of a launch, so that
-/// state a core keeps from one kernel invocation to the next (the tile
-/// simulation's pipe clocks) is reset between cores, not between calls.
-inline uint64_t &core_run() {
-  thread_local uint64_t run = 0;
-  return run;
 }
 
 namespace detail {

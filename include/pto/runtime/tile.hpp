@@ -20,6 +20,7 @@
 
 #include "pto/runtime/float16.hpp"
 #include "pto/runtime/hardware.hpp"
+#include "pto/runtime/sim_core.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -102,11 +103,18 @@ template <typename T>
 constexpr bool is_float_v =
     std::is_same_v<T, float> || std::is_same_v<T, bf16> || std::is_same_v<T, f16>;
 
-/// Saturating, rounding conversion to an integer type.
-template <typename To> To saturate_round(float f) {
+/// How a float becomes an integer (TCVT's rounding modes).
+enum class Round : uint8_t { Rint, Round, Floor, Ceil, Trunc };
+
+/// Saturating conversion to an integer type, rounding by `mode`.
+template <typename To> To saturate_round(float f, Round mode = Round::Rint) {
   if (f != f)
     return 0;
-  const float r = std::nearbyint(f); // round to nearest even
+  const float r = mode == Round::Round   ? std::round(f)
+                  : mode == Round::Floor ? std::floor(f)
+                  : mode == Round::Ceil  ? std::ceil(f)
+                  : mode == Round::Trunc ? std::trunc(f)
+                                         : std::nearbyint(f); // nearest even
   if (r <= static_cast<float>(std::numeric_limits<To>::min()))
     return std::numeric_limits<To>::min();
   if (r >= static_cast<float>(std::numeric_limits<To>::max()))
@@ -379,23 +387,32 @@ struct Checker {
                                             : "sync_set/sync_wait"));
   }
 
-  /// Splits the table so that [lo, hi) begins and ends on region edges.
+  // A table is sorted by address, its regions disjoint: each access finds
+  // what it overlaps by binary search.
+
+  /// The first region of `t` that ends after `at`.
+  static size_t first_after(const std::vector<Region> &t, uintptr_t at) {
+    return std::partition_point(t.begin(), t.end(),
+                                [&](const Region &r) { return r.hi <= at; }) -
+           t.begin();
+  }
+
+  /// Splits the region that straddles `at`, if any.
   static void split(std::vector<Region> &t, uintptr_t at) {
-    for (size_t i = 0; i < t.size(); ++i)
-      if (t[i].lo < at && at < t[i].hi) {
-        Region right = t[i];
-        right.lo = at;
-        t[i].hi = at;
-        t.insert(t.begin() + i + 1, right);
-        return;
-      }
+    const size_t i = first_after(t, at);
+    if (i < t.size() && t[i].lo < at) {
+      Region right = t[i];
+      right.lo = at;
+      t[i].hi = at;
+      t.insert(t.begin() + i + 1, right);
+    }
   }
 
   void touch(const char *op, int a, const Access &x, uint32_t clock) {
     std::vector<Region> &t = regions[x.table];
-    for (const Region &r : t) {
-      if (r.hi <= x.lo || x.hi <= r.lo)
-        continue;
+    for (size_t i = first_after(t, x.lo); i < t.size() && t[i].lo < x.hi;
+         ++i) {
+      const Region &r = t[i];
       const bool same_bytes = x.elementwise && r.lo == x.lo && r.hi == x.hi;
       const bool same = same_bytes && r.writer_elementwise;
       // The instruction's own accesses (an in-place update) are ordered.
@@ -410,14 +427,14 @@ struct Checker {
                        same_bytes && r.read_elementwise[b]))
             report(op, a, "read (write after read)", x, r.rname[b], b);
     }
+    split(t, x.lo);
+    split(t, x.hi);
+    const size_t begin = first_after(t, x.lo);
+    size_t end = begin;
+    while (end < t.size() && t[end].lo < x.hi)
+      ++end;
     if (x.write) {
-      split(t, x.lo);
-      split(t, x.hi);
-      t.erase(std::remove_if(t.begin(), t.end(),
-                             [&](const Region &r) {
-                               return x.lo <= r.lo && r.hi <= x.hi;
-                             }),
-              t.end());
+      // One region for what was written, replacing what was there.
       Region r{};
       r.lo = x.lo;
       r.hi = x.hi;
@@ -425,50 +442,66 @@ struct Checker {
       r.writer_elementwise = x.elementwise;
       r.wclock = clock;
       r.wname = op;
-      t.push_back(r);
+      t.erase(t.begin() + begin, t.begin() + end);
+      t.insert(t.begin() + begin, r);
       return;
     }
-    if (x.table == kGm) { // reads of memory this kernel never wrote: no record
-      split(t, x.lo);
-      split(t, x.hi);
-      for (Region &r : t)
-        if (x.lo <= r.lo && r.hi <= x.hi) {
-          r.reads[a] = clock;
-          r.rname[a] = op;
-          r.read_elementwise[a] = x.elementwise;
-        }
-      return;
-    }
-    // On chip: record the read everywhere in [lo, hi), filling gaps.
-    split(t, x.lo);
-    split(t, x.hi);
-    std::vector<std::pair<uintptr_t, uintptr_t>> covered;
-    for (Region &r : t)
-      if (x.lo <= r.lo && r.hi <= x.hi) {
-        r.reads[a] = clock;
-        r.rname[a] = op;
-        r.read_elementwise[a] = x.elementwise;
-        covered.push_back({r.lo, r.hi});
-      }
-    std::sort(covered.begin(), covered.end());
-    uintptr_t at = x.lo;
-    auto gap = [&](uintptr_t lo, uintptr_t hi) {
-      Region r{};
-      r.lo = lo;
-      r.hi = hi;
-      r.writer = -1;
+    // The read, recorded everywhere in [lo, hi), gaps filled: a later write
+    // of those bytes (on chip, or a store to global memory the kernel has
+    // only read so far) must be ordered after it.
+    auto mark = [&](Region &r) {
       r.reads[a] = clock;
       r.rname[a] = op;
       r.read_elementwise[a] = x.elementwise;
-      t.push_back(r);
     };
-    for (auto [lo, hi] : covered) {
-      if (at < lo)
-        gap(at, lo);
-      at = std::max(at, hi);
+    std::vector<Region> span;
+    uintptr_t at = x.lo;
+    for (size_t i = begin; i < end; ++i) {
+      if (at < t[i].lo) {
+        Region g{};
+        g.lo = at;
+        g.hi = t[i].lo;
+        g.writer = -1;
+        mark(g);
+        span.push_back(g);
+      }
+      mark(t[i]);
+      span.push_back(t[i]);
+      at = t[i].hi;
     }
-    if (at < x.hi)
-      gap(at, x.hi);
+    if (at < x.hi) {
+      Region g{};
+      g.lo = at;
+      g.hi = x.hi;
+      g.writer = -1;
+      mark(g);
+      span.push_back(g);
+    }
+    t.erase(t.begin() + begin, t.begin() + end);
+    t.insert(t.begin() + begin, span.begin(), span.end());
+  }
+
+  /// Forgets what every agent is ordered after already: such a record can
+  /// make no later access unordered. Run between invocations, after the
+  /// kernel's fence, it keeps the tables to one invocation's accesses.
+  void prune() {
+    auto known = [&](int b, uint32_t clock) {
+      for (int a = 0; a < kAgents; ++a)
+        if (know[a][b] < clock)
+          return false;
+      return true;
+    };
+    for (std::vector<Region> &t : regions)
+      t.erase(std::remove_if(t.begin(), t.end(),
+                             [&](const Region &r) {
+                               if (r.writer >= 0 && !known(r.writer, r.wclock))
+                                 return false;
+                               for (int b = 0; b < kAgents; ++b)
+                                 if (r.reads[b] && !known(b, r.reads[b]))
+                                   return false;
+                               return true;
+                             }),
+              t.end());
   }
 
   /// One instruction on (unit, pipe) with its accesses.
@@ -519,14 +552,12 @@ class KernelScope {
 public:
   KernelScope() {
     detail::Checker &c = detail::checker();
-#ifdef PTO_RUNTIME_CPU_SIM_HPP
     const uint64_t run = ::pto::runtime::sim::core_run();
-#else
-    const uint64_t run = 0;
-#endif
     if (run == 0 || run != c.run) {
       c.reset();
       c.run = run;
+    } else {
+      c.prune();
     }
   }
   ~KernelScope() {
@@ -967,15 +998,22 @@ template <typename D, typename X> void expands(D &dst, X scalar) {
 }
 
 /// TCVT: element conversion (rounding to nearest even, saturating).
-template <typename D, typename S> void cvt(D &dst, const S &src) {
+template <typename D, typename S>
+void cvt(D &dst, const S &src, Round mode = Round::Rint) {
   using DT = typename D::DType;
+  using ST = typename S::DType;
   detail::check_valid(dst, "TCVT");
   detail::checker().instr("TCVT", Unit::Vector, Pipe::V,
                           {detail::on_chip(src, false, true),
                            detail::on_chip(dst, true, true)});
   for (int r = 0; r < dst.rows; ++r)
-    for (int c = 0; c < dst.cols; ++c)
-      dst.at(r, c) = convert<DT>(src.at(r, c));
+    for (int c = 0; c < dst.cols; ++c) {
+      if constexpr (is_float_v<ST> && !is_float_v<DT>)
+        dst.at(r, c) =
+            saturate_round<DT>(Elem<ST>::to_f32(src.at(r, c)), mode);
+      else
+        dst.at(r, c) = convert<DT>(src.at(r, c));
+    }
 }
 
 /// TQUANT (symmetric): dst = saturate_i8(rint(src * scale[r])).

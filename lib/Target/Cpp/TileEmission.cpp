@@ -406,9 +406,13 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
   addCall<TransposeOp>(e, "transpose", "TTRANS");
   e.add<CvtOp>([](CvtOp op, Emitter &e) {
     static const char *modes[] = {"RINT", "ROUND", "FLOOR", "CEIL", "TRUNC"};
+    static const char *simModes[] = {"Rint", "Round", "Floor", "Ceil",
+                                     "Trunc"};
     std::string args = e.name(op.getDst()) + ", " + e.name(op.getSrc());
     if (!isPto(e))
-      return instr(e, op, Unit::vector, "tl::cvt(" + args + ")");
+      return instr(e, op, Unit::vector,
+                   "tl::cvt(" + args + ", tl::Round::" +
+                       simModes[static_cast<int>(op.getRound())] + ")");
     return instr(e, op, Unit::vector,
                  "TCVT(" + args + ", pto::RoundMode::CAST_" +
                      modes[static_cast<int>(op.getRound())] + ")");

@@ -344,6 +344,12 @@ static LogicalResult verifyCvt(CvtOp op) {
     return op.emitOpError() << "converts " << s.getElementType() << " to "
                             << d.getElementType()
                             << ", which A2/A3's TCVT does not";
+  if (op.getRound() != RoundMode::rint &&
+      !(isa<FloatType>(s.getElementType()) &&
+        isa<IntegerType>(d.getElementType())))
+    return op.emitOpError() << "rounds " << stringifyRoundMode(op.getRound())
+                            << " only from a float to an integer; other "
+                               "conversions round to nearest even";
   for (unsigned i = 0; i < 2; ++i)
     if (!agree(d.getShape()[i], s.getShape()[i]) ||
         !agree(d.getValidShape()[i], s.getValidShape()[i]))

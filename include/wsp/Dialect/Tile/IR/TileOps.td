@@ -294,8 +294,10 @@ def Tile_TransposeOp : Tile_VecOp<"transpose", "verifyTranspose(*this)"> {
 def Tile_CvtOp : Tile_VecOp<"cvt", "verifyCvt(*this)"> {
   let summary = "Convert the element type of a vec tile (TCVT)";
   let description = [{
-    `dst = convert(src)` element by element with the rounding mode (round
-    to nearest even by default), saturating when narrowing to an integer.
+    `dst = convert(src)` element by element, saturating when narrowing to an
+    integer. From a float to an integer it rounds by the rounding mode
+    (`rint`, nearest even, by default; `round`, nearest away from zero;
+    `floor`; `ceil`; `trunc`); every other pair rounds to nearest even.
     The A2/A3 pairs: f32 to f16, bf16, i16, i32, f32; f16 to f32, i32,
     i16, i8; bf16 to f32, i32; i16 to f16, f32; i32 to f32, i16, f16;
     i8 to f16.
