@@ -139,7 +139,10 @@ template <typename To, typename From> To convert(From x) {
 }
 
 namespace detail {
-template <typename T> using Arith = std::conditional_t<is_float_v<T>, float, T>;
+/// The arithmetic of an element type: float, or 64-bit integers (32-bit
+/// sums and products do not overflow there; results wrap back).
+template <typename T>
+using Arith = std::conditional_t<is_float_v<T>, float, int64_t>;
 /// An element as vector arithmetic sees it: float, or the integer itself.
 template <typename T> Arith<T> value(T x) {
   if constexpr (is_float_v<T>)
@@ -243,6 +246,9 @@ template <typename TileT>
 void assign(TileT &t, int64_t offset, int64_t slot = 0) {
   constexpr Buffer b = buffer_of(TileT::loc);
   const int64_t at = offset + slot * TileT::bytes;
+  if (slot < 0)
+    detail::fail("a tile in slot %lld of its buffers",
+                 static_cast<long long>(slot));
   if (offset < 0 || offset % kTileAlignBytes != 0)
     detail::fail("a tile at offset %lld of %s is not 32-byte aligned",
                  static_cast<long long>(offset), buffer_name(b));
@@ -968,7 +974,7 @@ PTO_TILE_UNARY(abs, "TABS", std::fabs(x))
   template <typename D, typename S, typename X>                              \
   void NAME(D &dst, const S &src, X scalar) {                                \
     using V = detail::Arith<typename D::DType>;                              \
-    const V y = static_cast<V>(scalar);                                      \
+    const V y = static_cast<V>(detail::value(scalar));                       \
     detail::elementwise(PTO, dst, [y](V x) -> V { return EXPR; }, src);      \
   }
 PTO_TILE_SCALAR(adds, "TADDS", x + y)
@@ -1201,12 +1207,15 @@ void cmps(M &mask, const S &src, X scalar, Cmp cmp) {
   using T = typename S::DType;
   detail::checker().instr("TCMPS", Unit::Vector, Pipe::V,
                           {detail::on_chip(src, false), detail::on_chip(mask, true)});
-  const float y = static_cast<float>(scalar);
+  // In the source's arithmetic: float, or the integer itself (an i32
+  // above 2^24 is not a float).
+  using V = detail::Arith<T>;
+  const V y = static_cast<V>(detail::value(scalar));
   for (int r = 0; r < src.rows; ++r) {
     uint8_t *bits = reinterpret_cast<uint8_t *>(&mask.at(r, 0));
     std::memset(bits, 0, M::Cols);
     for (int c = 0; c < src.cols; ++c) {
-      const float x = Elem<T>::to_f32(src.at(r, c));
+      const V x = detail::value(src.at(r, c));
       const bool v = cmp == Cmp::EQ   ? x == y
                      : cmp == Cmp::NE ? x != y
                      : cmp == Cmp::LT ? x < y

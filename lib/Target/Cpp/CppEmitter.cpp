@@ -89,6 +89,13 @@ std::string Emitter::constant(Attribute value, Type type) {
   }
   auto f = cast<FloatAttr>(value);
   double d = f.getValueAsDouble();
+  // bf16 and f16 are 16-bit structs, made from a float (exactly: every
+  // value they hold is a float).
+  if (type.isBF16() || type.isF16())
+    return std::string(type.isBF16() ? "f32_to_bf16(" : "f32_to_f16(") +
+           constant(FloatAttr::get(Float32Type::get(type.getContext()), d),
+                    Float32Type::get(type.getContext())) +
+           ")";
   std::string suffix = type.isF32() ? "f" : "";
   std::string cType = type.isF32() ? "float" : "double";
   if (std::isnan(d))
@@ -127,7 +134,8 @@ LogicalResult Emitter::declareResult(Value v, Operation *op) {
 LogicalResult Emitter::assign(ValueRange to, ValueRange from) {
   // Through temporaries: a yield may read what it overwrites.
   if (to.size() == 1) {
-    os << name(to[0]) << " = " << name(from[0]) << ";\n";
+    if (name(to[0]) != name(from[0])) // a value carried unchanged
+      os << name(to[0]) << " = " << name(from[0]) << ";\n";
     return success();
   }
   os << "{\n";

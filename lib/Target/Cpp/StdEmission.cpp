@@ -195,7 +195,8 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
     int p = static_cast<int>(o.getPredicate());
     bool isUnsigned = p >= static_cast<int>(arith::CmpIPredicate::ult);
     std::string a = e.name(o.getLhs()), b = e.name(o.getRhs());
-    if (isUnsigned) {
+    // (bool is unsigned already.)
+    if (isUnsigned && !o.getLhs().getType().isInteger(1)) {
       FailureOr<std::string> t = e.scalarType(o.getLhs().getType(), o);
       if (failed(t))
         return failure();

@@ -56,11 +56,16 @@ struct MemRef {
 using ::pto::runtime::bf16;
 using ::pto::runtime::bf16_to_f32;
 using ::pto::runtime::f16;
+using ::pto::runtime::f16_to_f32;
 using ::pto::runtime::f32_to_bf16;
-/// arith.maximumf: NaN if either operand is NaN.
-inline float maximumf(float a, float b) {
-  return (a != a || b != b) ? std::numeric_limits<float>::quiet_NaN()
-                            : (a > b ? a : b);
+using ::pto::runtime::f32_to_f16;
+/// arith.maximumf: NaN if either operand is NaN; +0 over -0.
+template <typename T> inline T maximumf(T a, T b) {
+  if (a != a || b != b)
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
 }
 /// A size as the runtime's int, saturated at INT32_MAX.
 inline int to_runtime_int(int64_t n) {
@@ -415,7 +420,9 @@ LogicalResult ModuleEmitter::emitKernel(KernelOp op) {
   raw_indented_ostream &os = e.os;
   os << "// wsp.kernel @" << op.getSymName() << ", tier "
      << op.getTierAttr().getInt() << " of @" << op.getTiers() << "\n";
-  os << (e.flavor == Flavor::Aicore ? "static AICORE void " : "static void ")
+  // (A kernel no table names is printed all the same.)
+  os << (e.flavor == Flavor::Aicore ? "[[maybe_unused]] static AICORE void "
+                                    : "[[maybe_unused]] static void ")
      << op.getSymName() << "(";
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     e.setName(arg, "a" + std::to_string(i));
@@ -517,6 +524,9 @@ LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
   }
   os << ") {\n";
   os.indent();
+  for (BlockArgument arg : entry.getArguments())
+    if (arg.use_empty())
+      os << "(void)" << e.name(arg) << ";\n";
   if (failed(e.beginFunction(op.getBody())) || failed(e.emitBlock(entry)))
     return failure();
   os.unindent();

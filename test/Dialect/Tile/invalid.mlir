@@ -171,7 +171,7 @@ func.func @f(%i: index) {
 func.func @f(%i: index) {
   %c0 = arith.constant 0 : index
   %t = tile.alloc : !tile.tile<vec, 32x128xbf16>
-  // expected-error @+1 {{result has 256 columns, more than the source's 128}}
+  // expected-error @+1 {{a view of 256 columns of a tile of 128: a view takes whole rows}}
   %s = tile.subview %t[%i, %c0] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 1x256xbf16>
   return
 }
@@ -193,8 +193,8 @@ func.func @f() {
   %c0 = arith.constant 0 : index
   %c8 = arith.constant 8 : index
   %t = tile.alloc : !tile.tile<vec, 32x128xbf16>
-  // expected-error @+1 {{column offset 8 is not 32-byte aligned}}
-  %s = tile.subview %t[%c0, %c8] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 1x64xbf16>
+  // expected-error @+1 {{a view takes whole rows: its column offset must be the constant 0}}
+  %s = tile.subview %t[%c0, %c8] : !tile.tile<vec, 32x128xbf16> to !tile.tile<vec, 1x128xbf16>
   return
 }
 
@@ -937,11 +937,11 @@ func.func @f() {
 
 // == Clauses added with the review of the dialect ==
 
-// A multi-row view keeps the source's row stride: it must be as wide.
+// A view keeps the source's row stride: it takes whole rows.
 func.func @f() {
   %c0 = arith.constant 0 : index
   %q = tile.alloc : !tile.tile<vec, 48x128xf32>
-  // expected-error @+1 {{a view of 16 rows of 64 columns in rows of 128: only a single-row view may be narrower}}
+  // expected-error @+1 {{a view of 64 columns of a tile of 128: a view takes whole rows}}
   %v = tile.subview %q[%c0, %c0] : !tile.tile<vec, 48x128xf32> to !tile.tile<vec, 16x64xf32>
   return
 }
@@ -952,8 +952,8 @@ func.func @f() {
   %c0 = arith.constant 0 : index
   %cm8 = arith.constant -8 : index
   %q = tile.alloc : !tile.tile<vec, 48x128xf32>
-  // expected-error @+1 {{column offset must be non-negative}}
-  %v = tile.subview %q[%c0, %cm8] : !tile.tile<vec, 48x128xf32> to !tile.tile<vec, 1x64xf32>
+  // expected-error @+1 {{a view takes whole rows: its column offset must be the constant 0}}
+  %v = tile.subview %q[%c0, %cm8] : !tile.tile<vec, 48x128xf32> to !tile.tile<vec, 1x128xf32>
   return
 }
 

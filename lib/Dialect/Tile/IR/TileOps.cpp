@@ -198,8 +198,8 @@ static LogicalResult verifyUnary(OpT op, unsigned set) {
 }
 
 template <typename OpT>
-static LogicalResult verifyScalar(OpT op) {
-  if (failed(verifyUnary(op, kVecArith)))
+static LogicalResult verifyScalar(OpT op, unsigned set) {
+  if (failed(verifyUnary(op, set)))
     return failure();
   Type elem = tileOf(op.getDst()).getElementType();
   if (op.getScalar().getType() != elem)
@@ -675,30 +675,21 @@ LogicalResult SubviewOp::verify() {
                          << getDynamicValid().size();
   std::optional<int64_t> row = constantIndex(getRow()),
                          col = constantIndex(getCol());
-  // The view keeps the source's row stride, so its rows are whole source
-  // rows unless it is a single row.
-  if (s.getCols() != kDyn && r.getCols() != s.getCols() && r.getRows() != 1)
-    return emitOpError() << "a view of " << r.getRows() << " rows of "
-                         << r.getCols() << " columns in rows of "
-                         << s.getCols()
-                         << ": only a single-row view may be narrower";
-  if (s.getCols() != kDyn && r.getCols() > s.getCols())
-    return emitOpError() << "result has " << r.getCols()
-                         << " columns, more than the source's " << s.getCols();
+  // A view is whole rows of the source: its tile keeps the source's row
+  // stride (as TASSIGN does on device), so it has the source's width.
+  if (s.getCols() != kDyn && r.getCols() != s.getCols())
+    return emitOpError() << "a view of " << r.getCols()
+                         << " columns of a tile of " << s.getCols()
+                         << ": a view takes whole rows";
   if (s.getRows() != kDyn && r.getRows() > s.getRows())
     return emitOpError() << "result has " << r.getRows()
                          << " rows, more than the source's " << s.getRows();
-  if (col && *col < 0)
-    return emitOpError("column offset must be non-negative");
+  if (!col || *col != 0)
+    return emitOpError("a view takes whole rows: its column offset must be "
+                       "the constant 0");
   if (s.getRows() != kDyn && row && *row + r.getRows() > s.getRows())
     return emitOpError() << "rows [" << *row << ", " << *row + r.getRows()
                          << ") lie outside the source's " << s.getRows();
-  if (s.getCols() != kDyn && col && *col + r.getCols() > s.getCols())
-    return emitOpError() << "columns [" << *col << ", " << *col + r.getCols()
-                         << ") lie outside the source's " << s.getCols();
-  if (col && (*col * s.getElementBytes()) % 32)
-    return emitOpError() << "column offset " << *col
-                         << " is not 32-byte aligned";
   if (row && *row < 0)
     return emitOpError("row offset must be non-negative");
   return success();

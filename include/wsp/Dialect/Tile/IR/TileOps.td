@@ -94,15 +94,15 @@ def Tile_AllocOp : Tile_Op<"alloc", [AttrSizedOperandSegments]> {
 }
 
 def Tile_SubviewOp : Tile_Op<"subview", [Pure]> {
-  let summary = "A part of a vec tile, at a row and column offset (TASSIGN)";
+  let summary = "Whole rows of a vec tile, from a row offset (TASSIGN)";
   let description = [{
-    A handle to the rows x cols block of `source` that starts at
-    (`row`, `col`), sharing its storage, with the result type's static
-    extent and a valid extent (operands for the `?` valid dims). Row-major
-    vec tiles only: the block's rows stay contiguous, so the result is a
-    tile of its own at an address inside the source (a TASSIGN at
-    `source + (row * cols + col) * bytes`). A constant column offset must
-    keep rows 32-byte aligned.
+    A handle to the rows of `source` that start at `row`, sharing its
+    storage, with the result type's static extent and a valid extent
+    (operands for the `?` valid dims). Row-major vec tiles only, and whole
+    rows: the result has the source's columns and `col` is the constant 0,
+    so the result is a tile of its own at an address inside the source (a
+    TASSIGN at `source + row * cols * bytes`) with the source's row
+    stride.
 
     ```mlir
     %rows = tile.subview %q[%r0, %c0] valid(%g)
@@ -456,12 +456,13 @@ def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", "TRSQRT", "1 / sqrt(src)">;
 def Tile_AbsOp : Tile_UnaryOp<"abs", "TABS", "|src|">;
 
 // dst = src op scalar.
-class Tile_ScalarOp<string mnemonic, string pto, string math>
-    : Tile_VecOp<mnemonic, "verifyScalar(*this)"> {
+class Tile_ScalarOp<string mnemonic, string pto, string math,
+                    string set = "kVecArith", string types = "i16, i32, f16 or f32">
+    : Tile_VecOp<mnemonic, "verifyScalar(*this, " # set # ")"> {
   let summary = "Element-wise " # math # " (" # pto # ")";
   let description = [{
     Over the valid extent of `dst`; the scalar has the tiles' element
-    type (i16, i32, f16 or f32).
+    type (}] # types # [{).
 
     ```mlir
     tile.}] # mnemonic # [{ %d, %s, %x : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, f32
@@ -477,7 +478,8 @@ class Tile_ScalarOp<string mnemonic, string pto, string math>
 def Tile_AddsOp : Tile_ScalarOp<"adds", "TADDS", "src + scalar">;
 def Tile_SubsOp : Tile_ScalarOp<"subs", "TSUBS", "src - scalar">;
 def Tile_MulsOp : Tile_ScalarOp<"muls", "TMULS", "src * scalar">;
-def Tile_DivsOp : Tile_ScalarOp<"divs", "TDIVS", "src / scalar">;
+def Tile_DivsOp : Tile_ScalarOp<"divs", "TDIVS", "src / scalar", "kVecFloat",
+                                "f16 or f32">;
 def Tile_MaxsOp : Tile_ScalarOp<"maxs", "TMAXS", "max(src, scalar)">;
 def Tile_MinsOp : Tile_ScalarOp<"mins", "TMINS", "min(src, scalar)">;
 
