@@ -47,8 +47,14 @@ static double seconds(std::chrono::steady_clock::time_point t0) {
 }
 
 int main(int argc, char **argv) {
-  const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 3;
+  const int reps = argc > 1 ? std::atoi(argv[1]) : 3;
   const std::string only = argc > 2 ? argv[2] : "";
+  if (argc > 3 || reps < 1) {
+    std::fprintf(stderr, "usage: %s [repetitions >= 1 [shape name prefix]]\n",
+                 argv[0]);
+    return 2;
+  }
+  int ran = 0;
   const int heads = 16, kv_heads = 2, dim = 128, block = 128;
   // The kernels' fixed shapes: a [32 x 128] state per (request, KV head)
   // and a [32 x 128] workspace per block of the 24-block launch.
@@ -63,6 +69,7 @@ int main(int argc, char **argv) {
         Shape{"B=256 x 200", std::vector<int>(256, 200)}}) {
     if (std::string(shape.name).rfind(only, 0) != 0)
       continue;
+    ++ran;
     const int batch = static_cast<int>(shape.lens.size());
     int pages = 0, max_pages = 0;
     for (int l : shape.lens) {
@@ -138,6 +145,11 @@ int main(int argc, char **argv) {
                 shape.name, bytes / 1e6, gathered / 1e6, gathered / bytes,
                 t_attn * 1e3, bytes / t_attn / 1e9, bytes / t_copy / 1e9,
                 t_copy / t_attn);
+  }
+  if (!ran) {
+    std::fprintf(stderr, "no shape starts with '%s' (B=64, B=1, B=256)\n",
+                 only.c_str());
+    return 2;
   }
   return 0;
 }

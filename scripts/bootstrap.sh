@@ -21,7 +21,7 @@ packages=(
   clang-19
 )
 
-if [[ -z "${WSP_SKIP_APT:-}" ]]; then
+if [[ ${WSP_SKIP_APT:-0} != 1 ]]; then
   missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

@@ -32,7 +32,11 @@ usage() {
   echo "usage: $0 PTO_ISA_DIR [--no-costmodel]" >&2
   exit 2
 }
-[[ $# -ge 1 && $# -le 2 ]] || usage
+if [[ ${1:-} == --help || ${1:-} == -h ]]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+[[ $# -ge 1 && $# -le 2 && $1 != -* ]] || usage
 costmodel=1
 if [[ $# -eq 2 ]]; then
   [[ $2 == --no-costmodel ]] || usage
@@ -40,7 +44,7 @@ if [[ $# -eq 2 ]]; then
 fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-pto=$(cd "$1" 2>/dev/null && pwd) || {
+pto=$(CDPATH= cd -- "$1" 2>/dev/null && pwd) || {
   echo "check-pto-isa: no directory '$1'" >&2
   exit 2
 }
@@ -88,7 +92,10 @@ cat >"$work/probe.cpp" <<'EOF'
 #include <type_traits>
 int main() { return std::is_same_v<bfloat16_t, half> ? 0 : 1; }
 EOF
-"$cxx" "${sim_flags[@]}" -w "$work/probe.cpp" -o "$work/probe" -pthread
+"$cxx" "${sim_flags[@]}" -w "$work/probe.cpp" -o "$work/probe" -pthread || {
+  echo "check-pto-isa: $cxx cannot compile $pto's headers (see above)" >&2
+  exit 2
+}
 if "$work/probe"; then
   host_flags+=(-DWSP_BF16_STORAGE_IS_F16)
   echo "check-pto-isa: pto-isa's CPU simulation holds bfloat16_t as half"
@@ -109,15 +116,17 @@ for check in "$root"/examples/ir/*.selfcheck.cpp; do
     continue
   fi
   # 2. The device form over pto-isa.
-  "$bin/wsp-opt" "$root/examples/ir/$stem.mlir" --wsp-pipeline="target=ascend" \
-    -o "$dir/dev/planned.mlir"
-  for form in abi aicpu aicore; do
-    case $form in
-    abi) out=wsp_module_abi.h ;;
-    *) out=wsp_module_$form.cpp ;;
-    esac
-    "$bin/wsp-translate" --wsp-to-$form "$dir/dev/planned.mlir" -o "$dir/dev/$out"
-  done
+  if ! { "$bin/wsp-opt" "$root/examples/ir/$stem.mlir" --wsp-pipeline="target=ascend" \
+           -o "$dir/dev/planned.mlir" &&
+         "$bin/wsp-translate" --wsp-to-abi "$dir/dev/planned.mlir" -o "$dir/dev/wsp_module_abi.h" &&
+         "$bin/wsp-translate" --wsp-to-aicpu "$dir/dev/planned.mlir" -o "$dir/dev/wsp_module_aicpu.cpp" &&
+         "$bin/wsp-translate" --wsp-to-aicore "$dir/dev/planned.mlir" -o "$dir/dev/wsp_module_aicore.cpp"; } \
+       >>"$log" 2>&1; then
+    echo "$stem: the device form cannot be emitted:"
+    tail -5 "$log"
+    status=1
+    continue
+  fi
   if ! { "$cxx" "${sim_flags[@]}" -I "$dir/dev" -c "$dir/dev/wsp_module_aicore.cpp" \
            -o "$dir/dev/aicore.o" &&
          "$cxx" "${host_flags[@]}" -I "$dir/dev" -c "$dir/dev/wsp_module_aicpu.cpp" \
@@ -133,7 +142,7 @@ for check in "$root"/examples/ir/*.selfcheck.cpp; do
   if WSP_COMPARE_DIR=$dir/sim-out "$dir/dev/run" >"$dir/dev/run.txt" 2>&1; then
     cases=$(grep -c ": ok" "$dir/dev/run.txt" || true)
     worst=$(grep -o "max |diff| [0-9.e+-]*" "$dir/dev/run.txt" | awk '{print $3}' |
-      sort -g | tail -1)
+      sort -g | tail -1 || true)
     echo "$stem: AICore form over pto-isa's CPU simulation: $cases cases ok," \
       "outputs match the CPU-sim form (max |diff| ${worst:-n/a})"
   else

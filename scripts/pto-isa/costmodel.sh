@@ -65,4 +65,7 @@ if ! (cd "$work" && "$dev/run" >"$work/run.txt" 2>"$work/run.err"); then
   exit 1
 fi
 echo "decode_attention under pto-isa's cost model (24 blocks, 24 requests per step):"
-grep -E "^tier|^  block" "$work/run.txt"
+grep -E "^tier|^  block" "$work/run.txt" || {
+  echo "costmodel: the run printed no summary"
+  exit 1
+}

@@ -191,7 +191,7 @@ std::string onUnit(Emitter &e, Unit unit, const std::string &stmt) {
   return (unit == Unit::cube ? "WSP_CUBE(" : "WSP_VEC(") + stmt + ");";
 }
 
-/// Prints `// <op name>` and one statement for the instruction.
+/// Prints the instruction's statement, on the core that runs it.
 LogicalResult instr(Emitter &e, Operation *op, Unit unit,
                     const std::string &call) {
   e.os << onUnit(e, unit, isPto(e) ? call : call + ";") << "\n";
@@ -370,12 +370,12 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     bool heads = cache.getRank() == 4;
     std::string ps = c + ".sizes[" + (heads ? "2" : "1") + "]";
     std::string cols = c + ".sizes[" + (heads ? "3" : "2") + "]";
-    std::string rowBytes = ps + " * " + cols;
+    std::string pageElems = ps + " * " + cols; // one page of one head
     std::string base = c + ".data";
-    std::string pageStride = rowBytes;
+    std::string pageStride = pageElems;
     if (heads) {
-      base += " + " + e.name(op.getHead()) + " * " + rowBytes;
-      pageStride = c + ".sizes[1] * " + rowBytes;
+      base += " + " + e.name(op.getHead()) + " * " + pageElems;
+      pageStride = c + ".sizes[1] * " + pageElems;
     }
     std::string pages = llvm::formatv(
         "{0}{1}>{{{2}, {3}, {4}, {5}, {6}.data + {7} * {6}.sizes[1], "

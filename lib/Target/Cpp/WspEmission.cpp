@@ -377,10 +377,7 @@ LogicalResult ModuleEmitter::emitTable(DescriptorTableOp op) {
 }
 
 /// The AICore form takes tile kernels: data moves between global memory and
-/// the core's buffers in tiles. A kernel that stores to global memory, or
-/// loads floating-point data, element by element is a scalar program; only
-/// integer metadata (lengths, page tables, ids) is read that way.
-/// The AICore form takes tile kernels. Element-wise loads of 32- and 64-bit
+/// the core's buffers in tiles. Element-wise loads of 32- and 64-bit
 /// integers (and of index) and of work descriptors are the scalars a kernel
 /// reads (lengths, ids, block-table entries, another unit's descriptor); a
 /// store, or a load of a float or a narrower integer (an int8 cache), moves
@@ -568,17 +565,28 @@ LogicalResult ModuleEmitter::emitTableArgs(KernelTableOp op) {
 }
 
 LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
-  // Which core kind: the first dispatch of the table decides.
-  std::string kind = "KERNEL_TYPE_AIV_ONLY";
-  if (auto module = op->getParentOfType<ModuleOp>())
-    module.walk([&](DispatchOp d) {
-      if (d.getKernel() != op.getSymName())
-        return;
-      if (d.getCoreKind() == CoreKind::cube)
-        kind = "KERNEL_TYPE_AIC_ONLY";
-      else if (d.getCoreKind() == CoreKind::mix)
-        kind = "KERNEL_TYPE_MIX_AIC_1_2";
-    });
+  // Which cores the entry runs on: those its kernels' tile instructions
+  // use; for kernels without tile instructions, the dispatches' kind (mix
+  // over cube over vector).
+  bool units[2] = {false, false};
+  for (Attribute k : op.getKernels())
+    if (auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+            op, cast<FlatSymbolRefAttr>(k)))
+      kernel.walk([&](tile::PipeOpInterface p) {
+        units[p.getUnit() == tile::Unit::cube ? 0 : 1] = true;
+      });
+  bool cube = units[0], vector = units[1];
+  if (!cube && !vector)
+    if (auto module = op->getParentOfType<ModuleOp>())
+      module.walk([&](DispatchOp d) {
+        if (d.getKernel() != op.getSymName())
+          return;
+        cube |= d.getCoreKind() != CoreKind::vector;
+        vector |= d.getCoreKind() != CoreKind::cube;
+      });
+  std::string kind = cube && vector ? "KERNEL_TYPE_MIX_AIC_1_2"
+                     : cube         ? "KERNEL_TYPE_AIC_ONLY"
+                                    : "KERNEL_TYPE_AIV_ONLY";
   auto first =
       SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
   std::string args;
