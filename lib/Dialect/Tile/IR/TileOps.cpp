@@ -592,7 +592,7 @@ struct StaticAllocSizes : public OpRewritePattern<AllocOp> {
   LogicalResult matchAndRewrite(AllocOp op,
                                 PatternRewriter &rewriter) const override {
     for (Operation *user : op->getUsers())
-      if (!isa<TileDialect>(user->getDialect()))
+      if (!isa_and_present<TileDialect>(user->getDialect()))
         return failure();
     TileType t = op.getType();
     SmallVector<int64_t> shape(t.getShape()), valid(t.getValidShape());

@@ -41,6 +41,17 @@ struct CheckPlannedPass
       if (auto alloc = dyn_cast<AllocOp>(op); alloc && !alloc.getOffsetAttr()) {
         alloc.emitOpError("is not placed in its buffer (run tile-plan-memory)");
         ok = false;
+      } else if (alloc && alloc.getType().hasStaticShape()) {
+        ::pto::runtime::Buffer b = getBuffer(alloc.getType().getLoc());
+        int64_t end = alloc.getOffsetAttr().getInt() +
+                      alloc.getNumBuffers() * alloc.getType().getSizeInBytes();
+        if (end > ::pto::runtime::buffer_bytes(b)) {
+          alloc.emitOpError() << "ends at byte " << end << " of "
+                              << ::pto::runtime::buffer_name(b)
+                              << ", past its " << ::pto::runtime::buffer_bytes(b)
+                              << " bytes";
+          ok = false;
+        }
       }
     });
     if (!ok)

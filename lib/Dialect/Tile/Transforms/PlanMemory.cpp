@@ -70,8 +70,9 @@ struct PlanMemoryPass
     // Tile types are no larger than their buffer (the type verifier) and
     // buffers(N) is at most 8, so no sum below overflows.
     int64_t end[::pto::runtime::kNumBuffers] = {};
-    // Sites placed by hand first: each must fit where it was put, and the
-    // planner starts after them.
+    // Sites placed by hand first: each must fit where it was put and share
+    // no bytes with another, and the planner starts after them.
+    SmallVector<AllocOp> placed[::pto::runtime::kNumBuffers];
     for (AllocOp op : sites) {
       TileType t = op.getType();
       if (!t.hasStaticShape()) {
@@ -87,6 +88,22 @@ struct PlanMemoryPass
           overflow(fn, op, offset.getInt(), bytes, offset.getInt() + bytes);
           return false;
         }
+        for (AllocOp other : placed[b]) {
+          int64_t lo = other.getOffsetAttr().getInt(),
+                  hi = lo + other.getNumBuffers() *
+                                other.getType().getSizeInBytes();
+          if (offset.getInt() < hi && lo < offset.getInt() + bytes) {
+            InFlightDiagnostic d = op.emitOpError()
+                                   << "shares bytes [" << std::max(lo, offset.getInt())
+                                   << ", " << std::min(hi, offset.getInt() + bytes)
+                                   << ") of " << ::pto::runtime::buffer_name(
+                                                     getBuffer(t.getLoc()))
+                                   << " with another site placed by hand";
+            d.attachNote(other.getLoc()) << "the other site";
+            return false;
+          }
+        }
+        placed[b].push_back(op);
         end[b] = std::max(end[b], offset.getInt() + bytes);
       }
     }

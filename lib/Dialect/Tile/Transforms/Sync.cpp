@@ -25,7 +25,7 @@ SmallVector<FunctionOpInterface> tileFunctions(ModuleOp module) {
   module.walk([&](FunctionOpInterface fn) {
     bool hasTiles = false;
     fn->walk([&](Operation *op) {
-      hasTiles |= isa<TileDialect>(op->getDialect());
+      hasTiles |= isa_and_present<TileDialect>(op->getDialect());
     });
     if (hasTiles)
       fns.push_back(fn);

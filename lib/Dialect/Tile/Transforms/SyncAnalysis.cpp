@@ -14,6 +14,7 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -105,15 +106,15 @@ void joinClock(Clock &into, const Clock &from) {
     into[i] = std::max(into[i], from[i]);
 }
 
-/// The state after either of two paths.
-State joinStates(const State &a, const State &b) {
-  State out = a;
+/// The state after either of two paths: `out` (one path) joined with `b`
+/// in place.
+void joinStates(State &out, const State &b) {
   for (int i = 0; i < kAgents; ++i)
     for (int j = 0; j < kAgents; ++j)
-      out.know[i][j] = i == j ? std::max(a.know[i][j], b.know[i][j])
-                              : std::min(a.know[i][j], b.know[i][j]);
+      out.know[i][j] = i == j ? std::max(out.know[i][j], b.know[i][j])
+                              : std::min(out.know[i][j], b.know[i][j]);
   for (int u = 0; u < 2; ++u)
-    out.vBarrier[u] = std::min(a.vBarrier[u], b.vBarrier[u]);
+    out.vBarrier[u] = std::min(out.vBarrier[u], b.vBarrier[u]);
   for (auto &[key, slots] : b.cells)
     for (auto &[slot, cell] : slots) {
       Cell &c = out.cells[key][slot];
@@ -128,7 +129,6 @@ State joinStates(const State &a, const State &b) {
       for (const Touch &t : cell.readers)
         add(c.readers, t);
     }
-  return out;
 }
 
 /// Constant value of an index.
@@ -147,6 +147,8 @@ public:
     State st;
     if (fn.isExternal())
       return result;
+    if (failed(checkStructure()))
+      return failure();
     // A kernel runs once per work descriptor, one invocation after the
     // other on the same core: the check runs two of them, so that what one
     // leaves in flight meets the next (insertion fences invocations).
@@ -229,13 +231,28 @@ private:
     return std::nullopt;
   }
 
+  /// The tile a tile value is a view of: its tile.alloc's result, or the
+  /// argument it comes from.
+  static Value rootTile(Value tile) {
+    while (Operation *def = tile.getDefiningOp()) {
+      if (auto s = dyn_cast<SubviewOp>(def))
+        tile = s.getSource();
+      else if (auto r = dyn_cast<ReshapeOp>(def))
+        tile = r.getSource();
+      else
+        break;
+    }
+    return tile;
+  }
+
   Place placeOf(Value v) {
     Place p;
     if (isa<TileType>(v.getType())) {
       p.isTile = true;
       p.tile = v;
       AllocOp alloc = rootAlloc(v);
-      p.key = alloc ? alloc.getOperation() : v.getAsOpaquePointer();
+      p.key = alloc ? alloc.getOperation()
+                    : rootTile(v).getAsOpaquePointer();
       if (alloc && alloc.getNumBuffers() > 1) {
         p.numSlots = alloc.getNumBuffers();
         if (std::optional<int64_t> s = slotValue(alloc.getSlot()))
@@ -299,16 +316,53 @@ private:
     return nullptr;
   }
 
-  /// Ids of flags of kind `match` used by ops from `from` to `to` in one
-  /// block (both included, nested regions too).
-  template <typename Match>
-  static void usedIds(Operation *from, Operation *to, Match &&match,
-                      llvm::SmallSet<int, 16> &used) {
-    for (Operation *op = from; op; op = op->getNextNode()) {
-      op->walk([&](Operation *inner) { match(inner, used); });
-      if (op == to)
-        break;
-    }
+  /// The event ids of a kind live at some point of a range of the
+  /// function, in program order (pre-order): each set of an id opens it,
+  /// each wait closes it. An id is live in the range when it is open where
+  /// the range begins or is set or waited inside it. The range begins after
+  /// `startAfter` (or at `startAt`) and ends before `stopBefore` (or after
+  /// `stopAfter`).
+  template <typename Events>
+  void liveIds(Operation *startAt, Operation *startAfter, Operation *stopBefore,
+               Operation *stopAfter, Events &&events,
+               llvm::SmallSet<int, 16> &used) {
+    std::map<int, int> open;
+    bool inRange = false, done = false;
+    SmallVector<std::pair<int, int>, 8> ev;
+    auto enter = [&] {
+      inRange = true;
+      for (auto [id, n] : open)
+        if (n > 0)
+          used.insert(id);
+    };
+    std::function<void(Operation *)> visit = [&](Operation *op) {
+      if (done)
+        return;
+      if (op == stopBefore) {
+        done = true;
+        return;
+      }
+      if (op == startAt)
+        enter();
+      ev.clear();
+      events(op, ev);
+      for (auto [id, d] : ev) {
+        open[id] += d;
+        if (inRange)
+          used.insert(id);
+      }
+      for (Region &r : op->getRegions())
+        for (Block &blk : r)
+          for (Operation &inner : blk)
+            visit(&inner);
+      if (op == stopAfter)
+        done = true;
+      if (op == startAfter)
+        enter();
+    };
+    for (Block &blk : fn.getFunctionBody())
+      for (Operation &op : blk)
+        visit(&op);
   }
 
   /// How many consecutive event ids a flag `event(e + %slot)` takes: the
@@ -322,29 +376,31 @@ private:
     return kEvents;
   }
 
-  /// Ids a same-core flag between `src` and `dst` pipes already takes.
-  auto flagMatcher(Unit unit, Pipe src, Pipe dst) {
-    return [=](Operation *op, llvm::SmallSet<int, 16> &used) {
-      auto add = [&](auto f) {
+  /// The ids a same-core flag between `src` and `dst` pipes sets (+1) or
+  /// waits (-1) at `op`.
+  auto flagEvents(Unit unit, Pipe src, Pipe dst) {
+    return [=](Operation *op, SmallVectorImpl<std::pair<int, int>> &ev) {
+      auto add = [&](auto f, int d) {
         if (f.getSrc() != src || f.getDst() != dst ||
             flagUnit(f.getSrc(), f.getDst()) != unit)
           return;
         int64_t e = f.getEvent();
         for (int64_t i = e; i < e + eventsOf(f.getSlot()) && i < kEvents; ++i)
-          used.insert(static_cast<int>(i));
+          ev.push_back({static_cast<int>(i), d});
       };
       if (auto s = dyn_cast<SetFlagOp>(op))
-        add(s);
+        add(s, +1);
       else if (auto w = dyn_cast<WaitFlagOp>(op))
-        add(w);
+        add(w, -1);
     };
   }
-  auto crossMatcher(Unit setter) {
-    return [=](Operation *op, llvm::SmallSet<int, 16> &used) {
+  /// The ids of the cross-core flags `setter` sets and the other core waits.
+  auto crossEvents(Unit setter) {
+    return [=](Operation *op, SmallVectorImpl<std::pair<int, int>> &ev) {
       if (auto s = dyn_cast<SyncSetOp>(op); s && s.getUnit() == setter)
-        used.insert(static_cast<int>(s.getEvent()));
+        ev.push_back({static_cast<int>(s.getEvent()), +1});
       if (auto w = dyn_cast<SyncWaitOp>(op); w && w.getUnit() != setter)
-        used.insert(static_cast<int>(w.getEvent()));
+        ev.push_back({static_cast<int>(w.getEvent()), -1});
     };
   }
 
@@ -421,6 +477,16 @@ private:
     }
     Operation *posA = block->findAncestorOpInBlock(*t.op);
     Operation *posB = block->findAncestorOpInBlock(*op);
+    // (Across iterations the two may share their position: the flags go
+    // around it.)
+    if (!posA || !posB || (!loopFrame && posA == posB)) {
+      status = op->emitOpError()
+               << "conflicts with " << describeAgent(t.agent) << "'s '"
+               << t.op->getName() << "' in another region of the same '"
+               << (posA ? posA->getName().getStringRef() : StringRef("op"))
+               << "'; cannot place a flag between them (synchronize by hand)";
+      return t.know;
+    }
     Clock carried = t.know;
     if (posA != t.op) {
       auto it = knowAfter.find(posA);
@@ -444,33 +510,22 @@ private:
     }
     int count = slotted ? static_cast<int>(slotted.getNumBuffers()) : 1;
 
+    // The new flag is live from the set to the wait: after posA until posB,
+    // or, across a loop's iterations, from before the loop to after it.
     llvm::SmallSet<int, 16> used;
-    auto reserve = [&](auto &&match) {
-      if (loopFrame) {
-        // Live around the loop: keep clear of every flag in and next to it.
-        Operation *loop = loopFrame->loop;
-        usedIds(loop->getPrevNode() ? loop->getPrevNode() : loop,
-                loop->getNextNode() ? loop->getNextNode() : loop, match, used);
-      } else {
-        // Every id the block's flags use: one set before posA and waited
-        // after posB is live across the pair too.
-        usedIds(&block->front(), &block->back(), match, used);
-      }
-      // Flags around enclosing loops stay live through their bodies.
-      for (Operation *p = block->getParentOp(); p && p != fn.getOperation();
-           p = p->getParentOp()) {
-        if (Operation *prev = p->getPrevNode())
-          match(prev, used);
-        if (Operation *next = p->getNextNode())
-          match(next, used);
-      }
+    auto reserve = [&](auto &&events) {
+      if (loopFrame)
+        liveIds(loopFrame->loop, nullptr, nullptr, loopFrame->loop, events,
+                used);
+      else
+        liveIds(nullptr, posA, posB, nullptr, events, used);
     };
     std::optional<int> base;
     if (sameUnit) {
-      reserve(flagMatcher(flagUnit(sp, dp), sp, dp));
+      reserve(flagEvents(flagUnit(sp, dp), sp, dp));
       base = pickIds(used, count, kEvents);
     } else {
-      reserve(crossMatcher(src));
+      reserve(crossEvents(src));
       base = pickIds(used, count, kCrossEvents);
     }
     if (!base) {
@@ -823,7 +878,7 @@ private:
     }
     frames.pop_back();
     // The loop may run no iteration at all.
-    st = joinStates(st, before);
+    joinStates(st, before);
     // Flags are balanced per iteration: what the body left pending is the
     // last iteration's (the join keeps the loop's queues).
   }
@@ -836,6 +891,49 @@ private:
     processRegionOp(op, st);
     if (op->getNumRegions())
       knowAfter[op] = st.know;
+  }
+
+  /// The control flow the model follows: the function's body and scf.for,
+  /// scf.while and scf.if, one block per region. Anything else around tile
+  /// instructions is an error at that op, not a guess.
+  LogicalResult checkStructure() {
+    bool anyTiles = false;
+    fn->walk([&](PipeOpInterface) { anyTiles = true; });
+    if (!anyTiles)
+      return success();
+    WalkResult r = fn->walk([&](Operation *op) {
+      // Every tile is a tile.alloc, a view of one or an argument: what the
+      // model tells apart by its root.
+      if (!isa<AllocOp, SubviewOp, ReshapeOp>(op))
+        for (Value v : op->getResults())
+          if (isa<TileType>(v.getType())) {
+            op->emitOpError() << "yields a tile; tile synchronization needs "
+                                 "each tile traced to its tile.alloc";
+            return WalkResult::interrupt();
+          }
+      if (op->getNumRegions() == 0 || op == fn.getOperation())
+        return WalkResult::advance();
+      bool tiles = false;
+      op->walk([&](PipeOpInterface) { tiles = true; });
+      if (!tiles)
+        return WalkResult::advance();
+      if (!isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op)) {
+        op->emitOpError() << "holds tile instructions; tile synchronization "
+                             "follows scf.for, scf.while and scf.if only";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return failure();
+    for (Block &blk : fn.getFunctionBody())
+      if (&blk != &fn.getFunctionBody().front()) {
+        fn->emitOpError() << "has " << fn.getFunctionBody().getBlocks().size()
+                          << " blocks; tile synchronization follows "
+                             "structured control flow (one block)";
+        return failure();
+      }
+    return success();
   }
 
   void processRegionOp(Operation *op, State &st) {
@@ -855,7 +953,7 @@ private:
                           "flags pending");
         status = failure();
       }
-      st = joinStates(st, other);
+      joinStates(st, other);
       return;
     }
     // Anything else with regions: its tile instructions, in order.
@@ -879,7 +977,9 @@ private:
 
   void processRegion(Region &region, State &st) {
     for (Block &block : region)
-      for (Operation *op = &block.front(), *next = nullptr; op; op = next) {
+      for (Operation *op = block.empty() ? nullptr : &block.front(),
+                     *next = nullptr;
+           op; op = next) {
         next = op->getNextNode();
         processOp(op, st);
         if (failed(status))
@@ -979,7 +1079,9 @@ static void addInvocationFence(FunctionOpInterface fn, SyncResult &result,
       prev = prev->getPrevNode();
     auto barrier = dyn_cast_if_present<BarrierOp>(prev);
     bool fenced = barrier && barrier.getPipe() == Pipe::all;
-    if (fenced && !(units[0] && units[1]))
+    // A handshake after the barrier (what an earlier run kept) stays.
+    bool shaken = fenced && barrier->getNextNode() != end;
+    if (fenced && (!(units[0] && units[1]) || shaken))
       continue;
     OpBuilder builder(end);
     Location loc = end->getLoc();
@@ -1011,13 +1113,11 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     if (!prune)
       return result;
     // Flags placed early can be made unnecessary by later ones: drop what
-    // the final program does not need, one group at a time.
-    while (true) {
-      SmallVector<llvm::SmallPtrSet<Operation *, 8>> groups =
-          redundantFlags(fn, &solver.insertedOps);
-      if (groups.empty())
-        break;
-      for (Operation *op : groups.front()) {
+    // the final program does not need. The groups are redundant together
+    // (redundantFlags), and removing flags makes no other flag redundant,
+    // so one search finds them all.
+    for (auto &group : redundantFlags(fn, &solver.insertedOps)) {
+      for (Operation *op : group) {
         solver.insertedOps.erase(op);
         op->erase();
       }

@@ -88,3 +88,12 @@ func.func @dynamic_reshape() {
 func.func @dynamic_argument(%t: !tile.tile<vec, ?x128xf32, valid = ?x128>) {
   return
 }
+
+// -----
+
+// A placed site lies inside its buffer.
+func.func @past_budget() {
+  // expected-error @+1 {{'tile.alloc' op ends at byte 1056768 of UB, past its 196608 bytes}}
+  %a = tile.alloc at 1048576 : !tile.tile<vec, 16x128xf32>
+  return
+}

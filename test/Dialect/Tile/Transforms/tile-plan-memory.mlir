@@ -266,3 +266,14 @@ func.func @blame_preplaced() {
   %b = tile.alloc at 180224 : !tile.tile<vec, 64x128xf32>
   return
 }
+
+// -----
+
+// Sites placed by hand share no bytes.
+func.func @overlap() {
+  // expected-note @+1 {{the other site}}
+  %a = tile.alloc at 0 : !tile.tile<vec, 16x128xf32>
+  // expected-error @+1 {{'tile.alloc' op shares bytes [4096, 8192) of UB with another site placed by hand}}
+  %b = tile.alloc at 4096 : !tile.tile<vec, 16x128xf32>
+  return
+}

@@ -12,20 +12,22 @@ def TilePlanMemory : Pass<"tile-plan-memory", "::mlir::ModuleOp"> {
     a byte offset in its buffer (UB for `vec`, L1 for `mat`, L0A/L0B/L0C for
     `left`/`right`/`acc`): sites in program order, 32-byte aligned, each
     reserving `buffers x bytes` (double buffering counts twice). Sites that
-    already have an offset keep it; the others start after them. Sites do
-    not share bytes: a site's contents persist across the executions of
-    its op, so two sites are live at once whenever both are used.
+    already have an offset keep it (two of them sharing bytes is an error);
+    the others start after them. Sites do not share bytes: a site's
+    contents persist across the executions of its op, so two sites are
+    live at once whenever both are used.
 
     A kernel whose tiles do not fit a buffer is an error at the first site
     that overflows, naming the tile, the buffer, the bytes the kernel needs
     and the A2/A3 budget (UB 192 KiB, L1 512 KiB, L0A/L0B 64 KiB, L0C
     128 KiB: pto::runtime's hardware table). A tile with a dynamic static
     extent is an error (tier specialization fixes extents first).
-    `report=true` adds a remark per kernel with the bytes used per buffer.
+    `report=true` adds a remark per function with tiles, with the bytes
+    used per buffer.
   }];
   let options = [
     Option<"report", "report", "bool", "false",
-           "Emit a remark per kernel with its bytes per buffer">,
+           "Emit a remark per function with tiles: its bytes per buffer">,
   ];
 }
 
@@ -45,22 +47,31 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
       workspace), `tile.sync_set` after the producer and `tile.sync_wait`
       before the consumer.
 
+    The model follows a function's body and `scf.for`, `scf.while` and
+    `scf.if` (one block per region), and tiles traced to their `tile.alloc`
+    or an argument; other control flow around tile instructions, a tile
+    yielded by a region, or a pair between the two regions of one
+    `scf.while` iteration is an error at the op.
+
     Pairs in different blocks are synchronized at their closest common
     block, so every path sets and waits once. A pair across loop iterations
-    gets its flag set at the end of the producer's iteration and waited in
-    the consumer's, with one flag set before the loop and waited after it;
+    gets its flag set right after the producer (or after the loop or branch
+    around it) and waited before the consumer in the next iteration, with
+    one flag set before the loop and waited after it;
     for a multi-buffered tile whose slot is the loop's induction variable
     the flag is per slot (`event(e + %slot)`), so iteration i only waits
     for iteration i - buffers. A synchronization already implied (by
     another flag, or by program order on one pipe) is not repeated. Event
-    ids are allocated per pipe pair (8) and per block (16 cross-core).
-    Existing flags are kept and taken into account. Every path out of a
+    ids are allocated per pipe pair (8) and per block (16 cross-core),
+    keeping clear of every id live between the new set and its wait (an
+    existing pair around them included); more live at once than there are
+    ids is an error. Existing flags are kept and taken into account. Every path out of a
     function ends with `tile.barrier all` and, when the function uses both
     cores, a cross-core handshake: a kernel runs once per work descriptor
     on the same core, and one invocation must not overtake the previous.
     Flags placed early can be made unnecessary by flags placed later;
-    `prune` (default) then removes, one at a time, every inserted flag the
-    final program does not need.
+    `prune` (default) then removes the inserted flags the final program
+    does not need (a set of them that is redundant together).
   }];
   let options = [
     Option<"prune", "prune", "bool", "true",
@@ -75,11 +86,12 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
     Checks, without changing IR, what `tile-insert-sync` establishes, over
     two consecutive invocations of each function (a kernel runs once per
     work descriptor on the same core): each conflicting pair of tile
-    accesses on different pipes or cores is ordered by flags (an error at the consumer naming the producer, the
-    pipes and the buffer otherwise), every `tile.wait_flag` has a matching
-    `tile.set_flag` on every path and no set is left unwaited (errors), and
-    no flag pair could be removed without breaking an order (a warning
-    naming the redundant pair).
+    accesses on different pipes or cores is ordered by flags (an error at
+    the consumer naming the producer, the pipes and the buffer otherwise),
+    every `tile.wait_flag` has a matching `tile.set_flag` on every path
+    and no set is left unwaited (errors), and no flag could be removed
+    without breaking an order (a warning at the redundant pair's set; of
+    several that order the same pairs, all but one).
   }];
 }
 
@@ -87,8 +99,9 @@ def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
   let summary = "Contract: tile kernels have static tiles placed in their "
                 "buffers";
   let description = [{
-    Fails, naming the op, on a tile with a `?` static extent or a
-    `tile.alloc` without an offset: what the emitters need.
+    Fails, naming the op, on a tile with a `?` static extent (a result or
+    an argument), a `tile.alloc` without an offset, or one placed past its
+    buffer's end: what the emitters need.
   }];
 }
 
