@@ -2,6 +2,8 @@
 
 #include "wsp/Target/Cpp/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPCHECKEMITTABLE
 #include "wsp/Target/Cpp/Passes.h.inc"
@@ -16,6 +18,18 @@ struct CheckEmittablePass
   void runOnOperation() override {
     bool ok = true;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Functions: a C++ function returns one value, and has a body.
+      if (auto f = dyn_cast<func::FuncOp>(op)) {
+        if (f.isExternal() || f.getNumResults() > 1) {
+          f.emitOpError() << (f.isExternal()
+                                  ? "is a declaration; the emitters print "
+                                    "definitions"
+                                  : "returns more than one value, which the "
+                                    "emitters do not print");
+          ok = false;
+          return WalkResult::skip();
+        }
+      }
       if (isEmittable(op))
         return WalkResult::advance();
       Operation *parent = op->getParentOp();

@@ -237,15 +237,25 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   };
   e.add<arith::ExtUIOp>(zeroExtend);
   e.add<arith::IndexCastUIOp>(zeroExtend);
+  // The 16-bit floats are structs: their conversions are the runtime's;
+  // f32 <-> f64 is a cast.
   e.add<arith::ExtFOp>([](arith::ExtFOp o, Emitter &e) -> LogicalResult {
-    if (!o.getIn().getType().isBF16() || !o.getType().isF32())
-      return o.emitOpError("is only emitted for bf16 -> f32");
-    return call(o, e, "bf16_to_f32");
+    Type from = o.getIn().getType(), to = o.getType();
+    if (to.isF32() && (from.isBF16() || from.isF16()))
+      return call(o, e, from.isBF16() ? "bf16_to_f32" : "f16_to_f32");
+    if (from.isF32() && to.isF64())
+      return e.declare(o.getResult(),
+                       "static_cast<double>(" + e.name(o.getIn()) + ")");
+    return o.emitOpError("is emitted for bf16 or f16 -> f32 and f32 -> f64");
   });
   e.add<arith::TruncFOp>([](arith::TruncFOp o, Emitter &e) -> LogicalResult {
-    if (!o.getIn().getType().isF32() || !o.getType().isBF16())
-      return o.emitOpError("is only emitted for f32 -> bf16");
-    return call(o, e, "f32_to_bf16");
+    Type from = o.getIn().getType(), to = o.getType();
+    if (from.isF32() && (to.isBF16() || to.isF16()))
+      return call(o, e, to.isBF16() ? "f32_to_bf16" : "f32_to_f16");
+    if (from.isF64() && to.isF32())
+      return e.declare(o.getResult(),
+                       "static_cast<float>(" + e.name(o.getIn()) + ")");
+    return o.emitOpError("is emitted for f32 -> bf16 or f16 and f64 -> f32");
   });
   // math
   e.add<math::ExpOp>([](Operation *o, Emitter &e) { return call(o, e, "std::exp"); });

@@ -150,7 +150,12 @@ LogicalResult tilePrologue(Region &body, Emitter &e) {
                 "must fix it before emission";
     sorted.push_back({aliasName(tile), tile});
   }
+  // One alias per name: tiles that differ only in their valid extent share
+  // it (the valid extent is a run-time value in both forms).
   llvm::sort(sorted, [](auto &a, auto &b) { return a.first < b.first; });
+  sorted.erase(std::unique(sorted.begin(), sorted.end(),
+                           [](auto &a, auto &b) { return a.first == b.first; }),
+               sorted.end());
   for (auto &[name, t] : sorted) {
     TileType plain = t.withValidShape(t.getShape());
     e.os << "using " << name << " = " << tileCppType(t, isPto(e)) << "; // "

@@ -46,6 +46,17 @@ func.func @maxf(%a: f64, %b: f64) -> f64 {
   return %m : f64
 }
 
+// f16 widens through the runtime; f64 narrows by a cast.
+// CHECK-LABEL: float widen(
+// CHECK: f16_to_f32(a0)
+// CHECK: static_cast<float>(a1)
+func.func @widen(%h: f16, %d: f64) -> f32 {
+  %x = arith.extf %h : f16 to f32
+  %y = arith.truncf %d : f64 to f32
+  %s = arith.addf %x, %y : f32
+  return %s : f32
+}
+
 // An f16 scalar for an f16 tile.
 func.func @f16_adds(%in: memref<?x?xf16>, %out: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index

@@ -119,3 +119,16 @@ func.func @unprinted(%x: f32, %y: f32) -> f32 {
 // globals; anything else there is named as such.
 // expected-error @+1 {{'emitc.include' op cannot be emitted as C++: no emitter prints it at module level}}
 emitc.include "pto/pto-inst.hpp"
+
+// -----
+
+// A C++ function returns one value and has a body.
+// expected-error @+1 {{'func.func' op returns more than one value, which the emitters do not print}}
+func.func @two(%a: f32) -> (f32, f32) {
+  return %a, %a : f32, f32
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is a declaration; the emitters print definitions}}
+func.func private @declared(f32) -> f32
