@@ -308,6 +308,7 @@ public:
 private:
   LogicalResult emitGlobal(memref::GlobalOp op);
   LogicalResult emitTable(DescriptorTableOp op);
+  LogicalResult emitBody(Region &body);
   LogicalResult emitKernel(KernelOp op);
   LogicalResult emitKernelTable(KernelTableOp op);
   LogicalResult emitFunc(func::FuncOp op);
@@ -408,6 +409,23 @@ static LogicalResult checkTileKernel(KernelOp op) {
   return failure(result.wasInterrupted());
 }
 
+/// The rest of a function after its parameter list: the body, with the
+/// arguments it does not use marked as such.
+LogicalResult ModuleEmitter::emitBody(Region &body) {
+  raw_indented_ostream &os = e.os;
+  Block &entry = body.front();
+  os << ") {\n";
+  os.indent();
+  for (BlockArgument arg : entry.getArguments())
+    if (arg.use_empty())
+      os << "(void)" << e.name(arg) << ";\n";
+  if (failed(e.beginFunction(body)) || failed(e.emitBlock(entry)))
+    return failure();
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
 LogicalResult ModuleEmitter::emitKernel(KernelOp op) {
   if (!op.isSpecialized())
     return op.emitOpError("is tier-generic; run wsp-specialize-tiers first");
@@ -432,16 +450,7 @@ LogicalResult ModuleEmitter::emitKernel(KernelOp op) {
       return failure();
     os << ", " << *t << " a" << i;
   }
-  os << ") {\n";
-  os.indent();
-  for (BlockArgument arg : entry.getArguments())
-    if (arg.use_empty())
-      os << "(void)" << e.name(arg) << ";\n";
-  if (failed(e.beginFunction(op.getBody())) || failed(e.emitBlock(entry)))
-    return failure();
-  os.unindent();
-  os << "}\n\n";
-  return success();
+  return emitBody(op.getBody());
 }
 
 LogicalResult ModuleEmitter::emitKernelTable(KernelTableOp op) {
@@ -519,16 +528,7 @@ LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
       return failure();
     os << (i ? ", " : "") << *t << " a" << i;
   }
-  os << ") {\n";
-  os.indent();
-  for (BlockArgument arg : entry.getArguments())
-    if (arg.use_empty())
-      os << "(void)" << e.name(arg) << ";\n";
-  if (failed(e.beginFunction(op.getBody())) || failed(e.emitBlock(entry)))
-    return failure();
-  os.unindent();
-  os << "}\n\n";
-  return success();
+  return emitBody(op.getBody());
 }
 
 FailureOr<std::string> ModuleEmitter::tableParams(KernelTableOp op) {
