@@ -231,14 +231,6 @@ const char *unitName(Unit u) {
   return u == Unit::cube ? "tl::Unit::Cube" : "tl::Unit::Vector";
 }
 
-/// The core a flag between two pipes belongs to: the cube if either pipe is
-/// the cube's own (m, mte1, fix), else the vector core.
-Unit flagUnit(Pipe a, Pipe b) {
-  auto cube = [](Pipe p) {
-    return p == Pipe::m || p == Pipe::mte1 || p == Pipe::fix;
-  };
-  return cube(a) || cube(b) ? Unit::cube : Unit::vector;
-}
 
 std::string eventId(Emitter &e, int64_t event, Value slot) {
   std::string id = std::to_string(event);
@@ -555,7 +547,7 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
   // Synchronization and the block.
   auto flag = [](auto op, Emitter &e, StringRef what) {
     std::string id = eventId(e, op.getEvent(), op.getSlot());
-    Unit unit = flagUnit(op.getSrc(), op.getDst());
+    Unit unit = getFlagUnit(op.getSrc(), op.getDst());
     if (!isPto(e)) {
       e.os << "tl::" << what << "(" << unitName(unit) << ", "
            << pipeName(op.getSrc(), false) << ", "
@@ -585,7 +577,7 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
       e.os << "tl::barrier_all(tl::Unit::Cube);\ntl::barrier_all(tl::Unit::"
               "Vector);\n";
     else
-      e.os << "tl::barrier(" << unitName(flagUnit(p, p)) << ", "
+      e.os << "tl::barrier(" << unitName(getFlagUnit(p, p)) << ", "
            << pipeName(p, false) << ");\n";
     return success();
   });

@@ -975,21 +975,6 @@ LogicalResult SetValOp::verify() {
 // Synchronization
 //===----------------------------------------------------------------------===//
 
-/// The core a pipe belongs to, if only one core has it.
-static std::optional<Unit> pipeUnit(Pipe p) {
-  switch (p) {
-  case Pipe::v:
-  case Pipe::mte3:
-    return Unit::vector;
-  case Pipe::m:
-  case Pipe::mte1:
-  case Pipe::fix:
-    return Unit::cube;
-  default:
-    return std::nullopt;
-  }
-}
-
 template <typename OpT>
 static LogicalResult verifyFlag(OpT op) {
   if (op.getSrc() == Pipe::all || op.getDst() == Pipe::all)
@@ -998,7 +983,7 @@ static LogicalResult verifyFlag(OpT op) {
   if (op.getSrc() == op.getDst())
     return op.emitOpError() << "connects pipe " << stringifyPipe(op.getSrc())
                             << " with itself; a pipe runs in order";
-  std::optional<Unit> a = pipeUnit(op.getSrc()), b = pipeUnit(op.getDst());
+  std::optional<Unit> a = getPipeUnit(op.getSrc()), b = getPipeUnit(op.getDst());
   if (a && b && *a != *b)
     return op.emitOpError() << stringifyPipe(op.getSrc()) << " and "
                             << stringifyPipe(op.getDst())
@@ -1013,7 +998,7 @@ LogicalResult WaitFlagOp::verify() { return verifyFlag(*this); }
 LogicalResult SyncSetOp::verify() {
   if (getPipe() == Pipe::all)
     return emitOpError("signals after one pipe, not 'all'");
-  std::optional<Unit> u = pipeUnit(getPipe());
+  std::optional<Unit> u = getPipeUnit(getPipe());
   if (u && *u != getUnit())
     return emitOpError() << "the " << stringifyUnit(getUnit())
                          << " core has no " << stringifyPipe(getPipe())

@@ -43,6 +43,26 @@ Unit mlir::wsp::tile::getUnit(TileLoc loc) {
   return loc == TileLoc::vec ? Unit::vector : Unit::cube;
 }
 
+std::optional<Unit> mlir::wsp::tile::getPipeUnit(Pipe p) {
+  switch (p) {
+  case Pipe::v:
+  case Pipe::mte3:
+    return Unit::vector;
+  case Pipe::m:
+  case Pipe::mte1:
+  case Pipe::fix:
+    return Unit::cube;
+  default:
+    return std::nullopt;
+  }
+}
+
+Unit mlir::wsp::tile::getFlagUnit(Pipe a, Pipe b) {
+  if (std::optional<Unit> u = getPipeUnit(a))
+    return *u;
+  return getPipeUnit(b).value_or(Unit::vector);
+}
+
 TileLayout TileType::getDefaultLayout(TileLoc loc) {
   switch (loc) {
   case TileLoc::vec:

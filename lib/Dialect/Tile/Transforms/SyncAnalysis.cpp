@@ -35,14 +35,6 @@ int agentOf(Unit u, Pipe p) {
 Unit unitOfAgent(int a) { return a < kPipes ? Unit::cube : Unit::vector; }
 Pipe pipeOfAgent(int a) { return static_cast<Pipe>(a % kPipes); }
 
-/// The core whose flag connects two pipes: the cube if either pipe is the
-/// cube's own (m, mte1, fix), else the vector core (the emitters agree).
-Unit flagUnit(Pipe a, Pipe b) {
-  auto cube = [](Pipe p) {
-    return p == Pipe::m || p == Pipe::mte1 || p == Pipe::fix;
-  };
-  return cube(a) || cube(b) ? Unit::cube : Unit::vector;
-}
 
 std::string describeAgent(int a) {
   return (stringifyUnit(unitOfAgent(a)) + " " +
@@ -382,7 +374,7 @@ private:
     return [=](Operation *op, SmallVectorImpl<std::pair<int, int>> &ev) {
       auto add = [&](auto f, int d) {
         if (f.getSrc() != src || f.getDst() != dst ||
-            flagUnit(f.getSrc(), f.getDst()) != unit)
+            getFlagUnit(f.getSrc(), f.getDst()) != unit)
           return;
         int64_t e = f.getEvent();
         for (int64_t i = e; i < e + eventsOf(f.getSlot()) && i < kEvents; ++i)
@@ -522,7 +514,7 @@ private:
     };
     std::optional<int> base;
     if (sameUnit) {
-      reserve(flagEvents(flagUnit(sp, dp), sp, dp));
+      reserve(flagEvents(getFlagUnit(sp, dp), sp, dp));
       base = pickIds(used, count, kEvents);
     } else {
       reserve(crossEvents(src));
@@ -806,14 +798,14 @@ private:
     if (ignored.count(op))
       return;
     if (auto s = dyn_cast<SetFlagOp>(op)) {
-      Unit u = flagUnit(s.getSrc(), s.getDst());
+      Unit u = getFlagUnit(s.getSrc(), s.getDst());
       int e = eventOf(s.getEvent(), s.getSlot());
       FlagKey key{unitIndex(u), static_cast<int>(s.getSrc()),
                   static_cast<int>(s.getDst()), e};
       st.flags[key].push_back(st.know[agentOf(u, s.getSrc())]);
       st.flagSetters[key].push_back(op);
     } else if (auto w = dyn_cast<WaitFlagOp>(op)) {
-      Unit u = flagUnit(w.getSrc(), w.getDst());
+      Unit u = getFlagUnit(w.getSrc(), w.getDst());
       int e = eventOf(w.getEvent(), w.getSlot());
       FlagKey key{unitIndex(u), static_cast<int>(w.getSrc()),
                   static_cast<int>(w.getDst()), e};
