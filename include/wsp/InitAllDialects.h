@@ -12,7 +12,7 @@ namespace mlir {
 class DialectRegistry;
 namespace wsp {
 
-/// Registers the wsp and tile dialects and the upstream dialects wsp
+/// Registers the wsp, tile and llm dialects and the upstream dialects wsp
 /// programs use: func, arith, scf, memref, math and emitc.
 void registerAllDialects(DialectRegistry &registry);
 

@@ -1,6 +1,7 @@
 //===- InitAllDialects.cpp - wsp and the upstream dialects it uses --------===//
 
 #include "wsp/InitAllDialects.h"
+#include "wsp/Dialect/Llm/IR/LlmDialect.h"
 #include "wsp/Dialect/Tile/IR/TileDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 
@@ -13,7 +14,7 @@
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::wsp::registerAllDialects(DialectRegistry &registry) {
-  registry.insert<wsp::WspDialect, wsp::tile::TileDialect, arith::ArithDialect, emitc::EmitCDialect,
+  registry.insert<wsp::WspDialect, wsp::tile::TileDialect, wsp::llm::LlmDialect, arith::ArithDialect, emitc::EmitCDialect,
                   func::FuncDialect, math::MathDialect, memref::MemRefDialect,
                   scf::SCFDialect>();
 }

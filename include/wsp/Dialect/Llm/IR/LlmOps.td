@@ -1,0 +1,423 @@
+//===- LlmOps.td - llm operations ------------------------*- tablegen -*-===//
+//
+// The operators of seed 002, one op each, on buffers in destination-passing
+// style: the inputs, then after `->` the buffers the op writes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_DIALECT_LLM_IR_LLMOPS_TD
+#define WSP_DIALECT_LLM_IR_LLMOPS_TD
+
+include "wsp/Dialect/Llm/IR/LlmDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/BuiltinTypes.td"
+include "mlir/IR/EnumAttr.td"
+
+// Operand roles. Dtypes and shapes are checked by each op's verifier, which
+// names the operand and the seed's dimension in its message.
+class Llm_In<string doc = ""> : Arg<AnyStridedMemRef, doc, [MemRead]>;
+class Llm_Out<string doc = ""> : Arg<AnyStridedMemRef, doc, [MemWrite]>;
+class Llm_InOut<string doc = ""> : Arg<AnyStridedMemRef, doc, [MemRead, MemWrite]>;
+class Llm_OptIn<string doc = ""> : Arg<Optional<AnyStridedMemRef>, doc, [MemRead]>;
+class Llm_OptOut<string doc = ""> : Arg<Optional<AnyStridedMemRef>, doc, [MemWrite]>;
+
+// Assembly of one operand: `name(%value : type)`, or an optional group.
+class Req<string n> {
+  string f = " `" # n # "` `(` $" # n # " `:` type($" # n # ") `)` ";
+}
+class Opt<string n> {
+  string f = " (`" # n # "` `(` $" # n # "^ `:` type($" # n # ") `)`)? ";
+}
+
+class Llm_VerifiedOp<string mnemonic, list<Trait> traits = []>
+    : Llm_Op<mnemonic, traits> {
+  let hasVerifier = 1;
+}
+
+def Llm_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of all_reduce", [
+    I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
+    I32EnumAttrCase<"min", 2>]> {
+  let cppNamespace = "::mlir::wsp::llm";
+}
+
+//===----------------------------------------------------------------------===//
+// Norms and quantization
+//===----------------------------------------------------------------------===//
+
+def Llm_ScaleDynamicQuantOp : Llm_VerifiedOp<"scale_dynamic_quant"> {
+  let summary = "Smooth-scale each token, then quantize it to int8";
+  let description = [{
+    For every token t: `x = hidden_states[t] * smooth_scale` (in f32),
+    `scale[t] = max|x| / 127`, `y[t] = round(x / scale[t])` rounded to
+    nearest with ties away from zero. A token whose `x` is all zeros gets
+    `scale[t] = 0` and `y[t] = 0`. `y[t] * scale[t]` dequantizes.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | bf16 |
+    | smooth_scale | [hidden_size] | f32 |
+    | -> y | [num_tokens, hidden_size] | i8 |
+    | -> scale | [num_tokens] | f32 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_In<>:$smooth_scale,
+                       Llm_Out<>:$y, Llm_Out<>:$scale);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"smooth_scale">.f #
+      "`->`" # Req<"y">.f # Req<"scale">.f # "attr-dict";
+}
+
+def Llm_RmsNormOp : Llm_VerifiedOp<"rms_norm", [AttrSizedOperandSegments]> {
+  let summary = "Optional residual add, then RMS norm over hidden_size";
+  let description = [{
+    `s = hidden_states + residual` (in f32; `after_res = s` rounded to bf16
+    when a residual is given), then
+    `y = s / sqrt(mean(s^2) + eps) * weight`, rounded to bf16. The norm
+    reads the f32 sum, not its bf16 rounding. `after_res` is present exactly
+    when `residual` is.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | bf16 |
+    | residual (optional) | [num_tokens, hidden_size] | bf16 |
+    | weight | [hidden_size] | f32 |
+    | -> y | [num_tokens, hidden_size] | bf16 |
+    | -> after_res (iff residual) | [num_tokens, hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_OptIn<>:$residual,
+                       Llm_In<>:$weight, Llm_Out<>:$y, Llm_OptOut<>:$after_res,
+                       F32Attr:$eps);
+  let assemblyFormat = Req<"hidden_states">.f # Opt<"residual">.f #
+      Req<"weight">.f # "`->`" # Req<"y">.f # Opt<"after_res">.f # "attr-dict";
+}
+
+def Llm_AddRmsNormDynamicQuantOp
+    : Llm_VerifiedOp<"add_rms_norm_dynamic_quant", [AttrSizedOperandSegments]> {
+  let summary = "Optional residual add, RMS norm, then scale_dynamic_quant";
+  let description = [{
+    `rms_norm` followed by `scale_dynamic_quant` in one kernel: the norm's
+    output stays in f32 (it is not rounded to bf16 before the quantization)
+    and is multiplied by `smooth_scale`, then quantized per token as
+    `scale_dynamic_quant` does. `after_res` is present exactly when
+    `residual` is.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | bf16 |
+    | residual (optional) | [num_tokens, hidden_size] | bf16 |
+    | weight | [hidden_size] | bf16 or f32 |
+    | smooth_scale | [hidden_size] | bf16 or f32 |
+    | -> y | [num_tokens, hidden_size] | i8 |
+    | -> per_token_scale | [num_tokens] | f32 |
+    | -> after_res (iff residual) | [num_tokens, hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_OptIn<>:$residual,
+                       Llm_In<>:$weight, Llm_In<>:$smooth_scale,
+                       Llm_Out<>:$y, Llm_Out<>:$per_token_scale,
+                       Llm_OptOut<>:$after_res, F32Attr:$eps);
+  let assemblyFormat = Req<"hidden_states">.f # Opt<"residual">.f #
+      Req<"weight">.f # Req<"smooth_scale">.f # "`->`" # Req<"y">.f #
+      Req<"per_token_scale">.f # Opt<"after_res">.f # "attr-dict";
+}
+
+def Llm_QuantMatmulOp : Llm_VerifiedOp<"quant_matmul"> {
+  let summary = "int8 x int8 matmul with per-token and per-channel dequant";
+  let description = [{
+    `y[t, n] = bf16(sum_k a[t, k] * b[k, n] (exact, in i32) * per_token_scale[t]
+    * weight_scale[n] + bias[n])`, where `a` is `hidden_states` (stored
+    `[hidden_size, num_tokens]` when `transpose_a`) and `b` is `weight`
+    (stored `[new_hidden_size, hidden_size]` when `transpose_b`).
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | i8 |
+    | per_token_scale | [num_tokens] | f32 |
+    | weight | [hidden_size, new_hidden_size] | i8 |
+    | weight_scale | [new_hidden_size] | bf16 or f32 |
+    | bias (optional) | [new_hidden_size] | bf16 |
+    | -> y | [num_tokens, new_hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_In<>:$per_token_scale,
+                       Llm_In<>:$weight, Llm_In<>:$weight_scale,
+                       Llm_OptIn<>:$bias, Llm_Out<>:$y,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_a,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_b);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"per_token_scale">.f #
+      Req<"weight">.f # Req<"weight_scale">.f # Opt<"bias">.f # "`->`" #
+      Req<"y">.f # "attr-dict";
+}
+
+def Llm_HeadRmsNormOp : Llm_VerifiedOp<"head_rms_norm"> {
+  let summary = "RMS norm over head_dim on the heads [head_offset, head_offset + head_num)";
+  let description = [{
+    For every token and every head h in `[head_offset, head_offset +
+    head_num)`: `y[t, h] = x / sqrt(mean(x^2) + eps) * weight[h -
+    head_offset]` with `x = hidden_states[t, h]`. The other heads of `y`
+    are copied from `hidden_states`: `y` has the input's shape (the seed's
+    `[num_tokens, q_head_num + 2 * kv_head_num, head_dim]`), so `y` may be
+    the input itself (normalize Q and K of a packed QKV in place).
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, total_heads, head_dim] | bf16 |
+    | weight | [head_num, head_dim] | bf16 or f32 |
+    | -> y | [num_tokens, total_heads, head_dim] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_In<>:$weight,
+                       Llm_Out<>:$y, F32Attr:$eps, I32Attr:$head_offset,
+                       I32Attr:$head_num);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"weight">.f # "`->`" #
+      Req<"y">.f # "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Rotary embedding and KV cache stores
+//===----------------------------------------------------------------------===//
+
+def Llm_RotaryEmbeddingOp
+    : Llm_VerifiedOp<"rotary_embedding"> {
+  let summary = "Rotary position embedding on the Q and K heads of a QKV";
+  let description = [{
+    Rotates, for every Q and K head (the first `q_head_num + kv_head_num`
+    heads; V is copied), the `rope_dim` columns starting at `rope_offset`
+    in NeoX form (the first half of the range pairs with the second):
+    with `i < rope_dim / 2`, `x1 = x[rope_offset + i]`,
+    `x2 = x[rope_offset + rope_dim/2 + i]`,
+    `out1 = x1 * cos[p, i] - x2 * sin[p, i + rope_dim/2]`,
+    `out2 = x2 * cos[p, i + rope_dim/2] + x1 * sin[p, i]`, where `p` is the
+    token's position: `position_ids[b] + s` for token `s` of sequence `b`.
+    The other columns are copied. `out` has `qkv`'s shape and may be `qkv`.
+
+    Packed form: `qkv` is `[num_tokens, heads, head_dim]`, sequence `b`'s
+    tokens start at `accum_q_len[b]` (the exclusive prefix sum of `q_lens`
+    when `accum_q_len` is absent). Unpacked form: `qkv` is
+    `[batch_size, q_seq_len, heads, head_dim]` and sequence `b` uses its
+    first `q_lens[b]` rows; `accum_q_len` is not accepted.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | qkv | [batch_size, q_seq_len, heads, head_dim] or [num_tokens, heads, head_dim] | bf16 |
+    | sin, cos | [max_position_embedding, rope_dim] | bf16 |
+    | position_ids | [batch_size] | i32 |
+    | q_lens | [batch_size] | i32 |
+    | accum_q_len (optional, packed only) | [batch_size + 1] | i32 |
+    | -> out | as qkv | bf16 |
+
+    `heads` is `q_head_num + 2 * kv_head_num`.
+  }];
+  let arguments = (ins Llm_In<>:$qkv, Llm_In<>:$sin, Llm_In<>:$cos,
+                       Llm_In<>:$position_ids, Llm_In<>:$q_lens,
+                       Llm_OptIn<>:$accum_q_len, Llm_Out<>:$out,
+                       I32Attr:$q_head_num, I32Attr:$kv_head_num,
+                       DefaultValuedAttr<I32Attr, "0">:$rope_offset,
+                       I32Attr:$rope_dim, I32Attr:$max_q_len);
+  let assemblyFormat = Req<"qkv">.f # Req<"sin">.f # Req<"cos">.f #
+      Req<"position_ids">.f # Req<"q_lens">.f # Opt<"accum_q_len">.f #
+      "`->`" # Req<"out">.f # "attr-dict";
+}
+
+def Llm_StoreKvCacheOp
+    : Llm_VerifiedOp<"store_kv_cache", [AttrSizedOperandSegments]> {
+  let summary = "Append this step's keys and values to a contiguous KV cache";
+  let description = [{
+    For sequence `b` and its token `s < q_lens[b]`, writes key and value
+    into `k_cache[kv_ids[b], :, kv_lens[b] + s, :]` (and `v_cache`
+    alike), quantized to int8 with the per-channel scales when the caches
+    are int8: `q = clamp(round(x / scale), -128, 127)`, rounded to nearest,
+    ties away from zero. `kv_ids` defaults to `[0, 1, ...]`, `kv_lens` (the
+    tokens already in the cache) to zeros, `accum_q_len` (packed form) to
+    the exclusive prefix sum of `q_lens`. Nothing else of the caches is
+    written.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | key, value | [batch_size, q_seq_len, kv_head_num, head_dim] or [num_tokens, kv_head_num, head_dim] | bf16 |
+    | kv_ids (optional) | [batch_size] | i32 |
+    | q_lens | [batch_size] | i32 |
+    | kv_lens (optional) | [batch_size] | i32 |
+    | accum_q_len (optional, packed only) | [batch_size + 1] | i32 |
+    | key_scale, value_scale (iff int8 caches) | [kv_head_num, head_dim] | f32 |
+    | -> k_cache, v_cache | [max_batch_size, kv_head_num, max_seq_len, head_dim] | bf16 or i8 |
+  }];
+  let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_OptIn<>:$kv_ids,
+                       Llm_In<>:$q_lens, Llm_OptIn<>:$kv_lens,
+                       Llm_OptIn<>:$accum_q_len, Llm_OptIn<>:$key_scale,
+                       Llm_OptIn<>:$value_scale, Llm_InOut<>:$k_cache,
+                       Llm_InOut<>:$v_cache, I32Attr:$max_q_len);
+  let assemblyFormat = Req<"key">.f # Req<"value">.f # Opt<"kv_ids">.f #
+      Req<"q_lens">.f # Opt<"kv_lens">.f # Opt<"accum_q_len">.f #
+      Opt<"key_scale">.f # Opt<"value_scale">.f # "`->`" # Req<"k_cache">.f #
+      Req<"v_cache">.f # "attr-dict";
+}
+
+def Llm_StorePagedKvCacheOp
+    : Llm_VerifiedOp<"store_paged_kv_cache", [AttrSizedOperandSegments]> {
+  let summary = "Append this step's keys and values to a paged KV cache";
+  let description = [{
+    As `store_kv_cache`, into pages: position `p = kv_lens[b] + s` of
+    sequence `b` lives in page `block_table[kv_ids[b], p / block_size]`,
+    row `p % block_size`.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | key, value | [batch_size, q_seq_len, kv_head_num, head_dim] or [num_tokens, kv_head_num, head_dim] | bf16 |
+    | block_table | [max_batch_size, max_block_num_per_seq] | i32 |
+    | kv_ids (optional) | [batch_size] | i32 |
+    | q_lens | [batch_size] | i32 |
+    | kv_lens (optional) | [batch_size] | i32 |
+    | accum_q_len (optional, packed only) | [batch_size + 1] | i32 |
+    | key_scale, value_scale (iff int8 caches) | [kv_head_num, head_dim] | f32 |
+    | -> k_cache, v_cache | [max_block_num, kv_head_num, block_size, head_dim] | bf16 or i8 |
+  }];
+  let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
+                       Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
+                       Llm_OptIn<>:$kv_lens, Llm_OptIn<>:$accum_q_len,
+                       Llm_OptIn<>:$key_scale, Llm_OptIn<>:$value_scale,
+                       Llm_InOut<>:$k_cache, Llm_InOut<>:$v_cache,
+                       I32Attr:$max_q_len);
+  let assemblyFormat = Req<"key">.f # Req<"value">.f # Req<"block_table">.f #
+      Opt<"kv_ids">.f # Req<"q_lens">.f # Opt<"kv_lens">.f #
+      Opt<"accum_q_len">.f # Opt<"key_scale">.f # Opt<"value_scale">.f #
+      "`->`" # Req<"k_cache">.f # Req<"v_cache">.f # "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def Llm_FlashAttentionOp
+    : Llm_VerifiedOp<"flash_attention", [AttrSizedOperandSegments]> {
+  let summary = "Benchmark attention: one sequence, no cache (seed 002)";
+  let description = [{
+    `out = softmax(q k^T / sqrt(head_dim) + mask) v` per query head, with
+    query head `h` reading KV head `h / (q_head_num / kv_head_num)` (GQA),
+    causal when `is_causal`. Either `qkv` (Q heads first, then K, then V)
+    or all three of `q`, `k`, `v`. In the `qkv` form `q_head_num` is
+    `out`'s head count and `kv_head_num` the rest halved.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | qkv | [1, q_seq_len, q_head_num + 2 * kv_head_num, head_dim] | bf16 |
+    | q | [1, q_seq_len, q_head_num, head_dim] | bf16 |
+    | k, v | [1, q_seq_len, kv_head_num, head_dim] | bf16 |
+    | -> out | [1, q_seq_len, q_head_num, head_dim] | bf16 |
+  }];
+  let arguments = (ins Llm_OptIn<>:$qkv, Llm_OptIn<>:$q, Llm_OptIn<>:$k,
+                       Llm_OptIn<>:$v, Llm_Out<>:$out,
+                       DefaultValuedAttr<BoolAttr, "true">:$is_causal);
+  let assemblyFormat = Opt<"qkv">.f # Opt<"q">.f # Opt<"k">.f # Opt<"v">.f #
+      "`->`" # Req<"out">.f # "attr-dict";
+}
+
+def Llm_FlashDecodingOp
+    : Llm_VerifiedOp<"flash_decoding", [AttrSizedOperandSegments]> {
+  let summary = "Benchmark decode attention: equal KV lengths, one new token";
+  let description = [{
+    Each sequence `b` attends with its one new query token to the first
+    `kv_len` positions of `k_cache[b]` / `v_cache[b]` and then to its own
+    new key and value (from `qkv` or `k`/`v`): `kv_len + 1` positions, all
+    visible. The caches are read, never written.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | qkv | [batch_size, 1, q_head_num + 2 * kv_head_num, head_dim] | bf16 |
+    | q | [batch_size, 1, q_head_num, head_dim] | bf16 |
+    | k, v | [batch_size, 1, kv_head_num, head_dim] | bf16 |
+    | k_cache, v_cache | [max_batch_size, kv_head_num, max_seq_len, head_dim] | bf16 |
+    | -> out | [batch_size, 1, q_head_num, head_dim] | bf16 |
+  }];
+  let arguments = (ins Llm_OptIn<>:$qkv, Llm_OptIn<>:$q, Llm_OptIn<>:$k,
+                       Llm_OptIn<>:$v, Llm_In<>:$k_cache, Llm_In<>:$v_cache,
+                       Llm_Out<>:$out, I64Attr:$kv_len);
+  let assemblyFormat = Opt<"qkv">.f # Opt<"q">.f # Opt<"k">.f # Opt<"v">.f #
+      Req<"k_cache">.f # Req<"v_cache">.f # "`->`" # Req<"out">.f # "attr-dict";
+}
+
+def Llm_FlashAttentionPrefillOp
+    : Llm_VerifiedOp<"flash_attention_prefill", [AttrSizedOperandSegments]> {
+  let summary = "Prefill attention over a paged cache: ragged, chunked";
+  let description = [{
+    Padding removed: the batch's new tokens are packed in `q`, sequence
+    `b`'s `q_lens[b]` tokens starting at `accum_q_len[b]` (the exclusive
+    prefix sum of `q_lens` when absent). Chunked prefill: `kv_lens[b]`
+    tokens of the sequence are already in the cache, and this step's keys
+    and values have been stored after them (by `store_paged_kv_cache`), so
+    query token `s` sees cache positions `p <= kv_lens[b] + s` through the
+    pages `block_table[kv_ids[b], p / block_size]`. int8 caches are
+    dequantized with `k_scale`/`v_scale` (present exactly then).
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | q | [num_tokens, q_head_num, head_dim] | bf16 |
+    | kv_ids, kv_lens, q_lens | [batch_size] | i32 |
+    | accum_q_len (optional) | [batch_size + 1] | i32 |
+    | block_table | [max_batch_size, max_block_num_per_seq] | i32 |
+    | k_cache, v_cache | [max_block_num, kv_head_num, block_size, head_dim] | bf16 or i8 |
+    | k_scale, v_scale (iff int8) | [kv_head_num, head_dim] | f32 |
+    | -> out | [num_tokens, q_head_num, head_dim] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$q, Llm_In<>:$kv_ids, Llm_In<>:$kv_lens,
+                       Llm_In<>:$q_lens, Llm_OptIn<>:$accum_q_len,
+                       Llm_In<>:$block_table, Llm_In<>:$k_cache,
+                       Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
+                       Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
+                       I32Attr:$max_q_len);
+  let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
+      Req<"q_lens">.f # Opt<"accum_q_len">.f # Req<"block_table">.f #
+      Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
+      Opt<"v_scale">.f # "`->`" # Req<"out">.f # "attr-dict";
+}
+
+def Llm_FlashAttentionDecodeOp
+    : Llm_VerifiedOp<"flash_attention_decode", [AttrSizedOperandSegments]> {
+  let summary = "Decode attention over a paged cache: per-request KV lengths";
+  let description = [{
+    Every request has `q_seq_len` new tokens (1 to 3 in practice), already
+    stored in the cache after the `kv_lens[b]` earlier ones; query token `s`
+    sees positions `p <= kv_lens[b] + s`. Pages, GQA and int8 caches as in
+    `flash_attention_prefill`. `q_lens` must all equal `q_seq_len` (checked
+    at run time by the planning function).
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | q | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |
+    | kv_ids, kv_lens, q_lens | [batch_size] | i32 |
+    | accum_q_len | [batch_size + 1] | i32 |
+    | block_table | [max_batch_size, max_block_num_per_seq] | i32 |
+    | k_cache, v_cache | [max_block_num, kv_head_num, block_size, head_dim] | bf16 or i8 |
+    | k_scale, v_scale (iff int8) | [kv_head_num, head_dim] | f32 |
+    | -> out | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$q, Llm_In<>:$kv_ids, Llm_In<>:$kv_lens,
+                       Llm_In<>:$q_lens, Llm_In<>:$accum_q_len,
+                       Llm_In<>:$block_table, Llm_In<>:$k_cache,
+                       Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
+                       Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
+                       I32Attr:$q_seq_len);
+  let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
+      Req<"q_lens">.f # Req<"accum_q_len">.f # Req<"block_table">.f #
+      Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
+      Opt<"v_scale">.f # "`->`" # Req<"out">.f # "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce"> {
+  let summary = "Reduce hidden_states across the ranks of a tensor-parallel group";
+  let description = [{
+    In place: every rank's `hidden_states` becomes the element-wise `kind`
+    (sum by default) of all ranks' `hidden_states`. On one rank, the program
+    this op is written in, it leaves the buffer as it is; the sharding
+    lowering turns it into a collective over the device grid's ranks.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states (read and written) | [num_tokens, hidden_size] | bf16 or f32 |
+  }];
+  let arguments = (ins Llm_InOut<>:$hidden_states,
+                       DefaultValuedAttr<Llm_ReduceKind,
+                                         "::mlir::wsp::llm::ReduceKind::sum">:$kind);
+  let assemblyFormat = Req<"hidden_states">.f # "(`kind` $kind^)? attr-dict";
+}
+
+#endif // WSP_DIALECT_LLM_IR_LLMOPS_TD
