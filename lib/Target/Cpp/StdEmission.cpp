@@ -279,6 +279,31 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
     return e.declare(o.getResult(), e.name(o.getSource()) + ".sizes[" +
                                         e.name(o.getIndex()) + "]");
   });
+  // A small static scratch buffer of the host code (a planning function's
+  // lengths or descriptors): storage on the stack and a view of it.
+  e.add<memref::AllocaOp>(
+      [](memref::AllocaOp o, Emitter &e) -> LogicalResult {
+        MemRefType t = o.getType();
+        if (e.flavor == Flavor::Aicore)
+          return o.emitOpError("is host scratch; an AICore kernel keeps its "
+                               "buffers in tiles (tile.alloc)");
+        if (!t.hasStaticShape() || !t.getLayout().isIdentity())
+          return o.emitOpError("is emitted for a static shape with the "
+                               "identity layout only");
+        FailureOr<std::string> view = e.type(t, o);
+        FailureOr<std::string> elem = e.scalarType(t.getElementType(), o);
+        if (failed(view) || failed(elem))
+          return failure();
+        std::string storage = e.name(o.getResult()) + "_storage";
+        e.os << *elem << " " << storage << "[" << t.getNumElements()
+             << "] = {};\n";
+        std::string sizes = llvm::join(
+            llvm::map_range(t.getShape(),
+                            [](int64_t s) { return std::to_string(s); }),
+            ", ");
+        return e.declare(o.getResult(),
+                         *view + "{" + storage + ", {" + sizes + "}}");
+      });
   e.add<memref::CastOp>([](memref::CastOp o, Emitter &e) {
     return e.declare(o.getResult(), e.name(o.getSource()));
   });

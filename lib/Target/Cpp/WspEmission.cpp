@@ -858,6 +858,11 @@ bool mlir::wsp::isEmittable(Operation *op) {
   // Terminators their parent's pattern prints.
   if (isa<scf::YieldOp, scf::ConditionOp>(op))
     return isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);
+  // Host scratch: static, row-major, and never on the AICore.
+  if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+    return alloca.getType().hasStaticShape() &&
+           alloca.getType().getLayout().isIdentity() &&
+           !op->getParentOfType<KernelOp>();
   // Everything else: an op with a pattern, registered once.
   static Emitter registry(llvm::nulls(), Flavor::CpuSim);
   static const bool populated = [] {

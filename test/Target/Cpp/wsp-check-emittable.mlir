@@ -115,6 +115,26 @@ func.func @unprinted(%x: f32, %y: f32) -> f32 {
 
 // -----
 
+// memref.alloca is host scratch of a static, row-major shape (a planning
+// function's lengths or descriptors); dynamic, strided or on the AICore it
+// is not printed.
+func.func @scratch(%n: index) {
+  %ok = memref.alloca() : memref<48x!wsp.descriptor<moe>>
+  // expected-error @+1 {{'memref.alloca' op cannot be emitted as C++}}
+  %dyn = memref.alloca(%n) : memref<?xi32>
+  // expected-error @+1 {{'memref.alloca' op cannot be emitted as C++}}
+  %strided = memref.alloca() : memref<4x4xi32, strided<[8, 1]>>
+  return
+}
+wsp.tier_config @S [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @on_core tiers(@S) tier(0) (%d: !wsp.descriptor<moe>) {
+  // expected-error @+1 {{'memref.alloca' op cannot be emitted as C++}}
+  %a = memref.alloca() : memref<4xi32>
+  wsp.return
+}
+
+// -----
+
 // At module level the emitters lay out functions, kernels, tables and
 // globals; anything else there is named as such.
 // expected-error @+1 {{'emitc.include' op cannot be emitted as C++: no emitter prints it at module level}}
