@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/Target/Cpp/Passes.h"
@@ -32,6 +33,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 /// From the form users write to the form the backend emits. Each stage ends
 /// with its contract check.
 void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
+  // Stage 0: operators to workloads (a full conversion: no llm op is left).
+  pm.addPass(createConvertLlmToWsp());
   pm.addPass(createCanonicalizerPass());
   // Stage 1: planning (and the iteration-space queries it leaves).
   pm.addPass(createWspLowerSpaces());

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
@@ -189,6 +190,7 @@ PYBIND11_MODULE(_wsp, m) {
   registerTransformsPasses();
   wsp::registerWspPasses();
   wsp::tile::registerTilePasses();
+  wsp::registerWspConversionPasses();
   wsp::registerWspCppPasses();
   wsp::registerWspPipelines();
 

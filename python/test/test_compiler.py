@@ -13,8 +13,8 @@ wsp.tier_config @DecodeAttentionTiers [
 
 def test_registered_dialects():
     assert wsp.registered_dialects() == [
-        "arith", "builtin", "emitc", "func", "math", "memref", "scf", "tile",
-        "wsp"]
+        "arith", "builtin", "emitc", "func", "llm", "math", "memref", "scf",
+        "tile", "wsp"]
 
 
 def test_parse_round_trips():

@@ -1,5 +1,6 @@
 //===- wsp-opt.cpp - wsp optimizer driver ---------------------------------===//
 
+#include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
@@ -17,6 +18,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   mlir::wsp::registerWspPasses();
   mlir::wsp::tile::registerTilePasses();
+  mlir::wsp::registerWspConversionPasses();
   mlir::wsp::registerWspCppPasses();
   mlir::wsp::registerWspPipelines();
 

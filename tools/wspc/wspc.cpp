@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
@@ -120,6 +121,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   wsp::registerWspPasses();
   wsp::tile::registerTilePasses();
+  wsp::registerWspConversionPasses();
   wsp::registerWspCppPasses();
   wsp::registerWspPipelines();
   cl::HideUnrelatedOptions(wspcCategory);

@@ -48,9 +48,10 @@ def Llm_ScaleDynamicQuantOp : Llm_VerifiedOp<"scale_dynamic_quant"> {
   let summary = "Smooth-scale each token, then quantize it to int8";
   let description = [{
     For every token t: `x = hidden_states[t] * smooth_scale` (in f32),
-    `scale[t] = max|x| / 127`, `y[t] = round(x / scale[t])` rounded to
-    nearest with ties away from zero. A token whose `x` is all zeros gets
-    `scale[t] = 0` and `y[t] = 0`. `y[t] * scale[t]` dequantizes.
+    `scale[t] = max|x| / 127`, `y[t] = rint(x * (127 / max|x|))`: round to
+    nearest, ties to even (pto-isa's TQUANT). A token whose `x` is all
+    zeros gets `scale[t] = 0` and `y[t] = 0`. `y[t] * scale[t]`
+    dequantizes.
 
     | operand | shape | dtype |
     |---|---|---|
@@ -68,11 +69,13 @@ def Llm_ScaleDynamicQuantOp : Llm_VerifiedOp<"scale_dynamic_quant"> {
 def Llm_RmsNormOp : Llm_VerifiedOp<"rms_norm", [AttrSizedOperandSegments]> {
   let summary = "Optional residual add, then RMS norm over hidden_size";
   let description = [{
-    `s = hidden_states + residual` (in f32; `after_res = s` rounded to bf16
-    when a residual is given), then
-    `y = s / sqrt(mean(s^2) + eps) * weight`, rounded to bf16. The norm
-    reads the f32 sum, not its bf16 rounding. `after_res` is present exactly
-    when `residual` is.
+    `s = hidden_states + residual` in f32 and `after_res = bf16(s)` when a
+    residual is given (else `s = hidden_states`), then
+    `y = bf16(a / sqrt(mean(s^2) + eps) * weight)` where `a` is `after_res`
+    (`hidden_states` without a residual): the mean square is taken over the
+    f32 sum, the value normalized is the stored bf16 sum, as vLLM's
+    `fused_add_rms_norm` does, so `after_res` may be the residual buffer
+    itself. `after_res` is present exactly when `residual` is.
 
     | operand | shape | dtype |
     |---|---|---|
@@ -221,8 +224,8 @@ def Llm_StoreKvCacheOp
     For sequence `b` and its token `s < q_lens[b]`, writes key and value
     into `k_cache[kv_ids[b], :, kv_lens[b] + s, :]` (and `v_cache`
     alike), quantized to int8 with the per-channel scales when the caches
-    are int8: `q = clamp(round(x / scale), -128, 127)`, rounded to nearest,
-    ties away from zero. `kv_ids` defaults to `[0, 1, ...]`, `kv_lens` (the
+    are int8: `q = clamp(rint(x / scale), -128, 127)`, round to nearest,
+    ties to even. `kv_ids` defaults to `[0, 1, ...]`, `kv_lens` (the
     tokens already in the cache) to zeros, `accum_q_len` (packed form) to
     the exclusive prefix sum of `q_lens`. Nothing else of the caches is
     written.

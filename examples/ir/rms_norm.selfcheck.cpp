@@ -1,0 +1,137 @@
+// The self-check of examples/ir/rms_norm.mlir (run by `wspc --run` and the
+// lit tests): the emitted planning functions on random bf16 rows of several
+// token counts, against a reference written here in double from the seed's
+// formula (docs/rationale/Operators.md):
+//   s = x + residual (exact in float), after_res = bf16(s),
+//   y = bf16(after_res * w / sqrt(mean(s^2) + eps))   (with a residual)
+//   y = bf16(x * w / sqrt(mean(x^2) + eps))           (without)
+// Tolerance: after_res is exact (the float sum of two bf16 values is exact
+// here and both round it to nearest even). y is within half a bf16 ulp of
+// the reference (2^-8 relative) plus the kernel's float error (sums of
+// 2048 squares in another order: below 1e-6 relative), so
+// |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30.
+// Then the planner's INVALID_PARAMS: a y buffer of another token count
+// returns 3 and writes nothing.
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using wsp_gen::bf16;
+using wsp_gen::MemRef;
+
+namespace {
+
+constexpr int64_t kHidden = 2048;
+
+// bf16 <-> float, written here rather than taken from the runtime: round to
+// nearest even (no NaNs occur in these inputs).
+float toFloat(bf16 v) {
+  uint32_t bits = uint32_t(v.bits) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+bf16 toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  bf16 v;
+  v.bits = uint16_t(bits >> 16);
+  return v;
+}
+
+std::vector<bf16> randomRows(int64_t tokens, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> uni(-4.f, 4.f);
+  std::vector<bf16> rows(tokens * kHidden);
+  for (bf16 &v : rows)
+    v = toBf16(uni(rng));
+  return rows;
+}
+
+MemRef<bf16, 2> view(std::vector<bf16> &rows, int64_t tokens) {
+  return MemRef<bf16, 2>{rows.data(), {tokens, kHidden}};
+}
+
+bool check(bool residual, int64_t tokens, std::mt19937 &rng) {
+  std::vector<bf16> x = randomRows(tokens, rng), r = randomRows(tokens, rng);
+  std::vector<bf16> y(tokens * kHidden), after(tokens * kHidden);
+  std::vector<float> w(kHidden);
+  std::uniform_real_distribution<float> uni(-2.f, 2.f);
+  for (float &v : w)
+    v = uni(rng);
+  MemRef<float, 1> weight{w.data(), {kHidden}};
+  const double eps = residual ? 1e-5 : 1e-6;
+  int32_t status = residual
+                       ? wsp_gen::pre_attention_norm(view(x, tokens),
+                                                     view(r, tokens), weight,
+                                                     view(y, tokens),
+                                                     view(after, tokens))
+                       : wsp_gen::final_norm(view(x, tokens), weight,
+                                             view(y, tokens));
+  double worst = 0;
+  bool exact = true;
+  for (int64_t t = 0; t < tokens; ++t) {
+    std::vector<double> s(kHidden);
+    double squares = 0;
+    for (int64_t c = 0; c < kHidden; ++c) {
+      size_t i = t * kHidden + c;
+      s[c] = toFloat(x[i]) + (residual ? toFloat(r[i]) : 0.0);
+      squares += s[c] * s[c];
+    }
+    double rstd = 1.0 / std::sqrt(squares / kHidden + eps);
+    for (int64_t c = 0; c < kHidden; ++c) {
+      size_t i = t * kHidden + c;
+      double normed = s[c];
+      if (residual) {
+        bf16 expect = toBf16(float(s[c]));
+        exact = exact && after[i].bits == expect.bits;
+        normed = toFloat(expect);
+      }
+      double ref = normed * rstd * w[c];
+      double err = std::fabs(toFloat(y[i]) - ref);
+      double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) + 1e-30;
+      worst = std::fmax(worst, err / bound);
+    }
+  }
+  bool ok = status == 0 && worst <= 1 && exact;
+  std::printf("%s T=%lld: %s (status %d, max err / bound %.3f%s)\n",
+              residual ? "pre_attention_norm" : "final_norm",
+              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst,
+              residual ? (exact ? ", after_res exact" : ", after_res WRONG")
+                       : "");
+  return ok;
+}
+
+// A y buffer shorter than hidden_states: INVALID_PARAMS, nothing written.
+bool checkInvalid(std::mt19937 &rng) {
+  std::vector<bf16> x = randomRows(16, rng);
+  std::vector<bf16> y(8 * kHidden);
+  for (bf16 &v : y)
+    v.bits = 0x7fc1;
+  std::vector<float> w(kHidden, 1.f);
+  int32_t status = wsp_gen::final_norm(
+      view(x, 16), MemRef<float, 1>{w.data(), {kHidden}}, view(y, 8));
+  bool untouched = true;
+  for (bf16 v : y)
+    untouched = untouched && v.bits == 0x7fc1;
+  bool ok = status == 3 && untouched;
+  std::printf("mismatched num_tokens: %s (status %d, %s)\n",
+              ok ? "ok" : "MISMATCH", status,
+              untouched ? "output untouched" : "output WRITTEN");
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2026);
+  bool ok = true;
+  for (bool residual : {true, false})
+    for (int64_t tokens : {0, 1, 7, 8, 9, 100, 389})
+      ok = check(residual, tokens, rng) && ok;
+  ok = checkInvalid(rng) && ok;
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,61 @@
+// What convert-llm-to-wsp refuses, each a diagnostic at the op or function.
+// RUN: wsp-opt %s -split-input-file --convert-llm-to-wsp -verify-diagnostics
+
+func.func @dynamic_hidden(%x: memref<?x?xbf16>, %w: memref<?xf32>) {
+  // expected-error @+1 {{lowers with a static hidden_size only: its tiles are sized at compile time}}
+  llm.rms_norm hidden_states(%x : memref<?x?xbf16>) weight(%w : memref<?xf32>) -> y(%x : memref<?x?xbf16>) {eps = 1.0e-6 : f32}
+  return
+}
+
+// -----
+
+func.func @hidden_not_multiple_of_16(%x: memref<?x100xbf16>, %w: memref<100xf32>) {
+  // expected-error @+1 {{lowers with hidden_size a multiple of 16 (a bf16 tile row is whole 32-byte blocks), got 100}}
+  llm.rms_norm hidden_states(%x : memref<?x100xbf16>) weight(%w : memref<100xf32>) -> y(%x : memref<?x100xbf16>) {eps = 1.0e-6 : f32}
+  return
+}
+
+// -----
+
+func.func @strided(%x: memref<?x64xbf16, strided<[128, 1]>>, %w: memref<64xf32>, %y: memref<?x64xbf16>) {
+  // expected-error @+1 {{lowers with row-major buffers only; 'hidden_states' is a strided view 'memref<?x64xbf16, strided<[128, 1]>>'}}
+  llm.rms_norm hidden_states(%x : memref<?x64xbf16, strided<[128, 1]>>) weight(%w : memref<64xf32>) -> y(%y : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
+  return
+}
+
+// -----
+
+func.func @not_yet(%h: memref<?x64xbf16>) {
+  // expected-error @+1 {{has no lowering to a wsp workload yet}}
+  llm.all_reduce hidden_states(%h : memref<?x64xbf16>)
+  return
+}
+
+// -----
+
+// expected-error @+1 {{holds llm ops and returns values; lowered, it returns the ops' PlanResult code (i32) instead, so it must return nothing itself}}
+func.func @returns(%x: memref<?x64xbf16>, %w: memref<64xf32>) -> i32 {
+  %c0 = arith.constant 0 : i32
+  llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
+  return %c0 : i32
+}
+
+// -----
+
+func.func @nested(%x: memref<?x64xbf16>, %w: memref<64xf32>, %c: i1) {
+  scf.if %c {
+    // expected-error @+1 {{lowers only in its function's top block, where its status can end the function}}
+    llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
+  }
+  return
+}
+
+// -----
+
+// The module already defines a symbol the lowering needs.
+wsp.tier_config @taken_rms_norm_0_tiers [#wsp.tier<0, [1, 8]>]
+func.func @taken(%x: memref<?x64xbf16>, %w: memref<64xf32>) {
+  // expected-error @+1 {{would define @taken_rms_norm_0_tiers, which the module already has}}
+  llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
+  return
+}
