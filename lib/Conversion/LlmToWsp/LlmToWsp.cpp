@@ -198,23 +198,21 @@ ${CHECKS}
 }
 )mlir";
 
-/// rms_norm: two passes over column chunks of ROWS token rows. Pass 1
-/// sums the squares (and writes after_res = hidden_states + residual);
-/// pass 2 scales by rstd and the weight. `${PASS1_LOAD}` leaves the f32
-/// row chunk in %xf; `${SOURCE}` is what pass 2 normalizes.
-constexpr StringLiteral kRmsNormKernel = R"mlir(
+// Row kernels are written in pieces: each piece is a fragment of a
+// wsp.kernel body over moe descriptors, `${...}` filled per op.
+
+/// The kernel's opening: its token range [start, end).
+constexpr StringLiteral kRowKernelBegin = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
   %c0 = arith.constant 0 : index
   %rows = arith.constant ${ROWS} : index
   %cols = arith.constant ${COLS} : index
   %hidden = arith.constant ${HIDDEN} : index
   %zero = arith.constant 0.0 : f32
-  %inv_hidden = arith.constant ${INV_HIDDEN}
-  %eps = arith.constant ${EPS}
   %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
   %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
   %end = arith.addi %start, %count : index
-  %w = tile.alloc : !tile.tile<vec, 1x${COLS}xf32>
+${VECTOR_TILES}
   scf.for %r = %start to %end step %rows {
     %left = arith.subi %end, %r : index
     %n = arith.minui %left, %rows : index
@@ -222,8 +220,21 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNAT
     %xf = tile.alloc valid(%n) : ${F32_TILE}
     %sq = tile.alloc valid(%n) : ${F32_TILE}
     %part = tile.alloc valid(%n) : ${ROW_STAT}
+    %part_row = tile.reshape %part : ${ROW_STAT} to ${STAT_ROW})mlir";
+
+constexpr StringLiteral kRowKernelEnd = R"mlir(
+  }
+  wsp.return
+}
+)mlir";
+
+/// RMS statistics: %ss holds rstd = 1 / sqrt(sum(x^2) / hidden + eps) per
+/// row, the squares summed over the f32 row chunks `${PASS1_LOAD}` leaves
+/// in %xf.
+constexpr StringLiteral kRstd = R"mlir(
+    %inv_hidden = arith.constant ${INV_HIDDEN}
+    %eps = arith.constant ${EPS}
     %ss = tile.alloc valid(%n) : ${ROW_STAT}
-    %part_row = tile.reshape %part : ${ROW_STAT} to ${STAT_ROW}
     %ss_row = tile.reshape %ss : ${ROW_STAT} to ${STAT_ROW}
     tile.expands %ss_row, %zero : ${STAT_ROW}, f32
     // Pass 1: sum of squares per row, chunk by chunk.
@@ -233,32 +244,17 @@ ${PASS1_LOAD}
       tile.rowsum %part, %sq, %sq : ${ROW_STAT}, ${F32_TILE}, ${F32_TILE}
       tile.add %ss_row, %ss_row, %part_row : ${STAT_ROW}, ${STAT_ROW}, ${STAT_ROW}
     }
-    // rstd = 1 / sqrt(sum / hidden_size + eps), one per row.
+    // rstd, one per row.
     tile.muls %ss_row, %ss_row, %inv_hidden : ${STAT_ROW}, ${STAT_ROW}, f32
     tile.adds %ss_row, %ss_row, %eps : ${STAT_ROW}, ${STAT_ROW}, f32
-    tile.rsqrt %ss_row, %ss_row : ${STAT_ROW}, ${STAT_ROW}
-    // Pass 2: y = source * rstd * weight.
-    scf.for %c = %c0 to %hidden step %cols {
-      tile.load %xb, %${SOURCE}[%r, %c] : ${BF16_TILE}, ${SOURCE_TYPE}
-      tile.load %w, %weight[%c] : !tile.tile<vec, 1x${COLS}xf32>, ${WEIGHT_TYPE}
-      tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
-      tile.rowexpandmul %xf, %xf, %ss, %sq : ${F32_TILE}, ${F32_TILE}, ${ROW_STAT}, ${F32_TILE}
-      tile.colexpandmul %xf, %xf, %w : ${F32_TILE}, ${F32_TILE}, !tile.tile<vec, 1x${COLS}xf32>
-      tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
-      tile.store %y[%r, %c], %xb : ${Y_TYPE}, ${BF16_TILE}
-    }
-  }
-  wsp.return
-}
-)mlir";
+    tile.rsqrt %ss_row, %ss_row : ${STAT_ROW}, ${STAT_ROW})mlir";
 
-constexpr StringLiteral kRmsNormLoad = R"mlir(
+constexpr StringLiteral kLoadRows = R"mlir(
       tile.load %xb, %hidden_states[%r, %c] : ${BF16_TILE}, ${X_TYPE}
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE})mlir";
 
-/// With a residual: x + residual in f32 (its bf16 rounding is after_res),
-/// the squares of the f32 sum.
-constexpr StringLiteral kRmsNormLoadResidual = R"mlir(
+/// With a residual: x + residual in f32 (its bf16 rounding is after_res).
+constexpr StringLiteral kLoadRowsAddResidual = R"mlir(
       tile.load %xb, %hidden_states[%r, %c] : ${BF16_TILE}, ${X_TYPE}
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
       tile.load %xb, %residual[%r, %c] : ${BF16_TILE}, ${RESIDUAL_TYPE}
@@ -267,6 +263,62 @@ constexpr StringLiteral kRmsNormLoadResidual = R"mlir(
       tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
       tile.store %after_res[%r, %c], %xb : ${AFTER_RES_TYPE}, ${BF16_TILE})mlir";
 
+/// The normalized chunk in %xf: source * rstd * weight.
+constexpr StringLiteral kNormed = R"mlir(
+      tile.load %xb, %${SOURCE}[%r, %c] : ${BF16_TILE}, ${SOURCE_TYPE}
+      tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.rowexpandmul %xf, %xf, %ss, %sq : ${F32_TILE}, ${F32_TILE}, ${ROW_STAT}, ${F32_TILE}
+${LOAD_weight}
+      tile.colexpandmul %xf, %xf, %weight_f : ${F32_TILE}, ${F32_TILE}, ${VEC_F32})mlir";
+
+/// rms_norm's pass 2: the normalized chunk to y.
+constexpr StringLiteral kStoreNormed = R"mlir(
+    // Pass 2: y = source * rstd * weight.
+    scf.for %c = %c0 to %hidden step %cols {
+${NORMED}
+      tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
+      tile.store %y[%r, %c], %xb : ${Y_TYPE}, ${BF16_TILE}
+    })mlir";
+
+/// Dynamic quantization of the f32 chunks `${QUANT_INPUT}` leaves in %xf:
+/// a pass for max |x| per row, then scale = max / 127 to `${SCALE}` and
+/// y = rint(x * 127 / max(max, 1e-30)) (the floor keeps an all-zero row
+/// finite: its y is 0 and its scale 0).
+constexpr StringLiteral kQuant = R"mlir(
+    %tiny = arith.constant 1.000000e-30 : f32
+    %int8_max = arith.constant 1.270000e+02 : f32
+    %amax = tile.alloc valid(%n) : ${ROW_STAT}
+    %amax_row = tile.reshape %amax : ${ROW_STAT} to ${STAT_ROW}
+    %mult = tile.alloc valid(%n) : ${ROW_STAT}
+    %mult_row = tile.reshape %mult : ${ROW_STAT} to ${STAT_ROW}
+    %qi = tile.alloc valid(%n) : ${I32_TILE}
+    %qh = tile.alloc valid(%n) : ${F16_TILE}
+    %q8 = tile.alloc valid(%n) : ${I8_TILE}
+    tile.expands %amax_row, %zero : ${STAT_ROW}, f32
+    // max |x| per row.
+    scf.for %c = %c0 to %hidden step %cols {
+${QUANT_INPUT}
+      tile.abs %sq, %xf : ${F32_TILE}, ${F32_TILE}
+      tile.rowmax %part, %sq, %sq : ${ROW_STAT}, ${F32_TILE}, ${F32_TILE}
+      tile.max %amax_row, %amax_row, %part_row : ${STAT_ROW}, ${STAT_ROW}, ${STAT_ROW}
+    }
+    tile.divs %part_row, %amax_row, %int8_max : ${STAT_ROW}, ${STAT_ROW}, f32
+    tile.store %${SCALE}[%r], %part transpose : ${SCALE_TYPE}, ${ROW_STAT}
+    tile.maxs %amax_row, %amax_row, %tiny : ${STAT_ROW}, ${STAT_ROW}, f32
+    tile.expands %mult_row, %int8_max : ${STAT_ROW}, f32
+    tile.div %mult_row, %mult_row, %amax_row : ${STAT_ROW}, ${STAT_ROW}, ${STAT_ROW}
+    // y = rint(x * mult), chunk by chunk: rounded once to i32, then
+    // narrowed through f16 (exact for integers up to 127), the A2/A3
+    // conversion path to int8.
+    scf.for %c = %c0 to %hidden step %cols {
+${QUANT_INPUT}
+      tile.rowexpandmul %xf, %xf, %mult, %sq : ${F32_TILE}, ${F32_TILE}, ${ROW_STAT}, ${F32_TILE}
+      tile.cvt %qi, %xf : ${I32_TILE}, ${F32_TILE}
+      tile.cvt %qh, %qi : ${F16_TILE}, ${I32_TILE}
+      tile.cvt %q8, %qh : ${I8_TILE}, ${F16_TILE}
+      tile.store %y[%r, %c], %q8 : ${Y_TYPE}, ${I8_TILE}
+    })mlir";
+
 /// Rows of a row-wise kernel's tiles: 8 f32 row statistics make one
 /// 32-byte row when reshaped to [1 x 8].
 constexpr int64_t kRows = 8;
@@ -274,17 +326,18 @@ constexpr int64_t kRows = 8;
 constexpr int64_t kMaxCols = 1024;
 
 /// The kernel's column chunk: all of hidden_size up to kMaxCols, else its
-/// largest divisor below that is a multiple of 16.
-FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates) {
+/// largest divisor below that which is a multiple of `align` (16 for bf16
+/// rows, 32 when an int8 row must be whole 32-byte blocks too).
+FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
   int64_t hidden = cast<MemRefType>(hiddenStates.getType()).getDimSize(1);
   if (ShapedType::isDynamic(hidden))
     return op->emitOpError("lowers with a static hidden_size only: its tiles "
                            "are sized at compile time");
-  if (hidden % 16)
-    return op->emitOpError("lowers with hidden_size a multiple of 16 (a bf16 "
-                           "tile row is whole 32-byte blocks), got ")
-           << hidden;
-  for (int64_t cols = std::min(hidden, kMaxCols); cols >= 16; cols -= 16)
+  if (hidden % align)
+    return op->emitOpError("lowers with hidden_size a multiple of ")
+           << align << " (" << (align == 16 ? "a bf16" : "an int8")
+           << " tile row is whole 32-byte blocks), got " << hidden;
+  for (int64_t cols = std::min(hidden, kMaxCols); cols >= align; cols -= align)
     if (hidden % cols == 0)
       return cols;
   return op->emitOpError("found no column chunk for hidden_size ") << hidden;
@@ -302,80 +355,188 @@ LogicalResult requireIdentityLayouts(Operation *op,
 }
 
 struct Lowered {
-  std::string text;              // the module of templates, substituted
+  std::string text;               // the module of templates, substituted
   SmallVector<NamedOperand> args; // the planner's arguments, in order
 };
 
-FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
-                                int64_t cores) {
-  SmallVector<NamedOperand> args = {{"hidden_states", op.getHiddenStates()}};
-  if (op.getResidual())
-    args.push_back({"residual", op.getResidual()});
-  args.push_back({"weight", op.getWeight()});
-  args.push_back({"y", op.getY()});
-  if (op.getAfterRes())
-    args.push_back({"after_res", op.getAfterRes()});
+/// What a row-wise operand is, for its run-time checks: rows
+/// [num_tokens, hidden_size], one value per token [num_tokens], or one per
+/// channel [hidden_size].
+enum class RowRole { Rows, PerToken, PerChannel };
+
+/// A row-wise op's operands (null optional ones left out) and roles.
+struct RowOperand {
+  std::string name;
+  Value value;
+  RowRole role;
+};
+
+/// Lowers a row-wise op: the planner over its token rows and the kernel
+/// `body` (a sequence of the pieces above, closed by kRowKernelEnd).
+/// Per-channel operands get a [1 x COLS] f32 tile `%<name>_f`, loaded by
+/// `${LOAD_<name>}` (through a bf16 tile when they are bf16).
+FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
+                              ArrayRef<RowOperand> operands, int64_t align,
+                              StringRef body,
+                              std::map<std::string, std::string> v) {
+  SmallVector<NamedOperand> args;
+  for (const RowOperand &o : operands)
+    if (o.value)
+      args.push_back({o.name, o.value});
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
-  FailureOr<int64_t> cols = rowChunk(op, op.getHiddenStates());
+  Value x = args.front().value; // hidden_states
+  FailureOr<int64_t> cols = rowChunk(op, x, align);
   if (failed(cols))
     return failure();
-  int64_t hidden = cast<MemRefType>(op.getHiddenStates().getType()).getDimSize(1);
+  int64_t hidden = cast<MemRefType>(x.getType()).getDimSize(1);
+  std::string c = std::to_string(*cols), r = std::to_string(kRows);
+  std::string vecF32 = "!tile.tile<vec, 1x" + c + "xf32>";
 
-  // Every operand's num_tokens and hidden_size, checked at run time.
+  // Every operand's num_tokens and hidden_size, checked at run time; the
+  // per-channel operands' tiles.
   SmallVector<DimCheck> dims;
-  for (const NamedOperand &a : args) {
-    if (a.name == "hidden_states")
+  std::string vectorTiles;
+  for (const RowOperand &o : operands) {
+    if (!o.value)
       continue;
-    if (a.name == "weight") {
-      dims.push_back({a.name, 0, "%hidden"});
-      continue;
+    std::string type = str(o.value.getType());
+    v[o.name == "hidden_states" ? "X_TYPE"
+                                : llvm::StringRef(o.name).upper() + "_TYPE"] =
+        type;
+    switch (o.role) {
+    case RowRole::Rows:
+      if (o.name != "hidden_states") {
+        dims.push_back({o.name, 0, "%tokens"});
+        dims.push_back({o.name, 1, "%hidden"});
+      }
+      break;
+    case RowRole::PerToken:
+      dims.push_back({o.name, 0, "%tokens"});
+      break;
+    case RowRole::PerChannel: {
+      dims.push_back({o.name, 0, "%hidden"});
+      bool bf16 = cast<MemRefType>(o.value.getType()).getElementType().isBF16();
+      vectorTiles += "  %" + o.name + "_f = tile.alloc : " + vecF32 + "\n";
+      std::string load;
+      if (bf16) {
+        std::string vecBf16 = "!tile.tile<vec, 1x" + c + "xbf16>";
+        vectorTiles += "  %" + o.name + "_b = tile.alloc : " + vecBf16 + "\n";
+        load = "      tile.load %" + o.name + "_b, %" + o.name + "[%c] : " +
+               vecBf16 + ", " + type + "\n      tile.cvt %" + o.name +
+               "_f, %" + o.name + "_b : " + vecF32 + ", " + vecBf16;
+      } else {
+        load = "      tile.load %" + o.name + "_f, %" + o.name + "[%c] : " +
+               vecF32 + ", " + type;
+      }
+      v["LOAD_" + o.name] = load;
+      break;
     }
-    dims.push_back({a.name, 0, "%tokens"});
-    dims.push_back({a.name, 1, "%hidden"});
+    }
   }
 
-  Builder b(op.getContext());
-  std::string c = std::to_string(*cols), r = std::to_string(kRows);
-  std::map<std::string, std::string> v = {
+  Builder b(op->getContext());
+  v.insert({
       {"NAME", name.str()},
       {"SIGNATURE", signature(args)},
       {"CALL_ARGS", callArgs(args)},
       {"TOKENS_OF", "hidden_states"},
-      {"TOKENS_TYPE", str(op.getHiddenStates().getType())},
+      {"TOKENS_TYPE", str(x.getType())},
       {"HIDDEN", std::to_string(hidden)},
+      {"INV_HIDDEN", str(b.getF32FloatAttr(1.0f / float(hidden)))},
       {"UNITS", std::to_string(cores)},
       {"ROWS", r},
       {"COLS", c},
       {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
                      ", chunk_max = 2147483647, max_work_units = " +
                      std::to_string(cores) + ">"},
-      {"EPS", str(op.getEpsAttr())},
-      {"INV_HIDDEN", str(b.getF32FloatAttr(1.0f / float(hidden)))},
-      {"BF16_TILE", "!tile.tile<vec, " + r + "x" + c + "xbf16, valid = ?x" +
-                        c + ">"},
+      {"BF16_TILE",
+       "!tile.tile<vec, " + r + "x" + c + "xbf16, valid = ?x" + c + ">"},
       {"F32_TILE",
        "!tile.tile<vec, " + r + "x" + c + "xf32, valid = ?x" + c + ">"},
+      {"I8_TILE",
+       "!tile.tile<vec, " + r + "x" + c + "xi8, valid = ?x" + c + ">"},
+      {"I32_TILE",
+       "!tile.tile<vec, " + r + "x" + c + "xi32, valid = ?x" + c + ">"},
+      {"F16_TILE",
+       "!tile.tile<vec, " + r + "x" + c + "xf16, valid = ?x" + c + ">"},
       {"ROW_STAT", "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
       {"STAT_ROW", "!tile.tile<vec, 1x" + r + "xf32>"},
-      {"X_TYPE", str(op.getHiddenStates().getType())},
-      {"WEIGHT_TYPE", str(op.getWeight().getType())},
-      {"Y_TYPE", str(op.getY().getType())},
-  };
-  if (op.getResidual()) {
-    v["RESIDUAL_TYPE"] = str(op.getResidual().getType());
-    v["AFTER_RES_TYPE"] = str(op.getAfterRes().getType());
-    v["SOURCE"] = "after_res";
-    v["SOURCE_TYPE"] = v["AFTER_RES_TYPE"];
-  } else {
-    v["SOURCE"] = "hidden_states";
-    v["SOURCE_TYPE"] = v["X_TYPE"];
-  }
-  v["PASS1_LOAD"] = substitute(
-      op.getResidual() ? kRmsNormLoadResidual : kRmsNormLoad, v);
+      {"VEC_F32", vecF32},
+      {"VECTOR_TILES", vectorTiles},
+  });
   v["CHECKS"] = checks(args, dims);
-  return Lowered{substitute(kRowPlanner, v) + substitute(kRmsNormKernel, v),
-                 args};
+  // Pieces are filled inside out: a piece may hold other pieces.
+  std::string kernel = body.str();
+  for (int depth = 0; depth < 4; ++depth)
+    kernel = substitute(kernel, v);
+  return Lowered{substitute(kRowPlanner, v) + kernel, args};
+}
+
+/// The pieces of the rms statistics for an op with an optional residual.
+void addRstd(std::map<std::string, std::string> &v, Value residual,
+             FloatAttr eps) {
+  v["EPS"] = str(eps);
+  v["PASS1_LOAD"] = residual ? kLoadRowsAddResidual : kLoadRows;
+  v["SOURCE"] = residual ? "after_res" : "hidden_states";
+  v["SOURCE_TYPE"] = residual ? "${AFTER_RES_TYPE}" : "${X_TYPE}";
+  v["NORMED"] = kNormed;
+}
+
+FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
+                                int64_t cores) {
+  std::map<std::string, std::string> v;
+  addRstd(v, op.getResidual(), op.getEpsAttr());
+  return lowerRowOp(
+      op, name, cores,
+      {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+       {"residual", op.getResidual(), RowRole::Rows},
+       {"weight", op.getWeight(), RowRole::PerChannel},
+       {"y", op.getY(), RowRole::Rows},
+       {"after_res", op.getAfterRes(), RowRole::Rows}},
+      /*align=*/16,
+      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v);
+}
+
+FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
+                                          StringRef name, int64_t cores) {
+  std::map<std::string, std::string> v;
+  v["QUANT_INPUT"] = (kLoadRows + Twine("\n${LOAD_smooth_scale}\n") +
+                      "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
+                      "${F32_TILE}, ${F32_TILE}, ${VEC_F32}")
+                         .str();
+  v["SCALE"] = "scale";
+  v["SCALE_TYPE"] = str(op.getScale().getType());
+  return lowerRowOp(
+      op, name, cores,
+      {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+       {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
+       {"y", op.getY(), RowRole::Rows},
+       {"scale", op.getScale(), RowRole::PerToken}},
+      /*align=*/32, (kRowKernelBegin + kQuant + kRowKernelEnd).str(), v);
+}
+
+FailureOr<Lowered>
+lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op, StringRef name,
+                            int64_t cores) {
+  std::map<std::string, std::string> v;
+  addRstd(v, op.getResidual(), op.getEpsAttr());
+  v["QUANT_INPUT"] = "${NORMED}\n${LOAD_smooth_scale}\n"
+                     "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
+                     "${F32_TILE}, ${F32_TILE}, ${VEC_F32}";
+  v["SCALE"] = "per_token_scale";
+  v["SCALE_TYPE"] = str(op.getPerTokenScale().getType());
+  return lowerRowOp(
+      op, name, cores,
+      {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+       {"residual", op.getResidual(), RowRole::Rows},
+       {"weight", op.getWeight(), RowRole::PerChannel},
+       {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
+       {"y", op.getY(), RowRole::Rows},
+       {"per_token_scale", op.getPerTokenScale(), RowRole::PerToken},
+       {"after_res", op.getAfterRes(), RowRole::Rows}},
+      /*align=*/32, (kRowKernelBegin + kRstd + kQuant + kRowKernelEnd).str(),
+      v);
 }
 
 //===----------------------------------------------------------------------===//
@@ -386,6 +547,10 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
 FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
   if (auto norm = dyn_cast<llm::RmsNormOp>(op))
     return lowerRmsNorm(norm, name, cores);
+  if (auto quant = dyn_cast<llm::ScaleDynamicQuantOp>(op))
+    return lowerScaleDynamicQuant(quant, name, cores);
+  if (auto fused = dyn_cast<llm::AddRmsNormDynamicQuantOp>(op))
+    return lowerAddRmsNormDynamicQuant(fused, name, cores);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }

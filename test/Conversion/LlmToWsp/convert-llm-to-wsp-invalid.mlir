@@ -59,3 +59,11 @@ func.func @taken(%x: memref<?x64xbf16>, %w: memref<64xf32>) {
   llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
   return
 }
+
+// -----
+
+func.func @int8_rows(%x: memref<?x48xbf16>, %s: memref<48xf32>, %y: memref<?x48xi8>, %sc: memref<?xf32>) {
+  // expected-error @+1 {{lowers with hidden_size a multiple of 32 (an int8 tile row is whole 32-byte blocks), got 48}}
+  llm.scale_dynamic_quant hidden_states(%x : memref<?x48xbf16>) smooth_scale(%s : memref<48xf32>) -> y(%y : memref<?x48xi8>) scale(%sc : memref<?xf32>)
+  return
+}

@@ -8,13 +8,13 @@
 
 // CHECK: wsp.tier_config @two_norms_rms_norm_0_tiers [#wsp.tier<0, [1, 2147483647]>]
 // CHECK: wsp.kernel @two_norms_rms_norm_0 tiers(@two_norms_rms_norm_0_tiers) (%[[D:.*]]: !wsp.descriptor<moe>, %[[X:.*]]: memref<?x4096xbf16>, %[[R:.*]]: memref<?x4096xbf16>, %[[W:.*]]: memref<4096xf32>, %[[Y:.*]]: memref<?x4096xbf16>, %[[A:.*]]: memref<?x4096xbf16>)
-// hidden_size 4096 in two column chunks of 1024... of 8 token rows.
-// CHECK-DAG: %[[COLS:.*]] = arith.constant 1024 : index
-// CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// CHECK-DAG: %[[INV:.*]] = arith.constant 2.44140625E-4 : f32
+// hidden_size 4096 in column chunks of 1024, 8 token rows at a time.
+// CHECK: arith.constant 1024 : index
 // CHECK: wsp.param %[[D]]["token_start"]
 // CHECK: wsp.param %[[D]]["token_count"]
 // CHECK: tile.alloc valid(%{{.*}}) : !tile.tile<vec, 8x1024xbf16, valid = ?x1024>
+// CHECK-DAG: %[[INV:.*]] = arith.constant 2.44140625E-4 : f32
+// CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
 // Pass 1 reads x and the residual and writes after_res.
 // CHECK: scf.for
 // CHECK: tile.load %{{.*}}, %[[X]][
@@ -28,8 +28,8 @@
 // Pass 2 normalizes after_res.
 // CHECK: scf.for
 // CHECK: tile.load %{{.*}}, %[[A]][
-// CHECK: tile.load %{{.*}}, %[[W]][
 // CHECK: tile.rowexpandmul
+// CHECK: tile.load %{{.*}}, %[[W]][
 // CHECK: tile.colexpandmul
 // CHECK: tile.store %[[Y]][
 // CHECK: wsp.return
