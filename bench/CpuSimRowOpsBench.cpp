@@ -1,0 +1,78 @@
+// CPU-simulation throughput of the row-wise operators (llm ops lowered by
+// convert-llm-to-wsp, emitted by wsp-translate), bench/row_ops.mlir at
+// hidden 4096: bytes the operator must move (its inputs read once, its
+// outputs written once) per second, against memcpy of the same number of
+// bytes in the same run. Decode (64 tokens) and prefill (2048 tokens)
+// batches. Goal (issue 12): >= 0.3x memcpy.
+//
+// The simulation runs its cores on all hardware threads; memcpy runs on
+// one. The kernels read a row 2 (rms_norm) or 3 (the fused quant) times
+// from global memory, which the "bytes moved" below do not count.
+#include "BenchTiming.h"
+
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using wsp_gen::bf16;
+using wsp_gen::MemRef;
+
+namespace {
+constexpr int64_t kHidden = 4096;
+
+template <typename T> MemRef<T, 2> rows(std::vector<T> &v, int64_t t) {
+  return MemRef<T, 2>{v.data(), {t, kHidden}};
+}
+template <typename T> MemRef<T, 1> vec(std::vector<T> &v) {
+  return MemRef<T, 1>{v.data(), {int64_t(v.size())}};
+}
+
+void report(const char *op, int64_t tokens, double bytes, double us) {
+  std::vector<char> src(size_t(bytes), 1);
+  std::vector<char> dst(src.size());
+  double copy = wsp_bench::median_us(
+      [&] { std::memcpy(dst.data(), src.data(), src.size()); });
+  wsp_bench::sink = dst[size_t(bytes) / 2];
+  std::printf("%-28s T=%5lld  %8.1f us = %6.2f GB/s, memcpy %6.2f GB/s, "
+              "ratio %.3f\n",
+              op, (long long)tokens, us, bytes / us / 1e3, bytes / copy / 1e3,
+              copy / us);
+}
+} // namespace
+
+int main() {
+  for (int64_t t : {64, 2048}) {
+    size_t n = size_t(t * kHidden);
+    std::vector<bf16> x(n), r(n), y(n), a(n);
+    for (size_t i = 0; i < n; ++i) {
+      x[i].bits = uint16_t(0x3f80 + (i % 64));
+      r[i].bits = uint16_t(0xbf00 + (i % 32));
+    }
+    std::vector<float> w(kHidden, 1.5f), s(kHidden, 0.75f), scale(t);
+    std::vector<int8_t> q(n);
+    const double row = double(kHidden) * 2, vecb = double(kHidden) * 4;
+    int status = 0;
+    report("rms_norm", t, t * row * 2 + vecb, wsp_bench::median_us([&] {
+             status |= wsp_gen::rms_norm(rows(x, t), vec(w), rows(y, t));
+           }, 7));
+    report("rms_norm + residual", t, t * row * 4 + vecb,
+           wsp_bench::median_us([&] {
+             status |= wsp_gen::add_rms_norm(rows(x, t), rows(r, t), vec(w),
+                                             rows(y, t), rows(a, t));
+           }, 7));
+    report("scale_dynamic_quant", t, t * (row + kHidden + 4.0) + vecb,
+           wsp_bench::median_us([&] {
+             status |= wsp_gen::scale_dynamic_quant(rows(x, t), vec(s),
+                                                    rows(q, t), vec(scale));
+           }, 7));
+    report("add_rms_norm_dynamic_quant", t,
+           t * (row * 3 + kHidden + 4.0) + 2 * vecb, wsp_bench::median_us([&] {
+             status |= wsp_gen::add_rms_norm_dynamic_quant(
+                 rows(x, t), rows(r, t), vec(w), vec(s), rows(q, t),
+                 vec(scale), rows(a, t));
+           }, 7));
+    if (status)
+      std::printf("status %d: the runs failed\n", status);
+  }
+  return 0;
+}
