@@ -122,25 +122,36 @@ struct DimCheck {
   std::string expect;
 };
 
-std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> dims) {
+/// Sets `result` (an i1) to whether every check holds. The sizes are taken
+/// from the first argument, so checks of an operand that is that very
+/// buffer (an op in place) hold by construction and are left out.
+std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
+                   StringRef result = "%shapes_ok") {
+  SmallVector<DimCheck> dims;
+  for (const DimCheck &d : wanted) {
+    const NamedOperand *arg = llvm::find_if(
+        args, [&](const NamedOperand &a) { return a.name == d.name; });
+    if (arg->value != args.front().value)
+      dims.push_back(d);
+  }
   if (dims.empty())
-    return "  %shapes_ok = arith.constant true\n";
+    return "  " + result.str() + " = arith.constant true\n";
   std::string out, all;
   for (auto [n, d] : llvm::enumerate(dims)) {
     const NamedOperand *arg = llvm::find_if(
         args, [&](const NamedOperand &a) { return a.name == d.name; });
     std::string i = std::to_string(n);
+    bool last = n + 1 == dims.size();
     out += "  %dim_" + i + " = memref.dim %" + d.name + ", %c" +
            std::to_string(d.dim) + " : " + str(arg->value.getType()) + "\n";
-    std::string same = n + 1 == dims.size() && n == 0 ? "%shapes_ok"
-                                                       : "%same_" + i;
+    std::string same = last && n == 0 ? result.str() : "%same_" + i;
     out += "  " + same + " = arith.cmpi eq, %dim_" + i + ", " + d.expect +
            " : index\n";
     if (n == 0) {
       all = same;
       continue;
     }
-    std::string next = n + 1 == dims.size() ? "%shapes_ok" : "%all_" + i;
+    std::string next = last ? result.str() : "%all_" + i;
     out += "  " + next + " = arith.andi " + all + ", " + same + " : i1\n";
     all = next;
   }
@@ -161,6 +172,7 @@ wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
 func.func @plan(${SIGNATURE}) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
   %ok = arith.constant 0 : i32
   %unsupported = arith.constant 2 : i32
   %invalid = arith.constant 3 : i32
@@ -371,6 +383,42 @@ struct RowOperand {
   RowRole role;
 };
 
+/// What kRowPlanner needs: the names, the planner's arguments (the first
+/// is hidden_states, whose dim 0 is num_tokens), and the plan's bounds.
+void addPlanValues(std::map<std::string, std::string> &v, StringRef name,
+                   ArrayRef<NamedOperand> args, int64_t cores) {
+  std::string r = std::to_string(kRows);
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"TOKENS_OF", args.front().name},
+            {"TOKENS_TYPE", str(args.front().value.getType())},
+            {"UNITS", std::to_string(cores)},
+            {"ROWS", r},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(cores) + ">"}});
+}
+
+/// The tile types of a kernel with kRows rows of `cols` columns.
+void addTileValues(std::map<std::string, std::string> &v, int64_t cols) {
+  std::string c = std::to_string(cols), r = std::to_string(kRows);
+  auto rowsOf = [&](StringRef elem) {
+    return "!tile.tile<vec, " + r + "x" + c + "x" + elem.str() +
+           ", valid = ?x" + c + ">";
+  };
+  v.insert({{"COLS", c},
+            {"BF16_TILE", rowsOf("bf16")},
+            {"F32_TILE", rowsOf("f32")},
+            {"I8_TILE", rowsOf("i8")},
+            {"I32_TILE", rowsOf("i32")},
+            {"F16_TILE", rowsOf("f16")},
+            {"ROW_STAT",
+             "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
+            {"STAT_ROW", "!tile.tile<vec, 1x" + r + "xf32>"},
+            {"VEC_F32", "!tile.tile<vec, 1x" + c + "xf32>"}});
+}
+
 /// Lowers a row-wise op: the planner over its token rows and the kernel
 /// `body` (a sequence of the pieces above, closed by kRowKernelEnd).
 /// Per-channel operands get a [1 x COLS] f32 tile `%<name>_f`, loaded by
@@ -390,7 +438,7 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
   if (failed(cols))
     return failure();
   int64_t hidden = cast<MemRefType>(x.getType()).getDimSize(1);
-  std::string c = std::to_string(*cols), r = std::to_string(kRows);
+  std::string c = std::to_string(*cols);
   std::string vecF32 = "!tile.tile<vec, 1x" + c + "xf32>";
 
   // Every operand's num_tokens and hidden_size, checked at run time; the
@@ -436,35 +484,11 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
   }
 
   Builder b(op->getContext());
-  v.insert({
-      {"NAME", name.str()},
-      {"SIGNATURE", signature(args)},
-      {"CALL_ARGS", callArgs(args)},
-      {"TOKENS_OF", "hidden_states"},
-      {"TOKENS_TYPE", str(x.getType())},
-      {"HIDDEN", std::to_string(hidden)},
-      {"INV_HIDDEN", str(b.getF32FloatAttr(1.0f / float(hidden)))},
-      {"UNITS", std::to_string(cores)},
-      {"ROWS", r},
-      {"COLS", c},
-      {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
-                     ", chunk_max = 2147483647, max_work_units = " +
-                     std::to_string(cores) + ">"},
-      {"BF16_TILE",
-       "!tile.tile<vec, " + r + "x" + c + "xbf16, valid = ?x" + c + ">"},
-      {"F32_TILE",
-       "!tile.tile<vec, " + r + "x" + c + "xf32, valid = ?x" + c + ">"},
-      {"I8_TILE",
-       "!tile.tile<vec, " + r + "x" + c + "xi8, valid = ?x" + c + ">"},
-      {"I32_TILE",
-       "!tile.tile<vec, " + r + "x" + c + "xi32, valid = ?x" + c + ">"},
-      {"F16_TILE",
-       "!tile.tile<vec, " + r + "x" + c + "xf16, valid = ?x" + c + ">"},
-      {"ROW_STAT", "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
-      {"STAT_ROW", "!tile.tile<vec, 1x" + r + "xf32>"},
-      {"VEC_F32", vecF32},
-      {"VECTOR_TILES", vectorTiles},
-  });
+  v.insert({{"HIDDEN", std::to_string(hidden)},
+            {"INV_HIDDEN", str(b.getF32FloatAttr(1.0f / float(hidden)))},
+            {"VECTOR_TILES", vectorTiles}});
+  addPlanValues(v, name, args, cores);
+  addTileValues(v, *cols);
   v["CHECKS"] = checks(args, dims);
   // Pieces are filled inside out: a piece may hold other pieces.
   std::string kernel = body.str();
@@ -540,6 +564,139 @@ lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op, StringRef name,
 }
 
 //===----------------------------------------------------------------------===//
+// head_rms_norm: one work unit = a range of tokens, each token's heads in
+// blocks of kRows
+//===----------------------------------------------------------------------===//
+
+/// Per token, the heads [HEAD_LO, HEAD_HI) as rows of [kRows x head_dim]
+/// tiles, normalized over head_dim and scaled by their weight rows;
+/// `${COPY}` copies the other heads when y is not hidden_states.
+constexpr StringLiteral kHeadRmsNormKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant ${ROWS} : index
+  %head_lo = arith.constant ${HEAD_LO} : index
+  %head_hi = arith.constant ${HEAD_HI} : index
+  %inv_dim = arith.constant ${INV_HIDDEN}
+  %eps = arith.constant ${EPS}
+  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %end = arith.addi %start, %count : index
+  scf.for %t = %start to %end step %c1 {
+    scf.for %h = %head_lo to %head_hi step %rows {
+      %left = arith.subi %head_hi, %h : index
+      %n = arith.minui %left, %rows : index
+      %xb = tile.alloc valid(%n) : ${BF16_TILE}
+      %xf = tile.alloc valid(%n) : ${F32_TILE}
+      %sq = tile.alloc valid(%n) : ${F32_TILE}
+      %rstd = tile.alloc valid(%n) : ${ROW_STAT}
+      %rstd_row = tile.reshape %rstd : ${ROW_STAT} to ${STAT_ROW}
+      tile.load %xb, %hidden_states[%t, %h, %c0] : ${BF16_TILE}, ${X_TYPE}
+      tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.mul %sq, %xf, %xf : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
+      tile.rowsum %rstd, %sq, %sq : ${ROW_STAT}, ${F32_TILE}, ${F32_TILE}
+      tile.muls %rstd_row, %rstd_row, %inv_dim : ${STAT_ROW}, ${STAT_ROW}, f32
+      tile.adds %rstd_row, %rstd_row, %eps : ${STAT_ROW}, ${STAT_ROW}, f32
+      tile.rsqrt %rstd_row, %rstd_row : ${STAT_ROW}, ${STAT_ROW}
+      tile.rowexpandmul %xf, %xf, %rstd, %sq : ${F32_TILE}, ${F32_TILE}, ${ROW_STAT}, ${F32_TILE}
+      // The weight rows of these heads.
+      %wh = arith.subi %h, %head_lo : index
+${LOAD_WEIGHT_ROWS}
+      tile.mul %xf, %xf, %sq : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
+      tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
+      tile.store %y[%t, %h, %c0], %xb : ${Y_TYPE}, ${BF16_TILE}
+    }
+${COPY}
+  }
+  wsp.return
+}
+)mlir";
+
+/// Copies heads [%lo, %hi) of token %t from hidden_states to y.
+constexpr StringLiteral kCopyHeads = R"mlir(
+    scf.for %h = ${LO} to ${HI} step %rows {
+      %left = arith.subi ${HI}, %h : index
+      %n = arith.minui %left, %rows : index
+      %xb = tile.alloc valid(%n) : ${BF16_TILE}
+      tile.load %xb, %hidden_states[%t, %h, %c0] : ${BF16_TILE}, ${X_TYPE}
+      tile.store %y[%t, %h, %c0], %xb : ${Y_TYPE}, ${BF16_TILE}
+    })mlir";
+
+FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
+                                    int64_t cores) {
+  SmallVector<NamedOperand> args = {{"hidden_states", op.getHiddenStates()},
+                                    {"weight", op.getWeight()},
+                                    {"y", op.getY()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto xType = cast<MemRefType>(op.getHiddenStates().getType());
+  int64_t dim = xType.getDimSize(2);
+  if (ShapedType::isDynamic(dim))
+    return op.emitOpError("lowers with a static head_dim only: its tiles are "
+                          "sized at compile time");
+  if (dim % 16 || dim > kMaxCols)
+    return op.emitOpError("lowers with head_dim a multiple of 16 up to ")
+           << kMaxCols << " (one bf16 tile row per head), got " << dim;
+  int64_t lo = int32_t(op.getHeadOffset()), num = int32_t(op.getHeadNum());
+
+  std::map<std::string, std::string> v;
+  Builder b(op.getContext());
+  v["HIDDEN"] = std::to_string(dim);
+  v["INV_HIDDEN"] = str(b.getF32FloatAttr(1.0f / float(dim)));
+  v["EPS"] = str(op.getEpsAttr());
+  v["HEAD_LO"] = std::to_string(lo);
+  v["HEAD_HI"] = std::to_string(lo + num);
+  v["X_TYPE"] = str(xType);
+  v["Y_TYPE"] = str(op.getY().getType());
+  v["WEIGHT_TYPE"] = str(op.getWeight().getType());
+  addPlanValues(v, name, args, cores);
+  addTileValues(v, dim);
+  // The weight rows as f32 in %sq (through %xb when they are bf16).
+  if (cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16())
+    v["LOAD_WEIGHT_ROWS"] =
+        "      tile.load %xb, %weight[%wh, %c0] : ${BF16_TILE}, "
+        "${WEIGHT_TYPE}\n      tile.cvt %sq, %xb : ${F32_TILE}, ${BF16_TILE}";
+  else
+    v["LOAD_WEIGHT_ROWS"] =
+        "      tile.load %sq, %weight[%wh, %c0] : ${F32_TILE}, ${WEIGHT_TYPE}";
+  // In place (y is hidden_states) the other heads are already there.
+  if (op.getY() == op.getHiddenStates()) {
+    v["COPY"] = "";
+  } else {
+    v["LO"] = "%c0";
+    v["HI"] = "%head_lo";
+    std::string below = substitute(kCopyHeads, v);
+    v["LO"] = "%head_hi";
+    v["HI"] = "%total_heads";
+    v["COPY"] = "    %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}" +
+                below + substitute(kCopyHeads, v);
+  }
+  // Run time: y has hidden_states' shape, weight is [head_num, head_dim],
+  // and the head range fits.
+  v["CHECKS"] =
+      "  %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}\n"
+      "  %head_end = arith.constant " +
+      std::to_string(lo + num) +
+      " : index\n"
+      "  %heads_fit = arith.cmpi ule, %head_end, %total_heads : index\n"
+      "  %head_num = arith.constant " +
+      std::to_string(num) + " : index\n" +
+      checks(args, {{"y", 0, "%tokens"},
+                    {"y", 1, "%total_heads"},
+                    {"y", 2, "%hidden"},
+                    {"weight", 0, "%head_num"},
+                    {"weight", 1, "%hidden"}},
+             "%dims_ok") +
+      "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
+  std::string kernel = kHeadRmsNormKernel.str();
+  for (int depth = 0; depth < 3; ++depth)
+    kernel = substitute(kernel, v);
+  std::string planner = substitute(substitute(kRowPlanner, v), v);
+  return Lowered{planner + kernel, args};
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -551,6 +708,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerScaleDynamicQuant(quant, name, cores);
   if (auto fused = dyn_cast<llm::AddRmsNormDynamicQuantOp>(op))
     return lowerAddRmsNormDynamicQuant(fused, name, cores);
+  if (auto heads = dyn_cast<llm::HeadRmsNormOp>(op))
+    return lowerHeadRmsNorm(heads, name, cores);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }
@@ -604,10 +763,15 @@ struct ConvertLlmToWspPass
     if (!ok)
       return failure();
 
-    OpBuilder builder(f.getContext());
-    builder.setInsertionPointToStart(&body);
     Value status;
     for (auto [i, op] : llvm::enumerate(ops)) {
+      // all_reduce on the one rank this program runs on leaves the buffer
+      // as it is; the sharding lowering, which runs before this pass,
+      // replaces it by a collective when there are several.
+      if (isa<llm::AllReduceOp>(op)) {
+        op->erase();
+        continue;
+      }
       std::string name =
           (f.getSymName() + "_" + op->getName().stripDialect() + "_" +
            Twine(i))
@@ -615,16 +779,22 @@ struct ConvertLlmToWspPass
       FailureOr<Lowered> lowered = lower(op, name, vectorCores);
       if (failed(lowered))
         return failure();
-      FailureOr<Value> next = inlineWorkload(op, *lowered, i == 0 ? Value() : status, f, symbols);
+      FailureOr<Value> next =
+          inlineWorkload(op, *lowered, status, f, symbols);
       if (failed(next))
         return failure();
       status = *next;
       op->erase();
     }
-    // The function returns the status of its llm ops.
+    // The function returns the status of its llm ops (0 when none had
+    // one).
+    auto ret = cast<func::ReturnOp>(body.getTerminator());
+    OpBuilder builder(ret);
+    if (!status)
+      status = arith::ConstantOp::create(builder, f.getLoc(),
+                                         builder.getI32IntegerAttr(0));
     f.setType(FunctionType::get(f.getContext(), f.getArgumentTypes(),
                                 {builder.getI32Type()}));
-    auto ret = cast<func::ReturnOp>(body.getTerminator());
     ret->setOperands(status);
     return success();
   }

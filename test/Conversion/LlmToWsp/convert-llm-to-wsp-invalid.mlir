@@ -25,9 +25,9 @@ func.func @strided(%x: memref<?x64xbf16, strided<[128, 1]>>, %w: memref<64xf32>,
 
 // -----
 
-func.func @not_yet(%h: memref<?x64xbf16>) {
+func.func @not_yet(%a: memref<?x64xi8>, %p: memref<?xf32>, %w: memref<64x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
   // expected-error @+1 {{has no lowering to a wsp workload yet}}
-  llm.all_reduce hidden_states(%h : memref<?x64xbf16>)
+  llm.quant_matmul hidden_states(%a : memref<?x64xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<64x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>)
   return
 }
 
