@@ -173,11 +173,12 @@ func.func @plan(${SIGNATURE}) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
   %ok = arith.constant 0 : i32
   %unsupported = arith.constant 2 : i32
   %invalid = arith.constant 3 : i32
   %int32_max = arith.constant 2147483647 : index
-  %tokens = memref.dim %${TOKENS_OF}, %c0 : ${TOKENS_TYPE}
+${TOKENS_DEF}
   %hidden = arith.constant ${HIDDEN} : index
 ${CHECKS}
   %fits = arith.cmpi ule, %tokens, %int32_max : index
@@ -391,8 +392,9 @@ void addPlanValues(std::map<std::string, std::string> &v, StringRef name,
   v.insert({{"NAME", name.str()},
             {"SIGNATURE", signature(args)},
             {"CALL_ARGS", callArgs(args)},
-            {"TOKENS_OF", args.front().name},
-            {"TOKENS_TYPE", str(args.front().value.getType())},
+            {"TOKENS_DEF", "  %tokens = memref.dim %" + args.front().name +
+                               ", %c0 : " +
+                               str(args.front().value.getType())},
             {"UNITS", std::to_string(cores)},
             {"ROWS", r},
             {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
@@ -697,6 +699,328 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
 }
 
 //===----------------------------------------------------------------------===//
+// rotary_embedding: one work unit = a range of token rows (packed) or of
+// (sequence, query slot) rows (unpacked); each row finds its sequence and
+// position
+//===----------------------------------------------------------------------===//
+
+/// Per token row %i: `${LOCATE}` sets %valid and %pos (and the row's
+/// indices `${IDX}`); a valid row's Q and K heads are rotated on the
+/// `rope_dim` columns from `rope_offset`, NeoX pairs (i, i + rope_dim/2),
+/// [8 x rope_dim/2] tiles at a time. `${COPY}` first copies the whole row
+/// when out is not qkv.
+constexpr StringLiteral kRopeKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %rows = arith.constant ${ROWS} : index
+  %rope_heads = arith.constant ${ROPE_HEADS} : index
+  %all_heads = arith.constant ${ALL_HEADS} : index
+  %half = arith.constant ${HALF} : index
+  %off1 = arith.constant ${OFF1} : index
+  %off2 = arith.constant ${OFF2} : index
+  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
+  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %end = arith.addi %start, %count : index
+  %stage = tile.alloc : ${HALF_BF16}
+  %cos1 = tile.alloc : ${HALF_F32}
+  %cos2 = tile.alloc : ${HALF_F32}
+  %sin1 = tile.alloc : ${HALF_F32}
+  %sin2 = tile.alloc : ${HALF_F32}
+  scf.for %i = %start to %end step %c1 {
+${LOCATE}
+    scf.if %valid {
+${COPY}
+      // The position's cos and sin, both halves.
+      tile.load %stage, %cos[%pos, %c0] : ${HALF_BF16}, ${COS_TYPE}
+      tile.cvt %cos1, %stage : ${HALF_F32}, ${HALF_BF16}
+      tile.load %stage, %cos[%pos, %half] : ${HALF_BF16}, ${COS_TYPE}
+      tile.cvt %cos2, %stage : ${HALF_F32}, ${HALF_BF16}
+      tile.load %stage, %sin[%pos, %c0] : ${HALF_BF16}, ${SIN_TYPE}
+      tile.cvt %sin1, %stage : ${HALF_F32}, ${HALF_BF16}
+      tile.load %stage, %sin[%pos, %half] : ${HALF_BF16}, ${SIN_TYPE}
+      tile.cvt %sin2, %stage : ${HALF_F32}, ${HALF_BF16}
+      scf.for %h = %c0 to %rope_heads step %rows {
+        %left = arith.subi %rope_heads, %h : index
+        %n = arith.minui %left, %rows : index
+        %xb = tile.alloc valid(%n) : ${ROWS_BF16}
+        %x1 = tile.alloc valid(%n) : ${ROWS_F32}
+        %x2 = tile.alloc valid(%n) : ${ROWS_F32}
+        %o = tile.alloc valid(%n) : ${ROWS_F32}
+        %t = tile.alloc valid(%n) : ${ROWS_F32}
+        tile.load %xb, %qkv[${IDX}, %h, %off1] : ${ROWS_BF16}, ${QKV_TYPE}
+        tile.cvt %x1, %xb : ${ROWS_F32}, ${ROWS_BF16}
+        tile.load %xb, %qkv[${IDX}, %h, %off2] : ${ROWS_BF16}, ${QKV_TYPE}
+        tile.cvt %x2, %xb : ${ROWS_F32}, ${ROWS_BF16}
+        // out1 = x1 cos1 - x2 sin1
+        tile.colexpandmul %o, %x1, %cos1 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
+        tile.colexpandmul %t, %x2, %sin1 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
+        tile.sub %o, %o, %t : ${ROWS_F32}, ${ROWS_F32}, ${ROWS_F32}
+        tile.cvt %xb, %o : ${ROWS_BF16}, ${ROWS_F32}
+        tile.store %out[${IDX}, %h, %off1], %xb : ${OUT_TYPE}, ${ROWS_BF16}
+        // out2 = x2 cos2 + x1 sin2
+        tile.colexpandmul %o, %x2, %cos2 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
+        tile.colexpandmul %t, %x1, %sin2 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
+        tile.add %o, %o, %t : ${ROWS_F32}, ${ROWS_F32}, ${ROWS_F32}
+        tile.cvt %xb, %o : ${ROWS_BF16}, ${ROWS_F32}
+        tile.store %out[${IDX}, %h, %off2], %xb : ${OUT_TYPE}, ${ROWS_BF16}
+      }
+    }
+  }
+  wsp.return
+}
+)mlir";
+
+/// Unpacked: row %i is query slot %s of sequence %b.
+constexpr StringLiteral kRopeLocateUnpacked = R"mlir(
+    %slots = arith.constant ${SLOTS} : index
+    %b = arith.divui %i, %slots : index
+    %s = arith.remui %i, %slots : index
+    %q_len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
+    %q_len = arith.index_cast %q_len_i32 : i32 to index
+    %valid = arith.cmpi ult, %s, %q_len : index
+    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
+    %first = arith.index_cast %first_i32 : i32 to index
+    %pos = arith.addi %first, %s : index)mlir";
+
+/// Packed with accum_q_len: the last sequence that starts at or before %i.
+constexpr StringLiteral kRopeLocateAccum = R"mlir(
+    %b = scf.while (%j = %c0) : (index) -> index {
+      %j1 = arith.addi %j, %c1 : index
+      %more = arith.cmpi ult, %j1, %batch : index
+      %next = scf.if %more -> (i1) {
+        %start_i32 = memref.load %accum_q_len[%j1] : ${ACCUM_Q_LEN_TYPE}
+        %next_start = arith.index_cast %start_i32 : i32 to index
+        %past = arith.cmpi ule, %next_start, %i : index
+        scf.yield %past : i1
+      } else {
+        scf.yield %false : i1
+      }
+      scf.condition(%next) %j : index
+    } do {
+    ^bb0(%j: index):
+      %j1 = arith.addi %j, %c1 : index
+      scf.yield %j1 : index
+    }
+    %in_batch = arith.cmpi ult, %b, %batch : index
+    %valid, %pos = ${FOUND})mlir";
+
+/// Packed without accum_q_len: sequences start at the prefix sums of
+/// q_lens.
+constexpr StringLiteral kRopeLocatePrefix = R"mlir(
+    %b, %seq_start = scf.while (%j = %c0, %sum = %c0) : (index, index) -> (index, index) {
+      %more = arith.cmpi ult, %j, %batch : index
+      %next = scf.if %more -> (i1) {
+        %len_i32 = memref.load %q_lens[%j] : ${Q_LENS_TYPE}
+        %len = arith.index_cast %len_i32 : i32 to index
+        %end_j = arith.addi %sum, %len : index
+        %past = arith.cmpi ule, %end_j, %i : index
+        scf.yield %past : i1
+      } else {
+        scf.yield %false : i1
+      }
+      scf.condition(%next) %j, %sum : index, index
+    } do {
+    ^bb0(%j: index, %sum: index):
+      %len_i32 = memref.load %q_lens[%j] : ${Q_LENS_TYPE}
+      %len = arith.index_cast %len_i32 : i32 to index
+      %j1 = arith.addi %j, %c1 : index
+      %sum1 = arith.addi %sum, %len : index
+      scf.yield %j1, %sum1 : index, index
+    }
+    %in_batch = arith.cmpi ult, %b, %batch : index
+    %valid, %pos = ${FOUND})mlir";
+
+/// The found sequence %b: valid when it exists and %i is inside its
+/// q_lens[%b] tokens from its start (`${SEQ_START}`).
+constexpr StringLiteral kRopeFound = R"mlir(scf.if %in_batch -> (i1, index) {
+      ${SEQ_START_DEF}
+      %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
+      %len = arith.index_cast %len_i32 : i32 to index
+      %after = arith.cmpi uge, %i, %seq_start : index
+      %s = arith.subi %i, %seq_start : index
+      %inside = arith.cmpi ult, %s, %len : index
+      %ok = arith.andi %after, %inside : i1
+      %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
+      %first = arith.index_cast %first_i32 : i32 to index
+      %p = arith.addi %first, %s : index
+      scf.yield %ok, %p : i1, index
+    } else {
+      scf.yield %false, %c0 : i1, index
+    })mlir";
+
+/// Copies token row ${IDX}'s heads from qkv to out.
+constexpr StringLiteral kRopeCopy = R"mlir(
+      scf.for %h = %c0 to %all_heads step %rows {
+        %left = arith.subi %all_heads, %h : index
+        %n = arith.minui %left, %rows : index
+        %row = tile.alloc valid(%n) : ${FULL_BF16}
+        tile.load %row, %qkv[${IDX}, %h, %c0] : ${FULL_BF16}, ${QKV_TYPE}
+        tile.store %out[${IDX}, %h, %c0], %row : ${OUT_TYPE}, ${FULL_BF16}
+      })mlir";
+
+/// The planner's validation of the per-sequence lengths (run time):
+/// q_lens >= 0, positions >= 0, every position of the step inside the
+/// tables, the tokens inside the buffer. Sets %lengths_ok.
+constexpr StringLiteral kRopeValidate = R"mlir(
+  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
+  %table = memref.dim %sin, %c0 : ${SIN_TYPE}
+  %zero_i64 = arith.constant 0 : i64
+  %true = arith.constant true
+  %lengths_ok, %total = scf.for %b = %c0 to %batch step %c1
+      iter_args(%acc = %true, %sum = %zero_i64) -> (i1, i64) {
+    %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
+    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
+    %len = arith.extsi %len_i32 : i32 to i64
+    %first = arith.extsi %first_i32 : i32 to i64
+    %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
+    %first_ok = arith.cmpi sge, %first, %zero_i64 : i64
+    %last = arith.addi %first, %len : i64
+    %table_i64 = arith.index_cast %table : index to i64
+    %in_table = arith.cmpi sle, %last, %table_i64 : i64
+${SEQ_FITS}
+    %a1 = arith.andi %len_ok, %first_ok : i1
+    %a2 = arith.andi %a1, %in_table : i1
+    %a3 = arith.andi %a2, %fits : i1
+    %a4 = arith.andi %acc, %a3 : i1
+    %sum1 = arith.addi %sum, %len : i64
+    scf.yield %a4, %sum1 : i1, i64
+  }
+  %tokens_i64 = arith.index_cast %tokens : index to i64
+  %total_fits = arith.cmpi sle, %total, %tokens_i64 : i64
+)mlir";
+
+FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
+                                        StringRef name, int64_t cores) {
+  SmallVector<NamedOperand> args = {{"qkv", op.getQkv()},
+                                    {"sin", op.getSin()},
+                                    {"cos", op.getCos()},
+                                    {"position_ids", op.getPositionIds()},
+                                    {"q_lens", op.getQLens()}};
+  if (op.getAccumQLen())
+    args.push_back({"accum_q_len", op.getAccumQLen()});
+  args.push_back({"out", op.getOut()});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto qkvType = cast<MemRefType>(op.getQkv().getType());
+  bool packed = qkvType.getRank() == 3;
+  int64_t dim = qkvType.getDimSize(qkvType.getRank() - 1);
+  int64_t offset = int32_t(op.getRopeOffset()), ropeDim = int32_t(op.getRopeDim());
+  int64_t qHeads = int32_t(op.getQHeadNum()), kvHeads = int32_t(op.getKvHeadNum());
+  if (ShapedType::isDynamic(dim) || dim % 16 || dim > kMaxCols)
+    return op.emitOpError("lowers with a static head_dim, a multiple of 16 up "
+                          "to ")
+           << kMaxCols << " (one bf16 tile row per head)";
+  if (ropeDim % 32 || offset % 16)
+    return op.emitOpError("lowers with rope_dim a multiple of 32 and "
+                          "rope_offset a multiple of 16 (each half of the "
+                          "rotated range is whole 32-byte bf16 rows), got "
+                          "rope_dim ")
+           << ropeDim << " and rope_offset " << offset;
+  int64_t slots = packed ? 1 : qkvType.getDimSize(1);
+  if (!packed && ShapedType::isDynamic(slots))
+    return op.emitOpError("lowers the unpacked form with a static q_seq_len "
+                          "only");
+
+  std::map<std::string, std::string> v;
+  for (const NamedOperand &a : args)
+    v[StringRef(a.name).upper() + "_TYPE"] = str(a.value.getType());
+  addPlanValues(v, name, args, cores);
+  int64_t half = ropeDim / 2;
+  auto tile = [&](int64_t rows, int64_t cols, StringRef elem, bool valid) {
+    std::string t = "!tile.tile<vec, " + std::to_string(rows) + "x" +
+                    std::to_string(cols) + "x" + elem.str();
+    return t + (valid ? ", valid = ?x" + std::to_string(cols) + ">" : ">");
+  };
+  v["HIDDEN"] = std::to_string(dim);
+  v["HALF"] = std::to_string(half);
+  v["OFF1"] = std::to_string(offset);
+  v["OFF2"] = std::to_string(offset + half);
+  v["ROPE_HEADS"] = std::to_string(qHeads + kvHeads);
+  v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
+  v["HALF_BF16"] = tile(1, half, "bf16", false);
+  v["HALF_F32"] = tile(1, half, "f32", false);
+  v["ROWS_BF16"] = tile(kRows, half, "bf16", true);
+  v["ROWS_F32"] = tile(kRows, half, "f32", true);
+  v["FULL_BF16"] = tile(kRows, dim, "bf16", true);
+  v["SLOTS"] = std::to_string(slots);
+  v["COPY"] = op.getOut() == op.getQkv() ? "" : kRopeCopy;
+  if (!packed) {
+    v["IDX"] = "%b, %s";
+    v["LOCATE"] = kRopeLocateUnpacked;
+    v["TOKENS_DEF"] =
+        "  %seqs = memref.dim %qkv, %c0 : ${QKV_TYPE}\n"
+        "  %slots = arith.constant ${SLOTS} : index\n"
+        "  %tokens = arith.muli %seqs, %slots : index";
+    v["SEQ_FITS"] = "    %fits = arith.cmpi sle, %len, %slots_i64 : i64";
+  } else {
+    v["IDX"] = "%i";
+    v["LOCATE"] = op.getAccumQLen() ? kRopeLocateAccum : kRopeLocatePrefix;
+    v["FOUND"] = kRopeFound;
+    if (op.getAccumQLen()) {
+      v["SEQ_START_DEF"] =
+          "%start_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}\n"
+          "      %seq_start = arith.index_cast %start_i32 : i32 to index";
+      v["SEQ_FITS"] =
+          "    %acc_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}\n"
+          "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
+          "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
+          "    %acc_end = arith.addi %acc_i64, %len : i64\n"
+          "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
+          "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
+          "    %fits = arith.andi %acc_ok, %end_ok : i1";
+    } else {
+      v["SEQ_START_DEF"] = "";
+      v["SEQ_FITS"] = "    %fits = arith.constant true";
+    }
+  }
+  // Shapes: out is qkv's shape; one batch for the per-sequence operands;
+  // the tables agree; then the lengths.
+  SmallVector<DimCheck> dims;
+  for (unsigned d = 0; d < qkvType.getRank(); ++d)
+    dims.push_back({"out", d, "%qkv_dim_" + std::to_string(d)});
+  dims.push_back({"position_ids", 0, "%batch"});
+  dims.push_back({"cos", 0, "%table"});
+  dims.push_back({"sin", 1, "%rope_dim"});
+  dims.push_back({"cos", 1, "%rope_dim"});
+  std::string prelude = "  %rope_dim = arith.constant " +
+                        std::to_string(ropeDim) + " : index\n";
+  if (!packed)
+    prelude += "  %slots_i64 = arith.constant " + std::to_string(slots) +
+               " : i64\n";
+  for (unsigned d = 0; d < qkvType.getRank(); ++d)
+    prelude += "  %qkv_dim_" + std::to_string(d) + " = memref.dim %qkv, %c" +
+               std::to_string(d) + " : ${QKV_TYPE}\n";
+  std::string afterValidate;
+  if (op.getAccumQLen()) {
+    afterValidate = "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
+  }
+  // checks() takes qkv (the planner's first argument) as the reference and
+  // checks nothing of it: its unpacked batch is checked here.
+  std::string checked;
+  if (!packed)
+    checked = checks(args, dims, "%dims_ok") +
+              "  %qkv_batch = arith.cmpi eq, %qkv_dim_0, %batch : index\n"
+              "  %dims_and_batch = arith.andi %dims_ok, %qkv_batch : i1\n";
+  else
+    checked = checks(args, dims, "%dims_and_batch");
+  v["CHECKS"] = prelude + std::string(kRopeValidate) + afterValidate + checked +
+                "  %l1 = arith.andi %dims_and_batch, %lengths_ok : i1\n"
+                "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+  v["CHECKS"] = substitute(v["CHECKS"], v);
+  std::string kernel = kRopeKernel.str();
+  for (int depth = 0; depth < 4; ++depth)
+    kernel = substitute(kernel, v);
+  std::string planner = kRowPlanner.str();
+  for (int depth = 0; depth < 3; ++depth)
+    planner = substitute(planner, v);
+  return Lowered{planner + kernel, args};
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -710,6 +1034,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerAddRmsNormDynamicQuant(fused, name, cores);
   if (auto heads = dyn_cast<llm::HeadRmsNormOp>(op))
     return lowerHeadRmsNorm(heads, name, cores);
+  if (auto rope = dyn_cast<llm::RotaryEmbeddingOp>(op))
+    return lowerRotaryEmbedding(rope, name, cores);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }

@@ -67,3 +67,19 @@ func.func @int8_rows(%x: memref<?x48xbf16>, %s: memref<48xf32>, %y: memref<?x48x
   llm.scale_dynamic_quant hidden_states(%x : memref<?x48xbf16>) smooth_scale(%s : memref<48xf32>) -> y(%y : memref<?x48xi8>) scale(%sc : memref<?xf32>)
   return
 }
+
+// -----
+
+func.func @rope_halves(%qkv: memref<?x12x128xbf16>, %sc: memref<4096x48xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{lowers with rope_dim a multiple of 32 and rope_offset a multiple of 16 (each half of the rotated range is whole 32-byte bf16 rows), got rope_dim 48 and rope_offset 0}}
+  llm.rotary_embedding qkv(%qkv : memref<?x12x128xbf16>) sin(%sc : memref<4096x48xbf16>) cos(%sc : memref<4096x48xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 48 : i32, max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @rope_slots(%qkv: memref<?x?x12x128xbf16>, %sc: memref<4096x64xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{lowers the unpacked form with a static q_seq_len only}}
+  llm.rotary_embedding qkv(%qkv : memref<?x?x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x?x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 64 : i32, max_q_len = 1 : i32}
+  return
+}

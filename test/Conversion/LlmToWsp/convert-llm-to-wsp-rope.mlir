@@ -1,0 +1,65 @@
+// convert-llm-to-wsp on rotary_embedding: per token row, its sequence and
+// position, then the NeoX halves of the Q and K heads.
+// RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
+
+// Packed without accum_q_len: the sequence is found by prefix sums of
+// q_lens (an scf.while), the position is position_ids[b] + (i - start).
+// CHECK-LABEL: wsp.kernel @packed_rotary_embedding_0
+// CHECK-SAME: %[[QKV:[^:]*]]: memref<?x12x128xbf16>, %[[SIN:[^:]*]]: memref<?x64xbf16>, %[[COS:[^:]*]]: memref<?x64xbf16>, %[[POS:[^:]*]]: memref<?xi32>, %[[LENS:[^:]*]]: memref<?xi32>, %[[OUT:[^:]*]]: memref<?x12x128xbf16>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c1
+// CHECK: scf.while
+// CHECK: memref.load %[[LENS]]
+// CHECK: scf.condition
+// CHECK: memref.load %[[POS]]
+// CHECK: scf.if
+// The row is copied first (out is not qkv).
+// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %{{.*}}] : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+// CHECK: tile.store %[[OUT]]
+// CHECK: tile.load %{{.*}}, %[[COS]][
+// CHECK: tile.load %{{.*}}, %[[SIN]][
+// rope_offset 64, rope_dim 64: halves at columns 64 and 96, 10 rope heads.
+// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c64{{.*}}] : !tile.tile<vec, 8x32xbf16, valid = ?x32>
+// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c96{{.*}}]
+// CHECK: tile.sub
+// CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c64
+// CHECK: tile.add
+// CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c96
+
+// The planner validates every sequence: q_lens >= 0, positions >= 0 and
+// inside the tables, the total inside the buffer.
+// CHECK-LABEL: func.func @packed(
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sle
+// CHECK: wsp.dispatch @packed_rotary_embedding_0
+func.func @packed(%qkv: memref<?x12x128xbf16>, %sin: memref<?x64xbf16>,
+                  %cos: memref<?x64xbf16>, %pos: memref<?xi32>,
+                  %lens: memref<?xi32>, %out: memref<?x12x128xbf16>) {
+  llm.rotary_embedding qkv(%qkv : memref<?x12x128xbf16>)
+      sin(%sin : memref<?x64xbf16>) cos(%cos : memref<?x64xbf16>)
+      position_ids(%pos : memref<?xi32>) q_lens(%lens : memref<?xi32>)
+      -> out(%out : memref<?x12x128xbf16>)
+      {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_offset = 64 : i32,
+       rope_dim = 64 : i32, max_q_len = 16 : i32}
+  return
+}
+
+// Unpacked: row i is slot i % 3 of sequence i / 3; rows past q_lens[b]
+// are skipped.
+// CHECK-LABEL: wsp.kernel @unpacked_rotary_embedding_0
+// CHECK: arith.divui %{{.*}}, %c3
+// CHECK: arith.remui %{{.*}}, %c3
+// CHECK: arith.cmpi ult
+// CHECK-LABEL: func.func @unpacked(
+// CHECK: arith.muli %{{.*}}, %c3
+func.func @unpacked(%qkv: memref<?x3x12x128xbf16>, %sin: memref<?x128xbf16>,
+                    %cos: memref<?x128xbf16>, %pos: memref<?xi32>,
+                    %lens: memref<?xi32>) {
+  llm.rotary_embedding qkv(%qkv : memref<?x3x12x128xbf16>)
+      sin(%sin : memref<?x128xbf16>) cos(%cos : memref<?x128xbf16>)
+      position_ids(%pos : memref<?xi32>) q_lens(%lens : memref<?xi32>)
+      -> out(%qkv : memref<?x3x12x128xbf16>)
+      {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 128 : i32,
+       max_q_len = 3 : i32}
+  return
+}
