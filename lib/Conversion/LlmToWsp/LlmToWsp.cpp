@@ -773,20 +773,23 @@ ${COPY}
 }
 )mlir";
 
+// Locating a token row's sequence %b and position %pos (`${FIRST_OF_SEQ}`
+// defines %first, the position of the sequence's first new token, from
+// %b): shared by every op over ragged token rows.
+
 /// Unpacked: row %i is query slot %s of sequence %b.
-constexpr StringLiteral kRopeLocateUnpacked = R"mlir(
+constexpr StringLiteral kLocateUnpacked = R"mlir(
     %slots = arith.constant ${SLOTS} : index
     %b = arith.divui %i, %slots : index
     %s = arith.remui %i, %slots : index
     %q_len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
     %q_len = arith.index_cast %q_len_i32 : i32 to index
     %valid = arith.cmpi ult, %s, %q_len : index
-    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
-    %first = arith.index_cast %first_i32 : i32 to index
+${FIRST_OF_SEQ}
     %pos = arith.addi %first, %s : index)mlir";
 
 /// Packed with accum_q_len: the last sequence that starts at or before %i.
-constexpr StringLiteral kRopeLocateAccum = R"mlir(
+constexpr StringLiteral kLocateAccum = R"mlir(
     %b = scf.while (%j = %c0) : (index) -> index {
       %j1 = arith.addi %j, %c1 : index
       %more = arith.cmpi ult, %j1, %batch : index
@@ -809,7 +812,7 @@ constexpr StringLiteral kRopeLocateAccum = R"mlir(
 
 /// Packed without accum_q_len: sequences start at the prefix sums of
 /// q_lens.
-constexpr StringLiteral kRopeLocatePrefix = R"mlir(
+constexpr StringLiteral kLocatePrefix = R"mlir(
     %b, %seq_start = scf.while (%j = %c0, %sum = %c0) : (index, index) -> (index, index) {
       %more = arith.cmpi ult, %j, %batch : index
       %next = scf.if %more -> (i1) {
@@ -835,7 +838,7 @@ constexpr StringLiteral kRopeLocatePrefix = R"mlir(
 
 /// The found sequence %b: valid when it exists and %i is inside its
 /// q_lens[%b] tokens from its start (`${SEQ_START}`).
-constexpr StringLiteral kRopeFound = R"mlir(scf.if %in_batch -> (i1, index) {
+constexpr StringLiteral kLocateFound = R"mlir(scf.if %in_batch -> (i1, index) {
       ${SEQ_START_DEF}
       %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
       %len = arith.index_cast %len_i32 : i32 to index
@@ -843,8 +846,7 @@ constexpr StringLiteral kRopeFound = R"mlir(scf.if %in_batch -> (i1, index) {
       %s = arith.subi %i, %seq_start : index
       %inside = arith.cmpi ult, %s, %len : index
       %ok = arith.andi %after, %inside : i1
-      %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
-      %first = arith.index_cast %first_i32 : i32 to index
+${FIRST_OF_SEQ}
       %p = arith.addi %first, %s : index
       scf.yield %ok, %p : i1, index
     } else {
@@ -947,9 +949,12 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["FULL_BF16"] = tile(kRows, dim, "bf16", true);
   v["SLOTS"] = std::to_string(slots);
   v["COPY"] = op.getOut() == op.getQkv() ? "" : kRopeCopy;
+  v["FIRST_OF_SEQ"] =
+      "    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}\n"
+      "    %first = arith.index_cast %first_i32 : i32 to index";
   if (!packed) {
     v["IDX"] = "%b, %s";
-    v["LOCATE"] = kRopeLocateUnpacked;
+    v["LOCATE"] = kLocateUnpacked;
     v["TOKENS_DEF"] =
         "  %seqs = memref.dim %qkv, %c0 : ${QKV_TYPE}\n"
         "  %slots = arith.constant ${SLOTS} : index\n"
@@ -957,8 +962,8 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
     v["SEQ_FITS"] = "    %fits = arith.cmpi sle, %len, %slots_i64 : i64";
   } else {
     v["IDX"] = "%i";
-    v["LOCATE"] = op.getAccumQLen() ? kRopeLocateAccum : kRopeLocatePrefix;
-    v["FOUND"] = kRopeFound;
+    v["LOCATE"] = op.getAccumQLen() ? kLocateAccum : kLocatePrefix;
+    v["FOUND"] = kLocateFound;
     if (op.getAccumQLen()) {
       v["SEQ_START_DEF"] =
           "%start_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}\n"
@@ -1021,6 +1026,339 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
 }
 
 //===----------------------------------------------------------------------===//
+// store_kv_cache / store_paged_kv_cache: token rows as rotary_embedding's;
+// each (token, KV head) row of key and value to its cache position
+//===----------------------------------------------------------------------===//
+
+/// Per token row %i: its sequence %b and cache position %pos (kv_lens[b] +
+/// s); `${WHERE}` gives the cache row (slot or page, head, row) of %pos;
+/// each KV head's key and value row is `${CONVERT}`ed and stored.
+constexpr StringLiteral kStoreKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %false = arith.constant false
+  %kv_heads = arith.constant ${KV_HEADS} : index
+  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
+  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %end = arith.addi %start, %count : index
+  %row = tile.alloc : ${ROW_BF16}
+${CONVERT_TILES}
+  scf.for %i = %start to %end step %c1 {
+${LOCATE}
+    scf.if %valid {
+${SLOT}
+${WHERE}
+      scf.for %h = %c0 to %kv_heads step %c1 {
+        tile.load %row, %key[${IDX}, %h, %c0] : ${ROW_BF16}, ${KEY_TYPE}
+${CONVERT_KEY}
+        tile.store %k_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${K_CACHE_TYPE}, ${STORED_TILE}
+        tile.load %row, %value[${IDX}, %h, %c0] : ${ROW_BF16}, ${VALUE_TYPE}
+${CONVERT_VALUE}
+        tile.store %v_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${V_CACHE_TYPE}, ${STORED_TILE}
+      }
+    }
+  }
+  wsp.return
+}
+)mlir";
+
+/// int8 caches: q = rint(x / scale[h]), saturated, through i32 and f16.
+constexpr StringLiteral kStoreQuantize = R"mlir(
+        tile.load %scale_row, %${SCALE}[%h, %c0] : ${ROW_F32}, ${SCALE_TYPE}
+        tile.cvt %row_f, %row : ${ROW_F32}, ${ROW_BF16}
+        tile.div %row_f, %row_f, %scale_row : ${ROW_F32}, ${ROW_F32}, ${ROW_F32}
+        tile.cvt %row_i, %row_f : ${ROW_I32}, ${ROW_F32}
+        tile.cvt %row_h, %row_i : ${ROW_F16}, ${ROW_I32}
+        tile.cvt %row_8, %row_h : ${ROW_I8}, ${ROW_F16})mlir";
+
+/// The planner's validation of the per-sequence lengths: q_lens >= 0,
+/// kv_lens >= 0, the slot inside the cache (or its block-table row), the
+/// new tokens inside the sequence's capacity and, paged, every page they
+/// touch a page of the pool. Sets %lengths_ok and %total (the tokens).
+constexpr StringLiteral kStoreValidate = R"mlir(
+  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
+  %zero_i64 = arith.constant 0 : i64
+  %one_i64 = arith.constant 1 : i64
+  %true = arith.constant true
+  %slots = memref.dim ${SLOTS_OF}, %c0 : ${SLOTS_TYPE}
+  %slots_i64 = arith.index_cast %slots : index to i64
+${CAPACITY}
+  %lengths_ok, %total = scf.for %b = %c0 to %batch step %c1
+      iter_args(%acc = %true, %sum = %zero_i64) -> (i1, i64) {
+    %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
+    %len = arith.extsi %len_i32 : i32 to i64
+${PAST_OF_SEQ}
+${SLOT_OF_SEQ}
+    %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
+    %past_ok = arith.cmpi sge, %past, %zero_i64 : i64
+    %slot_ok = arith.cmpi sge, %slot, %zero_i64 : i64
+    %slot_in = arith.cmpi slt, %slot, %slots_i64 : i64
+    %last = arith.addi %past, %len : i64
+    %in_capacity = arith.cmpi sle, %last, %capacity_i64 : i64
+    %a1 = arith.andi %len_ok, %past_ok : i1
+    %a2 = arith.andi %a1, %slot_ok : i1
+    %a3 = arith.andi %a2, %slot_in : i1
+    %a4 = arith.andi %a3, %in_capacity : i1
+${SEQ_FITS}
+    %a5 = arith.andi %a4, %fits : i1
+${PAGES_OK}
+    %a6 = arith.andi %a5, %pages_ok : i1
+    %a7 = arith.andi %acc, %a6 : i1
+    %sum1 = arith.addi %sum, %len : i64
+    scf.yield %a7, %sum1 : i1, i64
+  }
+  %tokens_i64 = arith.index_cast %tokens : index to i64
+  %total_fits = arith.cmpi sle, %total, %tokens_i64 : i64
+)mlir";
+
+/// Paged: every page the new tokens [past, past + len) touch is in the
+/// pool. Only evaluated for a sequence whose other checks held (%a5), so
+/// its block-table row exists and its pages are inside the row.
+constexpr StringLiteral kStorePagesOk = R"mlir(
+    %pages_ok = scf.if %a5 -> (i1) {
+      %has = arith.cmpi sgt, %len, %zero_i64 : i64
+      %checked = scf.if %has -> (i1) {
+        %block_i64 = arith.constant ${BLOCK_SIZE} : i64
+        %first_page = arith.divsi %past, %block_i64 : i64
+        %last_tok = arith.subi %last, %one_i64 : i64
+        %last_page = arith.divsi %last_tok, %block_i64 : i64
+        %first_idx = arith.index_cast %first_page : i64 to index
+        %end_page = arith.addi %last_page, %one_i64 : i64
+        %end_idx = arith.index_cast %end_page : i64 to index
+        %slot_idx = arith.index_cast %slot : i64 to index
+        %pool = memref.dim %k_cache, %c0 : ${K_CACHE_TYPE}
+        %pool_i64 = arith.index_cast %pool : index to i64
+        %all = scf.for %pg = %first_idx to %end_idx step %c1
+            iter_args(%in = %true) -> (i1) {
+          %page_i32 = memref.load %block_table[%slot_idx, %pg] : ${BLOCK_TABLE_TYPE}
+          %page = arith.extsi %page_i32 : i32 to i64
+          %lo = arith.cmpi sge, %page, %zero_i64 : i64
+          %hi = arith.cmpi slt, %page, %pool_i64 : i64
+          %this = arith.andi %lo, %hi : i1
+          %both = arith.andi %in, %this : i1
+          scf.yield %both : i1
+        }
+        scf.yield %all : i1
+      } else {
+        scf.yield %true : i1
+      }
+      scf.yield %checked : i1
+    } else {
+      scf.yield %a5 : i1
+    })mlir";
+
+template <typename StoreOp>
+FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
+                              Value blockTable) {
+  SmallVector<NamedOperand> args = {{"key", op.getKey()},
+                                    {"value", op.getValue()}};
+  if (blockTable)
+    args.push_back({"block_table", blockTable});
+  if (op.getKvIds())
+    args.push_back({"kv_ids", op.getKvIds()});
+  args.push_back({"q_lens", op.getQLens()});
+  if (op.getKvLens())
+    args.push_back({"kv_lens", op.getKvLens()});
+  if (op.getAccumQLen())
+    args.push_back({"accum_q_len", op.getAccumQLen()});
+  if (op.getKeyScale())
+    args.push_back({"key_scale", op.getKeyScale()});
+  if (op.getValueScale())
+    args.push_back({"value_scale", op.getValueScale()});
+  args.push_back({"k_cache", op.getKCache()});
+  args.push_back({"v_cache", op.getVCache()});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto keyType = cast<MemRefType>(op.getKey().getType());
+  auto cacheType = cast<MemRefType>(op.getKCache().getType());
+  bool packed = keyType.getRank() == 3;
+  bool int8 = cacheType.getElementType().isSignlessInteger(8);
+  int64_t dim = keyType.getDimSize(keyType.getRank() - 1);
+  int64_t kvHeads = keyType.getDimSize(keyType.getRank() - 2);
+  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxCols)
+    return op.emitOpError("lowers with a static head_dim, a multiple of 32 "
+                          "up to ")
+           << kMaxCols << " (one bf16 or int8 tile row per head)";
+  if (ShapedType::isDynamic(kvHeads))
+    return op.emitOpError("lowers with a static kv_head_num only");
+  int64_t slots = packed ? 1 : keyType.getDimSize(1);
+  if (!packed && ShapedType::isDynamic(slots))
+    return op.emitOpError("lowers the unpacked form with a static q_seq_len "
+                          "only");
+  int64_t blockSize = cacheType.getDimSize(2);
+  if (blockTable && ShapedType::isDynamic(blockSize))
+    return op.emitOpError("lowers with a static block_size only");
+
+  std::map<std::string, std::string> v;
+  for (const NamedOperand &a : args)
+    v[StringRef(a.name).upper() + "_TYPE"] = str(a.value.getType());
+  addPlanValues(v, name, args, cores);
+  auto row = [&](StringRef elem) {
+    return "!tile.tile<vec, 1x" + std::to_string(dim) + "x" + elem.str() + ">";
+  };
+  v["HIDDEN"] = std::to_string(dim);
+  v["KV_HEADS"] = std::to_string(kvHeads);
+  v["SLOTS"] = std::to_string(slots);
+  v["BLOCK_SIZE"] = std::to_string(blockSize);
+  v["ROW_BF16"] = row("bf16");
+  v["ROW_F32"] = row("f32");
+  v["ROW_I32"] = row("i32");
+  v["ROW_F16"] = row("f16");
+  v["ROW_I8"] = row("i8");
+  if (int8) {
+    v["CONVERT_TILES"] = "  %row_f = tile.alloc : ${ROW_F32}\n"
+                         "  %scale_row = tile.alloc : ${ROW_F32}\n"
+                         "  %row_i = tile.alloc : ${ROW_I32}\n"
+                         "  %row_h = tile.alloc : ${ROW_F16}\n"
+                         "  %row_8 = tile.alloc : ${ROW_I8}";
+    std::map<std::string, std::string> k = {{"SCALE", "key_scale"},
+                                            {"SCALE_TYPE", "${KEY_SCALE_TYPE}"}};
+    std::map<std::string, std::string> vv = {
+        {"SCALE", "value_scale"}, {"SCALE_TYPE", "${VALUE_SCALE_TYPE}"}};
+    v["CONVERT_KEY"] = substitute(kStoreQuantize, k);
+    v["CONVERT_VALUE"] = substitute(kStoreQuantize, vv);
+    v["STORED"] = "%row_8";
+    v["STORED_TILE"] = "${ROW_I8}";
+  } else {
+    v["CONVERT_TILES"] = v["CONVERT_KEY"] = v["CONVERT_VALUE"] = "";
+    v["STORED"] = "%row";
+    v["STORED_TILE"] = "${ROW_BF16}";
+  }
+  // Where %pos of sequence %b lives.
+  v["SLOT"] = op.getKvIds()
+                  ? "      %slot_i32 = memref.load %kv_ids[%b] : "
+                    "${KV_IDS_TYPE}\n      %slot = arith.index_cast "
+                    "%slot_i32 : i32 to index"
+                  : "      %slot = arith.addi %b, %c0 : index";
+  if (blockTable)
+    v["WHERE"] = "      %block = arith.constant ${BLOCK_SIZE} : index\n"
+                 "      %page_idx = arith.divui %pos, %block : index\n"
+                 "      %page_i32 = memref.load %block_table[%slot, "
+                 "%page_idx] : ${BLOCK_TABLE_TYPE}\n"
+                 "      %cache_row = arith.index_cast %page_i32 : i32 to "
+                 "index\n"
+                 "      %cache_pos = arith.remui %pos, %block : index";
+  else
+    v["WHERE"] = "      %cache_row = arith.addi %slot, %c0 : index\n"
+                 "      %cache_pos = arith.addi %pos, %c0 : index";
+  v["FIRST_OF_SEQ"] =
+      op.getKvLens()
+          ? "    %first_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}\n"
+            "    %first = arith.index_cast %first_i32 : i32 to index"
+          : "    %first = arith.addi %c0, %c0 : index";
+  if (!packed) {
+    v["IDX"] = "%b, %s";
+    v["LOCATE"] = kLocateUnpacked;
+    v["TOKENS_DEF"] = "  %seqs = memref.dim %key, %c0 : ${KEY_TYPE}\n"
+                      "  %slots_per_seq = arith.constant ${SLOTS} : index\n"
+                      "  %tokens = arith.muli %seqs, %slots_per_seq : index";
+    v["SEQ_FITS"] = "    %slots_i64_u = arith.constant ${SLOTS} : i64\n"
+                    "    %fits = arith.cmpi sle, %len, %slots_i64_u : i64";
+  } else {
+    v["IDX"] = "%i";
+    v["LOCATE"] = op.getAccumQLen() ? kLocateAccum : kLocatePrefix;
+    v["FOUND"] = kLocateFound;
+    v["SEQ_START_DEF"] =
+        op.getAccumQLen()
+            ? "%start_i32 = memref.load %accum_q_len[%b] : "
+              "${ACCUM_Q_LEN_TYPE}\n      %seq_start = arith.index_cast "
+              "%start_i32 : i32 to index"
+            : "";
+    v["SEQ_FITS"] =
+        op.getAccumQLen()
+            ? "    %acc_i32 = memref.load %accum_q_len[%b] : "
+              "${ACCUM_Q_LEN_TYPE}\n"
+              "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
+              "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
+              "    %acc_end = arith.addi %acc_i64, %len : i64\n"
+              "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
+              "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
+              "    %fits = arith.andi %acc_ok, %end_ok : i1"
+            : "    %fits = arith.constant true";
+  }
+  // Validation of the lengths, slots and pages.
+  v["PAST_OF_SEQ"] =
+      op.getKvLens()
+          ? "    %past_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}\n"
+            "    %past = arith.extsi %past_i32 : i32 to i64"
+          : "    %past = arith.constant 0 : i64";
+  v["SLOT_OF_SEQ"] =
+      op.getKvIds()
+          ? "    %slot_i32 = memref.load %kv_ids[%b] : ${KV_IDS_TYPE}\n"
+            "    %slot = arith.extsi %slot_i32 : i32 to i64"
+          : "    %slot = arith.index_cast %b : index to i64";
+  if (blockTable) {
+    v["SLOTS_OF"] = "%block_table";
+    v["SLOTS_TYPE"] = "${BLOCK_TABLE_TYPE}";
+    v["CAPACITY"] =
+        "  %per_seq = memref.dim %block_table, %c1 : ${BLOCK_TABLE_TYPE}\n"
+        "  %per_seq_i64 = arith.index_cast %per_seq : index to i64\n"
+        "  %block_cap = arith.constant ${BLOCK_SIZE} : i64\n"
+        "  %capacity_i64 = arith.muli %per_seq_i64, %block_cap : i64";
+    v["PAGES_OK"] = kStorePagesOk;
+  } else {
+    v["SLOTS_OF"] = "%k_cache";
+    v["SLOTS_TYPE"] = "${K_CACHE_TYPE}";
+    v["CAPACITY"] =
+        "  %cap = memref.dim %k_cache, %c2 : ${K_CACHE_TYPE}\n"
+        "  %capacity_i64 = arith.index_cast %cap : index to i64";
+    v["PAGES_OK"] = "    %pages_ok = arith.constant true";
+  }
+  // Shapes: value as key, both caches one shape, the per-sequence operands
+  // one batch, the scales [kv_head_num, head_dim].
+  SmallVector<DimCheck> dims;
+  std::string prelude = "  %kv_heads = arith.constant ${KV_HEADS} : index\n";
+  for (unsigned d = 0; d < keyType.getRank(); ++d) {
+    prelude += "  %key_dim_" + std::to_string(d) + " = memref.dim %key, %c" +
+               std::to_string(d) + " : ${KEY_TYPE}\n";
+    dims.push_back({"value", d, "%key_dim_" + std::to_string(d)});
+  }
+  for (unsigned d = 0; d < 4; ++d) {
+    prelude += "  %cache_dim_" + std::to_string(d) +
+               " = memref.dim %k_cache, %c" + std::to_string(d) +
+               " : ${K_CACHE_TYPE}\n";
+    dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
+  }
+  dims.push_back({"k_cache", 1, "%kv_heads"});
+  dims.push_back({"k_cache", 3, "%hidden"});
+  for (StringRef perSeq : {"kv_ids", "kv_lens"})
+    if (llvm::any_of(args, [&](const NamedOperand &a) { return a.name == perSeq; }))
+      dims.push_back({perSeq.str(), 0, "%batch"});
+  for (StringRef scale : {"key_scale", "value_scale"})
+    if (llvm::any_of(args, [&](const NamedOperand &a) { return a.name == scale; })) {
+      dims.push_back({scale.str(), 0, "%kv_heads"});
+      dims.push_back({scale.str(), 1, "%hidden"});
+    }
+  std::string afterValidate;
+  if (op.getAccumQLen()) {
+    afterValidate = "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
+  }
+  std::string checked;
+  if (!packed)
+    checked = checks(args, dims, "%dims_ok") +
+              "  %key_batch = arith.cmpi eq, %key_dim_0, %batch : index\n"
+              "  %dims_and_batch = arith.andi %dims_ok, %key_batch : i1\n";
+  else
+    checked = checks(args, dims, "%dims_and_batch");
+  v["CHECKS"] = prelude + std::string(kStoreValidate) + afterValidate +
+                checked +
+                "  %l1 = arith.andi %dims_and_batch, %lengths_ok : i1\n"
+                "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+  for (int depth = 0; depth < 3; ++depth)
+    v["CHECKS"] = substitute(v["CHECKS"], v);
+  std::string kernel = kStoreKernel.str();
+  for (int depth = 0; depth < 4; ++depth)
+    kernel = substitute(kernel, v);
+  std::string planner = kRowPlanner.str();
+  for (int depth = 0; depth < 3; ++depth)
+    planner = substitute(planner, v);
+  return Lowered{planner + kernel, args};
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -1036,6 +1374,10 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerHeadRmsNorm(heads, name, cores);
   if (auto rope = dyn_cast<llm::RotaryEmbeddingOp>(op))
     return lowerRotaryEmbedding(rope, name, cores);
+  if (auto store = dyn_cast<llm::StoreKvCacheOp>(op))
+    return lowerStore(store, name, cores, Value());
+  if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
+    return lowerStore(store, name, cores, store.getBlockTable());
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }

@@ -83,3 +83,19 @@ func.func @rope_slots(%qkv: memref<?x?x12x128xbf16>, %sc: memref<4096x64xbf16>, 
   llm.rotary_embedding qkv(%qkv : memref<?x?x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x?x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 64 : i32, max_q_len = 1 : i32}
   return
 }
+
+// -----
+
+func.func @store_head_dim(%k: memref<?x2x48xbf16>, %l: memref<?xi32>, %c: memref<8x2x1024x48xbf16>) {
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 1024 (one bf16 or int8 tile row per head)}}
+  llm.store_kv_cache key(%k : memref<?x2x48xbf16>) value(%k : memref<?x2x48xbf16>) q_lens(%l : memref<?xi32>) -> k_cache(%c : memref<8x2x1024x48xbf16>) v_cache(%c : memref<8x2x1024x48xbf16>) {max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @store_block_size(%k: memref<?x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x?x64xbf16>) {
+  // expected-error @+1 {{lowers with a static block_size only}}
+  llm.store_paged_kv_cache key(%k : memref<?x2x64xbf16>) value(%k : memref<?x2x64xbf16>) block_table(%bt : memref<?x?xi32>) q_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x2x?x64xbf16>) v_cache(%c : memref<?x2x?x64xbf16>) {max_q_len = 1 : i32}
+  return
+}

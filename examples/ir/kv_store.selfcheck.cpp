@@ -1,0 +1,237 @@
+// The self-check of examples/ir/kv_store.mlir (run by `wspc --run` and the
+// lit tests): the KV cache stores on ragged batches against a reference
+// written here: token s of sequence b goes to position p = kv_lens[b] + s
+// of cache slot kv_ids[b] (paged: page block_table[kv_ids[b], p / 16], row
+// p % 16), each KV head's row of key into k_cache and of value into
+// v_cache. bf16 caches hold the values bit for bit; int8 caches hold
+// clamp(rint(x / scale[h, c]), -128, 127) computed here in float as the
+// rule says, so they match exactly too. Every other cache entry keeps its
+// sentinel. Then INVALID_PARAMS with nothing written: a page id outside the
+// pool, tokens past a sequence's capacity, a slot outside the cache, more
+// tokens than rows.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using wsp_gen::bf16;
+using wsp_gen::MemRef;
+
+namespace {
+
+constexpr int64_t kHeads = 2, kDim = 128, kBlock = 16;
+
+float toFloat(bf16 v) {
+  uint32_t bits = uint32_t(v.bits) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+bf16 toBf16(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  bf16 v;
+  v.bits = uint16_t(bits >> 16);
+  return v;
+}
+
+std::vector<bf16> randomRows(int64_t rows, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> uni(-3.f, 3.f);
+  std::vector<bf16> v(size_t(rows * kHeads * kDim));
+  for (bf16 &x : v)
+    x = toBf16(uni(rng));
+  return v;
+}
+
+MemRef<int32_t, 1> view(std::vector<int32_t> &v) {
+  return {v.data(), {int64_t(v.size())}};
+}
+
+/// A paged batch: 3 sequences in slots 2, 0, 1 with 20, 0 and 5 tokens in
+/// the cache; new tokens 7, 3, 12 (packed, 22 rows); 8 pages per slot.
+struct PagedBatch {
+  std::vector<int32_t> ids = {2, 0, 1}, lens = {7, 3, 12}, past = {20, 0, 5};
+  std::vector<int32_t> table;
+  int64_t pool = 24, rows = 22;
+  PagedBatch() {
+    table.resize(3 * 8);
+    for (int i = 0; i < 24; ++i)
+      table[size_t(i)] = (i * 7) % 24; // every page of the pool once
+  }
+  MemRef<int32_t, 2> tableView() { return {table.data(), {3, 8}}; }
+  int64_t rowOf(size_t b, int64_t s) const {
+    int64_t start = 0;
+    for (size_t j = 0; j < b; ++j)
+      start += lens[j];
+    return start + s;
+  }
+};
+
+bool same(bf16 a, bf16 b) { return a.bits == b.bits; }
+bool same(int8_t a, int8_t b) { return a == b; }
+
+template <typename T, typename Expect>
+int64_t compareCache(const std::vector<T> &cache, T sentinel,
+                     const PagedBatch &batch, bool paged, int64_t seqLen,
+                     Expect expect) {
+  std::vector<bool> written(cache.size(), false);
+  int64_t wrong = 0;
+  for (size_t b = 0; b < batch.lens.size(); ++b)
+    for (int64_t s = 0; s < batch.lens[b]; ++s) {
+      int64_t p = batch.past[b] + s, slot = batch.ids[b];
+      for (int64_t h = 0; h < kHeads; ++h)
+        for (int64_t c = 0; c < kDim; ++c) {
+          size_t at;
+          if (paged) {
+            int64_t page = batch.table[size_t(slot * 8 + p / kBlock)];
+            at = size_t(((page * kHeads + h) * kBlock + p % kBlock) * kDim + c);
+          } else {
+            at = size_t(((slot * kHeads + h) * seqLen + p) * kDim + c);
+          }
+          written[at] = true;
+          wrong += !same(cache[at], expect(batch.rowOf(b, s), h, c));
+        }
+    }
+  for (size_t i = 0; i < cache.size(); ++i)
+    if (!written[i])
+      wrong += !same(cache[i], sentinel);
+  return wrong;
+}
+
+bool checkPaged(std::mt19937 &rng) {
+  PagedBatch batch;
+  std::vector<bf16> key = randomRows(batch.rows, rng);
+  std::vector<bf16> value = randomRows(batch.rows, rng);
+  bf16 sentinel;
+  sentinel.bits = 0x7fc1;
+  std::vector<bf16> kc(size_t(batch.pool * kHeads * kBlock * kDim), sentinel);
+  std::vector<bf16> vc = kc;
+  int32_t status = wsp_gen::store_paged(
+      MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
+      MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
+      batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+      MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
+      MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
+  auto from = [](const std::vector<bf16> &x) {
+    return [&x](int64_t row, int64_t h, int64_t c) {
+      return x[size_t((row * kHeads + h) * kDim + c)];
+    };
+  };
+  int64_t wrong = compareCache(kc, sentinel, batch, true, 0, from(key)) +
+                  compareCache(vc, sentinel, batch, true, 0, from(value));
+  bool ok = status == 0 && wrong == 0;
+  std::printf("paged bf16: %s (status %d, %lld cache values differ)\n",
+              ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  return ok;
+}
+
+bool checkPagedInt8(std::mt19937 &rng) {
+  PagedBatch batch;
+  std::vector<bf16> key = randomRows(batch.rows, rng);
+  std::vector<bf16> value = randomRows(batch.rows, rng);
+  std::vector<float> ks(kHeads * kDim), vs(kHeads * kDim);
+  std::uniform_real_distribution<float> uni(0.005f, 0.04f);
+  for (float &v : ks)
+    v = uni(rng);
+  for (float &v : vs)
+    v = uni(rng);
+  std::vector<int8_t> kc(size_t(batch.pool * kHeads * kBlock * kDim), 99);
+  std::vector<int8_t> vc = kc;
+  int32_t status = wsp_gen::store_paged_int8(
+      MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
+      MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
+      batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+      MemRef<float, 2>{ks.data(), {kHeads, kDim}},
+      MemRef<float, 2>{vs.data(), {kHeads, kDim}},
+      MemRef<int8_t, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
+      MemRef<int8_t, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
+  auto quant = [](const std::vector<bf16> &x, const std::vector<float> &sc) {
+    return [&x, &sc](int64_t row, int64_t h, int64_t c) {
+      float q = std::nearbyint(toFloat(x[size_t((row * kHeads + h) * kDim + c)]) /
+                               sc[size_t(h * kDim + c)]);
+      return int8_t(std::clamp(q, -128.f, 127.f));
+    };
+  };
+  int64_t wrong = compareCache(kc, int8_t(99), batch, true, 0, quant(key, ks)) +
+                  compareCache(vc, int8_t(99), batch, true, 0, quant(value, vs));
+  bool ok = status == 0 && wrong == 0;
+  std::printf("paged int8: %s (status %d, %lld cache values differ)\n",
+              ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  return ok;
+}
+
+bool checkContiguous(std::mt19937 &rng) {
+  PagedBatch batch; // slots 2, 0, 1; one new token each
+  batch.lens = {1, 1, 1};
+  batch.rows = 3;
+  const int64_t seqLen = 64, maxBatch = 4;
+  std::vector<bf16> key = randomRows(3, rng), value = randomRows(3, rng);
+  bf16 sentinel;
+  sentinel.bits = 0x7fc1;
+  std::vector<bf16> kc(size_t(maxBatch * kHeads * seqLen * kDim), sentinel);
+  std::vector<bf16> vc = kc;
+  int32_t status = wsp_gen::store_contiguous(
+      MemRef<bf16, 4>{key.data(), {3, 1, kHeads, kDim}},
+      MemRef<bf16, 4>{value.data(), {3, 1, kHeads, kDim}}, view(batch.ids),
+      view(batch.lens), view(batch.past),
+      MemRef<bf16, 4>{kc.data(), {maxBatch, kHeads, seqLen, kDim}},
+      MemRef<bf16, 4>{vc.data(), {maxBatch, kHeads, seqLen, kDim}});
+  auto from = [](const std::vector<bf16> &x) {
+    return [&x](int64_t row, int64_t h, int64_t c) {
+      return x[size_t((row * kHeads + h) * kDim + c)];
+    };
+  };
+  int64_t wrong = compareCache(kc, sentinel, batch, false, seqLen, from(key)) +
+                  compareCache(vc, sentinel, batch, false, seqLen, from(value));
+  bool ok = status == 0 && wrong == 0;
+  std::printf("contiguous decode: %s (status %d, %lld cache values differ)\n",
+              ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  return ok;
+}
+
+bool checkInvalid(std::mt19937 &rng) {
+  bool ok = true;
+  for (int which = 0; which < 4; ++which) {
+    PagedBatch batch;
+    const char *what = "";
+    switch (which) {
+    case 0: batch.table[size_t(2 * 8 + 1)] = 24; what = "page id outside the pool"; break;
+    case 1: batch.past[0] = 8 * kBlock - 3; what = "tokens past the capacity"; break;
+    case 2: batch.ids[1] = 3; what = "slot outside the block table"; break;
+    case 3: batch.lens[2] = 13; what = "more tokens than rows"; break;
+    }
+    std::vector<bf16> key = randomRows(batch.rows, rng), value = key;
+    bf16 sentinel;
+    sentinel.bits = 0x7fc1;
+    std::vector<bf16> kc(size_t(batch.pool * kHeads * kBlock * kDim), sentinel);
+    std::vector<bf16> vc = kc;
+    int32_t status = wsp_gen::store_paged(
+        MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
+        MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
+        batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+        MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
+        MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
+    bool untouched = std::all_of(kc.begin(), kc.end(), [&](bf16 v) { return same(v, sentinel); }) &&
+                     std::all_of(vc.begin(), vc.end(), [&](bf16 v) { return same(v, sentinel); });
+    bool good = status == 3 && untouched;
+    std::printf("%s: %s (status %d, %s)\n", what, good ? "ok" : "MISMATCH",
+                status, untouched ? "caches untouched" : "caches WRITTEN");
+    ok = ok && good;
+  }
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2030);
+  bool ok = checkPaged(rng);
+  ok = checkPagedInt8(rng) && ok;
+  ok = checkContiguous(rng) && ok;
+  ok = checkInvalid(rng) && ok;
+  return ok ? 0 : 1;
+}

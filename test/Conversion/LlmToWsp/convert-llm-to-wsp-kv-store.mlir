@@ -1,0 +1,60 @@
+// convert-llm-to-wsp on the KV cache stores: per token row, its sequence
+// and cache position kv_lens[b] + s, then each KV head's key and value row.
+// RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
+
+// Paged int8: the page from the block table row kv_ids[b], the row inside
+// the page; x / scale rounded once to i32 and narrowed through f16.
+// CHECK-LABEL: wsp.kernel @paged_store_paged_kv_cache_0
+// CHECK-SAME: %[[KEY:[^:]*]]: memref<?x2x128xbf16>, %[[VALUE:[^:]*]]: memref<?x2x128xbf16>, %[[TABLE:[^:]*]]: memref<?x?xi32>, %[[IDS:[^:]*]]: memref<?xi32>, %[[LENS:[^:]*]]: memref<?xi32>, %[[PAST:[^:]*]]: memref<?xi32>, %[[KS:[^:]*]]: memref<2x128xf32>, %[[VS:[^:]*]]: memref<2x128xf32>, %[[KC:[^:]*]]: memref<?x2x16x128xi8>, %[[VC:[^:]*]]: memref<?x2x16x128xi8>)
+// CHECK: scf.while
+// CHECK: memref.load %[[PAST]]
+// CHECK: scf.if
+// CHECK: %[[SLOT32:.*]] = memref.load %[[IDS]]
+// CHECK: %[[SLOT:.*]] = arith.index_cast %[[SLOT32]]
+// CHECK: arith.divui %{{.*}}, %c16
+// CHECK: memref.load %[[TABLE]][%[[SLOT]],
+// CHECK: arith.remui %{{.*}}, %c16
+// CHECK: tile.load %{{.*}}, %[[KEY]][
+// CHECK: tile.load %{{.*}}, %[[KS]][
+// CHECK: tile.div
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xi32>, !tile.tile<vec, 1x128xf32>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xf16>, !tile.tile<vec, 1x128xi32>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xi8>, !tile.tile<vec, 1x128xf16>
+// CHECK: tile.store %[[KC]][
+// CHECK: tile.load %{{.*}}, %[[VALUE]][
+// CHECK: tile.load %{{.*}}, %[[VS]][
+// CHECK: tile.store %[[VC]][
+
+// The planner checks every sequence: lengths, slot, capacity (pages per
+// sequence x block size) and each page the new tokens touch.
+// CHECK-LABEL: func.func @paged(
+// CHECK: memref.dim %{{.*}}, %c1 : memref<?x?xi32>
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: memref.load %arg2[
+// CHECK: wsp.dispatch @paged_store_paged_kv_cache_0
+func.func @paged(%k: memref<?x2x128xbf16>, %v: memref<?x2x128xbf16>,
+                 %bt: memref<?x?xi32>, %ids: memref<?xi32>, %lens: memref<?xi32>,
+                 %past: memref<?xi32>, %ks: memref<2x128xf32>, %vs: memref<2x128xf32>,
+                 %kc: memref<?x2x16x128xi8>, %vc: memref<?x2x16x128xi8>) {
+  llm.store_paged_kv_cache key(%k : memref<?x2x128xbf16>) value(%v : memref<?x2x128xbf16>)
+      block_table(%bt : memref<?x?xi32>) kv_ids(%ids : memref<?xi32>)
+      q_lens(%lens : memref<?xi32>) kv_lens(%past : memref<?xi32>)
+      key_scale(%ks : memref<2x128xf32>) value_scale(%vs : memref<2x128xf32>)
+      -> k_cache(%kc : memref<?x2x16x128xi8>) v_cache(%vc : memref<?x2x16x128xi8>)
+      {max_q_len = 8 : i32}
+  return
+}
+
+// Contiguous, defaults: slot b, no tokens in the cache before.
+// CHECK-LABEL: wsp.kernel @contiguous_store_kv_cache_0
+// CHECK-NOT: kv_ids
+// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<8x2x256x64xbf16>, !tile.tile<vec, 1x64xbf16>
+func.func @contiguous(%k: memref<?x1x2x64xbf16>, %lens: memref<?xi32>,
+                      %kc: memref<8x2x256x64xbf16>) {
+  llm.store_kv_cache key(%k : memref<?x1x2x64xbf16>) value(%k : memref<?x1x2x64xbf16>)
+      q_lens(%lens : memref<?xi32>)
+      -> k_cache(%kc : memref<8x2x256x64xbf16>) v_cache(%kc : memref<8x2x256x64xbf16>)
+      {max_q_len = 1 : i32}
+  return
+}
