@@ -9,6 +9,12 @@
 // sentinel. Then INVALID_PARAMS with nothing written: a page id outside the
 // pool, tokens past a sequence's capacity, a slot outside the cache, more
 // tokens than rows.
+// The CPU-sim source is force-included (-include); the device form
+// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
+// through the ABI header's typed calls of the AICPU entries.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -17,6 +17,12 @@
 //   rounding boundary (x.5), where it may be the other neighbour; those
 //   cases are counted. per_token_scale within 1e-5 relative; after_res exact.
 // Then an all-zero row (scale 0, y 0) and INVALID_PARAMS on a short y.
+// The CPU-sim source is force-included (-include); the device form
+// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
+// through the ABI header's typed calls of the AICPU entries.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -6,6 +6,12 @@
 // (2^-8 relative) plus the kernel's float error (sums of at most 128
 // squares, below 1e-6 relative): |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30.
 // Then INVALID_PARAMS on a y of another token count, nothing written.
+// The CPU-sim source is force-included (-include); the device form
+// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
+// through the ABI header's typed calls of the AICPU entries.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

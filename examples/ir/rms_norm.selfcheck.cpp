@@ -12,6 +12,12 @@
 // |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30.
 // Then the planner's INVALID_PARAMS: a y buffer of another token count
 // returns 3 and writes nothing.
+// The CPU-sim source is force-included (-include); the device form
+// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
+// through the ABI header's typed calls of the AICPU entries.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

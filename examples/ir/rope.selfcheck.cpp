@@ -13,6 +13,12 @@
 // so |out - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30 (half a bf16 ulp).
 // Then INVALID_PARAMS, nothing written: a position beyond the tables, and
 // more tokens than the buffer holds.
+// The CPU-sim source is force-included (-include); the device form
+// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
+// through the ABI header's typed calls of the AICPU entries.
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
