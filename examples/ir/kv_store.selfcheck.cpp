@@ -15,6 +15,8 @@
 #ifdef WSP_DEVICE_FORM
 #include "wsp_module_abi.h"
 #endif
+#include "selfcheck_bf16.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,31 +27,18 @@
 
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
+using selfcheck::toFloat;
+using selfcheck::toStorage;
 
 namespace {
 
 constexpr int64_t kHeads = 2, kDim = 128, kBlock = 16;
 
-float toFloat(bf16 v) {
-  uint32_t bits = uint32_t(v.bits) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-bf16 toBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  bf16 v;
-  v.bits = uint16_t(bits >> 16);
-  return v;
-}
-
 std::vector<bf16> randomRows(int64_t rows, std::mt19937 &rng) {
   std::uniform_real_distribution<float> uni(-3.f, 3.f);
   std::vector<bf16> v(size_t(rows * kHeads * kDim));
   for (bf16 &x : v)
-    x = toBf16(uni(rng));
+    x = toStorage(uni(rng));
   return v;
 }
 

@@ -23,6 +23,8 @@
 #ifdef WSP_DEVICE_FORM
 #include "wsp_module_abi.h"
 #endif
+#include "selfcheck_bf16.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,31 +35,18 @@
 
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
+using selfcheck::toFloat;
+using selfcheck::toStorage;
 
 namespace {
 
 constexpr int64_t kHidden = 2048;
 
-float toFloat(bf16 v) {
-  uint32_t bits = uint32_t(v.bits) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-bf16 toBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  bf16 v;
-  v.bits = uint16_t(bits >> 16);
-  return v;
-}
-
 std::vector<bf16> randomRows(int64_t n, std::mt19937 &rng, float range) {
   std::uniform_real_distribution<float> uni(-range, range);
   std::vector<bf16> v(n);
   for (bf16 &x : v)
-    x = toBf16(uni(rng));
+    x = toStorage(uni(rng));
   return v;
 }
 MemRef<bf16, 2> rows(std::vector<bf16> &v, int64_t t) {
@@ -112,7 +101,7 @@ bool checkNormQuant(bool residual, int64_t tokens, std::mt19937 &rng) {
   for (int64_t c = 0; c < kHidden; ++c) {
     wf[c] = toFloat(wb[c]);
     sf[c] = std::fabs(toFloat(sb[c])) + 0.25f;
-    sb[c] = toBf16(sf[c]);
+    sb[c] = toStorage(sf[c]);
     sf[c] = toFloat(sb[c]);
   }
   std::vector<int8_t> y(tokens * kHidden);
@@ -134,7 +123,7 @@ bool checkNormQuant(bool residual, int64_t tokens, std::mt19937 &rng) {
       float sum = toFloat(x[i]) + (residual ? toFloat(r[i]) : 0.f);
       s[c] = sum;
       squares += s[c] * s[c];
-      bf16 stored = residual ? toBf16(sum) : x[i];
+      bf16 stored = residual ? toStorage(sum) : x[i];
       if (residual)
         wrong += after[i].bits != stored.bits;
       a[c] = toFloat(stored);

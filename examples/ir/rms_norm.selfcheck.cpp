@@ -9,7 +9,9 @@
 // here and both round it to nearest even). y is within half a bf16 ulp of
 // the reference (2^-8 relative) plus the kernel's float error (sums of
 // 2048 squares in another order: below 1e-6 relative), so
-// |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30.
+// |y - ref| <= 2^-8 |ref| (1 + 1e-4) plus half the
+// storage's subnormal spacing (2^-134 for bf16, 2^-25 when bf16 travels as
+// half: examples/ir/selfcheck_bf16.hpp).
 // Then the planner's INVALID_PARAMS: a y buffer of another token count
 // returns 3 and writes nothing.
 // The CPU-sim source is force-included (-include); the device form
@@ -18,6 +20,8 @@
 #ifdef WSP_DEVICE_FORM
 #include "wsp_module_abi.h"
 #endif
+#include "selfcheck_bf16.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -27,33 +31,18 @@
 
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
+using selfcheck::toFloat;
+using selfcheck::toStorage;
 
 namespace {
 
 constexpr int64_t kHidden = 2048;
 
-// bf16 <-> float, written here rather than taken from the runtime: round to
-// nearest even (no NaNs occur in these inputs).
-float toFloat(bf16 v) {
-  uint32_t bits = uint32_t(v.bits) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-bf16 toBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  bf16 v;
-  v.bits = uint16_t(bits >> 16);
-  return v;
-}
-
 std::vector<bf16> randomRows(int64_t tokens, std::mt19937 &rng) {
   std::uniform_real_distribution<float> uni(-4.f, 4.f);
   std::vector<bf16> rows(tokens * kHidden);
   for (bf16 &v : rows)
-    v = toBf16(uni(rng));
+    v = toStorage(uni(rng));
   return rows;
 }
 
@@ -92,13 +81,14 @@ bool check(bool residual, int64_t tokens, std::mt19937 &rng) {
       size_t i = t * kHidden + c;
       double normed = s[c];
       if (residual) {
-        bf16 expect = toBf16(float(s[c]));
+        bf16 expect = toStorage(float(s[c]));
         exact = exact && after[i].bits == expect.bits;
         normed = toFloat(expect);
       }
       double ref = normed * rstd * w[c];
       double err = std::fabs(toFloat(y[i]) - ref);
-      double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) + 1e-30;
+      double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) +
+                     selfcheck::kSubnormalRounding;
       worst = std::fmax(worst, err / bound);
     }
   }

@@ -10,7 +10,8 @@
 // rows of no sequence (padding) are not written.
 // Tolerance: the products of two bf16 values are exact in float, their
 // difference is rounded once to float (2^-24 relative) and then to bf16,
-// so |out - ref| <= 2^-8 |ref| (1 + 1e-4) + 1e-30 (half a bf16 ulp).
+// so |out - ref| <= 2^-8 |ref| (1 + 1e-4) (half a bf16 ulp) plus half the
+// storage's subnormal spacing (examples/ir/selfcheck_bf16.hpp).
 // Then INVALID_PARAMS, nothing written: a position beyond the tables, and
 // more tokens than the buffer holds.
 // The CPU-sim source is force-included (-include); the device form
@@ -19,6 +20,8 @@
 #ifdef WSP_DEVICE_FORM
 #include "wsp_module_abi.h"
 #endif
+#include "selfcheck_bf16.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -28,25 +31,12 @@
 
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
+using selfcheck::toFloat;
+using selfcheck::toStorage;
 
 namespace {
 
 constexpr int64_t kHeads = 12, kRopeHeads = 10, kDim = 128, kTable = 4096;
-
-float toFloat(bf16 v) {
-  uint32_t bits = uint32_t(v.bits) << 16;
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
-bf16 toBf16(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof bits);
-  bits += 0x7fff + ((bits >> 16) & 1);
-  bf16 v;
-  v.bits = uint16_t(bits >> 16);
-  return v;
-}
 
 /// cos and sin tables [kTable, ropeDim], HF layout (halves repeated).
 struct Tables {
@@ -59,8 +49,8 @@ struct Tables {
       for (int64_t i = 0; i < ropeDim; ++i) {
         int64_t k = i % (ropeDim / 2);
         double theta = p * std::pow(10000.0, -2.0 * k / ropeDim);
-        cos[p * ropeDim + i] = toBf16(float(std::cos(theta)));
-        sin[p * ropeDim + i] = toBf16(float(std::sin(theta)));
+        cos[p * ropeDim + i] = toStorage(float(std::cos(theta)));
+        sin[p * ropeDim + i] = toStorage(float(std::sin(theta)));
       }
   }
   MemRef<bf16, 2> cosView() { return {cos.data(), {kTable, ropeDim}}; }
@@ -71,7 +61,7 @@ std::vector<bf16> randomRows(int64_t rows, std::mt19937 &rng) {
   std::uniform_real_distribution<float> uni(-2.f, 2.f);
   std::vector<bf16> v(size_t(rows * kHeads * kDim));
   for (bf16 &x : v)
-    x = toBf16(uni(rng));
+    x = toStorage(uni(rng));
   return v;
 }
 
@@ -107,7 +97,8 @@ bool compare(const char *what, const std::vector<bf16> &x,
           double cs = toFloat(t.cos[p * t.ropeDim + col]);
           double sn = toFloat(t.sin[p * t.ropeDim + col]);
           double ref = first ? x1 * cs - x2 * sn : x2 * cs + x1 * sn;
-          double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) + 1e-30;
+          double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) +
+                     selfcheck::kSubnormalRounding;
           worst = std::fmax(worst,
                             std::fabs(toFloat(out[base + c]) - ref) / bound);
         }

@@ -1064,11 +1064,15 @@ ${CONVERT_VALUE}
 }
 )mlir";
 
-/// int8 caches: q = rint(x / scale[h]), saturated, through i32 and f16.
+/// int8 caches: q = rint(x / scale[h]) clamped to [-128, 127] (in f32,
+/// before rounding: the narrowing conversions are not relied on to
+/// saturate), through i32 and f16.
 constexpr StringLiteral kStoreQuantize = R"mlir(
         tile.load %scale_row, %${SCALE}[%h, %c0] : ${ROW_F32}, ${SCALE_TYPE}
         tile.cvt %row_f, %row : ${ROW_F32}, ${ROW_BF16}
         tile.div %row_f, %row_f, %scale_row : ${ROW_F32}, ${ROW_F32}, ${ROW_F32}
+        tile.mins %row_f, %row_f, %int8_max : ${ROW_F32}, ${ROW_F32}, f32
+        tile.maxs %row_f, %row_f, %int8_min : ${ROW_F32}, ${ROW_F32}, f32
         tile.cvt %row_i, %row_f : ${ROW_I32}, ${ROW_F32}
         tile.cvt %row_h, %row_i : ${ROW_F16}, ${ROW_I32}
         tile.cvt %row_8, %row_h : ${ROW_I8}, ${ROW_F16})mlir";
@@ -1208,7 +1212,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   v["ROW_F16"] = row("f16");
   v["ROW_I8"] = row("i8");
   if (int8) {
-    v["CONVERT_TILES"] = "  %row_f = tile.alloc : ${ROW_F32}\n"
+    v["CONVERT_TILES"] = "  %int8_max = arith.constant 1.270000e+02 : f32\n"
+                         "  %int8_min = arith.constant -1.280000e+02 : f32\n"
+                         "  %row_f = tile.alloc : ${ROW_F32}\n"
                          "  %scale_row = tile.alloc : ${ROW_F32}\n"
                          "  %row_i = tile.alloc : ${ROW_I32}\n"
                          "  %row_h = tile.alloc : ${ROW_F16}\n"
