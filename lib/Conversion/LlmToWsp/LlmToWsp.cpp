@@ -90,6 +90,9 @@ std::string str(Attribute a) {
 struct NamedOperand {
   std::string name;
   Value value;
+  /// The type when there is no value yet (a workspace argument).
+  Type type = {};
+  Type getType() const { return value ? value.getType() : type; }
 };
 
 /// `%a: T, %b: U` and `%a, %b : T, U` for a list of operands.
@@ -97,7 +100,7 @@ std::string signature(ArrayRef<NamedOperand> args) {
   return llvm::join(llvm::map_range(args,
                                     [](const NamedOperand &a) {
                                       return "%" + a.name + ": " +
-                                             str(a.value.getType());
+                                             str(a.getType());
                                     }),
                     ", ");
 }
@@ -109,7 +112,7 @@ std::string callArgs(ArrayRef<NamedOperand> args) {
          " : " +
          llvm::join(llvm::map_range(args,
                                     [](const NamedOperand &a) {
-                                      return str(a.value.getType());
+                                      return str(a.getType());
                                     }),
                     ", ");
 }
@@ -143,7 +146,7 @@ std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
     std::string i = std::to_string(n);
     bool last = n + 1 == dims.size();
     out += "  %dim_" + i + " = memref.dim %" + d.name + ", %c" +
-           std::to_string(d.dim) + " : " + str(arg->value.getType()) + "\n";
+           std::to_string(d.dim) + " : " + str(arg->getType()) + "\n";
     std::string same = last && n == 0 ? result.str() : "%same_" + i;
     out += "  " + same + " = arith.cmpi eq, %dim_" + i + ", " + d.expect +
            " : index\n";
@@ -370,6 +373,10 @@ LogicalResult requireIdentityLayouts(Operation *op,
 struct Lowered {
   std::string text;               // the module of templates, substituted
   SmallVector<NamedOperand> args; // the planner's arguments, in order
+  /// A global-memory workspace the op needs (cube <-> vector exchange):
+  /// the function gets an argument of this type, the planner's argument
+  /// named "workspace" (a null value in `args` until then).
+  Type workspace;
 };
 
 /// What a row-wise operand is, for its run-time checks: rows
@@ -1365,6 +1372,256 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
 }
 
 //===----------------------------------------------------------------------===//
+// quant_matmul: one work unit = (N tile, range of token rows); the cube
+// multiplies int8 into i32, the vector cores dequantize
+//===----------------------------------------------------------------------===//
+
+/// Blocks (a cube core and its vector cores) a matmul runs on; each has its
+/// slot of the workspace.
+constexpr int64_t kCubeBlocks = 24;
+/// Token rows of one cube tile (M), and the widest K and N tiles.
+constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
+/// Descriptors a matmul plan may write.
+constexpr int64_t kMatmulUnits = 1024;
+
+/// The planner: `tokens` rows in chunks of whole M tiles, for each of the
+/// N_TILES column tiles (moe descriptors: batch_idx is the N tile,
+/// token_start/token_count the rows), dispatched on the cube and vector
+/// cores.
+constexpr StringLiteral kMatmulPlanner = R"mlir(
+wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ok = arith.constant 0 : i32
+  %unsupported = arith.constant 2 : i32
+  %invalid = arith.constant 3 : i32
+  %int32_max = arith.constant 2147483647 : index
+  %tokens = memref.dim %hidden_states, %c${TOKENS_DIM} : ${HIDDEN_STATES_TYPE}
+  %n_tiles = arith.constant ${N_TILES} : index
+  %blocks = arith.constant ${BLOCKS} : index
+  %m_tile = arith.constant ${M_TILE} : index
+  %n_tile = arith.constant ${N_TILE} : index
+  %hidden = arith.constant ${K} : index
+  %new_hidden = arith.constant ${N} : index
+${CHECKS}
+  %fits = arith.cmpi ule, %tokens, %int32_max : index
+  %shape_status = arith.select %shapes_ok, %ok, %invalid : i32
+  %check = arith.select %fits, %shape_status, %unsupported : i32
+  %checked = arith.cmpi eq, %check, %ok : i32
+  %status = scf.if %checked -> i32 {
+    %lens = memref.alloca() : memref<1xi32>
+    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
+    %tokens_i32 = arith.index_cast %tokens : index to i32
+    memref.store %tokens_i32, %lens[%c0] : memref<1xi32>
+    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%n_tiles) config(${CONFIG})
+        : memref<1xi32>
+    // Whole M tiles per unit.
+    %tiles = arith.ceildivui %chunk, %m_tile : index
+    %whole = arith.muli %tiles, %m_tile : index
+    %count, %planned = wsp.generate %lens[%c1] heads(%n_tiles) chunk(%whole)
+        tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
+        : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
+    %run = arith.cmpi eq, %planned, %ok : i32
+    scf.if %run {
+      wsp.dispatch @${NAME}(${CALL_ARGS})
+          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+          on mix(${BLOCKS})
+    }
+    scf.yield %planned : i32
+  } else {
+    scf.yield %check : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// The kernel: per M tile of the unit's rows, acc = sum over K tiles of
+/// A B on the cube (i8 x i8 -> i32 in L0C), acc to the block's workspace
+/// slot, then on the vector cores y = bf16(acc * per_token_scale[row] *
+/// weight_scale[col] (+ bias[col])).
+constexpr StringLiteral kMatmulKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %m_tile = arith.constant ${M_TILE} : index
+  %k_tile = arith.constant ${K_TILE} : index
+  %n_tile = arith.constant ${N_TILE} : index
+  %hidden = arith.constant ${K} : index
+  %nt = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
+  %n0 = arith.muli %nt, %n_tile : index
+  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %end = arith.addi %start, %count : index
+  %blk = tile.block_idx : index
+  %ws_f = tile.alloc : ${COL_F32}
+${COL_TILES}
+  scf.for %m = %start to %end step %m_tile {
+    %left = arith.subi %end, %m : index
+    %rows = arith.minui %left, %m_tile : index
+    // Cube: acc = A[m : m + rows, :] B[:, n0 : n0 + n_tile].
+    %acc = tile.alloc valid(%rows) : ${ACC}
+    scf.for %k = %c0 to %hidden step %k_tile {
+      %a_mat = tile.alloc valid(%rows) : ${A_MAT}
+      tile.load %a_mat, %hidden_states[%m, %k] : ${A_MAT}, ${HIDDEN_STATES_TYPE}
+      %a = tile.alloc valid(%rows) : ${A_LEFT}
+      tile.mov %a, %a_mat : ${A_LEFT}, ${A_MAT}
+      %b_mat = tile.alloc : ${B_MAT}
+${LOAD_B}
+      %b = tile.alloc : ${B_RIGHT}
+      tile.mov %b, %b_mat : ${B_RIGHT}, ${B_MAT}
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        tile.matmul %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
+      } else {
+        tile.matmul_acc %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
+      }
+    }
+    tile.store %workspace[%blk, %c0, %c0], %acc : ${WORKSPACE_TYPE}, ${ACC}
+    // Vector: dequantize the block's slot into y.
+    %yi = tile.alloc valid(%rows) : ${ROWS_I32}
+    %yf = tile.alloc valid(%rows) : ${ROWS_F32}
+    %tmp = tile.alloc valid(%rows) : ${ROWS_F32}
+    %yb = tile.alloc valid(%rows) : ${ROWS_BF16}
+    %pts = tile.alloc valid(%rows) : ${ROW_STAT}
+    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
+    tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
+    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
+    tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
+${LOAD_WEIGHT_SCALE}
+    tile.colexpandmul %yf, %yf, %ws_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
+${ADD_BIAS}
+    tile.cvt %yb, %yf : ${ROWS_BF16}, ${ROWS_F32}
+    tile.store %y[%m, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
+  }
+  wsp.return
+}
+)mlir";
+
+FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
+  if (op.getTransposeA())
+    return op.emitOpError("lowers with transpose_a = false only (the tokens "
+                          "are the rows of an M tile)");
+  SmallVector<NamedOperand> args = {
+      {"hidden_states", op.getHiddenStates()},
+      {"per_token_scale", op.getPerTokenScale()},
+      {"weight", op.getWeight()},
+      {"weight_scale", op.getWeightScale()}};
+  if (op.getBias())
+    args.push_back({"bias", op.getBias()});
+  args.push_back({"y", op.getY()});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto wType = cast<MemRefType>(op.getWeight().getType());
+  bool tb = op.getTransposeB();
+  int64_t k = wType.getDimSize(tb ? 1 : 0), n = wType.getDimSize(tb ? 0 : 1);
+  if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n))
+    return op.emitOpError("lowers with a static weight shape only: its tiles "
+                          "are sized at compile time");
+  if (k % 32 || n % 16)
+    return op.emitOpError("lowers with hidden_size a multiple of 32 and "
+                          "new_hidden_size a multiple of 16 (whole 32-byte "
+                          "int8 and bf16 rows), got ")
+           << k << " and " << n;
+  auto largestDivisor = [](int64_t total, int64_t most, int64_t step) {
+    for (int64_t t = std::min(total, most); t >= step; t -= step)
+      if (total % t == 0)
+        return t;
+    return step;
+  };
+  int64_t kTile = largestDivisor(k, kMaxKTile, 32);
+  int64_t nTile = largestDivisor(n, kMaxNTile, 16);
+
+  MLIRContext *ctx = op.getContext();
+  Type workspace = MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
+                                   IntegerType::get(ctx, 32));
+  args.push_back({"workspace", Value(), workspace});
+
+  std::map<std::string, std::string> v;
+  for (const NamedOperand &a : args)
+    v[StringRef(a.name).upper() + "_TYPE"] = str(a.getType());
+  std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
+              nt = std::to_string(nTile);
+  auto tile = [&](StringRef loc, const std::string &rows,
+                  const std::string &cols, StringRef elem, bool validRows,
+                  StringRef layout = "") {
+    return "!tile.tile<" + loc.str() + ", " + rows + "x" + cols + "x" +
+           elem.str() + (validRows ? ", valid = ?x" + cols : std::string()) +
+           (layout.empty() ? "" : ", " + layout.str()) + ">";
+  };
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"TOKENS_DIM", "0"},
+            {"N_TILES", std::to_string(n / nTile)},
+            {"BLOCKS", std::to_string(kCubeBlocks)},
+            {"UNITS", std::to_string(kMatmulUnits)},
+            {"M_TILE", m},
+            {"K_TILE", kt},
+            {"N_TILE", nt},
+            {"K", std::to_string(k)},
+            {"N", std::to_string(n)},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + m +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(kMatmulUnits) + ">"},
+            {"ACC", tile("acc", m, nt, "i32", true)},
+            {"A_MAT", tile("mat", m, kt, "i8", true)},
+            {"A_LEFT", tile("left", m, kt, "i8", true)},
+            {"B_MAT", tile("mat", kt, nt, "i8", false, tb ? "zn" : "")},
+            {"B_RIGHT", tile("right", kt, nt, "i8", false)},
+            {"ROWS_I32", tile("vec", m, nt, "i32", true)},
+            {"ROWS_F32", tile("vec", m, nt, "f32", true)},
+            {"ROWS_BF16", tile("vec", m, nt, "bf16", true)},
+            {"ROW_STAT",
+             "!tile.tile<vec, " + m + "x1xf32, valid = ?x1, col_major>"},
+            {"COL_F32", tile("vec", "1", nt, "f32", false)},
+            {"COL_BF16", tile("vec", "1", nt, "bf16", false)}});
+  v["LOAD_B"] =
+      tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
+           "${WEIGHT_TYPE}"
+         : "      tile.load %b_mat, %weight[%k, %n0] : ${B_MAT}, ${WEIGHT_TYPE}";
+  bool wsBf16 = cast<MemRefType>(op.getWeightScale().getType())
+                    .getElementType()
+                    .isBF16();
+  v["COL_TILES"] = wsBf16 || op.getBias()
+                       ? "  %col_b = tile.alloc : ${COL_BF16}"
+                       : "";
+  if (op.getBias())
+    v["COL_TILES"] += "\n  %bias_f = tile.alloc : ${COL_F32}";
+  v["LOAD_WEIGHT_SCALE"] =
+      wsBf16 ? "    tile.load %col_b, %weight_scale[%n0] : ${COL_BF16}, "
+               "${WEIGHT_SCALE_TYPE}\n    tile.cvt %ws_f, %col_b : "
+               "${COL_F32}, ${COL_BF16}"
+             : "    tile.load %ws_f, %weight_scale[%n0] : ${COL_F32}, "
+               "${WEIGHT_SCALE_TYPE}";
+  v["ADD_BIAS"] =
+      op.getBias()
+          ? "    tile.load %col_b, %bias[%n0] : ${COL_BF16}, ${BIAS_TYPE}\n"
+            "    tile.cvt %bias_f, %col_b : ${COL_F32}, ${COL_BF16}\n"
+            "    tile.colexpandadd %yf, %yf, %bias_f : ${ROWS_F32}, "
+            "${ROWS_F32}, ${COL_F32}"
+          : "";
+  // Run time: every operand's dimensions, and the workspace's.
+  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%tokens"},
+                                {"y", 0, "%tokens"},
+                                {"y", 1, "%new_hidden"},
+                                {"weight_scale", 0, "%new_hidden"},
+                                {"workspace", 0, "%blocks"},
+                                {"workspace", 1, "%m_tile"},
+                                {"workspace", 2, "%n_tile"}};
+  if (op.getBias())
+    dims.push_back({"bias", 0, "%new_hidden"});
+  v["CHECKS"] = checks(args, dims);
+  std::string planner = kMatmulPlanner.str(), kernel = kMatmulKernel.str();
+  for (int depth = 0; depth < 3; ++depth) {
+    planner = substitute(planner, v);
+    kernel = substitute(kernel, v);
+  }
+  return Lowered{planner + kernel, args, workspace};
+}
+
+//===----------------------------------------------------------------------===//
 // The pass
 //===----------------------------------------------------------------------===//
 
@@ -1380,6 +1637,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerHeadRmsNorm(heads, name, cores);
   if (auto rope = dyn_cast<llm::RotaryEmbeddingOp>(op))
     return lowerRotaryEmbedding(rope, name, cores);
+  if (auto matmul = dyn_cast<llm::QuantMatmulOp>(op))
+    return lowerQuantMatmul(matmul, name);
   if (auto store = dyn_cast<llm::StoreKvCacheOp>(op))
     return lowerStore(store, name, cores, Value());
   if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
@@ -1453,6 +1712,21 @@ struct ConvertLlmToWspPass
       FailureOr<Lowered> lowered = lower(op, name, vectorCores);
       if (failed(lowered))
         return failure();
+      // A workspace becomes an argument of the function, after the user's,
+      // named for the op in its `llm.workspace` attribute.
+      if (lowered->workspace) {
+        unsigned at = f.getNumArguments();
+        Builder b(f.getContext());
+        if (failed(f.insertArgument(
+                at, lowered->workspace,
+                b.getDictionaryAttr(b.getNamedAttr(
+                    "llm.workspace", b.getStringAttr(name))),
+                op->getLoc())))
+          return failure();
+        for (NamedOperand &a : lowered->args)
+          if (a.name == "workspace")
+            a.value = f.getArgument(at);
+      }
       FailureOr<Value> next =
           inlineWorkload(op, *lowered, status, f, symbols);
       if (failed(next))

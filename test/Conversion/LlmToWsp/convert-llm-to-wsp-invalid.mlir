@@ -25,9 +25,25 @@ func.func @strided(%x: memref<?x64xbf16, strided<[128, 1]>>, %w: memref<64xf32>,
 
 // -----
 
-func.func @not_yet(%a: memref<?x64xi8>, %p: memref<?xf32>, %w: memref<64x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
+func.func @not_yet(%qkv: memref<1x?x12x128xbf16>, %o: memref<1x?x8x128xbf16>) {
   // expected-error @+1 {{has no lowering to a wsp workload yet}}
-  llm.quant_matmul hidden_states(%a : memref<?x64xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<64x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>)
+  llm.flash_attention qkv(%qkv : memref<1x?x12x128xbf16>) -> out(%o : memref<1x?x8x128xbf16>)
+  return
+}
+
+// -----
+
+func.func @transpose_a(%a: memref<64x?xi8>, %p: memref<?xf32>, %w: memref<64x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
+  // expected-error @+1 {{lowers with transpose_a = false only (the tokens are the rows of an M tile)}}
+  llm.quant_matmul hidden_states(%a : memref<64x?xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<64x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>) {transpose_a = true}
+  return
+}
+
+// -----
+
+func.func @matmul_k(%a: memref<?x48xi8>, %p: memref<?xf32>, %w: memref<48x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
+  // expected-error @+1 {{lowers with hidden_size a multiple of 32 and new_hidden_size a multiple of 16 (whole 32-byte int8 and bf16 rows), got 48 and 32}}
+  llm.quant_matmul hidden_states(%a : memref<?x48xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<48x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>)
   return
 }
 

@@ -1,0 +1,170 @@
+// The self-check of examples/ir/quant_matmul.mlir (run by `wspc --run` and
+// the lit tests): quant_matmul on random int8 rows and weights against a
+// naive triple loop written here: acc = sum_k a[t, k] b[k, n] exactly (in
+// int64), ref = acc * per_token_scale[t] * weight_scale[n] + bias[n] in
+// double.
+// Tolerance: acc is exact in the kernel too (|acc| <= 256 * 128^2 < 2^24,
+// so even its conversion to float is exact); the kernel then rounds three
+// times in float (two products and the bias sum: at most 2^-23 of
+// |acc ps ws| + |bias|, a bias may cancel the product) and once to bf16
+// (half an ulp, 2^-8 |ref|), so
+// |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 2^-22 (|acc ps ws| + |bias|)
+// plus half the storage's subnormal spacing.
+// Then INVALID_PARAMS with nothing written: a y of another token count,
+// and fewer per-token scales than tokens. (The workspace's shape is static:
+// its type is the contract, as for every static dimension.)
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
+#include "selfcheck_bf16.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+using wsp_gen::bf16;
+using wsp_gen::MemRef;
+using selfcheck::toFloat;
+using selfcheck::toStorage;
+
+namespace {
+
+constexpr int64_t kK = 256, kBlocks = 24, kMTile = 32, kNTile = 128;
+
+struct Problem {
+  int64_t tokens, n;
+  bool transposed; // weight stored [n, k]
+  std::vector<int8_t> a, w;
+  std::vector<float> pts;
+  std::vector<float> wsF;
+  std::vector<bf16> wsB, bias;
+  std::vector<bf16> y;
+  std::vector<int32_t> workspace = std::vector<int32_t>(kBlocks * kMTile * kNTile);
+
+  Problem(int64_t tokens, int64_t n, bool transposed, bool bf16Scales,
+          std::mt19937 &rng)
+      : tokens(tokens), n(n), transposed(transposed) {
+    std::uniform_int_distribution<int> i8(-127, 127);
+    std::uniform_real_distribution<float> scale(1e-4f, 2e-2f), b(-1.f, 1.f);
+    a.resize(size_t(tokens * kK));
+    w.resize(size_t(kK * n));
+    for (int8_t &v : a)
+      v = int8_t(i8(rng));
+    for (int8_t &v : w)
+      v = int8_t(i8(rng));
+    pts.resize(size_t(tokens));
+    for (float &v : pts)
+      v = scale(rng);
+    if (bf16Scales) {
+      wsB.resize(size_t(n));
+      bias.resize(size_t(n));
+      for (bf16 &v : wsB)
+        v = toStorage(scale(rng));
+      for (bf16 &v : bias)
+        v = toStorage(b(rng));
+    } else {
+      wsF.resize(size_t(n));
+      for (float &v : wsF)
+        v = scale(rng);
+    }
+    y.assign(size_t(tokens * n), toStorage(0.f));
+  }
+  int8_t weight(int64_t k, int64_t col) const {
+    return transposed ? w[size_t(col * kK + k)] : w[size_t(k * n + col)];
+  }
+  double weightScale(int64_t col) const {
+    return wsB.empty() ? double(wsF[size_t(col)]) : toFloat(wsB[size_t(col)]);
+  }
+
+  /// The worst error over its bound.
+  double worst() const {
+    double worst = 0;
+    for (int64_t t = 0; t < tokens; ++t)
+      for (int64_t col = 0; col < n; ++col) {
+        int64_t acc = 0;
+        for (int64_t k = 0; k < kK; ++k)
+          acc += int64_t(a[size_t(t * kK + k)]) * weight(k, col);
+        double product = double(acc) * pts[size_t(t)] * weightScale(col);
+        double b = bias.empty() ? 0.0 : toFloat(bias[size_t(col)]);
+        double ref = product + b;
+        double bound = std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) +
+                       std::ldexp(std::fabs(product) + std::fabs(b), -22) +
+                       selfcheck::kSubnormalRounding;
+        double err = std::fabs(toFloat(y[size_t(t * n + col)]) - ref);
+        worst = std::fmax(worst, err / bound);
+      }
+    return worst;
+  }
+};
+
+template <typename T> MemRef<T, 1> vec(std::vector<T> &v) {
+  return {v.data(), {int64_t(v.size())}};
+}
+
+int32_t runQkv(Problem &p, int64_t yTokens, int64_t scales) {
+  return wsp_gen::qkv_proj(
+      MemRef<int8_t, 2>{p.a.data(), {p.tokens, kK}},
+      MemRef<float, 1>{p.pts.data(), {scales}},
+      MemRef<int8_t, 2>{p.w.data(), {p.n, kK}}, vec(p.wsF),
+      MemRef<bf16, 2>{p.y.data(), {yTokens, p.n}},
+      MemRef<int32_t, 3>{p.workspace.data(), {kBlocks, kMTile, kNTile}});
+}
+
+bool checkQkv(int64_t tokens, std::mt19937 &rng) {
+  Problem p(tokens, 384, true, false, rng);
+  int32_t status = runQkv(p, tokens, tokens);
+  double worst = p.worst();
+  bool ok = status == 0 && worst <= 1;
+  std::printf("qkv_proj T=%lld (K 256, N 384, transpose_b): %s (status %d, "
+              "max err / bound %.3f)\n",
+              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
+  return ok;
+}
+
+bool checkOProj(int64_t tokens, std::mt19937 &rng) {
+  Problem p(tokens, 128, false, true, rng);
+  int32_t status = wsp_gen::o_proj(
+      MemRef<int8_t, 2>{p.a.data(), {tokens, kK}}, vec(p.pts),
+      MemRef<int8_t, 2>{p.w.data(), {kK, p.n}}, vec(p.wsB), vec(p.bias),
+      MemRef<bf16, 2>{p.y.data(), {tokens, p.n}},
+      MemRef<int32_t, 3>{p.workspace.data(), {kBlocks, kMTile, kNTile}});
+  double worst = p.worst();
+  bool ok = status == 0 && worst <= 1;
+  std::printf("o_proj T=%lld (K 256, N 128, bf16 scales, bias): %s (status "
+              "%d, max err / bound %.3f)\n",
+              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
+  return ok;
+}
+
+bool checkInvalid(std::mt19937 &rng) {
+  bool ok = true;
+  for (auto [yTokens, scales, what] :
+       {std::tuple{int64_t(4), int64_t(8), "mismatched num_tokens"},
+        std::tuple{int64_t(8), int64_t(4), "fewer per-token scales than tokens"}}) {
+    Problem p(8, 384, true, false, rng);
+    int32_t status = runQkv(p, yTokens, scales);
+    bool untouched = true;
+    for (bf16 v : p.y)
+      untouched = untouched && v.bits == toStorage(0.f).bits;
+    bool good = status == 3 && untouched;
+    std::printf("%s: %s (status %d, %s)\n", what, good ? "ok" : "MISMATCH",
+                status, untouched ? "output untouched" : "output WRITTEN");
+    ok = ok && good;
+  }
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2031);
+  bool ok = true;
+  for (int64_t tokens : {0, 1, 31, 32, 33, 100})
+    ok = checkQkv(tokens, rng) && ok;
+  for (int64_t tokens : {1, 40})
+    ok = checkOProj(tokens, rng) && ok;
+  ok = checkInvalid(rng) && ok;
+  return ok ? 0 : 1;
+}

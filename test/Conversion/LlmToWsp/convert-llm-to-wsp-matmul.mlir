@@ -1,0 +1,44 @@
+// convert-llm-to-wsp on quant_matmul: the function gains a workspace
+// argument, the kernel multiplies on the cube and dequantizes on the
+// vector cores through it.
+// RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
+
+// CHECK-LABEL: wsp.kernel @proj_quant_matmul_0
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x512xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<256x512xi8>, %[[WS:[^:]*]]: memref<256xf32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x32x128xi32>)
+// K tiles of 256, N tiles of 128, M tiles of 32 rows; the N tile is the
+// descriptor's batch_idx.
+// CHECK: wsp.param %{{.*}}["batch_idx"]
+// CHECK: %[[BLK:.*]] = tile.block_idx
+// CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[K:.*]] = %c0 to %c512 step %c256
+// CHECK: tile.load %{{.*}}, %[[A]][%[[M]], %[[K]]] : !tile.tile<mat, 32x256xi8, valid = ?x256>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<left, 32x256xi8, valid = ?x256>
+// transpose_b: the weight rows are N, read transposed into a zn tile.
+// CHECK: tile.load %{{.*}}, %[[W]][%{{.*}}, %[[K]]] transpose : !tile.tile<mat, 256x128xi8, zn>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<right, 256x128xi8>
+// CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : !tile.tile<acc, 32x128xi32, valid = ?x128>
+// CHECK: tile.matmul_acc
+// CHECK: tile.store %[[SLOTS]][%[[BLK]], %c0, %c0], %{{.*}} : memref<24x32x128xi32>, !tile.tile<acc, 32x128xi32, valid = ?x128>
+// CHECK: tile.load %{{.*}}, %[[SLOTS]][%[[BLK]], %c0, %c0] : !tile.tile<vec, 32x128xi32, valid = ?x128>
+// CHECK: tile.cvt
+// CHECK: tile.load %{{.*}}, %[[PTS]][%[[M]]] transpose
+// CHECK: tile.rowexpandmul
+// CHECK: tile.load %{{.*}}, %[[WS]][
+// CHECK: tile.colexpandmul
+// CHECK: tile.store %[[Y]][%[[M]], %{{.*}}]
+
+// The function's new argument is named for the op.
+// CHECK-LABEL: func.func @proj(
+// CHECK-SAME: %{{.*}}: memref<24x32x128xi32> {llm.workspace = "proj_quant_matmul_0"}) -> i32
+// CHECK: wsp.plan_chunk_size %{{.*}}[%{{.*}}] heads(%c2{{.*}})
+// CHECK: arith.ceildivui %{{.*}}, %c32
+// CHECK: wsp.generate
+// CHECK: wsp.dispatch @proj_quant_matmul_0({{.*}}) descriptors({{.*}}) on mix(24)
+func.func @proj(%a: memref<?x512xi8>, %pts: memref<?xf32>, %w: memref<256x512xi8>,
+                %ws: memref<256xf32>, %y: memref<?x256xbf16>) {
+  llm.quant_matmul hidden_states(%a : memref<?x512xi8>)
+      per_token_scale(%pts : memref<?xf32>) weight(%w : memref<256x512xi8>)
+      weight_scale(%ws : memref<256xf32>) -> y(%y : memref<?x256xbf16>)
+      {transpose_b = true}
+  return
+}
