@@ -304,6 +304,43 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
         return e.declare(o.getResult(),
                          *view + "{" + storage + ", {" + sizes + "}}");
       });
+  // Reshapes of a row-major buffer are views of the same data with other
+  // sizes: expand_shape's come from its output shape, collapse_shape's are
+  // products of the grouped source sizes.
+  e.add<memref::ExpandShapeOp>(
+      [](memref::ExpandShapeOp o, Emitter &e) -> LogicalResult {
+        FailureOr<std::string> view = e.type(o.getType(), o);
+        if (failed(view) || failed(e.type(o.getSrcType(), o)))
+          return failure();
+        SmallVector<std::string> sizes;
+        for (OpFoldResult size : o.getMixedOutputShape())
+          sizes.push_back(isa<Attribute>(size)
+                              ? std::to_string(cast<IntegerAttr>(
+                                                   cast<Attribute>(size))
+                                                   .getInt())
+                              : e.name(cast<Value>(size)));
+        return e.declare(o.getResult(), *view + "{" + e.name(o.getSrc()) +
+                                            ".data, {" +
+                                            llvm::join(sizes, ", ") + "}}");
+      });
+  e.add<memref::CollapseShapeOp>(
+      [](memref::CollapseShapeOp o, Emitter &e) -> LogicalResult {
+        FailureOr<std::string> view = e.type(o.getType(), o);
+        if (failed(view) || failed(e.type(o.getSrcType(), o)))
+          return failure();
+        std::string src = e.name(o.getSrc());
+        SmallVector<std::string> sizes;
+        for (ReassociationIndices group : o.getReassociationIndices())
+          sizes.push_back(llvm::join(
+              llvm::map_range(group,
+                              [&](int64_t d) {
+                                return src + ".sizes[" + std::to_string(d) +
+                                       "]";
+                              }),
+              " * "));
+        return e.declare(o.getResult(), *view + "{" + src + ".data, {" +
+                                            llvm::join(sizes, ", ") + "}}");
+      });
   e.add<memref::CastOp>([](memref::CastOp o, Emitter &e) {
     return e.declare(o.getResult(), e.name(o.getSource()));
   });
