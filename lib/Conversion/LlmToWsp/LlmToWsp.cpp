@@ -1046,6 +1046,8 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNAT
   %c1 = arith.constant 1 : index
   %false = arith.constant false
   %kv_heads = arith.constant ${KV_HEADS} : index
+  %key_head0 = arith.constant ${KEY_HEAD0} : index
+  %value_head0 = arith.constant ${VALUE_HEAD0} : index
   %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
   %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
   %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
@@ -1058,10 +1060,12 @@ ${LOCATE}
 ${SLOT}
 ${WHERE}
       scf.for %h = %c0 to %kv_heads step %c1 {
-        tile.load %row, %key[${IDX}, %h, %c0] : ${ROW_BF16}, ${KEY_TYPE}
+        %key_h = arith.addi %h, %key_head0 : index
+        %value_h = arith.addi %h, %value_head0 : index
+        tile.load %row, %key[${IDX}, %key_h, %c0] : ${ROW_BF16}, ${KEY_TYPE}
 ${CONVERT_KEY}
         tile.store %k_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${K_CACHE_TYPE}, ${STORED_TILE}
-        tile.load %row, %value[${IDX}, %h, %c0] : ${ROW_BF16}, ${VALUE_TYPE}
+        tile.load %row, %value[${IDX}, %value_h, %c0] : ${ROW_BF16}, ${VALUE_TYPE}
 ${CONVERT_VALUE}
         tile.store %v_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${V_CACHE_TYPE}, ${STORED_TILE}
       }
@@ -1160,11 +1164,39 @@ constexpr StringLiteral kStorePagesOk = R"mlir(
       scf.yield %a5 : i1
     })mlir";
 
+/// A head range of a packed QKV (the seed's "kv_head_num may be indices
+/// from [q_head_num + 2 * kv_head_num]"): `memref.subview %base[0, h0, 0]`
+/// (or [0, 0, h0, 0] unpacked) with unit strides, whole in every other
+/// dimension, of a row-major base. Returns the base and h0; any other value
+/// is its own base at head 0.
+std::pair<Value, int64_t> headRangeOf(Value v) {
+  auto view = v.getDefiningOp<memref::SubViewOp>();
+  if (!view || !view.getSourceType().getLayout().isIdentity() ||
+      view.getSourceType().getRank() != view.getType().getRank())
+    return {v, 0};
+  int64_t rank = view.getType().getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> stride = getConstantIntValue(view.getMixedStrides()[d]);
+    std::optional<int64_t> offset = getConstantIntValue(view.getMixedOffsets()[d]);
+    if (!stride || *stride != 1 || !offset || (d != rank - 2 && *offset != 0))
+      return {v, 0};
+    if (d == rank - 2)
+      continue;
+    int64_t whole = view.getSourceType().getDimSize(d);
+    std::optional<int64_t> size = getConstantIntValue(view.getMixedSizes()[d]);
+    if (size ? *size != whole : !ShapedType::isDynamic(whole))
+      return {v, 0};
+  }
+  return {view.getSource(),
+          *getConstantIntValue(view.getMixedOffsets()[rank - 2])};
+}
+
 template <typename StoreOp>
 FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
                               Value blockTable) {
-  SmallVector<NamedOperand> args = {{"key", op.getKey()},
-                                    {"value", op.getValue()}};
+  auto [keyBase, keyHead0] = headRangeOf(op.getKey());
+  auto [valueBase, valueHead0] = headRangeOf(op.getValue());
+  SmallVector<NamedOperand> args = {{"key", keyBase}, {"value", valueBase}};
   if (blockTable)
     args.push_back({"block_table", blockTable});
   if (op.getKvIds())
@@ -1182,6 +1214,7 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   args.push_back({"v_cache", op.getVCache()});
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
+  // Shapes are the op's (a head range's), buffers the bases.
   auto keyType = cast<MemRefType>(op.getKey().getType());
   auto cacheType = cast<MemRefType>(op.getKCache().getType());
   bool packed = keyType.getRank() == 3;
@@ -1211,6 +1244,8 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   };
   v["HIDDEN"] = std::to_string(dim);
   v["KV_HEADS"] = std::to_string(kvHeads);
+  v["KEY_HEAD0"] = std::to_string(keyHead0);
+  v["VALUE_HEAD0"] = std::to_string(valueHead0);
   v["SLOTS"] = std::to_string(slots);
   v["BLOCK_SIZE"] = std::to_string(blockSize);
   v["ROW_BF16"] = row("bf16");
@@ -1323,11 +1358,26 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   // one batch, the scales [kv_head_num, head_dim].
   SmallVector<DimCheck> dims;
   std::string prelude = "  %kv_heads = arith.constant ${KV_HEADS} : index\n";
+  // key and value may be head ranges of larger buffers: their other
+  // dimensions agree, and each range fits its buffer's heads.
+  unsigned headDim = keyType.getRank() - 2;
+  std::string headsFit;
   for (unsigned d = 0; d < keyType.getRank(); ++d) {
     prelude += "  %key_dim_" + std::to_string(d) + " = memref.dim %key, %c" +
                std::to_string(d) + " : ${KEY_TYPE}\n";
-    dims.push_back({"value", d, "%key_dim_" + std::to_string(d)});
+    if (d != headDim)
+      dims.push_back({"value", d, "%key_dim_" + std::to_string(d)});
   }
+  for (auto [arg, head0] : {std::pair<StringRef, int64_t>("key", keyHead0),
+                            std::pair<StringRef, int64_t>("value", valueHead0)})
+    headsFit += ("  %" + arg + "_heads = memref.dim %" + arg + ", %c" +
+                 Twine(headDim) + " : ${" + arg.upper() + "_TYPE}\n  %" +
+                 arg + "_head_end = arith.constant " +
+                 Twine(head0 + kvHeads) + " : index\n  %" + arg +
+                 "_fits = arith.cmpi ule, %" + arg + "_head_end, %" + arg +
+                 "_heads : index\n")
+                    .str();
+  headsFit += "  %heads_fit = arith.andi %key_fits, %value_fits : i1\n";
   for (unsigned d = 0; d < 4; ++d) {
     prelude += "  %cache_dim_" + std::to_string(d) +
                " = memref.dim %k_cache, %c" + std::to_string(d) +
@@ -1357,8 +1407,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   else
     checked = checks(args, dims, "%dims_and_batch");
   v["CHECKS"] = prelude + std::string(kStoreValidate) + afterValidate +
-                checked +
-                "  %l1 = arith.andi %dims_and_batch, %lengths_ok : i1\n"
+                checked + headsFit +
+                "  %l0 = arith.andi %dims_and_batch, %heads_fit : i1\n"
+                "  %l1 = arith.andi %l0, %lengths_ok : i1\n"
                 "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
   for (int depth = 0; depth < 3; ++depth)
     v["CHECKS"] = substitute(v["CHECKS"], v);

@@ -115,3 +115,15 @@ func.func @store_block_size(%k: memref<?x2x64xbf16>, %l: memref<?xi32>, %bt: mem
   llm.store_paged_kv_cache key(%k : memref<?x2x64xbf16>) value(%k : memref<?x2x64xbf16>) block_table(%bt : memref<?x?xi32>) q_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x2x?x64xbf16>) v_cache(%c : memref<?x2x?x64xbf16>) {max_q_len = 1 : i32}
   return
 }
+
+// -----
+
+// A strided view that is not a head range (every other token) is refused.
+func.func @not_a_head_range(%qkv: memref<?x6x64xbf16>, %lens: memref<?xi32>, %kc: memref<8x1x256x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %k = memref.subview %qkv[0, 4, 0] [4, 1, 64] [2, 1, 1]
+      : memref<?x6x64xbf16> to memref<4x1x64xbf16, strided<[768, 64, 1], offset: 256>>
+  // expected-error @+1 {{lowers with row-major buffers only; 'key' is a strided view}}
+  llm.store_kv_cache key(%k : memref<4x1x64xbf16, strided<[768, 64, 1], offset: 256>>) value(%k : memref<4x1x64xbf16, strided<[768, 64, 1], offset: 256>>) q_lens(%lens : memref<?xi32>) -> k_cache(%kc : memref<8x1x256x64xbf16>) v_cache(%kc : memref<8x1x256x64xbf16>) {max_q_len = 1 : i32}
+  return
+}

@@ -58,3 +58,35 @@ func.func @contiguous(%k: memref<?x1x2x64xbf16>, %lens: memref<?xi32>,
       {max_q_len = 1 : i32}
   return
 }
+
+// K and V as head ranges of a packed QKV: the kernel reads the QKV buffer
+// itself at the ranges' first heads, and the planner checks that the
+// ranges fit the buffer's heads.
+// CHECK-LABEL: wsp.kernel @heads_store_paged_kv_cache_0
+// CHECK-SAME: (%{{.*}}: !wsp.descriptor<moe>, %[[KB:[^:]*]]: memref<?x6x64xbf16>, %[[VB:[^:]*]]: memref<?x6x64xbf16>,
+// CHECK-DAG: %[[K0:.*]] = arith.constant 4 : index
+// CHECK-DAG: %[[V0:.*]] = arith.constant 5 : index
+// CHECK: %[[KH:.*]] = arith.addi %{{.*}}, %[[K0]] : index
+// CHECK: %[[VH:.*]] = arith.addi %{{.*}}, %[[V0]] : index
+// CHECK: tile.load %{{.*}}, %[[KB]][%{{.*}}, %[[KH]], %{{.*}}]
+// CHECK: tile.load %{{.*}}, %[[VB]][%{{.*}}, %[[VH]], %{{.*}}]
+// CHECK-LABEL: func.func @heads(
+// CHECK: memref.dim %arg0, %c1
+// CHECK: arith.cmpi ule, %c5{{.*}}, %{{.*}} : index
+// CHECK: arith.cmpi ule, %c6{{.*}}, %{{.*}} : index
+// CHECK: wsp.dispatch @heads_store_paged_kv_cache_0(%arg0, %arg0,
+func.func @heads(%qkv: memref<?x6x64xbf16>, %bt: memref<?x?xi32>, %lens: memref<?xi32>,
+                 %kc: memref<?x1x16x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %t = memref.dim %qkv, %c0 : memref<?x6x64xbf16>
+  %k = memref.subview %qkv[0, 4, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>
+  %v = memref.subview %qkv[0, 5, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>
+  llm.store_paged_kv_cache key(%k : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>)
+      value(%v : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>)
+      block_table(%bt : memref<?x?xi32>) q_lens(%lens : memref<?xi32>)
+      -> k_cache(%kc : memref<?x1x16x64xbf16>) v_cache(%kc : memref<?x1x16x64xbf16>)
+      {max_q_len = 8 : i32}
+  return
+}
