@@ -9,26 +9,9 @@
 // sentinel. Then INVALID_PARAMS with nothing written: a page id outside the
 // pool, tokens past a sequence's capacity, a slot outside the cache, more
 // tokens than rows.
-// The CPU-sim source is force-included (-include); the device form
-// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
-// through the ABI header's typed calls of the AICPU entries.
-#ifdef WSP_DEVICE_FORM
-#include "wsp_module_abi.h"
-#endif
-#include "selfcheck_bf16.hpp"
+#include "selfcheck.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <random>
-#include <vector>
-
-using wsp_gen::bf16;
-using wsp_gen::MemRef;
-using selfcheck::toFloat;
-using selfcheck::toStorage;
+using namespace selfcheck;
 
 namespace {
 
@@ -40,10 +23,6 @@ std::vector<bf16> randomRows(int64_t rows, std::mt19937 &rng) {
   for (bf16 &x : v)
     x = toStorage(uni(rng));
   return v;
-}
-
-MemRef<int32_t, 1> view(std::vector<int32_t> &v) {
-  return {v.data(), {int64_t(v.size())}};
 }
 
 /// A paged batch: 3 sequences in slots 2, 0, 1 with 20, 0 and 5 tokens in
@@ -108,7 +87,7 @@ bool checkPaged(std::mt19937 &rng) {
   int32_t status = wsp_gen::store_paged(
       MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
       MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
-      batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+      batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
       MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
       MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
   auto from = [](const std::vector<bf16> &x) {
@@ -139,7 +118,7 @@ bool checkPagedInt8(std::mt19937 &rng) {
   int32_t status = wsp_gen::store_paged_int8(
       MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
       MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
-      batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+      batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
       MemRef<float, 2>{ks.data(), {kHeads, kDim}},
       MemRef<float, 2>{vs.data(), {kHeads, kDim}},
       MemRef<int8_t, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
@@ -171,8 +150,8 @@ bool checkContiguous(std::mt19937 &rng) {
   std::vector<bf16> vc = kc;
   int32_t status = wsp_gen::store_contiguous(
       MemRef<bf16, 4>{key.data(), {3, 1, kHeads, kDim}},
-      MemRef<bf16, 4>{value.data(), {3, 1, kHeads, kDim}}, view(batch.ids),
-      view(batch.lens), view(batch.past),
+      MemRef<bf16, 4>{value.data(), {3, 1, kHeads, kDim}}, vec(batch.ids),
+      vec(batch.lens), vec(batch.past),
       MemRef<bf16, 4>{kc.data(), {maxBatch, kHeads, seqLen, kDim}},
       MemRef<bf16, 4>{vc.data(), {maxBatch, kHeads, seqLen, kDim}});
   auto from = [](const std::vector<bf16> &x) {
@@ -207,15 +186,12 @@ bool checkInvalid(std::mt19937 &rng) {
     int32_t status = wsp_gen::store_paged(
         MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
         MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
-        batch.tableView(), view(batch.ids), view(batch.lens), view(batch.past),
+        batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
         MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
         MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
     bool untouched = std::all_of(kc.begin(), kc.end(), [&](bf16 v) { return same(v, sentinel); }) &&
                      std::all_of(vc.begin(), vc.end(), [&](bf16 v) { return same(v, sentinel); });
-    bool good = status == 3 && untouched;
-    std::printf("%s: %s (status %d, %s)\n", what, good ? "ok" : "MISMATCH",
-                status, untouched ? "caches untouched" : "caches WRITTEN");
-    ok = ok && good;
+    ok = reportInvalid(what, status, untouched, "caches") && ok;
   }
   return ok;
 }

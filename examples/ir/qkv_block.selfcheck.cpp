@@ -18,22 +18,9 @@
 // INVALID_PARAMS: a page id outside the pool makes the last op return 3
 // with the caches untouched (the ops before it ran: its status is the
 // function's).
-#ifdef WSP_DEVICE_FORM
-#include "wsp_module_abi.h"
-#endif
-#include "selfcheck_bf16.hpp"
+#include "selfcheck.hpp"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <random>
-#include <vector>
-
-using wsp_gen::bf16;
-using wsp_gen::MemRef;
-using selfcheck::toFloat;
-using selfcheck::toStorage;
+using namespace selfcheck;
 
 namespace {
 
@@ -149,10 +136,6 @@ struct Block {
   }
 };
 
-template <typename T> MemRef<T, 1> vec(std::vector<T> &v) {
-  return {v.data(), {int64_t(v.size())}};
-}
-
 struct Outputs {
   std::vector<bf16> kc, vc, after, qkv;
   std::vector<int8_t> x8;
@@ -238,11 +221,7 @@ bool checkInvalid(std::mt19937 &rng) {
   int32_t status = run(blk, o);
   bool untouched = std::equal(before.begin(), before.end(), o.kc.begin(),
                               [](bf16 a, bf16 b) { return a.bits == b.bits; });
-  bool ok = status == 3 && untouched;
-  std::printf("page id outside the pool: %s (status %d, %s)\n",
-              ok ? "ok" : "MISMATCH", status,
-              untouched ? "caches untouched" : "caches WRITTEN");
-  return ok;
+  return reportInvalid("page id outside the pool", status, untouched, "caches");
 }
 
 } // namespace

@@ -14,25 +14,9 @@
 // storage's subnormal spacing (examples/ir/selfcheck_bf16.hpp).
 // Then INVALID_PARAMS, nothing written: a position beyond the tables, and
 // more tokens than the buffer holds.
-// The CPU-sim source is force-included (-include); the device form
-// (WSP_DEVICE_FORM, scripts/check-pto-isa.sh) calls the same functions
-// through the ABI header's typed calls of the AICPU entries.
-#ifdef WSP_DEVICE_FORM
-#include "wsp_module_abi.h"
-#endif
-#include "selfcheck_bf16.hpp"
+#include "selfcheck.hpp"
 
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstring>
-#include <random>
-#include <vector>
-
-using wsp_gen::bf16;
-using wsp_gen::MemRef;
-using selfcheck::toFloat;
-using selfcheck::toStorage;
+using namespace selfcheck;
 
 namespace {
 
@@ -119,9 +103,6 @@ bool compare(const char *what, const std::vector<bf16> &x,
   return ok;
 }
 
-MemRef<int32_t, 1> view(std::vector<int32_t> &v) {
-  return {v.data(), {int64_t(v.size())}};
-}
 MemRef<bf16, 3> packed(std::vector<bf16> &v, int64_t rows) {
   return {v.data(), {rows, kHeads, kDim}};
 }
@@ -132,7 +113,7 @@ bool checkPacked(std::mt19937 &rng) {
   Tables t(128);
   std::vector<bf16> x = randomRows(rows, rng), y = x;
   int32_t status = wsp_gen::rope_packed(packed(y, rows), t.sinView(),
-                                        t.cosView(), view(pos), view(lens));
+                                        t.cosView(), vec(pos), vec(lens));
   std::vector<int64_t> starts = {0, 5, 5, 22, 23};
   return compare("packed, prefix sums, in place", x, y, x, rows, pos, lens, t,
                  0, [&](int64_t b, int64_t s) { return starts[b] + s; },
@@ -149,7 +130,7 @@ bool checkAccum(std::mt19937 &rng) {
     v.bits = 0x7fc1;
   std::vector<bf16> sentinel = y;
   int32_t status = wsp_gen::rope_accum(packed(x, rows), t.sinView(), t.cosView(),
-                                       view(pos), view(lens), view(accum),
+                                       vec(pos), vec(lens), vec(accum),
                                        packed(y, rows));
   return compare("packed, accum_q_len with gaps, rope_offset 64, copy", x, y,
                  sentinel, rows, pos, lens, t, 64,
@@ -163,7 +144,7 @@ bool checkUnpacked(std::mt19937 &rng) {
   std::vector<bf16> x = randomRows(batch * slots, rng), y = x;
   int32_t status = wsp_gen::rope_unpacked(
       MemRef<bf16, 4>{y.data(), {batch, slots, kHeads, kDim}}, t.sinView(),
-      t.cosView(), view(pos), view(lens));
+      t.cosView(), vec(pos), vec(lens));
   return compare("unpacked, 3 slots, in place", x, y, x, batch * slots, pos,
                  lens, t, 0, [&](int64_t b, int64_t s) { return b * slots + s; },
                  status);
@@ -180,12 +161,9 @@ bool checkInvalid(std::mt19937 &rng) {
                    "more tokens than rows"}}) {
     std::vector<bf16> x = randomRows(8, rng), y = x;
     int32_t status = wsp_gen::rope_packed(packed(y, 8), t.sinView(),
-                                          t.cosView(), view(pos), view(lens));
+                                          t.cosView(), vec(pos), vec(lens));
     bool untouched = std::memcmp(x.data(), y.data(), x.size() * 2) == 0;
-    bool good = status == 3 && untouched;
-    std::printf("%s: %s (status %d, %s)\n", what, good ? "ok" : "MISMATCH",
-                status, untouched ? "output untouched" : "output WRITTEN");
-    ok = ok && good;
+    ok = reportInvalid(what, status, untouched, "output") && ok;
   }
   return ok;
 }

@@ -182,29 +182,30 @@ func.func @plan(${SIGNATURE}) -> i32 {
   %invalid = arith.constant 3 : i32
   %int32_max = arith.constant 2147483647 : index
 ${TOKENS_DEF}
-  %hidden = arith.constant ${HIDDEN} : index
+${PLAN_CONSTANTS}
 ${CHECKS}
   %fits = arith.cmpi ule, %tokens, %int32_max : index
   %shape_status = arith.select %shapes_ok, %ok, %invalid : i32
   %check = arith.select %fits, %shape_status, %unsupported : i32
   %checked = arith.cmpi eq, %check, %ok : i32
   %status = scf.if %checked -> i32 {
-    // One "expert" of `tokens` rows; chunks of at least ${ROWS} rows, at
-    // most ${UNITS} of them.
+    // `tokens` rows of one "expert" for each of `${HEADS}` heads; chunks
+    // of at least ${ROWS} rows, at most ${UNITS} units.
     %lens = memref.alloca() : memref<1xi32>
     %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
     %tokens_i32 = arith.index_cast %tokens : index to i32
     memref.store %tokens_i32, %lens[%c0] : memref<1xi32>
-    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
+    %chunk = wsp.plan_chunk_size %lens[%c1] heads(${HEADS}) config(${CONFIG})
         : memref<1xi32>
-    %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
+${ROUND_CHUNK}
+    %count, %planned = wsp.generate %lens[%c1] heads(${HEADS}) chunk(%rows_per_unit)
         tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
         : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
     %run = arith.cmpi eq, %planned, %ok : i32
     scf.if %run {
       wsp.dispatch @${NAME}(${CALL_ARGS})
           descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
-          on vector(${UNITS})
+          on ${CORES}
     }
     scf.yield %planned : i32
   } else {
@@ -379,6 +380,19 @@ struct Lowered {
   Type workspace;
 };
 
+/// Fills the planner and kernel templates (pieces may hold pieces: a few
+/// rounds) and returns the op's lowering.
+Lowered instantiate(const std::map<std::string, std::string> &v,
+                    StringRef planner, StringRef kernel,
+                    SmallVector<NamedOperand> args, Type workspace = {}) {
+  std::string p = planner.str(), k = kernel.str();
+  for (int depth = 0; depth < 4; ++depth) {
+    p = substitute(p, v);
+    k = substitute(k, v);
+  }
+  return Lowered{p + k, std::move(args), workspace};
+}
+
 /// What a row-wise operand is, for its run-time checks: rows
 /// [num_tokens, hidden_size], one value per token [num_tokens], or one per
 /// channel [hidden_size].
@@ -391,22 +405,38 @@ struct RowOperand {
   RowRole role;
 };
 
+/// `${<NAME>_TYPE}` for each argument: its type.
+void addTypeValues(std::map<std::string, std::string> &v,
+                   ArrayRef<NamedOperand> args) {
+  for (const NamedOperand &a : args)
+    v[StringRef(a.name).upper() + "_TYPE"] = str(a.getType());
+}
+
 /// What kRowPlanner needs: the names, the planner's arguments (the first
 /// is hidden_states, whose dim 0 is num_tokens), and the plan's bounds.
 void addPlanValues(std::map<std::string, std::string> &v, StringRef name,
                    ArrayRef<NamedOperand> args, int64_t cores) {
-  std::string r = std::to_string(kRows);
+  // An op may set its own rows per unit (the plan's chunk_min) and units.
+  std::string r = v.count("ROWS") ? v.at("ROWS") : std::to_string(kRows);
+  std::string units =
+      v.count("UNITS") ? v.at("UNITS") : std::to_string(cores);
   v.insert({{"NAME", name.str()},
             {"SIGNATURE", signature(args)},
             {"CALL_ARGS", callArgs(args)},
             {"TOKENS_DEF", "  %tokens = memref.dim %" + args.front().name +
                                ", %c0 : " +
                                str(args.front().value.getType())},
-            {"UNITS", std::to_string(cores)},
+            {"UNITS", units},
+            {"CORES", "vector(" + units + ")"},
+            {"HEADS", "%c1"},
+            {"PLAN_CONSTANTS",
+             "  %hidden = arith.constant ${HIDDEN} : index"},
+            {"ROUND_CHUNK",
+             "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
             {"ROWS", r},
             {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
                            ", chunk_max = 2147483647, max_work_units = " +
-                           std::to_string(cores) + ">"}});
+                           units + ">"}});
 }
 
 /// The tile types of a kernel with kRows rows of `cols` columns.
@@ -499,11 +529,7 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
   addPlanValues(v, name, args, cores);
   addTileValues(v, *cols);
   v["CHECKS"] = checks(args, dims);
-  // Pieces are filled inside out: a piece may hold other pieces.
-  std::string kernel = body.str();
-  for (int depth = 0; depth < 4; ++depth)
-    kernel = substitute(kernel, v);
-  return Lowered{substitute(kRowPlanner, v) + kernel, args};
+  return instantiate(v, kRowPlanner, body, args);
 }
 
 /// The pieces of the rms statistics for an op with an optional residual.
@@ -698,11 +724,7 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
                     {"weight", 1, "%hidden"}},
              "%dims_ok") +
       "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
-  std::string kernel = kHeadRmsNormKernel.str();
-  for (int depth = 0; depth < 3; ++depth)
-    kernel = substitute(kernel, v);
-  std::string planner = substitute(substitute(kRowPlanner, v), v);
-  return Lowered{planner + kernel, args};
+  return instantiate(v, kRowPlanner, kHeadRmsNormKernel, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -718,19 +740,13 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
 /// when out is not qkv.
 constexpr StringLiteral kRopeKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %false = arith.constant false
+${TOKEN_RANGE}
   %rows = arith.constant ${ROWS} : index
   %rope_heads = arith.constant ${ROPE_HEADS} : index
   %all_heads = arith.constant ${ALL_HEADS} : index
   %half = arith.constant ${HALF} : index
   %off1 = arith.constant ${OFF1} : index
   %off2 = arith.constant ${OFF2} : index
-  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
-  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
-  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
-  %end = arith.addi %start, %count : index
   %stage = tile.alloc : ${HALF_BF16}
   %cos1 = tile.alloc : ${HALF_F32}
   %cos2 = tile.alloc : ${HALF_F32}
@@ -870,36 +886,83 @@ constexpr StringLiteral kRopeCopy = R"mlir(
         tile.store %out[${IDX}, %h, %c0], %row : ${OUT_TYPE}, ${FULL_BF16}
       })mlir";
 
-/// The planner's validation of the per-sequence lengths (run time):
-/// q_lens >= 0, positions >= 0, every position of the step inside the
-/// tables, the tokens inside the buffer. Sets %lengths_ok.
-constexpr StringLiteral kRopeValidate = R"mlir(
+/// The values every op over ragged token rows shares (`rotary_embedding`,
+/// the KV stores): how a row finds its sequence (`${LOCATE}`, `${IDX}`),
+/// the planner's `%tokens` (`${TOKENS_DEF}`), and `${SEQ_FITS}`, which sets
+/// %fits when sequence %b's tokens lie inside the rows: unpacked, q_lens[b]
+/// <= the `slots` per sequence of buffer `rows`; packed with accum_q_len,
+/// its start and end inside the rows (packed without, the total is checked
+/// after the loop).
+void addTokenRowValues(std::map<std::string, std::string> &v, bool packed,
+                       bool accum, int64_t slots, StringRef rows) {
+  v["SLOTS"] = std::to_string(slots);
+  // The kernel's opening: its descriptor's rows [start, end).
+  v["TOKEN_RANGE"] =
+      "  %c0 = arith.constant 0 : index\n"
+      "  %c1 = arith.constant 1 : index\n"
+      "  %false = arith.constant false\n"
+      "  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}\n"
+      "  %start = wsp.param %desc[\"token_start\"] : !wsp.descriptor<moe>\n"
+      "  %count = wsp.param %desc[\"token_count\"] : !wsp.descriptor<moe>\n"
+      "  %end = arith.addi %start, %count : index";
+  if (!packed) {
+    v["IDX"] = "%b, %s";
+    v["LOCATE"] = kLocateUnpacked;
+    v["TOKENS_DEF"] = ("  %seqs = memref.dim %" + rows + ", %c0 : ${" +
+                       rows.upper() + "_TYPE}\n"
+                       "  %slots_per_seq = arith.constant ${SLOTS} : index\n"
+                       "  %tokens = arith.muli %seqs, %slots_per_seq : index")
+                          .str();
+    v["SEQ_FITS"] = "    %slots_i64_u = arith.constant ${SLOTS} : i64\n"
+                    "    %fits = arith.cmpi sle, %len, %slots_i64_u : i64";
+    return;
+  }
+  v["IDX"] = "%i";
+  v["LOCATE"] = accum ? kLocateAccum : kLocatePrefix;
+  v["FOUND"] = kLocateFound;
+  v["SEQ_START_DEF"] =
+      accum ? "%start_i32 = memref.load %accum_q_len[%b] : "
+              "${ACCUM_Q_LEN_TYPE}\n      %seq_start = arith.index_cast "
+              "%start_i32 : i32 to index"
+            : "";
+  v["SEQ_FITS"] =
+      accum ? "    %acc_i32 = memref.load %accum_q_len[%b] : "
+              "${ACCUM_Q_LEN_TYPE}\n"
+              "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
+              "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
+              "    %acc_end = arith.addi %acc_i64, %len : i64\n"
+              "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
+              "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
+              "    %fits = arith.andi %acc_ok, %end_ok : i1"
+            : "    %fits = arith.constant true";
+}
+
+/// The planner's validation of the per-sequence lengths of a token-row op:
+/// q_lens >= 0, `${SEQ_FITS}`, and the op's own checks `${SEQ_CHECKS}`
+/// (which set %seq_ok from %len_ok, %fits and their own), for every
+/// sequence; then the total inside the rows. `${VALIDATE_SETUP}` defines
+/// what the checks need. Sets %lengths_ok and %total_fits.
+constexpr StringLiteral kSeqValidate = R"mlir(
   %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
-  %table = memref.dim %sin, %c0 : ${SIN_TYPE}
   %zero_i64 = arith.constant 0 : i64
+  %one_i64 = arith.constant 1 : i64
   %true = arith.constant true
+${VALIDATE_SETUP}
   %lengths_ok, %total = scf.for %b = %c0 to %batch step %c1
       iter_args(%acc = %true, %sum = %zero_i64) -> (i1, i64) {
     %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
-    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}
     %len = arith.extsi %len_i32 : i32 to i64
-    %first = arith.extsi %first_i32 : i32 to i64
     %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
-    %first_ok = arith.cmpi sge, %first, %zero_i64 : i64
-    %last = arith.addi %first, %len : i64
-    %table_i64 = arith.index_cast %table : index to i64
-    %in_table = arith.cmpi sle, %last, %table_i64 : i64
 ${SEQ_FITS}
-    %a1 = arith.andi %len_ok, %first_ok : i1
-    %a2 = arith.andi %a1, %in_table : i1
-    %a3 = arith.andi %a2, %fits : i1
-    %a4 = arith.andi %acc, %a3 : i1
+${SEQ_CHECKS}
+    %all = arith.andi %acc, %seq_ok : i1
     %sum1 = arith.addi %sum, %len : i64
-    scf.yield %a4, %sum1 : i1, i64
+    scf.yield %all, %sum1 : i1, i64
   }
   %tokens_i64 = arith.index_cast %tokens : index to i64
   %total_fits = arith.cmpi sle, %total, %tokens_i64 : i64
 )mlir";
+
 
 FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                                         StringRef name, int64_t cores) {
@@ -934,8 +997,7 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                           "only");
 
   std::map<std::string, std::string> v;
-  for (const NamedOperand &a : args)
-    v[StringRef(a.name).upper() + "_TYPE"] = str(a.value.getType());
+  addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
   int64_t half = ropeDim / 2;
   auto tile = [&](int64_t rows, int64_t cols, StringRef elem, bool valid) {
@@ -959,35 +1021,19 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["FIRST_OF_SEQ"] =
       "    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}\n"
       "    %first = arith.index_cast %first_i32 : i32 to index";
-  if (!packed) {
-    v["IDX"] = "%b, %s";
-    v["LOCATE"] = kLocateUnpacked;
-    v["TOKENS_DEF"] =
-        "  %seqs = memref.dim %qkv, %c0 : ${QKV_TYPE}\n"
-        "  %slots = arith.constant ${SLOTS} : index\n"
-        "  %tokens = arith.muli %seqs, %slots : index";
-    v["SEQ_FITS"] = "    %fits = arith.cmpi sle, %len, %slots_i64 : i64";
-  } else {
-    v["IDX"] = "%i";
-    v["LOCATE"] = op.getAccumQLen() ? kLocateAccum : kLocatePrefix;
-    v["FOUND"] = kLocateFound;
-    if (op.getAccumQLen()) {
-      v["SEQ_START_DEF"] =
-          "%start_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}\n"
-          "      %seq_start = arith.index_cast %start_i32 : i32 to index";
-      v["SEQ_FITS"] =
-          "    %acc_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}\n"
-          "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
-          "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
-          "    %acc_end = arith.addi %acc_i64, %len : i64\n"
-          "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
-          "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
-          "    %fits = arith.andi %acc_ok, %end_ok : i1";
-    } else {
-      v["SEQ_START_DEF"] = "";
-      v["SEQ_FITS"] = "    %fits = arith.constant true";
-    }
-  }
+  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, "qkv");
+  // Every position of the step inside the tables.
+  v["VALIDATE_SETUP"] = "  %table = memref.dim %sin, %c0 : ${SIN_TYPE}\n"
+                        "  %table_i64 = arith.index_cast %table : index to i64";
+  v["SEQ_CHECKS"] =
+      "    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}\n"
+      "    %first = arith.extsi %first_i32 : i32 to i64\n"
+      "    %first_ok = arith.cmpi sge, %first, %zero_i64 : i64\n"
+      "    %last = arith.addi %first, %len : i64\n"
+      "    %in_table = arith.cmpi sle, %last, %table_i64 : i64\n"
+      "    %c1_ok = arith.andi %len_ok, %first_ok : i1\n"
+      "    %c2_ok = arith.andi %c1_ok, %in_table : i1\n"
+      "    %seq_ok = arith.andi %c2_ok, %fits : i1";
   // Shapes: out is qkv's shape; one batch for the per-sequence operands;
   // the tables agree; then the lengths.
   SmallVector<DimCheck> dims;
@@ -999,9 +1045,6 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   dims.push_back({"cos", 1, "%rope_dim"});
   std::string prelude = "  %rope_dim = arith.constant " +
                         std::to_string(ropeDim) + " : index\n";
-  if (!packed)
-    prelude += "  %slots_i64 = arith.constant " + std::to_string(slots) +
-               " : i64\n";
   for (unsigned d = 0; d < qkvType.getRank(); ++d)
     prelude += "  %qkv_dim_" + std::to_string(d) + " = memref.dim %qkv, %c" +
                std::to_string(d) + " : ${QKV_TYPE}\n";
@@ -1019,17 +1062,10 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
               "  %dims_and_batch = arith.andi %dims_ok, %qkv_batch : i1\n";
   else
     checked = checks(args, dims, "%dims_and_batch");
-  v["CHECKS"] = prelude + std::string(kRopeValidate) + afterValidate + checked +
+  v["CHECKS"] = prelude + std::string(kSeqValidate) + afterValidate + checked +
                 "  %l1 = arith.andi %dims_and_batch, %lengths_ok : i1\n"
                 "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
-  v["CHECKS"] = substitute(v["CHECKS"], v);
-  std::string kernel = kRopeKernel.str();
-  for (int depth = 0; depth < 4; ++depth)
-    kernel = substitute(kernel, v);
-  std::string planner = kRowPlanner.str();
-  for (int depth = 0; depth < 3; ++depth)
-    planner = substitute(planner, v);
-  return Lowered{planner + kernel, args};
+  return instantiate(v, kRowPlanner, kRopeKernel, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1042,16 +1078,10 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
 /// each KV head's key and value row is `${CONVERT}`ed and stored.
 constexpr StringLiteral kStoreKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %false = arith.constant false
+${TOKEN_RANGE}
   %kv_heads = arith.constant ${KV_HEADS} : index
   %key_head0 = arith.constant ${KEY_HEAD0} : index
   %value_head0 = arith.constant ${VALUE_HEAD0} : index
-  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
-  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
-  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
-  %end = arith.addi %start, %count : index
   %row = tile.alloc : ${ROW_BF16}
 ${CONVERT_TILES}
   scf.for %i = %start to %end step %c1 {
@@ -1088,25 +1118,13 @@ constexpr StringLiteral kStoreQuantize = R"mlir(
         tile.cvt %row_h, %row_i : ${ROW_F16}, ${ROW_I32}
         tile.cvt %row_8, %row_h : ${ROW_I8}, ${ROW_F16})mlir";
 
-/// The planner's validation of the per-sequence lengths: q_lens >= 0,
-/// kv_lens >= 0, the slot inside the cache (or its block-table row), the
-/// new tokens inside the sequence's capacity and, paged, every page they
-/// touch a page of the pool. Sets %lengths_ok and %total (the tokens).
-constexpr StringLiteral kStoreValidate = R"mlir(
-  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}
-  %zero_i64 = arith.constant 0 : i64
-  %one_i64 = arith.constant 1 : i64
-  %true = arith.constant true
-  %slots = memref.dim ${SLOTS_OF}, %c0 : ${SLOTS_TYPE}
-  %slots_i64 = arith.index_cast %slots : index to i64
-${CAPACITY}
-  %lengths_ok, %total = scf.for %b = %c0 to %batch step %c1
-      iter_args(%acc = %true, %sum = %zero_i64) -> (i1, i64) {
-    %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
-    %len = arith.extsi %len_i32 : i32 to i64
+/// The KV stores' checks of sequence %b: kv_lens >= 0, the slot inside
+/// the cache (or its block-table row), the new tokens inside the
+/// sequence's capacity and, paged, every page they touch in the pool
+/// (`${PAGES_OK}`). Sets %seq_ok.
+constexpr StringLiteral kStoreSeqChecks = R"mlir(
 ${PAST_OF_SEQ}
 ${SLOT_OF_SEQ}
-    %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
     %past_ok = arith.cmpi sge, %past, %zero_i64 : i64
     %slot_ok = arith.cmpi sge, %slot, %zero_i64 : i64
     %slot_in = arith.cmpi slt, %slot, %slots_i64 : i64
@@ -1116,17 +1134,9 @@ ${SLOT_OF_SEQ}
     %a2 = arith.andi %a1, %slot_ok : i1
     %a3 = arith.andi %a2, %slot_in : i1
     %a4 = arith.andi %a3, %in_capacity : i1
-${SEQ_FITS}
     %a5 = arith.andi %a4, %fits : i1
 ${PAGES_OK}
-    %a6 = arith.andi %a5, %pages_ok : i1
-    %a7 = arith.andi %acc, %a6 : i1
-    %sum1 = arith.addi %sum, %len : i64
-    scf.yield %a7, %sum1 : i1, i64
-  }
-  %tokens_i64 = arith.index_cast %tokens : index to i64
-  %total_fits = arith.cmpi sle, %total, %tokens_i64 : i64
-)mlir";
+    %seq_ok = arith.andi %a5, %pages_ok : i1)mlir";
 
 /// Paged: every page the new tokens [past, past + len) touch is in the
 /// pool. Only evaluated for a sequence whose other checks held (%a5), so
@@ -1236,8 +1246,7 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
     return op.emitOpError("lowers with a static block_size only");
 
   std::map<std::string, std::string> v;
-  for (const NamedOperand &a : args)
-    v[StringRef(a.name).upper() + "_TYPE"] = str(a.value.getType());
+  addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
   auto row = [&](StringRef elem) {
     return "!tile.tile<vec, 1x" + std::to_string(dim) + "x" + elem.str() + ">";
@@ -1296,36 +1305,7 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
           ? "    %first_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}\n"
             "    %first = arith.index_cast %first_i32 : i32 to index"
           : "    %first = arith.addi %c0, %c0 : index";
-  if (!packed) {
-    v["IDX"] = "%b, %s";
-    v["LOCATE"] = kLocateUnpacked;
-    v["TOKENS_DEF"] = "  %seqs = memref.dim %key, %c0 : ${KEY_TYPE}\n"
-                      "  %slots_per_seq = arith.constant ${SLOTS} : index\n"
-                      "  %tokens = arith.muli %seqs, %slots_per_seq : index";
-    v["SEQ_FITS"] = "    %slots_i64_u = arith.constant ${SLOTS} : i64\n"
-                    "    %fits = arith.cmpi sle, %len, %slots_i64_u : i64";
-  } else {
-    v["IDX"] = "%i";
-    v["LOCATE"] = op.getAccumQLen() ? kLocateAccum : kLocatePrefix;
-    v["FOUND"] = kLocateFound;
-    v["SEQ_START_DEF"] =
-        op.getAccumQLen()
-            ? "%start_i32 = memref.load %accum_q_len[%b] : "
-              "${ACCUM_Q_LEN_TYPE}\n      %seq_start = arith.index_cast "
-              "%start_i32 : i32 to index"
-            : "";
-    v["SEQ_FITS"] =
-        op.getAccumQLen()
-            ? "    %acc_i32 = memref.load %accum_q_len[%b] : "
-              "${ACCUM_Q_LEN_TYPE}\n"
-              "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
-              "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
-              "    %acc_end = arith.addi %acc_i64, %len : i64\n"
-              "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
-              "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
-              "    %fits = arith.andi %acc_ok, %end_ok : i1"
-            : "    %fits = arith.constant true";
-  }
+  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, "key");
   // Validation of the lengths, slots and pages.
   v["PAST_OF_SEQ"] =
       op.getKvLens()
@@ -1337,6 +1317,10 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
           ? "    %slot_i32 = memref.load %kv_ids[%b] : ${KV_IDS_TYPE}\n"
             "    %slot = arith.extsi %slot_i32 : i32 to i64"
           : "    %slot = arith.index_cast %b : index to i64";
+  v["SEQ_CHECKS"] = kStoreSeqChecks;
+  v["VALIDATE_SETUP"] = "  %slots = memref.dim ${SLOTS_OF}, %c0 : "
+                        "${SLOTS_TYPE}\n  %slots_i64 = arith.index_cast "
+                        "%slots : index to i64\n${CAPACITY}";
   if (blockTable) {
     v["SLOTS_OF"] = "%block_table";
     v["SLOTS_TYPE"] = "${BLOCK_TABLE_TYPE}";
@@ -1406,20 +1390,12 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
               "  %dims_and_batch = arith.andi %dims_ok, %key_batch : i1\n";
   else
     checked = checks(args, dims, "%dims_and_batch");
-  v["CHECKS"] = prelude + std::string(kStoreValidate) + afterValidate +
+  v["CHECKS"] = prelude + std::string(kSeqValidate) + afterValidate +
                 checked + headsFit +
                 "  %l0 = arith.andi %dims_and_batch, %heads_fit : i1\n"
                 "  %l1 = arith.andi %l0, %lengths_ok : i1\n"
                 "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
-  for (int depth = 0; depth < 3; ++depth)
-    v["CHECKS"] = substitute(v["CHECKS"], v);
-  std::string kernel = kStoreKernel.str();
-  for (int depth = 0; depth < 4; ++depth)
-    kernel = substitute(kernel, v);
-  std::string planner = kRowPlanner.str();
-  for (int depth = 0; depth < 3; ++depth)
-    planner = substitute(planner, v);
-  return Lowered{planner + kernel, args};
+  return instantiate(v, kRowPlanner, kStoreKernel, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1435,59 +1411,6 @@ constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
 /// Descriptors a matmul plan may write.
 constexpr int64_t kMatmulUnits = 1024;
 
-/// The planner: `tokens` rows in chunks of whole M tiles, for each of the
-/// N_TILES column tiles (moe descriptors: batch_idx is the N tile,
-/// token_start/token_count the rows), dispatched on the cube and vector
-/// cores.
-constexpr StringLiteral kMatmulPlanner = R"mlir(
-wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
-
-func.func @plan(${SIGNATURE}) -> i32 {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %ok = arith.constant 0 : i32
-  %unsupported = arith.constant 2 : i32
-  %invalid = arith.constant 3 : i32
-  %int32_max = arith.constant 2147483647 : index
-  %tokens = memref.dim %hidden_states, %c${TOKENS_DIM} : ${HIDDEN_STATES_TYPE}
-  %n_tiles = arith.constant ${N_TILES} : index
-  %blocks = arith.constant ${BLOCKS} : index
-  %m_tile = arith.constant ${M_TILE} : index
-  %n_tile = arith.constant ${N_TILE} : index
-  %hidden = arith.constant ${K} : index
-  %new_hidden = arith.constant ${N} : index
-${CHECKS}
-  %fits = arith.cmpi ule, %tokens, %int32_max : index
-  %shape_status = arith.select %shapes_ok, %ok, %invalid : i32
-  %check = arith.select %fits, %shape_status, %unsupported : i32
-  %checked = arith.cmpi eq, %check, %ok : i32
-  %status = scf.if %checked -> i32 {
-    %lens = memref.alloca() : memref<1xi32>
-    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
-    %tokens_i32 = arith.index_cast %tokens : index to i32
-    memref.store %tokens_i32, %lens[%c0] : memref<1xi32>
-    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%n_tiles) config(${CONFIG})
-        : memref<1xi32>
-    // Whole M tiles per unit.
-    %tiles = arith.ceildivui %chunk, %m_tile : index
-    %whole = arith.muli %tiles, %m_tile : index
-    %count, %planned = wsp.generate %lens[%c1] heads(%n_tiles) chunk(%whole)
-        tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
-        : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
-    %run = arith.cmpi eq, %planned, %ok : i32
-    scf.if %run {
-      wsp.dispatch @${NAME}(${CALL_ARGS})
-          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
-          on mix(${BLOCKS})
-    }
-    scf.yield %planned : i32
-  } else {
-    scf.yield %check : i32
-  }
-  return %status : i32
-}
-)mlir";
 
 /// The kernel: per M tile of the unit's rows, acc = sum over K tiles of
 /// A B on the cube (i8 x i8 -> i32 in L0C), acc to the block's workspace
@@ -1590,8 +1513,21 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
   args.push_back({"workspace", Value(), workspace});
 
   std::map<std::string, std::string> v;
-  for (const NamedOperand &a : args)
-    v[StringRef(a.name).upper() + "_TYPE"] = str(a.getType());
+  addTypeValues(v, args);
+  // The row planner with one "head" per N tile, units of whole M tiles, on
+  // the cube and vector cores.
+  v["UNITS"] = std::to_string(kMatmulUnits);
+  v["ROWS"] = std::to_string(kMatmulRows);
+  v["CORES"] = "mix(" + std::to_string(kCubeBlocks) + ")";
+  v["HEADS"] = "%n_tiles";
+  v["PLAN_CONSTANTS"] = "  %n_tiles = arith.constant ${N_TILES} : index\n"
+                        "  %blocks = arith.constant ${BLOCKS} : index\n"
+                        "  %m_tile = arith.constant ${M_TILE} : index\n"
+                        "  %n_tile = arith.constant ${N_TILE} : index\n"
+                        "  %new_hidden = arith.constant ${N} : index";
+  v["ROUND_CHUNK"] = "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
+                     "    %rows_per_unit = arith.muli %tiles, %m_tile : index";
+  addPlanValues(v, name, args, kMatmulUnits);
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile);
   auto tile = [&](StringRef loc, const std::string &rows,
@@ -1601,21 +1537,13 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
            elem.str() + (validRows ? ", valid = ?x" + cols : std::string()) +
            (layout.empty() ? "" : ", " + layout.str()) + ">";
   };
-  v.insert({{"NAME", name.str()},
-            {"SIGNATURE", signature(args)},
-            {"CALL_ARGS", callArgs(args)},
-            {"TOKENS_DIM", "0"},
-            {"N_TILES", std::to_string(n / nTile)},
+  v.insert({{"N_TILES", std::to_string(n / nTile)},
             {"BLOCKS", std::to_string(kCubeBlocks)},
-            {"UNITS", std::to_string(kMatmulUnits)},
             {"M_TILE", m},
             {"K_TILE", kt},
             {"N_TILE", nt},
             {"K", std::to_string(k)},
             {"N", std::to_string(n)},
-            {"CONFIG", "#wsp.plan_config<chunk_min = " + m +
-                           ", chunk_max = 2147483647, max_work_units = " +
-                           std::to_string(kMatmulUnits) + ">"},
             {"ACC", tile("acc", m, nt, "i32", true)},
             {"A_MAT", tile("mat", m, kt, "i8", true)},
             {"A_LEFT", tile("left", m, kt, "i8", true)},
@@ -1664,12 +1592,7 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
   if (op.getBias())
     dims.push_back({"bias", 0, "%new_hidden"});
   v["CHECKS"] = checks(args, dims);
-  std::string planner = kMatmulPlanner.str(), kernel = kMatmulKernel.str();
-  for (int depth = 0; depth < 3; ++depth) {
-    planner = substitute(planner, v);
-    kernel = substitute(kernel, v);
-  }
-  return Lowered{planner + kernel, args, workspace};
+  return instantiate(v, kRowPlanner, kMatmulKernel, args, workspace);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,20 +1,39 @@
-// bf16 values as the form under test stores them, for the operator
-// self-checks (examples/ir/*.selfcheck.cpp). The CPU-sim form and
+// What the operator self-checks (examples/ir/*.selfcheck.cpp) share: the
+// form under test (the CPU-sim source is force-included before this file;
+// the device form, WSP_DEVICE_FORM in scripts/check-pto-isa.sh, is called
+// through the ABI header's typed calls of the AICPU entries), views of
+// vectors, and bf16 values as the form stores them. The CPU-sim form and
 // pto-isa's CPU simulation with std::bfloat16_t store bf16 bits; pto-isa's
 // CPU simulation without it (scripts/check-pto-isa.sh then defines
 // WSP_BF16_STORAGE_IS_F16) holds bfloat16_t as IEEE half, so the same
 // buffers carry half bits. The self-checks draw their inputs through
 // toStorage and read every value back through toFloat, so their references
 // see exactly what the kernels see, in either form.
-#ifndef WSP_EXAMPLES_SELFCHECK_BF16_HPP
-#define WSP_EXAMPLES_SELFCHECK_BF16_HPP
+#ifndef WSP_EXAMPLES_SELFCHECK_HPP
+#define WSP_EXAMPLES_SELFCHECK_HPP
 
+#ifdef WSP_DEVICE_FORM
+#include "wsp_module_abi.h"
+#endif
+
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <random>
+#include <tuple>
+#include <vector>
 
 namespace selfcheck {
 
 using wsp_gen::bf16;
+using wsp_gen::MemRef;
+
+/// A rank-1 view of a whole vector.
+template <typename T> MemRef<T, 1> vec(std::vector<T> &v) {
+  return MemRef<T, 1>{v.data(), {int64_t(v.size())}};
+}
 
 #ifdef WSP_BF16_STORAGE_IS_F16
 /// Half the spacing of the storage format's subnormals: the most a value
@@ -48,6 +67,16 @@ inline bf16 toStorage(float f) {
 }
 #endif
 
+/// Prints the line of a run-time error case: `what` must have returned
+/// INVALID_PARAMS (3) with `outputs` untouched. Returns whether it did.
+inline bool reportInvalid(const char *what, int32_t status, bool untouched,
+                          const char *outputs) {
+  bool ok = status == 3 && untouched;
+  std::printf("%s: %s (status %d, %s %s)\n", what, ok ? "ok" : "MISMATCH",
+              status, outputs, untouched ? "untouched" : "WRITTEN");
+  return ok;
+}
+
 } // namespace selfcheck
 
-#endif // WSP_EXAMPLES_SELFCHECK_BF16_HPP
+#endif // WSP_EXAMPLES_SELFCHECK_HPP
