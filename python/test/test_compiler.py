@@ -132,3 +132,31 @@ func.func @dynamic(%lens: memref<?xi32>, %b: index, %h: index,
     bad = src.replace("heads(%h) tiers", "heads(%h) chunk(%h) tiers")
     with pytest.raises(wsp.CompileError, match="has no chunk operand"):
         wsp.parse(bad)
+
+
+RMS_NORM = """
+func.func @norm(%x: memref<?x256xbf16>, %w: memref<256xf32>, %y: memref<?x256xbf16>) {
+  llm.rms_norm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256xf32>)
+      -> y(%y : memref<?x256xbf16>) {eps = 1.0e-06 : f32}
+  return
+}
+"""
+
+
+def test_operator_program_lowers_in_process():
+    # The llm dialect's verifier and the conversion run in the module.
+    lowered = wsp.run_pipeline(RMS_NORM, "builtin.module(convert-llm-to-wsp)")
+    assert "wsp.kernel @norm_rms_norm_0" in lowered
+    assert "func.func @norm(" in lowered and "-> i32" in lowered
+    # The whole pipeline and the CPU-sim emitter accept the result.
+    planned = wsp.run_pipeline(RMS_NORM, "builtin.module(wsp-pipeline)")
+    assert "wsp.kernel_table" in planned
+    assert "int32_t norm(" in wsp.translate(planned, "wsp-to-cpusim")
+
+
+def test_operator_verifier_error_names_the_dimension():
+    bad = RMS_NORM.replace("memref<256xf32>", "memref<128xf32>")
+    with pytest.raises(wsp.CompileError) as info:
+        wsp.parse(bad)
+    assert ("'weight' has hidden_size = 128 but 'hidden_states' has "
+            "hidden_size = 256") in str(info.value)
