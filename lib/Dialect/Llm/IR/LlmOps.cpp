@@ -282,40 +282,40 @@ LogicalResult ScaleDynamicQuantOp::verify() {
   return sig.result();
 }
 
-LogicalResult RmsNormOp::verify() {
-  Signature sig(*this);
-  sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
-              BF16)
-      .optional(getResidual(), "residual", {"num_tokens", "hidden_size"}, BF16)
-      .operand(getWeight(), "weight", {"hidden_size"}, F32)
-      .operand(getY(), "y", {"num_tokens", "hidden_size"}, BF16)
-      .optional(getAfterRes(), "after_res", {"num_tokens", "hidden_size"},
-                BF16);
+namespace {
+/// The residual norms' shared rules: hidden_states and the optional
+/// residual / after_res pair as rows, a weight of `weightTypes`, then the
+/// op's own outputs (`rest`), after_res iff residual, and eps.
+template <typename NormOp, typename Rest>
+LogicalResult verifyResidualNorm(NormOp op, unsigned weightTypes, Rest rest) {
+  SmallVector<StringRef> rows = {"num_tokens", "hidden_size"};
+  Signature sig(op);
+  sig.operand(op.getHiddenStates(), "hidden_states", rows, BF16)
+      .optional(op.getResidual(), "residual", rows, BF16)
+      .operand(op.getWeight(), "weight", {"hidden_size"}, weightTypes)
+      .optional(op.getAfterRes(), "after_res", rows, BF16);
+  rest(sig);
   if (!sig.ok())
     return failure();
-  if (failed(verifyPairedOptional(*this, getResidual(), "residual",
-                                  getAfterRes(), "after_res")))
+  if (failed(verifyPairedOptional(op, op.getResidual(), "residual",
+                                  op.getAfterRes(), "after_res")))
     return failure();
-  return verifyEps(*this, getEps());
+  return verifyEps(op, op.getEps());
+}
+} // namespace
+
+LogicalResult RmsNormOp::verify() {
+  return verifyResidualNorm(*this, F32, [&](Signature &sig) {
+    sig.operand(getY(), "y", {"num_tokens", "hidden_size"}, BF16);
+  });
 }
 
 LogicalResult AddRmsNormDynamicQuantOp::verify() {
-  Signature sig(*this);
-  sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
-              BF16)
-      .optional(getResidual(), "residual", {"num_tokens", "hidden_size"}, BF16)
-      .operand(getWeight(), "weight", {"hidden_size"}, BF16 | F32)
-      .operand(getSmoothScale(), "smooth_scale", {"hidden_size"}, BF16 | F32)
-      .operand(getY(), "y", {"num_tokens", "hidden_size"}, I8)
-      .operand(getPerTokenScale(), "per_token_scale", {"num_tokens"}, F32)
-      .optional(getAfterRes(), "after_res", {"num_tokens", "hidden_size"},
-                BF16);
-  if (!sig.ok())
-    return failure();
-  if (failed(verifyPairedOptional(*this, getResidual(), "residual",
-                                  getAfterRes(), "after_res")))
-    return failure();
-  return verifyEps(*this, getEps());
+  return verifyResidualNorm(*this, BF16 | F32, [&](Signature &sig) {
+    sig.operand(getSmoothScale(), "smooth_scale", {"hidden_size"}, BF16 | F32)
+        .operand(getY(), "y", {"num_tokens", "hidden_size"}, I8)
+        .operand(getPerTokenScale(), "per_token_scale", {"num_tokens"}, F32);
+  });
 }
 
 LogicalResult QuantMatmulOp::verify() {
