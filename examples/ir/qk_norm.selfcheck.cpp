@@ -6,7 +6,7 @@
 // (2^-8 relative) plus the kernel's float error (sums of at most 128
 // squares, below 1e-6 relative): |y - ref| <= 2^-8 |ref| (1 + 1e-4) plus half the
 // storage's subnormal spacing (2^-134 for bf16, 2^-25 when bf16 travels as
-// half: examples/ir/selfcheck_bf16.hpp).
+// half: examples/ir/selfcheck.hpp).
 // Then INVALID_PARAMS on a y of another token count, nothing written.
 #include "selfcheck.hpp"
 

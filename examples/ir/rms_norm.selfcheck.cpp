@@ -11,7 +11,7 @@
 // 2048 squares in another order: below 1e-6 relative), so
 // |y - ref| <= 2^-8 |ref| (1 + 1e-4) plus half the
 // storage's subnormal spacing (2^-134 for bf16, 2^-25 when bf16 travels as
-// half: examples/ir/selfcheck_bf16.hpp).
+// half: examples/ir/selfcheck.hpp).
 // Then the planner's INVALID_PARAMS: a y buffer of another token count
 // returns 3 and writes nothing.
 #include "selfcheck.hpp"

@@ -11,7 +11,7 @@
 // Tolerance: the products of two bf16 values are exact in float, their
 // difference is rounded once to float (2^-24 relative) and then to bf16,
 // so |out - ref| <= 2^-8 |ref| (1 + 1e-4) (half a bf16 ulp) plus half the
-// storage's subnormal spacing (examples/ir/selfcheck_bf16.hpp).
+// storage's subnormal spacing (examples/ir/selfcheck.hpp).
 // Then INVALID_PARAMS, nothing written: a position beyond the tables, and
 // more tokens than the buffer holds.
 #include "selfcheck.hpp"

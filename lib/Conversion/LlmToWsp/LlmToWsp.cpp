@@ -165,10 +165,13 @@ std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
 // Row-wise operators: one work unit = a range of token rows
 //===----------------------------------------------------------------------===//
 
-/// The planner of a row-wise operator: `tokens` rows cut into at most
-/// `UNITS` contiguous ranges (moe descriptors of one "expert", the token
-/// range in token_start/token_count), one tier, dispatched on the vector
-/// cores. `${CHECKS}` sets %shapes_ok from the run-time shapes.
+/// The planner of an operator over token rows: `tokens` rows cut into at
+/// most `UNITS` contiguous ranges for each of `${HEADS}` heads (moe
+/// descriptors of one "expert": batch_idx the head, the rows in
+/// token_start/token_count), chunks rounded by `${ROUND_CHUNK}`, one tier,
+/// dispatched on `${CORES}` (the vector cores; quant_matmul: one head per
+/// N tile, whole M tiles, the cube and vector cores). `${CHECKS}` sets
+/// %shapes_ok from the run-time shapes and lengths.
 constexpr StringLiteral kRowPlanner = R"mlir(
 wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
 
