@@ -49,7 +49,7 @@ bool same(bf16 a, bf16 b) { return a.bits == b.bits; }
 bool same(int8_t a, int8_t b) { return a == b; }
 
 template <typename T, typename Expect>
-int64_t compareCache(const std::vector<T> &cache, T sentinel,
+int64_t compareCache(const std::vector<T> &cache, T marker,
                      const PagedBatch &batch, bool paged, int64_t seqLen,
                      Expect expect) {
   std::vector<bool> written(cache.size(), false);
@@ -72,31 +72,41 @@ int64_t compareCache(const std::vector<T> &cache, T sentinel,
     }
   for (size_t i = 0; i < cache.size(); ++i)
     if (!written[i])
-      wrong += !same(cache[i], sentinel);
+      wrong += !same(cache[i], marker);
   return wrong;
 }
+
+/// bf16 paged caches holding the sentinel, and a run of store_paged on
+/// them.
+struct PagedCaches {
+  std::vector<bf16> k, v;
+  explicit PagedCaches(const PagedBatch &batch)
+      : k(size_t(batch.pool * kHeads * kBlock * kDim), sentinel()), v(k) {}
+  int32_t store(PagedBatch &batch, std::vector<bf16> &key,
+                std::vector<bf16> &value) {
+    return wsp_gen::store_paged(
+        MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
+        MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
+        batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
+        MemRef<bf16, 4>{k.data(), {batch.pool, kHeads, kBlock, kDim}},
+        MemRef<bf16, 4>{v.data(), {batch.pool, kHeads, kBlock, kDim}});
+  }
+};
 
 bool checkPaged(std::mt19937 &rng) {
   PagedBatch batch;
   std::vector<bf16> key = randomRows(batch.rows, rng);
   std::vector<bf16> value = randomRows(batch.rows, rng);
-  bf16 sentinel;
-  sentinel.bits = 0x7fc1;
-  std::vector<bf16> kc(size_t(batch.pool * kHeads * kBlock * kDim), sentinel);
-  std::vector<bf16> vc = kc;
-  int32_t status = wsp_gen::store_paged(
-      MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
-      MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
-      batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
-      MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
-      MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
+  PagedCaches caches(batch);
+  int32_t status = caches.store(batch, key, value);
   auto from = [](const std::vector<bf16> &x) {
     return [&x](int64_t row, int64_t h, int64_t c) {
       return x[size_t((row * kHeads + h) * kDim + c)];
     };
   };
-  int64_t wrong = compareCache(kc, sentinel, batch, true, 0, from(key)) +
-                  compareCache(vc, sentinel, batch, true, 0, from(value));
+  int64_t wrong =
+      compareCache(caches.k, sentinel(), batch, true, 0, from(key)) +
+      compareCache(caches.v, sentinel(), batch, true, 0, from(value));
   bool ok = status == 0 && wrong == 0;
   std::printf("paged bf16: %s (status %d, %lld cache values differ)\n",
               ok ? "ok" : "MISMATCH", status, (long long)wrong);
@@ -144,9 +154,7 @@ bool checkContiguous(std::mt19937 &rng) {
   batch.rows = 3;
   const int64_t seqLen = 64, maxBatch = 4;
   std::vector<bf16> key = randomRows(3, rng), value = randomRows(3, rng);
-  bf16 sentinel;
-  sentinel.bits = 0x7fc1;
-  std::vector<bf16> kc(size_t(maxBatch * kHeads * seqLen * kDim), sentinel);
+  std::vector<bf16> kc(size_t(maxBatch * kHeads * seqLen * kDim), sentinel());
   std::vector<bf16> vc = kc;
   int32_t status = wsp_gen::store_contiguous(
       MemRef<bf16, 4>{key.data(), {3, 1, kHeads, kDim}},
@@ -159,8 +167,9 @@ bool checkContiguous(std::mt19937 &rng) {
       return x[size_t((row * kHeads + h) * kDim + c)];
     };
   };
-  int64_t wrong = compareCache(kc, sentinel, batch, false, seqLen, from(key)) +
-                  compareCache(vc, sentinel, batch, false, seqLen, from(value));
+  int64_t wrong =
+      compareCache(kc, sentinel(), batch, false, seqLen, from(key)) +
+      compareCache(vc, sentinel(), batch, false, seqLen, from(value));
   bool ok = status == 0 && wrong == 0;
   std::printf("contiguous decode: %s (status %d, %lld cache values differ)\n",
               ok ? "ok" : "MISMATCH", status, (long long)wrong);
@@ -179,18 +188,9 @@ bool checkInvalid(std::mt19937 &rng) {
     case 3: batch.lens[2] = 13; what = "more tokens than rows"; break;
     }
     std::vector<bf16> key = randomRows(batch.rows, rng), value = key;
-    bf16 sentinel;
-    sentinel.bits = 0x7fc1;
-    std::vector<bf16> kc(size_t(batch.pool * kHeads * kBlock * kDim), sentinel);
-    std::vector<bf16> vc = kc;
-    int32_t status = wsp_gen::store_paged(
-        MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
-        MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
-        batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
-        MemRef<bf16, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
-        MemRef<bf16, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
-    bool untouched = std::all_of(kc.begin(), kc.end(), [&](bf16 v) { return same(v, sentinel); }) &&
-                     std::all_of(vc.begin(), vc.end(), [&](bf16 v) { return same(v, sentinel); });
+    PagedCaches caches(batch);
+    int32_t status = caches.store(batch, key, value);
+    bool untouched = allSentinel(caches.k) && allSentinel(caches.v);
     ok = reportInvalid(what, status, untouched, "caches") && ok;
   }
   return ok;

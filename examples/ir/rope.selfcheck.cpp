@@ -125,15 +125,13 @@ bool checkAccum(std::mt19937 &rng) {
   std::vector<int32_t> accum = {0, 6, 6, 25, 27, 69};
   const int64_t rows = 69;
   Tables t(64);
-  std::vector<bf16> x = randomRows(rows, rng), y(x.size());
-  for (bf16 &v : y)
-    v.bits = 0x7fc1;
-  std::vector<bf16> sentinel = y;
+  std::vector<bf16> x = randomRows(rows, rng), y(x.size(), sentinel());
+  const std::vector<bf16> marked = y;
   int32_t status = wsp_gen::rope_accum(packed(x, rows), t.sinView(), t.cosView(),
                                        vec(pos), vec(lens), vec(accum),
                                        packed(y, rows));
   return compare("packed, accum_q_len with gaps, rope_offset 64, copy", x, y,
-                 sentinel, rows, pos, lens, t, 64,
+                 marked, rows, pos, lens, t, 64,
                  [&](int64_t b, int64_t s) { return accum[b] + s; }, status);
 }
 

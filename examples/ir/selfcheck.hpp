@@ -67,6 +67,19 @@ inline bf16 toStorage(float f) {
 }
 #endif
 
+/// A NaN pattern no kernel writes: it marks outputs nothing may touch.
+inline bf16 sentinel() {
+  bf16 v;
+  v.bits = 0x7fc1;
+  return v;
+}
+
+/// Whether every value still holds the sentinel.
+inline bool allSentinel(const std::vector<bf16> &values) {
+  return std::all_of(values.begin(), values.end(),
+                     [](bf16 v) { return v.bits == sentinel().bits; });
+}
+
 /// Prints the line of a run-time error case: `what` must have returned
 /// INVALID_PARAMS (3) with `outputs` untouched. Returns whether it did.
 inline bool reportInvalid(const char *what, int32_t status, bool untouched,

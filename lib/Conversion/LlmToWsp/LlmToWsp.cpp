@@ -966,6 +966,47 @@ ${SEQ_CHECKS}
   %total_fits = arith.cmpi sle, %total, %tokens_i64 : i64
 )mlir";
 
+/// The run-time checks of an op over token rows, setting %shapes_ok:
+/// `prelude`, the sizes of the rows buffer `rows` (its first argument) as
+/// %<rows>_dim_<d>, the per-sequence validation, the op's dimension checks
+/// `dims` (plus accum_q_len's batch + 1, and unpacked, the rows buffer's
+/// batch), then `extra` lines setting the i1 `extraOk` when given.
+std::string tokenRowChecks(ArrayRef<NamedOperand> args,
+                           SmallVector<DimCheck> dims, StringRef rows,
+                           unsigned rank, bool packed, bool accum,
+                           StringRef prelude, StringRef extra = "",
+                           StringRef extraOk = "") {
+  std::string out = prelude.str();
+  for (unsigned d = 0; d < rank; ++d)
+    out += ("  %" + rows + "_dim_" + Twine(d) + " = memref.dim %" + rows +
+            ", %c" + Twine(d) + " : ${" + rows.upper() + "_TYPE}\n")
+               .str();
+  out += kSeqValidate;
+  if (accum) {
+    out += "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
+  }
+  // checks() takes the rows buffer as its reference and checks nothing of
+  // it: its unpacked batch is checked here.
+  if (packed) {
+    out += checks(args, dims, "%dims_and_batch");
+  } else {
+    out += checks(args, dims, "%dims_ok");
+    out += ("  %rows_batch = arith.cmpi eq, %" + rows +
+            "_dim_0, %batch : index\n"
+            "  %dims_and_batch = arith.andi %dims_ok, %rows_batch : i1\n")
+               .str();
+  }
+  std::string ok = "%dims_and_batch";
+  if (!extraOk.empty()) {
+    out += extra.str() + "  %l0 = arith.andi %dims_and_batch, " +
+           extraOk.str() + " : i1\n";
+    ok = "%l0";
+  }
+  return out + "  %l1 = arith.andi " + ok + ", %lengths_ok : i1\n" +
+         "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+}
+
 
 FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                                         StringRef name, int64_t cores) {
@@ -1046,28 +1087,9 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   dims.push_back({"cos", 0, "%table"});
   dims.push_back({"sin", 1, "%rope_dim"});
   dims.push_back({"cos", 1, "%rope_dim"});
-  std::string prelude = "  %rope_dim = arith.constant " +
-                        std::to_string(ropeDim) + " : index\n";
-  for (unsigned d = 0; d < qkvType.getRank(); ++d)
-    prelude += "  %qkv_dim_" + std::to_string(d) + " = memref.dim %qkv, %c" +
-               std::to_string(d) + " : ${QKV_TYPE}\n";
-  std::string afterValidate;
-  if (op.getAccumQLen()) {
-    afterValidate = "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
-    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
-  }
-  // checks() takes qkv (the planner's first argument) as the reference and
-  // checks nothing of it: its unpacked batch is checked here.
-  std::string checked;
-  if (!packed)
-    checked = checks(args, dims, "%dims_ok") +
-              "  %qkv_batch = arith.cmpi eq, %qkv_dim_0, %batch : index\n"
-              "  %dims_and_batch = arith.andi %dims_ok, %qkv_batch : i1\n";
-  else
-    checked = checks(args, dims, "%dims_and_batch");
-  v["CHECKS"] = prelude + std::string(kSeqValidate) + afterValidate + checked +
-                "  %l1 = arith.andi %dims_and_batch, %lengths_ok : i1\n"
-                "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+  v["CHECKS"] = tokenRowChecks(
+      args, dims, "qkv", qkvType.getRank(), packed, bool(op.getAccumQLen()),
+      "  %rope_dim = arith.constant " + std::to_string(ropeDim) + " : index\n");
   return instantiate(v, kRowPlanner, kRopeKernel, args);
 }
 
@@ -1349,12 +1371,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   // dimensions agree, and each range fits its buffer's heads.
   unsigned headDim = keyType.getRank() - 2;
   std::string headsFit;
-  for (unsigned d = 0; d < keyType.getRank(); ++d) {
-    prelude += "  %key_dim_" + std::to_string(d) + " = memref.dim %key, %c" +
-               std::to_string(d) + " : ${KEY_TYPE}\n";
+  for (unsigned d = 0; d < keyType.getRank(); ++d)
     if (d != headDim)
       dims.push_back({"value", d, "%key_dim_" + std::to_string(d)});
-  }
   for (auto [arg, head0] : {std::pair<StringRef, int64_t>("key", keyHead0),
                             std::pair<StringRef, int64_t>("value", valueHead0)})
     headsFit += ("  %" + arg + "_heads = memref.dim %" + arg + ", %c" +
@@ -1381,23 +1400,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
       dims.push_back({scale.str(), 0, "%kv_heads"});
       dims.push_back({scale.str(), 1, "%hidden"});
     }
-  std::string afterValidate;
-  if (op.getAccumQLen()) {
-    afterValidate = "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
-    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
-  }
-  std::string checked;
-  if (!packed)
-    checked = checks(args, dims, "%dims_ok") +
-              "  %key_batch = arith.cmpi eq, %key_dim_0, %batch : index\n"
-              "  %dims_and_batch = arith.andi %dims_ok, %key_batch : i1\n";
-  else
-    checked = checks(args, dims, "%dims_and_batch");
-  v["CHECKS"] = prelude + std::string(kSeqValidate) + afterValidate +
-                checked + headsFit +
-                "  %l0 = arith.andi %dims_and_batch, %heads_fit : i1\n"
-                "  %l1 = arith.andi %l0, %lengths_ok : i1\n"
-                "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+  v["CHECKS"] = tokenRowChecks(args, dims, "key", keyType.getRank(), packed,
+                               bool(op.getAccumQLen()), prelude, headsFit,
+                               "%heads_fit");
   return instantiate(v, kRowPlanner, kStoreKernel, args);
 }
 
