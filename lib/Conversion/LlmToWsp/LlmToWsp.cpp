@@ -25,6 +25,9 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
 
 #include <map>
 
@@ -376,24 +379,24 @@ LogicalResult requireIdentityLayouts(Operation *op,
 
 struct Lowered {
   std::string text;               // the module of templates, substituted
-  SmallVector<NamedOperand> args; // the planner's arguments, in order
-  /// A global-memory workspace the op needs (cube <-> vector exchange):
-  /// the function gets an argument of this type, the planner's argument
-  /// named "workspace" (a null value in `args` until then).
-  Type workspace;
+  /// The planner's arguments, in order. Those without a value are the
+  /// global-memory workspaces the op needs (cube <-> vector exchange, state
+  /// carried between a row's chunks): each becomes an argument of the
+  /// function, of the type given.
+  SmallVector<NamedOperand> args;
 };
 
 /// Fills the planner and kernel templates (pieces may hold pieces: a few
 /// rounds) and returns the op's lowering.
 Lowered instantiate(const std::map<std::string, std::string> &v,
                     StringRef planner, StringRef kernel,
-                    SmallVector<NamedOperand> args, Type workspace = {}) {
+                    SmallVector<NamedOperand> args) {
   std::string p = planner.str(), k = kernel.str();
   for (int depth = 0; depth < 4; ++depth) {
     p = substitute(p, v);
     k = substitute(k, v);
   }
-  return Lowered{p + k, std::move(args), workspace};
+  return Lowered{p + k, std::move(args)};
 }
 
 /// What a row-wise operand is, for its run-time checks: rows
@@ -1600,7 +1603,661 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
   if (op.getBias())
     dims.push_back({"bias", 0, "%new_hidden"});
   v["CHECKS"] = checks(args, dims);
-  return instantiate(v, kRowPlanner, kMatmulKernel, args, workspace);
+  return instantiate(v, kRowPlanner, kMatmulKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// Attention: flash_attention_decode (flash decoding: KV chunks of one row
+// in order on one block, the softmax state carried between them) and
+// flash_attention_prefill (one unit = a block of query tokens of one
+// sequence and KV head, its whole causal KV range)
+//===----------------------------------------------------------------------===//
+
+/// Blocks attention runs on (a cube core and its two vector cores); each
+/// has its slots of the workspaces.
+constexpr int64_t kAttentionBlocks = 24;
+/// Rows of the cube's Q and S tiles (query tokens x GQA group), and the
+/// widest KV tile and head.
+constexpr int64_t kAttentionRows = 32, kMaxKvTile = 128, kMaxHeadDim = 128;
+/// Requests a decode plan holds (its lengths live in a stack buffer), and
+/// descriptors an attention plan may write.
+constexpr int64_t kMaxDecodeBatch = 1024, kAttentionUnits = 4096;
+
+/// The attention kernel: Q rows (query token, head of the KV head's group)
+/// against a KV range [kv_start, kv_end) of one sequence's pages, online
+/// softmax. The descriptor's meaning (`${WHICH}`: %req, %kv_head, %q_first,
+/// %q_count, %prior, %kv_start, %kv_end, %init, %last), where query token
+/// %s sits (`${TOKEN_AT}`, `${Q_IDX}`) and what happens to the state at the
+/// start and end (`${START_STATE}`, `${END_STATE}`) are the op's.
+constexpr StringLiteral kAttentionKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {TILE_K = ${TILE_KS}}
+    (%desc: ${DESC}, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %minus_one = arith.constant -1.0 : f32
+  // The lowest float: a masked score, finite so that exp() of a difference
+  // of two never becomes NaN.
+  %lowest = arith.constant -3.40282347e+38 : f32
+  %largest = arith.constant 3.40282347e+38 : f32
+  %group = arith.constant ${GROUP} : index
+  %head_dim = arith.constant ${D} : index
+  %block_size = arith.constant ${BLOCK_SIZE} : index
+  %scale = arith.constant ${SCALE} : f32
+  %tile_k = wsp.tier_constant "TILE_K" : index
+  %blk = tile.block_idx : index
+${WHICH}
+  %rows = arith.muli %q_count, %group : index
+  %head_base = arith.muli %kv_head, %group : index
+  %q_head = arith.addi %head_base, %c${Q_HEAD0} : index
+  %slot_i32 = memref.load %kv_ids[%req] : ${KV_IDS_TYPE}
+  %slot = arith.index_cast %slot_i32 : i32 to index
+
+  // Q: the vector core packs the rows (token s, head g) -> s * group + g
+  // into the block's workspace, the cube loads them as one operand.
+  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  scf.for %sl = %c0 to %q_count step %c1 {
+    %r0 = arith.muli %sl, %group : index
+    %s = arith.addi %q_first, %sl : index
+${TOKEN_AT}
+    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
+    tile.store %ws_h[%blk, %c0, %r0, %c0], %qv : ${WS_H_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  }
+  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
+  tile.load %qm, %ws_h[%blk, %c0, %c0, %c0] : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>, ${WS_H_TYPE}
+  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x${D}xbf16, valid = ?x?>
+  tile.mov %ql, %qm : !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
+
+  // The running softmax state, in UB for the whole range: o [rows x
+  // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
+  // updates see them as one row of 32).
+  %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+${START_STATE}
+
+  // Each row's visible positions: causal (query token s at position
+  // prior + s sees [0, prior + s + 1)), cut to [kv_start, kv_end). A tile
+  // inside every row's range needs no mask: [largest lo, smallest hi) =
+  // [the last token's lo, the first token's hi).
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  scf.for %r = %c0 to %rows step %c1 {
+    %sl = arith.divui %r, %group : index
+    %s = arith.addi %q_first, %sl : index
+    %pos = arith.addi %prior, %s : index
+    %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
+    %lo = arith.maxui %kv_start, %mask_lo : index
+    %hi = arith.minui %kv_end, %mask_hi : index
+    %lo_i32 = arith.index_cast %lo : index to i32
+    %lo_f = arith.sitofp %lo_i32 : i32 to f32
+    %hi_i32 = arith.index_cast %hi : index to i32
+    %hi_f = arith.sitofp %hi_i32 : i32 to f32
+    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+  }
+  %last_sl = arith.subi %q_count, %c1 : index
+  %last_s = arith.addi %q_first, %last_sl : index
+  %last_pos = arith.addi %prior, %last_s : index
+  %lo_last, %hi_last = wsp.mask_range standard query(%last_s) pos(%last_pos) prior(%prior) : index, index
+  %lo_max = arith.maxui %kv_start, %lo_last : index
+  %first_pos = arith.addi %prior, %q_first : index
+  %lo_first, %hi_first = wsp.mask_range standard query(%q_first) pos(%first_pos) prior(%prior) : index, index
+  %hi_min = arith.minui %kv_end, %hi_first : index
+
+  // KV tiles of TILE_K positions from the multiple of TILE_K at or before
+  // kv_start.
+  %w_first_q = arith.divui %kv_start, %tile_k : index
+  %w_first = arith.muli %w_first_q, %tile_k : index
+  %span = arith.subi %kv_end, %w_first : index
+  %num_tiles = arith.ceildivui %span, %tile_k : index
+  scf.for %j = %c0 to %num_tiles step %c1 {
+    %j_off = arith.muli %j, %tile_k : index
+    %w = arith.addi %w_first, %j_off : index
+    %left = arith.subi %kv_end, %w : index
+    %n = arith.minui %tile_k, %left : index
+    %w_end = arith.addi %w, %n : index
+
+    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
+    // page is smaller than TILE_K): K^T of the page's positions into L1,
+    // its columns of S to the workspace.
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.store %ws_f[%blk, %c0, %c0, %col], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
+    }
+
+    // Vector: the scaled, masked scores of the tile.
+    %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.load %sv, %ws_f[%blk, %c0, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
+    tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+    %cut_lo = arith.cmpi ult, %w, %lo_max : index
+    %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
+    %masked = arith.ori %cut_lo, %cut_hi : i1
+    scf.if %masked {
+      // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
+      // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
+      %w_i32 = arith.index_cast %w : index to i32
+      %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
+      tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
+      %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+      tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    }
+
+    // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
+    // p = e^(s - m'), l' = l alpha + sum_c p.
+    %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
+    tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+    tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+    %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+    tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+    tile.store %ws_h[%blk, %c1, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+
+    // Cube: O_t = P V, one page at a time: V of the page's positions into
+    // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
+    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    tile.load %pm, %ws_h[%blk, %c1, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+      tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+      tile.load_paged %vm, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+      %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+      %first_page = arith.cmpi eq, %p, %w : index
+      scf.if %first_page {
+        tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      } else {
+        tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      }
+    }
+    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+
+    // Vector: o = o alpha + O_t.
+    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  }
+${END_STATE}
+  wsp.return
+}
+)mlir";
+
+/// The end of a row's range: o / l, as bf16, one query token's group of
+/// rows at a time.
+constexpr StringLiteral kAttentionFinish = R"mlir(
+    tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+    tile.cvt %ob, %o : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    scf.for %sl = %c0 to %q_count step %c1 {
+      %r0 = arith.muli %sl, %group : index
+      %s = arith.addi %q_first, %sl : index
+${TOKEN_AT}
+      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?> to !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+      tile.store %out[${Q_IDX}, %head_base, %c0], %token : ${OUT_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+    })mlir";
+
+/// The state a range starts from: empty.
+constexpr StringLiteral kAttentionFreshState = R"mlir(
+    tile.expands %o, %zero : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, f32
+    tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
+    tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32)mlir";
+
+/// The attention planner: shape checks (`${CHECKS}` sets %shapes_ok), then
+/// every sequence's lengths, slot and pages (`${SEQ_CHECKS}` sets %seq_ok
+/// for sequence %b from %past (kv_lens[b]), %len (its query tokens), %slot;
+/// `${SEQ_EXTRA}` may record what the plan needs), then `${PLAN}`, which
+/// plans, dispatches and yields the status.
+constexpr StringLiteral kAttentionPlanner = R"mlir(
+${TIERS}
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %true = arith.constant true
+  %false = arith.constant false
+  %ok = arith.constant 0 : i32
+  %unsupported = arith.constant 2 : i32
+  %invalid = arith.constant 3 : i32
+  %zero_i64 = arith.constant 0 : i64
+  %one_i64 = arith.constant 1 : i64
+  %block_i64 = arith.constant ${BLOCK_SIZE} : i64
+  %batch = memref.dim %${BATCH_OF}, %c0 : ${BATCH_OF_TYPE}
+${PLAN_SETUP}
+${CHECKS}
+  %size_status = arith.select %batch_fits, %ok, %unsupported : i32
+  %check = arith.select %shapes_ok, %size_status, %invalid : i32
+  %checked = arith.cmpi eq, %check, %ok : i32
+  %status = scf.if %checked -> i32 {
+    // Every sequence: its lengths, its block-table row, and every page of
+    // the positions [0, kv_lens + q_len) it reads inside the pool.
+    %slots = memref.dim %block_table, %c0 : ${BLOCK_TABLE_TYPE}
+    %slots_i64 = arith.index_cast %slots : index to i64
+    %per_seq = memref.dim %block_table, %c1 : ${BLOCK_TABLE_TYPE}
+    %per_seq_i64 = arith.index_cast %per_seq : index to i64
+    %capacity_i64 = arith.muli %per_seq_i64, %block_i64 : i64
+    %pool = memref.dim %k_cache, %c0 : ${K_CACHE_TYPE}
+    %pool_i64 = arith.index_cast %pool : index to i64
+    %lengths_ok, %total = scf.for %b = %c0 to %batch step %c1
+        iter_args(%acc = %true, %sum = %zero_i64) -> (i1, i64) {
+      %past_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}
+      %past = arith.extsi %past_i32 : i32 to i64
+      %len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}
+      %len = arith.extsi %len_i32 : i32 to i64
+      %slot_i32 = memref.load %kv_ids[%b] : ${KV_IDS_TYPE}
+      %slot = arith.extsi %slot_i32 : i32 to i64
+      %past_ok = arith.cmpi sge, %past, %zero_i64 : i64
+      %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
+      %slot_lo = arith.cmpi sge, %slot, %zero_i64 : i64
+      %slot_hi = arith.cmpi slt, %slot, %slots_i64 : i64
+      %seen = arith.addi %past, %len : i64
+      %in_capacity = arith.cmpi sle, %seen, %capacity_i64 : i64
+      %a1 = arith.andi %past_ok, %len_ok : i1
+      %a2 = arith.andi %a1, %slot_lo : i1
+      %a3 = arith.andi %a2, %slot_hi : i1
+      %a4 = arith.andi %a3, %in_capacity : i1
+${SEQ_CHECKS}
+      %pages_ok = scf.if %a5 -> (i1) {
+        %seen_idx = arith.index_cast %seen : i64 to index
+        %block = arith.constant ${BLOCK_SIZE} : index
+        %pages = arith.ceildivui %seen_idx, %block : index
+        %slot_idx = arith.index_cast %slot : i64 to index
+        %all = scf.for %pg = %c0 to %pages step %c1
+            iter_args(%in = %true) -> (i1) {
+          %page_i32 = memref.load %block_table[%slot_idx, %pg] : ${BLOCK_TABLE_TYPE}
+          %page = arith.extsi %page_i32 : i32 to i64
+          %lo = arith.cmpi sge, %page, %zero_i64 : i64
+          %hi = arith.cmpi slt, %page, %pool_i64 : i64
+          %this = arith.andi %lo, %hi : i1
+          %both = arith.andi %in, %this : i1
+          scf.yield %both : i1
+        }
+        scf.yield %all : i1
+      } else {
+        scf.yield %false : i1
+      }
+${SEQ_EXTRA}
+      %all_ok = arith.andi %acc, %pages_ok : i1
+      %sum1 = arith.addi %sum, %len : i64
+      scf.yield %all_ok, %sum1 : i1, i64
+    }
+${TOTAL_CHECK}
+    %valid = arith.andi %lengths_ok, %total_ok : i1
+    %planned = scf.if %valid -> i32 {
+${PLAN}
+    } else {
+      scf.yield %invalid : i32
+    }
+    scf.yield %planned : i32
+  } else {
+    scf.yield %check : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// Decode: the lengths the planner sees are kv_lens + q_seq_len, one
+/// descriptor per (request, KV head, KV chunk), the chunks of a row in
+/// order on one block (row_affine), which carries the row's softmax state
+/// from chunk to chunk in its slot of the workspaces.
+constexpr StringLiteral kDecodePlan = R"mlir(
+      %count, %generated = wsp.generate %lens[%batch] heads(%kv_heads)
+          chunk(%chunk) tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
+          : memref<${MAX_BATCH}xi32>, memref<${UNITS}x!wsp.descriptor<attention>>
+      %run = arith.cmpi eq, %generated, %ok : i32
+      scf.if %run {
+        wsp.dispatch @${NAME}(${CALL_ARGS})
+            descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<attention>>)
+            on mix(${BLOCKS}) row_affine
+      }
+      scf.yield %generated : i32)mlir";
+
+/// Prefill: one descriptor per (sequence, KV head, block of query tokens
+/// whose rows fill one tile); each covers its whole causal KV range, so
+/// the units are independent (a grid).
+constexpr StringLiteral kPrefillPlan = R"mlir(
+      %count, %generated = wsp.generate %q_lens[%batch] heads(%kv_heads)
+          chunk(%tokens_per_unit) tiers(@${NAME}_tiers) config(${CONFIG})
+          into %descs : ${Q_LENS_TYPE}, memref<${UNITS}x!wsp.descriptor<moe>>
+      %run = arith.cmpi eq, %generated, %ok : i32
+      scf.if %run {
+        wsp.dispatch @${NAME}(${CALL_ARGS})
+            descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+            on mix(${BLOCKS})
+      }
+      scf.yield %generated : i32)mlir";
+
+/// The descriptor of a decode unit: a KV chunk of one (request, KV head)
+/// row, its q_seq_len query tokens.
+constexpr StringLiteral kDecodeWhich = R"mlir(
+  %req = wsp.param %desc["request_idx"] : !wsp.descriptor<attention>
+  %kv_head = wsp.param %desc["head_idx"] : !wsp.descriptor<attention>
+  %kv_start = wsp.param %desc["kv_start"] : !wsp.descriptor<attention>
+  %kv_end = wsp.kv_end %desc : !wsp.descriptor<attention>
+  %init = wsp.has_flag %desc, init : !wsp.descriptor<attention>
+  %last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
+  %q_first = arith.constant 0 : index
+  %q_count = arith.constant ${Q_LEN} : index
+  %prior_i32 = memref.load %kv_lens[%req] : ${KV_LENS_TYPE}
+  %prior = arith.index_cast %prior_i32 : i32 to index)mlir";
+
+/// The descriptor of a prefill unit: query tokens [token_start, + count)
+/// of sequence expert_idx, KV head batch_idx, all the KV they see.
+constexpr StringLiteral kPrefillWhich = R"mlir(
+  %req = wsp.param %desc["expert_idx"] : !wsp.descriptor<moe>
+  %kv_head = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
+  %q_first = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %q_count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %prior_i32 = memref.load %kv_lens[%req] : ${KV_LENS_TYPE}
+  %prior = arith.index_cast %prior_i32 : i32 to index
+  %kv_start = arith.constant 0 : index
+  %q_end = arith.addi %q_first, %q_count : index
+  %kv_end = arith.addi %prior, %q_end : index
+${SEQ_START})mlir";
+
+/// Decode's state: a row's first chunk starts it, the others take it from
+/// the block's slot, where the chunk before left it (row_affine: the
+/// chunks of a row run in order on one block).
+constexpr StringLiteral kDecodeStartState = R"mlir(
+  scf.if %init {${FRESH_STATE}
+  } else {
+    tile.load %o, %ws_f[%blk, %c2, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+    tile.load %m, %ws_ml[%blk, %c0, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
+    tile.load %l, %ws_ml[%blk, %c1, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
+  })mlir";
+
+/// The last chunk writes the output; the others leave the state.
+constexpr StringLiteral kDecodeEndState = R"mlir(
+  scf.if %last {${FINISH}
+  } else {
+    tile.store %ws_f[%blk, %c2, %c0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.store %ws_ml[%blk, %c0, %c0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  })mlir";
+
+/// The run-time checks of one decode request beyond the shared ones: its
+/// q_lens and accum_q_len entries as q_seq_len says; its length, for the
+/// planner, kv_lens + q_seq_len (inside i32).
+constexpr StringLiteral kDecodeSeqChecks = R"mlir(
+      %q_len_ok = arith.cmpi eq, %len, %q_len_i64 : i64
+      %b_i64 = arith.index_cast %b : index to i64
+      %acc_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}
+      %acc_i64 = arith.extsi %acc_i32 : i32 to i64
+      %acc_want = arith.muli %b_i64, %q_len_i64 : i64
+      %acc_ok = arith.cmpi eq, %acc_i64, %acc_want : i64
+      %fits_i32 = arith.cmpi sle, %seen, %int32_max : i64
+      %d1 = arith.andi %a4, %q_len_ok : i1
+      %d2 = arith.andi %d1, %acc_ok : i1
+      %a5 = arith.andi %d2, %fits_i32 : i1)mlir";
+
+constexpr StringLiteral kDecodeSeqExtra = R"mlir(
+      %seen_i32 = arith.trunci %seen : i64 to i32
+      memref.store %seen_i32, %lens[%b] : memref<${MAX_BATCH}xi32>)mlir";
+
+/// Prefill with accum_q_len: each sequence's tokens inside q.
+constexpr StringLiteral kPrefillAccumChecks = R"mlir(
+      %acc_i32 = memref.load %accum_q_len[%b] : ${ACCUM_Q_LEN_TYPE}
+      %acc_i64 = arith.extsi %acc_i32 : i32 to i64
+      %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64
+      %acc_end = arith.addi %acc_i64, %len : i64
+      %end_ok = arith.cmpi sle, %acc_end, %tokens_i64 : i64
+      %p1 = arith.andi %a4, %acc_ok : i1
+      %a5 = arith.andi %p1, %end_ok : i1)mlir";
+
+/// Where sequence %req's tokens start in q: accum_q_len, or the sum of the
+/// q_lens before it.
+constexpr StringLiteral kSeqStartAccum = R"mlir(
+  %seq_start_i32 = memref.load %accum_q_len[%req] : ${ACCUM_Q_LEN_TYPE}
+  %seq_start = arith.index_cast %seq_start_i32 : i32 to index)mlir";
+constexpr StringLiteral kSeqStartPrefix = R"mlir(
+  %seq_start = scf.for %j = %c0 to %req step %c1 iter_args(%sum = %c0) -> (index) {
+    %len_i32 = memref.load %q_lens[%j] : ${Q_LENS_TYPE}
+    %len = arith.index_cast %len_i32 : i32 to index
+    %sum1 = arith.addi %sum, %len : index
+    scf.yield %sum1 : index
+  })mlir";
+
+template <typename AttentionOp>
+FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
+  constexpr bool decode =
+      std::is_same_v<AttentionOp, llm::FlashAttentionDecodeOp>;
+  // Q may be a head range of a packed QKV: the kernel reads the base.
+  auto [qBase, qHead0] = headRangeOf(op.getQ());
+  SmallVector<NamedOperand> args;
+  // The first argument gives the batch (checks() checks nothing of it).
+  args.push_back(decode ? NamedOperand{"kv_lens", op.getKvLens()}
+                        : NamedOperand{"q_lens", op.getQLens()});
+  args.push_back({"q", qBase});
+  args.push_back({"kv_ids", op.getKvIds()});
+  args.push_back(decode ? NamedOperand{"q_lens", op.getQLens()}
+                        : NamedOperand{"kv_lens", op.getKvLens()});
+  if (op.getAccumQLen())
+    args.push_back({"accum_q_len", op.getAccumQLen()});
+  args.push_back({"block_table", op.getBlockTable()});
+  args.push_back({"k_cache", op.getKCache()});
+  args.push_back({"v_cache", op.getVCache()});
+  args.push_back({"out", op.getOut()});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+
+  auto qType = cast<MemRefType>(op.getQ().getType());
+  auto cacheType = cast<MemRefType>(op.getKCache().getType());
+  if (op.getKScale())
+    return op.emitOpError("lowers bf16 caches only (int8 pages with their "
+                          "scales do not lower yet)");
+  unsigned rank = qType.getRank();
+  int64_t heads = qType.getDimSize(rank - 2), dim = qType.getDimSize(rank - 1);
+  int64_t kvHeads = cacheType.getDimSize(1), blockSize = cacheType.getDimSize(2);
+  if (ShapedType::isDynamic(heads) || ShapedType::isDynamic(kvHeads) ||
+      ShapedType::isDynamic(blockSize))
+    return op.emitOpError("lowers with static q_head_num, kv_head_num and "
+                          "block_size only");
+  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
+    return op.emitOpError("lowers with a static head_dim, a multiple of 32 "
+                          "up to ")
+           << kMaxHeadDim << " (one cube tile)";
+  int64_t group = heads / kvHeads;
+  if (group > kAttentionRows)
+    return op.emitOpError("lowers with at most ")
+           << kAttentionRows << " query heads per KV head (one tile of rows), "
+           << "got " << group;
+  int64_t qLen = 0;
+  if constexpr (decode) {
+    qLen = int32_t(op.getQSeqLen());
+    if (qLen < 1 || qLen * group > kAttentionRows)
+      return op.emitOpError("lowers with q_seq_len x (q_head_num / "
+                            "kv_head_num) rows in one tile of ")
+             << kAttentionRows << ", got " << qLen << " x " << group;
+  }
+
+  std::map<std::string, std::string> v;
+  Builder b(op.getContext());
+  auto ws = [&](StringRef part, SmallVector<int64_t> shape, Type elem) {
+    args.push_back({part.str(), Value(), MemRefType::get(shape, elem)});
+  };
+  int64_t blocks = kAttentionBlocks, rows = kAttentionRows;
+  // Per block: Q and P (bf16); S, O_t and, decode, the row's o (f32);
+  // decode, the row's m and l.
+  ws("ws_h", {blocks, 2, rows, kMaxKvTile}, b.getBF16Type());
+  ws("ws_f", {blocks, decode ? 3 : 2, rows, std::max(kMaxKvTile, dim)},
+     b.getF32Type());
+  if (decode)
+    ws("ws_ml", {blocks, 2, rows}, b.getF32Type());
+  addTypeValues(v, args);
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"BATCH_OF", args.front().name},
+            {"BATCH_OF_TYPE", str(args.front().getType())},
+            {"D", std::to_string(dim)},
+            {"GROUP", std::to_string(group)},
+            {"KV_HEADS", std::to_string(kvHeads)},
+            {"Q_HEAD0", std::to_string(qHead0)},
+            {"BLOCK_SIZE", std::to_string(blockSize)},
+            {"BLOCKS", std::to_string(blocks)},
+            {"UNITS", std::to_string(kAttentionUnits)},
+            {"MAX_BATCH", std::to_string(kMaxDecodeBatch)},
+            {"Q_LEN", std::to_string(qLen)},
+            {"SCALE", llvm::formatv("{0:e9}", 1.0 / std::sqrt(double(dim)))
+                          .str()},
+            {"FRESH_STATE", kAttentionFreshState.str()},
+            {"FINISH", kAttentionFinish.str()}});
+
+  // Run-time shapes: q (the base, its batch and heads), the per-sequence
+  // operands, out, the caches.
+  SmallVector<DimCheck> dims;
+  std::string setup = "  %kv_heads = arith.constant ${KV_HEADS} : index\n"
+                      "  %head_dim = arith.constant ${D} : index\n"
+                      "  %q_heads_end = arith.constant " +
+                      std::to_string(qHead0 + heads) + " : index\n"
+                      "  %q_heads = arith.constant " + std::to_string(heads) +
+                      " : index\n";
+  std::string fits;
+  for (unsigned d = 0; d < 4; ++d) {
+    setup += "  %cache_dim_" + std::to_string(d) + " = memref.dim %k_cache, %c" +
+             std::to_string(d) + " : ${K_CACHE_TYPE}\n";
+    dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
+  }
+  dims.push_back({"k_cache", 1, "%kv_heads"});
+  dims.push_back({"k_cache", 3, "%head_dim"});
+  dims.push_back({"kv_ids", 0, "%batch"});
+  dims.push_back({decode ? "q_lens" : "kv_lens", 0, "%batch"});
+  if (op.getAccumQLen()) {
+    setup += "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
+  }
+  // The base's head dimension holds the range.
+  setup += "  %base_heads = memref.dim %q, %c" + std::to_string(rank - 2) +
+           " : ${Q_TYPE}\n"
+           "  %heads_fit = arith.cmpi ule, %q_heads_end, %base_heads : index\n";
+  if constexpr (decode) {
+    setup += "  %q_len = arith.constant ${Q_LEN} : index\n"
+             "  %q_len_i64 = arith.constant ${Q_LEN} : i64\n"
+             "  %int32_max = arith.constant 2147483647 : i64\n"
+             "  %lens = memref.alloca() : memref<${MAX_BATCH}xi32>\n"
+             "  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<"
+             "attention>>\n";
+    dims.push_back({"q", 0, "%batch"});
+    dims.push_back({"q", 1, "%q_len"});
+    dims.push_back({"q", 3, "%head_dim"});
+    dims.push_back({"out", 0, "%batch"});
+    dims.push_back({"out", 1, "%q_len"});
+    dims.push_back({"out", 2, "%q_heads"});
+    dims.push_back({"out", 3, "%head_dim"});
+    v["SEQ_CHECKS"] = kDecodeSeqChecks;
+    v["SEQ_EXTRA"] = kDecodeSeqExtra;
+    v["TOTAL_CHECK"] =
+        "    %batch_i64 = arith.index_cast %batch : index to i64\n"
+        "    %acc_end_i32 = memref.load %accum_q_len[%batch] : "
+        "${ACCUM_Q_LEN_TYPE}\n"
+        "    %acc_end = arith.extsi %acc_end_i32 : i32 to i64\n"
+        "    %acc_total = arith.muli %batch_i64, %q_len_i64 : i64\n"
+        "    %total_ok = arith.cmpi eq, %acc_end, %acc_total : i64";
+    v["PLAN"] = "      %chunk = wsp.plan_chunk_size %lens[%batch] "
+                "heads(%kv_heads) config(${CONFIG}) : memref<${MAX_BATCH}xi32>" +
+                kDecodePlan.str();
+    // Chunks of 256 to 4096 positions (the defaults).
+    v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
+    v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 1024]>, "
+                 "#wsp.tier<1, [1025, 4096]>, #wsp.tier<2, [4097, 16384]>, "
+                 "#wsp.tier<3, [16385, 131072]>]";
+    v["TILE_KS"] = "array<i64: 64, 128, 128, 128>";
+    v["DESC"] = "!wsp.descriptor<attention>";
+    v["WHICH"] = kDecodeWhich;
+    v["TOKEN_AT"] = "";
+    v["Q_IDX"] = "%req, %s";
+    v["START_STATE"] = kDecodeStartState;
+    v["END_STATE"] = kDecodeEndState;
+    // A batch over the stack buffer of lengths is a size the plan does not
+    // support.
+    setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n"
+             "  %batch_fits = arith.cmpi ule, %batch, %max_batch : index\n";
+  } else {
+    setup += "  %tokens = memref.dim %q, %c0 : ${Q_TYPE}\n"
+             "  %tokens_i64 = arith.index_cast %tokens : index to i64\n"
+             "  %tokens_per_unit = arith.constant " +
+             std::to_string(rows / group) +
+             " : index\n"
+             "  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<"
+             "moe>>\n";
+    dims.push_back({"q", 2, "%head_dim"});
+    dims.push_back({"out", 0, "%tokens"});
+    dims.push_back({"out", 1, "%q_heads"});
+    dims.push_back({"out", 2, "%head_dim"});
+    v["SEQ_CHECKS"] = op.getAccumQLen() ? kPrefillAccumChecks
+                                        : "      %a5 = arith.andi %a4, %true : i1";
+    v["SEQ_EXTRA"] = "";
+    v["TOTAL_CHECK"] = "    %total_ok = arith.cmpi sle, %total, %tokens_i64 : i64";
+    v["PLAN"] = kPrefillPlan;
+    v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
+    v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]";
+    v["TILE_KS"] = "array<i64: 128>";
+    v["DESC"] = "!wsp.descriptor<moe>";
+    v["WHICH"] = kPrefillWhich;
+    v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;
+    v["TOKEN_AT"] = "    %t = arith.addi %seq_start, %s : index";
+    v["Q_IDX"] = "%t";
+    v["START_STATE"] = kAttentionFreshState;
+    v["END_STATE"] = kAttentionFinish;
+    setup += "  %batch_fits = arith.constant true\n";
+  }
+  v["PLAN_SETUP"] = setup;
+  v["CHECKS"] = checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
+  return instantiate(v, kAttentionPlanner, kAttentionKernel, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1625,6 +2282,10 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerStore(store, name, cores, Value());
   if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
     return lowerStore(store, name, cores, store.getBlockTable());
+  if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
+    return lowerAttention(attention, name);
+  if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))
+    return lowerAttention(attention, name);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }
@@ -1694,20 +2355,24 @@ struct ConvertLlmToWspPass
       FailureOr<Lowered> lowered = lower(op, name, vectorCores);
       if (failed(lowered))
         return failure();
-      // A workspace becomes an argument of the function, after the user's,
-      // named for the op in its `llm.workspace` attribute.
-      if (lowered->workspace) {
+      // Workspaces become arguments of the function, after the user's,
+      // named for the op (and the part, when it has several) in their
+      // `llm.workspace` attribute.
+      unsigned parts = llvm::count_if(
+          lowered->args, [](const NamedOperand &a) { return !a.value; });
+      for (NamedOperand &a : lowered->args) {
+        if (a.value)
+          continue;
         unsigned at = f.getNumArguments();
         Builder b(f.getContext());
+        std::string label = parts == 1 ? name : name + "." + a.name;
         if (failed(f.insertArgument(
-                at, lowered->workspace,
+                at, a.type,
                 b.getDictionaryAttr(b.getNamedAttr(
-                    "llm.workspace", b.getStringAttr(name))),
+                    "llm.workspace", b.getStringAttr(label))),
                 op->getLoc())))
           return failure();
-        for (NamedOperand &a : lowered->args)
-          if (a.name == "workspace")
-            a.value = f.getArgument(at);
+        a.value = f.getArgument(at);
       }
       FailureOr<Value> next =
           inlineWorkload(op, *lowered, status, f, symbols);

@@ -1,0 +1,83 @@
+// The attention operators of seed 002 over a paged bf16 cache, as a model
+// author writes them. `wspc --run` lowers each into a planning function
+// and its tile kernel, emits them and runs the self-check
+// (attention.selfcheck.cpp), which recomputes every output in a naive
+// reference.
+//
+// @decode_gqa4: flash_attention_decode, one new token per request, 8 query
+//   heads on 2 KV heads (GQA 4), head_dim 128. Long rows are cut into KV
+//   chunks run in order on one block (flash decoding).
+// @decode_gqa8: two new tokens per request (speculative decode), 8 query
+//   heads on 1 KV head (GQA 8), head_dim 64.
+// @prefill_mha: flash_attention_prefill, a ragged chunked prefill (tokens
+//   already cached before the step's), 4 query and 4 KV heads (GQA 1),
+//   head_dim 64, sequences at the prefix sums of q_lens.
+// @prefill_gqa8: the same with 8 query heads on 1 KV head, head_dim 128,
+//   and explicit accum_q_len.
+//
+// Shapes: caches [pages, kv_head_num, 16, head_dim], block_table
+// [max_batch, pages per sequence]; kv_lens counts the tokens cached before
+// the step, whose own keys and values are already stored after them.
+
+func.func @decode_gqa4(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x2x16x128xbf16>,
+                       %v_cache: memref<?x2x16x128xbf16>,
+                       %out: memref<?x1x8x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x128xbf16>)
+      v_cache(%v_cache : memref<?x2x16x128xbf16>)
+      -> out(%out : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+func.func @decode_gqa8(%q: memref<?x2x8x64xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x1x16x64xbf16>,
+                       %v_cache: memref<?x1x16x64xbf16>,
+                       %out: memref<?x2x8x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x16x64xbf16>)
+      v_cache(%v_cache : memref<?x1x16x64xbf16>)
+      -> out(%out : memref<?x2x8x64xbf16>) {q_seq_len = 2 : i32}
+  return
+}
+
+func.func @prefill_mha(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x4x16x64xbf16>,
+                       %v_cache: memref<?x4x16x64xbf16>,
+                       %out: memref<?x4x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x4x16x64xbf16>)
+      v_cache(%v_cache : memref<?x4x16x64xbf16>)
+      -> out(%out : memref<?x4x64xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+func.func @prefill_gqa8(%q: memref<?x8x128xbf16>, %kv_ids: memref<?xi32>,
+                        %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                        %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                        %k_cache: memref<?x1x16x128xbf16>,
+                        %v_cache: memref<?x1x16x128xbf16>,
+                        %out: memref<?x8x128xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x16x128xbf16>)
+      v_cache(%v_cache : memref<?x1x16x128xbf16>)
+      -> out(%out : memref<?x8x128xbf16>) {max_q_len = 256 : i32}
+  return
+}

@@ -1,0 +1,290 @@
+// The self-check of examples/ir/attention.mlir (run by `wspc --run` and the
+// lit tests): decode and chunked-prefill attention over a paged bf16 cache
+// against a naive reference written here. Query token s of sequence b sees
+// the cache positions p <= kv_lens[b] + s of slot kv_ids[b] (page
+// block_table[slot, p / 16], row p % 16); its output for query head h is
+// sum_p softmax_p(q . k_p / sqrt(head_dim)) v_p over KV head h / group,
+// computed here in double from the same bf16 inputs.
+//
+// Tolerance, per output element: the kernel rounds the probabilities to
+// bf16 before P V (relative error <= 2^-9 each, so <= 2^-9 max|v| on the
+// weighted mean) and rounds the output to bf16 (<= 2^-9 |o| <= 2^-9
+// max|v|); its f32 sums over n positions add at most n 2^-24 relative
+// per sum (scores, row sums, P V). So |out - ref| <= max_p |v_p| (2^-8 +
+// n 2^-22), max over the positions the token sees.
+//
+// Then INVALID_PARAMS with nothing written: a page id outside the pool, a
+// sequence past its block-table row, a slot outside the table, a negative
+// kv_len, decode's q_lens other than q_seq_len, prefill's q_lens beyond the
+// packed tokens.
+#include "selfcheck.hpp"
+
+using namespace selfcheck;
+
+namespace {
+
+constexpr int64_t kBlock = 16, kBlocks = 24, kRows = 32, kKvTile = 128;
+
+/// A batch over a paged cache, the heads of one example function.
+struct Batch {
+  int64_t heads, kvHeads, dim, qSeqLen; // qSeqLen 0: packed prefill rows
+  std::vector<int32_t> ids, past, qLens, accum;
+  int64_t slots = 0, perSeq = 0, pool = 0, tokens = 0;
+  std::vector<int32_t> table;
+  std::vector<bf16> q, k, v, out;
+  // Workspaces.
+  std::vector<bf16> wsH = std::vector<bf16>(size_t(kBlocks * 2 * kRows * kKvTile));
+  std::vector<float> wsF = std::vector<float>(size_t(kBlocks * 3 * kRows * kKvTile));
+  std::vector<float> wsMl = std::vector<float>(size_t(kBlocks * 2 * kRows));
+
+  Batch(int64_t heads, int64_t kvHeads, int64_t dim, int64_t qSeqLen,
+        std::vector<int32_t> ids, std::vector<int32_t> past,
+        std::vector<int32_t> qLens, std::mt19937 &rng,
+        std::vector<int32_t> accum = {}, int64_t extraRows = 0)
+      : heads(heads), kvHeads(kvHeads), dim(dim), qSeqLen(qSeqLen),
+        ids(std::move(ids)), past(std::move(past)), qLens(std::move(qLens)),
+        accum(std::move(accum)) {
+    size_t batch = this->ids.size();
+    slots = *std::max_element(this->ids.begin(), this->ids.end()) + 2;
+    for (size_t b = 0; b < batch; ++b)
+      perSeq = std::max<int64_t>(perSeq, (this->past[b] + this->qLens[b] +
+                                          kBlock - 1) / kBlock);
+    perSeq += 1;
+    // Every page a sequence reads, from a shuffled pool; the rest of the
+    // table points nowhere.
+    table.assign(size_t(slots * perSeq), -1);
+    std::vector<int32_t> order;
+    for (size_t b = 0; b < batch; ++b)
+      pool += (this->past[b] + this->qLens[b] + kBlock - 1) / kBlock;
+    pool += 3;
+    for (int32_t i = 0; i < pool; ++i)
+      order.push_back(i);
+    std::shuffle(order.begin(), order.end(), rng);
+    size_t next = 0;
+    for (size_t b = 0; b < batch; ++b)
+      for (int64_t pg = 0; pg * kBlock < this->past[b] + this->qLens[b]; ++pg)
+        table[size_t(this->ids[b] * perSeq + pg)] = order[next++];
+    std::uniform_real_distribution<float> uni(-1.f, 1.f);
+    auto fill = [&](std::vector<bf16> &x, size_t n, float scale) {
+      x.resize(n);
+      for (bf16 &e : x)
+        e = toStorage(scale * uni(rng));
+    };
+    if (qSeqLen) {
+      tokens = int64_t(batch) * qSeqLen;
+    } else if (!this->accum.empty()) {
+      tokens = this->accum.back() + extraRows;
+    } else {
+      for (int32_t l : this->qLens)
+        tokens += l;
+      tokens += extraRows;
+    }
+    // Peaked softmax rows: scores of a few units.
+    fill(q, size_t(tokens * heads * dim), 3.f);
+    fill(k, size_t(pool * kvHeads * kBlock * dim), 1.f);
+    fill(v, size_t(pool * kvHeads * kBlock * dim), 2.f);
+    out.assign(size_t(tokens * heads * dim), sentinel());
+  }
+
+  int64_t rowOf(size_t b, int64_t s) const {
+    if (qSeqLen)
+      return int64_t(b) * qSeqLen + s;
+    if (!accum.empty())
+      return accum[b] + s;
+    int64_t start = 0;
+    for (size_t j = 0; j < b; ++j)
+      start += qLens[j];
+    return start + s;
+  }
+  float cache(const std::vector<bf16> &c, size_t b, int64_t p, int64_t h,
+              int64_t col) const {
+    int64_t page = table[size_t(ids[b] * perSeq + p / kBlock)];
+    return toFloat(c[size_t(((page * kvHeads + h) * kBlock + p % kBlock) * dim + col)]);
+  }
+
+  // Views.
+  MemRef<bf16, 4> caches(std::vector<bf16> &c) {
+    return {c.data(), {pool, kvHeads, kBlock, dim}};
+  }
+  MemRef<int32_t, 2> tableView() { return {table.data(), {slots, perSeq}}; }
+  MemRef<bf16, 4> ws4() { return {wsH.data(), {kBlocks, 2, kRows, kKvTile}}; }
+  MemRef<float, 4> wsf(int64_t parts) {
+    return {wsF.data(), {kBlocks, parts, kRows, kKvTile}};
+  }
+  MemRef<float, 3> wsml() { return {wsMl.data(), {kBlocks, 2, kRows}}; }
+};
+
+/// Compares every output row of every sequence with the reference and
+/// checks that the rows no sequence owns keep the sentinel. Returns the
+/// largest error over its bound (or a large number when a row is wrong
+/// there).
+double compare(const Batch &bt, int64_t &untouchedWrong) {
+  double worst = 0;
+  int64_t group = bt.heads / bt.kvHeads;
+  double scale = 1.0 / std::sqrt(double(bt.dim));
+  std::vector<bool> owned(size_t(bt.tokens), false);
+  for (size_t b = 0; b < bt.ids.size(); ++b)
+    for (int64_t s = 0; s < bt.qLens[b]; ++s) {
+      int64_t row = bt.rowOf(b, s), seen = bt.past[b] + s + 1;
+      owned[size_t(row)] = true;
+      for (int64_t h = 0; h < bt.heads; ++h) {
+        int64_t kvh = h / group;
+        const bf16 *qr = &bt.q[size_t((row * bt.heads + h) * bt.dim)];
+        std::vector<double> w(static_cast<size_t>(seen));
+        double mx = -1e300, sum = 0;
+        for (int64_t p = 0; p < seen; ++p) {
+          double dot = 0;
+          for (int64_t c = 0; c < bt.dim; ++c)
+            dot += double(toFloat(qr[c])) * bt.cache(bt.k, b, p, kvh, c);
+          w[size_t(p)] = dot * scale;
+          mx = std::max(mx, w[size_t(p)]);
+        }
+        for (double &x : w) {
+          x = std::exp(x - mx);
+          sum += x;
+        }
+        for (int64_t c = 0; c < bt.dim; ++c) {
+          double o = 0, maxv = 0;
+          for (int64_t p = 0; p < seen; ++p) {
+            double vv = bt.cache(bt.v, b, p, kvh, c);
+            o += w[size_t(p)] * vv;
+            maxv = std::max(maxv, std::fabs(vv));
+          }
+          o /= sum;
+          double bound = maxv * (0x1p-8 + double(seen) * 0x1p-22) +
+                         kSubnormalRounding;
+          double got = toFloat(bt.out[size_t((row * bt.heads + h) * bt.dim + c)]);
+          double err = std::fabs(got - o);
+          worst = std::max(worst, std::isfinite(got) ? err / bound : 1e30);
+        }
+      }
+    }
+  untouchedWrong = 0;
+  for (int64_t row = 0; row < bt.tokens; ++row)
+    if (!owned[size_t(row)])
+      for (int64_t i = 0; i < bt.heads * bt.dim; ++i)
+        untouchedWrong +=
+            bt.out[size_t(row * bt.heads * bt.dim + i)].bits != sentinel().bits;
+  return worst;
+}
+
+int32_t runDecodeGqa4(Batch &bt) {
+  int64_t batch = int64_t(bt.ids.size());
+  return wsp_gen::decode_gqa4(
+      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k), bt.caches(bt.v),
+      MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}}, bt.ws4(), bt.wsf(3),
+      bt.wsml());
+}
+
+int32_t runDecodeGqa8(Batch &bt) {
+  int64_t batch = int64_t(bt.ids.size());
+  return wsp_gen::decode_gqa8(
+      MemRef<bf16, 4>{bt.q.data(), {batch, 2, 8, 64}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k), bt.caches(bt.v),
+      MemRef<bf16, 4>{bt.out.data(), {batch, 2, 8, 64}}, bt.ws4(), bt.wsf(3),
+      bt.wsml());
+}
+
+int32_t runPrefillMha(Batch &bt) {
+  return wsp_gen::prefill_mha(
+      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k),
+      bt.caches(bt.v), MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
+      bt.ws4(), bt.wsf(2));
+}
+
+int32_t runPrefillGqa8(Batch &bt) {
+  return wsp_gen::prefill_gqa8(
+      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 8, 128}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k), bt.caches(bt.v),
+      MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 8, 128}}, bt.ws4(),
+      bt.wsf(2));
+}
+
+template <typename Run>
+bool check(const char *what, Batch &bt, Run run) {
+  int32_t status = run(bt);
+  int64_t stray = 0;
+  double worst = compare(bt, stray);
+  bool ok = status == 0 && worst <= 1.0 && stray == 0;
+  int64_t rows = 0;
+  for (int32_t l : bt.qLens)
+    rows += l;
+  std::printf("%s, %lld query tokens in %zu sequences: %s (status %d, max "
+              "err / bound %.3f, %lld values outside the sequences written)\n",
+              what, (long long)rows, bt.ids.size(), ok ? "ok" : "MISMATCH",
+              status, worst, (long long)stray);
+  return ok;
+}
+
+std::vector<int32_t> decodeAccum(size_t batch, int32_t qSeqLen) {
+  std::vector<int32_t> a;
+  for (size_t b = 0; b <= batch; ++b)
+    a.push_back(int32_t(b) * qSeqLen);
+  return a;
+}
+
+bool checkInvalid(const char *what, std::mt19937 &rng, bool decode,
+                  int which) {
+  std::vector<int32_t> ids = {2, 0, 1}, past = {40, 3, 100},
+                       qLens = decode ? std::vector<int32_t>{1, 1, 1}
+                                      : std::vector<int32_t>{9, 4, 20};
+  Batch bt = decode ? Batch(8, 2, 128, 1, ids, past, qLens, rng,
+                            decodeAccum(3, 1))
+                    : Batch(4, 4, 64, 0, ids, past, qLens, rng);
+  switch (which) {
+  case 0: bt.table[size_t(bt.ids[2] * bt.perSeq + 1)] = int32_t(bt.pool); break;
+  case 1: bt.past[0] = int32_t(bt.perSeq * kBlock); break;
+  case 2: bt.ids[1] = int32_t(bt.slots); break;
+  case 3: bt.past[1] = -1; break;
+  case 4: bt.qLens[2] += decode ? 1 : 1; break;
+  }
+  int32_t status = decode ? runDecodeGqa4(bt) : runPrefillMha(bt);
+  return reportInvalid(what, status, allSentinel(bt.out), "output");
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2031);
+  bool ok = true;
+  {
+    // Rows of 1 to 4201 positions: one to many KV chunks, every tier but
+    // the longest.
+    Batch bt(8, 2, 128, 1, {3, 0, 2, 1}, {0, 37, 1500, 4200}, {1, 1, 1, 1},
+             rng, decodeAccum(4, 1));
+    ok = check("decode, GQA 4, head_dim 128", bt, runDecodeGqa4) && ok;
+  }
+  {
+    Batch bt(8, 1, 64, 2, {1, 2, 0}, {5, 300, 1030}, {2, 2, 2}, rng,
+             decodeAccum(3, 2));
+    ok = check("decode of 2 tokens, GQA 8, head_dim 64", bt, runDecodeGqa8) && ok;
+  }
+  {
+    // Two rows past the last sequence stay untouched.
+    Batch bt(4, 4, 64, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
+    ok = check("chunked prefill, MHA, head_dim 64", bt, runPrefillMha) && ok;
+  }
+  {
+    // Gaps between the sequences' rows, an empty sequence.
+    Batch bt(8, 1, 128, 0, {3, 1, 0, 2}, {100, 0, 7, 3}, {5, 33, 0, 12}, rng,
+             {0, 6, 40, 40, 52}, 2);
+    ok = check("chunked prefill, GQA 8, head_dim 128", bt, runPrefillGqa8) && ok;
+  }
+  const char *cases[] = {"page id outside the pool", "past the block-table row",
+                         "slot outside the block table", "negative kv_len"};
+  for (int which = 0; which < 4; ++which) {
+    std::string d = std::string("decode: ") + cases[which];
+    std::string p = std::string("prefill: ") + cases[which];
+    ok = checkInvalid(d.c_str(), rng, true, which) && ok;
+    ok = checkInvalid(p.c_str(), rng, false, which) && ok;
+  }
+  ok = checkInvalid("decode: q_lens other than q_seq_len", rng, true, 4) && ok;
+  ok = checkInvalid("prefill: q_lens beyond the packed tokens", rng, false, 4) &&
+       ok;
+  return ok ? 0 : 1;
+}

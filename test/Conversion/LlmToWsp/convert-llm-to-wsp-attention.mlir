@@ -1,0 +1,95 @@
+// convert-llm-to-wsp on the attention ops. Decode: descriptors per
+// (request, KV head, KV chunk) of the lengths kv_lens + q_seq_len, the
+// chunks of a row in order on one block, which carries the softmax state
+// in its slot of the workspaces. Prefill: descriptors per (sequence, KV
+// head, query tokens of one 32-row tile), each over its whole causal KV
+// range, a grid.
+// RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
+
+// CHECK-LABEL: wsp.kernel @dec_flash_attention_decode_0
+// CHECK-SAME: constants {TILE_K = array<i64: 64, 128, 128, 128>}
+// CHECK-SAME: (%{{.*}}: !wsp.descriptor<attention>, %[[KV_LENS:[^:]*]]: memref<?xi32>, %[[Q:[^:]*]]: memref<?x1x8x128xbf16>, {{.*}}, %[[WS_H:[^:]*]]: memref<24x2x32x128xbf16>, %[[WS_F:[^:]*]]: memref<24x3x32x128xf32>, %[[WS_ML:[^:]*]]: memref<24x2x32xf32>)
+// CHECK: wsp.param %{{.*}}["request_idx"]
+// CHECK: %[[INIT:.*]] = wsp.has_flag %{{.*}}, init
+// CHECK: %[[LAST:.*]] = wsp.has_flag %{{.*}}, last
+// The cached tokens precede the step's: prior = kv_lens[req].
+// CHECK: memref.load %[[KV_LENS]][
+// 1 token x 4 heads of a group: rows = 4; Q packed through the workspace.
+// CHECK: tile.load %{{.*}}, %[[Q]][
+// CHECK: tile.store %[[WS_H]][%[[BLK:[^,]*]], %c0, %{{.*}}, %c0]
+// CHECK: scf.if %[[INIT]] {
+// CHECK: tile.expands
+// CHECK: } else {
+// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c2, %c0, %c0]
+// CHECK: tile.load %{{.*}}, %[[WS_ML]][%[[BLK]], %c0, %c0] transpose
+// CHECK: wsp.mask_range standard
+// CHECK: tile.load_paged %{{.*}} transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+// CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>
+// CHECK: tile.rowmax
+// CHECK: tile.matmul_acc
+// CHECK: scf.if %[[LAST]] {
+// CHECK: tile.rowexpanddiv
+// CHECK: } else {
+// CHECK: tile.store %[[WS_F]][%[[BLK]], %c2, %c0, %c0]
+
+// The function gains the three workspaces, named for the op and the part.
+// CHECK-LABEL: func.func @dec(
+// CHECK-SAME: memref<24x2x32x128xbf16> {llm.workspace = "dec_flash_attention_decode_0.ws_h"}
+// CHECK-SAME: memref<24x3x32x128xf32> {llm.workspace = "dec_flash_attention_decode_0.ws_f"}
+// CHECK-SAME: memref<24x2x32xf32> {llm.workspace = "dec_flash_attention_decode_0.ws_ml"}) -> i32
+// CHECK: %[[LENS:.*]] = memref.alloca() : memref<1024xi32>
+// CHECK: memref.store %{{.*}}, %[[LENS]][
+// CHECK: wsp.plan_chunk_size %[[LENS]][%{{.*}}] heads(%c2{{.*}}) config(#wsp.plan_config<max_work_units = 4096>)
+// CHECK: wsp.generate %[[LENS]]
+// CHECK: wsp.dispatch @dec_flash_attention_decode_0({{.*}}) descriptors({{.*}}) on mix(24) row_affine
+func.func @dec(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
+               %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+               %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+               %k_cache: memref<?x2x16x128xbf16>, %v_cache: memref<?x2x16x128xbf16>,
+               %out: memref<?x1x8x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x128xbf16>) v_cache(%v_cache : memref<?x2x16x128xbf16>)
+      -> out(%out : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// Prefill on Q heads 0..7 of a packed QKV of 12 heads: the kernel reads
+// the QKV buffer itself.
+// CHECK-LABEL: wsp.kernel @pre_flash_attention_prefill_0
+// CHECK-SAME: constants {TILE_K = array<i64: 128>}
+// CHECK-SAME: (%{{.*}}: !wsp.descriptor<moe>, %[[Q_LENS:[^:]*]]: memref<?xi32>, %[[QKV:[^:]*]]: memref<?x12x64xbf16>,
+// CHECK-SAME: memref<24x2x32x128xbf16>, %{{.*}}: memref<24x2x32x128xf32>)
+// CHECK: wsp.param %{{.*}}["expert_idx"]
+// CHECK: wsp.param %{{.*}}["batch_idx"]
+// Without accum_q_len a sequence starts at the sum of the q_lens before it.
+// CHECK: scf.for
+// CHECK: memref.load %[[Q_LENS]][
+// CHECK: tile.load %{{.*}}, %[[QKV]][
+// CHECK-NOT: scf.if %{{.*}} {
+// CHECK: wsp.mask_range standard
+// CHECK: tile.rowexpanddiv
+
+// GQA 4: 8 tokens of 4 heads fill the 32 rows of a unit.
+// CHECK-LABEL: func.func @pre(
+// CHECK: wsp.generate %{{.*}}[%{{.*}}] heads(%c2{{.*}}) chunk(%c8{{.*}})
+// CHECK: wsp.dispatch @pre_flash_attention_prefill_0({{.*}}) descriptors({{.*}}) on mix(24)
+// CHECK-NOT: row_affine
+func.func @pre(%qkv: memref<?x12x64xbf16>, %kv_ids: memref<?xi32>,
+               %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+               %block_table: memref<?x?xi32>,
+               %k_cache: memref<?x2x16x64xbf16>, %v_cache: memref<?x2x16x64xbf16>,
+               %out: memref<?x8x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %tokens = memref.dim %qkv, %c0 : memref<?x12x64xbf16>
+  %q = memref.subview %qkv[0, 0, 0] [%tokens, 8, 64] [1, 1, 1]
+      : memref<?x12x64xbf16> to memref<?x8x64xbf16, strided<[768, 64, 1]>>
+  llm.flash_attention_prefill q(%q : memref<?x8x64xbf16, strided<[768, 64, 1]>>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x8x64xbf16>) {max_q_len = 128 : i32}
+  return
+}
