@@ -1,0 +1,393 @@
+// The self-check of examples/ir/attention_block.mlir (run by `wspc --run`
+// and the lit tests): the whole attention block, for a ragged chunked
+// prefill and for a decode step, against a naive reference of the whole
+// block written here in double from the rules of
+// docs/rationale/Operators.md (each op's reference as in its own
+// self-check), fed only the block's inputs (the cache holds the tokens
+// before the step):
+//   s = x + residual, after_res = bf16(s), a = after_res / rms(s) * w * smooth,
+//   x8 = rint(a * 127 / max|a|), per_token_scale = max|a| / 127,
+//   qkv = bf16(x8 W^T * per_token_scale * qkv_scale),
+//   heads 0..4 of qkv: bf16(h / rms(h) * qk_norm_weight[h]),
+//   heads 0..4 rotated (NeoX, position_ids[b] + s), bf16,
+//   heads 4 and 5 of each token to its cache page and row,
+//   attn = bf16(softmax(q k^T / 8) v) over the positions <= kv_lens[b] + s,
+//   attn8 = rint(attn * o_smooth * 127 / max), attn_scale = max / 127,
+//   y = bf16(attn8 O^T * attn_scale * o_scale), all_reduce: y on one rank.
+// Tolerances: after_res is exact. The rest goes through int8 quantization
+// twice: an int8 value at a rounding boundary may come out one off in the
+// kernel (the kernel's sums run in another order), which moves a
+// projection output by at most 1/127 of one of its 256 terms. Those flips
+// are the only differences besides the kernels' bf16 roundings of P and of
+// their outputs (2^-9 relative each), so every cached head row, every
+// attention output row and every output row is within 2% of the row's
+// largest reference value, and the per-token scales within 2% of theirs;
+// the counts of values equal to the reference show how rare the flips
+// are. Then INVALID_PARAMS: a page id outside the pool makes the fifth op
+// return 3 with the caches and everything after untouched (the ops before
+// it ran: its status is the function's).
+#include "selfcheck.hpp"
+
+using namespace selfcheck;
+
+namespace {
+
+constexpr int64_t kHidden = 256, kHeads = 6, kDim = 64, kQkv = kHeads * kDim;
+constexpr int64_t kQHeads = 4, kAttn = kQHeads * kDim;
+constexpr int64_t kBlock = 16, kTable = 1024, kPagesPerSeq = 24;
+
+double bf(double v) { return toFloat(toStorage(float(v))); }
+
+struct Block {
+  bool decode;
+  std::vector<int32_t> lens, ids, past, accum;
+  int64_t tokens = 0, slots = 0, pool = 0;
+  std::vector<bf16> x, r, normW, sin, cos, kc, vc;
+  std::vector<float> smooth, qkvScale, qkNormW, oSmooth, oScale;
+  std::vector<int8_t> w, ow;
+  std::vector<int32_t> table;
+
+  Block(bool decode, std::vector<int32_t> lens_, std::vector<int32_t> ids_,
+        std::vector<int32_t> past_, std::mt19937 &rng)
+      : decode(decode), lens(std::move(lens_)), ids(std::move(ids_)),
+        past(std::move(past_)) {
+    for (size_t b = 0; b <= lens.size(); ++b)
+      accum.push_back(b == 0 ? 0 : accum.back() + lens[b - 1]);
+    tokens = accum.back();
+    slots = int64_t(lens.size()) + 1;
+    pool = slots * kPagesPerSeq;
+    std::uniform_real_distribution<float> uni(-2.f, 2.f), pos01(0.5f, 1.5f),
+        scale(0.002f, 0.01f), cached(-1.5f, 1.5f);
+    std::uniform_int_distribution<int> i8(-127, 127);
+    for (int64_t i = 0; i < tokens * kHidden; ++i) {
+      x.push_back(toStorage(uni(rng)));
+      r.push_back(toStorage(uni(rng)));
+    }
+    for (int64_t i = 0; i < kHidden; ++i) {
+      normW.push_back(toStorage(pos01(rng)));
+      smooth.push_back(pos01(rng));
+      oSmooth.push_back(pos01(rng));
+      oScale.push_back(scale(rng));
+    }
+    for (int64_t i = 0; i < kQkv * kHidden; ++i)
+      w.push_back(int8_t(i8(rng)));
+    for (int64_t i = 0; i < kHidden * kAttn; ++i)
+      ow.push_back(int8_t(i8(rng)));
+    for (int64_t i = 0; i < kQkv; ++i)
+      qkvScale.push_back(scale(rng));
+    for (int64_t i = 0; i < 5 * kDim; ++i)
+      qkNormW.push_back(pos01(rng));
+    for (int64_t p = 0; p < kTable; ++p)
+      for (int64_t i = 0; i < kDim; ++i) {
+        double theta = p * std::pow(10000.0, -2.0 * (i % (kDim / 2)) / kDim);
+        cos.push_back(toStorage(float(std::cos(theta))));
+        sin.push_back(toStorage(float(std::sin(theta))));
+      }
+    // Every slot's row of the table: distinct pages of the pool, shuffled.
+    for (int32_t i = 0; i < pool; ++i)
+      table.push_back(i);
+    std::shuffle(table.begin(), table.end(), rng);
+    // The cache: the tokens before the step, the sentinel elsewhere.
+    kc.assign(size_t(pool * kBlock * kDim), sentinel());
+    vc = kc;
+    for (size_t b = 0; b < lens.size(); ++b)
+      for (int64_t p = 0; p < past[b]; ++p)
+        for (int64_t c = 0; c < kDim; ++c) {
+          kc[at(b, p, c)] = toStorage(cached(rng));
+          vc[at(b, p, c)] = toStorage(cached(rng));
+        }
+  }
+
+  /// Where position p of sequence b's column c lives in a cache.
+  size_t at(size_t b, int64_t p, int64_t c) const {
+    int64_t page = table[size_t(ids[b] * kPagesPerSeq + p / kBlock)];
+    return size_t((page * kBlock + p % kBlock) * kDim + c);
+  }
+
+  /// The reference: the heads of every token after rope ([tokens, 6, 64]),
+  /// the per-token scales, after_res, attention's output and the block's.
+  void reference(std::vector<double> &heads, std::vector<double> &pts,
+                 std::vector<bf16> &after, std::vector<double> &attn,
+                 std::vector<double> &y) const {
+    heads.assign(size_t(tokens * kQkv), 0.0);
+    pts.assign(size_t(tokens), 0.0);
+    after.resize(size_t(tokens * kHidden));
+    for (int64_t t = 0; t < tokens; ++t) {
+      std::vector<double> a(kHidden);
+      double squares = 0, amax = 0;
+      for (int64_t c = 0; c < kHidden; ++c) {
+        size_t i = size_t(t * kHidden + c);
+        float s = toFloat(x[i]) + toFloat(r[i]);
+        squares += double(s) * s;
+        after[i] = toStorage(s);
+      }
+      double rstd = 1.0 / std::sqrt(squares / kHidden + 1e-6);
+      for (int64_t c = 0; c < kHidden; ++c) {
+        a[size_t(c)] = toFloat(after[size_t(t * kHidden + c)]) * rstd *
+                       toFloat(normW[size_t(c)]) * smooth[size_t(c)];
+        amax = std::max(amax, std::fabs(a[size_t(c)]));
+      }
+      pts[size_t(t)] = amax / 127;
+      std::vector<double> row(kQkv);
+      for (int64_t n = 0; n < kQkv; ++n) {
+        double acc = 0;
+        for (int64_t k = 0; k < kHidden; ++k)
+          acc += std::nearbyint(a[size_t(k)] * 127 / amax) *
+                 w[size_t(n * kHidden + k)];
+        row[size_t(n)] = bf(acc * pts[size_t(t)] * qkvScale[size_t(n)]);
+      }
+      for (int64_t h = 0; h < 5; ++h) {
+        double sq = 0;
+        for (int64_t c = 0; c < kDim; ++c)
+          sq += row[size_t(h * kDim + c)] * row[size_t(h * kDim + c)];
+        double hr = 1.0 / std::sqrt(sq / kDim + 1e-6);
+        for (int64_t c = 0; c < kDim; ++c)
+          row[size_t(h * kDim + c)] =
+              bf(row[size_t(h * kDim + c)] * hr * qkNormW[size_t(h * kDim + c)]);
+      }
+      std::copy(row.begin(), row.end(), heads.begin() + t * kQkv);
+    }
+    for (size_t b = 0; b < lens.size(); ++b)
+      for (int64_t s = 0; s < lens[b]; ++s) {
+        int64_t t = accum[b] + s, p = past[b] + s;
+        for (int64_t h = 0; h < 5; ++h) {
+          double *hv = &heads[size_t(t * kQkv + h * kDim)];
+          std::vector<double> out(kDim);
+          for (int64_t i = 0; i < kDim / 2; ++i) {
+            double x1 = hv[i], x2 = hv[i + kDim / 2];
+            out[size_t(i)] = x1 * toFloat(cos[size_t(p * kDim + i)]) -
+                             x2 * toFloat(sin[size_t(p * kDim + i)]);
+            out[size_t(i + kDim / 2)] =
+                x2 * toFloat(cos[size_t(p * kDim + kDim / 2 + i)]) +
+                x1 * toFloat(sin[size_t(p * kDim + kDim / 2 + i)]);
+          }
+          for (int64_t c = 0; c < kDim; ++c)
+            hv[c] = bf(out[size_t(c)]);
+        }
+      }
+    // Attention: the cached positions, then the step's own keys and values.
+    attn.assign(size_t(tokens * kAttn), 0.0);
+    for (size_t b = 0; b < lens.size(); ++b) {
+      auto kv = [&](int64_t p, int64_t head, int64_t c) {
+        if (p < past[b])
+          return double(toFloat((head == 4 ? kc : vc)[at(b, p, c)]));
+        return heads[size_t((accum[b] + p - past[b]) * kQkv + head * kDim + c)];
+      };
+      for (int64_t s = 0; s < lens[b]; ++s) {
+        int64_t t = accum[b] + s, seen = past[b] + s + 1;
+        for (int64_t h = 0; h < kQHeads; ++h) {
+          std::vector<double> wts(static_cast<size_t>(seen));
+          double mx = -1e300, sum = 0;
+          for (int64_t p = 0; p < seen; ++p) {
+            double dot = 0;
+            for (int64_t c = 0; c < kDim; ++c)
+              dot += heads[size_t(t * kQkv + h * kDim + c)] * kv(p, 4, c);
+            wts[size_t(p)] = dot / std::sqrt(double(kDim));
+            mx = std::max(mx, wts[size_t(p)]);
+          }
+          for (double &e : wts) {
+            e = std::exp(e - mx);
+            sum += e;
+          }
+          for (int64_t c = 0; c < kDim; ++c) {
+            double o = 0;
+            for (int64_t p = 0; p < seen; ++p)
+              o += wts[size_t(p)] * kv(p, 5, c);
+            attn[size_t(t * kAttn + h * kDim + c)] = bf(o / sum);
+          }
+        }
+      }
+    }
+    // Quantized output projection.
+    y.assign(size_t(tokens * kHidden), 0.0);
+    for (int64_t t = 0; t < tokens; ++t) {
+      std::vector<double> a(kAttn);
+      double amax = 0;
+      for (int64_t k = 0; k < kAttn; ++k) {
+        a[size_t(k)] = attn[size_t(t * kAttn + k)] * oSmooth[size_t(k)];
+        amax = std::max(amax, std::fabs(a[size_t(k)]));
+      }
+      for (int64_t n = 0; n < kHidden; ++n) {
+        double acc = 0;
+        for (int64_t k = 0; k < kAttn; ++k)
+          acc += std::nearbyint(a[size_t(k)] * 127 / amax) *
+                 ow[size_t(n * kAttn + k)];
+        y[size_t(t * kHidden + n)] = bf(acc * amax / 127 * oScale[size_t(n)]);
+      }
+    }
+  }
+};
+
+struct Outputs {
+  std::vector<bf16> after, qkv, attn, y;
+  std::vector<int8_t> x8, attn8;
+  std::vector<float> pts, attnScale;
+  std::vector<int32_t> qkvWs = std::vector<int32_t>(24 * 32 * 128), oWs = qkvWs;
+  std::vector<bf16> wsH = std::vector<bf16>(24 * 2 * 32 * 128);
+  std::vector<float> wsF = std::vector<float>(24 * 3 * 32 * 128),
+                     wsMl = std::vector<float>(24 * 2 * 32);
+  explicit Outputs(int64_t tokens) {
+    after.resize(size_t(tokens * kHidden));
+    qkv.resize(size_t(tokens * kQkv));
+    attn.assign(size_t(tokens * kAttn), sentinel());
+    y.assign(size_t(tokens * kHidden), sentinel());
+    x8.resize(size_t(tokens * kHidden));
+    attn8.resize(size_t(tokens * kAttn));
+    pts.resize(size_t(tokens));
+    attnScale.resize(size_t(tokens));
+  }
+};
+
+int32_t run(Block &blk, Outputs &o) {
+  int64_t t = blk.tokens;
+  MemRef<bf16, 2> x{blk.x.data(), {t, kHidden}}, r{blk.r.data(), {t, kHidden}};
+  MemRef<int8_t, 2> w{blk.w.data(), {kQkv, kHidden}};
+  MemRef<float, 2> qkNormW{blk.qkNormW.data(), {5, kDim}};
+  MemRef<bf16, 2> sin{blk.sin.data(), {kTable, kDim}},
+      cos{blk.cos.data(), {kTable, kDim}};
+  MemRef<int32_t, 2> table{blk.table.data(), {blk.slots, kPagesPerSeq}};
+  MemRef<bf16, 4> kc{blk.kc.data(), {blk.pool, 1, kBlock, kDim}},
+      vc{blk.vc.data(), {blk.pool, 1, kBlock, kDim}};
+  MemRef<int8_t, 2> ow{blk.ow.data(), {kHidden, kAttn}};
+  MemRef<int8_t, 2> x8{o.x8.data(), {t, kHidden}}, attn8{o.attn8.data(), {t, kAttn}};
+  MemRef<bf16, 2> after{o.after.data(), {t, kHidden}}, qkv{o.qkv.data(), {t, kQkv}},
+      y{o.y.data(), {t, kHidden}};
+  MemRef<int32_t, 3> qkvWs{o.qkvWs.data(), {24, 32, 128}},
+      oWs{o.oWs.data(), {24, 32, 128}};
+  MemRef<bf16, 4> wsH{o.wsH.data(), {24, 2, 32, 128}};
+  MemRef<float, 3> wsMl{o.wsMl.data(), {24, 2, 32}};
+  // Rope's positions are the cached counts: the step's tokens follow them.
+  if (blk.decode)
+    return wsp_gen::decode_block(
+        x, r, vec(blk.normW), vec(blk.smooth), w, vec(blk.qkvScale), qkNormW,
+        sin, cos, vec(blk.past), vec(blk.lens), vec(blk.accum), table,
+        vec(blk.ids), vec(blk.past), kc, vc, vec(blk.oSmooth), ow,
+        vec(blk.oScale), x8, vec(o.pts), after, qkv,
+        MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}}, attn8,
+        vec(o.attnScale), y, qkvWs, wsH,
+        MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}}, wsMl, oWs);
+  return wsp_gen::prefill_block(
+      x, r, vec(blk.normW), vec(blk.smooth), w, vec(blk.qkvScale), qkNormW,
+      sin, cos, vec(blk.past), vec(blk.lens), table, vec(blk.ids),
+      vec(blk.past), kc, vc, vec(blk.oSmooth), ow, vec(blk.oScale), x8,
+      vec(o.pts), after, qkv,
+      MemRef<bf16, 3>{o.attn.data(), {t, kQHeads, kDim}}, attn8,
+      vec(o.attnScale), y, qkvWs, wsH,
+      MemRef<float, 4>{o.wsF.data(), {24, 2, 32, 128}}, oWs);
+}
+
+/// The largest |got - ref| over 2% of each row's largest |ref|, and the
+/// count of values equal to the reference.
+template <typename Got>
+double rowsErr(int64_t rows, int64_t cols, const std::vector<double> &ref,
+               Got got, int64_t &equal) {
+  double worst = 0;
+  for (int64_t t = 0; t < rows; ++t) {
+    double rowMax = 0;
+    for (int64_t c = 0; c < cols; ++c)
+      rowMax = std::max(rowMax, std::fabs(ref[size_t(t * cols + c)]));
+    for (int64_t c = 0; c < cols; ++c) {
+      double g = got(t, c), e = ref[size_t(t * cols + c)];
+      worst = std::max(worst, std::isfinite(g)
+                                  ? std::fabs(g - e) / (0.02 * rowMax + 1e-30)
+                                  : 1e30);
+      equal += g == e;
+    }
+  }
+  return worst;
+}
+
+bool check(const char *what, Block blk) {
+  Block before = blk; // the cache before the step
+  Outputs o(blk.tokens);
+  int32_t status = run(blk, o);
+  std::vector<double> heads, pts, attn, y;
+  std::vector<bf16> after;
+  before.reference(heads, pts, after, attn, y);
+  int64_t afterWrong = 0;
+  for (size_t i = 0; i < after.size(); ++i)
+    afterWrong += after[i].bits != o.after[i].bits;
+  double worst = 0;
+  for (int64_t t = 0; t < blk.tokens; ++t)
+    worst = std::max(worst, std::fabs(o.pts[size_t(t)] - pts[size_t(t)]) /
+                                (0.02 * pts[size_t(t)]));
+  // The cache: the step's keys and values at their positions, everything
+  // else as it was.
+  int64_t cacheEqual = 0, cacheStray = 0;
+  std::vector<bool> stepped(blk.kc.size(), false);
+  std::vector<double> newKv, gotKv;
+  for (size_t b = 0; b < blk.lens.size(); ++b)
+    for (int64_t s = 0; s < blk.lens[b]; ++s)
+      for (auto [cache, head] : {std::pair{&blk.kc, 4}, std::pair{&blk.vc, 5}})
+        for (int64_t c = 0; c < kDim; ++c) {
+          size_t at = blk.at(b, blk.past[b] + s, c);
+          stepped[at] = true;
+          newKv.push_back(heads[size_t((blk.accum[b] + s) * kQkv + head * kDim + c)]);
+          gotKv.push_back(toFloat((*cache)[at]));
+        }
+  worst = std::max(worst, rowsErr(int64_t(newKv.size()) / kDim, kDim, newKv,
+                                  [&](int64_t t, int64_t c) {
+                                    return gotKv[size_t(t * kDim + c)];
+                                  },
+                                  cacheEqual));
+  for (size_t i = 0; i < blk.kc.size(); ++i)
+    if (!stepped[i])
+      cacheStray += (blk.kc[i].bits != before.kc[i].bits) +
+                    (blk.vc[i].bits != before.vc[i].bits);
+  int64_t attnEqual = 0, yEqual = 0;
+  worst = std::max(worst, rowsErr(blk.tokens, kAttn, attn,
+                                  [&](int64_t t, int64_t c) {
+                                    return toFloat(o.attn[size_t(t * kAttn + c)]);
+                                  },
+                                  attnEqual));
+  worst = std::max(worst, rowsErr(blk.tokens, kHidden, y,
+                                  [&](int64_t t, int64_t c) {
+                                    return toFloat(o.y[size_t(t * kHidden + c)]);
+                                  },
+                                  yEqual));
+  bool ok = status == 0 && afterWrong == 0 && cacheStray == 0 && worst <= 1;
+  std::printf("%s, %lld tokens in %zu sequences: %s (status %d, max err / "
+              "bound %.3f, %lld after_res values differ, %lld cache values "
+              "outside the step changed; equal to the reference: %lld of "
+              "%zu cached, %lld of %lld attention, %lld of %lld output "
+              "values)\n",
+              what, (long long)blk.tokens, blk.lens.size(),
+              ok ? "ok" : "MISMATCH", status, worst, (long long)afterWrong,
+              (long long)cacheStray, (long long)cacheEqual, newKv.size(),
+              (long long)attnEqual, (long long)(blk.tokens * kAttn),
+              (long long)yEqual, (long long)(blk.tokens * kHidden));
+  return ok;
+}
+
+bool checkInvalid(const char *what, Block blk) {
+  Block before = blk;
+  // The last sequence's first page of the step.
+  size_t b = blk.lens.size() - 1;
+  blk.table[size_t(blk.ids[b] * kPagesPerSeq + blk.past[b] / kBlock)] =
+      int32_t(blk.pool);
+  Outputs o(blk.tokens);
+  int32_t status = run(blk, o);
+  auto same = [](const std::vector<bf16> &a, const std::vector<bf16> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](bf16 x, bf16 y) { return x.bits == y.bits; });
+  };
+  bool untouched = same(blk.kc, before.kc) && same(blk.vc, before.vc) &&
+                   allSentinel(o.attn) && allSentinel(o.y);
+  return reportInvalid(what, status, untouched, "caches, attention and output");
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2032);
+  bool ok = true;
+  // Chunked prefill: 3, 1 and 9 new tokens after 17, 0 and 30 cached.
+  Block prefill(false, {3, 1, 9}, {1, 0, 2}, {17, 0, 30}, rng);
+  ok = check("prefill block", prefill) && ok;
+  ok = checkInvalid("prefill block, page id outside the pool", prefill) && ok;
+  // Decode: one token each after 17, 0, 300 and 45 cached.
+  Block decode(true, {1, 1, 1, 1}, {3, 0, 2, 1}, {17, 0, 300, 45}, rng);
+  ok = check("decode block", decode) && ok;
+  ok = checkInvalid("decode block, page id outside the pool", decode) && ok;
+  return ok ? 0 : 1;
+}
