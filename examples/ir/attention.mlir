@@ -1,4 +1,4 @@
-// The attention operators of seed 002 over a paged bf16 cache, as a model
+// The attention operators of seed 002 over a paged cache, as a model
 // author writes them. `wspc --run` lowers each into a planning function
 // and its tile kernel, emits them and runs the self-check
 // (attention.selfcheck.cpp), which recomputes every output in a naive
@@ -14,6 +14,8 @@
 //   head_dim 64, sequences at the prefix sums of q_lens.
 // @prefill_gqa8: the same with 8 query heads on 1 KV head, head_dim 128,
 //   and explicit accum_q_len.
+//
+// @decode_int8, @prefill_int8: int8 caches (below).
 //
 // Shapes: caches [pages, kv_head_num, 16, head_dim], block_table
 // [max_batch, pages per sequence]; kv_lens counts the tokens cached before
@@ -79,5 +81,44 @@ func.func @prefill_gqa8(%q: memref<?x8x128xbf16>, %kv_ids: memref<?xi32>,
       k_cache(%k_cache : memref<?x1x16x128xbf16>)
       v_cache(%v_cache : memref<?x1x16x128xbf16>)
       -> out(%out : memref<?x8x128xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+// @decode_int8: flash_attention_decode over an int8 cache dequantized by
+//   per-(KV head, channel) scales, GQA 4, head_dim 128.
+func.func @decode_int8(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x2x16x128xi8>,
+                       %v_cache: memref<?x2x16x128xi8>,
+                       %k_scale: memref<2x128xf32>, %v_scale: memref<2x128xf32>,
+                       %out: memref<?x1x8x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x128xi8>)
+      v_cache(%v_cache : memref<?x2x16x128xi8>)
+      k_scale(%k_scale : memref<2x128xf32>) v_scale(%v_scale : memref<2x128xf32>)
+      -> out(%out : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// @prefill_int8: flash_attention_prefill over an int8 cache, 4 query heads
+//   on 2 KV heads (GQA 2), head_dim 64.
+func.func @prefill_int8(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
+                        %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                        %block_table: memref<?x?xi32>,
+                        %k_cache: memref<?x2x16x64xi8>,
+                        %v_cache: memref<?x2x16x64xi8>,
+                        %k_scale: memref<2x64xf32>, %v_scale: memref<2x64xf32>,
+                        %out: memref<?x4x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xi8>)
+      v_cache(%v_cache : memref<?x2x16x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x4x64xbf16>) {max_q_len = 256 : i32}
   return
 }

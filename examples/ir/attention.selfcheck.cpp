@@ -6,6 +6,9 @@
 // sum_p softmax_p(q . k_p / sqrt(head_dim)) v_p over KV head h / group,
 // computed here in double from the same bf16 inputs.
 //
+// int8 caches hold k8 and v8 with per-(KV head, channel) scales: the
+// reference dequantizes k = k8 k_scale[h, c] in double.
+//
 // Tolerance, per output element: the kernel rounds the probabilities to
 // bf16 before P V (relative error <= 2^-9 each, so <= 2^-9 max|v| on the
 // weighted mean) and rounds the output to bf16 (<= 2^-9 |o| <= 2^-9
@@ -32,6 +35,10 @@ struct Batch {
   int64_t slots = 0, perSeq = 0, pool = 0, tokens = 0;
   std::vector<int32_t> table;
   std::vector<bf16> q, k, v, out;
+  // int8 caches: k8 * k_scale[h, c], v8 * v_scale[h, c].
+  bool int8 = false;
+  std::vector<int8_t> k8, v8;
+  std::vector<float> kScale, vScale;
   // Workspaces.
   std::vector<bf16> wsH = std::vector<bf16>(size_t(kBlocks * 2 * kRows * kKvTile));
   std::vector<float> wsF = std::vector<float>(size_t(kBlocks * 3 * kRows * kKvTile));
@@ -96,15 +103,36 @@ struct Batch {
       start += qLens[j];
     return start + s;
   }
-  float cache(const std::vector<bf16> &c, size_t b, int64_t p, int64_t h,
-              int64_t col) const {
+  /// Makes the caches int8 with per-(KV head, channel) scales.
+  void quantize(std::mt19937 &rng) {
+    int8 = true;
+    std::uniform_int_distribution<int> i8(-127, 127);
+    std::uniform_real_distribution<float> scale(0.005f, 0.04f);
+    for (size_t i = 0; i < k.size(); ++i) {
+      k8.push_back(int8_t(i8(rng)));
+      v8.push_back(int8_t(i8(rng)));
+    }
+    for (int64_t i = 0; i < kvHeads * dim; ++i) {
+      kScale.push_back(scale(rng));
+      vScale.push_back(scale(rng));
+    }
+  }
+  /// Key (or value) column col of KV head h at position p of sequence b.
+  double cache(bool key, size_t b, int64_t p, int64_t h, int64_t col) const {
     int64_t page = table[size_t(ids[b] * perSeq + p / kBlock)];
-    return toFloat(c[size_t(((page * kvHeads + h) * kBlock + p % kBlock) * dim + col)]);
+    size_t at = size_t(((page * kvHeads + h) * kBlock + p % kBlock) * dim + col);
+    if (int8)
+      return double(key ? k8[at] : v8[at]) *
+             (key ? kScale : vScale)[size_t(h * dim + col)];
+    return toFloat((key ? k : v)[at]);
   }
 
   // Views.
-  MemRef<bf16, 4> caches(std::vector<bf16> &c) {
+  template <typename T> MemRef<T, 4> caches(std::vector<T> &c) {
     return {c.data(), {pool, kvHeads, kBlock, dim}};
+  }
+  MemRef<float, 2> scales(std::vector<float> &x) {
+    return {x.data(), {kvHeads, dim}};
   }
   MemRef<int32_t, 2> tableView() { return {table.data(), {slots, perSeq}}; }
   MemRef<bf16, 4> ws4() { return {wsH.data(), {kBlocks, 2, kRows, kKvTile}}; }
@@ -135,7 +163,7 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
         for (int64_t p = 0; p < seen; ++p) {
           double dot = 0;
           for (int64_t c = 0; c < bt.dim; ++c)
-            dot += double(toFloat(qr[c])) * bt.cache(bt.k, b, p, kvh, c);
+            dot += double(toFloat(qr[c])) * bt.cache(true, b, p, kvh, c);
           w[size_t(p)] = dot * scale;
           mx = std::max(mx, w[size_t(p)]);
         }
@@ -146,7 +174,7 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
         for (int64_t c = 0; c < bt.dim; ++c) {
           double o = 0, maxv = 0;
           for (int64_t p = 0; p < seen; ++p) {
-            double vv = bt.cache(bt.v, b, p, kvh, c);
+            double vv = bt.cache(false, b, p, kvh, c);
             o += w[size_t(p)] * vv;
             maxv = std::max(maxv, std::fabs(vv));
           }
@@ -203,6 +231,37 @@ int32_t runPrefillGqa8(Batch &bt) {
       bt.caches(bt.k), bt.caches(bt.v),
       MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 8, 128}}, bt.ws4(),
       bt.wsf(2));
+}
+
+int32_t runDecodeInt8(Batch &bt) {
+  int64_t batch = int64_t(bt.ids.size());
+  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
+  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
+  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
+  return wsp_gen::decode_int8(
+      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
+      bt.scales(bt.vScale), MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}},
+      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(3),
+      bt.wsml(), MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
+      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
+      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
+}
+
+int32_t runPrefillInt8(Batch &bt) {
+  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
+  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
+  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
+  return wsp_gen::prefill_int8(
+      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k8),
+      bt.caches(bt.v8), bt.scales(bt.kScale), bt.scales(bt.vScale),
+      MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
+      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(2),
+      MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
+      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
+      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
 
 template <typename Run>
@@ -274,6 +333,18 @@ int main() {
     Batch bt(8, 1, 128, 0, {3, 1, 0, 2}, {100, 0, 7, 3}, {5, 33, 0, 12}, rng,
              {0, 6, 40, 40, 52}, 2);
     ok = check("chunked prefill, GQA 8, head_dim 128", bt, runPrefillGqa8) && ok;
+  }
+  {
+    Batch bt(8, 2, 128, 1, {2, 0, 1}, {3, 700, 2100}, {1, 1, 1}, rng,
+             decodeAccum(3, 1));
+    bt.quantize(rng);
+    ok = check("decode, int8 cache, GQA 4, head_dim 128", bt, runDecodeInt8) && ok;
+  }
+  {
+    Batch bt(4, 2, 64, 0, {0, 2, 1}, {40, 0, 130}, {21, 6, 3}, rng, {}, 1);
+    bt.quantize(rng);
+    ok = check("chunked prefill, int8 cache, GQA 2, head_dim 64", bt,
+               runPrefillInt8) && ok;
   }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};

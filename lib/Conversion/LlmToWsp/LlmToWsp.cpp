@@ -1619,6 +1619,9 @@ constexpr int64_t kAttentionBlocks = 24;
 /// Rows of the cube's Q and S tiles (query tokens x GQA group), and the
 /// widest KV tile and head.
 constexpr int64_t kAttentionRows = 32, kMaxKvTile = 128, kMaxHeadDim = 128;
+/// The widest KV tile over an int8 cache (f32 K^T of 64 positions fills
+/// half of L0B).
+constexpr int64_t kMaxInt8KvTile = 64;
 /// Requests a decode plan holds (its lengths live in a stack buffer), and
 /// descriptors an attention plan may write.
 constexpr int64_t kMaxDecodeBatch = 1024, kAttentionUnits = 4096;
@@ -1655,20 +1658,7 @@ ${WHICH}
   %slot_i32 = memref.load %kv_ids[%req] : ${KV_IDS_TYPE}
   %slot = arith.index_cast %slot_i32 : i32 to index
 
-  // Q: the vector core packs the rows (token s, head g) -> s * group + g
-  // into the block's workspace, the cube loads them as one operand.
-  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
-  scf.for %sl = %c0 to %q_count step %c1 {
-    %r0 = arith.muli %sl, %group : index
-    %s = arith.addi %q_first, %sl : index
-${TOKEN_AT}
-    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
-    tile.store %ws_h[%blk, %c0, %r0, %c0], %qv : ${WS_H_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
-  }
-  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
-  tile.load %qm, %ws_h[%blk, %c0, %c0, %c0] : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>, ${WS_H_TYPE}
-  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x${D}xbf16, valid = ?x?>
-  tile.mov %ql, %qm : !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
+${Q_PACK}
 
   // The running softmax state, in UB for the whole range: o [rows x
   // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
@@ -1723,24 +1713,7 @@ ${START_STATE}
     %n = arith.minui %tile_k, %left : index
     %w_end = arith.addi %w, %n : index
 
-    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
-    // page is smaller than TILE_K): K^T of the page's positions into L1,
-    // its columns of S to the workspace.
-    scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %col = arith.subi %p, %w : index
-      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
-      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
-      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
-      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
-      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
-      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
-      tile.store %ws_f[%blk, %c0, %c0, %col], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
-    }
+${S_TILE}
 
     // Vector: the scaled, masked scores of the tile.
     %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
@@ -1794,12 +1767,68 @@ ${START_STATE}
     tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
     %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
     tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.store %ws_h[%blk, %c1, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+    tile.store %ws_h[%blk, %c${P_SLOT}, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
 
+${PV_TILE}
+    // Vector: o = o alpha + O_t.
+    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  }
+${END_STATE}
+  wsp.return
+}
+)mlir";
+
+// The pieces of the attention kernel that depend on the cache's type.
+
+/// bf16 cache, Q: the vector core packs the rows (token s, head g) ->
+/// s * group + g into the block's workspace, the cube loads them as one
+/// operand.
+constexpr StringLiteral kAttentionQBf16 = R"mlir(
+  // Q: the vector core packs the rows (token s, head g) -> s * group + g
+  // into the block's workspace, the cube loads them as one operand.
+  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  scf.for %sl = %c0 to %q_count step %c1 {
+    %r0 = arith.muli %sl, %group : index
+    %s = arith.addi %q_first, %sl : index
+${TOKEN_AT}
+    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
+    tile.store %ws_h[%blk, %c0, %r0, %c0], %qv : ${WS_H_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  }
+  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
+  tile.load %qm, %ws_h[%blk, %c0, %c0, %c0] : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>, ${WS_H_TYPE}
+  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x${D}xbf16, valid = ?x?>
+  tile.mov %ql, %qm : !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<mat, 32x${D}xbf16, valid = ?x?>)mlir";
+
+/// bf16 cache, S = Q K^T: K straight from the pages.
+constexpr StringLiteral kAttentionSBf16 = R"mlir(
+    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
+    // page is smaller than TILE_K): K^T of the page's positions into L1,
+    // its columns of S to the workspace.
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %col = arith.subi %p, %w : index
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.store %ws_f[%blk, %c0, %c0, %col], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
+    })mlir";
+
+/// bf16 cache, O_t = P V: V straight from the pages.
+constexpr StringLiteral kAttentionPvBf16 = R"mlir(
     // Cube: O_t = P V, one page at a time: V of the page's positions into
     // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
     %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    tile.load %pm, %ws_h[%blk, %c1, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+    tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
     %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
     scf.for %p = %w to %w_end step %block_size {
       %p_page = arith.divui %p, %block_size : index
@@ -1821,22 +1850,95 @@ ${START_STATE}
         tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
       }
     }
-    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
 
-    // Vector: o = o alpha + O_t.
-    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
-    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+/// int8 cache, Q: packed in f32, each column scaled by K's dequantization
+/// scale (q . k = sum_d q[d] k_scale[d] k8[d]), for the cube's f32 product
+/// with the exact f32 K8.
+constexpr StringLiteral kAttentionQInt8 = R"mlir(
+  // Q in f32, scaled per column by k_scale, packed as (token s, head g) ->
+  // s * group + g into the block's workspace.
+  %ks = tile.alloc valid(%head_dim) : !tile.tile<vec, 1x${D}xf32, valid = 1x?>
+  tile.load %ks, %k_scale[%kv_head, %c0] : !tile.tile<vec, 1x${D}xf32, valid = 1x?>, ${K_SCALE_TYPE}
+  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  %qf = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  scf.for %sl = %c0 to %q_count step %c1 {
+    %r0 = arith.muli %sl, %group : index
+    %s = arith.addi %q_first, %sl : index
+${TOKEN_AT}
+    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
+    tile.cvt %qf, %qv : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+    tile.colexpandmul %qf, %qf, %ks : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 1x${D}xf32, valid = 1x?>
+    tile.store %ws_q[%blk, %r0, %c0], %qf : ${WS_Q_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
   }
-${END_STATE}
-  wsp.return
-}
-)mlir";
+  %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xf32, valid = ?x?>
+  tile.load %qm, %ws_q[%blk, %c0, %c0] : !tile.tile<mat, 32x${D}xf32, valid = ?x?>, ${WS_Q_TYPE}
+  %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x${D}xf32, valid = ?x?>
+  tile.mov %ql, %qm : !tile.tile<left, 32x${D}xf32, valid = ?x?>, !tile.tile<mat, 32x${D}xf32, valid = ?x?>)mlir";
+
+/// int8 cache, S = (Q k_scale) K8^T: the vector core turns the tile's
+/// pages into f32 K and bf16 V (both exact: |x8| <= 127) in the block's
+/// workspaces, one page at a time (A2/A3's cube multiplies operands of one
+/// type); the cube reads K^T from there.
+constexpr StringLiteral kAttentionSInt8 = R"mlir(
+    // Vector: K and V of the tile's pages, int8 through f16 (exact) to f32
+    // (K) or bf16 (V), into the workspaces.
+    scf.for %p = %w to %w_end step %block_size {
+      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %row = arith.subi %p, %w : index
+      %k8s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xi8, valid = ?x?>
+      %k16s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf16, valid = ?x?>
+      %k32s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf32, valid = ?x?>
+      %kbs = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
+      tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+      tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
+      tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
+      tile.store %ws_k[%blk, %row, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
+      tile.load_paged %k8s, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+      tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
+      tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
+      tile.cvt %kbs, %k32s : !tile.tile<vec, ?x${D}xbf16, valid = ?x?>, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
+      tile.store %ws_v[%blk, %row, %c0], %kbs : ${WS_V_TYPE}, !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
+    }
+
+    // Cube: S = Q K^T in f32, K^T loaded transposed from the workspace.
+    %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
+    tile.load %kt, %ws_k[%blk, %c0, %c0] transpose : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>, ${WS_K_TYPE}
+    %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, ${D}x?xf32, valid = ?x?>
+    tile.mov %kr, %kt : !tile.tile<right, ${D}x?xf32, valid = ?x?>, !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
+    %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+    tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xf32, valid = ?x?>, !tile.tile<right, ${D}x?xf32, valid = ?x?>
+    tile.store %ws_f[%blk, %c0, %c0, %c0], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>)mlir";
+
+/// int8 cache, O_t = P V8 (bf16), V from the workspace; v_scale is applied
+/// once, at the end of the row.
+constexpr StringLiteral kAttentionPvInt8 = R"mlir(
+    // Cube: O_t = P V8 in bf16, V loaded from the workspace.
+    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+    %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+    tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+    %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+    tile.load %vm, %ws_v[%blk, %c0, %c0] : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${WS_V_TYPE}
+    %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+    tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+    tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
+
+/// int8 cache, the end of a row: each column by V's dequantization scale.
+constexpr StringLiteral kAttentionFinishInt8 = R"mlir(
+    %vs = tile.alloc valid(%head_dim) : !tile.tile<vec, 1x${D}xf32, valid = 1x?>
+    tile.load %vs, %v_scale[%kv_head, %c0] : !tile.tile<vec, 1x${D}xf32, valid = 1x?>, ${V_SCALE_TYPE}
+    tile.colexpandmul %o, %o, %vs : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 1x${D}xf32, valid = 1x?>)mlir";
 
 /// The end of a row's range: o / l, as bf16, one query token's group of
 /// rows at a time.
-constexpr StringLiteral kAttentionFinish = R"mlir(
+constexpr StringLiteral kAttentionFinish = R"mlir(${FINISH_SCALE}
     tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
     %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
     tile.cvt %ob, %o : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
@@ -2089,15 +2191,17 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   args.push_back({"block_table", op.getBlockTable()});
   args.push_back({"k_cache", op.getKCache()});
   args.push_back({"v_cache", op.getVCache()});
+  bool int8 = bool(op.getKScale());
+  if (int8) {
+    args.push_back({"k_scale", op.getKScale()});
+    args.push_back({"v_scale", op.getVScale()});
+  }
   args.push_back({"out", op.getOut()});
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
 
   auto qType = cast<MemRefType>(op.getQ().getType());
   auto cacheType = cast<MemRefType>(op.getKCache().getType());
-  if (op.getKScale())
-    return op.emitOpError("lowers bf16 caches only (int8 pages with their "
-                          "scales do not lower yet)");
   unsigned rank = qType.getRank();
   int64_t heads = qType.getDimSize(rank - 2), dim = qType.getDimSize(rank - 1);
   int64_t kvHeads = cacheType.getDimSize(1), blockSize = cacheType.getDimSize(2);
@@ -2129,13 +2233,23 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     args.push_back({part.str(), Value(), MemRefType::get(shape, elem)});
   };
   int64_t blocks = kAttentionBlocks, rows = kAttentionRows;
-  // Per block: Q and P (bf16); S, O_t and, decode, the row's o (f32);
-  // decode, the row's m and l.
-  ws("ws_h", {blocks, 2, rows, kMaxKvTile}, b.getBF16Type());
-  ws("ws_f", {blocks, decode ? 3 : 2, rows, std::max(kMaxKvTile, dim)},
-     b.getF32Type());
+  // Per block: Q (bf16 cache) and P, in bf16; S, O_t and, decode, the
+  // row's o, in f32; decode, the row's m and l; int8 cache, Q in f32 and
+  // the tile's K (f32) and V (bf16).
+  ws("ws_h", {blocks, int8 ? 1 : 2, rows, kMaxKvTile}, b.getBF16Type());
+  ws("ws_f", {blocks, decode ? 3 : 2, rows, kMaxKvTile}, b.getF32Type());
   if (decode)
     ws("ws_ml", {blocks, 2, rows}, b.getF32Type());
+  if (int8) {
+    ws("ws_q", {blocks, rows, kMaxHeadDim}, b.getF32Type());
+    ws("ws_k", {blocks, kMaxInt8KvTile, kMaxHeadDim}, b.getF32Type());
+    ws("ws_v", {blocks, kMaxInt8KvTile, kMaxHeadDim}, b.getBF16Type());
+  }
+  v["P_SLOT"] = int8 ? "0" : "1";
+  v["Q_PACK"] = int8 ? kAttentionQInt8 : kAttentionQBf16;
+  v["S_TILE"] = int8 ? kAttentionSInt8 : kAttentionSBf16;
+  v["PV_TILE"] = int8 ? kAttentionPvInt8 : kAttentionPvBf16;
+  v["FINISH_SCALE"] = int8 ? kAttentionFinishInt8 : "";
   addTypeValues(v, args);
   v.insert({{"NAME", name.str()},
             {"SIGNATURE", signature(args)},
@@ -2175,6 +2289,11 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   dims.push_back({"k_cache", 3, "%head_dim"});
   dims.push_back({"kv_ids", 0, "%batch"});
   dims.push_back({decode ? "q_lens" : "kv_lens", 0, "%batch"});
+  for (StringRef scale : {"k_scale", "v_scale"})
+    if (int8) {
+      dims.push_back({scale.str(), 0, "%kv_heads"});
+      dims.push_back({scale.str(), 1, "%head_dim"});
+    }
   if (op.getAccumQLen()) {
     setup += "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
     dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
@@ -2214,7 +2333,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 1024]>, "
                  "#wsp.tier<1, [1025, 4096]>, #wsp.tier<2, [4097, 16384]>, "
                  "#wsp.tier<3, [16385, 131072]>]";
-    v["TILE_KS"] = "array<i64: 64, 128, 128, 128>";
+    v["TILE_KS"] = int8 ? "array<i64: 32, 64, 64, 64>"
+                        : "array<i64: 64, 128, 128, 128>";
     v["DESC"] = "!wsp.descriptor<attention>";
     v["WHICH"] = kDecodeWhich;
     v["TOKEN_AT"] = "";
@@ -2244,7 +2364,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["PLAN"] = kPrefillPlan;
     v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
     v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]";
-    v["TILE_KS"] = "array<i64: 128>";
+    v["TILE_KS"] = int8 ? "array<i64: 64>" : "array<i64: 128>";
     v["DESC"] = "!wsp.descriptor<moe>";
     v["WHICH"] = kPrefillWhich;
     v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;

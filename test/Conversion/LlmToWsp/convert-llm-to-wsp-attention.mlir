@@ -93,3 +93,40 @@ func.func @pre(%qkv: memref<?x12x64xbf16>, %kv_ids: memref<?xi32>,
       -> out(%out : memref<?x8x64xbf16>) {max_q_len = 128 : i32}
   return
 }
+
+// An int8 cache: Q in f32 scaled by k_scale, the pages dequantized into
+// f32 K and bf16 V in the block's workspaces, KV tiles of 32 and 64, and
+// v_scale applied at the end of a row.
+// CHECK-LABEL: wsp.kernel @dec8_flash_attention_decode_0
+// CHECK-SAME: constants {TILE_K = array<i64: 32, 64, 64, 64>}
+// CHECK-SAME: %[[KS:[^:]*]]: memref<2x128xf32>, %[[VS:[^:]*]]: memref<2x128xf32>, %{{.*}}: memref<?x1x8x128xbf16>, %{{.*}}: memref<24x1x32x128xbf16>, %{{.*}}: memref<24x3x32x128xf32>, %{{.*}}: memref<24x2x32xf32>, %[[WQ:[^:]*]]: memref<24x32x128xf32>, %[[WK:[^:]*]]: memref<24x64x128xf32>, %[[WV:[^:]*]]: memref<24x64x128xbf16>)
+// CHECK: tile.load %{{.*}}, %[[KS]][
+// CHECK: tile.colexpandmul
+// CHECK: tile.store %[[WQ]][
+// CHECK: tile.load_paged %{{.*}} : !tile.tile<vec, ?x128xi8, valid = ?x?>
+// CHECK: tile.store %[[WK]][
+// CHECK: tile.store %[[WV]][
+// CHECK: tile.load %{{.*}}, %[[WK]][{{.*}}] transpose : !tile.tile<mat, 128x?xf32, valid = ?x?, zn>
+// CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xf32, valid = ?x?>
+// CHECK: tile.load %{{.*}}, %[[WV]][
+// CHECK: scf.if
+// CHECK: tile.load %{{.*}}, %[[VS]][
+// CHECK: tile.colexpandmul
+// CHECK: tile.rowexpanddiv
+// CHECK-LABEL: func.func @dec8(
+// CHECK-SAME: {llm.workspace = "dec8_flash_attention_decode_0.ws_v"}) -> i32
+func.func @dec8(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
+                %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                %k_cache: memref<?x2x16x128xi8>, %v_cache: memref<?x2x16x128xi8>,
+                %k_scale: memref<2x128xf32>, %v_scale: memref<2x128xf32>,
+                %out: memref<?x1x8x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x128xi8>) v_cache(%v_cache : memref<?x2x16x128xi8>)
+      k_scale(%k_scale : memref<2x128xf32>) v_scale(%v_scale : memref<2x128xf32>)
+      -> out(%out : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
+  return
+}

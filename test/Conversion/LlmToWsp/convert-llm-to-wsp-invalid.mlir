@@ -130,14 +130,6 @@ func.func @not_a_head_range(%qkv: memref<?x6x64xbf16>, %lens: memref<?xi32>, %kc
 
 // -----
 
-func.func @attention_int8(%q: memref<?x1x8x128xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %acc: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x2x16x128xi8>, %v: memref<?x2x16x128xi8>, %ks: memref<2x128xf32>, %vs: memref<2x128xf32>, %o: memref<?x1x8x128xbf16>) {
-  // expected-error @+1 {{lowers bf16 caches only (int8 pages with their scales do not lower yet)}}
-  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) accum_q_len(%acc : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x2x16x128xi8>) v_cache(%v : memref<?x2x16x128xi8>) k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>) -> out(%o : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
-  return
-}
-
-// -----
-
 func.func @attention_dynamic_heads(%q: memref<?x?x64xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x?x16x64xbf16>, %v: memref<?x?x16x64xbf16>, %o: memref<?x?x64xbf16>) {
   // expected-error @+1 {{lowers with static q_head_num, kv_head_num and block_size only}}
   llm.flash_attention_prefill q(%q : memref<?x?x64xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x?x16x64xbf16>) v_cache(%v : memref<?x?x16x64xbf16>) -> out(%o : memref<?x?x64xbf16>) {max_q_len = 16 : i32}
