@@ -213,6 +213,69 @@ TEST(BalancedPlanner, Errors) {
             PlanResult::UNSUPPORTED_SIZE);
 }
 
+// Issue 18's findings: invalid parameters win whatever their position;
+// extreme but representable inputs are UNSUPPORTED_SIZE, with no signed
+// overflow (UBSan) and no unbounded allocation (ASan), and nothing written.
+TEST(BalancedPlanner, ErrorPrecedenceDoesNotDependOnPosition) {
+  BalancedConfig config;
+  BalancedPlan plan;
+  // An uncovered length before a negative one: still INVALID_PARAMS.
+  std::vector<int> lens = {200000, -1};
+  EXPECT_EQ(plan_balanced(lens.data(), 2, 1, config, DecodeAttentionTiers{},
+                          &plan),
+            PlanResult::INVALID_PARAMS);
+  // Too many cores and a negative length: INVALID_PARAMS first.
+  BalancedConfig many = config;
+  many.num_cores = INT32_MAX;
+  EXPECT_EQ(plan_balanced(lens.data(), 2, 1, many, DecodeAttentionTiers{},
+                          &plan),
+            PlanResult::INVALID_PARAMS);
+}
+
+TEST(BalancedPlanner, ExtremeInputsAreUnsupportedNotUndefined) {
+  BalancedPlan plan;
+  std::vector<int> lens = {100000, 131072, 5};
+  // A core count of INT32_MAX: num_cores + 1 would overflow.
+  BalancedConfig many;
+  many.num_cores = INT32_MAX;
+  EXPECT_EQ(plan_balanced(lens.data(), 3, 8, many, DecodeAttentionTiers{},
+                          &plan),
+            PlanResult::UNSUPPORTED_SIZE);
+  std::vector<int> indptr(4), merge(32);
+  std::vector<WorkDescriptor> descs(64);
+  int count = -7;
+  EXPECT_EQ(plan_balanced_into(lens.data(), 3, 8, many, DecodeAttentionTiers{},
+                               descs.data(), 64, indptr.data(), 4, merge.data(),
+                               32, &count),
+            PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_EQ(count, -7);
+  // Cost coefficients that would overflow the plan's cost.
+  for (int which = 0; which < 3; ++which) {
+    BalancedConfig costly;
+    (which == 0   ? costly.cost.per_token
+     : which == 1 ? costly.cost.per_unit
+                  : costly.cost.per_merge) = INT64_MAX;
+    EXPECT_EQ(plan_balanced(lens.data(), 3, 8, costly, DecodeAttentionTiers{},
+                            &plan),
+              PlanResult::UNSUPPORTED_SIZE)
+        << which;
+  }
+  // Query tokens times KV tokens times heads past 64 bits of cost.
+  std::vector<int> long_lens(64, 131072), q_lens(64, 131072);
+  BalancedConfig costly;
+  costly.cost.per_token = kMaxCostCoefficient;
+  EXPECT_EQ(plan_balanced(long_lens.data(), 64, INT32_MAX / 2, costly,
+                          DecodeAttentionTiers{}, &plan, q_lens.data()),
+            PlanResult::UNSUPPORTED_SIZE);
+  // A plan of more pieces than the vector form sizes for: no allocation of
+  // batch x heads, UNSUPPORTED_SIZE.
+  std::vector<int> many_rows(1024, 16);
+  EXPECT_EQ(plan_balanced(many_rows.data(), 1024, 1 << 20, BalancedConfig{},
+                          DecodeAttentionTiers{}, &plan),
+            PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_TRUE(plan.descriptors.empty());
+}
+
 TEST(BalancedPlanner, PersistentLaunchRunsEachCoresList) {
   std::mt19937 rng(3);
   std::vector<int> lens = random_lengths(rng, 200);

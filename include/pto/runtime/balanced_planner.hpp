@@ -46,6 +46,15 @@ struct CostModel {
   int64_t per_merge = 64; // per extra piece of a split row (its merge)
 };
 
+/// The balanced planner's limits: beyond them a plan is UNSUPPORTED_SIZE
+/// (its arithmetic is 64-bit and overflow-free within them).
+constexpr int kMaxBalancedCores = 1 << 16;
+constexpr int64_t kMaxCostCoefficient = int64_t(1) << 24;
+constexpr int64_t kMaxPlanCost = INT64_MAX / 4;
+/// Descriptors the allocating plan_balanced sizes its vectors for at most
+/// (96 MiB of descriptors); more is UNSUPPORTED_SIZE.
+constexpr int64_t kMaxBalancedPieces = int64_t(1) << 22;
+
 struct BalancedConfig {
   int num_cores = 48;  // e.g. the spec's 48 vector or 24 cube cores
   int block_size = 16; // KV block: chunks never split one
@@ -140,14 +149,18 @@ inline int write_rows(const WorkDescriptor &tmpl, int n, int rows,
 /// token each (decode). The KV length counts the new tokens, so a nonempty
 /// request's q_len lies in [1, kv_len]; anything else is INVALID_PARAMS.
 ///
-/// Errors, as the spec's planner, validated before anything is written:
-/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config,
-/// core_indptr shorter than num_cores + 1), UNSUPPORTED_SIZE (a length no
-/// tier covers), BUFFER_OVERFLOW (merge_indptr shorter than rows + 1, or
-/// fewer descriptors than the plan may need). The sweep's exact count is
-/// known only once it ran, so the capacity it needs is its bound, rows +
-/// num_cores (batch-invariant: the exact piece count); on overflow
-/// *out_count is that bound.
+/// Errors, as the spec's planner, validated before anything is written,
+/// in this order whatever the position of the offending input:
+/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config),
+/// UNSUPPORTED_SIZE (more than kMaxBalancedCores cores, a cost coefficient
+/// over kMaxCostCoefficient, a length no tier covers, a plan whose total
+/// cost would not fit the planner's 64-bit arithmetic), INVALID_PARAMS again
+/// for core_indptr shorter than num_cores + 1 (a buffer sized from a
+/// supported core count), BUFFER_OVERFLOW (merge_indptr shorter than
+/// rows + 1, or fewer descriptors than the plan may need). The sweep's
+/// exact count is known only once it ran, so the capacity it needs is its
+/// bound, rows + num_cores (batch-invariant: the exact piece count); on
+/// overflow *out_count is that bound.
 template <typename TierCfg>
 PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                               const BalancedConfig &config,
@@ -162,29 +175,60 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
       config.num_cores <= 0 || config.block_size <= 0 ||
       config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
       config.cost.per_token <= 0 || config.cost.per_merge < 0 ||
-      !core_indptr || indptr_size < config.num_cores + 1 || !merge_indptr ||
-      desc_capacity < 0 || (desc_capacity > 0 && !descs))
+      !core_indptr || !merge_indptr || desc_capacity < 0 ||
+      (desc_capacity > 0 && !descs))
     return PlanResult::INVALID_PARAMS;
+  for (int b = 0; b < batch; ++b) {
+    const int len = kv_lens[b];
+    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
+      return PlanResult::INVALID_PARAMS;
+  }
   const CostModel &c = config.cost;
+  if (config.num_cores > kMaxBalancedCores ||
+      c.per_unit > kMaxCostCoefficient || c.per_token > kMaxCostCoefficient ||
+      c.per_merge > kMaxCostCoefficient)
+    return PlanResult::UNSUPPORTED_SIZE;
+  // (Checked once num_cores is within its limit, so num_cores + 1 fits.)
+  if (indptr_size < config.num_cores + 1)
+    return PlanResult::INVALID_PARAMS;
   const int cores = config.num_cores;
   const int64_t block = config.block_size;
   const int64_t piece =
       std::max<int64_t>(block, config.invariant_chunk / block * block);
   // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
+  // Every sum is checked: a plan whose cost does not fit is unsupported.
   int64_t tokens = 0, rows = 0, invariant_units = 0;
+  bool fits = true;
   for (int b = 0; b < batch; ++b) {
     const int len = kv_lens[b];
-    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
-      return PlanResult::INVALID_PARAMS;
     if (len > 0 && tiers.select_tier(len) < 0)
       return PlanResult::UNSUPPORTED_SIZE;
-    tokens += static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
+    const int64_t weighted =
+        static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
+    fits = fits && !__builtin_add_overflow(tokens, weighted, &tokens);
     rows += len > 0;
     invariant_units += (len + piece - 1) / piece;
   }
-  tokens *= kv_heads;
+  // The total cost, with headroom for the per-core arithmetic below
+  // (capacity plus one split, used plus one row).
+  int64_t remaining = 0;
+  {
+    int64_t t = 0, u = 0, m = 0;
+    const int64_t units = config.batch_invariant ? invariant_units : rows;
+    fits = fits && !__builtin_mul_overflow(tokens, int64_t(kv_heads), &tokens) &&
+           !__builtin_mul_overflow(c.per_token, tokens, &t) &&
+           !__builtin_mul_overflow(c.per_unit, units * kv_heads, &u) &&
+           !__builtin_mul_overflow(c.per_merge,
+                                   (invariant_units - rows) * kv_heads, &m) &&
+           !__builtin_add_overflow(t, u, &remaining) &&
+           (!config.batch_invariant ||
+            !__builtin_add_overflow(remaining, m, &remaining)) &&
+           remaining <= kMaxPlanCost;
+  }
   rows *= kv_heads;
   invariant_units *= kv_heads;
+  if (!fits)
+    return PlanResult::UNSUPPORTED_SIZE;
 
   const bool invariant = config.batch_invariant;
   // Upper bound on pieces: one per row, plus one split per core boundary
@@ -204,9 +248,6 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
   // merges when batch-invariant). Each core's capacity is its fair share of
   // what remains, recomputed per core so rounding slack never piles up at
   // the end; a sweep core may also take one split (an extra unit + merge).
-  int64_t remaining = c.per_token * tokens +
-                      c.per_unit * (invariant ? invariant_units : rows) +
-                      (invariant ? c.per_merge * (invariant_units - rows) : 0);
   const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
   int64_t capacity = (remaining + cores - 1) / cores + split;
   int64_t used = 0;
@@ -321,24 +362,27 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   if (!out || !kv_lens || batch <= 0 || kv_heads <= 0 ||
       config.num_cores <= 0)
     return PlanResult::INVALID_PARAMS;
-  // Size from the bound the planner asks for (a dry run with no room).
+  // Size from the bound the planner asks for (a dry run with no room),
+  // within kMaxBalancedPieces.
+  // (Past the core limit the dry run reports it, after the lengths.)
   int bound = 0;
-  int probe_indptr_size = config.num_cores + 1;
+  int probe_indptr_size = std::min(config.num_cores, kMaxBalancedCores) + 1;
   std::vector<int> indptr(probe_indptr_size);
-  const int merge_size = static_cast<int>(
-      std::min<int64_t>(static_cast<int64_t>(batch) * kv_heads + 1,
-                        INT32_MAX));
-  std::vector<int> merge(merge_size);
+  int no_merge = 0;
   PlanResult r = plan_balanced_into(kv_lens, batch, kv_heads, config, tiers,
                                     nullptr, 0, indptr.data(),
-                                    probe_indptr_size, merge.data(),
-                                    merge_size, &bound, nullptr, nullptr,
-                                    q_lens);
+                                    probe_indptr_size, &no_merge, 0, &bound,
+                                    nullptr, nullptr, q_lens);
   if (r == PlanResult::OK && bound == 0) {
     // Nothing to plan: every length is zero.
   } else if (r != PlanResult::BUFFER_OVERFLOW) {
     return r;
   }
+  if (bound > kMaxBalancedPieces)
+    return PlanResult::UNSUPPORTED_SIZE;
+  // Rows never exceed the pieces.
+  const int merge_size = bound + 1;
+  std::vector<int> merge(merge_size);
   BalancedPlan &p = *out;
   if (static_cast<int>(p.descriptors.size()) < bound)
     p.descriptors.resize(bound);
