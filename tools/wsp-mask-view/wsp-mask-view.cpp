@@ -34,24 +34,41 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory category("wsp-mask-view options");
+
+/// The largest grid the tool draws (a drawing, not a computation): columns
+/// (prior slots + active) and rows; positions and windows stay far from
+/// index overflow.
+constexpr int64_t kMaxColumns = 1024, kMaxRows = 256;
+constexpr int64_t kMaxPosition = int64_t(1) << 40;
+
 static cl::opt<std::string> mode("mode", cl::init("standard"),
-                                 cl::desc("standard or sliding"));
+                                 cl::desc("standard or sliding"),
+                                 cl::cat(category));
 static cl::opt<int64_t> window("window", cl::init(0),
-                               cl::desc("Sliding window W (tokens)"));
+                               cl::desc("Sliding window W (tokens)"),
+                               cl::cat(category));
 static cl::opt<std::string> kv("kv", cl::init("flat"),
-                               cl::desc("flat (circular) or block KV"));
+                               cl::desc("flat (circular) or block KV"),
+                               cl::cat(category));
 static cl::opt<int64_t> sPrior("s-prior", cl::init(16),
-                               cl::desc("Cache length incl. active slots"));
+                               cl::desc("Cache length incl. active slots "
+                                        "(with --s-active, at most 1024 "
+                                        "columns)"),
+                               cl::cat(category));
 static cl::opt<int64_t> sActive("s-active", cl::init(4),
-                                cl::desc("New tokens (queries)"));
+                                cl::desc("New tokens (queries), at most 256"),
+                                cl::cat(category));
 static cl::opt<int64_t> posId("pos", cl::init(16),
                               cl::desc("pos_id of the batch; query i is at "
-                                       "pos + i"));
+                                       "pos + i"),
+                              cl::cat(category));
 static cl::opt<std::string> shard("shard", cl::init("none"),
                                   cl::desc("LNC2 sharding: none, batch or "
-                                           "sequence"));
+                                           "sequence"),
+                                  cl::cat(category));
 static cl::opt<int64_t> core("core", cl::init(0),
-                             cl::desc("LNC2 core: 0 or 1"));
+                             cl::desc("LNC2 core: 0 or 1"), cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "wsp-mask-view: error: " << message << "\n";
@@ -88,6 +105,7 @@ evaluate(MLIRContext &context,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "draw a decode attention mask\n");
   if (mode != "standard" && mode != "sliding")
     return fail("--mode must be standard or sliding");
@@ -99,6 +117,14 @@ int main(int argc, char **argv) {
     return fail("--window applies to sliding masks only");
   if (sPrior < 1 || sActive < 1 || posId < 0)
     return fail("--s-prior and --s-active must be > 0, --pos >= 0");
+  // (Compared without adding: --s-prior may be near INT64_MAX.)
+  if (sActive > kMaxRows || sPrior > kMaxColumns - sActive)
+    return fail("the grid is too large to draw: --s-prior + --s-active must "
+                "be at most " + llvm::Twine(kMaxColumns) +
+                " columns and --s-active at most " + llvm::Twine(kMaxRows) +
+                " rows");
+  if (posId > kMaxPosition || window > kMaxPosition)
+    return fail("--pos and --window must be at most 2^40");
   wsp::MaskShard sharding;
   if (shard == "none")
     sharding = wsp::MaskShard::none;
