@@ -4,7 +4,8 @@
 //        [--static-planning=true|false] [--run [--check selfcheck.cpp]]
 //
 // Runs the whole compiler in-process (parse -> wsp-pipeline -> emission) and
-// writes the emitted tree:
+// writes the emitted tree (--target=ascend: the device form only, the first
+// three files; a program without an AICore form is then an error):
 //
 //   out/include/<stem>_abi.h      the device form's shared interface
 //   out/aicpu/<stem>_aicpu.cpp    AICPU planning entries
@@ -65,7 +66,9 @@ static cl::opt<std::string> outputDir("o", cl::Required,
                                       cl::value_desc("dir"),
                                       cl::cat(wspcCategory));
 static cl::opt<std::string> target("target", cl::init("cpusim"),
-                                   cl::desc("ascend or cpusim"),
+                                   cl::desc("cpusim (both forms and the "
+                                            "self-check's CMake project) or "
+                                            "ascend (the device form only)"),
                                    cl::cat(wspcCategory));
 static cl::opt<bool> staticPlanning(
     "static-planning", cl::init(true),
@@ -130,6 +133,10 @@ int main(int argc, char **argv) {
     return fail("-o needs a directory");
   if (target != "cpusim" && target != "ascend")
     return fail("unknown --target '" + target + "'; expected ascend or cpusim");
+  const bool deviceOnly = target == "ascend";
+  if (deviceOnly && run)
+    return fail("--run builds and runs the CPU simulation; it needs "
+                "--target=cpusim (the default)");
 
   // Parse.
   DialectRegistry registry;
@@ -175,8 +182,10 @@ int main(int argc, char **argv) {
       {"include/" + stem + "_abi.h", &wsp::emitAbiHeader, ""},
       {"aicpu/" + stem + "_aicpu.cpp", &wsp::emitAicpu, ""},
       {"aicore/" + stem + "_aicore.cpp", &wsp::emitAicore, ""},
-      {"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""},
   };
+  // --target=ascend writes the device form only.
+  if (!deviceOnly)
+    files.push_back({"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""});
   for (auto it = files.begin(); it != files.end();) {
     File &f = *it;
     llvm::raw_string_ostream os(f.text);
@@ -205,6 +214,8 @@ int main(int argc, char **argv) {
       ++it;
       continue;
     }
+    if (deviceOnly)
+      return fail("no AICore form for --target=ascend: " + why);
     llvm::errs() << "wspc: warning: no AICore form, " << f.path
                  << " not written: " << why << "\n";
     it = files.erase(it);
@@ -280,7 +291,8 @@ int main(int argc, char **argv) {
       "_selfcheck PRIVATE -Wall -Wextra -include "
       "${CMAKE_CURRENT_SOURCE_DIR}/cpusim/" + stem + ".cpp)\n"
       "target_link_libraries(" + stem + "_selfcheck PRIVATE Threads::Threads)\n";
-  files.push_back({"CMakeLists.txt", nullptr, cmake});
+  if (!deviceOnly)
+    files.push_back({"CMakeLists.txt", nullptr, cmake});
 
   // What --run needs, checked before anything is written.
   llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");

@@ -345,7 +345,7 @@ def Wsp_KernelOp : Wsp_Op<"kernel", [
 
     ```mlir
     wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
-        constants {TILE_K = [256, 512, 1024, 2048]}
+        constants {TILE_K = array<i64: 256, 512, 1024, 2048>}
         (%desc: !wsp.descriptor<attention>, %q: memref<?xbf16>) {
       %tile = wsp.tier_constant "TILE_K" : index
       wsp.return
