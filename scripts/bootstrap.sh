@@ -18,7 +18,7 @@ packages=(
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libgmock-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
-  clang-19
+  clang-19 libclang-rt-19-dev
 )
 
 if [[ ${WSP_SKIP_APT:-0} != 1 ]]; then

@@ -15,6 +15,11 @@ config.excludes = ["Inputs", "downstream", "CMakeLists.txt", "lit.cfg.py", "lit.
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.wsp_obj_root, "test")
 
+# The sanitizer build (scripts/sanitize.sh): its libraries need the
+# sanitizer runtimes, so a downstream project cannot link them as they are.
+if config.wsp_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("sanitized")
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -72,8 +72,11 @@ constexpr std::array<Fn, NumTiers> make_dispatch_table() {
       ::pto::runtime::make_dispatch_table<name##_fn_type, name##_tier_entry,   \
                                           (num_tiers)>()
 
-/// O(1), branch-free dispatch: name##_dispatch[desc.tier](desc, args...).
-#define PTO_DISPATCH_TIER(name, desc, ...)                                     \
-  name##_dispatch[(desc).tier]((desc), ##__VA_ARGS__)
+/// O(1), branch-free dispatch: PTO_DISPATCH_TIER(name, desc, args...) is
+/// name##_dispatch[desc.tier](desc, args...). (Written without GNU's `,
+/// ##__VA_ARGS__`, so it is standard C++17 with or without arguments.)
+#define PTO_DISPATCH_TIER(name, ...)                                           \
+  name##_dispatch[(PTO_DISPATCH_FIRST_(__VA_ARGS__, 0)).tier](__VA_ARGS__)
+#define PTO_DISPATCH_FIRST_(first, ...) first
 
 #endif // PTO_RUNTIME_KERNEL_DISPATCH_HPP

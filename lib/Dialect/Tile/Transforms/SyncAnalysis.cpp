@@ -1023,10 +1023,14 @@ redundantFlags(FunctionOpInterface fn,
     while (grew) {
       grew = false;
       for (auto &[w, ss] : sources)
-        for (Operation *s : ss)
-          if ((group.count(w) || group.count(s)) &&
-              (group.insert(w).second | group.insert(s).second))
-            grew = true;
+        for (Operation *s : ss) {
+          if (!group.count(w) && !group.count(s))
+            continue;
+          // Both inserted, whichever was new.
+          bool addedWait = group.insert(w).second;
+          bool addedSet = group.insert(s).second;
+          grew = grew || addedWait || addedSet;
+        }
     }
     for (Operation *op : group)
       seen.insert(op);

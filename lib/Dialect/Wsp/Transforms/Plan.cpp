@@ -118,7 +118,9 @@ Value mlir::wsp::buildSelectTier(OpBuilder &b, Location loc,
   };
   Value result =
       arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(-1));
-  for (TierAttr tier : llvm::reverse(config.getTierList())) {
+  // (A named vector: reverse() of a temporary would dangle in the loop.)
+  SmallVector<TierAttr> tiers = config.getTierList();
+  for (TierAttr tier : llvm::reverse(tiers)) {
     Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, length,
                                      constLen(tier.getMinSize()));
     Value le = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, length,

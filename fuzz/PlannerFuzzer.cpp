@@ -1,0 +1,242 @@
+//===- PlannerFuzzer.cpp - libFuzzer target: the runtime planners ---------===//
+//
+// Every call of a runtime planner entry point the fuzz input describes
+// (the spec planner's plan_chunk_size, generate and generate_parallel, the
+// balanced planner into caller buffers), checked against its documented
+// contract:
+//  * the result is one of the spec's four codes;
+//  * on an error nothing is written (the buffers keep their canary bytes)
+//    and, on BUFFER_OVERFLOW, the count is at least the capacity + 1;
+//  * on success the count fits the capacity, nothing past it is written,
+//    and the descriptors cover every (sequence, head) row's [0, len)
+//    exactly once, in order, FIRST|INIT on its first piece and LAST on its
+//    last, with the tier the tier list selects for the length.
+// A violation aborts (a finding). Built with clang-19
+// -fsanitize=fuzzer,address,undefined (fuzz/CMakeLists.txt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "pto/runtime/balanced_planner.hpp"
+#include "pto/runtime/work_planner.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+using namespace pto::runtime;
+
+namespace {
+
+/// Reads the fuzz input front to back; past its end every read is 0.
+struct Input {
+  const uint8_t *data;
+  size_t size;
+  template <typename T> T take() {
+    T v{};
+    size_t n = std::min(sizeof v, size);
+    std::memcpy(&v, data, n);
+    data += n;
+    size -= n;
+    return v;
+  }
+  /// Mostly small values, sometimes extreme ones (the interesting edges).
+  int intIn(int small) {
+    uint8_t kind = take<uint8_t>();
+    int32_t raw = take<int32_t>();
+    switch (kind % 8) {
+    case 0:
+      return raw; // anything
+    case 1:
+      return kind & 0x10 ? INT32_MAX : INT32_MIN;
+    default:
+      return static_cast<int>(static_cast<uint32_t>(raw) % (small + 1)) -
+             (kind % 8 == 2 ? 1 : 0);
+    }
+  }
+};
+
+[[noreturn]] void violation(const char *what) {
+  std::fprintf(stderr, "contract violation: %s\n", what);
+  std::abort();
+}
+void require(bool ok, const char *what) {
+  if (!ok)
+    violation(what);
+}
+
+constexpr uint8_t kCanary = 0xA5;
+
+bool untouched(const void *p, size_t bytes) {
+  const uint8_t *b = static_cast<const uint8_t *>(p);
+  for (size_t i = 0; i < bytes; ++i)
+    if (b[i] != kCanary)
+      return false;
+  return true;
+}
+
+bool validCode(PlanResult r) {
+  return r == PlanResult::OK || r == PlanResult::BUFFER_OVERFLOW ||
+         r == PlanResult::UNSUPPORTED_SIZE || r == PlanResult::INVALID_PARAMS;
+}
+
+/// Checks that `descs[0, count)` cover every row [0, lens[b]) of every head
+/// exactly once, in order, rows in (sequence, head) order.
+void checkCoverage(const std::vector<int> &lens, int heads,
+                   const WorkDescriptor *descs, int count,
+                   const TierList &tiers) {
+  int i = 0;
+  for (size_t b = 0; b < lens.size(); ++b) {
+    if (lens[b] == 0)
+      continue;
+    for (int h = 0; h < heads; ++h) {
+      int64_t next = 0;
+      bool first = true;
+      while (next < lens[b]) {
+        require(i < count, "a row is not covered");
+        const WorkDescriptor &d = descs[i++];
+        require(params::Attention::request_idx(d) == b, "row order (request)");
+        require(static_cast<int>(params::Attention::head_idx(d)) == h,
+                "row order (head)");
+        require(params::Attention::kv_start(d) == next, "a gap or an overlap");
+        const int64_t len = params::Attention::kv_len(d);
+        require(len > 0, "an empty piece");
+        require(d.tier == tiers.select_tier(lens[b]), "the tier");
+        require(bool(d.flags & WorkDescriptor::FLAG_FIRST) == first &&
+                    bool(d.flags & WorkDescriptor::FLAG_INIT) == first,
+                "FIRST|INIT on the first piece only");
+        next += len;
+        require(next <= lens[b], "past the row's end");
+        require(bool(d.flags & WorkDescriptor::FLAG_LAST) == (next == lens[b]),
+                "LAST on the last piece only");
+        first = false;
+      }
+    }
+  }
+  require(i == count, "descriptors beyond the rows");
+}
+
+void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
+                     const TierList &tiers) {
+  PlanConfig config;
+  config.chunk_min = in.intIn(512);
+  config.chunk_max = in.intIn(8192);
+  config.max_work_units = in.intIn(4096);
+  config.balance_chunks = in.take<uint8_t>() & 1;
+  WorkPlanner<AttentionSpace<>, TierList, params::Attention> planner(config,
+                                                                   tiers);
+  const int batch = static_cast<int>(lens.size());
+  int chunk;
+  if (in.take<uint8_t>() & 1) {
+    chunk = planner.plan_chunk_size(lens.data(), batch, heads);
+    require(chunk >= 0, "plan_chunk_size is never negative");
+    require(chunk == 0 || (chunk >= config.chunk_min && chunk <= config.chunk_max),
+            "plan_chunk_size inside [chunk_min, chunk_max] (or 0: invalid)");
+  } else {
+    chunk = in.intIn(8192);
+  }
+  const int capacity = in.intIn(2048) & 0x3fff;
+  std::vector<WorkDescriptor> buffer(static_cast<size_t>(capacity) + 4);
+  std::memset(buffer.data(), kCanary, buffer.size() * sizeof(WorkDescriptor));
+  int count = -12345;
+  const bool parallel = in.take<uint8_t>() & 1;
+  PlanResult r =
+      parallel ? planner.generate_parallel(lens.data(), batch, heads, chunk,
+                                           buffer.data(), capacity, &count,
+                                           1 + in.take<uint8_t>() % 4)
+               : planner.generate(lens.data(), batch, heads, chunk,
+                                  buffer.data(), capacity, &count);
+  require(validCode(r), "a result code outside the spec");
+  require(untouched(buffer.data() + capacity, 4 * sizeof(WorkDescriptor)),
+          "a write past the capacity");
+  if (r != PlanResult::OK) {
+    require(untouched(buffer.data(), buffer.size() * sizeof(WorkDescriptor)),
+            "an error wrote descriptors");
+    if (r == PlanResult::BUFFER_OVERFLOW)
+      require(count > capacity, "overflow reports the count it needs");
+    return;
+  }
+  require(count >= 0 && count <= capacity, "a count past the capacity");
+  checkCoverage(lens, heads, buffer.data(), count, tiers);
+}
+
+void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
+                         const TierList &tiers) {
+  BalancedConfig config;
+  config.num_cores = in.intIn(64);
+  config.block_size = in.intIn(64);
+  config.cost.per_unit = in.intIn(256);
+  config.cost.per_token = in.intIn(8);
+  config.cost.per_merge = in.intIn(256);
+  config.batch_invariant = in.take<uint8_t>() & 1;
+  config.invariant_chunk = in.intIn(4096);
+  std::vector<int> q(lens.size());
+  const bool withQ = in.take<uint8_t>() & 1;
+  for (int &x : q)
+    x = in.intIn(8);
+  const int capacity = in.intIn(2048) & 0x3fff;
+  const int indptrSize = in.intIn(80) & 0xff;
+  const int mergeSize = in.intIn(2048) & 0x3fff;
+  std::vector<WorkDescriptor> descs(static_cast<size_t>(capacity) + 4);
+  std::vector<int> indptr(static_cast<size_t>(indptrSize) + 4),
+      merge(static_cast<size_t>(mergeSize) + 4);
+  std::memset(descs.data(), kCanary, descs.size() * sizeof(WorkDescriptor));
+  std::memset(indptr.data(), kCanary, indptr.size() * sizeof(int));
+  std::memset(merge.data(), kCanary, merge.size() * sizeof(int));
+  int count = -12345, rows = -1;
+  PlanResult r = plan_balanced_into(
+      lens.data(), static_cast<int>(lens.size()), heads, config, tiers,
+      descs.data(), capacity, indptr.data(), indptrSize, merge.data(),
+      mergeSize, &count, &rows, nullptr, withQ ? q.data() : nullptr);
+  require(validCode(r), "a result code outside the spec");
+  require(untouched(descs.data() + capacity, 4 * sizeof(WorkDescriptor)) &&
+              untouched(indptr.data() + indptrSize, 4 * sizeof(int)) &&
+              untouched(merge.data() + mergeSize, 4 * sizeof(int)),
+          "a write past a buffer");
+  if (r != PlanResult::OK) {
+    require(untouched(descs.data(), descs.size() * sizeof(WorkDescriptor)) &&
+                untouched(indptr.data(), indptr.size() * sizeof(int)) &&
+                untouched(merge.data(), merge.size() * sizeof(int)),
+            "an error wrote a buffer");
+    if (r == PlanResult::BUFFER_OVERFLOW)
+      require(count > capacity || mergeSize < rows + 1 || count >= 0,
+              "overflow reports the count it needs");
+    return;
+  }
+  require(count >= 0 && count <= capacity, "a count past the capacity");
+  checkCoverage(lens, heads, descs.data(), count, tiers);
+  // Every descriptor on exactly one core, in order.
+  require(indptr[0] == 0 && indptr[config.num_cores] == count,
+          "the cores' lists cover the descriptors");
+  for (int c = 0; c < config.num_cores; ++c)
+    require(indptr[c] <= indptr[c + 1], "core lists in order");
+  require(merge[0] == 0 && merge[rows] == count, "the merge plan");
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  Input in{data, size};
+  const uint8_t which = in.take<uint8_t>();
+  // A tier list of 1 to 4 ranges, possibly odd (gaps, overlaps).
+  std::vector<TierRange> ranges;
+  const int numTiers = 1 + in.take<uint8_t>() % 4;
+  for (int t = 0; t < numTiers; ++t)
+    ranges.push_back({t, in.intIn(4096), in.intIn(131072)});
+  TierList tiers(ranges);
+  const int batch = in.intIn(64);
+  const int heads = in.intIn(16);
+  if (batch < 0 || batch > 256)
+    return 0; // the batch buffer itself is the caller's: keep it sane
+  std::vector<int> lens(static_cast<size_t>(batch));
+  for (int &l : lens)
+    l = in.intIn(20000);
+  if (heads > 64 && which & 2)
+    return 0; // huge heads are covered by the error paths only
+  if (which & 1)
+    fuzzSpecPlanner(in, lens, heads, tiers);
+  else
+    fuzzBalancedPlanner(in, lens, heads, tiers);
+  return 0;
+}
