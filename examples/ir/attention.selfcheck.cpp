@@ -196,25 +196,17 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
   return worst;
 }
 
-int32_t runDecodeGqa4(Batch &bt) {
+/// A bf16 decode function of attention.mlir on the batch's buffers.
+template <typename Fn> int32_t runDecode(Fn fn, Batch &bt) {
   int64_t batch = int64_t(bt.ids.size());
-  return wsp_gen::decode_gqa4(
-      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
-      bt.caches(bt.k), bt.caches(bt.v),
-      MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}}, bt.ws4(), bt.wsf(3),
-      bt.wsml());
+  return fn(MemRef<bf16, 4>{bt.q.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
+            vec(bt.ids), vec(bt.past), vec(bt.qLens), vec(bt.accum),
+            bt.tableView(), bt.caches(bt.k), bt.caches(bt.v),
+            MemRef<bf16, 4>{bt.out.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
+            bt.ws4(), bt.wsf(3), bt.wsml());
 }
-
-int32_t runDecodeGqa8(Batch &bt) {
-  int64_t batch = int64_t(bt.ids.size());
-  return wsp_gen::decode_gqa8(
-      MemRef<bf16, 4>{bt.q.data(), {batch, 2, 8, 64}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
-      bt.caches(bt.k), bt.caches(bt.v),
-      MemRef<bf16, 4>{bt.out.data(), {batch, 2, 8, 64}}, bt.ws4(), bt.wsf(3),
-      bt.wsml());
-}
+int32_t runDecodeGqa4(Batch &bt) { return runDecode(wsp_gen::decode_gqa4, bt); }
+int32_t runDecodeGqa8(Batch &bt) { return runDecode(wsp_gen::decode_gqa8, bt); }
 
 int32_t runPrefillMha(Batch &bt) {
   return wsp_gen::prefill_mha(

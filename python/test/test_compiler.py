@@ -70,7 +70,7 @@ def test_translate_matches_the_tool_output():
     assert "::pto::runtime::Tier<3, 16385, 131072>>;" in header
     assert wsp.translations() == [
         "wsp-tier-configs-to-cpp", "wsp-to-cpusim", "wsp-to-abi",
-        "wsp-to-aicpu", "wsp-to-aicore"]
+        "wsp-to-aicpu", "wsp-to-aicore", "wsp-to-selfcheck-skeleton"]
 
 
 def test_translate_errors():

@@ -74,6 +74,12 @@ static cl::opt<bool> staticPlanning(
     "static-planning", cl::init(true),
     cl::desc("Plan at compile time when the lengths are constants"),
     cl::cat(wspcCategory));
+static cl::opt<bool> skeleton(
+    "selfcheck-skeleton",
+    cl::desc("Also write <stem>.selfcheck.cpp to the output directory: a "
+             "self-check to start from (every function called, the "
+             "reference left to write)"),
+    cl::cat(wspcCategory));
 static cl::opt<bool> run("run",
                          cl::desc("Build the CPU-sim tree and run its "
                                   "self-check"),
@@ -186,6 +192,9 @@ int main(int argc, char **argv) {
   // --target=ascend writes the device form only.
   if (!deviceOnly)
     files.push_back({"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""});
+  if (skeleton)
+    files.push_back(
+        {stem + ".selfcheck.cpp", &wsp::emitSelfCheckSkeleton, ""});
   for (auto it = files.begin(); it != files.end();) {
     File &f = *it;
     llvm::raw_string_ostream os(f.text);
@@ -271,6 +280,12 @@ int main(int argc, char **argv) {
     llvm::SmallString<256> guess(inputFile.getValue());
     llvm::sys::path::replace_extension(guess, "selfcheck.cpp");
     check = std::string(guess);
+    // No self-check yet: --run runs the skeleton it writes.
+    if (skeleton && !llvm::sys::fs::exists(check)) {
+      llvm::SmallString<256> written(outputDir.getValue());
+      llvm::sys::path::append(written, stem + ".selfcheck.cpp");
+      check = std::string(written);
+    }
   }
   llvm::SmallString<256> checkAbs(check);
   llvm::sys::fs::make_absolute(checkAbs);
@@ -296,7 +311,10 @@ int main(int argc, char **argv) {
 
   // What --run needs, checked before anything is written.
   llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
-  if (run && !llvm::sys::fs::exists(checkAbs))
+  const bool checkIsSkeleton =
+      skeleton && llvm::StringRef(check).ends_with(stem + ".selfcheck.cpp") &&
+      llvm::sys::path::parent_path(check) == outputDir.getValue();
+  if (run && !checkIsSkeleton && !llvm::sys::fs::exists(checkAbs))
     return fail("no self-check '" + check + "' (give one with --check)");
   if (run && !cmakeExe)
     return fail("cmake is not on PATH; --run needs it");

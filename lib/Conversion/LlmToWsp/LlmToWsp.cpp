@@ -1783,6 +1783,17 @@ ${END_STATE}
 
 // The pieces of the attention kernel that depend on the cache's type.
 
+/// One page's segment [p, p_end) of a KV tile [w, w_end): %seg positions
+/// at offset %off in the tile (a tile spans pages when the page is smaller
+/// than TILE_K).
+constexpr StringLiteral kPageSegment = R"mlir(      %p_page = arith.divui %p, %block_size : index
+      %p_next_page = arith.addi %p_page, %c1 : index
+      %p_page_end = arith.muli %p_next_page, %block_size : index
+      %p_end = arith.minui %p_page_end, %w_end : index
+      %seg = arith.subi %p_end, %p : index
+      %off = arith.subi %p, %w : index)mlir";
+
+
 /// bf16 cache, Q: the vector core packs the rows (token s, head g) ->
 /// s * group + g into the block's workspace, the cube loads them as one
 /// operand.
@@ -1808,19 +1819,14 @@ constexpr StringLiteral kAttentionSBf16 = R"mlir(
     // page is smaller than TILE_K): K^T of the page's positions into L1,
     // its columns of S to the workspace.
     scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %col = arith.subi %p, %w : index
+${PAGE_SEGMENT}
       %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
       tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
       %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
       tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
       %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
       tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
-      tile.store %ws_f[%blk, %c0, %c0, %col], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.store %ws_f[%blk, %c0, %c0, %off], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
     })mlir";
 
 /// bf16 cache, O_t = P V: V straight from the pages.
@@ -1831,14 +1837,9 @@ constexpr StringLiteral kAttentionPvBf16 = R"mlir(
     tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
     %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
     scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %col = arith.subi %p, %w : index
+${PAGE_SEGMENT}
       %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
-      tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      tile.extract %pl, %pm[%c0, %off] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
       %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
       tile.load_paged %vm, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
       %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
@@ -1884,12 +1885,7 @@ constexpr StringLiteral kAttentionSInt8 = R"mlir(
     // Vector: K and V of the tile's pages, int8 through f16 (exact) to f32
     // (K) or bf16 (V), into the workspaces.
     scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %row = arith.subi %p, %w : index
+${PAGE_SEGMENT}
       %k8s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xi8, valid = ?x?>
       %k16s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf16, valid = ?x?>
       %k32s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf32, valid = ?x?>
@@ -1897,12 +1893,12 @@ constexpr StringLiteral kAttentionSInt8 = R"mlir(
       tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
       tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
       tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
-      tile.store %ws_k[%blk, %row, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
+      tile.store %ws_k[%blk, %off, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
       tile.load_paged %k8s, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
       tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
       tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
       tile.cvt %kbs, %k32s : !tile.tile<vec, ?x${D}xbf16, valid = ?x?>, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
-      tile.store %ws_v[%blk, %row, %c0], %kbs : ${WS_V_TYPE}, !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
+      tile.store %ws_v[%blk, %off, %c0], %kbs : ${WS_V_TYPE}, !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
     }
 
     // Cube: S = Q K^T in f32, K^T loaded transposed from the workspace.
@@ -2246,6 +2242,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     ws("ws_v", {blocks, kMaxInt8KvTile, kMaxHeadDim}, b.getBF16Type());
   }
   v["P_SLOT"] = int8 ? "0" : "1";
+  v["PAGE_SEGMENT"] = kPageSegment;
   v["Q_PACK"] = int8 ? kAttentionQInt8 : kAttentionQBf16;
   v["S_TILE"] = int8 ? kAttentionSInt8 : kAttentionSBf16;
   v["PV_TILE"] = int8 ? kAttentionPvInt8 : kAttentionPvBf16;

@@ -91,6 +91,8 @@ private:
 
 /// func, arith, math, memref and scf.
 void populateStdEmission(Emitter &e);
+/// The wsp dialect: its types, kernels' parameters, planning ops.
+void populateWspEmission(Emitter &e);
 /// The tile dialect, for the flavor's target (the simulation's tiles or
 /// pto-isa).
 void populateTileEmission(Emitter &e);

@@ -23,6 +23,9 @@ ArrayRef<wsp::WspTranslation> mlir::wsp::getWspTranslations() {
        &emitAicpu},
       {"wsp-to-aicore", "emit the device form's AICore kernel source",
        &emitAicore},
+      {"wsp-to-selfcheck-skeleton",
+       "emit a self-check to start from for wspc --run",
+       &emitSelfCheckSkeleton},
   };
   return translations;
 }

@@ -236,7 +236,9 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   return success();
 }
 
-void populateWspEmission(Emitter &e) {
+} // namespace
+
+void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
   e.addTypePrinter(
       [](Type t, Operation *) -> std::optional<FailureOr<std::string>> {
         if (isa<DescriptorType>(t))
@@ -292,6 +294,8 @@ void populateWspEmission(Emitter &e) {
     return success();
   });
 }
+
+namespace {
 
 /// The structure of one output file around the ops' patterns.
 class ModuleEmitter {

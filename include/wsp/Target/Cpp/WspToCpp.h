@@ -54,6 +54,10 @@ LogicalResult emitAbiHeader(ModuleOp module, llvm::raw_ostream &os);
 LogicalResult emitAicpu(ModuleOp module, llvm::raw_ostream &os);
 LogicalResult emitAicore(ModuleOp module, llvm::raw_ostream &os);
 std::string getEmissionStem(ModuleOp module);
+/// A self-check to start from for the module's public functions (what
+/// `wspc --run` compiles beside the CPU-sim program): every argument
+/// allocated, each function called, the reference left to the author.
+LogicalResult emitSelfCheckSkeleton(ModuleOp module, llvm::raw_ostream &os);
 
 /// One wsp translation: a module in, text out. The same table backs
 /// wsp-translate's flags and the Python package's translate().
