@@ -42,9 +42,10 @@ struct CompileError {
   std::string message;
 };
 
-/// file:line:col, as compilers print it, for file locations.
+/// file:line:col, as compilers print it, for file locations (also under a
+/// source name: NameLoc).
 void printLocation(llvm::raw_ostream &os, Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
     os << file.getFilename().getValue() << ":" << file.getLine() << ":"
        << file.getColumn();
   else

@@ -27,6 +27,7 @@
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -157,7 +158,9 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // The source's SSA names stay on the IR: the emitted C++ uses them.
+  OwningOpRef<ModuleOp> module =
+      wsp::parseModuleWithNames(sourceMgr, ParserConfig(&context));
   if (!module)
     return fail("'" + inputFile + "' is not a valid wsp program");
 
@@ -211,7 +214,7 @@ int main(int argc, char **argv) {
     {
       ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
         llvm::raw_string_ostream w(why);
-        if (auto at = dyn_cast<FileLineColLoc>(d.getLocation()))
+        if (auto at = d.getLocation()->findInstanceOf<FileLineColLoc>())
           w << at.getFilename().getValue() << ":" << at.getLine() << ":"
             << at.getColumn() << ": ";
         w << d;

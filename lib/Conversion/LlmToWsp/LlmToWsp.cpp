@@ -15,6 +15,7 @@
 #include "wsp/Dialect/Tile/IR/TileDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/SourceNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,6 +27,8 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 
 #include <cmath>
 
@@ -2518,14 +2521,31 @@ struct ConvertLlmToWspPass
   FailureOr<Value> inlineWorkload(Operation *op, const Lowered &lowered,
                                   Value status, func::FuncOp f,
                                   SymbolTable &symbols) {
+    // Parsed with the templates' SSA names kept (the emitters print them).
     ParserConfig config(op->getContext());
-    OwningOpRef<ModuleOp> parsed =
-        parseSourceString<ModuleOp>(lowered.text, config, "llm-to-wsp");
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(lowered.text, "llm-to-wsp"),
+        llvm::SMLoc());
+    OwningOpRef<ModuleOp> parsed = parseModuleWithNames(sourceMgr, config);
     if (!parsed)
       return op->emitOpError("produced a workload that does not parse "
                              "(a bug in convert-llm-to-wsp)");
-    // Everything the op became points back at it.
-    parsed->walk([&](Operation *inner) { inner->setLoc(op->getLoc()); });
+    // Everything the op became points back at it, under its template name.
+    auto atOp = [&](Location old) -> Location {
+      StringRef name = getSourceName(old);
+      if (name.empty())
+        return op->getLoc();
+      return NameLoc::get(StringAttr::get(op->getContext(), name),
+                          op->getLoc());
+    };
+    parsed->walk([&](Operation *inner) {
+      inner->setLoc(atOp(inner->getLoc()));
+      for (Region &region : inner->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            arg.setLoc(atOp(arg.getLoc()));
+    });
     func::FuncOp plan;
     for (Operation &inner :
          llvm::make_early_inc_range(parsed->getBody()->getOperations())) {

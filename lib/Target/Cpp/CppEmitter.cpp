@@ -2,6 +2,8 @@
 
 #include "CppEmitter.h"
 
+#include "wsp/Support/SourceNames.h"
+
 #include "mlir/IR/Block.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -14,17 +16,90 @@
 using namespace mlir;
 using namespace mlir::wsp::cpp;
 
+/// Identifiers a source name never becomes as it is: C++'s keywords and
+/// what the emitted code itself declares or calls inside functions.
+static bool isReservedIdentifier(llvm::StringRef s) {
+  static const llvm::StringSet<> words = {
+      // C++ keywords and literals.
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char16_t", "char32_t",
+      "char8_t", "class", "compl", "concept", "const", "consteval",
+      "constexpr", "constinit", "const_cast", "continue", "co_await",
+      "co_return", "co_yield", "decltype", "default", "delete", "do",
+      "double", "dynamic_cast", "else", "enum", "explicit", "export",
+      "extern", "false", "float", "for", "friend", "goto", "if", "inline",
+      "int", "long", "mutable", "namespace", "new", "noexcept", "not",
+      "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
+      "public", "register", "reinterpret_cast", "requires", "return",
+      "short", "signed", "sizeof", "static", "static_assert", "static_cast",
+      "struct", "switch", "template", "this", "thread_local", "throw",
+      "true", "try", "typedef", "typeid", "typename", "union", "unsigned",
+      "using", "virtual", "void", "volatile", "wchar_t", "while", "xor",
+      "xor_eq", "main", "NULL",
+      // The emitted code's own names in function bodies and scope.
+      "count", "core", "cores", "begin", "end", "step", "i", "sizes", "data",
+      "args", "desc", "descs", "status", "tl", "std", "pto", "wsp_gen",
+      "MemRef", "bf16", "f16", "to_runtime_int", "maximumf", "minimumf",
+      "AICORE", "AICPU", "__gm__"};
+  if (words.contains(s) || s.starts_with("_") || s.starts_with("g_") ||
+      s.starts_with("wsp_") || s.ends_with("_storage"))
+    return true;
+  // The numbered names: a<i>, v<i>, t<i>.
+  return s.size() > 1 && (s[0] == 'a' || s[0] == 'v' || s[0] == 't') &&
+         llvm::all_of(s.drop_front(), llvm::isDigit);
+}
+
+std::string Emitter::fromHint(llvm::StringRef hint) {
+  std::string id;
+  for (char c : hint)
+    id += llvm::isAlnum(c) || c == '_' ? c : '_';
+  if (id.empty() || llvm::isDigit(id.front()))
+    return "";
+  if (isReservedIdentifier(id) || reserved.contains(id) || used.contains(id)) {
+    // Taken: the name with a number no other value has.
+    std::string numbered;
+    do
+      numbered = id + "_" + std::to_string(nextValue++);
+    while (used.contains(numbered) || reserved.contains(numbered));
+    id = numbered;
+  }
+  used.insert(id);
+  return id;
+}
+
+/// The source name a value carries (wsp/Support/SourceNames.h).
+static llvm::StringRef sourceNameOf(Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return wsp::getSourceName(arg.getLoc());
+  Operation *def = v.getDefiningOp();
+  return def->getNumResults() == 1 ? wsp::getSourceName(def->getLoc()) : "";
+}
+
 std::string Emitter::name(Value v) {
   auto it = names.find(v);
   if (it != names.end())
     return it->second;
-  std::string fresh = "v" + std::to_string(nextValue++);
+  std::string fresh = fromHint(sourceNameOf(v));
+  if (fresh.empty())
+    fresh = "v" + std::to_string(nextValue++);
   names[v] = fresh;
   return fresh;
 }
 
-LogicalResult Emitter::beginFunction(Region &body) {
+std::string Emitter::argName(BlockArgument arg, unsigned i) {
+  std::string n = fromHint(sourceNameOf(arg));
+  if (n.empty())
+    n = "a" + std::to_string(i);
+  setName(arg, n);
+  return n;
+}
+
+void Emitter::startNames() {
   nextValue = 0;
+  used.clear();
+}
+
+LogicalResult Emitter::beginFunction(Region &body) {
   for (Prologue &p : prologues)
     if (failed(p(body, *this)))
       return failure();

@@ -16,6 +16,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <functional>
 #include <optional>
@@ -59,10 +60,18 @@ public:
     return patterns.count(op->getName().getTypeID());
   }
 
-  // Names: arguments a<i>, results v<i> in program order per function.
+  // Names: a value's source name when it has one (wsp/Support/SourceNames.h)
+  // and it is free in its function, else numbered (arguments a<i>, results
+  // v<i> in program order per function).
   std::string name(Value v);
   void setName(Value v, std::string n) { names[v] = std::move(n); }
-  /// Starts a function: numbering restarts, prologues run.
+  /// Names argument `i` of the function being started.
+  std::string argName(BlockArgument arg, unsigned i);
+  /// Starts naming a function's values: numbering restarts, no name used.
+  void startNames();
+  /// A name no value may take (an identifier the emitted code declares).
+  void reserve(llvm::StringRef identifier) { reserved.insert(identifier); }
+  /// Starts a function's body: prologues run.
   LogicalResult beginFunction(Region &body);
 
   // Types.
@@ -87,6 +96,9 @@ private:
   std::vector<Prologue> prologues;
   llvm::DenseMap<Value, std::string> names;
   unsigned nextValue = 0;
+  llvm::StringSet<> used, reserved;
+  /// `hint` made a valid, free identifier (or "" when it cannot be).
+  std::string fromHint(llvm::StringRef hint);
 };
 
 /// func, arith, math, memref and scf.

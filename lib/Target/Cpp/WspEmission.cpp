@@ -2,9 +2,10 @@
 //
 // The wsp ops' emission patterns and the module structure of the four
 // outputs: the CPU-simulation program, and the device form's ABI header,
-// AICPU source and AICore source. Values get stable names (arguments a<i>,
-// results v<i> in program order); comments name the op each construct comes
-// from.
+// AICPU source and AICore source. Values keep their source names where the
+// parser kept them (wsp/Support/SourceNames.h), else get stable numbered
+// ones (arguments a<i>, results v<i> in program order); comments name the
+// op each construct comes from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -444,16 +445,17 @@ LogicalResult ModuleEmitter::emitKernel(KernelOp op) {
   os << (e.flavor == Flavor::Aicore ? "[[maybe_unused]] static AICORE void "
                                     : "[[maybe_unused]] static void ")
      << op.getSymName() << "(";
+  e.startNames();
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
-    e.setName(arg, "a" + std::to_string(i));
+    std::string n = e.argName(arg, i);
     if (i == 0) {
-      os << "const ::pto::runtime::WorkDescriptor &a0";
+      os << "const ::pto::runtime::WorkDescriptor &" << n;
       continue;
     }
     FailureOr<std::string> t = e.type(arg.getType(), op);
     if (failed(t))
       return failure();
-    os << ", " << *t << " a" << i;
+    os << ", " << *t << " " << n;
   }
   return emitBody(op.getBody());
 }
@@ -526,12 +528,13 @@ LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
   os << "// func.func @" << op.getSymName() << "\n";
   os << (e.flavor == Flavor::Aicpu ? "static " : "") << result << " "
      << op.getSymName() << (e.flavor == Flavor::Aicpu ? "_impl" : "") << "(";
+  e.startNames();
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
-    e.setName(arg, "a" + std::to_string(i));
+    std::string n = e.argName(arg, i);
     FailureOr<std::string> t = e.type(arg.getType(), op);
     if (failed(t))
       return failure();
-    os << (i ? ", " : "") << *t << " a" << i;
+    os << (i ? ", " : "") << *t << " " << n;
   }
   return emitBody(op.getBody());
 }
@@ -839,6 +842,15 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
 }
 
 LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
+  // Source names never take the names the module's symbols give C++
+  // functions, tables and types.
+  for (Operation &op : *module.getBody())
+    if (auto sym = dyn_cast<SymbolOpInterface>(op))
+      for (StringRef suffix :
+           {"", "_impl", "_args", "_fn", "_dispatch", "_unreachable",
+            "_table", "_count", "_table_args", "_table_fn",
+            "_table_dispatch"})
+        e.reserve((sym.getName() + suffix).str());
   if (e.flavor != Flavor::CpuSim)
     return emitDevice(module);
   raw_indented_ostream &os = e.os;
