@@ -104,6 +104,9 @@ wsp.kernel @k_tier0 tiers(@T) tier(0) (%d: !wsp.descriptor<attention>, %x: memre
 func.func @unprinted(%x: f32, %y: f32) -> f32 {
   // expected-error @+1 {{'math.log' op cannot be emitted as C++: no emitter prints it}}
   %l = math.log %x : f32
+  // (math.sqrt used to pass this check and fail in the emitter; issue 18.)
+  // expected-error @+1 {{'math.sqrt' op cannot be emitted as C++: no emitter prints it}}
+  %s = math.sqrt %y : f32
   // expected-error @+1 {{'arith.cmpf' op cannot be emitted as C++}}
   %c = arith.cmpf olt, %x, %y : f32
   // expected-error @+1 {{'memref.alloc' op cannot be emitted as C++}}
