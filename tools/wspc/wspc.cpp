@@ -283,13 +283,14 @@ int main(int argc, char **argv) {
     llvm::SmallString<256> guess(inputFile.getValue());
     llvm::sys::path::replace_extension(guess, "selfcheck.cpp");
     check = std::string(guess);
-    // No self-check yet: --run runs the skeleton it writes.
-    if (skeleton && !llvm::sys::fs::exists(check)) {
-      llvm::SmallString<256> written(outputDir.getValue());
-      llvm::sys::path::append(written, stem + ".selfcheck.cpp");
-      check = std::string(written);
-    }
   }
+  // The skeleton --selfcheck-skeleton writes; --run runs it when there is
+  // no self-check beside the input (or when --check names it).
+  llvm::SmallString<256> skeletonAbs(outputDir.getValue());
+  llvm::sys::path::append(skeletonAbs, stem + ".selfcheck.cpp");
+  llvm::sys::fs::make_absolute(skeletonAbs);
+  if (skeleton && checkFile.empty() && !llvm::sys::fs::exists(check))
+    check = std::string(skeletonAbs);
   llvm::SmallString<256> checkAbs(check);
   llvm::sys::fs::make_absolute(checkAbs);
   const std::string runtime = findRuntimeInclude(argv[0]);
@@ -314,9 +315,7 @@ int main(int argc, char **argv) {
 
   // What --run needs, checked before anything is written.
   llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
-  const bool checkIsSkeleton =
-      skeleton && llvm::StringRef(check).ends_with(stem + ".selfcheck.cpp") &&
-      llvm::sys::path::parent_path(check) == outputDir.getValue();
+  const bool checkIsSkeleton = skeleton && checkAbs == skeletonAbs;
   if (run && !checkIsSkeleton && !llvm::sys::fs::exists(checkAbs))
     return fail("no self-check '" + check + "' (give one with --check)");
   if (run && !cmakeExe)

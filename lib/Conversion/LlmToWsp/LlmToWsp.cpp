@@ -2279,7 +2279,6 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
                       std::to_string(qHead0 + heads) + " : index\n"
                       "  %q_heads = arith.constant " + std::to_string(heads) +
                       " : index\n";
-  std::string fits;
   for (unsigned d = 0; d < 4; ++d) {
     setup += "  %cache_dim_" + std::to_string(d) + " = memref.dim %k_cache, %c" +
              std::to_string(d) + " : ${K_CACHE_TYPE}\n";
