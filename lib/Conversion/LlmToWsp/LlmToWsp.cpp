@@ -389,15 +389,20 @@ struct Lowered {
   SmallVector<NamedOperand> args;
 };
 
-/// Fills the planner and kernel templates (pieces may hold pieces: a few
-/// rounds) and returns the op's lowering.
+/// Fills the planner and kernel templates (pieces may hold pieces) and
+/// returns the op's lowering.
 Lowered instantiate(const std::map<std::string, std::string> &v,
                     StringRef planner, StringRef kernel,
                     SmallVector<NamedOperand> args) {
+  // Until nothing changes (pieces nest a few levels; the bound stops a
+  // piece that would contain itself).
   std::string p = planner.str(), k = kernel.str();
-  for (int depth = 0; depth < 4; ++depth) {
-    p = substitute(p, v);
-    k = substitute(k, v);
+  for (int depth = 0; depth < 16; ++depth) {
+    std::string p2 = substitute(p, v), k2 = substitute(k, v);
+    if (p2 == p && k2 == k)
+      break;
+    p = std::move(p2);
+    k = std::move(k2);
   }
   return Lowered{p + k, std::move(args)};
 }
@@ -1169,6 +1174,21 @@ ${SLOT_OF_SEQ}
 ${PAGES_OK}
     %seq_ok = arith.andi %a5, %pages_ok : i1)mlir";
 
+/// %all: whether pages [${PAGES_FROM}, ${PAGES_TO}) of block-table row
+/// %slot_idx all lie in the pool [0, %pool_i64). Shared by the KV stores
+/// (the pages their new tokens touch) and attention (every page it reads).
+constexpr StringLiteral kPagesInPool = R"mlir(
+        %all = scf.for %pg = ${PAGES_FROM} to ${PAGES_TO} step %c1
+            iter_args(%in = %true) -> (i1) {
+          %page_i32 = memref.load %block_table[%slot_idx, %pg] : ${BLOCK_TABLE_TYPE}
+          %page = arith.extsi %page_i32 : i32 to i64
+          %lo = arith.cmpi sge, %page, %zero_i64 : i64
+          %hi = arith.cmpi slt, %page, %pool_i64 : i64
+          %this = arith.andi %lo, %hi : i1
+          %both = arith.andi %in, %this : i1
+          scf.yield %both : i1
+        })mlir";
+
 /// Paged: every page the new tokens [past, past + len) touch is in the
 /// pool. Only evaluated for a sequence whose other checks held (%a5), so
 /// its block-table row exists and its pages are inside the row.
@@ -1186,16 +1206,7 @@ constexpr StringLiteral kStorePagesOk = R"mlir(
         %slot_idx = arith.index_cast %slot : i64 to index
         %pool = memref.dim %k_cache, %c0 : ${K_CACHE_TYPE}
         %pool_i64 = arith.index_cast %pool : index to i64
-        %all = scf.for %pg = %first_idx to %end_idx step %c1
-            iter_args(%in = %true) -> (i1) {
-          %page_i32 = memref.load %block_table[%slot_idx, %pg] : ${BLOCK_TABLE_TYPE}
-          %page = arith.extsi %page_i32 : i32 to i64
-          %lo = arith.cmpi sge, %page, %zero_i64 : i64
-          %hi = arith.cmpi slt, %page, %pool_i64 : i64
-          %this = arith.andi %lo, %hi : i1
-          %both = arith.andi %in, %this : i1
-          scf.yield %both : i1
-        }
+${PAGES_IN_POOL}
         scf.yield %all : i1
       } else {
         scf.yield %true : i1
@@ -1361,6 +1372,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
         "  %block_cap = arith.constant ${BLOCK_SIZE} : i64\n"
         "  %capacity_i64 = arith.muli %per_seq_i64, %block_cap : i64";
     v["PAGES_OK"] = kStorePagesOk;
+    v["PAGES_IN_POOL"] = kPagesInPool;
+    v["PAGES_FROM"] = "%first_idx";
+    v["PAGES_TO"] = "%end_idx";
   } else {
     v["SLOTS_OF"] = "%k_cache";
     v["SLOTS_TYPE"] = "${K_CACHE_TYPE}";
@@ -2016,16 +2030,7 @@ ${SEQ_CHECKS}
         %block = arith.constant ${BLOCK_SIZE} : index
         %pages = arith.ceildivui %seen_idx, %block : index
         %slot_idx = arith.index_cast %slot : i64 to index
-        %all = scf.for %pg = %c0 to %pages step %c1
-            iter_args(%in = %true) -> (i1) {
-          %page_i32 = memref.load %block_table[%slot_idx, %pg] : ${BLOCK_TABLE_TYPE}
-          %page = arith.extsi %page_i32 : i32 to i64
-          %lo = arith.cmpi sge, %page, %zero_i64 : i64
-          %hi = arith.cmpi slt, %page, %pool_i64 : i64
-          %this = arith.andi %lo, %hi : i1
-          %both = arith.andi %in, %this : i1
-          scf.yield %both : i1
-        }
+${PAGES_IN_POOL}
         scf.yield %all : i1
       } else {
         scf.yield %false : i1
@@ -2246,6 +2251,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   }
   v["P_SLOT"] = int8 ? "0" : "1";
   v["PAGE_SEGMENT"] = kPageSegment;
+  v["PAGES_IN_POOL"] = kPagesInPool;
+  v["PAGES_FROM"] = "%c0";
+  v["PAGES_TO"] = "%pages";
   v["Q_PACK"] = int8 ? kAttentionQInt8 : kAttentionQBf16;
   v["S_TILE"] = int8 ? kAttentionSInt8 : kAttentionSBf16;
   v["PV_TILE"] = int8 ? kAttentionPvInt8 : kAttentionPvBf16;
