@@ -14,13 +14,17 @@
 #     build-san/fuzz-findings/. A long run is one command:
 #       scripts/sanitize.sh 3600
 #
-# CI runs it after scripts/test.sh. Needs clang-19 and libclang-rt-19-dev
-# (scripts/bootstrap.sh installs them).
+# CI runs it after scripts/test.sh. It begins with scripts/bootstrap.sh,
+# which installs clang-19 and libclang-rt-19-dev when they are missing.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${WSP_SAN_BUILD_DIR:-$root/build-san}
 seconds=${1:-60}
 [[ $seconds =~ ^[0-9]+$ ]] || { echo "sanitize: FUZZ_SECONDS must be a number" >&2; exit 2; }
+
+# Packages (clang-19, its sanitizer runtimes) and the main tree, when
+# needed (idempotent).
+"$root/scripts/bootstrap.sh"
 
 launcher=()
 if command -v ccache >/dev/null; then
