@@ -292,7 +292,7 @@ bool checkInvalid(const char *what, std::mt19937 &rng, bool decode,
   case 1: bt.past[0] = int32_t(bt.perSeq * kBlock); break;
   case 2: bt.ids[1] = int32_t(bt.slots); break;
   case 3: bt.past[1] = -1; break;
-  case 4: bt.qLens[2] += decode ? 1 : 1; break;
+  case 4: bt.qLens[2] += 1; break;
   }
   int32_t status = decode ? runDecodeGqa4(bt) : runPrefillMha(bt);
   return reportInvalid(what, status, allSentinel(bt.out), "output");

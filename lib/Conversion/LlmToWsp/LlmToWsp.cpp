@@ -1988,7 +1988,6 @@ func.func @plan(${SIGNATURE}) -> i32 {
   %unsupported = arith.constant 2 : i32
   %invalid = arith.constant 3 : i32
   %zero_i64 = arith.constant 0 : i64
-  %one_i64 = arith.constant 1 : i64
   %block_i64 = arith.constant ${BLOCK_SIZE} : i64
   %batch = memref.dim %${BATCH_OF}, %c0 : ${BATCH_OF_TYPE}
 ${PLAN_SETUP}
