@@ -11,6 +11,7 @@
 //   out/aicpu/<stem>_aicpu.cpp    AICPU planning entries
 //   out/aicore/<stem>_aicore.cpp  per-tier AICore kernels and entries
 //   out/cpusim/<stem>.cpp         the CPU-simulation program
+//   out/cpusim/<stem>_capi.cpp    its C entry points (ctypes, C)
 //   out/CMakeLists.txt            builds the CPU-simulation self-check
 //
 // --run configures and builds that CMake project with the host compiler and
@@ -23,10 +24,10 @@
 
 #include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
-#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Pipelines/ProgramTree.h"
 #include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
@@ -47,10 +48,6 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/StringExtras.h"
-
-#include <pto/runtime/hardware.hpp>
 
 #include <string>
 #include <vector>
@@ -181,101 +178,24 @@ int main(int argc, char **argv) {
       module->setSymName(fileStem);
   }
   // Emit every file in memory first: nothing is written on failure.
-  const std::string stem = wsp::getEmissionStem(*module);
-  struct File {
-    std::string path;
-    LogicalResult (*emit)(ModuleOp, llvm::raw_ostream &);
-    std::string text;
-  };
-  std::vector<File> files = {
-      {"include/" + stem + "_abi.h", &wsp::emitAbiHeader, ""},
-      {"aicpu/" + stem + "_aicpu.cpp", &wsp::emitAicpu, ""},
-      {"aicore/" + stem + "_aicore.cpp", &wsp::emitAicore, ""},
-  };
-  // --target=ascend writes the device form only.
-  if (!deviceOnly)
-    files.push_back({"cpusim/" + stem + ".cpp", &wsp::emitCpuSim, ""});
-  if (skeleton)
-    files.push_back(
-        {stem + ".selfcheck.cpp", &wsp::emitSelfCheckSkeleton, ""});
-  for (auto it = files.begin(); it != files.end();) {
-    File &f = *it;
-    llvm::raw_string_ostream os(f.text);
-    if (f.emit != &wsp::emitAicore) {
-      if (failed(f.emit(*module, os)))
-        return fail("cannot emit " + f.path);
-      ++it;
-      continue;
-    }
-    // The AICore form exists for tile kernels only; a program with scalar
-    // kernels still has its CPU simulation.
-    std::string why;
-    LogicalResult emitted = success();
-    {
-      ScopedDiagnosticHandler collect(&context, [&](Diagnostic &d) {
-        llvm::raw_string_ostream w(why);
-        if (auto at = d.getLocation()->findInstanceOf<FileLineColLoc>())
-          w << at.getFilename().getValue() << ":" << at.getLine() << ":"
-            << at.getColumn() << ": ";
-        w << d;
-        return success();
-      });
-      emitted = f.emit(*module, os);
-    }
-    if (succeeded(emitted)) {
-      ++it;
-      continue;
-    }
-    if (deviceOnly)
-      return fail("no AICore form for --target=ascend: " + why);
-    llvm::errs() << "wspc: warning: no AICore form, " << f.path
-                 << " not written: " << why << "\n";
-    it = files.erase(it);
-  }
-
+  wsp::ProgramTreeOptions treeOptions;
+  treeOptions.deviceOnly = deviceOnly;
+  treeOptions.selfCheckSkeleton = skeleton;
+  FailureOr<wsp::ProgramTree> tree = wsp::emitProgramTree(*module, treeOptions);
+  if (failed(tree))
+    return fail("cannot emit '" + inputFile + "'");
+  const std::string &stem = tree->stem;
+  if (deviceOnly && !tree->noAicoreReason.empty())
+    return fail("no AICore form for --target=ascend: " + tree->noAicoreReason);
+  if (!tree->noAicoreReason.empty())
+    llvm::errs() << "wspc: warning: no AICore form, aicore/" << stem
+                 << "_aicore.cpp not written: " << tree->noAicoreReason
+                 << "\n";
+  std::vector<wsp::EmittedFile> &files = tree->files;
   // What each tier's kernel takes on chip: one line per kernel, with the
   // tiers it serves (several when tier specialization folded them).
-  llvm::MapVector<wsp::KernelOp, SmallVector<int64_t>> served;
-  module->walk([&](wsp::KernelTableOp table) {
-    for (auto [i, id] : llvm::enumerate(table.getTierIds()))
-      if (auto kernel = SymbolTable::lookupNearestSymbolFrom<wsp::KernelOp>(
-              table, table.getKernel(i));
-          kernel && !llvm::is_contained(served[kernel], id))
-        served[kernel].push_back(id);
-  });
-  for (auto &[kernel, ids] : served) {
-    llvm::sort(ids);
-    llvm::outs() << "wspc: @" << kernel.getSymName() << " (tier"
-                 << (ids.size() > 1 ? "s " : " ")
-                 << llvm::join(llvm::map_range(ids,
-                                               [](int64_t id) {
-                                                 return std::to_string(id);
-                                               }),
-                               ", ")
-                 << ")";
-    auto config = SymbolTable::lookupNearestSymbolFrom<wsp::TierConfigOp>(
-        kernel, kernel.getTiersAttr());
-    std::optional<unsigned> index =
-        config ? config.getTierIndex(kernel.getTierAttr().getInt())
-               : std::nullopt;
-    for (NamedAttribute c : kernel.getConstants())
-      if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
-          values && index)
-        llvm::outs() << " " << c.getName().getValue() << "="
-                     << values.asArrayRef()[*index];
-    std::array<int64_t, ::pto::runtime::kNumBuffers> bytes =
-        wsp::tile::getPlannedBufferBytes(kernel);
-    const char *sep = ": on chip ";
-    for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b) {
-      if (!bytes[b])
-        continue;
-      auto buffer = static_cast<::pto::runtime::Buffer>(b);
-      llvm::outs() << sep << ::pto::runtime::buffer_name(buffer) << " "
-                   << bytes[b] << "/" << ::pto::runtime::buffer_bytes(buffer);
-      sep = ", ";
-    }
-    llvm::outs() << "\n";
-  }
+  for (const std::string &line : tree->kernels)
+    llvm::outs() << "wspc: " << line << "\n";
 
   // The self-check that --run builds.
   std::string check = checkFile;
@@ -311,7 +231,7 @@ int main(int argc, char **argv) {
       "${CMAKE_CURRENT_SOURCE_DIR}/cpusim/" + stem + ".cpp)\n"
       "target_link_libraries(" + stem + "_selfcheck PRIVATE Threads::Threads)\n";
   if (!deviceOnly)
-    files.push_back({"CMakeLists.txt", nullptr, cmake});
+    files.push_back({"CMakeLists.txt", cmake});
 
   // What --run needs, checked before anything is written.
   llvm::ErrorOr<std::string> cmakeExe = llvm::sys::findProgramByName("cmake");
@@ -321,7 +241,7 @@ int main(int argc, char **argv) {
   if (run && !cmakeExe)
     return fail("cmake is not on PATH; --run needs it");
 
-  for (const File &f : files) {
+  for (const wsp::EmittedFile &f : files) {
     llvm::SmallString<256> path(outputDir.getValue());
     llvm::sys::path::append(path, f.path);
     if (std::error_code ec = llvm::sys::fs::create_directories(

@@ -26,6 +26,12 @@ ArrayRef<wsp::WspTranslation> mlir::wsp::getWspTranslations() {
       {"wsp-to-selfcheck-skeleton",
        "emit a self-check to start from for wspc --run",
        &emitSelfCheckSkeleton},
+      {"wsp-to-cpusim-capi",
+       "emit C entry points of the CPU-simulation program (for ctypes, C)",
+       &emitCpuSimCApi},
+      {"wsp-to-call-signatures",
+       "emit the C entry points' signatures as JSON",
+       &emitCallSignatures},
   };
   return translations;
 }

@@ -58,6 +58,13 @@ std::string getEmissionStem(ModuleOp module);
 /// `wspc --run` compiles beside the CPU-sim program): every argument
 /// allocated, each function called, the reference left to the author.
 LogicalResult emitSelfCheckSkeleton(ModuleOp module, llvm::raw_ostream &os);
+/// C entry points for foreign callers (ctypes, C), one per public function:
+/// `int32_t wsp_capi_<f>(void *const *args, const int64_t *sizes)`, and the
+/// last dispatch's launch report (lib/Target/Cpp/CApi.cpp).
+LogicalResult emitCpuSimCApi(ModuleOp module, llvm::raw_ostream &os);
+/// The same entry points' signatures as JSON: per function its arguments'
+/// names, element types, shapes (-1 dynamic) and workspaces.
+LogicalResult emitCallSignatures(ModuleOp module, llvm::raw_ostream &os);
 
 /// One wsp translation: a module in, text out. The same table backs
 /// wsp-translate's flags and the Python package's translate().

@@ -1,0 +1,288 @@
+//===- CApi.cpp - C entry points of the CPU simulation, and their signatures ===//
+//
+// A foreign caller (Python's ctypes, a C program, another language's FFI)
+// cannot call the typed C++ functions of wsp_gen::: they take MemRef<T, R>
+// views. This file writes, per public function, one C entry point with a
+// fixed shape,
+//
+//   int32_t wsp_capi_<f>(void *const *args, const int64_t *sizes)
+//
+// (args[i]: argument i's data for a memref, a pointer to its value for a
+// scalar; sizes: every memref's sizes in argument order; a scalar result
+// other than the i32 status is written through args[n]), plus the launch
+// report of the last dispatch; and, from the same walk, the signature of
+// each entry as JSON, so the caller can check its arguments before any C++
+// runs. Both read one list of CallSignatures: the layout has one home.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CppEmitter.h"
+
+#include "wsp/Support/SourceNames.h"
+#include "wsp/Target/Cpp/WspToCpp.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::wsp;
+using namespace mlir::wsp::cpp;
+
+namespace {
+
+/// One argument of a public function, as a caller passes it.
+struct CallArg {
+  std::string name;     // the source name, else arg<i>
+  std::string typeText; // the MLIR type, for messages
+  std::string cType;    // the element (memref) or value (scalar) C++ type
+  std::string dtype;    // the element's name: bf16 f16 f32 f64 i8 ... descriptor
+  bool isMemRef = false;
+  SmallVector<int64_t> shape; // -1 where dynamic
+  std::string workspace;      // llm.workspace: scratch the caller may omit
+};
+
+/// One public function.
+struct CallSignature {
+  std::string name;
+  bool returnsStatus = false; // an i32 result: the PlanResult
+  std::vector<CallArg> args;
+  /// Any other scalar result, written through args[args.size()].
+  std::optional<CallArg> result;
+};
+
+/// The numpy-independent name of a scalar type.
+std::optional<std::string> dtypeName(Type t) {
+  if (t.isBF16())
+    return std::string("bf16");
+  if (t.isF16())
+    return std::string("f16");
+  if (t.isF32())
+    return std::string("f32");
+  if (t.isF64())
+    return std::string("f64");
+  if (t.isIndex())
+    return std::string("index");
+  if (auto i = dyn_cast<IntegerType>(t))
+    return (i.isUnsigned() ? "u" : "i") + std::to_string(i.getWidth());
+  if (t.getDialect().getNamespace() == "wsp")
+    return std::string("descriptor");
+  return std::nullopt;
+}
+
+FailureOr<std::vector<CallSignature>> collectSignatures(ModuleOp module,
+                                                        Emitter &e) {
+  std::vector<CallSignature> signatures;
+  for (auto f : module.getOps<func::FuncOp>()) {
+    if (f.isExternal() || f.isPrivate())
+      continue;
+    CallSignature sig;
+    sig.name = f.getSymName().str();
+    if (f.getNumResults() > 1 ||
+        (f.getNumResults() == 1 && isa<ShapedType>(f.getResultTypes()[0])))
+      return f.emitOpError("returns ")
+             << f.getResultTypes()
+             << "; a C entry point returns one scalar at most";
+    sig.returnsStatus =
+        f.getNumResults() == 1 && f.getResultTypes()[0].isInteger(32);
+    if (f.getNumResults() == 1 && !sig.returnsStatus) {
+      Type t = f.getResultTypes()[0];
+      CallArg r;
+      r.name = "result";
+      llvm::raw_string_ostream(r.typeText) << t;
+      std::optional<std::string> dtype = dtypeName(t);
+      FailureOr<std::string> cType = e.scalarType(t, f);
+      if (!dtype || failed(cType))
+        return f.emitOpError("returns ")
+               << t << ", which a C entry point cannot return";
+      r.dtype = *dtype;
+      r.cType = *cType;
+      sig.result = std::move(r);
+    }
+    for (auto [i, arg] : llvm::enumerate(f.getArguments())) {
+      CallArg a;
+      a.name = getSourceName(arg.getLoc()).str();
+      if (a.name.empty())
+        a.name = "arg" + std::to_string(i);
+      llvm::raw_string_ostream(a.typeText) << arg.getType();
+      if (auto ws = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
+        a.workspace = ws.getValue().str();
+      Type element = arg.getType();
+      if (auto memref = dyn_cast<MemRefType>(arg.getType())) {
+        if (memref.getRank() == 0 || !memref.getLayout().isIdentity())
+          return f.emitOpError("argument ")
+                 << i << " (" << memref
+                 << "): a C entry point takes ranked row-major memrefs";
+        a.isMemRef = true;
+        for (int64_t size : memref.getShape())
+          a.shape.push_back(ShapedType::isDynamic(size) ? -1 : size);
+        element = memref.getElementType();
+      }
+      std::optional<std::string> dtype = dtypeName(element);
+      if (!dtype)
+        return f.emitOpError("argument ")
+               << i << " has element type " << element
+               << ", which a C entry point cannot take";
+      a.dtype = *dtype;
+      FailureOr<std::string> cType = e.scalarType(element, f);
+      if (failed(cType))
+        return failure();
+      a.cType = *cType;
+      sig.args.push_back(std::move(a));
+    }
+    signatures.push_back(std::move(sig));
+  }
+  return signatures;
+}
+
+/// The fields of one core's record in wsp_capi_report_core.
+constexpr int kReportFields = 6;
+constexpr int kReportTiers = 256;
+
+} // namespace
+
+LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
+  Emitter e(llvm::nulls(), Flavor::CpuSim);
+  populateStdEmission(e);
+  populateWspEmission(e);
+  populateTileEmission(e);
+  FailureOr<std::vector<CallSignature>> signatures =
+      collectSignatures(module, e);
+  if (failed(signatures))
+    return failure();
+  const std::string stem = getEmissionStem(module);
+  std::string buffer;
+  llvm::raw_string_ostream out(buffer);
+  out << "// Generated by wsp-translate --wsp-to-cpusim-capi. Do not edit.\n"
+         "// C entry points of "
+      << stem
+      << "'s CPU simulation, for callers that cannot take\n"
+         "// wsp_gen::MemRef views (Python's ctypes, C). Build it beside "
+      << stem
+      << ".cpp:\n"
+         "//   c++ -std=c++17 -shared -fPIC -D__CPU_SIM -I<runtime include> "
+      << stem << "_capi.cpp\n#include \"" << stem
+      << ".cpp\"\n\n"
+         "// The program's types by their short names (bf16, MemRef).\n"
+         "using namespace wsp_gen;\n\nnamespace {\n/// The report of the last dispatch while recording "
+         "is on.\n::pto::runtime::sim::LaunchReport wsp_capi_report;\n"
+         "} // namespace\n\nextern \"C\" {\n\n"
+         "/// The layout of these entry points; a caller checks it.\n"
+         "int32_t wsp_capi_version(void) { return 1; }\n\n"
+         "/// Starts recording the next calls' dispatches afresh (on != 0) "
+         "or stops\n/// (the last report stays readable).\n"
+         "void wsp_capi_record(int32_t on) {\n"
+         "  if (on)\n"
+         "    wsp_capi_report = {};\n"
+         "  wsp_gen::wsp_launch_report = on ? &wsp_capi_report : nullptr;\n"
+         "}\n\n"
+         "/// The cores of the last recorded dispatch.\n"
+         "int64_t wsp_capi_report_cores(void) {\n"
+         "  return static_cast<int64_t>(wsp_capi_report.cores.size());\n}\n\n"
+         "/// Core `core` of the last recorded dispatch: group, kind (0 "
+         "cube, 1\n/// vector, 2 mix), block index, descriptors, cost, busy "
+         "nanoseconds, then\n/// the descriptors of each of "
+      << kReportTiers << " tiers (" << kReportFields << " + " << kReportTiers
+      << " values).\n"
+         "int32_t wsp_capi_report_core(int64_t core, int64_t *out) {\n"
+         "  if (core < 0 || core >= wsp_capi_report_cores())\n"
+         "    return 3;\n"
+         "  const auto &c = wsp_capi_report.cores[static_cast<size_t>(core)];\n"
+         "  out[0] = c.group;\n"
+         "  out[1] = static_cast<int64_t>(c.kind);\n"
+         "  out[2] = c.block_idx;\n"
+         "  out[3] = static_cast<int64_t>(c.descriptors);\n"
+         "  out[4] = static_cast<int64_t>(c.cost);\n"
+         "  out[5] = static_cast<int64_t>(c.busy_us * 1000.0);\n"
+         "  for (int t = 0; t < "
+      << kReportTiers
+      << "; ++t)\n"
+         "    out["
+      << kReportFields
+      << " + t] = static_cast<int64_t>(c.per_tier[static_cast<size_t>(t)]);\n"
+         "  return 0;\n}\n";
+  for (const CallSignature &sig : *signatures) {
+    out << "\n/// func.func @" << sig.name << "\n";
+    int sizeIndex = 0;
+    std::string call;
+    for (auto [i, a] : llvm::enumerate(sig.args)) {
+      out << "///   args[" << i << "] " << a.name << ": " << a.typeText
+          << (a.workspace.empty() ? "" : " (workspace " + a.workspace + ")")
+          << "\n";
+      call += i ? ",\n      " : "\n      ";
+      std::string arg = "args[" + std::to_string(i) + "]";
+      if (!a.isMemRef) {
+        call += "*static_cast<const " + a.cType + " *>(" + arg + ")";
+        continue;
+      }
+      std::string sizes;
+      for (size_t d = 0; d < a.shape.size(); ++d)
+        sizes += (d ? ", " : "") + ("sizes[" + std::to_string(sizeIndex++) +
+                                    "]");
+      call += "MemRef<" + a.cType + ", " +
+              std::to_string(a.shape.size()) + ">{static_cast<" + a.cType +
+              " *>(" + arg + "), {" + sizes + "}}";
+    }
+    if (sig.result)
+      out << "///   args[" << sig.args.size() << "] receives the result: "
+          << sig.result->typeText << "\n";
+    out << "int32_t wsp_capi_" << sig.name << "(void *const *args, "
+        << "const int64_t *sizes) {\n";
+    if (sig.args.empty() && !sig.result)
+      out << "  (void)args;\n";
+    if (sizeIndex == 0)
+      out << "  (void)sizes;\n";
+    if (sig.returnsStatus)
+      out << "  return wsp_gen::" << sig.name << "(" << call << ");\n}\n";
+    else if (sig.result)
+      out << "  *static_cast<" << sig.result->cType << " *>(args["
+          << sig.args.size() << "]) = wsp_gen::" << sig.name << "(" << call
+          << ");\n  return 0;\n}\n";
+    else
+      out << "  wsp_gen::" << sig.name << "(" << call << ");\n  return 0;\n}\n";
+  }
+  out << "\n} // extern \"C\"\n";
+  os << buffer;
+  return success();
+}
+
+LogicalResult mlir::wsp::emitCallSignatures(ModuleOp module, raw_ostream &os) {
+  Emitter e(llvm::nulls(), Flavor::CpuSim);
+  populateStdEmission(e);
+  populateWspEmission(e);
+  populateTileEmission(e);
+  FailureOr<std::vector<CallSignature>> signatures =
+      collectSignatures(module, e);
+  if (failed(signatures))
+    return failure();
+  llvm::json::Array functions;
+  for (const CallSignature &sig : *signatures) {
+    llvm::json::Array args;
+    for (const CallArg &a : sig.args) {
+      llvm::json::Object arg{{"name", a.name},
+                             {"type", a.typeText},
+                             {"dtype", a.dtype},
+                             {"memref", a.isMemRef}};
+      if (a.isMemRef)
+        arg["shape"] = llvm::json::Array(a.shape);
+      if (!a.workspace.empty())
+        arg["workspace"] = a.workspace;
+      args.push_back(std::move(arg));
+    }
+    llvm::json::Object fn{{"name", sig.name},
+                          {"status", sig.returnsStatus},
+                          {"args", std::move(args)}};
+    if (sig.result)
+      fn["result"] = llvm::json::Object{{"type", sig.result->typeText},
+                                        {"dtype", sig.result->dtype}};
+    functions.push_back(std::move(fn));
+  }
+  llvm::json::Object root{{"stem", getEmissionStem(module)},
+                          {"capi_version", 1},
+                          {"report_fields", kReportFields},
+                          {"report_tiers", kReportTiers},
+                          {"functions", std::move(functions)}};
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  return success();
+}
