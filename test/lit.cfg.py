@@ -20,6 +20,11 @@ config.test_exec_root = os.path.join(config.wsp_obj_root, "test")
 if config.wsp_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("sanitized")
 
+# The Python package is built (WSP_ENABLE_PYTHON): %python runs it.
+if config.wsp_enable_python.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("python")
+config.substitutions.append(("%python", config.python_executable))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

@@ -11,6 +11,8 @@
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
+#include "wsp/Pipelines/ProgramTree.h"
+#include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -20,15 +22,19 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -87,10 +93,20 @@ public:
     context.loadAllAvailableDialects();
   }
 
-  OwningOpRef<ModuleOp> parse(const std::string &source) {
-    auto module = parseSourceString<ModuleOp>(source, &context, "<python>");
+  /// Parses and verifies `source` (named `filename` in locations), keeping
+  /// its SSA names for the emitters (wsp/Support/SourceNames.h). A program
+  /// without any operation is an error.
+  OwningOpRef<ModuleOp> parse(const std::string &source,
+                              const std::string &filename) {
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, filename), llvm::SMLoc());
+    OwningOpRef<ModuleOp> module =
+        wsp::parseModuleWithNames(sourceMgr, ParserConfig(&context));
     if (!module)
       fail("failed to parse the module");
+    if (module->getBody()->empty())
+      fail(filename + ": error: the program is empty (no operation)");
     return module;
   }
 
@@ -125,17 +141,68 @@ std::string print(ModuleOp module, bool generic) {
 }
 
 /// Parses and verifies `source`; returns it printed back.
-std::string parseModule(const std::string &source, bool generic) {
+std::string parseModule(const std::string &source, bool generic,
+                        const std::string &filename) {
   Session session;
-  OwningOpRef<ModuleOp> module = session.parse(source);
+  OwningOpRef<ModuleOp> module = session.parse(source, filename);
   return print(*module, generic);
 }
 
-/// Runs a textual pass pipeline, e.g. "builtin.module(canonicalize)".
-std::string runPipeline(const std::string &source,
-                        const std::string &pipeline) {
+/// What one pass did, for PassManager.run(record=True).
+struct PassRecord {
+  std::string pass;    // its command-line name
+  std::string anchor;  // the op it ran on
+  double seconds = 0;  // wall time
+  int64_t ops = 0;     // operations under the anchor afterwards
+  std::string ir;      // the anchor printed afterwards ("" unless asked)
+};
+
+/// Records every pass run: time, op count and, if asked, the IR after it.
+/// (Pass statistics are compiled out of Debian's release LLVM, whose
+/// llvm::Statistic is a no-op; these are the figures we can give.)
+class Recorder : public PassInstrumentation {
+public:
+  Recorder(std::vector<PassRecord> &records, bool printIr)
+      : records(records), printIr(printIr) {}
+  void runBeforePass(Pass *, Operation *) override {
+    starts.push_back(std::chrono::steady_clock::now());
+  }
+  void runAfterPass(Pass *pass, Operation *op) override { record(pass, op); }
+  void runAfterPassFailed(Pass *pass, Operation *op) override {
+    record(pass, op);
+  }
+
+private:
+  void record(Pass *pass, Operation *op) {
+    PassRecord r;
+    r.pass = pass->getArgument().empty() ? pass->getName().str()
+                                         : pass->getArgument().str();
+    r.anchor = op->getName().getStringRef().str();
+    if (!starts.empty()) {
+      r.seconds = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - starts.back())
+                      .count();
+      starts.pop_back();
+    }
+    op->walk([&](Operation *) { ++r.ops; });
+    if (printIr) {
+      llvm::raw_string_ostream os(r.ir);
+      op->print(os);
+    }
+    records.push_back(std::move(r));
+  }
+
+  std::vector<PassRecord> &records;
+  bool printIr;
+  std::vector<std::chrono::steady_clock::time_point> starts;
+};
+
+/// Runs a textual pass pipeline, e.g. "builtin.module(canonicalize)";
+/// returns the module printed and, when `record`, what each pass did.
+py::dict runPasses(const std::string &source, const std::string &pipeline,
+                   const std::string &filename, bool record, bool printIr) {
   Session session;
-  OwningOpRef<ModuleOp> module = session.parse(source);
+  OwningOpRef<ModuleOp> module = session.parse(source, filename);
   std::string errors;
   llvm::raw_string_ostream errorStream(errors);
   FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, errorStream);
@@ -145,13 +212,37 @@ std::string runPipeline(const std::string &source,
   // nest builtin.module(...) one level too deep and run nothing).
   PassManager pm(&session.context, parsed->getOpAnchorName());
   static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  std::vector<PassRecord> records;
+  if (record)
+    pm.addInstrumentation(std::make_unique<Recorder>(records, printIr));
   if (failed(pm.run(*module)))
     session.fail("pass pipeline '" + pipeline + "' failed");
-  return print(*module, /*generic=*/false);
+  py::list passes;
+  for (const PassRecord &r : records) {
+    py::dict d;
+    d["pass"] = r.pass;
+    d["anchor"] = r.anchor;
+    d["seconds"] = r.seconds;
+    d["ops"] = r.ops;
+    if (printIr)
+      d["ir"] = r.ir;
+    passes.append(d);
+  }
+  py::dict result;
+  result["ir"] = print(*module, /*generic=*/false);
+  result["passes"] = passes;
+  return result;
+}
+
+std::string runPipeline(const std::string &source, const std::string &pipeline,
+                        const std::string &filename) {
+  return runPasses(source, pipeline, filename, false, false)["ir"]
+      .cast<std::string>();
 }
 
 /// Runs a wsp translation (as `wsp-translate --<name>`).
-std::string translate(const std::string &source, const std::string &name) {
+std::string translate(const std::string &source, const std::string &name,
+                      const std::string &filename) {
   Session session;
   const wsp::WspTranslation *translation = nullptr;
   for (const wsp::WspTranslation &t : wsp::getWspTranslations())
@@ -159,12 +250,62 @@ std::string translate(const std::string &source, const std::string &name) {
       translation = &t;
   if (!translation)
     session.fail("unknown translation '" + name + "'");
-  OwningOpRef<ModuleOp> module = session.parse(source);
+  OwningOpRef<ModuleOp> module = session.parse(source, filename);
   std::string output;
   llvm::raw_string_ostream os(output);
   if (failed(translation->emit(*module, os)))
     session.fail("translation '" + name + "' failed");
   return output;
+}
+
+/// What `wspc` does up to writing files: the wsp pipeline, then every file
+/// of the emitted tree in memory (wsp/Pipelines/ProgramTree.h), with the
+/// C entry points' signatures.
+py::dict compileProgram(const std::string &source, const std::string &filename,
+                        const std::string &target, bool staticPlanning,
+                        const std::string &stem) {
+  Session session;
+  if (target != "cpusim" && target != "ascend")
+    session.fail("unknown target '" + target + "'; expected cpusim or ascend");
+  OwningOpRef<ModuleOp> module = session.parse(source, filename);
+  PassManager pm(&session.context, ModuleOp::getOperationName());
+  std::string pipeline = "wsp-pipeline{target=" + target +
+                         " static-planning=" +
+                         (staticPlanning ? "true" : "false") + "}";
+  if (failed(parsePassPipeline(pipeline, pm)))
+    session.fail("cannot build the pipeline '" + pipeline + "'");
+  if (failed(pm.run(*module)))
+    session.fail("the wsp pipeline failed");
+  if (!module->getSymName() && !stem.empty()) {
+    if (!wsp::isValidCppIdentifier(stem))
+      session.fail("'" + stem + "' is not a C++ identifier");
+    module->setSymName(stem);
+  }
+  wsp::ProgramTreeOptions options;
+  options.deviceOnly = target == "ascend";
+  FailureOr<wsp::ProgramTree> tree = wsp::emitProgramTree(*module, options);
+  if (failed(tree))
+    session.fail("cannot emit the program");
+  if (options.deviceOnly && !tree->noAicoreReason.empty())
+    session.fail("no AICore form for the ascend target: " +
+                 tree->noAicoreReason);
+  std::string signatures;
+  if (!options.deviceOnly) {
+    llvm::raw_string_ostream os(signatures);
+    if (failed(wsp::emitCallSignatures(*module, os)))
+      session.fail("cannot describe the program's entry points");
+  }
+  py::dict files;
+  for (const wsp::EmittedFile &f : tree->files)
+    files[py::str(f.path)] = f.text;
+  py::dict result;
+  result["stem"] = tree->stem;
+  result["lowered"] = print(*module, /*generic=*/false);
+  result["files"] = files;
+  result["kernels"] = tree->kernels;
+  result["no_aicore_reason"] = tree->noAicoreReason;
+  result["signatures"] = signatures;
+  return result;
 }
 
 std::vector<std::string> translations() {
@@ -206,11 +347,24 @@ PYBIND11_MODULE(_wsp, m) {
   });
 
   m.def("parse", &parseModule, py::arg("source"), py::arg("generic") = false,
+        py::arg("filename") = "<string>",
         "Parse and verify a module; return it printed back.");
   m.def("run_pipeline", &runPipeline, py::arg("source"), py::arg("pipeline"),
+        py::arg("filename") = "<string>",
         "Run a textual pass pipeline on a module; return the result.");
+  m.def("run_passes", &runPasses, py::arg("source"), py::arg("pipeline"),
+        py::arg("filename") = "<string>", py::arg("record") = false,
+        py::arg("print_ir") = false,
+        "Run a pipeline; return {'ir', 'passes': [{'pass', 'anchor', "
+        "'seconds', 'ops', 'ir'?}]}.");
   m.def("translate", &translate, py::arg("source"), py::arg("name"),
+        py::arg("filename") = "<string>",
         "Run a registered translation (e.g. 'wsp-tier-configs-to-cpp').");
+  m.def("compile_program", &compileProgram, py::arg("source"),
+        py::arg("filename") = "<string>", py::arg("target") = "cpusim",
+        py::arg("static_planning") = true, py::arg("stem") = "",
+        "The wsp pipeline and every emitted file, in memory: {'stem', "
+        "'lowered', 'files', 'kernels', 'no_aicore_reason', 'signatures'}.");
   m.def("translations", &translations, "Names of the wsp translations.");
   m.def("registered_dialects", &registeredDialects,
         "Namespaces of the dialects wsp accepts.");

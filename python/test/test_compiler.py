@@ -36,7 +36,7 @@ def test_verifier_error_is_raised_with_location():
     with pytest.raises(wsp.CompileError) as info:
         wsp.parse(bad)
     message = str(info.value)
-    assert "<python>:1:1: error:" in message
+    assert "<string>:1:1: error:" in message
     assert "fully shadowed by earlier tiers" in message
 
 
@@ -70,7 +70,8 @@ def test_translate_matches_the_tool_output():
     assert "::pto::runtime::Tier<3, 16385, 131072>>;" in header
     assert wsp.translations() == [
         "wsp-tier-configs-to-cpp", "wsp-to-cpusim", "wsp-to-abi",
-        "wsp-to-aicpu", "wsp-to-aicore", "wsp-to-selfcheck-skeleton"]
+        "wsp-to-aicpu", "wsp-to-aicore", "wsp-to-selfcheck-skeleton",
+        "wsp-to-cpusim-capi", "wsp-to-call-signatures"]
 
 
 def test_translate_errors():

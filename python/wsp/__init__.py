@@ -1,14 +1,29 @@
 """wsp: workload-schedule programming for dynamic LLM inference.
 
-The compiler runs in-process through the ``_wsp`` extension::
+Write a program (:mod:`wsp.ir`, :mod:`wsp.ops`), compile it
+(:func:`compile`, :class:`PassManager`, :func:`emit`) and run its CPU
+simulation on numpy arrays; compare with the numpy references of
+:mod:`wsp.reference`::
 
+    import numpy as np
     import wsp
-    text = wsp.parse(source)                       # parse + verify
-    text = wsp.run_pipeline(source, "builtin.module(canonicalize)")
-    header = wsp.translate(source, "wsp-tier-configs-to-cpp")
+    from wsp.ir import Module, memref
+    from wsp.ops import llm
 
-Every failure raises :class:`wsp.CompileError` with the compiler's
-diagnostics (locations included) in its message.
+    m = Module("norms")
+    with m.function("final_norm", x=memref([None, 256], "bf16"),
+                    w=memref([256], "f32"), y=memref([None, 256], "bf16")) as f:
+        llm.rms_norm(hidden_states=f.x, weight=f.w, y=f.y, eps=1e-6)
+    prog = wsp.compile(m)
+    x = wsp.to_bf16(np.random.randn(8, 256))
+    w = np.ones(256, np.float32)
+    y = np.zeros_like(x)
+    assert prog.final_norm(x, w, y).ok
+
+The compiler runs in-process through the ``_wsp`` extension; every
+failure raises :class:`CompileError` with the diagnostics, each at its
+source location (for programs built in Python: the Python line).
+docs/python.md is the tutorial.
 """
 
 from ._wsp import (  # noqa: F401
@@ -19,12 +34,39 @@ from ._wsp import (  # noqa: F401
     translate,
     translations,
 )
+from . import dtypes, ir, ops, reference  # noqa: F401
+from .compiler import (  # noqa: F401
+    BuildError,
+    CompiledProgram,
+    PassManager,
+    RunResult,
+    STATUS_NAMES,
+    cache_dir,
+    compile,
+    emit,
+)
+from .dtypes import DESCRIPTOR, from_bf16, to_bf16  # noqa: F401
 
 __all__ = [
+    "BuildError",
     "CompileError",
+    "CompiledProgram",
+    "DESCRIPTOR",
+    "PassManager",
+    "RunResult",
+    "STATUS_NAMES",
+    "cache_dir",
+    "compile",
+    "dtypes",
+    "emit",
+    "from_bf16",
+    "ir",
+    "ops",
     "parse",
+    "reference",
     "registered_dialects",
     "run_pipeline",
+    "to_bf16",
     "translate",
     "translations",
 ]

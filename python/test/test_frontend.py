@@ -1,0 +1,355 @@
+"""Author programs in Python, compile them in-process and run their CPU
+simulation on numpy arrays, against the numpy references of
+wsp.reference (which never call into wsp)."""
+
+import os
+import pathlib
+import time
+
+import numpy as np
+import pytest
+
+import wsp
+from wsp.ir import Attr, Module, descriptor, memref, tile
+from wsp.ops import arith, func, llm, scf
+from wsp.ops import memref as mr
+from wsp.ops import tile as t
+from wsp.ops import wsp as w
+
+SRC = pathlib.Path(__file__).resolve().parents[2]
+HIDDEN = 256
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    # One cache per test session: compiled programs are shared between
+    # tests but never with other runs.
+    root = tmp_path_factory.getbasetemp() / "wsp-cache"
+    monkeypatch.setenv("WSP_CACHE_DIR", str(root))
+    return root
+
+
+def norm_module():
+    m = Module("norms")
+    with m.function("final_norm", hidden_states=memref([None, HIDDEN], "bf16"),
+                    weight=memref([HIDDEN], "f32"),
+                    y=memref([None, HIDDEN], "bf16")) as f:
+        llm.rms_norm(hidden_states=f.hidden_states, weight=f.weight, y=f.y,
+                     eps=1e-6)
+    with m.function("pre_norm", x=memref([None, HIDDEN], "bf16"),
+                    residual=memref([None, HIDDEN], "bf16"),
+                    weight=memref([HIDDEN], "f32"),
+                    y=memref([None, HIDDEN], "bf16"),
+                    after_res=memref([None, HIDDEN], "bf16")) as f:
+        llm.rms_norm(hidden_states=f.x, residual=f.residual, weight=f.weight,
+                     y=f.y, after_res=f.after_res, eps=1e-5)
+    return m
+
+
+def bf16_rows(rng, shape, scale=4.0):
+    return wsp.to_bf16(rng.uniform(-scale, scale, shape))
+
+
+def test_rms_norm_program_runs_against_numpy():
+    prog = wsp.compile(norm_module())
+    rng = np.random.default_rng(0)
+    for tokens in (1, 37, 200):
+        x = bf16_rows(rng, (tokens, HIDDEN))
+        weight = rng.uniform(-2, 2, HIDDEN).astype(np.float32)
+        y = np.zeros_like(x)
+        result = prog.final_norm(x, weight, y, report=True)
+        assert result.ok and result.name == "SUCCESS"
+        ref = wsp.reference.rms_norm(wsp.from_bf16(x), weight, 1e-6)
+        # Half a bf16 ulp plus the kernel's float sums (reference.rms_norm).
+        np.testing.assert_allclose(wsp.from_bf16(y), ref,
+                                   rtol=2**-8 * (1 + 1e-4), atol=1e-30)
+        assert result.report.descriptors >= 1
+        assert sum(result.report.per_tier.values()) == \
+            result.report.descriptors
+
+        # With a residual: after_res is the bf16 sum, bit for bit.
+        r = bf16_rows(rng, (tokens, HIDDEN))
+        y2, after = np.zeros_like(x), np.zeros_like(x)
+        assert prog.pre_norm(x, r, weight, y2, after).ok
+        ref2, s = wsp.reference.add_rms_norm(wsp.from_bf16(x),
+                                             wsp.from_bf16(r), weight, 1e-5)
+        np.testing.assert_array_equal(after, wsp.to_bf16(s))
+        np.testing.assert_allclose(wsp.from_bf16(y2), ref2,
+                                   rtol=2**-8 * (1 + 1e-4), atol=1e-30)
+
+
+def test_run_errors_are_status_codes_with_nothing_written():
+    prog = wsp.compile(norm_module())
+    x = bf16_rows(np.random.default_rng(1), (8, HIDDEN))
+    y = np.full((7, HIDDEN), 0x7FC1, np.uint16)  # another token count
+    result = prog.final_norm(x, np.ones(HIDDEN, np.float32), y)
+    assert result.status == 3 and result.name == "INVALID_PARAMS"
+    assert (y == 0x7FC1).all()
+
+
+def test_bad_arguments_raise_value_error_naming_the_argument():
+    prog = wsp.compile(norm_module())
+    x = np.zeros((4, HIDDEN), np.uint16)
+    weight = np.ones(HIDDEN, np.float32)
+    y = np.zeros_like(x)
+    cases = [
+        ((x.astype(np.float32), weight, y), "hidden_states.*dtype uint16"),
+        ((x, weight.astype(np.float64), y), "weight.*dtype float32"),
+        ((x[None], weight, y), "hidden_states.*2 dimensions"),
+        ((x, np.ones(128, np.float32), y), "weight.*size 128 in dimension 0"),
+        ((np.zeros((4, 2 * HIDDEN), np.uint16)[:, ::2], weight, y),
+         "hidden_states.*C-contiguous"),
+        ((x, weight, [0] * 4), "y.*numpy array"),
+    ]
+    for args, message in cases:
+        with pytest.raises(ValueError, match=message):
+            prog.final_norm(*args)
+    frozen = y.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="y is read-only"):
+        prog.final_norm(x, weight, frozen)
+    with pytest.raises(TypeError, match="missing argument y"):
+        prog.final_norm(x, weight)
+    with pytest.raises(TypeError, match="no argument 'out'"):
+        prog.final_norm(x, weight, out=y)
+    with pytest.raises(AttributeError, match="no function 'nope'"):
+        prog.nope
+
+
+def test_verifier_errors_point_at_the_python_line():
+    m = Module()
+    with m.function("bad", x=memref([None, HIDDEN], "bf16"),
+                    w=memref([128], "f32")) as f:
+        line = 1 + pathlib.Path(__file__).read_text().splitlines().index(
+            "        with pytest.raises(wsp.CompileError) as info:")
+        with pytest.raises(wsp.CompileError) as info:
+            llm.rms_norm(hidden_states=f.x, weight=f.w, y=f.x, eps=1e-6)
+    message = str(info.value)
+    assert "%s:%d:" % (__file__, line + 1) in message
+    assert "'weight' has hidden_size = 128 but 'hidden_states' has " \
+        "hidden_size = 256" in message
+
+
+def test_empty_and_malformed_programs_are_errors():
+    with pytest.raises(wsp.CompileError, match="the program is empty"):
+        wsp.parse("")
+    with pytest.raises(wsp.CompileError, match="the program is empty"):
+        wsp.compile(Module())
+    with pytest.raises(wsp.CompileError, match="expected"):
+        wsp.compile("func.func @f(")
+
+
+def test_compiled_programs_are_cached(cache):
+    first = wsp.compile(norm_module())
+    start = time.perf_counter()
+    again = wsp.compile(norm_module())
+    elapsed = time.perf_counter() - start
+    assert again.cached and again.directory == first.directory
+    assert elapsed < 1.0  # loaded, not rebuilt (a build takes seconds)
+    other = Module("norms")
+    with other.function("final_norm", hidden_states=memref([None, HIDDEN],
+                                                          "bf16"),
+                        weight=memref([HIDDEN], "f32"),
+                        y=memref([None, HIDDEN], "bf16")) as f:
+        llm.rms_norm(hidden_states=f.hidden_states, weight=f.weight, y=f.y,
+                     eps=1e-5)
+    assert wsp.compile(other).directory != first.directory
+
+
+def test_pass_manager_records_each_pass():
+    pm = wsp.PassManager("convert-llm-to-wsp").add("canonicalize")
+    assert pm.pipeline == "builtin.module(convert-llm-to-wsp,canonicalize)"
+    out = pm.run(norm_module(), print_ir_after_each=True)
+    assert [p["pass"] for p in out.passes] == ["convert-llm-to-wsp",
+                                               "canonicalize"]
+    assert "wsp.kernel @final_norm_rms_norm_0" in out.passes[0]["ir"]
+    assert all(p["seconds"] >= 0 and p["ops"] > 0 for p in out.passes)
+    assert set(out.timing()) == {"convert-llm-to-wsp", "canonicalize"}
+    assert "wsp.dispatch" in out.ir
+    with pytest.raises(wsp.CompileError, match="invalid pass pipeline"):
+        wsp.PassManager("no-such-pass").run(norm_module())
+
+
+def test_emit_writes_the_wspc_tree(tmp_path):
+    files = wsp.emit(norm_module(), tmp_path)
+    assert sorted(files) == ["aicore/norms_aicore.cpp", "aicpu/norms_aicpu.cpp",
+                             "cpusim/norms.cpp", "cpusim/norms_capi.cpp",
+                             "include/norms_abi.h"]
+    for path in files:
+        assert (tmp_path / path).read_text() == files[path]
+    # Names from the Python program reach the emitted C++.
+    assert "MemRef<bf16, 2> hidden_states" in files["cpusim/norms.cpp"]
+
+
+def softmax_module(rows=16, cols=64, cores=8):
+    """A tile kernel and the wsp workload that runs it: descriptors of 16
+    rows each (wsp.generate, moe pattern), dispatched on vector cores."""
+    m = Module("softmax")
+    m.tier_config("RowTiers", [(0, 1, 2**31 - 1)])
+    vec = tile("vec", [rows, cols], "f32", valid=[None, cols])
+    col = tile("vec", [rows, 1], "f32", valid=[None, 1], layout="col_major")
+    with m.kernel("softmax_rows", "RowTiers",
+                  [("x", memref([None, cols], "f32")),
+                   ("y", memref([None, cols], "f32"))],
+                  descriptor_type=descriptor("moe")) as k:
+        c0 = arith.constant(0)
+        step = arith.constant(rows)
+        start = w.param(k.desc, name="token_start", result_name="start")
+        count = w.param(k.desc, name="token_count", result_name="count")
+        end = arith.addi(start, count, result_name="end")
+        with scf.for_(start, end, step, iv_name="r") as loop:
+            n = arith.minui(arith.subi(end, loop.iv), step, result_name="n")
+            s = t.alloc(dynamic_valid=[n], type=vec, result_name="s")
+            tmp = t.alloc(dynamic_valid=[n], type=vec, result_name="tmp")
+            mx = t.alloc(dynamic_valid=[n], type=col, result_name="m")
+            t.load(s, k.x, [loop.iv, c0])
+            t.rowmax(mx, s, tmp)
+            t.rowexpandsub(s, s, mx, tmp)
+            t.exp(s, s)
+            t.rowsum(mx, s, tmp)
+            t.rowexpanddiv(s, s, mx, tmp)
+            t.store(k.y, [loop.iv, c0], s)
+    with m.function("softmax", results=["i32"], x=memref([None, cols], "f32"),
+                    y=memref([None, cols], "f32"),
+                    descs=memref([64], descriptor("moe"))) as f:
+        c0 = arith.constant(0)
+        c1 = arith.constant(1)
+        step = arith.constant(rows)
+        lens = mr.alloca(type=memref([1], "i32"), result_name="lens")
+        mr.store(arith.index_cast(mr.dim(f.x, c0), type="i32"), lens, [c0])
+        count, status = w.generate(
+            lengths=lens, batch=c1, heads=c1, chunk=step, tiers="RowTiers",
+            config=Attr("#wsp.plan_config<>"), buffer=f.descs)
+        branch = scf.if_(arith.cmpi("eq", status, arith.constant(0, "i32")))
+        with branch.then():
+            w.dispatch(kernel="softmax_rows", args=[f.x, f.y],
+                       descriptors=f.descs, count=count, core_kind="vector",
+                       num_cores=cores)
+        func.return_([status])
+    return m
+
+
+def test_tile_kernel_workload_runs_against_numpy():
+    prog = wsp.compile(softmax_module())
+    assert prog.kernels == [
+        "@softmax_rows_tier0 (tier 0): on chip UB 8256/196608"]
+    rng = np.random.default_rng(2)
+    for n in (1, 16, 100, 1000):
+        x = rng.standard_normal((n, 64)).astype(np.float32) * 4
+        y = np.zeros_like(x)
+        descs = np.zeros(64, wsp.DESCRIPTOR)
+        result = prog.softmax(x, y, descs, report=True)
+        assert result.ok
+        # Float arithmetic on rows of 64: within 1e-5 relative (reference).
+        np.testing.assert_allclose(y, wsp.reference.softmax_rows(x),
+                                   rtol=1e-5, atol=1e-7)
+        units = -(-n // 16)
+        assert result.report.descriptors == units
+        assert result.report.per_tier == {0: units}
+        assert len(result.report.cores) == 8
+        # The descriptors the planner wrote cover the rows in order, at
+        # most 16 each.
+        starts, counts = descs["params"][:units, 2], descs["params"][:units, 3]
+        assert starts[0] == 0 and (starts[1:] == starts[:-1] + counts[:-1]).all()
+        assert counts.sum() == n and counts.max() <= 16
+    # 64 descriptors hold 1024 rows: more is the spec's BUFFER_OVERFLOW.
+    x = np.zeros((1025, 64), np.float32)
+    y = np.full_like(x, 7)
+    assert prog.softmax(x, y, np.zeros(64, wsp.DESCRIPTOR)).name == \
+        "BUFFER_OVERFLOW"
+    assert (y == 7).all()
+
+
+def decode_module(group=4, kv_heads=2, dim=128, block=16):
+    heads = group * kv_heads
+    m = Module("decode")
+    with m.function(
+            "decode", q=memref([None, 1, heads, dim], "bf16"),
+            kv_ids=memref([None], "i32"), kv_lens=memref([None], "i32"),
+            q_lens=memref([None], "i32"), accum_q_len=memref([None], "i32"),
+            block_table=memref([None, None], "i32"),
+            k_cache=memref([None, kv_heads, block, dim], "bf16"),
+            v_cache=memref([None, kv_heads, block, dim], "bf16"),
+            out=memref([None, 1, heads, dim], "bf16")) as f:
+        llm.flash_attention_decode(
+            q=f.q, kv_ids=f.kv_ids, kv_lens=f.kv_lens, q_lens=f.q_lens,
+            accum_q_len=f.accum_q_len, block_table=f.block_table,
+            k_cache=f.k_cache, v_cache=f.v_cache, out=f.out, q_seq_len=1)
+    return m
+
+
+def test_decode_attention_program_runs_against_numpy():
+    prog = wsp.compile(decode_module())
+    decode = prog.decode
+    assert [a for a in decode.signature() if a[2]], "workspaces are listed"
+    rng = np.random.default_rng(3)
+    batch, pages_per_seq, block = 5, 40, 16
+    cached = np.array([0, 1, 17, 300, 630], np.int32)  # before the step
+    pages = batch * pages_per_seq
+    q = bf16_rows(rng, (batch, 1, 8, 128), 1.0)
+    k_cache = bf16_rows(rng, (pages, 2, block, 128), 1.0)
+    v_cache = bf16_rows(rng, (pages, 2, block, 128), 1.0)
+    block_table = rng.permutation(pages).astype(np.int32).reshape(
+        batch, pages_per_seq)
+    kv_ids = np.arange(batch, dtype=np.int32)
+    ones = np.ones(batch, np.int32)
+    out = np.zeros_like(q)
+    result = decode(q, kv_ids, cached, ones, np.arange(batch + 1, dtype=np.int32),
+                    block_table, k_cache, v_cache, out, report=True)
+    assert result.ok, result
+    ref = wsp.reference.paged_decode_attention(
+        wsp.from_bf16(q), wsp.from_bf16(k_cache), wsp.from_bf16(v_cache),
+        block_table, kv_ids, cached + 1)
+    got = wsp.from_bf16(out)
+    # Per row of n positions: max|o| (2^-8 + n 2^-22) (reference docstring).
+    n = (cached + 1)[:, None, None, None]
+    bound = np.abs(ref).max(axis=-1, keepdims=True) * (2**-8 + n * 2**-22)
+    assert (np.abs(got - ref) <= bound).all()
+    # Chunks of 256 positions (the planner's smallest): rows of 1, 2, 18,
+    # 301 and 631 positions take 1 + 1 + 1 + 2 + 3 chunks, per KV head.
+    assert result.report.descriptors == 8 * 2
+    # A page outside the pool: INVALID_PARAMS, the output untouched.
+    bad = block_table.copy()
+    bad[4, 0] = pages
+    out2 = np.full_like(q, 0x7FC1)
+    assert decode(q, kv_ids, cached, ones, np.arange(batch + 1, dtype=np.int32),
+                  bad, k_cache, v_cache, out2).name == "INVALID_PARAMS"
+    assert (out2 == 0x7FC1).all()
+
+
+def test_hand_written_workload_compiles_from_a_path():
+    prog = wsp.compile(SRC / "examples" / "ir" / "decode_attention.mlir")
+    names = [a[0] for a in prog.decode_step.signature()]
+    assert names[:4] == ["q", "kv_ids", "kv_lens", "block_table"]
+    assert any(k.startswith("@decode_attention") for k in prog.kernels)
+
+
+def test_ops_builders_check_their_arguments():
+    m = Module()
+    with m.function("f", x=memref([4], "f32")) as f:
+        with pytest.raises(TypeError, match="has no operand or attribute"):
+            llm.rms_norm(hidden_states=f.x, wight=f.x)
+        with pytest.raises(TypeError, match="missing operand weight"):
+            llm.rms_norm(hidden_states=f.x, y=f.x, eps=1e-6)
+        with pytest.raises(ValueError, match="predicate must be one of"):
+            arith.cmpi("less", f.x, f.x)
+        with pytest.raises(TypeError, match="give result_types"):
+            arith.index_cast(f.x)
+    assert "arith" in dir(wsp.ops) and callable(wsp.ops.tile.matmul)
+    assert "tile.matmul" in wsp.ops.tile.matmul.__doc__
+
+
+def test_scalar_arguments_and_results():
+    # examples/ir/moe.mlir's @moe_space(groups, experts) returns the work
+    # count of its iteration space, an index (not a status): it comes back
+    # as RunResult.value.
+    prog = wsp.compile(SRC / "examples" / "ir" / "moe.mlir")
+    assert prog.moe_space.result.type == "index"
+    result = prog.moe_space(3, 5)
+    assert result.ok and result.value == 15
+    assert prog.moe_space(groups=7, experts=64).value == 448
+    with pytest.raises(ValueError, match="groups .index. takes a Python "
+                                         "scalar"):
+        prog.moe_space(np.zeros(1), 5)
+    with pytest.raises(ValueError, match="cannot hold"):
+        prog.moe_space(2**70, 5)

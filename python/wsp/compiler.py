@@ -1,0 +1,507 @@
+"""Compiling wsp programs and running their CPU simulation on numpy arrays.
+
+    prog = wsp.compile(module)             # a wsp.ir.Module or IR text
+    result = prog.final_norm(x, w, y)       # numpy arrays, no copies
+    result.status, result.report            # PlanResult, the launch report
+
+:func:`compile` runs the wsp pipeline in-process, emits the tree `wspc`
+writes, and builds the CPU-simulation program with its C entry points into
+a shared library with the host C++ compiler. Libraries are cached under
+``$WSP_CACHE_DIR`` (default ``~/.cache/wsp``), keyed by the program text,
+the options, the compiler command and the wsp build, so an unchanged
+program is loaded, not rebuilt.
+
+Element types: f32, f64, i8, i16, i32, i64 and f16 are numpy's own; bf16
+has no numpy type and travels as its 16 bits in ``np.uint16`` (see
+:mod:`wsp.dtypes`); work descriptors are :data:`wsp.dtypes.DESCRIPTOR`.
+"""
+
+import ctypes
+import hashlib
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+from . import _wsp
+from .dtypes import numpy_dtype
+
+__all__ = ["PassManager", "compile", "emit", "CompiledProgram", "Function",
+           "RunResult", "Report", "CoreReport", "STATUS_NAMES"]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+RUNTIME_INCLUDE = os.path.join(_PACKAGE_DIR, "include")
+
+#: The spec's PlanResult codes.
+STATUS_NAMES = {0: "SUCCESS", 1: "BUFFER_OVERFLOW", 2: "UNSUPPORTED_SIZE",
+                3: "INVALID_PARAMS"}
+
+
+def _source(program):
+    """(text, filename) of a Module, IR text, or a path to a .mlir file."""
+    from .ir import Module
+    if isinstance(program, Module):
+        return str(program), "<wsp.ir>"
+    if isinstance(program, os.PathLike):
+        with open(program) as f:
+            return f.read(), os.fspath(program)
+    if not isinstance(program, str):
+        raise TypeError("expected a wsp.ir.Module, IR text or a path, got %r"
+                        % type(program).__name__)
+    return program, "<string>"
+
+
+class PassManager:
+    """A pass pipeline as an object: add passes (or a whole named
+    pipeline), run it on a program, and look at what each pass did.
+
+        pm = wsp.PassManager()
+        pm.add("convert-llm-to-wsp").add("canonicalize")
+        out = pm.run(module, print_ir_after_each=True)
+        for p in out.passes: print(p["pass"], p["seconds"], p["ops"])
+
+    Passes are given as wsp-opt spells them, options included
+    (``"wsp-pipeline{target=cpusim}"``); nested anchors too
+    (``"func.func(cse)"``)."""
+
+    def __init__(self, *passes):
+        self.passes = []
+        for p in passes:
+            self.add(p)
+
+    def add(self, pass_text):
+        """Appends a pass; returns the manager."""
+        if not isinstance(pass_text, str) or not pass_text.strip():
+            raise ValueError("a pass is its wsp-opt name, e.g. 'canonicalize'")
+        self.passes.append(pass_text.strip())
+        return self
+
+    @property
+    def pipeline(self):
+        """The textual pipeline, ``builtin.module(...)``."""
+        return "builtin.module(%s)" % ",".join(self.passes)
+
+    def run(self, program, record=True, print_ir_after_each=False):
+        """Runs the pipeline; returns a :class:`PipelineResult` (``.ir``,
+        ``.passes``: per pass its name, anchor, seconds, op count and, when
+        asked, the IR after it)."""
+        text, filename = _source(program)
+        out = _wsp.run_passes(text, self.pipeline, filename=filename,
+                              record=record or print_ir_after_each,
+                              print_ir=print_ir_after_each)
+        return PipelineResult(out["ir"], out["passes"])
+
+    def __repr__(self):
+        return "PassManager(%s)" % self.pipeline
+
+
+class PipelineResult:
+    """What :meth:`PassManager.run` returns."""
+
+    def __init__(self, ir, passes):
+        self.ir = ir
+        self.passes = passes
+
+    def timing(self):
+        """Seconds per pass name, summed over the anchors it ran on."""
+        total = {}
+        for p in self.passes:
+            total[p["pass"]] = total.get(p["pass"], 0.0) + p["seconds"]
+        return total
+
+    def __str__(self):
+        return self.ir
+
+
+def emit(program, directory=None, target="cpusim", static_planning=True,
+         name=None):
+    """Compiles `program` to the emitted tree (`wspc -o DIR` without the
+    CMake project): returns {relative path: text}, and writes the files
+    under `directory` when given (nothing is written when compilation
+    fails)."""
+    text, filename = _source(program)
+    out = _wsp.compile_program(text, filename=filename, target=target,
+                               static_planning=static_planning,
+                               stem=name or "")
+    if directory is not None:
+        for path, body in out["files"].items():
+            full = os.path.join(directory, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as f:
+                f.write(body)
+    return dict(out["files"])
+
+
+def _cxx():
+    return shlex.split(os.environ.get("CXX", "") or "c++")
+
+
+_BUILD_FINGERPRINT = None
+
+
+def _build_fingerprint():
+    """What else a compiled library depends on: the extension (the
+    compiler) and the runtime headers."""
+    global _BUILD_FINGERPRINT
+    if _BUILD_FINGERPRINT is None:
+        h = hashlib.sha256()
+        h.update(open(_wsp.__file__, "rb").read())
+        for root, _, files in sorted(os.walk(RUNTIME_INCLUDE)):
+            for name in sorted(files):
+                with open(os.path.join(root, name), "rb") as f:
+                    h.update(name.encode() + f.read())
+        _BUILD_FINGERPRINT = h.hexdigest()
+    return _BUILD_FINGERPRINT
+
+
+def cache_dir():
+    """Where compiled programs are kept (``$WSP_CACHE_DIR`` or
+    ``~/.cache/wsp``)."""
+    return os.environ.get("WSP_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "wsp")
+
+
+def compile(program, name=None, static_planning=True, opt_level=2,
+            cache=True):
+    """Compiles `program` (a :class:`wsp.ir.Module`, IR text or a path)
+    for the CPU simulation and loads it: returns a
+    :class:`CompiledProgram` whose functions take numpy arrays.
+
+    Raises wsp.CompileError with the compiler's diagnostics (each at its
+    source location) when the program is invalid, and wsp.BuildError with
+    the C++ compiler's output if the emitted code does not build."""
+    text, filename = _source(program)
+    flags = ["-std=c++17", "-O%d" % opt_level, "-shared", "-fPIC",
+             "-D__CPU_SIM", "-Wall", "-Wextra", "-pthread"]
+    key = hashlib.sha256(json.dumps(
+        [text, name, static_planning, _cxx() + flags,
+         _build_fingerprint()]).encode()).hexdigest()[:32]
+    root = cache_dir()
+    final = os.path.join(root, key)
+    if cache and os.path.exists(os.path.join(final, "program.json")):
+        return CompiledProgram(final, cached=True)
+    out = _wsp.compile_program(text, filename=filename, target="cpusim",
+                               static_planning=static_planning,
+                               stem=name or "")
+    os.makedirs(root, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="build-", dir=root)
+    try:
+        for path, body in out["files"].items():
+            full = os.path.join(work, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "w") as f:
+                f.write(body)
+        stem = out["stem"]
+        lib = os.path.join(work, "lib%s.so" % stem)
+        command = _cxx() + flags + [
+            "-I", RUNTIME_INCLUDE, "-I", os.path.join(work, "include"),
+            os.path.join(work, "cpusim", stem + "_capi.cpp"), "-o", lib]
+        proc = subprocess.run(command, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+        if proc.returncode != 0:
+            raise BuildError("building %s failed (%s):\n%s" % (
+                stem, " ".join(shlex.quote(c) for c in command),
+                proc.stdout))
+        meta = json.loads(out["signatures"])
+        meta["library"] = os.path.basename(lib)
+        meta["kernels"] = out["kernels"]
+        meta["warnings"] = proc.stdout
+        with open(os.path.join(work, "lowered.mlir"), "w") as f:
+            f.write(out["lowered"])
+        with open(os.path.join(work, "program.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+        if not cache:
+            return CompiledProgram(work, cached=False, owned=True)
+        try:
+            os.replace(work, final)
+        except OSError:
+            # Another process got there first: use its copy.
+            shutil.rmtree(work, ignore_errors=True)
+        return CompiledProgram(final, cached=False)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+
+
+class BuildError(RuntimeError):
+    """The emitted C++ did not build (the message has the compiler's
+    output)."""
+
+
+class CoreReport:
+    """What one simulated core did in a dispatch."""
+
+    KINDS = {0: "cube", 1: "vector", 2: "mix"}
+
+    def __init__(self, values, tiers):
+        self.group = int(values[0])
+        self.kind = self.KINDS.get(int(values[1]), "unknown")
+        self.block_idx = int(values[2])
+        self.descriptors = int(values[3])
+        self.cost = int(values[4])
+        self.busy_us = values[5] / 1000.0
+        self.per_tier = {t: int(n) for t, n in enumerate(values[6:6 + tiers])
+                         if n}
+
+    def __repr__(self):
+        return ("CoreReport(block %d, %s, %d descriptors, cost %d, tiers %s)"
+                % (self.block_idx, self.kind, self.descriptors, self.cost,
+                   self.per_tier))
+
+
+class Report:
+    """The launch report of the last dispatch of a call: per core, the
+    descriptors it ran, their modeled cost and the tiers they took."""
+
+    def __init__(self, cores):
+        self.cores = cores
+
+    @property
+    def descriptors(self):
+        return sum(c.descriptors for c in self.cores)
+
+    @property
+    def per_tier(self):
+        """Descriptors per tier id, over all cores."""
+        total = {}
+        for c in self.cores:
+            for t, n in c.per_tier.items():
+                total[t] = total.get(t, 0) + n
+        return dict(sorted(total.items()))
+
+    @property
+    def load(self):
+        """Modeled cost per core, in core order."""
+        return [c.cost for c in self.cores]
+
+    def balance(self):
+        """The busiest core's cost over the mean (1.0 is perfect)."""
+        total = sum(self.load)
+        if not self.cores or total == 0:
+            return 1.0
+        return max(self.load) * len(self.cores) / total
+
+    def __repr__(self):
+        return "Report(%d cores, %d descriptors, tiers %s, balance %.3f)" % (
+            len(self.cores), self.descriptors, self.per_tier, self.balance())
+
+
+class RunResult:
+    """What a call returns: the PlanResult code (a function's i32 result;
+    0 for functions without one), its name, the report when one was asked
+    for, and `value`, a function's other scalar result (else None)."""
+
+    def __init__(self, status, report, value=None):
+        self.status = status
+        self.name = STATUS_NAMES.get(status, "UNKNOWN")
+        self.report = report
+        self.value = value
+
+    @property
+    def ok(self):
+        return self.status == 0
+
+    def __repr__(self):
+        return "RunResult(%s%s%s)" % (
+            self.name, "" if self.value is None else ", value %r" % self.value,
+            ", %r" % self.report if self.report else "")
+
+
+class _Arg:
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.type = spec["type"]
+        self.memref = spec["memref"]
+        self.dtype = numpy_dtype(spec["dtype"])
+        self.dtype_name = spec["dtype"]
+        self.shape = spec.get("shape")
+        self.workspace = spec.get("workspace")
+        self.ctype = {np.dtype(np.int64): ctypes.c_int64,
+                      np.dtype(np.int32): ctypes.c_int32,
+                      np.dtype(np.int16): ctypes.c_int16,
+                      np.dtype(np.int8): ctypes.c_int8,
+                      np.dtype(np.float32): ctypes.c_float,
+                      np.dtype(np.float64): ctypes.c_double,
+                      np.dtype(np.bool_): ctypes.c_bool}.get(self.dtype)
+
+
+class Function:
+    """One public function of a compiled program. Call it with numpy arrays
+    (positionally or by argument name); workspaces (``llm.workspace``) may
+    be left out and are then allocated once and reused."""
+
+    def __init__(self, program, spec):
+        self.program = program
+        self.name = spec["name"]
+        self.args = [_Arg(a) for a in spec["args"]]
+        self._index = {a.name: i for i, a in enumerate(self.args)}
+        self._entry = getattr(program._lib, "wsp_capi_" + self.name)
+        self._entry.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                ctypes.POINTER(ctypes.c_int64)]
+        self._entry.restype = ctypes.c_int32
+        self._workspaces = {}
+        # A scalar result other than the i32 status comes back through one
+        # more pointer after the arguments.
+        self.result = _Arg(dict(spec["result"], name="result",
+                                memref=False)) if "result" in spec else None
+        self._pointers = (ctypes.c_void_p * (len(self.args) + 1))()
+        rank = sum(len(a.shape) for a in self.args if a.memref)
+        self._sizes = (ctypes.c_int64 * max(1, rank))()
+        self.__doc__ = "%s(%s) -> RunResult" % (self.name, ", ".join(
+            "%s: %s" % (a.name, a.type) for a in self.args))
+
+    def signature(self):
+        """(name, MLIR type, workspace or None) per argument."""
+        return [(a.name, a.type, a.workspace) for a in self.args]
+
+    def _bind(self, args, kwargs):
+        if len(args) > len(self.args):
+            raise TypeError("%s takes %d arguments, got %d" % (
+                self.name, len(self.args), len(args)))
+        values = list(args) + [None] * (len(self.args) - len(args))
+        for k, v in kwargs.items():
+            i = self._index.get(k)
+            if i is None:
+                raise TypeError("%s has no argument %r (it has %s)" % (
+                    self.name, k, ", ".join(a.name for a in self.args)))
+            if i < len(args):
+                raise TypeError("%s: argument %s given twice" % (self.name,
+                                                                  k))
+            values[i] = v
+        return values
+
+    def _workspace(self, a):
+        if a.name not in self._workspaces:
+            if any(d < 0 for d in a.shape):
+                raise ValueError("%s: workspace %s (%s) has a dynamic size; "
+                                 "pass it" % (self.name, a.name, a.type))
+            self._workspaces[a.name] = np.zeros(a.shape, a.dtype)
+        return self._workspaces[a.name]
+
+    def __call__(self, *args, report=False, **kwargs):
+        values = self._bind(args, kwargs)
+        keep = []  # scalars' ctypes objects live until the call returns
+        s = 0
+        for i, (a, v) in enumerate(zip(self.args, values)):
+            if v is None:
+                if a.workspace is None:
+                    raise TypeError("%s: missing argument %s (%s)" % (
+                        self.name, a.name, a.type))
+                v = self._workspace(a)
+            if not a.memref:
+                if isinstance(v, np.ndarray) or a.ctype is None:
+                    raise ValueError("%s: argument %s (%s) takes a Python "
+                                     "scalar" % (self.name, a.name, a.type))
+                c = a.ctype(v)
+                if isinstance(c.value, int) and c.value != v:
+                    raise ValueError("%s: argument %s (%s) cannot hold %r" % (
+                        self.name, a.name, a.type, v))
+                keep.append(c)
+                self._pointers[i] = ctypes.addressof(c)
+                continue
+            if not isinstance(v, np.ndarray):
+                raise ValueError("%s: argument %s (%s) must be a numpy array, "
+                                 "not %s" % (self.name, a.name, a.type,
+                                             type(v).__name__))
+            if v.dtype != a.dtype:
+                raise ValueError(
+                    "%s: argument %s (%s) must have dtype %s%s, not %s" % (
+                        self.name, a.name, a.type, a.dtype,
+                        " (bf16 bits)" if a.dtype_name == "bf16" else "",
+                        v.dtype))
+            if v.ndim != len(a.shape):
+                raise ValueError("%s: argument %s (%s) must have %d "
+                                 "dimensions, not %d" % (
+                                     self.name, a.name, a.type, len(a.shape),
+                                     v.ndim))
+            for d, (want, got) in enumerate(zip(a.shape, v.shape)):
+                if want >= 0 and want != got:
+                    raise ValueError("%s: argument %s (%s) has size %d in "
+                                     "dimension %d, not %d" % (
+                                         self.name, a.name, a.type, got, d,
+                                         want))
+            flags = v.flags
+            if not (flags.c_contiguous and flags.aligned):
+                raise ValueError("%s: argument %s must be C-contiguous and "
+                                 "aligned (np.ascontiguousarray)" % (
+                                     self.name, a.name))
+            if not flags.writeable:
+                raise ValueError("%s: argument %s is read-only; a program "
+                                 "may write any memref it takes" % (
+                                     self.name, a.name))
+            self._pointers[i] = v.ctypes.data
+            for n in v.shape:
+                self._sizes[s] = n
+                s += 1
+        value = None
+        if self.result is not None:
+            value = self.result.ctype()
+            self._pointers[len(self.args)] = ctypes.addressof(value)
+        lib = self.program._lib
+        if report:
+            lib.wsp_capi_record(1)
+        try:
+            status = self._entry(self._pointers, self._sizes)
+        finally:
+            if report:
+                rep = self.program._read_report()
+                lib.wsp_capi_record(0)
+        return RunResult(int(status), rep if report else None,
+                         None if value is None else value.value)
+
+
+class CompiledProgram:
+    """A compiled, loaded program: one :class:`Function` per public
+    function (``prog.f(...)``, ``prog["f"]``, ``prog.functions``)."""
+
+    def __init__(self, directory, cached=False, owned=False):
+        self.directory = directory
+        self.cached = cached
+        with open(os.path.join(directory, "program.json")) as f:
+            self.meta = json.load(f)
+        self.stem = self.meta["stem"]
+        #: One line per emitted kernel: tiers, tier constants, on-chip bytes.
+        self.kernels = self.meta["kernels"]
+        with open(os.path.join(directory, "lowered.mlir")) as f:
+            #: The program after the wsp pipeline, as text.
+            self.lowered = f.read()
+        self._lib = ctypes.CDLL(os.path.join(directory, self.meta["library"]))
+        if self._lib.wsp_capi_version() != self.meta["capi_version"]:
+            raise RuntimeError("%s: C entry points of another version" %
+                               directory)
+        self._lib.wsp_capi_report_cores.restype = ctypes.c_int64
+        self._lib.wsp_capi_report_core.argtypes = [
+            ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+        self._lib.wsp_capi_record.argtypes = [ctypes.c_int32]
+        self.functions = {f["name"]: Function(self, f)
+                          for f in self.meta["functions"]}
+        if owned:
+            # An uncached build is removed once loaded.
+            shutil.rmtree(directory, ignore_errors=True)
+
+    def _read_report(self):
+        fields = self.meta["report_fields"] + self.meta["report_tiers"]
+        buf = (ctypes.c_int64 * fields)()
+        cores = []
+        for c in range(self._lib.wsp_capi_report_cores()):
+            self._lib.wsp_capi_report_core(c, buf)
+            cores.append(CoreReport(list(buf), self.meta["report_tiers"]))
+        return Report(cores)
+
+    def __getattr__(self, name):
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError("%s has no function %r (it has %s)" % (
+            self.__dict__.get("stem"), name, ", ".join(functions)))
+
+    def __getitem__(self, name):
+        return self.functions[name]
+
+    def __repr__(self):
+        return "CompiledProgram(%s: %s)" % (self.stem,
+                                            ", ".join(self.functions))

@@ -1,0 +1,377 @@
+"""Building wsp programs from Python.
+
+A :class:`Module` collects functions, kernels and tier configurations; the
+op builders of :mod:`wsp.ops` (generated from the dialects' ODS) add
+operations at the current insertion point. Every operation carries the
+Python line that built it as its location, so a verifier error names the
+user's file and line, and every value carries its Python-side name, so the
+emitted C++ reads with the same names::
+
+    import wsp
+    from wsp.ir import Module, memref
+    from wsp.ops import llm
+
+    m = Module("norms")
+    with m.function("final_norm", hidden_states=memref([None, 2048], "bf16"),
+                    weight=memref([2048], "f32"),
+                    y=memref([None, 2048], "bf16")) as f:
+        llm.rms_norm(hidden_states=f.hidden_states, weight=f.weight,
+                     y=f.y, eps=1e-6)
+    text = m.verify()        # the module, parsed and verified by wsp
+
+The builder writes MLIR's generic form and lets wsp's own parser and
+verifiers check it: the rules have one home, the C++ verifiers. Operator
+ops (``llm``) are checked as soon as they are built, so the error is
+raised at the call; everything else when the module is verified.
+"""
+
+import contextlib
+import os
+import re
+import sys
+
+from . import _wsp
+
+__all__ = [
+    "Attr", "Block", "Module", "Value", "memref", "tile", "descriptor",
+    "current_block", "insertion_point",
+]
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+class Attr:
+    """An attribute given as its MLIR text, e.g.
+    ``Attr("#wsp.plan_config<chunk_min = 256>")``."""
+
+    def __init__(self, text):
+        self.text = str(text)
+
+    def __str__(self):
+        return self.text
+
+    def __repr__(self):
+        return "Attr(%r)" % self.text
+
+
+def _dims(shape):
+    return "x".join("?" if d is None or d == -1 else str(int(d))
+                    for d in shape)
+
+
+def memref(shape, dtype):
+    """``memref<?x2048xbf16>`` for ``memref([None, 2048], "bf16")``."""
+    if not shape:
+        return "memref<%s>" % dtype
+    return "memref<%sx%s>" % (_dims(shape), dtype)
+
+
+def tile(loc, shape, dtype, valid=None, layout=None):
+    """``!tile.tile<vec, 8x1024xf32, valid = ?x?>`` and its kin: ``loc`` is
+    the buffer (gm, mat, left, right, acc, vec); ``valid`` the valid extent
+    (None for the whole tile; None entries for dynamic)."""
+    text = "!tile.tile<%s, %sx%s" % (loc, _dims(shape), dtype)
+    if valid is not None:
+        text += ", valid = %s" % _dims(valid)
+    if layout:
+        text += ", " + layout
+    return text + ">"
+
+
+def descriptor(pattern="attention"):
+    """``!wsp.descriptor<attention>`` (or ``moe``)."""
+    return "!wsp.descriptor<%s>" % pattern
+
+
+def _location():
+    """``loc("file.py":line:col)`` of the innermost caller outside wsp."""
+    frame = sys._getframe(1)
+    while frame is not None and (
+            os.path.dirname(os.path.abspath(frame.f_code.co_filename))
+            == _PACKAGE_DIR or frame.f_code.co_filename == contextlib.__file__):
+        frame = frame.f_back
+    if frame is None:
+        return 'loc(unknown)'
+    line, col = frame.f_lineno, 1
+    positions = getattr(frame.f_code, "co_positions", None)
+    if positions is not None:
+        try:
+            pos = list(positions())[frame.f_lasti // 2]
+            if pos[0] == line and pos[2] is not None:
+                col = pos[2] + 1
+        except (IndexError, TypeError):
+            pass
+    path = frame.f_code.co_filename.replace("\\", "\\\\").replace('"', '\\"')
+    return 'loc("%s":%d:%d)' % (path, line, col)
+
+
+class Value:
+    """An SSA value: its name (without ``%``) and its MLIR type."""
+
+    def __init__(self, name, type):
+        self.name = name
+        self.type = str(type)
+
+    def __str__(self):
+        return "%" + self.name
+
+    def __repr__(self):
+        return "<wsp.ir.Value %%%s : %s>" % (self.name, self.type)
+
+
+class _Op:
+    """One operation, rendered in generic form."""
+
+    def __init__(self, name, operands, result_types, props, attrs, regions,
+                 loc, result_names):
+        self.name = name
+        self.operands = operands
+        self.props = props
+        self.attrs = attrs
+        self.regions = [Block._empty_region() for _ in range(regions)]
+        self.loc = loc
+        self.results = [Value(n, t) for n, t in zip(result_names,
+                                                    result_types)]
+
+    def region(self, index=0, args=(), names=None):
+        """Enters region `index` of the op with block arguments of types
+        `args`; yields the block."""
+        block = Block(self._module, args, names)
+        self.regions[index] = [block]
+        return insertion_point(block)
+
+    def render(self, indent):
+        pad = "  " * indent
+        head = ""
+        if self.results:
+            head = ", ".join(str(r) for r in self.results) + " = "
+        text = '%s%s"%s"(%s)' % (pad, head, self.name,
+                                 ", ".join(str(o) for o in self.operands))
+        lines = []
+        # Generic form: operands, properties, regions, attributes, type.
+        if self.props:
+            text += " <{" + ", ".join("%s = %s" % kv for kv in
+                                      sorted(self.props.items())) + "}>"
+        if self.regions:
+            regions = []
+            for blocks in self.regions:
+                body = []
+                for block in blocks:
+                    body.extend(block.render(indent + 1))
+                regions.append("{\n" + "\n".join(body) + "\n" + pad + "}")
+            text += " (" + ", ".join(regions) + ")"
+        if self.attrs:
+            text += " {" + ", ".join("%s = %s" % kv for kv in
+                                     sorted(self.attrs.items())) + "}"
+        text += " : (%s) -> (%s) %s" % (
+            ", ".join(o.type for o in self.operands),
+            ", ".join(r.type for r in self.results), self.loc)
+        lines.append(text)
+        return lines
+
+
+class Block:
+    """A block: its arguments (Values) and its operations."""
+
+    def __init__(self, module, arg_types=(), names=None):
+        self._module = module
+        names = list(names) if names else [None] * len(arg_types)
+        self.args = [Value(module._fresh(n or "arg"), t)
+                     for n, t in zip(names, arg_types)]
+        self.ops = []
+        self.locs = [_location()] * len(self.args)
+
+    @staticmethod
+    def _empty_region():
+        return []
+
+    def render(self, indent):
+        pad = "  " * (indent - 1)
+        lines = []
+        if self.args:
+            lines.append("%s^bb0(%s):" % (pad, ", ".join(
+                "%s: %s %s" % (a, a.type, loc)
+                for a, loc in zip(self.args, self.locs))))
+        else:
+            lines.append("%s^bb0:" % pad)
+        for op in self.ops:
+            lines.extend(op.render(indent))
+        return lines
+
+
+_STACK = []
+
+
+def current_block():
+    """The block new operations go into (inside a ``with`` of a function,
+    kernel or region)."""
+    if not _STACK:
+        raise RuntimeError("no insertion point: build operations inside "
+                           "`with module.function(...)` or a region")
+    return _STACK[-1]
+
+
+@contextlib.contextmanager
+def insertion_point(block):
+    """Adds operations to `block` inside the ``with``."""
+    _STACK.append(block)
+    try:
+        yield block
+    finally:
+        _STACK.pop()
+
+
+class _Function:
+    """The handle of a function or kernel being built: its arguments by
+    name (``f.q``, ``f["q"]``, ``f.args``)."""
+
+    def __init__(self, block, names):
+        self.block = block
+        self.args = block.args
+        self._by_name = dict(zip(names, block.args))
+
+    def __getattr__(self, name):
+        try:
+            return self.__dict__["_by_name"][name]
+        except KeyError:
+            raise AttributeError("no argument named %r" % name) from None
+
+    def __getitem__(self, name):
+        return self._by_name[name]
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*$")
+
+
+class Module:
+    """A module being built. ``str(module)`` is its generic text;
+    :meth:`verify` parses and verifies it with wsp and returns it in the
+    dialects' own syntax."""
+
+    def __init__(self, name=None):
+        if name is not None and not _NAME.match(name):
+            raise ValueError("module name %r is not an identifier" % name)
+        self.name = name
+        self._ops = []
+        self._names = {}
+        self.loc = _location()
+
+    def _fresh(self, hint):
+        hint = re.sub(r"[^A-Za-z0-9_$.]", "_", hint or "v")
+        if not re.match(r"[A-Za-z_]", hint):
+            hint = "v" + hint
+        n = self._names.get(hint, 0)
+        self._names[hint] = n + 1
+        return hint if n == 0 else "%s_%d" % (hint, n)
+
+    def _top(self, op):
+        self._ops.append(op)
+        return op
+
+    @contextlib.contextmanager
+    def function(self, name, results=(), private=False, arg_attrs=None,
+                 **args):
+        """Builds ``func.func @name``: its arguments as keywords
+        (``q=memref([None, 128], "bf16")``), in order; `results` the result
+        types. Without results the ``return`` is added for you."""
+        names = list(args)
+        fn_type = "(%s) -> (%s)" % (", ".join(args.values()),
+                                    ", ".join(results))
+        props = {"sym_name": _quote(name), "function_type": fn_type}
+        if private:
+            props["sym_visibility"] = '"private"'
+        if arg_attrs:
+            props["arg_attrs"] = "[%s]" % ", ".join(
+                "{%s}" % ", ".join("%s = %s" % kv for kv in
+                                  arg_attrs.get(n, {}).items())
+                for n in names)
+        op = _Op("func.func", [], [], props, {}, 1, _location(), [])
+        op._module = self
+        self._top(op)
+        block = Block(self, list(args.values()), names)
+        op.regions[0] = [block]
+        with insertion_point(block):
+            yield _Function(block, names)
+            if not results and not (block.ops and block.ops[-1].name
+                                    == "func.return"):
+                block.ops.append(_make_op(self, "func.return", [], [], {},
+                                          {}, 0, []))
+
+    @contextlib.contextmanager
+    def kernel(self, name, tiers, args, constants=None, descriptor_type=None):
+        """Builds ``wsp.kernel @name tiers(@tiers)``: `args` an ordered
+        list of (name, type) after the descriptor (named ``desc``);
+        `constants` the per-tier constants, ``{"TILE_K": [64, 128]}``.
+        The ``wsp.return`` is added for you."""
+        names = ["desc"] + [n for n, _ in args]
+        types = [descriptor_type or descriptor()] + [t for _, t in args]
+        props = {"sym_name": _quote(name),
+                 "function_type": "(%s) -> ()" % ", ".join(types),
+                 "tiers": "@" + tiers}
+        if constants:
+            props["constants"] = "{%s}" % ", ".join(
+                "%s = array<i64: %s>" % (k, ", ".join(str(int(x)) for x in v))
+                for k, v in constants.items())
+        op = _Op("wsp.kernel", [], [], props, {}, 1, _location(), [])
+        op._module = self
+        self._top(op)
+        block = Block(self, types, names)
+        op.regions[0] = [block]
+        with insertion_point(block):
+            yield _Function(block, names)
+            if not (block.ops and block.ops[-1].name == "wsp.return"):
+                block.ops.append(_make_op(self, "wsp.return", [], [], {}, {},
+                                          0, []))
+
+    def tier_config(self, name, tiers):
+        """``wsp.tier_config @name``: `tiers` a list of (id, min, max)."""
+        text = "[%s]" % ", ".join("#wsp.tier<%d, [%d, %d]>" % tuple(t)
+                                  for t in tiers)
+        self._top(_Op("wsp.tier_config", [], [],
+                      {"sym_name": _quote(name), "tiers": text}, {}, 0,
+                      _location(), []))
+        return "@" + name
+
+    def __str__(self):
+        body = []
+        for op in self._ops:
+            body.extend(op.render(2))
+        name = ""
+        if self.name:
+            name = " <{sym_name = %s}>" % _quote(self.name)
+        return '"builtin.module"()%s ({\n^bb0:\n%s\n}) : () -> () %s\n' % (
+            name, "\n".join(body), self.loc)
+
+    def verify(self):
+        """Parses and verifies the module with wsp; returns its text in the
+        dialects' syntax. Raises wsp.CompileError with every diagnostic,
+        each at the Python line that built the op."""
+        return _wsp.parse(str(self), filename="<wsp.ir>")
+
+
+def _quote(s):
+    return '"%s"' % str(s).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _make_op(module, name, operands, result_types, props, attrs, regions,
+             result_names):
+    op = _Op(name, operands, result_types, props, attrs, regions,
+             _location(), [module._fresh(n) for n in result_names])
+    op._module = module
+    return op
+
+
+def add_op(name, operands=(), result_types=(), props=None, attrs=None,
+           regions=0, result_names=None):
+    """Adds the generic operation `name` at the insertion point and returns
+    it (``op.results``, ``op.region(i, arg_types)``). The named builders of
+    :mod:`wsp.ops` are the friendlier way in."""
+    block = current_block()
+    for o in operands:
+        if not isinstance(o, Value):
+            raise TypeError("%s: operand %r is not a wsp.ir.Value" % (name, o))
+    names = result_names or [name.split(".")[-1]] * len(result_types)
+    op = _make_op(block._module, name, list(operands), list(result_types),
+                  dict(props or {}), dict(attrs or {}), regions, names)
+    block.ops.append(op)
+    return op

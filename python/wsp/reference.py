@@ -1,0 +1,124 @@
+"""Numpy references of the operators, written from the seeds' formulas and
+the choices in docs/rationale/Operators.md, independent of the C++ (no
+call into wsp): compare a compiled op with them in a few lines::
+
+    ref = wsp.reference.rms_norm(wsp.from_bf16(x), w, eps=1e-6)
+    np.testing.assert_allclose(wsp.from_bf16(y), ref, rtol=2**-8, atol=1e-30)
+
+Every function computes in float64 and returns float64 (round to bf16
+with :func:`wsp.to_bf16` where the operator stores bf16), so the only
+differences from a correct kernel are its own roundings: the tolerance to
+use is stated per function.
+"""
+
+import numpy as np
+
+__all__ = ["rms_norm", "add_rms_norm", "scale_dynamic_quant", "softmax_rows",
+           "rotary_embedding", "paged_decode_attention"]
+
+
+def rms_norm(x, weight, eps):
+    """y = x / sqrt(mean(x^2) + eps) * weight, per row (seed 002's
+    rms_norm). A bf16 output is within half a bf16 ulp of this plus the
+    kernel's float sums: ``rtol = 2**-8 * (1 + 1e-4)``."""
+    x = np.asarray(x, np.float64)
+    rstd = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    return x * rstd * np.asarray(weight, np.float64)
+
+
+def add_rms_norm(x, residual, weight, eps):
+    """rms_norm with a residual, as vLLM's fused_add_rms_norm and our
+    lowering (docs/rationale/Operators.md): s = x + residual; after_res =
+    s rounded to bf16; y = after_res * weight / sqrt(mean(s^2) + eps).
+    Returns (y, s): round s to bf16 to compare after_res bit for bit."""
+    s = np.asarray(x, np.float64) + np.asarray(residual, np.float64)
+    rstd = 1.0 / np.sqrt(np.mean(s * s, axis=-1, keepdims=True) + eps)
+    from .dtypes import from_bf16, to_bf16
+    after = from_bf16(to_bf16(s)).astype(np.float64)
+    return after * rstd * np.asarray(weight, np.float64), s
+
+
+def scale_dynamic_quant(x, smooth_scale=None):
+    """Symmetric per-token int8 quantization: v = x * smooth; scale =
+    max|v| / 127; q = rint(v * 127 / max|v|) (ties to even), 0 for a zero
+    row. Returns (q as int8, scale as float64). The kernel's q equals this
+    except where v * 127 / max lies within float rounding of a .5."""
+    v = np.asarray(x, np.float64)
+    if smooth_scale is not None:
+        v = v * np.asarray(smooth_scale, np.float64)
+    m = np.max(np.abs(v), axis=-1, keepdims=True)
+    mult = 127.0 / np.maximum(m, 1e-30)
+    q = np.clip(np.rint(v * mult), -128, 127).astype(np.int8)
+    return q, (m / 127.0)[..., 0]
+
+
+def softmax_rows(x):
+    """exp(x - max) / sum(exp(x - max)) per row. In float32 arithmetic a
+    kernel stays within ``rtol = 1e-5`` of it for rows of 64."""
+    x = np.asarray(x, np.float64)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def rotary_embedding(x, positions, cos_sin_cache, rope_offset=0,
+                     rope_dim=None):
+    """NeoX rotary embedding of dimensions [rope_offset, rope_offset +
+    rope_dim) of each head: pairs (i, i + rope_dim / 2) rotated by the
+    cache's cos/sin at the token's position. x: [tokens, heads, head_dim];
+    positions: [tokens]; cos_sin_cache: [max_pos, rope_dim] (cos half,
+    then sin half)."""
+    x = np.array(x, np.float64)
+    d = rope_dim or x.shape[-1]
+    half = d // 2
+    cs = np.asarray(cos_sin_cache, np.float64)[np.asarray(positions)]
+    cos, sin = cs[:, None, :half], cs[:, None, half:d]
+    a = x[..., rope_offset:rope_offset + half].copy()
+    b = x[..., rope_offset + half:rope_offset + d].copy()
+    x[..., rope_offset:rope_offset + half] = a * cos - b * sin
+    x[..., rope_offset + half:rope_offset + d] = b * cos + a * sin
+    return x
+
+
+def paged_decode_attention(q, k_cache, v_cache, block_table, kv_ids, kv_lens,
+                           scale=None, window=None):
+    """Decode attention over a paged KV cache, as the decode attention
+    workload (examples/ir/decode_attention.mlir) defines it.
+
+    q: [batch, q_len, heads, head_dim]; caches: [pages, kv_heads,
+    block_size, head_dim]; block_table: [slots, pages per sequence];
+    kv_ids[b] the request's slot; kv_lens[b] counts the new tokens too, so
+    query token s sees positions p <= kv_lens[b] - q_len + s (and, with a
+    sliding `window`, p > that bound - window). Query head h reads KV head
+    h // (heads // kv_heads). scale defaults to 1 / sqrt(head_dim).
+
+    Returns [batch, q_len, heads, head_dim] in float64. A bf16 kernel that
+    rounds P to bf16 before P V and the output to bf16 stays within
+    ``max|o| * (2**-8 + n * 2**-22)`` per row of n positions."""
+    q = np.asarray(q, np.float64)
+    k_cache = np.asarray(k_cache, np.float64)
+    v_cache = np.asarray(v_cache, np.float64)
+    batch, q_len, heads, dim = q.shape
+    kv_heads, block = k_cache.shape[1], k_cache.shape[2]
+    group = heads // kv_heads
+    scale = 1.0 / np.sqrt(dim) if scale is None else scale
+    out = np.zeros(q.shape)
+    for b in range(batch):
+        n = int(kv_lens[b])
+        pages = block_table[int(kv_ids[b])]
+        pos = np.arange(n)
+        page_of = pages[pos // block]
+        for kh in range(kv_heads):
+            keys = k_cache[page_of, kh, pos % block]      # [n, dim]
+            values = v_cache[page_of, kh, pos % block]
+            for s in range(q_len):
+                last = n - q_len + s
+                seen = pos <= last
+                if window is not None:
+                    seen &= pos > last - window
+                for h in range(kh * group, (kh + 1) * group):
+                    logits = keys @ q[b, s, h] * scale
+                    logits[~seen] = -np.inf
+                    p = np.exp(logits - logits[seen].max())
+                    p[~seen] = 0
+                    out[b, s, h] = p @ values / p.sum()
+    return out
