@@ -184,7 +184,11 @@ def _make_builder(dialect, opname, spec):
         op = add_op(full, operands, result_types, props, attrs,
                     len(spec["regions"]), names)
         if dialect == "llm":
-            _check_alone(op)
+            try:
+                _check_alone(op)
+            except Exception:
+                current_block().ops.remove(op)  # nothing invalid stays
+                raise
         if spec["regions"]:
             return op
         if not op.results:
