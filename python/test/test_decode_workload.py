@@ -1,0 +1,109 @@
+"""The decode attention workload authored in Python
+(examples/python/decode_attention.py): it is the module
+examples/ir/decode_attention.mlir spells in IR, op for op, and compiled
+from Python it runs against the numpy reference (which never calls wsp)."""
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import wsp
+
+SRC = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(SRC / "examples" / "python"))
+from decode_attention import decode_attention_module  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("WSP_CACHE_DIR",
+                       str(tmp_path_factory.getbasetemp() / "wsp-cache"))
+
+
+def test_python_workload_is_the_ir_workload():
+    built = decode_attention_module().verify()
+    written = wsp.parse((SRC / "examples" / "ir" /
+                         "decode_attention.mlir").read_text())
+    assert built == written
+
+
+def run_step(prog, rng, kv_lens, q_len, heads, kv_heads, dim, block=16):
+    batch = len(kv_lens)
+    per_seq = max(-(-n // block) for n in kv_lens)
+    pages = batch * per_seq + 3
+    # q from [-8, 8]: peaked attention, which near-uniform attention over
+    # long rows would not show scale or mask errors through.
+    q = wsp.to_bf16(rng.uniform(-8, 8, (batch, q_len, heads, dim)))
+    k_cache = wsp.to_bf16(rng.uniform(-1, 1, (pages, kv_heads, block, dim)))
+    v_cache = wsp.to_bf16(rng.uniform(-1, 1, (pages, kv_heads, block, dim)))
+    # Requests in reversed slots, pages shuffled over the pool.
+    kv_ids = np.arange(batch, dtype=np.int32)[::-1].copy()
+    table = rng.permutation(pages)[:batch * per_seq].astype(np.int32)
+    table = table.reshape(batch, per_seq)
+    lens = np.array(kv_lens, np.int32)
+    acc_o = np.zeros((batch, kv_heads, 32, 128), np.float32)
+    acc_m = np.zeros((batch, kv_heads, 32), np.float32)
+    acc_l = np.zeros((batch, kv_heads, 32), np.float32)
+    out = np.zeros_like(q)
+    descs = np.zeros(4096, wsp.DESCRIPTOR)
+    ws = [np.zeros((24, 32, 128), t) for t in (np.uint16, np.float32,
+                                               np.uint16, np.float32)]
+    result = prog.decode_step(q, kv_ids, lens, table, k_cache, v_cache,
+                              acc_o, acc_m, acc_l, out, descs, *ws,
+                              report=True)
+    ref = wsp.reference.paged_decode_attention(
+        wsp.from_bf16(q), wsp.from_bf16(k_cache), wsp.from_bf16(v_cache),
+        table, kv_ids, lens)
+    return result, wsp.from_bf16(out), ref, descs
+
+
+@pytest.mark.parametrize("kv_lens,q_len,heads,kv_heads,dim", [
+    ([1, 7, 300, 1030, 4100], 1, 8, 2, 128),   # GQA 4, 1 to 5 chunks
+    ([2, 33, 600], 2, 8, 1, 64),               # two new tokens, GQA 8
+])
+def test_python_workload_runs_against_numpy(kv_lens, q_len, heads, kv_heads,
+                                            dim):
+    prog = wsp.compile(decode_attention_module())
+    rng = np.random.default_rng(len(kv_lens))
+    result, got, ref, descs = run_step(prog, rng, kv_lens, q_len, heads,
+                                       kv_heads, dim)
+    assert result.ok, result
+    # Per row of n positions: max|v| (2^-8 + n 2^-22)
+    # (wsp.reference.paged_decode_attention); here |v| <= 1.
+    n = np.array(kv_lens)[:, None, None, None]
+    bound = 2**-8 + n * 2**-22
+    assert (np.abs(got - ref) <= bound).all()
+    # One descriptor per (request, KV head, chunk): each row's chunks
+    # cover its positions [0, n) in order, and the cores ran each once.
+    count = result.report.descriptors
+    params = descs["params"][:count]
+    for b, n in enumerate(kv_lens):
+        for h in range(kv_heads):
+            mine = params[(params[:, 0] == b) & (params[:, 1] == h)]
+            assert mine[0, 2] == 0 and mine[:, 3].sum() == n
+            assert (mine[1:, 2] == mine[:-1, 2] + mine[:-1, 3]).all()
+    assert (descs["params"][count:] == 0).all()
+    # Tiers by row length (the tier config): short rows tier 0, long ones
+    # above.
+    tiers = descs["tier"][:count]
+    assert sorted(result.report.per_tier) == sorted(set(tiers.tolist()))
+
+
+def test_python_workload_rejects_what_it_cannot_tile():
+    # q_len x group = 40 rows > one 32-row tile: INVALID_PARAMS, nothing
+    # written.
+    prog = wsp.compile(decode_attention_module())
+    q = np.zeros((1, 5, 8, 128), np.uint16)
+    cache = np.zeros((4, 1, 16, 128), np.uint16)
+    out = np.full_like(q, 0x7FC1)
+    result = prog.decode_step(
+        q, np.zeros(1, np.int32), np.array([20], np.int32),
+        np.arange(4, dtype=np.int32).reshape(1, 4), cache, cache.copy(),
+        np.zeros((1, 1, 32, 128), np.float32), np.zeros((1, 1, 32), np.float32),
+        np.zeros((1, 1, 32), np.float32), out, np.zeros(64, wsp.DESCRIPTOR),
+        np.zeros((24, 32, 128), np.uint16), np.zeros((24, 32, 128), np.float32),
+        np.zeros((24, 32, 128), np.uint16), np.zeros((24, 32, 128), np.float32))
+    assert result.name == "INVALID_PARAMS"
+    assert (out == 0x7FC1).all()
