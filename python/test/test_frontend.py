@@ -353,3 +353,64 @@ def test_scalar_arguments_and_results():
         prog.moe_space(np.zeros(1), 5)
     with pytest.raises(ValueError, match="cannot hold"):
         prog.moe_space(2**70, 5)
+
+
+def test_quant_and_rope_programs_run_against_numpy():
+    m = Module("quant_rope")
+    with m.function("smooth_quant", hidden_states=memref([None, HIDDEN],
+                                                         "bf16"),
+                    smooth_scale=memref([HIDDEN], "f32"),
+                    y=memref([None, HIDDEN], "i8"),
+                    scale=memref([None], "f32")) as f:
+        llm.scale_dynamic_quant(hidden_states=f.hidden_states,
+                                smooth_scale=f.smooth_scale, y=f.y,
+                                scale=f.scale)
+    with m.function("rope", qkv=memref([None, 12, 128], "bf16"),
+                    sin=memref([None, 128], "bf16"),
+                    cos=memref([None, 128], "bf16"),
+                    position_ids=memref([None], "i32"),
+                    q_lens=memref([None], "i32")) as f:
+        llm.rotary_embedding(qkv=f.qkv, sin=f.sin, cos=f.cos,
+                             position_ids=f.position_ids, q_lens=f.q_lens,
+                             out=f.qkv, q_head_num=8, kv_head_num=2,
+                             rope_dim=128, max_q_len=512)
+    prog = wsp.compile(m)
+    rng = np.random.default_rng(5)
+
+    # Quantization: int8 equal to the reference except where v * 127 / max
+    # lies within float rounding of a half (then off by one), scales to
+    # float precision.
+    x = bf16_rows(rng, (33, HIDDEN))
+    x[3] = 0  # a zero row: scale 0, y 0
+    smooth = rng.uniform(0.5, 2, HIDDEN).astype(np.float32)
+    y = np.zeros((33, HIDDEN), np.int8)
+    scale = np.zeros(33, np.float32)
+    assert prog.smooth_quant(x, smooth, y, scale).ok
+    q_ref, s_ref = wsp.reference.scale_dynamic_quant(wsp.from_bf16(x), smooth)
+    np.testing.assert_allclose(scale, s_ref, rtol=1e-6)
+    v = wsp.from_bf16(x).astype(np.float64) * smooth
+    exact = v * 127 / np.maximum(np.abs(v).max(axis=1, keepdims=True), 1e-30)
+    near_half = np.abs(np.abs(exact - np.floor(exact)) - 0.5) < 1e-4
+    diff = np.abs(y.astype(int) - q_ref.astype(int))
+    assert (diff[~near_half] == 0).all() and (diff <= 1).all()
+    assert (y[3] == 0).all() and scale[3] == 0
+
+    # Rope: sequences of 3, 1 and 5 tokens at positions 0, 40 and 7; the
+    # 8 query and 2 key heads rotate, the 2 value heads stay.
+    q_lens = np.array([3, 1, 5], np.int32)
+    starts = np.array([0, 40, 7], np.int32)
+    positions = np.concatenate([s + np.arange(n)
+                                for s, n in zip(starts, q_lens)])
+    # Tables of 64 positions, each half with the same frequencies.
+    theta = np.arange(64)[:, None] * \
+        (10000.0 ** (-(np.arange(128) % 64) / 64))[None, :]
+    cos, sin = wsp.to_bf16(np.cos(theta)), wsp.to_bf16(np.sin(theta))
+    qkv = bf16_rows(rng, (9, 12, 128), 2.0)
+    before = qkv.copy()
+    assert prog.rope(qkv, sin, cos, starts, q_lens).ok
+    ref = wsp.reference.rotary_embedding(
+        wsp.from_bf16(before[:, :10]), positions, wsp.from_bf16(cos),
+        wsp.from_bf16(sin))
+    np.testing.assert_allclose(wsp.from_bf16(qkv[:, :10]), ref,
+                               rtol=2**-8 * (1 + 1e-4), atol=2**-133)
+    np.testing.assert_array_equal(qkv[:, 10:], before[:, 10:])

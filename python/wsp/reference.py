@@ -60,22 +60,28 @@ def softmax_rows(x):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def rotary_embedding(x, positions, cos_sin_cache, rope_offset=0,
-                     rope_dim=None):
-    """NeoX rotary embedding of dimensions [rope_offset, rope_offset +
-    rope_dim) of each head: pairs (i, i + rope_dim / 2) rotated by the
-    cache's cos/sin at the token's position. x: [tokens, heads, head_dim];
-    positions: [tokens]; cos_sin_cache: [max_pos, rope_dim] (cos half,
-    then sin half)."""
+def rotary_embedding(x, positions, cos, sin, rope_offset=0, rope_dim=None):
+    """NeoX rotary embedding of columns [rope_offset, rope_offset +
+    rope_dim) of each head of x ([tokens, heads, head_dim]): with half =
+    rope_dim / 2, o = rope_offset and p = positions[token],
+        x1 = x[o + i], x2 = x[o + half + i]  (i < half)
+        out1 = x1 cos[p, i] - x2 sin[p, i]
+        out2 = x2 cos[p, half + i] + x1 sin[p, half + i]
+    (cos, sin: [positions, rope_dim] tables). Every head given is rotated:
+    pass the query and key heads. A bf16 output is within half a bf16 ulp
+    plus float rounding: ``rtol = 2**-8 * (1 + 1e-4)``."""
     x = np.array(x, np.float64)
     d = rope_dim or x.shape[-1]
     half = d // 2
-    cs = np.asarray(cos_sin_cache, np.float64)[np.asarray(positions)]
-    cos, sin = cs[:, None, :half], cs[:, None, half:d]
-    a = x[..., rope_offset:rope_offset + half].copy()
-    b = x[..., rope_offset + half:rope_offset + d].copy()
-    x[..., rope_offset:rope_offset + half] = a * cos - b * sin
-    x[..., rope_offset + half:rope_offset + d] = b * cos + a * sin
+    positions = np.asarray(positions)
+    c = np.asarray(cos, np.float64)[positions][:, None, :]
+    s = np.asarray(sin, np.float64)[positions][:, None, :]
+    x1 = x[..., rope_offset:rope_offset + half].copy()
+    x2 = x[..., rope_offset + half:rope_offset + d].copy()
+    x[..., rope_offset:rope_offset + half] = x1 * c[..., :half] - \
+        x2 * s[..., :half]
+    x[..., rope_offset + half:rope_offset + d] = x2 * c[..., half:d] + \
+        x1 * s[..., half:d]
     return x
 
 
