@@ -337,6 +337,9 @@ PYBIND11_MODULE(_wsp, m) {
   wsp::registerWspPipelines();
 
   static py::exception<CompileError> compileError(m, "CompileError");
+  compileError.doc() =
+      "The compiler rejected a program: the message holds every diagnostic, "
+      "each at its source location (file:line:col).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p)

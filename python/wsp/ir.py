@@ -186,6 +186,7 @@ class Block:
         return []
 
     def render(self, indent):
+        """The block's lines in generic form, at `indent` levels."""
         pad = "  " * (indent - 1)
         lines = []
         if self.args:
