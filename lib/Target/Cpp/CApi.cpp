@@ -71,8 +71,12 @@ std::optional<std::string> dtypeName(Type t) {
   return std::nullopt;
 }
 
-FailureOr<std::vector<CallSignature>> collectSignatures(ModuleOp module,
-                                                        Emitter &e) {
+FailureOr<std::vector<CallSignature>> collectSignatures(ModuleOp module) {
+  // The CPU simulation's printer spells the element types.
+  Emitter e(llvm::nulls(), Flavor::CpuSim);
+  populateStdEmission(e);
+  populateWspEmission(e);
+  populateTileEmission(e);
   std::vector<CallSignature> signatures;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal() || f.isPrivate())
@@ -143,12 +147,7 @@ constexpr int kReportTiers = 256;
 } // namespace
 
 LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
-  Emitter e(llvm::nulls(), Flavor::CpuSim);
-  populateStdEmission(e);
-  populateWspEmission(e);
-  populateTileEmission(e);
-  FailureOr<std::vector<CallSignature>> signatures =
-      collectSignatures(module, e);
+  FailureOr<std::vector<CallSignature>> signatures = collectSignatures(module);
   if (failed(signatures))
     return failure();
   const std::string stem = getEmissionStem(module);
@@ -248,12 +247,7 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
 }
 
 LogicalResult mlir::wsp::emitCallSignatures(ModuleOp module, raw_ostream &os) {
-  Emitter e(llvm::nulls(), Flavor::CpuSim);
-  populateStdEmission(e);
-  populateWspEmission(e);
-  populateTileEmission(e);
-  FailureOr<std::vector<CallSignature>> signatures =
-      collectSignatures(module, e);
+  FailureOr<std::vector<CallSignature>> signatures = collectSignatures(module);
   if (failed(signatures))
     return failure();
   llvm::json::Array functions;
