@@ -159,3 +159,13 @@ func.func @decode_rows(%q: memref<?x3x16x64xbf16>, %ids: memref<?xi32>, %lens: m
   llm.flash_attention_decode q(%q : memref<?x3x16x64xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) accum_q_len(%acc : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x1x16x64xbf16>) v_cache(%v : memref<?x1x16x64xbf16>) -> out(%o : memref<?x3x16x64xbf16>) {q_seq_len = 3 : i32}
   return
 }
+
+// -----
+
+// The MoE chain verifies but does not lower yet (issue: operator set,
+// part 2).
+func.func @moe_not_yet(%x: memref<?x256xbf16>, %w: memref<256x16xbf16>, %y: memref<?x16xbf16>) {
+  // expected-error @+1 {{'llm.moe_gating_gemm' op has no lowering to a wsp workload yet}}
+  llm.moe_gating_gemm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256x16xbf16>) -> y(%y : memref<?x16xbf16>)
+  return
+}

@@ -580,6 +580,208 @@ LogicalResult FlashAttentionDecodeOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The expert-parallel attributes of the scatter, swiglu and gather ops:
+/// non-negative; shared experts need a token range, which lies inside
+/// num_tokens when that is static.
+template <typename MoeOp>
+LogicalResult verifySharedExperts(MoeOp op, std::optional<int64_t> numTokens) {
+  // I32Attr reads back as uint32_t; the seed's int is signed.
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t offset = int32_t(op.getNumTokensOffset());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  for (auto [value, name] :
+       {std::pair(shared, "num_shared_experts_per_rank"),
+        std::pair(offset, "num_tokens_offset"),
+        std::pair(perRank, "num_tokens_per_rank")})
+    if (value < 0)
+      return op.emitOpError() << name << " must be non-negative, got "
+                              << value;
+  if (shared > 0 && perRank == 0)
+    return op.emitOpError("has ")
+           << shared
+           << " shared experts but num_tokens_per_rank = 0 (the tokens they "
+              "see on this rank)";
+  if (numTokens && offset + perRank > *numTokens)
+    return op.emitOpError("the rank's tokens [")
+           << offset << ", " << offset + perRank
+           << ") are not inside the " << *numTokens << " tokens";
+  return success();
+}
+
+/// The scattered rows: the shared experts' rows, then allocated_tokens
+/// routed rows (both static, else checked at run time).
+template <typename MoeOp>
+LogicalResult verifyScatteredRows(MoeOp op, const Signature &sig,
+                                  StringRef operand) {
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  std::optional<int64_t> rows = sig.size("rows"),
+                         allocated = sig.size("allocated_tokens");
+  if (rows && allocated && *rows != shared * perRank + *allocated)
+    return op.emitOpError("'")
+           << operand << "' has " << *rows
+           << " rows but num_shared_experts_per_rank * num_tokens_per_rank + "
+              "allocated_tokens = "
+           << shared << " * " << perRank << " + " << *allocated << " = "
+           << shared * perRank + *allocated;
+  if (rows && *rows < shared * perRank)
+    return op.emitOpError("'")
+           << operand << "' has " << *rows << " rows, fewer than the "
+           << shared * perRank << " rows of the shared experts";
+  return success();
+}
+
+/// smooth_scale's rows: the shared experts, then the rank's routed experts.
+template <typename MoeOp>
+LogicalResult verifyExpertRows(MoeOp op, const Signature &sig) {
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  std::optional<int64_t> rows = sig.size("expert_rows"),
+                         experts = sig.size("num_experts_per_rank");
+  if (rows && experts && *rows != shared + *experts)
+    return op.emitOpError("'smooth_scale' has ")
+           << *rows << " rows but num_shared_experts_per_rank + "
+              "num_experts_per_rank = "
+           << shared << " + " << *experts << " = " << shared + *experts;
+  return success();
+}
+
+} // namespace
+
+LogicalResult MoeGatingGemmOp::verify() {
+  Signature sig(*this);
+  sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
+              BF16)
+      .operand(getWeight(), "weight", {"hidden_size", "num_experts"}, BF16)
+      .operand(getY(), "y", {"num_tokens", "num_experts"}, BF16);
+  return sig.result();
+}
+
+LogicalResult MoeSoftmaxTopkOp::verify() {
+  Signature sig(*this);
+  sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "num_experts"},
+              BF16)
+      .operand(getSelectedExperts(), "selected_experts",
+               {"num_tokens", "topk"}, I32)
+      .operand(getExpertWeights(), "expert_weights", {"num_tokens", "topk"},
+               BF16 | F32);
+  if (!sig.ok())
+    return failure();
+  std::optional<int64_t> topk = sig.size("topk"),
+                         experts = sig.size("num_experts");
+  if (topk && *topk < 1)
+    return emitOpError("topk (the outputs' second dimension) must be at "
+                       "least 1, got ")
+           << *topk;
+  if (topk && experts && *topk > *experts)
+    return emitOpError("topk = ")
+           << *topk << " is larger than num_experts = " << *experts;
+  return success();
+}
+
+LogicalResult MoeScatterDynamicQuantOp::verify() {
+  const int64_t start = int32_t(getExpertStartIdx());
+  const int64_t end = int32_t(getExpertEndIdx());
+  if (start < 0)
+    return emitOpError("expert_start_idx must be non-negative, got ") << start;
+  if (end <= start)
+    return emitOpError("expert_end_idx = ")
+           << end << " must be larger than expert_start_idx = " << start
+           << " (the rank's experts [start, end))";
+  Signature sig(*this);
+  sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
+              BF16)
+      .operand(getSelectedExperts(), "selected_experts", {"num_tokens", "topk"},
+               I32)
+      .operand(getSmoothScale(), "smooth_scale", {"expert_rows", "hidden_size"},
+               F32)
+      .operand(getScatterTokens(), "scatter_tokens", {"rows", "hidden_size"},
+               I8)
+      .operand(getScatterPerTokenScale(), "scatter_per_token_scale", {"rows"},
+               F32)
+      .bind("num_experts_per_rank", end - start,
+            "expert_end_idx - expert_start_idx")
+      .operand(getExpertsTokenCount(), "experts_token_count",
+               {"num_experts_per_rank"}, I32)
+      .operand(getTokenOffset(), "token_offset", {"allocated_tokens"}, I32);
+  if (!sig.ok() || failed(verifySharedExperts(*this, sig.size("num_tokens"))) ||
+      failed(verifyExpertRows(*this, sig)))
+    return failure();
+  return verifyScatteredRows(*this, sig, "scatter_tokens");
+}
+
+LogicalResult MoeQuantMatmulOp::verify() {
+  Signature sig(*this);
+  sig.operand(getHiddenStates(), "hidden_states",
+              {"num_tokens_per_rank", "hidden_size"}, I8)
+      .operand(getPerTokenScale(), "per_token_scale", {"num_tokens_per_rank"},
+               F32)
+      .operand(getExpertWeight(), "expert_weight",
+               {"hidden_size", "new_hidden_size"}, I8)
+      .operand(getExpertScale(), "expert_scale", {"new_hidden_size"}, F32)
+      .operand(getY(), "y", {"num_tokens_per_rank", "new_hidden_size"}, BF16);
+  return sig.result();
+}
+
+LogicalResult MoeQuantGroupGemmOp::verify() {
+  Signature sig(*this);
+  sig.operand(getScatterTokens(), "scatter_tokens",
+              {"allocated_tokens", "hidden_size"}, I8)
+      .operand(getPerTokenScale(), "per_token_scale", {"allocated_tokens"}, F32)
+      .operand(getExpertsWeight(), "experts_weight",
+               {"num_experts_per_rank", "hidden_size", "new_hidden_size"}, I8)
+      .operand(getExpertsScale(), "experts_scale",
+               {"num_experts_per_rank", "new_hidden_size"}, F32)
+      .operand(getExpertsTokenCount(), "experts_token_count",
+               {"num_experts_per_rank"}, I32)
+      .operand(getY(), "y", {"allocated_tokens", "new_hidden_size"}, BF16);
+  return sig.result();
+}
+
+LogicalResult MoeSwigluDynamicQuantOp::verify() {
+  Signature sig(*this);
+  sig.operand(getScatterTokens(), "scatter_tokens", {"rows", "gate_up_size"},
+              BF16)
+      .operand(getSmoothScale(), "smooth_scale", {"expert_rows", "hidden_size"},
+               F32)
+      .operand(getExpertsTokensCount(), "experts_tokens_count",
+               {"num_experts_per_rank"}, I32)
+      .operand(getY(), "y", {"rows", "hidden_size"}, I8)
+      .operand(getPerTokenScale(), "per_token_scale", {"rows"}, F32);
+  if (!sig.ok())
+    return failure();
+  std::optional<int64_t> gateUp = sig.size("gate_up_size"),
+                         hidden = sig.size("hidden_size");
+  if (gateUp && hidden && *gateUp != 2 * *hidden)
+    return emitOpError("'scatter_tokens' has ")
+           << *gateUp << " columns but holds gate and up side by side: 2 * "
+              "hidden_size = "
+           << 2 * *hidden;
+  if (failed(verifySharedExperts(*this, std::nullopt)) ||
+      failed(verifyExpertRows(*this, sig)))
+    return failure();
+  return verifyScatteredRows(*this, sig, "scatter_tokens");
+}
+
+LogicalResult MoeGatherOp::verify() {
+  Signature sig(*this);
+  sig.operand(getScatterTokens(), "scatter_tokens", {"rows", "hidden_size"},
+              BF16)
+      .operand(getTokenOffset(), "token_offset", {"allocated_tokens"}, I32)
+      .operand(getExpertWeights(), "expert_weights", {"num_tokens", "topk"},
+               BF16 | F32)
+      .operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
+               BF16);
+  if (!sig.ok() || failed(verifySharedExperts(*this, sig.size("num_tokens"))))
+    return failure();
+  return verifyScatteredRows(*this, sig, "scatter_tokens");
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 

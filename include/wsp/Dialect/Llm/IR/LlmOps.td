@@ -402,6 +402,208 @@ def Llm_FlashAttentionDecodeOp
 }
 
 //===----------------------------------------------------------------------===//
+// Mixture of experts
+//===----------------------------------------------------------------------===//
+
+// Expert parallelism (the seed's attributes of the scatter, swiglu and
+// gather ops): this rank holds routed experts [expert_start_idx,
+// expert_end_idx) and `num_shared_experts_per_rank` shared experts, which
+// see tokens [num_tokens_offset, num_tokens_offset + num_tokens_per_rank).
+// The scattered rows are the shared experts' rows first (shared expert s,
+// token t at row s * num_tokens_per_rank + t - num_tokens_offset), then the
+// routed rows grouped by expert (allocated_tokens rows; the first
+// sum(experts_token_count) are used).
+defvar Llm_SharedExpertAttrs =
+    (ins DefaultValuedAttr<I32Attr, "0">:$num_shared_experts_per_rank,
+         DefaultValuedAttr<I32Attr, "0">:$num_tokens_offset,
+         DefaultValuedAttr<I32Attr, "0">:$num_tokens_per_rank);
+
+def Llm_MoeGatingGemmOp : Llm_VerifiedOp<"moe_gating_gemm"> {
+  let summary = "The router's logits: hidden_states x weight";
+  let description = [{
+    `y[t, e] = bf16(sum_h hidden_states[t, h] * weight[h, e])`, summed in
+    f32.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | bf16 |
+    | weight | [hidden_size, num_experts] | bf16 |
+    | -> y | [num_tokens, num_experts] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_In<>:$weight,
+                       Llm_Out<>:$y);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"weight">.f # "`->`" #
+      Req<"y">.f # "attr-dict";
+}
+
+def Llm_MoeSoftmaxTopkOp : Llm_VerifiedOp<"moe_softmax_topk"> {
+  let summary = "Each token's top-k experts and their normalized weights";
+  let description = [{
+    Per token: `p = softmax(hidden_states[t])` over the experts (in f32);
+    `selected_experts[t]` the `topk` experts of largest `p`, in decreasing
+    order of `p`, ties to the lower expert id; `expert_weights[t, k] =
+    p[e_k] / sum_k p[e_k]` (normalized over the selected experts). `topk`
+    is the outputs' second dimension and at most `num_experts`.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, num_experts] | bf16 |
+    | -> selected_experts | [num_tokens, topk] | i32 |
+    | -> expert_weights | [num_tokens, topk] | bf16 or f32 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_Out<>:$selected_experts,
+                       Llm_Out<>:$expert_weights);
+  let assemblyFormat = Req<"hidden_states">.f # "`->`" #
+      Req<"selected_experts">.f # Req<"expert_weights">.f # "attr-dict";
+}
+
+def Llm_MoeScatterDynamicQuantOp
+    : Llm_VerifiedOp<"moe_scatter_dynamic_quant"> {
+  let summary = "Group this rank's tokens by expert, quantizing each row";
+  let description = [{
+    Writes, for the rank's shared experts, every token of its token range,
+    and for each (token t, slot k) whose expert `e = selected_experts[t, k]`
+    lies in `[expert_start_idx, expert_end_idx)`, one routed row, grouped by
+    expert in increasing id and, within an expert, by (t, k); each row is
+    `hidden_states[t] * smooth_scale[expert row]` quantized per row as
+    `scale_dynamic_quant` does (`scatter_tokens` int8,
+    `scatter_per_token_scale` its scale; smooth_scale rows: the shared
+    experts first, then the routed experts of the rank).
+    `experts_token_count[e - expert_start_idx]` counts each routed expert's
+    rows; `token_offset[i] = t * topk + k` for the routed row i (the row's
+    token and slot, what `moe_gather` adds it back with), -1 for rows past
+    the used ones. Expert ids outside every rank's range are an error of the
+    planning function (INVALID_PARAMS); ids of other ranks are skipped. More
+    routed rows than `allocated_tokens` is BUFFER_OVERFLOW, nothing written.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens, hidden_size] | bf16 |
+    | selected_experts | [num_tokens, topk] | i32 |
+    | smooth_scale | [num_shared_experts_per_rank + num_experts_per_rank, hidden_size] | f32 |
+    | -> scatter_tokens | [num_shared_experts_per_rank * num_tokens_per_rank + allocated_tokens, hidden_size] | i8 |
+    | -> scatter_per_token_scale | [same rows] | f32 |
+    | -> experts_token_count | [num_experts_per_rank] | i32 |
+    | -> token_offset | [allocated_tokens] | i32 |
+
+    num_experts_per_rank = expert_end_idx - expert_start_idx.
+  }];
+  let arguments = !con((ins Llm_In<>:$hidden_states,
+                            Llm_In<>:$selected_experts,
+                            Llm_In<>:$smooth_scale, Llm_Out<>:$scatter_tokens,
+                            Llm_Out<>:$scatter_per_token_scale,
+                            Llm_Out<>:$experts_token_count,
+                            Llm_Out<>:$token_offset,
+                            I32Attr:$expert_start_idx,
+                            I32Attr:$expert_end_idx),
+                       Llm_SharedExpertAttrs);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"selected_experts">.f #
+      Req<"smooth_scale">.f # "`->`" # Req<"scatter_tokens">.f #
+      Req<"scatter_per_token_scale">.f # Req<"experts_token_count">.f #
+      Req<"token_offset">.f # "attr-dict";
+}
+
+def Llm_MoeQuantMatmulOp : Llm_VerifiedOp<"moe_quant_matmul"> {
+  let summary = "A shared expert's int8 matmul with dequantization";
+  let description = [{
+    `y[t, n] = bf16(sum_h a[t, h] * w[h, n] (exact, in i32) *
+    per_token_scale[t] * expert_scale[n])`.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | hidden_states | [num_tokens_per_rank, hidden_size] | i8 |
+    | per_token_scale | [num_tokens_per_rank] | f32 |
+    | expert_weight | [hidden_size, new_hidden_size] | i8 |
+    | expert_scale | [new_hidden_size] | f32 |
+    | -> y | [num_tokens_per_rank, new_hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$hidden_states, Llm_In<>:$per_token_scale,
+                       Llm_In<>:$expert_weight, Llm_In<>:$expert_scale,
+                       Llm_Out<>:$y);
+  let assemblyFormat = Req<"hidden_states">.f # Req<"per_token_scale">.f #
+      Req<"expert_weight">.f # Req<"expert_scale">.f # "`->`" # Req<"y">.f #
+      "attr-dict";
+}
+
+def Llm_MoeQuantGroupGemmOp : Llm_VerifiedOp<"moe_quant_group_gemm"> {
+  let summary = "Each expert's rows times its own int8 weight, dequantized";
+  let description = [{
+    The rows of expert e are the `experts_token_count[e]` rows after those
+    of experts 0..e-1; each is `moe_quant_matmul` with expert e's weight and
+    scale. Rows past the experts' total are not written.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | scatter_tokens | [allocated_tokens, hidden_size] | i8 |
+    | per_token_scale | [allocated_tokens] | f32 |
+    | experts_weight | [num_experts_per_rank, hidden_size, new_hidden_size] | i8 |
+    | experts_scale | [num_experts_per_rank, new_hidden_size] | f32 |
+    | experts_token_count | [num_experts_per_rank] | i32 |
+    | -> y | [allocated_tokens, new_hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$scatter_tokens, Llm_In<>:$per_token_scale,
+                       Llm_In<>:$experts_weight, Llm_In<>:$experts_scale,
+                       Llm_In<>:$experts_token_count, Llm_Out<>:$y);
+  let assemblyFormat = Req<"scatter_tokens">.f # Req<"per_token_scale">.f #
+      Req<"experts_weight">.f # Req<"experts_scale">.f #
+      Req<"experts_token_count">.f # "`->`" # Req<"y">.f # "attr-dict";
+}
+
+def Llm_MoeSwigluDynamicQuantOp
+    : Llm_VerifiedOp<"moe_swiglu_dynamic_quant"> {
+  let summary = "SwiGLU of each scattered row, smoothed and quantized to int8";
+  let description = [{
+    Per row: `g = x[:hidden_size]`, `u = x[hidden_size:]` (the gate and up
+    projections side by side), `v = silu(g) * u * smooth_scale[row's
+    expert]` in f32, then quantized as `scale_dynamic_quant` does. The rows
+    are laid out as `moe_scatter_dynamic_quant` writes them (shared experts'
+    rows first); rows past the used ones are not written.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | scatter_tokens | [rows, 2 * hidden_size] | bf16 |
+    | smooth_scale | [num_shared_experts_per_rank + num_experts_per_rank, hidden_size] | f32 |
+    | experts_tokens_count | [num_experts_per_rank] | i32 |
+    | -> y | [rows, hidden_size] | i8 |
+    | -> per_token_scale | [rows] | f32 |
+
+    rows = num_shared_experts_per_rank * num_tokens_per_rank + allocated_tokens.
+  }];
+  let arguments = !con((ins Llm_In<>:$scatter_tokens, Llm_In<>:$smooth_scale,
+                            Llm_In<>:$experts_tokens_count, Llm_Out<>:$y,
+                            Llm_Out<>:$per_token_scale),
+                       Llm_SharedExpertAttrs);
+  let assemblyFormat = Req<"scatter_tokens">.f # Req<"smooth_scale">.f #
+      Req<"experts_tokens_count">.f # "`->`" # Req<"y">.f #
+      Req<"per_token_scale">.f # "attr-dict";
+}
+
+def Llm_MoeGatherOp : Llm_VerifiedOp<"moe_gather"> {
+  let summary = "Add each expert row back to its token, weighted";
+  let description = [{
+    `hidden_states` (zeroed by the caller) accumulates, for every routed
+    row i with `token_offset[i] = t * topk + k >= 0`,
+    `scatter_tokens[shared rows + i] * expert_weights[t, k]`, and for every
+    shared expert s and token t of the rank's range, `scatter_tokens[s *
+    num_tokens_per_rank + t - num_tokens_offset]` (weight 1), in f32, then
+    rounded to bf16 once per token.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | scatter_tokens | [num_shared_experts_per_rank * num_tokens_per_rank + allocated_tokens, hidden_size] | bf16 |
+    | token_offset | [allocated_tokens] | i32 |
+    | expert_weights | [num_tokens, topk] | bf16 or f32 |
+    | -> hidden_states (read and written) | [num_tokens, hidden_size] | bf16 |
+  }];
+  let arguments = !con((ins Llm_In<>:$scatter_tokens, Llm_In<>:$token_offset,
+                            Llm_In<>:$expert_weights,
+                            Llm_InOut<>:$hidden_states),
+                       Llm_SharedExpertAttrs);
+  let assemblyFormat = Req<"scatter_tokens">.f # Req<"token_offset">.f #
+      Req<"expert_weights">.f # "`->`" # Req<"hidden_states">.f # "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 
