@@ -1624,6 +1624,245 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
 }
 
 //===----------------------------------------------------------------------===//
+// moe_quant_group_gemm: one work unit = (expert, range of its rows, N tile),
+// planned from the experts' token counts without padding any expert to a
+// block; the quant_matmul kernel with the expert's weight and scale, its M
+// tile chosen by the expert's token count (the tier)
+//===----------------------------------------------------------------------===//
+
+/// An expert with at most this many rows is "small": its tier multiplies
+/// M tiles of kSmallExpertRows rows, the others kMatmulRows.
+constexpr int64_t kSmallExpertRows = 16;
+
+/// The planner: the counts checked (non-negative: INVALID_PARAMS; their sum
+/// within allocated_tokens: BUFFER_OVERFLOW), then one descriptor per
+/// (expert, chunk of its rows, N tile) from the counts themselves (the spec
+/// planner's MoE form: the counts are its lengths, the N tiles its batch
+/// groups), the chunk a whole number of M tiles; an expert without tokens
+/// gets none.
+constexpr StringLiteral kGroupGemmPlanner = R"mlir(
+wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, ${SMALL}]>,
+                                #wsp.tier<1, [${SMALL_NEXT}, 2147483647]>]
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ok = arith.constant 0 : i32
+  %overflow = arith.constant 1 : i32
+  %invalid = arith.constant 3 : i32
+  %zero_i32 = arith.constant 0 : i32
+  %false = arith.constant false
+  %experts = arith.constant ${EXPERTS} : index
+  %n_tiles = arith.constant ${N_TILES} : index
+  %blocks = arith.constant ${BLOCKS} : index
+  %m_tile = arith.constant ${M_TILE} : index
+  %n_tile = arith.constant ${N_TILE} : index
+  %new_hidden = arith.constant ${N} : index
+  %allocated = memref.dim %scatter_tokens, %c0 : ${SCATTER_TOKENS_TYPE}
+${CHECKS}
+  // The experts' rows: every count non-negative, their sum within the
+  // allocated rows.
+  %sum, %negative = scf.for %e = %c0 to %experts step %c1
+      iter_args(%acc = %c0, %bad = %false) -> (index, i1) {
+    %count_i32 = memref.load %experts_token_count[%e] : ${EXPERTS_TOKEN_COUNT_TYPE}
+    %is_negative = arith.cmpi slt, %count_i32, %zero_i32 : i32
+    %count_u = arith.index_castui %count_i32 : i32 to index
+    %next = arith.addi %acc, %count_u : index
+    %bad_next = arith.ori %bad, %is_negative : i1
+    scf.yield %next, %bad_next : index, i1
+  }
+  %rows_fit = arith.cmpi ule, %sum, %allocated : index
+  %rows_status = arith.select %rows_fit, %ok, %overflow : i32
+  %counts_status = arith.select %negative, %invalid, %rows_status : i32
+  %check = arith.select %shapes_ok, %counts_status, %invalid : i32
+  %checked = arith.cmpi eq, %check, %ok : i32
+  %status = scf.if %checked -> i32 {
+    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
+    %chunk = wsp.plan_chunk_size %experts_token_count[%experts] heads(%n_tiles)
+        config(${CONFIG}) : ${EXPERTS_TOKEN_COUNT_TYPE}
+    %tiles = arith.ceildivui %chunk, %m_tile : index
+    %rows_per_unit = arith.muli %tiles, %m_tile : index
+    %count, %planned = wsp.generate %experts_token_count[%experts] heads(%n_tiles)
+        chunk(%rows_per_unit) tiers(@${NAME}_tiers) config(${CONFIG})
+        into %descs : ${EXPERTS_TOKEN_COUNT_TYPE}, memref<${UNITS}x!wsp.descriptor<moe>>
+    %run = arith.cmpi eq, %planned, %ok : i32
+    scf.if %run {
+      wsp.dispatch @${NAME}(${CALL_ARGS})
+          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+          on mix(${BLOCKS})
+    }
+    scf.yield %planned : i32
+  } else {
+    scf.yield %check : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// The kernel: the unit's rows start after the rows of the experts before
+/// its own; per M tile (M_TILE rows, by tier), acc = sum over K tiles of
+/// A B_e on the cube, then y = bf16(acc * per_token_scale[row] *
+/// experts_scale[e, col]) on the vector cores.
+constexpr StringLiteral kGroupGemmKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {M_TILE = array<i64: ${SMALL}, ${M_TILE}>}
+    (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %k_tile = arith.constant ${K_TILE} : index
+  %n_tile = arith.constant ${N_TILE} : index
+  %hidden = arith.constant ${K} : index
+  %m_tile = wsp.tier_constant "M_TILE" : index
+  %nt = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
+  %n0 = arith.muli %nt, %n_tile : index
+  %expert = wsp.param %desc["expert_idx"] : !wsp.descriptor<moe>
+  // The expert's first row: the rows of the experts before it.
+  %base = scf.for %i = %c0 to %expert step %c1 iter_args(%acc = %c0) -> (index) {
+    %count_i32 = memref.load %experts_token_count[%i] : ${EXPERTS_TOKEN_COUNT_TYPE}
+    %count_i = arith.index_castui %count_i32 : i32 to index
+    %next = arith.addi %acc, %count_i : index
+    scf.yield %next : index
+  }
+  %local = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %start = arith.addi %base, %local : index
+  %end = arith.addi %start, %count : index
+  %blk = tile.block_idx : index
+  %scale_f = tile.alloc : ${COL_F32}
+  tile.load %scale_f, %experts_scale[%expert, %n0] : ${COL_F32}, ${EXPERTS_SCALE_TYPE}
+  scf.for %m = %start to %end step %m_tile {
+    %left = arith.subi %end, %m : index
+    %rows = arith.minui %left, %m_tile : index
+    // Cube: acc = A[m : m + rows, :] W_e[:, n0 : n0 + n_tile].
+    %acc = tile.alloc shape(%m_tile) valid(%rows) : ${ACC}
+    scf.for %k = %c0 to %hidden step %k_tile {
+      %a_mat = tile.alloc shape(%m_tile) valid(%rows) : ${A_MAT}
+      tile.load %a_mat, %scatter_tokens[%m, %k] : ${A_MAT}, ${SCATTER_TOKENS_TYPE}
+      %a = tile.alloc shape(%m_tile) valid(%rows) : ${A_LEFT}
+      tile.mov %a, %a_mat : ${A_LEFT}, ${A_MAT}
+      %b_mat = tile.alloc : ${B_MAT}
+      tile.load %b_mat, %experts_weight[%expert, %k, %n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}
+      %b = tile.alloc : ${B_RIGHT}
+      tile.mov %b, %b_mat : ${B_RIGHT}, ${B_MAT}
+      %first = arith.cmpi eq, %k, %c0 : index
+      scf.if %first {
+        tile.matmul %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
+      } else {
+        tile.matmul_acc %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
+      }
+    }
+    tile.store %workspace[%blk, %c0, %c0], %acc : ${WORKSPACE_TYPE}, ${ACC}
+    // Vector: dequantize the block's slot into y.
+    %yi = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_I32}
+    %yf = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_F32}
+    %tmp = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_F32}
+    %yb = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_BF16}
+    %pts = tile.alloc shape(%m_tile) valid(%rows) : ${ROW_STAT}
+    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
+    tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
+    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
+    tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
+    tile.colexpandmul %yf, %yf, %scale_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
+    tile.cvt %yb, %yf : ${ROWS_BF16}, ${ROWS_F32}
+    tile.store %y[%m, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
+  }
+  wsp.return
+}
+)mlir";
+
+FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
+  SmallVector<NamedOperand> args = {
+      {"scatter_tokens", op.getScatterTokens()},
+      {"per_token_scale", op.getPerTokenScale()},
+      {"experts_weight", op.getExpertsWeight()},
+      {"experts_scale", op.getExpertsScale()},
+      {"experts_token_count", op.getExpertsTokenCount()},
+      {"y", op.getY()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto wType = cast<MemRefType>(op.getExpertsWeight().getType());
+  if (!wType.hasStaticShape())
+    return op.emitOpError("lowers with a static experts_weight shape only: "
+                          "its tiles are sized at compile time");
+  int64_t experts = wType.getDimSize(0), k = wType.getDimSize(1),
+          n = wType.getDimSize(2);
+  if (k % 32 || n % 16)
+    return op.emitOpError("lowers with hidden_size a multiple of 32 and "
+                          "new_hidden_size a multiple of 16 (whole 32-byte "
+                          "int8 and bf16 rows), got ")
+           << k << " and " << n;
+  auto largestDivisor = [](int64_t total, int64_t most, int64_t step) {
+    for (int64_t t = std::min(total, most); t >= step; t -= step)
+      if (total % t == 0)
+        return t;
+    return step;
+  };
+  int64_t kTile = largestDivisor(k, kMaxKTile, 32);
+  int64_t nTile = largestDivisor(n, kMaxNTile, 16);
+  MLIRContext *ctx = op.getContext();
+  args.push_back({"workspace", Value(),
+                  MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
+                                  IntegerType::get(ctx, 32))});
+
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
+              nt = std::to_string(nTile);
+  // Row tiles have the tier's M_TILE rows (a `?` the tier's constant
+  // fixes).
+  auto rowTile = [&](StringRef loc, const std::string &cols, StringRef elem) {
+    return "!tile.tile<" + loc.str() + ", ?x" + cols + "x" + elem.str() +
+           ", valid = ?x" + cols + ">";
+  };
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"UNITS", std::to_string(kMatmulUnits)},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + m +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(kMatmulUnits) + ">"},
+            {"SMALL", std::to_string(kSmallExpertRows)},
+            {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
+            {"EXPERTS", std::to_string(experts)},
+            {"N_TILES", std::to_string(n / nTile)},
+            {"BLOCKS", std::to_string(kCubeBlocks)},
+            {"M_TILE", m},
+            {"K_TILE", kt},
+            {"N_TILE", nt},
+            {"K", std::to_string(k)},
+            {"N", std::to_string(n)},
+            {"ACC", rowTile("acc", nt, "i32")},
+            {"A_MAT", rowTile("mat", kt, "i8")},
+            {"A_LEFT", rowTile("left", kt, "i8")},
+            {"B_MAT", "!tile.tile<mat, " + kt + "x" + nt + "xi8>"},
+            {"B_RIGHT", "!tile.tile<right, " + kt + "x" + nt + "xi8>"},
+            {"ROWS_I32", rowTile("vec", nt, "i32")},
+            {"ROWS_F32", rowTile("vec", nt, "f32")},
+            {"ROWS_BF16", rowTile("vec", nt, "bf16")},
+            {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
+            {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
+  // Run time: every operand's dimensions, and the workspace's.
+  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%allocated"},
+                                {"y", 0, "%allocated"},
+                                {"y", 1, "%new_hidden"},
+                                {"experts_scale", 0, "%experts"},
+                                {"experts_scale", 1, "%new_hidden"},
+                                {"experts_token_count", 0, "%experts"},
+                                {"workspace", 0, "%blocks"},
+                                {"workspace", 1, "%m_tile"},
+                                {"workspace", 2, "%n_tile"}};
+  // (checks() takes sizes from scatter_tokens, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %hidden_size = arith.constant " + std::to_string(k) +
+                " : index\n  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(v, kGroupGemmPlanner, kGroupGemmKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
 // Attention: flash_attention_decode (flash decoding: KV chunks of one row
 // in order on one block, the softmax state carried between them) and
 // flash_attention_prefill (one unit = a block of query tokens of one
@@ -2408,6 +2647,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerStore(store, name, cores, Value());
   if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
     return lowerStore(store, name, cores, store.getBlockTable());
+  if (auto gemm = dyn_cast<llm::MoeQuantGroupGemmOp>(op))
+    return lowerGroupGemm(gemm, name);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))

@@ -169,3 +169,19 @@ func.func @moe_not_yet(%x: memref<?x256xbf16>, %w: memref<256x16xbf16>, %y: memr
   llm.moe_gating_gemm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256x16xbf16>) -> y(%y : memref<?x16xbf16>)
   return
 }
+
+// -----
+
+func.func @group_gemm_dynamic_weight(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<?x256x256xi8>, %ws: memref<?x256xf32>, %c: memref<?xi32>, %y: memref<?x256xbf16>) {
+  // expected-error @+1 {{lowers with a static experts_weight shape only: its tiles are sized at compile time}}
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<?x256x256xi8>) experts_scale(%ws : memref<?x256xf32>) experts_token_count(%c : memref<?xi32>) -> y(%y : memref<?x256xbf16>)
+  return
+}
+
+// -----
+
+func.func @group_gemm_odd_k(%x: memref<?x200xi8>, %s: memref<?xf32>, %w: memref<4x200x256xi8>, %ws: memref<4x256xf32>, %c: memref<4xi32>, %y: memref<?x256xbf16>) {
+  // expected-error @+1 {{lowers with hidden_size a multiple of 32 and new_hidden_size a multiple of 16 (whole 32-byte int8 and bf16 rows), got 200 and 256}}
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x200xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<4x200x256xi8>) experts_scale(%ws : memref<4x256xf32>) experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x256xbf16>)
+  return
+}

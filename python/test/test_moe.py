@@ -1,0 +1,104 @@
+"""The MoE chain from Python: moe_quant_group_gemm lowered through tiles
+(experts planned from their token counts, no padding, the M tile by the
+expert's count), run on numpy arrays against a numpy reference."""
+
+import numpy as np
+import pytest
+
+import wsp
+from wsp.ir import Module, memref
+from wsp.ops import llm
+
+EXPERTS, HIDDEN, NEW = 4, 256, 256
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("WSP_CACHE_DIR",
+                       str(tmp_path_factory.getbasetemp() / "wsp-cache"))
+
+
+def group_gemm_module():
+    m = Module("experts")
+    with m.function("experts_up",
+                    scatter_tokens=memref([None, HIDDEN], "i8"),
+                    per_token_scale=memref([None], "f32"),
+                    experts_weight=memref([EXPERTS, HIDDEN, NEW], "i8"),
+                    experts_scale=memref([EXPERTS, NEW], "f32"),
+                    experts_token_count=memref([EXPERTS], "i32"),
+                    y=memref([None, NEW], "bf16")) as f:
+        llm.moe_quant_group_gemm(
+            scatter_tokens=f.scatter_tokens, per_token_scale=f.per_token_scale,
+            experts_weight=f.experts_weight, experts_scale=f.experts_scale,
+            experts_token_count=f.experts_token_count, y=f.y)
+    return m
+
+
+def reference(a, scale, w, w_scale, counts):
+    """Expert e's rows after those of experts 0..e-1: the int8 product
+    exact (in int64), times the row's and the column's scale."""
+    out = np.zeros((a.shape[0], w.shape[2]))
+    row = 0
+    for e, n in enumerate(counts):
+        acc = a[row:row + n].astype(np.int64) @ w[e].astype(np.int64)
+        out[row:row + n] = acc * scale[row:row + n, None].astype(np.float64) \
+            * w_scale[e].astype(np.float64)
+        row += n
+    return out
+
+
+def test_group_gemm_runs_against_numpy():
+    prog = wsp.compile(group_gemm_module())
+    assert prog.kernels[0].startswith(
+        "@experts_up_moe_quant_group_gemm_0_tier0 (tier 0)")
+    rng = np.random.default_rng(11)
+    # An expert without tokens, a small one (tier 0: 16-row tiles), two hot
+    # ones (tier 1: 32-row tiles); 100 rows allocated, 78 used.
+    counts = np.array([0, 5, 40, 33], np.int32)
+    allocated = 100
+    a = rng.integers(-128, 128, (allocated, HIDDEN), dtype=np.int8)
+    scale = rng.uniform(0.001, 0.01, allocated).astype(np.float32)
+    w = rng.integers(-128, 128, (EXPERTS, HIDDEN, NEW), dtype=np.int8)
+    w_scale = rng.uniform(0.001, 0.01, (EXPERTS, NEW)).astype(np.float32)
+    y = np.full((allocated, NEW), 0x7FC1, np.uint16)
+    result = prog.experts_up(a, scale, w, w_scale, counts, y, report=True)
+    assert result.ok, result
+    used = counts.sum()
+    ref = reference(a, scale, w, w_scale, counts)
+    # The i32 sums are exact; two float products and the bf16 rounding:
+    # within 2^-8 relative (half a bf16 ulp, plus float rounding far below).
+    np.testing.assert_allclose(wsp.from_bf16(y[:used]), ref[:used],
+                               rtol=2**-8 * (1 + 1e-4), atol=1e-30)
+    assert (y[used:] == 0x7FC1).all()  # rows past the experts' total
+    # Units: N tiles of 128 columns (2) per chunk of an expert's rows, none
+    # for the empty expert; the small expert's unit runs tier 0.
+    tiers = result.report.per_tier
+    # Chunks of 32 rows (the plan's smallest): 5 -> 1, 40 -> 2, 33 -> 2.
+    assert tiers == {0: 1 * 2, 1: (2 + 2) * 2}
+    assert sum(tiers.values()) == result.report.descriptors
+
+
+def test_group_gemm_rejects_bad_counts_writing_nothing():
+    prog = wsp.compile(group_gemm_module())
+    a = np.zeros((20, HIDDEN), np.int8)
+    scale = np.ones(20, np.float32)
+    w = np.zeros((EXPERTS, HIDDEN, NEW), np.int8)
+    w_scale = np.ones((EXPERTS, NEW), np.float32)
+    y = np.full((20, NEW), 0x7FC1, np.uint16)
+    # More rows than allocated: BUFFER_OVERFLOW.
+    assert prog.experts_up(a, scale, w, w_scale,
+                           np.array([10, 5, 4, 2], np.int32),
+                           y).name == "BUFFER_OVERFLOW"
+    # A negative count: INVALID_PARAMS.
+    assert prog.experts_up(a, scale, w, w_scale,
+                           np.array([10, -1, 4, 2], np.int32),
+                           y).name == "INVALID_PARAMS"
+    # per_token_scale of another row count: INVALID_PARAMS.
+    assert prog.experts_up(a, np.ones(19, np.float32), w, w_scale,
+                           np.array([1, 1, 1, 1], np.int32),
+                           y).name == "INVALID_PARAMS"
+    assert (y == 0x7FC1).all()
+    # No tokens at all: nothing to do, nothing written.
+    assert prog.experts_up(a, scale, w, w_scale, np.zeros(4, np.int32),
+                           y).ok
+    assert (y == 0x7FC1).all()
