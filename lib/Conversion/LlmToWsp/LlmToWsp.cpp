@@ -1439,6 +1439,16 @@ constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
 /// Descriptors a matmul plan may write.
 constexpr int64_t kMatmulUnits = 1024;
 
+/// A matmul's plan: units of at least one M tile, at most kMatmulUnits, and
+/// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row
+/// range partial: balanced chunks would cut every unit off the M tile grid,
+/// so that each unit's last tile were partial, not only a range's last.
+std::string matmulPlanConfig() {
+  return "#wsp.plan_config<chunk_min = " + std::to_string(kMatmulRows) +
+         ", chunk_max = 2147483647, max_work_units = " +
+         std::to_string(kMatmulUnits) + ", balance_chunks = false>";
+}
+
 
 /// The kernel: per M tile of the unit's rows, acc = sum over K tiles of
 /// A B on the cube (i8 x i8 -> i32 in L0C), acc to the block's workspace
@@ -1545,6 +1555,7 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
   // The row planner with one "head" per N tile, units of whole M tiles, on
   // the cube and vector cores.
   v["UNITS"] = std::to_string(kMatmulUnits);
+  v["CONFIG"] = matmulPlanConfig();
   v["ROWS"] = std::to_string(kMatmulRows);
   v["CORES"] = "mix(" + std::to_string(kCubeBlocks) + ")";
   v["HEADS"] = "%n_tiles";
@@ -1818,9 +1829,7 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
             {"SIGNATURE", signature(args)},
             {"CALL_ARGS", callArgs(args)},
             {"UNITS", std::to_string(kMatmulUnits)},
-            {"CONFIG", "#wsp.plan_config<chunk_min = " + m +
-                           ", chunk_max = 2147483647, max_work_units = " +
-                           std::to_string(kMatmulUnits) + ">"},
+            {"CONFIG", matmulPlanConfig()},
             {"SMALL", std::to_string(kSmallExpertRows)},
             {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
             {"EXPERTS", std::to_string(experts)},
