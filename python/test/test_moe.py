@@ -102,3 +102,27 @@ def test_group_gemm_rejects_bad_counts_writing_nothing():
     assert prog.experts_up(a, scale, w, w_scale, np.zeros(4, np.int32),
                            y).ok
     assert (y == 0x7FC1).all()
+
+
+def test_shared_expert_matmul_runs_against_numpy():
+    m = Module("shared")
+    with m.function("shared_up", x=memref([None, HIDDEN], "i8"),
+                    scale=memref([None], "f32"),
+                    w=memref([HIDDEN, NEW], "i8"),
+                    w_scale=memref([NEW], "f32"),
+                    y=memref([None, NEW], "bf16")) as f:
+        llm.moe_quant_matmul(hidden_states=f.x, per_token_scale=f.scale,
+                             expert_weight=f.w, expert_scale=f.w_scale,
+                             y=f.y)
+    prog = wsp.compile(m)
+    rng = np.random.default_rng(12)
+    for tokens in (1, 37):
+        a = rng.integers(-128, 128, (tokens, HIDDEN), dtype=np.int8)
+        scale = rng.uniform(0.001, 0.01, tokens).astype(np.float32)
+        w = rng.integers(-128, 128, (HIDDEN, NEW), dtype=np.int8)
+        w_scale = rng.uniform(0.001, 0.01, NEW).astype(np.float32)
+        y = np.zeros((tokens, NEW), np.uint16)
+        assert prog.shared_up(a, scale, w, w_scale, y).ok
+        ref = reference(a, scale, w[None], w_scale[None], [tokens])
+        np.testing.assert_allclose(wsp.from_bf16(y), ref,
+                                   rtol=2**-8 * (1 + 1e-4), atol=1e-30)

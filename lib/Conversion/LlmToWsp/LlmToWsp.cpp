@@ -1511,28 +1511,41 @@ ${ADD_BIAS}
 }
 )mlir";
 
-FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
-  if (op.getTransposeA())
-    return op.emitOpError("lowers with transpose_a = false only (the tokens "
-                          "are the rows of an M tile)");
+/// The operands of an int8 matmul with dequantization: quant_matmul, and
+/// moe_quant_matmul (a shared expert: no bias, no transposes), which lower
+/// to one kernel.
+struct QuantMatmulOperands {
+  Operation *op;
+  Value hiddenStates, perTokenScale, weight, weightScale, bias, y;
+  StringRef weightName, weightScaleName;
+  bool transposeA = false, transposeB = false;
+};
+
+FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
+                                    StringRef name) {
+  Operation *op = mm.op;
+  if (mm.transposeA)
+    return op->emitOpError("lowers with transpose_a = false only (the tokens "
+                           "are the rows of an M tile)");
   SmallVector<NamedOperand> args = {
-      {"hidden_states", op.getHiddenStates()},
-      {"per_token_scale", op.getPerTokenScale()},
-      {"weight", op.getWeight()},
-      {"weight_scale", op.getWeightScale()}};
-  if (op.getBias())
-    args.push_back({"bias", op.getBias()});
-  args.push_back({"y", op.getY()});
+      {"hidden_states", mm.hiddenStates},
+      {"per_token_scale", mm.perTokenScale},
+      {"weight", mm.weight},
+      {"weight_scale", mm.weightScale}};
+  if (mm.bias)
+    args.push_back({"bias", mm.bias});
+  args.push_back({"y", mm.y});
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
-  auto wType = cast<MemRefType>(op.getWeight().getType());
-  bool tb = op.getTransposeB();
+  auto wType = cast<MemRefType>(mm.weight.getType());
+  bool tb = mm.transposeB;
   int64_t k = wType.getDimSize(tb ? 1 : 0), n = wType.getDimSize(tb ? 0 : 1);
   if (ShapedType::isDynamic(k) || ShapedType::isDynamic(n))
-    return op.emitOpError("lowers with a static weight shape only: its tiles "
-                          "are sized at compile time");
+    return op->emitOpError("lowers with a static ")
+           << mm.weightName
+           << " shape only: its tiles are sized at compile time";
   if (k % 32 || n % 16)
-    return op.emitOpError("lowers with hidden_size a multiple of 32 and "
+    return op->emitOpError("lowers with hidden_size a multiple of 32 and "
                           "new_hidden_size a multiple of 16 (whole 32-byte "
                           "int8 and bf16 rows), got ")
            << k << " and " << n;
@@ -1545,7 +1558,7 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
   int64_t kTile = largestDivisor(k, kMaxKTile, 32);
   int64_t nTile = largestDivisor(n, kMaxNTile, 16);
 
-  MLIRContext *ctx = op.getContext();
+  MLIRContext *ctx = op->getContext();
   Type workspace = MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
                                    IntegerType::get(ctx, 32));
   args.push_back({"workspace", Value(), workspace});
@@ -1599,13 +1612,13 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
       tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
            "${WEIGHT_TYPE}"
          : "      tile.load %b_mat, %weight[%k, %n0] : ${B_MAT}, ${WEIGHT_TYPE}";
-  bool wsBf16 = cast<MemRefType>(op.getWeightScale().getType())
+  bool wsBf16 = cast<MemRefType>(mm.weightScale.getType())
                     .getElementType()
                     .isBF16();
-  v["COL_TILES"] = wsBf16 || op.getBias()
+  v["COL_TILES"] = wsBf16 || mm.bias
                        ? "  %col_b = tile.alloc : ${COL_BF16}"
                        : "";
-  if (op.getBias())
+  if (mm.bias)
     v["COL_TILES"] += "\n  %bias_f = tile.alloc : ${COL_F32}";
   v["LOAD_WEIGHT_SCALE"] =
       wsBf16 ? "    tile.load %col_b, %weight_scale[%n0] : ${COL_BF16}, "
@@ -1614,7 +1627,7 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
              : "    tile.load %ws_f, %weight_scale[%n0] : ${COL_F32}, "
                "${WEIGHT_SCALE_TYPE}";
   v["ADD_BIAS"] =
-      op.getBias()
+      mm.bias
           ? "    tile.load %col_b, %bias[%n0] : ${COL_BF16}, ${BIAS_TYPE}\n"
             "    tile.cvt %bias_f, %col_b : ${COL_F32}, ${COL_BF16}\n"
             "    tile.colexpandadd %yf, %yf, %bias_f : ${ROWS_F32}, "
@@ -1628,7 +1641,7 @@ FailureOr<Lowered> lowerQuantMatmul(llm::QuantMatmulOp op, StringRef name) {
                                 {"workspace", 0, "%blocks"},
                                 {"workspace", 1, "%m_tile"},
                                 {"workspace", 2, "%n_tile"}};
-  if (op.getBias())
+  if (mm.bias)
     dims.push_back({"bias", 0, "%new_hidden"});
   v["CHECKS"] = checks(args, dims);
   return instantiate(v, kRowPlanner, kMatmulKernel, args);
@@ -2651,7 +2664,19 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
   if (auto rope = dyn_cast<llm::RotaryEmbeddingOp>(op))
     return lowerRotaryEmbedding(rope, name, cores);
   if (auto matmul = dyn_cast<llm::QuantMatmulOp>(op))
-    return lowerQuantMatmul(matmul, name);
+    return lowerQuantMatmul(
+        {op, matmul.getHiddenStates(), matmul.getPerTokenScale(),
+         matmul.getWeight(), matmul.getWeightScale(), matmul.getBias(),
+         matmul.getY(), "weight", "weight_scale", matmul.getTransposeA(),
+         matmul.getTransposeB()},
+        name);
+  if (auto matmul = dyn_cast<llm::MoeQuantMatmulOp>(op))
+    return lowerQuantMatmul({op, matmul.getHiddenStates(),
+                             matmul.getPerTokenScale(),
+                             matmul.getExpertWeight(),
+                             matmul.getExpertScale(), Value(), matmul.getY(),
+                             "expert_weight", "expert_scale"},
+                            name);
   if (auto store = dyn_cast<llm::StoreKvCacheOp>(op))
     return lowerStore(store, name, cores, Value());
   if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
