@@ -126,3 +126,25 @@ def test_shared_expert_matmul_runs_against_numpy():
         ref = reference(a, scale, w[None], w_scale[None], [tokens])
         np.testing.assert_allclose(wsp.from_bf16(y), ref,
                                    rtol=2**-8 * (1 + 1e-4), atol=1e-30)
+
+
+def test_gating_gemm_runs_against_numpy():
+    m = Module("gating")
+    with m.function("route", x=memref([None, HIDDEN], "bf16"),
+                    w=memref([HIDDEN, 64], "bf16"),
+                    logits=memref([None, 64], "bf16")) as f:
+        llm.moe_gating_gemm(hidden_states=f.x, weight=f.w, y=f.logits)
+    prog = wsp.compile(m)
+    rng = np.random.default_rng(13)
+    for tokens in (1, 45):
+        x = wsp.to_bf16(rng.uniform(-1, 1, (tokens, HIDDEN)))
+        w = wsp.to_bf16(rng.uniform(-1, 1, (HIDDEN, 64)))
+        y = np.zeros((tokens, 64), np.uint16)
+        assert prog.route(x, w, y).ok
+        ref = wsp.from_bf16(x).astype(np.float64) @ \
+            wsp.from_bf16(w).astype(np.float64)
+        # bf16 products are exact in f32, the f32 sum of 256 of them errs
+        # by at most 256 2^-24 sum|x w|, and the output is rounded to bf16.
+        bound = np.abs(ref) * 2**-8 + 256 * 2**-24 * (
+            np.abs(wsp.from_bf16(x)) @ np.abs(wsp.from_bf16(w)))
+        assert (np.abs(wsp.from_bf16(y) - ref) <= bound + 1e-30).all()

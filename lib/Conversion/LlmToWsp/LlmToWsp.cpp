@@ -1451,33 +1451,32 @@ std::string matmulPlanConfig() {
 
 
 /// The kernel: per M tile of the unit's rows, acc = sum over K tiles of
-/// A B on the cube (i8 x i8 -> i32 in L0C), acc to the block's workspace
-/// slot, then on the vector cores y = bf16(acc * per_token_scale[row] *
-/// weight_scale[col] (+ bias[col])).
+/// A B on the cube (i8 x i8 -> i32, or bf16 x bf16 -> f32, in L0C), acc to
+/// the block's workspace slot, then on the vector cores y = bf16 of it
+/// (int8: times per_token_scale[row] and weight_scale[col] (+ bias[col]),
+/// `${EPILOGUE}`).
 constexpr StringLiteral kMatmulKernel = R"mlir(
-wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+wsp.kernel @${NAME} tiers(@${NAME}_tiers)${KERNEL_CONSTANTS} (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
   %c0 = arith.constant 0 : index
-  %m_tile = arith.constant ${M_TILE} : index
+${M_TILE_DEF}
   %k_tile = arith.constant ${K_TILE} : index
   %n_tile = arith.constant ${N_TILE} : index
   %hidden = arith.constant ${K} : index
   %nt = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
   %n0 = arith.muli %nt, %n_tile : index
-  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
-  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+${UNIT_ROWS}
   %end = arith.addi %start, %count : index
   %blk = tile.block_idx : index
-  %ws_f = tile.alloc : ${COL_F32}
 ${COL_TILES}
   scf.for %m = %start to %end step %m_tile {
     %left = arith.subi %end, %m : index
     %rows = arith.minui %left, %m_tile : index
     // Cube: acc = A[m : m + rows, :] B[:, n0 : n0 + n_tile].
-    %acc = tile.alloc valid(%rows) : ${ACC}
+    %acc = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ACC}
     scf.for %k = %c0 to %hidden step %k_tile {
-      %a_mat = tile.alloc valid(%rows) : ${A_MAT}
-      tile.load %a_mat, %hidden_states[%m, %k] : ${A_MAT}, ${HIDDEN_STATES_TYPE}
-      %a = tile.alloc valid(%rows) : ${A_LEFT}
+      %a_mat = tile.alloc ${ROW_SHAPE}valid(%rows) : ${A_MAT}
+      tile.load %a_mat, %${A_SOURCE}[%m, %k] : ${A_MAT}, ${A_SOURCE_TYPE}
+      %a = tile.alloc ${ROW_SHAPE}valid(%rows) : ${A_LEFT}
       tile.mov %a, %a_mat : ${A_LEFT}, ${A_MAT}
       %b_mat = tile.alloc : ${B_MAT}
 ${LOAD_B}
@@ -1491,19 +1490,10 @@ ${LOAD_B}
       }
     }
     tile.store %workspace[%blk, %c0, %c0], %acc : ${WORKSPACE_TYPE}, ${ACC}
-    // Vector: dequantize the block's slot into y.
-    %yi = tile.alloc valid(%rows) : ${ROWS_I32}
-    %yf = tile.alloc valid(%rows) : ${ROWS_F32}
-    %tmp = tile.alloc valid(%rows) : ${ROWS_F32}
-    %yb = tile.alloc valid(%rows) : ${ROWS_BF16}
-    %pts = tile.alloc valid(%rows) : ${ROW_STAT}
-    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
-    tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
-    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
-    tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
-${LOAD_WEIGHT_SCALE}
-    tile.colexpandmul %yf, %yf, %ws_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
-${ADD_BIAS}
+    // Vector: the block's slot into y.
+    %yf = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_F32}
+    %yb = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_BF16}
+${EPILOGUE}
     tile.cvt %yb, %yf : ${ROWS_BF16}, ${ROWS_F32}
     tile.store %y[%m, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
   }
@@ -1511,27 +1501,47 @@ ${ADD_BIAS}
 }
 )mlir";
 
-/// The operands of an int8 matmul with dequantization: quant_matmul, and
-/// moe_quant_matmul (a shared expert: no bias, no transposes), which lower
-/// to one kernel.
-struct QuantMatmulOperands {
+/// A unit's rows [start, start + count): the descriptor's.
+constexpr StringLiteral kUnitRows = R"mlir(  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>)mlir";
+
+/// The int8 epilogue: dequantize the i32 sums.
+constexpr StringLiteral kDequantEpilogue = R"mlir(    %yi = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_I32}
+    %tmp = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_F32}
+    %pts = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROW_STAT}
+    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
+    tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
+    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
+    tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
+${LOAD_WEIGHT_SCALE}
+    tile.colexpandmul %yf, %yf, %ws_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
+${ADD_BIAS})mlir";
+
+/// The bf16 epilogue: the f32 sums as they are.
+constexpr StringLiteral kPlainEpilogue = R"mlir(    tile.load %yf, %workspace[%blk, %c0, %c0] : ${ROWS_F32}, ${WORKSPACE_TYPE})mlir";
+
+/// The operands of a matmul of token rows: quant_matmul and
+/// moe_quant_matmul (a shared expert: no bias, no transposes), int8 with
+/// dequantization; moe_gating_gemm, bf16 without scales. One kernel.
+struct MatmulOperands {
   Operation *op;
   Value hiddenStates, perTokenScale, weight, weightScale, bias, y;
-  StringRef weightName, weightScaleName;
+  StringRef weightName;
   bool transposeA = false, transposeB = false;
 };
 
-FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
-                                    StringRef name) {
+FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   Operation *op = mm.op;
   if (mm.transposeA)
     return op->emitOpError("lowers with transpose_a = false only (the tokens "
                            "are the rows of an M tile)");
-  SmallVector<NamedOperand> args = {
-      {"hidden_states", mm.hiddenStates},
-      {"per_token_scale", mm.perTokenScale},
-      {"weight", mm.weight},
-      {"weight_scale", mm.weightScale}};
+  const bool quant = bool(mm.perTokenScale);
+  SmallVector<NamedOperand> args = {{"hidden_states", mm.hiddenStates}};
+  if (quant)
+    args.push_back({"per_token_scale", mm.perTokenScale});
+  args.push_back({"weight", mm.weight});
+  if (quant)
+    args.push_back({"weight_scale", mm.weightScale});
   if (mm.bias)
     args.push_back({"bias", mm.bias});
   args.push_back({"y", mm.y});
@@ -1559,9 +1569,11 @@ FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
   int64_t nTile = largestDivisor(n, kMaxNTile, 16);
 
   MLIRContext *ctx = op->getContext();
-  Type workspace = MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
-                                   IntegerType::get(ctx, 32));
+  Type accType = quant ? Type(IntegerType::get(ctx, 32)) : Float32Type::get(ctx);
+  Type workspace =
+      MemRefType::get({kCubeBlocks, kMatmulRows, nTile}, accType);
   args.push_back({"workspace", Value(), workspace});
+  const StringRef in = quant ? "i8" : "bf16", acc = quant ? "i32" : "f32";
 
   std::map<std::string, std::string> v;
   addTypeValues(v, args);
@@ -1592,15 +1604,21 @@ FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
   v.insert({{"N_TILES", std::to_string(n / nTile)},
             {"BLOCKS", std::to_string(kCubeBlocks)},
             {"M_TILE", m},
+            {"KERNEL_CONSTANTS", ""},
+            {"M_TILE_DEF", "  %m_tile = arith.constant ${M_TILE} : index"},
+            {"UNIT_ROWS", kUnitRows.str()},
+            {"ROW_SHAPE", ""},
+            {"A_SOURCE", "hidden_states"},
+            {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
             {"K_TILE", kt},
             {"N_TILE", nt},
             {"K", std::to_string(k)},
             {"N", std::to_string(n)},
-            {"ACC", tile("acc", m, nt, "i32", true)},
-            {"A_MAT", tile("mat", m, kt, "i8", true)},
-            {"A_LEFT", tile("left", m, kt, "i8", true)},
-            {"B_MAT", tile("mat", kt, nt, "i8", false, tb ? "zn" : "")},
-            {"B_RIGHT", tile("right", kt, nt, "i8", false)},
+            {"ACC", tile("acc", m, nt, acc, true)},
+            {"A_MAT", tile("mat", m, kt, in, true)},
+            {"A_LEFT", tile("left", m, kt, in, true)},
+            {"B_MAT", tile("mat", kt, nt, in, false, tb ? "zn" : "")},
+            {"B_RIGHT", tile("right", kt, nt, in, false)},
             {"ROWS_I32", tile("vec", m, nt, "i32", true)},
             {"ROWS_F32", tile("vec", m, nt, "f32", true)},
             {"ROWS_BF16", tile("vec", m, nt, "bf16", true)},
@@ -1612,12 +1630,25 @@ FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
       tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
            "${WEIGHT_TYPE}"
          : "      tile.load %b_mat, %weight[%k, %n0] : ${B_MAT}, ${WEIGHT_TYPE}";
+  // Run time: every operand's dimensions, and the workspace's.
+  SmallVector<DimCheck> dims = {{"y", 0, "%tokens"},
+                                {"y", 1, "%new_hidden"},
+                                {"workspace", 0, "%blocks"},
+                                {"workspace", 1, "%m_tile"},
+                                {"workspace", 2, "%n_tile"}};
+  if (!quant) {
+    v["COL_TILES"] = "";
+    v["EPILOGUE"] = kPlainEpilogue;
+    v["CHECKS"] = checks(args, dims);
+    return instantiate(v, kRowPlanner, kMatmulKernel, args);
+  }
+  v["EPILOGUE"] = kDequantEpilogue;
   bool wsBf16 = cast<MemRefType>(mm.weightScale.getType())
                     .getElementType()
                     .isBF16();
-  v["COL_TILES"] = wsBf16 || mm.bias
-                       ? "  %col_b = tile.alloc : ${COL_BF16}"
-                       : "";
+  v["COL_TILES"] = "  %ws_f = tile.alloc : ${COL_F32}";
+  if (wsBf16 || mm.bias)
+    v["COL_TILES"] += "\n  %col_b = tile.alloc : ${COL_BF16}";
   if (mm.bias)
     v["COL_TILES"] += "\n  %bias_f = tile.alloc : ${COL_F32}";
   v["LOAD_WEIGHT_SCALE"] =
@@ -1633,14 +1664,8 @@ FailureOr<Lowered> lowerQuantMatmul(const QuantMatmulOperands &mm,
             "    tile.colexpandadd %yf, %yf, %bias_f : ${ROWS_F32}, "
             "${ROWS_F32}, ${COL_F32}"
           : "";
-  // Run time: every operand's dimensions, and the workspace's.
-  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%tokens"},
-                                {"y", 0, "%tokens"},
-                                {"y", 1, "%new_hidden"},
-                                {"weight_scale", 0, "%new_hidden"},
-                                {"workspace", 0, "%blocks"},
-                                {"workspace", 1, "%m_tile"},
-                                {"workspace", 2, "%n_tile"}};
+  dims.push_back({"per_token_scale", 0, "%tokens"});
+  dims.push_back({"weight_scale", 0, "%new_hidden"});
   if (mm.bias)
     dims.push_back({"bias", 0, "%new_hidden"});
   v["CHECKS"] = checks(args, dims);
@@ -1724,21 +1749,11 @@ ${CHECKS}
 }
 )mlir";
 
-/// The kernel: the unit's rows start after the rows of the experts before
-/// its own; per M tile (M_TILE rows, by tier), acc = sum over K tiles of
-/// A B_e on the cube, then y = bf16(acc * per_token_scale[row] *
-/// experts_scale[e, col]) on the vector cores.
-constexpr StringLiteral kGroupGemmKernel = R"mlir(
-wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {M_TILE = array<i64: ${SMALL}, ${M_TILE}>}
-    (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %k_tile = arith.constant ${K_TILE} : index
-  %n_tile = arith.constant ${N_TILE} : index
-  %hidden = arith.constant ${K} : index
-  %m_tile = wsp.tier_constant "M_TILE" : index
-  %nt = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
-  %n0 = arith.muli %nt, %n_tile : index
+/// The kernel is kMatmulKernel with these pieces: the tier's M_TILE (16
+/// rows for a small expert, 32 above) sizes the row tiles; the unit's rows
+/// start after the rows of the experts before its own; the expert's weight
+/// and scale row.
+constexpr StringLiteral kExpertRows = R"mlir(  %c1 = arith.constant 1 : index
   %expert = wsp.param %desc["expert_idx"] : !wsp.descriptor<moe>
   // The expert's first row: the rows of the experts before it.
   %base = scf.for %i = %c0 to %expert step %c1 iter_args(%acc = %c0) -> (index) {
@@ -1749,50 +1764,7 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {M_TILE = array<i64: ${SMALL
   }
   %local = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
   %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
-  %start = arith.addi %base, %local : index
-  %end = arith.addi %start, %count : index
-  %blk = tile.block_idx : index
-  %scale_f = tile.alloc : ${COL_F32}
-  tile.load %scale_f, %experts_scale[%expert, %n0] : ${COL_F32}, ${EXPERTS_SCALE_TYPE}
-  scf.for %m = %start to %end step %m_tile {
-    %left = arith.subi %end, %m : index
-    %rows = arith.minui %left, %m_tile : index
-    // Cube: acc = A[m : m + rows, :] W_e[:, n0 : n0 + n_tile].
-    %acc = tile.alloc shape(%m_tile) valid(%rows) : ${ACC}
-    scf.for %k = %c0 to %hidden step %k_tile {
-      %a_mat = tile.alloc shape(%m_tile) valid(%rows) : ${A_MAT}
-      tile.load %a_mat, %scatter_tokens[%m, %k] : ${A_MAT}, ${SCATTER_TOKENS_TYPE}
-      %a = tile.alloc shape(%m_tile) valid(%rows) : ${A_LEFT}
-      tile.mov %a, %a_mat : ${A_LEFT}, ${A_MAT}
-      %b_mat = tile.alloc : ${B_MAT}
-      tile.load %b_mat, %experts_weight[%expert, %k, %n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}
-      %b = tile.alloc : ${B_RIGHT}
-      tile.mov %b, %b_mat : ${B_RIGHT}, ${B_MAT}
-      %first = arith.cmpi eq, %k, %c0 : index
-      scf.if %first {
-        tile.matmul %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
-      } else {
-        tile.matmul_acc %acc, %a, %b : ${ACC}, ${A_LEFT}, ${B_RIGHT}
-      }
-    }
-    tile.store %workspace[%blk, %c0, %c0], %acc : ${WORKSPACE_TYPE}, ${ACC}
-    // Vector: dequantize the block's slot into y.
-    %yi = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_I32}
-    %yf = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_F32}
-    %tmp = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_F32}
-    %yb = tile.alloc shape(%m_tile) valid(%rows) : ${ROWS_BF16}
-    %pts = tile.alloc shape(%m_tile) valid(%rows) : ${ROW_STAT}
-    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
-    tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
-    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
-    tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
-    tile.colexpandmul %yf, %yf, %scale_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
-    tile.cvt %yb, %yf : ${ROWS_BF16}, ${ROWS_F32}
-    tile.store %y[%m, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
-  }
-  wsp.return
-}
-)mlir";
+  %start = arith.addi %base, %local : index)mlir";
 
 FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
   SmallVector<NamedOperand> args = {
@@ -1853,6 +1825,22 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
             {"N_TILE", nt},
             {"K", std::to_string(k)},
             {"N", std::to_string(n)},
+            {"KERNEL_CONSTANTS", " constants {M_TILE = array<i64: ${SMALL}, "
+                                 "${M_TILE}>}"},
+            {"M_TILE_DEF",
+             "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
+            {"UNIT_ROWS", kExpertRows.str()},
+            {"ROW_SHAPE", "shape(%m_tile) "},
+            {"A_SOURCE", "scatter_tokens"},
+            {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+            {"LOAD_B", "      tile.load %b_mat, %experts_weight[%expert, %k, "
+                       "%n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}"},
+            {"COL_TILES", "  %ws_f = tile.alloc : ${COL_F32}\n  tile.load "
+                          "%ws_f, %experts_scale[%expert, %n0] : "
+                          "${COL_F32}, ${EXPERTS_SCALE_TYPE}"},
+            {"EPILOGUE", kDequantEpilogue.str()},
+            {"LOAD_WEIGHT_SCALE", ""},
+            {"ADD_BIAS", ""},
             {"ACC", rowTile("acc", nt, "i32")},
             {"A_MAT", rowTile("mat", kt, "i8")},
             {"A_LEFT", rowTile("left", kt, "i8")},
@@ -1881,7 +1869,7 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                 "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
                 checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
-  return instantiate(v, kGroupGemmPlanner, kGroupGemmKernel, args);
+  return instantiate(v, kGroupGemmPlanner, kMatmulKernel, args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2664,19 +2652,23 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
   if (auto rope = dyn_cast<llm::RotaryEmbeddingOp>(op))
     return lowerRotaryEmbedding(rope, name, cores);
   if (auto matmul = dyn_cast<llm::QuantMatmulOp>(op))
-    return lowerQuantMatmul(
-        {op, matmul.getHiddenStates(), matmul.getPerTokenScale(),
-         matmul.getWeight(), matmul.getWeightScale(), matmul.getBias(),
-         matmul.getY(), "weight", "weight_scale", matmul.getTransposeA(),
-         matmul.getTransposeB()},
-        name);
+    return lowerMatmul({op, matmul.getHiddenStates(),
+                        matmul.getPerTokenScale(), matmul.getWeight(),
+                        matmul.getWeightScale(), matmul.getBias(),
+                        matmul.getY(), "weight", matmul.getTransposeA(),
+                        matmul.getTransposeB()},
+                       name);
   if (auto matmul = dyn_cast<llm::MoeQuantMatmulOp>(op))
-    return lowerQuantMatmul({op, matmul.getHiddenStates(),
-                             matmul.getPerTokenScale(),
-                             matmul.getExpertWeight(),
-                             matmul.getExpertScale(), Value(), matmul.getY(),
-                             "expert_weight", "expert_scale"},
-                            name);
+    return lowerMatmul({op, matmul.getHiddenStates(),
+                        matmul.getPerTokenScale(), matmul.getExpertWeight(),
+                        matmul.getExpertScale(), Value(), matmul.getY(),
+                        "expert_weight"},
+                       name);
+  if (auto gating = dyn_cast<llm::MoeGatingGemmOp>(op))
+    return lowerMatmul({op, gating.getHiddenStates(), Value(),
+                        gating.getWeight(), Value(), Value(), gating.getY(),
+                        "weight"},
+                       name);
   if (auto store = dyn_cast<llm::StoreKvCacheOp>(op))
     return lowerStore(store, name, cores, Value());
   if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))

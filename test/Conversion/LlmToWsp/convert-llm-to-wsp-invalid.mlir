@@ -164,9 +164,9 @@ func.func @decode_rows(%q: memref<?x3x16x64xbf16>, %ids: memref<?xi32>, %lens: m
 
 // The MoE chain verifies but does not lower yet (issue: operator set,
 // part 2).
-func.func @moe_not_yet(%x: memref<?x256xbf16>, %w: memref<256x16xbf16>, %y: memref<?x16xbf16>) {
-  // expected-error @+1 {{'llm.moe_gating_gemm' op has no lowering to a wsp workload yet}}
-  llm.moe_gating_gemm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256x16xbf16>) -> y(%y : memref<?x16xbf16>)
+func.func @moe_not_yet(%l: memref<?x16xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
+  // expected-error @+1 {{'llm.moe_softmax_topk' op has no lowering to a wsp workload yet}}
+  llm.moe_softmax_topk hidden_states(%l : memref<?x16xbf16>) -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
   return
 }
 
