@@ -148,3 +148,48 @@ def test_gating_gemm_runs_against_numpy():
         bound = np.abs(ref) * 2**-8 + 256 * 2**-24 * (
             np.abs(wsp.from_bf16(x)) @ np.abs(wsp.from_bf16(w)))
         assert (np.abs(wsp.from_bf16(y) - ref) <= bound + 1e-30).all()
+
+
+def test_swiglu_quant_runs_against_numpy():
+    # One shared expert seeing 8 tokens, 4 routed experts (one empty); the
+    # rows: 8 shared, then 5, 0, 20 and 9 routed, 50 allocated.
+    shared, per_rank, h = 1, 8, 512
+    m = Module("act")
+    with m.function("act", x=memref([None, 2 * h], "bf16"),
+                    smooth=memref([shared + EXPERTS, h], "f32"),
+                    counts=memref([EXPERTS], "i32"),
+                    y=memref([None, h], "i8"),
+                    scale=memref([None], "f32")) as f:
+        llm.moe_swiglu_dynamic_quant(
+            scatter_tokens=f.x, smooth_scale=f.smooth,
+            experts_tokens_count=f.counts, y=f.y, per_token_scale=f.scale,
+            num_shared_experts_per_rank=shared, num_tokens_per_rank=per_rank)
+    prog = wsp.compile(m)
+    rng = np.random.default_rng(14)
+    counts = np.array([5, 0, 20, 9], np.int32)
+    rows = shared * per_rank + 50
+    used = shared * per_rank + counts.sum()
+    x = wsp.to_bf16(rng.uniform(-3, 3, (rows, 2 * h)))
+    smooth = rng.uniform(0.5, 2, (shared + EXPERTS, h)).astype(np.float32)
+    y = np.full((rows, h), 7, np.int8)
+    scale = np.full(rows, -1, np.float32)
+    assert prog.act(x, smooth, counts, y, scale).ok
+    # Each row's smooth row: its segment (shared experts first).
+    segment = np.repeat(np.arange(shared + EXPERTS),
+                        [per_rank] * shared + list(counts))
+    v = wsp.reference.swiglu(wsp.from_bf16(x[:used])) * smooth[segment]
+    q_ref, s_ref = wsp.reference.scale_dynamic_quant(v)
+    # Scales to float precision (the kernel's e^-g and division are f32);
+    # int8 values equal except within float rounding of a half.
+    np.testing.assert_allclose(scale[:used], s_ref, rtol=1e-5)
+    exact = v * 127 / np.abs(v).max(axis=1, keepdims=True)
+    near_half = np.abs(np.abs(exact - np.floor(exact)) - 0.5) < 1e-3
+    diff = np.abs(y[:used].astype(int) - q_ref.astype(int))
+    assert (diff[~near_half] == 0).all() and (diff <= 1).all()
+    # Rows past the used ones are not written.
+    assert (y[used:] == 7).all() and (scale[used:] == -1).all()
+    # More routed rows than allocated: BUFFER_OVERFLOW, nothing written.
+    y2 = np.full_like(y, 7)
+    assert prog.act(x, smooth, np.array([30, 0, 20, 9], np.int32), y2,
+                    scale).name == "BUFFER_OVERFLOW"
+    assert (y2 == 7).all()

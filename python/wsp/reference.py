@@ -13,7 +13,8 @@ use is stated per function.
 
 import numpy as np
 
-__all__ = ["rms_norm", "add_rms_norm", "scale_dynamic_quant", "softmax_rows",
+__all__ = ["rms_norm", "add_rms_norm", "scale_dynamic_quant", "swiglu",
+           "softmax_rows",
            "rotary_embedding", "paged_decode_attention"]
 
 
@@ -50,6 +51,15 @@ def scale_dynamic_quant(x, smooth_scale=None):
     mult = 127.0 / np.maximum(m, 1e-30)
     q = np.clip(np.rint(v * mult), -128, 127).astype(np.int8)
     return q, (m / 127.0)[..., 0]
+
+
+def swiglu(x):
+    """silu(gate) * up for rows holding gate and up side by side
+    ([..., 2 H] -> [..., H]), silu(g) = g / (1 + e^-g)."""
+    x = np.asarray(x, np.float64)
+    h = x.shape[-1] // 2
+    g, u = x[..., :h], x[..., h:]
+    return g / (1.0 + np.exp(-g)) * u
 
 
 def softmax_rows(x):

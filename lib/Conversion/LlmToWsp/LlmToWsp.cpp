@@ -227,6 +227,10 @@ ${ROUND_CHUNK}
 // Row kernels are written in pieces: each piece is a fragment of a
 // wsp.kernel body over moe descriptors, `${...}` filled per op.
 
+/// A unit's rows [start, start + count): the descriptor's.
+constexpr StringLiteral kUnitRows = R"mlir(  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>)mlir";
+
 /// The kernel's opening: its token range [start, end).
 constexpr StringLiteral kRowKernelBegin = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
@@ -235,8 +239,7 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNAT
   %cols = arith.constant ${COLS} : index
   %hidden = arith.constant ${HIDDEN} : index
   %zero = arith.constant 0.0 : f32
-  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
-  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+${UNIT_ROWS}
   %end = arith.addi %start, %count : index
 ${VECTOR_TILES}
   scf.for %r = %start to %end step %rows {
@@ -354,8 +357,7 @@ constexpr int64_t kMaxCols = 1024;
 /// The kernel's column chunk: all of hidden_size up to kMaxCols, else its
 /// largest divisor below that which is a multiple of `align` (16 for bf16
 /// rows, 32 when an int8 row must be whole 32-byte blocks too).
-FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
-  int64_t hidden = cast<MemRefType>(hiddenStates.getType()).getDimSize(1);
+FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align) {
   if (ShapedType::isDynamic(hidden))
     return op->emitOpError("lowers with a static hidden_size only: its tiles "
                            "are sized at compile time");
@@ -367,6 +369,10 @@ FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
     if (hidden % cols == 0)
       return cols;
   return op->emitOpError("found no column chunk for hidden_size ") << hidden;
+}
+FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
+  return rowChunk(op, cast<MemRefType>(hiddenStates.getType()).getDimSize(1),
+                  align);
 }
 
 /// The emitters take row-major buffers: views of another layout are
@@ -448,6 +454,7 @@ void addPlanValues(std::map<std::string, std::string> &v, StringRef name,
             {"ROUND_CHUNK",
              "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
             {"ROWS", r},
+            {"UNIT_ROWS", kUnitRows.str()},
             {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
                            ", chunk_max = 2147483647, max_work_units = " +
                            units + ">"}});
@@ -1501,10 +1508,6 @@ ${EPILOGUE}
 }
 )mlir";
 
-/// A unit's rows [start, start + count): the descriptor's.
-constexpr StringLiteral kUnitRows = R"mlir(  %start = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
-  %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>)mlir";
-
 /// The int8 epilogue: dequantize the i32 sums.
 constexpr StringLiteral kDequantEpilogue = R"mlir(    %yi = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_I32}
     %tmp = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_F32}
@@ -1683,15 +1686,17 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
 /// M tiles of kSmallExpertRows rows, the others kMatmulRows.
 constexpr int64_t kSmallExpertRows = 16;
 
-/// The planner: the counts checked (non-negative: INVALID_PARAMS; their sum
-/// within allocated_tokens: BUFFER_OVERFLOW), then one descriptor per
-/// (expert, chunk of its rows, N tile) from the counts themselves (the spec
-/// planner's MoE form: the counts are its lengths, the N tiles its batch
-/// groups), the chunk a whole number of M tiles; an expert without tokens
-/// gets none.
-constexpr StringLiteral kGroupGemmPlanner = R"mlir(
-wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, ${SMALL}]>,
-                                #wsp.tier<1, [${SMALL_NEXT}, 2147483647]>]
+/// The planner of the ops over an expert-parallel rank's scattered rows:
+/// the routed experts' token counts checked (non-negative: INVALID_PARAMS;
+/// their sum within the rows the buffers allocate: BUFFER_OVERFLOW), then
+/// one descriptor per (segment, chunk of its rows, head) from the segments'
+/// lengths themselves (the spec planner's MoE form: the lengths are its
+/// per-expert lengths, `${HEADS}` its batch groups), so no segment is
+/// padded to a block and an empty one gets no unit. The segments are the
+/// routed experts (their counts), after the shared experts' when the op has
+/// them (`${LENGTHS}` then builds `%lengths`).
+constexpr StringLiteral kExpertPlanner = R"mlir(
+wsp.tier_config @${NAME}_tiers ${TIERS}
 
 func.func @plan(${SIGNATURE}) -> i32 {
   %c0 = arith.constant 0 : index
@@ -1703,43 +1708,41 @@ func.func @plan(${SIGNATURE}) -> i32 {
   %zero_i32 = arith.constant 0 : i32
   %false = arith.constant false
   %experts = arith.constant ${EXPERTS} : index
-  %n_tiles = arith.constant ${N_TILES} : index
-  %blocks = arith.constant ${BLOCKS} : index
-  %m_tile = arith.constant ${M_TILE} : index
-  %n_tile = arith.constant ${N_TILE} : index
-  %new_hidden = arith.constant ${N} : index
-  %allocated = memref.dim %scatter_tokens, %c0 : ${SCATTER_TOKENS_TYPE}
+  %shared_rows = arith.constant ${SHARED_ROWS} : index
+${PLAN_CONSTANTS}
+  %rows = memref.dim %${ROWS_SOURCE}, %c0 : ${ROWS_SOURCE_TYPE}
 ${CHECKS}
-  // The experts' rows: every count non-negative, their sum within the
-  // allocated rows.
+  // The routed experts' rows: every count non-negative, their sum within
+  // the rows after the shared experts'.
   %sum, %negative = scf.for %e = %c0 to %experts step %c1
       iter_args(%acc = %c0, %bad = %false) -> (index, i1) {
-    %count_i32 = memref.load %experts_token_count[%e] : ${EXPERTS_TOKEN_COUNT_TYPE}
+    %count_i32 = memref.load %${COUNTS}[%e] : ${COUNTS_TYPE}
     %is_negative = arith.cmpi slt, %count_i32, %zero_i32 : i32
     %count_u = arith.index_castui %count_i32 : i32 to index
     %next = arith.addi %acc, %count_u : index
     %bad_next = arith.ori %bad, %is_negative : i1
     scf.yield %next, %bad_next : index, i1
   }
-  %rows_fit = arith.cmpi ule, %sum, %allocated : index
+  %used = arith.addi %shared_rows, %sum : index
+  %rows_fit = arith.cmpi ule, %used, %rows : index
   %rows_status = arith.select %rows_fit, %ok, %overflow : i32
   %counts_status = arith.select %negative, %invalid, %rows_status : i32
   %check = arith.select %shapes_ok, %counts_status, %invalid : i32
   %checked = arith.cmpi eq, %check, %ok : i32
   %status = scf.if %checked -> i32 {
+${LENGTHS}
     %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
-    %chunk = wsp.plan_chunk_size %experts_token_count[%experts] heads(%n_tiles)
-        config(${CONFIG}) : ${EXPERTS_TOKEN_COUNT_TYPE}
-    %tiles = arith.ceildivui %chunk, %m_tile : index
-    %rows_per_unit = arith.muli %tiles, %m_tile : index
-    %count, %planned = wsp.generate %experts_token_count[%experts] heads(%n_tiles)
+    %chunk = wsp.plan_chunk_size %${LENGTHS_NAME}[${SEGMENTS}] heads(${HEADS})
+        config(${CONFIG}) : ${LENGTHS_TYPE}
+${ROUND_CHUNK}
+    %count, %planned = wsp.generate %${LENGTHS_NAME}[${SEGMENTS}] heads(${HEADS})
         chunk(%rows_per_unit) tiers(@${NAME}_tiers) config(${CONFIG})
-        into %descs : ${EXPERTS_TOKEN_COUNT_TYPE}, memref<${UNITS}x!wsp.descriptor<moe>>
+        into %descs : ${LENGTHS_TYPE}, memref<${UNITS}x!wsp.descriptor<moe>>
     %run = arith.cmpi eq, %planned, %ok : i32
     scf.if %run {
       wsp.dispatch @${NAME}(${CALL_ARGS})
           descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
-          on mix(${BLOCKS})
+          on ${CORES}
     }
     scf.yield %planned : i32
   } else {
@@ -1749,23 +1752,38 @@ ${CHECKS}
 }
 )mlir";
 
-/// The kernel is kMatmulKernel with these pieces: the tier's M_TILE (16
-/// rows for a small expert, 32 above) sizes the row tiles; the unit's rows
-/// start after the rows of the experts before its own; the expert's weight
-/// and scale row.
-constexpr StringLiteral kExpertRows = R"mlir(  %c1 = arith.constant 1 : index
-  %expert = wsp.param %desc["expert_idx"] : !wsp.descriptor<moe>
-  // The expert's first row: the rows of the experts before it.
-  %base = scf.for %i = %c0 to %expert step %c1 iter_args(%acc = %c0) -> (index) {
-    %count_i32 = memref.load %experts_token_count[%i] : ${EXPERTS_TOKEN_COUNT_TYPE}
-    %count_i = arith.index_castui %count_i32 : i32 to index
-    %next = arith.addi %acc, %count_i : index
-    scf.yield %next : index
+/// A unit's rows: segment x of the scattered rows is shared expert x (x <
+/// SHARED), rows [x PER_RANK, (x + 1) PER_RANK), else routed expert
+/// `%expert` = x - SHARED, the `${COUNTS}[%expert]` rows after the shared
+/// rows and those of the experts before it (summed from the counts).
+constexpr StringLiteral kSegmentRows = R"mlir(  %c1 = arith.constant 1 : index
+  %segment = wsp.param %desc["expert_idx"] : !wsp.descriptor<moe>
+  %shared = arith.constant ${SHARED} : index
+  %per_rank = arith.constant ${PER_RANK} : index
+  %shared_end = arith.muli %shared, %per_rank : index
+  %expert = arith.subi %segment, %shared : index
+  %is_shared = arith.cmpi ult, %segment, %shared : index
+  %base = scf.if %is_shared -> (index) {
+    %shared_base = arith.muli %segment, %per_rank : index
+    scf.yield %shared_base : index
+  } else {
+    %routed_base = scf.for %i = %c0 to %expert step %c1
+        iter_args(%acc = %shared_end) -> (index) {
+      %count_i32 = memref.load %${COUNTS}[%i] : ${COUNTS_TYPE}
+      %count_i = arith.index_castui %count_i32 : i32 to index
+      %next = arith.addi %acc, %count_i : index
+      scf.yield %next : index
+    }
+    scf.yield %routed_base : index
   }
   %local = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
   %count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
   %start = arith.addi %base, %local : index)mlir";
 
+/// The group GEMM's kernel is kMatmulKernel with these pieces: the tier's
+/// M_TILE (16 rows for a small expert, 32 above) sizes the row tiles; the
+/// unit's rows are its expert's (kSegmentRows, no shared experts); the
+/// expert's weight and scale row.
 FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
   SmallVector<NamedOperand> args = {
       {"scatter_tokens", op.getScatterTokens()},
@@ -1815,6 +1833,28 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
             {"CALL_ARGS", callArgs(args)},
             {"UNITS", std::to_string(kMatmulUnits)},
             {"CONFIG", matmulPlanConfig()},
+            {"TIERS", "[#wsp.tier<0, [1, ${SMALL}]>, #wsp.tier<1, "
+                      "[${SMALL_NEXT}, 2147483647]>]"},
+            {"SHARED_ROWS", "0"},
+            {"PLAN_CONSTANTS",
+             "  %n_tiles = arith.constant ${N_TILES} : index\n"
+             "  %blocks = arith.constant ${BLOCKS} : index\n"
+             "  %m_tile = arith.constant ${M_TILE} : index\n"
+             "  %n_tile = arith.constant ${N_TILE} : index\n"
+             "  %new_hidden = arith.constant ${N} : index"},
+            {"ROWS_SOURCE", "scatter_tokens"},
+            {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+            {"COUNTS", "experts_token_count"},
+            {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+            {"LENGTHS", ""},
+            {"LENGTHS_NAME", "experts_token_count"},
+            {"SEGMENTS", "%experts"},
+            {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+            {"HEADS", "%n_tiles"},
+            {"ROUND_CHUNK",
+             "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
+             "    %rows_per_unit = arith.muli %tiles, %m_tile : index"},
+            {"CORES", "mix(${BLOCKS})"},
             {"SMALL", std::to_string(kSmallExpertRows)},
             {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
             {"EXPERTS", std::to_string(experts)},
@@ -1829,7 +1869,9 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                                  "${M_TILE}>}"},
             {"M_TILE_DEF",
              "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
-            {"UNIT_ROWS", kExpertRows.str()},
+            {"UNIT_ROWS", kSegmentRows.str()},
+            {"SHARED", "0"},
+            {"PER_RANK", "0"},
             {"ROW_SHAPE", "shape(%m_tile) "},
             {"A_SOURCE", "scatter_tokens"},
             {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
@@ -1852,8 +1894,8 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
             {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
             {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
   // Run time: every operand's dimensions, and the workspace's.
-  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%allocated"},
-                                {"y", 0, "%allocated"},
+  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%rows"},
+                                {"y", 0, "%rows"},
                                 {"y", 1, "%new_hidden"},
                                 {"experts_scale", 0, "%experts"},
                                 {"experts_scale", 1, "%new_hidden"},
@@ -1869,7 +1911,133 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                 "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
                 checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
-  return instantiate(v, kGroupGemmPlanner, kMatmulKernel, args);
+  return instantiate(v, kExpertPlanner, kMatmulKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// moe_swiglu_dynamic_quant: one work unit = (segment, range of its rows):
+// the shared experts' rows and each routed expert's, so that a unit has one
+// smooth_scale row; per 8 rows silu(gate) * up * smooth, quantized
+//===----------------------------------------------------------------------===//
+
+/// The segments' lengths: the shared experts' num_tokens_per_rank each,
+/// then the routed experts' counts.
+constexpr StringLiteral kSegmentLengths = R"mlir(    %lengths = memref.alloca() : ${LENGTHS_TYPE}
+    %segments = arith.constant ${SEGMENTS_N} : index
+    %shared_segments = arith.constant ${SHARED} : index
+    %per_rank_i32 = arith.constant ${PER_RANK} : i32
+    scf.for %x = %c0 to %shared_segments step %c1 {
+      memref.store %per_rank_i32, %lengths[%x] : ${LENGTHS_TYPE}
+    }
+    scf.for %e = %c0 to %experts step %c1 {
+      %n_i32 = memref.load %${COUNTS}[%e] : ${COUNTS_TYPE}
+      %x = arith.addi %e, %shared_segments : index
+      memref.store %n_i32, %lengths[%x] : ${LENGTHS_TYPE}
+    })mlir";
+
+/// The quantization's input chunk: v = silu(g) * u * smooth, from the gate
+/// g (columns [c, c + COLS)) and the up projection u (the same columns
+/// after hidden_size) of the rows, silu(g) = g / (1 + e^-g).
+constexpr StringLiteral kSwigluInput = R"mlir(
+      tile.load %xb, %scatter_tokens[%r, %c] : ${BF16_TILE}, ${SCATTER_TOKENS_TYPE}
+      tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.muls %sq, %xf, %minus_one : ${F32_TILE}, ${F32_TILE}, f32
+      tile.exp %sq, %sq : ${F32_TILE}, ${F32_TILE}
+      tile.adds %sq, %sq, %one : ${F32_TILE}, ${F32_TILE}, f32
+      tile.div %xf, %xf, %sq : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
+      %c_up = arith.addi %c, %hidden : index
+      tile.load %xb, %scatter_tokens[%r, %c_up] : ${BF16_TILE}, ${SCATTER_TOKENS_TYPE}
+      tile.cvt %sq, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.mul %xf, %xf, %sq : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
+      tile.load %smooth_f, %smooth_scale[%segment, %c] : ${VEC_F32}, ${SMOOTH_SCALE_TYPE}
+      tile.colexpandmul %xf, %xf, %smooth_f : ${F32_TILE}, ${F32_TILE}, ${VEC_F32})mlir";
+
+FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
+                               int64_t cores) {
+  SmallVector<NamedOperand> args = {
+      {"scatter_tokens", op.getScatterTokens()},
+      {"smooth_scale", op.getSmoothScale()},
+      {"experts_tokens_count", op.getExpertsTokensCount()},
+      {"y", op.getY()},
+      {"per_token_scale", op.getPerTokenScale()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto smoothType = cast<MemRefType>(op.getSmoothScale().getType());
+  auto countsType = cast<MemRefType>(op.getExpertsTokensCount().getType());
+  if (!smoothType.hasStaticShape() || !countsType.hasStaticShape())
+    return op.emitOpError("lowers with static smooth_scale and "
+                          "experts_tokens_count shapes only (the experts and "
+                          "the tiles are sized at compile time)");
+  const int64_t hidden = smoothType.getDimSize(1);
+  const int64_t experts = countsType.getDimSize(0);
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/32);
+  if (failed(cols))
+    return failure();
+  const int64_t segments = shared + experts;
+
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  addTileValues(v, *cols);
+  const std::string lengthsType =
+      "memref<" + std::to_string(segments) + "xi32>";
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"UNITS", std::to_string(kMatmulUnits)},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(kMatmulUnits) +
+                           ", balance_chunks = false>"},
+            {"TIERS", "[#wsp.tier<0, [1, 2147483647]>]"},
+            {"EXPERTS", std::to_string(experts)},
+            {"SHARED", std::to_string(shared)},
+            {"PER_RANK", std::to_string(perRank)},
+            {"SHARED_ROWS", std::to_string(shared * perRank)},
+            {"SEGMENTS_N", std::to_string(segments)},
+            {"PLAN_CONSTANTS",
+             "  %hidden_size = arith.constant ${HIDDEN} : index\n"
+             "  %gate_up_size = arith.constant ${GATE_UP} : index\n"
+             "  %expert_rows = arith.constant ${SEGMENTS_N} : index"},
+            {"ROWS_SOURCE", "scatter_tokens"},
+            {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+            {"COUNTS", "experts_tokens_count"},
+            {"COUNTS_TYPE", "${EXPERTS_TOKENS_COUNT_TYPE}"},
+            {"LENGTHS", kSegmentLengths.str()},
+            {"LENGTHS_NAME", "lengths"},
+            {"LENGTHS_TYPE", lengthsType},
+            {"SEGMENTS", "%segments"},
+            {"HEADS", "%c1"},
+            {"ROUND_CHUNK",
+             "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
+            {"CORES", "vector(" + std::to_string(cores) + ")"},
+            {"ROWS", std::to_string(kRows)},
+            {"HIDDEN", std::to_string(hidden)},
+            {"GATE_UP", std::to_string(2 * hidden)},
+            {"UNIT_ROWS", kSegmentRows.str()},
+            {"VECTOR_TILES",
+             "  %one = arith.constant 1.0 : f32\n"
+             "  %minus_one = arith.constant -1.0 : f32\n"
+             "  %smooth_f = tile.alloc : ${VEC_F32}"},
+            {"QUANT_INPUT", kSwigluInput.str()},
+            {"SCALE", "per_token_scale"},
+            {"SCALE_TYPE", "${PER_TOKEN_SCALE_TYPE}"}});
+  // Run time: the operands' dimensions (scatter_tokens' own columns here:
+  // checks() takes sizes from it).
+  SmallVector<DimCheck> dims = {{"y", 0, "%rows"},
+                                {"y", 1, "%hidden_size"},
+                                {"per_token_scale", 0, "%rows"},
+                                {"smooth_scale", 0, "%expert_rows"},
+                                {"smooth_scale", 1, "%hidden_size"},
+                                {"experts_tokens_count", 0, "%experts"}};
+  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %gate_up_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(v, kExpertPlanner,
+                     (kRowKernelBegin + kQuant + kRowKernelEnd).str(), args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -2675,6 +2843,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerStore(store, name, cores, store.getBlockTable());
   if (auto gemm = dyn_cast<llm::MoeQuantGroupGemmOp>(op))
     return lowerGroupGemm(gemm, name);
+  if (auto swiglu = dyn_cast<llm::MoeSwigluDynamicQuantOp>(op))
+    return lowerSwiglu(swiglu, name, cores);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))

@@ -13,8 +13,10 @@
 // CHECK-SAME: constants {M_TILE = array<i64: 16, 32>}
 // CHECK-SAME: %[[A:[^:]*]]: memref<?x256xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<4x256x256xi8>, %[[WS:[^:]*]]: memref<4x256xf32>, %[[COUNTS:[^:]*]]: memref<4xi32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x32x128xi32>)
 // CHECK: %[[M_TILE:.*]] = wsp.tier_constant "M_TILE"
-// CHECK: %[[E:.*]] = wsp.param %{{.*}}["expert_idx"]
-// CHECK: %[[BASE:.*]] = scf.for %[[I:.*]] = %c0 to %[[E]]
+// CHECK: %[[SEG:.*]] = wsp.param %{{.*}}["expert_idx"]
+// CHECK: %[[E:.*]] = arith.subi %[[SEG]], %c0
+// CHECK: %[[BASE:.*]] = scf.if
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %[[E]]
 // CHECK: memref.load %[[COUNTS]][%[[I]]]
 // CHECK: %[[LOCAL:.*]] = wsp.param %{{.*}}["token_start"]
 // CHECK: %[[START:.*]] = arith.addi %[[BASE]], %[[LOCAL]]

@@ -185,3 +185,11 @@ func.func @group_gemm_odd_k(%x: memref<?x200xi8>, %s: memref<?xf32>, %w: memref<
   llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x200xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<4x200x256xi8>) experts_scale(%ws : memref<4x256xf32>) experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x256xbf16>)
   return
 }
+
+// -----
+
+func.func @swiglu_dynamic_experts(%x: memref<?x1024xbf16>, %s: memref<?x512xf32>, %c: memref<?xi32>, %y: memref<?x512xi8>, %ys: memref<?xf32>) {
+  // expected-error @+1 {{lowers with static smooth_scale and experts_tokens_count shapes only (the experts and the tiles are sized at compile time)}}
+  llm.moe_swiglu_dynamic_quant scatter_tokens(%x : memref<?x1024xbf16>) smooth_scale(%s : memref<?x512xf32>) experts_tokens_count(%c : memref<?xi32>) -> y(%y : memref<?x512xi8>) per_token_scale(%ys : memref<?xf32>)
+  return
+}
