@@ -193,3 +193,28 @@ def test_swiglu_quant_runs_against_numpy():
     assert prog.act(x, smooth, np.array([30, 0, 20, 9], np.int32), y2,
                     scale).name == "BUFFER_OVERFLOW"
     assert (y2 == 7).all()
+
+
+@pytest.mark.parametrize("weights_dtype", ["f32", "bf16"])
+def test_softmax_topk_runs_against_numpy(weights_dtype):
+    m = Module("router")
+    with m.function("topk", logits=memref([None, 64], "bf16"),
+                    ids=memref([None, 8], "i32"),
+                    weights=memref([None, 8], weights_dtype)) as f:
+        llm.moe_softmax_topk(hidden_states=f.logits, selected_experts=f.ids,
+                             expert_weights=f.weights)
+    prog = wsp.compile(m)
+    rng = np.random.default_rng(15)
+    tokens = 37
+    logits = wsp.to_bf16(rng.uniform(-4, 4, (tokens, 64)))
+    logits[5] = logits[5, 0]  # a token whose experts all tie: ids 0..7
+    ids = np.full((tokens, 8), -7, np.int32)
+    weights = np.zeros((tokens, 8), wsp.dtypes.numpy_dtype(weights_dtype))
+    assert prog.topk(logits, ids, weights).ok
+    ref_ids, ref_w = wsp.reference.softmax_topk(wsp.from_bf16(logits), 8)
+    np.testing.assert_array_equal(ids, ref_ids)
+    assert list(ids[5]) == list(range(8))
+    got = wsp.from_bf16(weights) if weights_dtype == "bf16" else weights
+    # f32 softmax: 1e-5; bf16 weights: half a bf16 ulp more.
+    rtol = 1e-5 if weights_dtype == "f32" else 2**-8 + 1e-5
+    np.testing.assert_allclose(got, ref_w, rtol=rtol)

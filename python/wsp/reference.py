@@ -14,7 +14,7 @@ use is stated per function.
 import numpy as np
 
 __all__ = ["rms_norm", "add_rms_norm", "scale_dynamic_quant", "swiglu",
-           "softmax_rows",
+           "softmax_rows", "softmax_topk",
            "rotary_embedding", "paged_decode_attention"]
 
 
@@ -68,6 +68,19 @@ def softmax_rows(x):
     x = np.asarray(x, np.float64)
     e = np.exp(x - x.max(axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_topk(logits, topk):
+    """moe_softmax_topk: per token the `topk` experts of largest softmax
+    probability, in decreasing order, ties to the lower expert id, and
+    their probabilities renormalized to sum 1. Returns (ids as int32,
+    weights as float64). A float32 kernel gives the same ids unless two
+    probabilities lie within float rounding of each other (bf16 logits that
+    differ do not), and weights within ``rtol = 1e-5``."""
+    p = softmax_rows(logits)
+    ids = np.argsort(-p, axis=-1, kind="stable")[..., :topk]
+    w = np.take_along_axis(p, ids, axis=-1)
+    return ids.astype(np.int32), w / w.sum(axis=-1, keepdims=True)
 
 
 def rotary_embedding(x, positions, cos, sin, rope_offset=0, rope_dim=None):

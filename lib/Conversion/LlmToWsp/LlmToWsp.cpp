@@ -1915,6 +1915,135 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
 }
 
 //===----------------------------------------------------------------------===//
+// moe_softmax_topk: one work unit = a range of tokens; per 8 tokens the
+// softmax over the experts on the vector unit, then each token's top k by
+// the scalar unit
+//===----------------------------------------------------------------------===//
+
+/// Per 8 tokens: p = softmax(logits) per row; then per token, k times the
+/// largest remaining p (a scan over the experts, the first of equals wins:
+/// ties go to the lower id), taken out (-1) once chosen; the k weights
+/// divided by their sum.
+constexpr StringLiteral kTopkKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant ${ROWS} : index
+  %experts = arith.constant ${EXPERTS} : index
+  %topk = arith.constant ${TOPK} : index
+  %taken = arith.constant -1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+${UNIT_ROWS}
+  %end = arith.addi %start, %count : index
+  scf.for %r = %start to %end step %rows {
+    %left = arith.subi %end, %r : index
+    %n = arith.minui %left, %rows : index
+    %logits = tile.alloc valid(%n) : ${LOGITS_TILE}
+    %p = tile.alloc valid(%n) : ${P_TILE}
+    %tmp = tile.alloc valid(%n) : ${P_TILE}
+    %stat = tile.alloc valid(%n) : ${ROW_STAT}
+    %ids = tile.alloc valid(%n) : ${IDS_TILE}
+    %w = tile.alloc valid(%n) : ${W_TILE}
+    // p = softmax over the experts, per token.
+    tile.load %logits, %hidden_states[%r, %c0] : ${LOGITS_TILE}, ${HIDDEN_STATES_TYPE}
+    tile.cvt %p, %logits : ${P_TILE}, ${LOGITS_TILE}
+    tile.rowmax %stat, %p, %tmp : ${ROW_STAT}, ${P_TILE}, ${P_TILE}
+    tile.rowexpandsub %p, %p, %stat, %tmp : ${P_TILE}, ${P_TILE}, ${ROW_STAT}, ${P_TILE}
+    tile.exp %p, %p : ${P_TILE}, ${P_TILE}
+    tile.rowsum %stat, %p, %tmp : ${ROW_STAT}, ${P_TILE}, ${P_TILE}
+    tile.rowexpanddiv %p, %p, %stat, %tmp : ${P_TILE}, ${P_TILE}, ${ROW_STAT}, ${P_TILE}
+    // Each token's top k, in decreasing order.
+    scf.for %j = %c0 to %n step %c1 {
+      %total = scf.for %k = %c0 to %topk step %c1 iter_args(%sum = %zero) -> (f32) {
+        %best, %best_e = scf.for %e = %c0 to %experts step %c1
+            iter_args(%bv = %taken, %be = %c0) -> (f32, index) {
+          %v = tile.getval %p[%j, %e] : ${P_TILE}, f32
+          %better = arith.cmpf ogt, %v, %bv : f32
+          %nv = arith.select %better, %v, %bv : f32
+          %ne = arith.select %better, %e, %be : index
+          scf.yield %nv, %ne : f32, index
+        }
+        tile.setval %p[%j, %best_e], %taken : ${P_TILE}, f32
+        %id = arith.index_cast %best_e : index to i32
+        tile.setval %ids[%j, %k], %id : ${IDS_TILE}, i32
+        tile.setval %w[%j, %k], %best : ${W_TILE}, f32
+        %next = arith.addf %sum, %best : f32
+        scf.yield %next : f32
+      }
+      // The weights normalized over the chosen experts.
+      %inv = arith.divf %one, %total : f32
+      scf.for %k = %c0 to %topk step %c1 {
+        %wk = tile.getval %w[%j, %k] : ${W_TILE}, f32
+        %normed = arith.mulf %wk, %inv : f32
+        tile.setval %w[%j, %k], %normed : ${W_TILE}, f32
+      }
+    }
+    tile.store %selected_experts[%r, %c0], %ids : ${SELECTED_EXPERTS_TYPE}, ${IDS_TILE}
+${STORE_WEIGHTS}
+  }
+  wsp.return
+}
+)mlir";
+
+FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
+                                    int64_t cores) {
+  SmallVector<NamedOperand> args = {
+      {"hidden_states", op.getHiddenStates()},
+      {"selected_experts", op.getSelectedExperts()},
+      {"expert_weights", op.getExpertWeights()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto logits = cast<MemRefType>(op.getHiddenStates().getType());
+  auto ids = cast<MemRefType>(op.getSelectedExperts().getType());
+  const int64_t experts = logits.getDimSize(1), topk = ids.getDimSize(1);
+  if (ShapedType::isDynamic(experts) || ShapedType::isDynamic(topk))
+    return op.emitOpError("lowers with static num_experts and topk only: its "
+                          "tiles are sized at compile time");
+  if (experts % 16 || experts > kMaxCols)
+    return op.emitOpError("lowers with num_experts a multiple of 16 (a bf16 "
+                          "tile row is whole 32-byte blocks) and at most ")
+           << kMaxCols << ", got " << experts;
+  const bool bf16 = cast<MemRefType>(op.getExpertWeights().getType())
+                        .getElementType()
+                        .isBF16();
+  // Whole 32-byte rows: 8 i32 or f32, 16 bf16 (the f32 weights then too,
+  // to convert row for row).
+  auto roundUp = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
+  const int64_t idsCols = roundUp(topk, 8), wCols = roundUp(topk, bf16 ? 16 : 8);
+  auto rows = [&](int64_t cols, StringRef elem, int64_t valid) {
+    return "!tile.tile<vec, " + std::to_string(kRows) + "x" +
+           std::to_string(cols) + "x" + elem.str() + ", valid = ?x" +
+           std::to_string(valid) + ">";
+  };
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  v.insert({{"EXPERTS", std::to_string(experts)},
+            {"TOPK", std::to_string(topk)},
+            {"LOGITS_TILE", rows(experts, "bf16", experts)},
+            {"P_TILE", rows(experts, "f32", experts)},
+            {"IDS_TILE", rows(idsCols, "i32", topk)},
+            {"W_TILE", rows(wCols, "f32", topk)},
+            {"W_BF16_TILE", rows(wCols, "bf16", topk)},
+            {"ROW_STAT", "!tile.tile<vec, " + std::to_string(kRows) +
+                             "x1xf32, valid = ?x1, col_major>"},
+            {"PLAN_CONSTANTS", "  %topk = arith.constant ${TOPK} : index"}});
+  v["STORE_WEIGHTS"] =
+      bf16 ? "    %wb = tile.alloc valid(%n) : ${W_BF16_TILE}\n"
+             "    tile.cvt %wb, %w : ${W_BF16_TILE}, ${W_TILE}\n"
+             "    tile.store %expert_weights[%r, %c0], %wb : "
+             "${EXPERT_WEIGHTS_TYPE}, ${W_BF16_TILE}"
+           : "    tile.store %expert_weights[%r, %c0], %w : "
+             "${EXPERT_WEIGHTS_TYPE}, ${W_TILE}";
+  addPlanValues(v, name, args, cores);
+  v["CHECKS"] = checks(args, {{"selected_experts", 0, "%tokens"},
+                              {"selected_experts", 1, "%topk"},
+                              {"expert_weights", 0, "%tokens"},
+                              {"expert_weights", 1, "%topk"}});
+  return instantiate(v, kRowPlanner, kTopkKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
 // moe_swiglu_dynamic_quant: one work unit = (segment, range of its rows):
 // the shared experts' rows and each routed expert's, so that a unit has one
 // smooth_scale row; per 8 rows silu(gate) * up * smooth, quantized
@@ -2845,6 +2974,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerGroupGemm(gemm, name);
   if (auto swiglu = dyn_cast<llm::MoeSwigluDynamicQuantOp>(op))
     return lowerSwiglu(swiglu, name, cores);
+  if (auto topk = dyn_cast<llm::MoeSoftmaxTopkOp>(op))
+    return lowerSoftmaxTopk(topk, name, cores);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))

@@ -206,6 +206,35 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
     }
     return e.declare(o.getResult(), a + " " + symbols[p] + " " + b);
   });
+  // Float compares: C++'s relations are the ordered predicates (false on
+  // NaN); the unordered ones are their negated complements.
+  e.add<arith::CmpFOp>([](arith::CmpFOp o, Emitter &e) -> LogicalResult {
+    Type t = o.getLhs().getType();
+    if (!t.isF32() && !t.isF64())
+      return o.emitOpError("compares ")
+             << t << " values; the C++ emitter compares f32 and f64";
+    std::string a = e.name(o.getLhs()), b = e.name(o.getRhs()), expr;
+    using P = arith::CmpFPredicate;
+    switch (o.getPredicate()) {
+    case P::AlwaysFalse: expr = "false"; break;
+    case P::OEQ: expr = a + " == " + b; break;
+    case P::OGT: expr = a + " > " + b; break;
+    case P::OGE: expr = a + " >= " + b; break;
+    case P::OLT: expr = a + " < " + b; break;
+    case P::OLE: expr = a + " <= " + b; break;
+    case P::ONE: expr = "(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+    case P::ORD: expr = "(" + a + " == " + a + " && " + b + " == " + b + ")"; break;
+    case P::UEQ: expr = "!(" + a + " < " + b + " || " + a + " > " + b + ")"; break;
+    case P::UGT: expr = "!(" + a + " <= " + b + ")"; break;
+    case P::UGE: expr = "!(" + a + " < " + b + ")"; break;
+    case P::ULT: expr = "!(" + a + " >= " + b + ")"; break;
+    case P::ULE: expr = "!(" + a + " > " + b + ")"; break;
+    case P::UNE: expr = a + " != " + b; break;
+    case P::UNO: expr = "(" + a + " != " + a + " || " + b + " != " + b + ")"; break;
+    case P::AlwaysTrue: expr = "true"; break;
+    }
+    return e.declare(o.getResult(), expr);
+  });
   e.add<arith::SelectOp>([](arith::SelectOp o, Emitter &e) {
     return e.declare(o.getResult(), e.name(o.getCondition()) + " ? " +
                                         e.name(o.getTrueValue()) + " : " +

@@ -162,11 +162,18 @@ func.func @decode_rows(%q: memref<?x3x16x64xbf16>, %ids: memref<?xi32>, %lens: m
 
 // -----
 
-// The MoE chain verifies but does not lower yet (issue: operator set,
-// part 2).
-func.func @moe_not_yet(%l: memref<?x16xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
-  // expected-error @+1 {{'llm.moe_softmax_topk' op has no lowering to a wsp workload yet}}
-  llm.moe_softmax_topk hidden_states(%l : memref<?x16xbf16>) -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
+func.func @topk_odd_experts(%l: memref<?x20xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
+  // expected-error @+1 {{lowers with num_experts a multiple of 16 (a bf16 tile row is whole 32-byte blocks) and at most 1024, got 20}}
+  llm.moe_softmax_topk hidden_states(%l : memref<?x20xbf16>) -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
+  return
+}
+
+// -----
+
+// The MoE chain's scatter and gather verify but do not lower yet.
+func.func @moe_not_yet(%x: memref<?x256xbf16>, %o: memref<?xi32>, %w: memref<?x2xf32>, %h: memref<?x256xbf16>) {
+  // expected-error @+1 {{'llm.moe_gather' op has no lowering to a wsp workload yet}}
+  llm.moe_gather scatter_tokens(%x : memref<?x256xbf16>) token_offset(%o : memref<?xi32>) expert_weights(%w : memref<?x2xf32>) -> hidden_states(%h : memref<?x256xbf16>)
   return
 }
 

@@ -21,5 +21,7 @@ int main() {
     ok &= pto::runtime::f16_to_f32(out[i]) ==
           pto::runtime::f16_to_f32(in[i]) + 1.5f;
   std::printf("f16 adds: %s\n", ok ? "ok" : "MISMATCH");
+  std::printf("fcmp %d %d %d\n", wsp_gen::fcmp(2.f, 1.f),
+              wsp_gen::fcmp(1.f, 2.f), wsp_gen::fcmp(NAN, 1.f));
   return ok ? 0 : 1;
 }

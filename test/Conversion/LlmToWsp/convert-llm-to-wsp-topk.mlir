@@ -1,0 +1,26 @@
+// convert-llm-to-wsp on moe_softmax_topk: token rows as the row ops plan
+// them; per 8 tokens the softmax over the experts on the vector unit, then
+// per token the top k by a scan on the scalar unit (the first of equals
+// wins: ties to the lower id), the chosen ones taken out, the weights
+// normalized over them; bf16 weights are converted from f32 as a tile.
+// RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
+
+// CHECK-LABEL: wsp.kernel @route_moe_softmax_topk_0
+// CHECK: tile.load %{{.*}}, %{{.*}} : !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: tile.rowmax
+// CHECK: tile.exp
+// CHECK: tile.rowexpanddiv
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%{{.*}} = %cst{{.*}}, %{{.*}} = %c0) -> (f32, index)
+// CHECK: tile.getval
+// CHECK: arith.cmpf ogt
+// CHECK: tile.setval %{{.*}}, %{{.*}} : !tile.tile<vec, 8x8xi32, valid = ?x2>, i32
+// CHECK: arith.divf
+// CHECK: tile.store %{{.*}}[%{{.*}}, %c0], %{{.*}} : memref<?x2xi32>, !tile.tile<vec, 8x8xi32, valid = ?x2>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x16xbf16, valid = ?x2>, !tile.tile<vec, 8x16xf32, valid = ?x2>
+// CHECK-LABEL: func.func @route(
+// CHECK: wsp.dispatch @route_moe_softmax_topk_0
+func.func @route(%l: memref<?x64xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xbf16>) {
+  llm.moe_softmax_topk hidden_states(%l : memref<?x64xbf16>)
+      -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xbf16>)
+  return
+}
