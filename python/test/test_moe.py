@@ -218,3 +218,76 @@ def test_softmax_topk_runs_against_numpy(weights_dtype):
     # f32 softmax: 1e-5; bf16 weights: half a bf16 ulp more.
     rtol = 1e-5 if weights_dtype == "f32" else 2**-8 + 1e-5
     np.testing.assert_allclose(got, ref_w, rtol=rtol)
+
+
+def scatter_module(tokens, h, topk, start, end, shared, offset, per_rank):
+    m = Module("scatter")
+    with m.function("scatter", x=memref([tokens, h], "bf16"),
+                    ids=memref([tokens, topk], "i32"),
+                    smooth=memref([shared + end - start, h], "f32"),
+                    rows=memref([None, h], "i8"),
+                    row_scale=memref([None], "f32"),
+                    counts=memref([end - start], "i32"),
+                    token_offset=memref([None], "i32")) as f:
+        llm.moe_scatter_dynamic_quant(
+            hidden_states=f.x, selected_experts=f.ids, smooth_scale=f.smooth,
+            scatter_tokens=f.rows, scatter_per_token_scale=f.row_scale,
+            experts_token_count=f.counts, token_offset=f.token_offset,
+            expert_start_idx=start, expert_end_idx=end,
+            num_shared_experts_per_rank=shared, num_tokens_offset=offset,
+            num_tokens_per_rank=per_rank)
+    return m
+
+
+def test_scatter_quant_runs_against_numpy():
+    # 16 tokens, top 2 of 16 experts; this rank: experts [4, 8) and one
+    # shared expert for tokens [8, 16); 40 rows allocated.
+    tokens, h, topk = 16, 256, 2
+    start, end, shared, offset, per_rank, allocated = 4, 8, 1, 8, 8, 40
+    prog = wsp.compile(scatter_module(tokens, h, topk, start, end, shared,
+                                      offset, per_rank))
+    rng = np.random.default_rng(16)
+    x = wsp.to_bf16(rng.uniform(-3, 3, (tokens, h)))
+    ids = np.stack([rng.permutation(16)[:topk] for _ in range(tokens)])
+    ids = ids.astype(np.int32)
+    smooth = rng.uniform(0.5, 2, (shared + end - start, h)).astype(np.float32)
+    rows = np.full((shared * per_rank + allocated, h), 7, np.int8)
+    row_scale = np.full(len(rows), -1, np.float32)
+    counts = np.full(end - start, -5, np.int32)
+    token_offset = np.full(allocated, -9, np.int32)
+    assert prog.scatter(x, ids, smooth, rows, row_scale, counts,
+                        token_offset).ok
+    ref_rows, ref_counts, ref_offset = wsp.reference.moe_scatter(
+        wsp.from_bf16(x), ids, smooth, start, end, allocated, shared, offset,
+        per_rank)
+    np.testing.assert_array_equal(counts, ref_counts)
+    np.testing.assert_array_equal(token_offset, ref_offset)
+    used = len(ref_rows)
+    q_ref, s_ref = wsp.reference.scale_dynamic_quant(ref_rows)
+    np.testing.assert_allclose(row_scale[:used], s_ref, rtol=1e-6)
+    exact = ref_rows * 127 / np.abs(ref_rows).max(axis=1, keepdims=True)
+    near_half = np.abs(np.abs(exact - np.floor(exact)) - 0.5) < 1e-4
+    diff = np.abs(rows[:used].astype(int) - q_ref.astype(int))
+    assert (diff[~near_half] == 0).all() and (diff <= 1).all()
+    assert (rows[used:] == 7).all() and (row_scale[used:] == -1).all()
+
+    # A negative expert id: INVALID_PARAMS; more routed rows than
+    # allocated (every token on this rank's experts: 32 rows for 20):
+    # BUFFER_OVERFLOW; a row buffer that is not shared + allocated rows:
+    # INVALID_PARAMS. Nothing written in any case.
+    negative = ids.copy()
+    negative[3, 1] = -1
+    mine = np.tile(np.array([4, 5], np.int32), (tokens, 1))
+    small = shared * per_rank + 20
+    for bad_ids, n_rows, n_alloc, name in [
+            (negative, len(rows), allocated, "INVALID_PARAMS"),
+            (mine, small, 20, "BUFFER_OVERFLOW"),
+            (ids, len(rows) - 1, allocated, "INVALID_PARAMS")]:
+        out = np.full((n_rows, h), 7, np.int8)
+        out_scale = np.full(n_rows, -1, np.float32)
+        c2 = np.full_like(counts, -5)
+        o2 = np.full(n_alloc, -9, np.int32)
+        result = prog.scatter(x, bad_ids, smooth, out, out_scale, c2, o2)
+        assert result.name == name
+        assert (out == 7).all() and (out_scale == -1).all()
+        assert (c2 == -5).all() and (o2 == -9).all()

@@ -14,7 +14,7 @@ use is stated per function.
 import numpy as np
 
 __all__ = ["rms_norm", "add_rms_norm", "scale_dynamic_quant", "swiglu",
-           "softmax_rows", "softmax_topk",
+           "softmax_rows", "softmax_topk", "moe_scatter", "moe_gather",
            "rotary_embedding", "paged_decode_attention"]
 
 
@@ -81,6 +81,58 @@ def softmax_topk(logits, topk):
     ids = np.argsort(-p, axis=-1, kind="stable")[..., :topk]
     w = np.take_along_axis(p, ids, axis=-1)
     return ids.astype(np.int32), w / w.sum(axis=-1, keepdims=True)
+
+
+def moe_scatter(x, ids, smooth, expert_start, expert_end, allocated,
+                shared=0, tokens_offset=0, tokens_per_rank=0):
+    """moe_scatter_dynamic_quant's rows before quantization, on one
+    expert-parallel rank (docs/rationale/Operators.md): the shared experts'
+    rows first (shared expert s, token t of [tokens_offset, tokens_offset +
+    tokens_per_rank)), then every (token t, slot k) whose expert is in
+    [expert_start, expert_end), grouped by expert in increasing id, (t, k)
+    order within; each row x[t] * smooth[its expert's row] (shared experts'
+    smooth rows first). Returns (rows [used, H] float64, counts per routed
+    expert, token_offset [allocated]: t * topk + k per routed row, -1
+    after). Quantize the rows with scale_dynamic_quant."""
+    x = np.asarray(x, np.float64)
+    smooth = np.asarray(smooth, np.float64)
+    ids = np.asarray(ids)
+    topk = ids.shape[1]
+    rows = [x[tokens_offset + i] * smooth[s] for s in range(shared)
+            for i in range(tokens_per_rank)]
+    counts = np.zeros(expert_end - expert_start, np.int32)
+    offsets = []
+    for e in range(expert_start, expert_end):
+        for t in range(ids.shape[0]):
+            for k in range(topk):
+                if ids[t, k] == e:
+                    rows.append(x[t] * smooth[shared + e - expert_start])
+                    offsets.append(t * topk + k)
+                    counts[e - expert_start] += 1
+    token_offset = np.full(allocated, -1, np.int32)
+    token_offset[:len(offsets)] = offsets
+    return np.array(rows).reshape(-1, x.shape[1]), counts, token_offset
+
+
+def moe_gather(rows, token_offset, weights, tokens, shared=0,
+               tokens_offset=0, tokens_per_rank=0):
+    """moe_gather: for every routed row i (token_offset[i] = t * topk + k
+    >= 0), rows[shared rows + i] * weights[t, k] added to token t; every
+    shared expert's row added to its token with weight 1. Returns
+    [tokens, H] float64 (the kernel rounds each token to bf16 once)."""
+    rows = np.asarray(rows, np.float64)
+    weights = np.asarray(weights, np.float64)
+    topk = weights.shape[1]
+    out = np.zeros((tokens, rows.shape[1]))
+    base = shared * tokens_per_rank
+    for s in range(shared):
+        for i in range(tokens_per_rank):
+            out[tokens_offset + i] += rows[s * tokens_per_rank + i]
+    for i, code in enumerate(np.asarray(token_offset)):
+        if code >= 0:
+            t, k = divmod(int(code), topk)
+            out[t] += rows[base + i] * weights[t, k]
+    return out
 
 
 def rotary_embedding(x, positions, cos, sin, rope_offset=0, rope_dim=None):

@@ -1915,6 +1915,283 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
 }
 
 //===----------------------------------------------------------------------===//
+// moe_scatter_dynamic_quant: the AICPU counts this rank's routed rows,
+// writes experts_token_count and token_offset, then the vector cores
+// quantize the rows (the shared experts' first), one gathered row at a time
+//===----------------------------------------------------------------------===//
+
+/// The planner: the routing counted per routed expert of the rank (a
+/// negative id is INVALID_PARAMS, ids of other ranks skipped, more routed
+/// rows than allocated_tokens BUFFER_OVERFLOW, all before anything is
+/// written); then the counts, token_offset (routed row -> t * topk + k,
+/// grouped by expert in increasing id, (t, k) order within; -1 past the
+/// used rows) and the quantization of the shared and used routed rows.
+constexpr StringLiteral kScatterPlanner = R"mlir(
+wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ok = arith.constant 0 : i32
+  %overflow = arith.constant 1 : i32
+  %unsupported = arith.constant 2 : i32
+  %invalid = arith.constant 3 : i32
+  %zero_i32 = arith.constant 0 : i32
+  %one_i32 = arith.constant 1 : i32
+  %minus_one_i32 = arith.constant -1 : i32
+  %false = arith.constant false
+  %true = arith.constant true
+  %int32_max = arith.constant 2147483647 : index
+  %experts = arith.constant ${EXPERTS} : index
+  %topk = arith.constant ${TOPK} : index
+  %hidden_size = arith.constant ${HIDDEN} : index
+  %expert_rows = arith.constant ${EXPERT_ROWS} : index
+  %shared_end = arith.constant ${SHARED_ROWS} : index
+  %tokens_end = arith.constant ${TOKENS_END} : index
+  %start_i32 = arith.constant ${START} : i32
+  %end_i32 = arith.constant ${END} : i32
+  %tokens = memref.dim %hidden_states, %c0 : ${HIDDEN_STATES_TYPE}
+  %rows = memref.dim %y, %c0 : ${Y_TYPE}
+  %allocated = memref.dim %token_offset, %c0 : ${TOKEN_OFFSET_TYPE}
+${CHECKS}
+  %rows_match = arith.addi %shared_end, %allocated : index
+  %rows_ok = arith.cmpi eq, %rows, %rows_match : index
+  %range_ok = arith.cmpi ule, %tokens_end, %tokens : index
+  %fits = arith.cmpi ule, %rows, %int32_max : index
+  %layout_ok = arith.andi %rows_ok, %range_ok : i1
+  %all_ok = arith.andi %shapes_ok, %layout_ok : i1
+  // Pass 1: the rank's routed rows per expert; any negative id.
+  %counts = memref.alloca() : memref<${EXPERTS}xi32>
+  scf.for %e = %c0 to %experts step %c1 {
+    memref.store %zero_i32, %counts[%e] : memref<${EXPERTS}xi32>
+  }
+  %pairs_ok = scf.if %all_ok -> (i1) {
+    %negative = scf.for %t = %c0 to %tokens step %c1 iter_args(%bad = %false) -> (i1) {
+      %bad_t = scf.for %k = %c0 to %topk step %c1 iter_args(%bad_k = %bad) -> (i1) {
+        %id = memref.load %selected_experts[%t, %k] : ${SELECTED_EXPERTS_TYPE}
+        %is_negative = arith.cmpi slt, %id, %zero_i32 : i32
+        %lo = arith.cmpi sge, %id, %start_i32 : i32
+        %hi = arith.cmpi slt, %id, %end_i32 : i32
+        %mine = arith.andi %lo, %hi : i1
+        scf.if %mine {
+          %local_i32 = arith.subi %id, %start_i32 : i32
+          %local = arith.index_castui %local_i32 : i32 to index
+          %n = memref.load %counts[%local] : memref<${EXPERTS}xi32>
+          %n1 = arith.addi %n, %one_i32 : i32
+          memref.store %n1, %counts[%local] : memref<${EXPERTS}xi32>
+        }
+        %bad_next = arith.ori %bad_k, %is_negative : i1
+        scf.yield %bad_next : i1
+      }
+      scf.yield %bad_t : i1
+    }
+    %valid = arith.xori %negative, %true : i1
+    scf.yield %valid : i1
+  } else {
+    scf.yield %false : i1
+  }
+  %total = scf.for %e = %c0 to %experts step %c1 iter_args(%acc = %c0) -> (index) {
+    %n = memref.load %counts[%e] : memref<${EXPERTS}xi32>
+    %n_i = arith.index_castui %n : i32 to index
+    %next = arith.addi %acc, %n_i : index
+    scf.yield %next : index
+  }
+  %room = arith.cmpi ule, %total, %allocated : index
+  %room_status = arith.select %room, %ok, %overflow : i32
+  %size_status = arith.select %fits, %room_status, %unsupported : i32
+  %check = arith.select %pairs_ok, %size_status, %invalid : i32
+  %checked = arith.cmpi eq, %check, %ok : i32
+  %status = scf.if %checked -> i32 {
+    // The counts, and each expert's next row (exclusive prefix sums).
+    %cursor = memref.alloca() : memref<${EXPERTS}xi32>
+    %last = scf.for %e = %c0 to %experts step %c1 iter_args(%acc = %zero_i32) -> (i32) {
+      %n = memref.load %counts[%e] : memref<${EXPERTS}xi32>
+      memref.store %n, %experts_token_count[%e] : ${EXPERTS_TOKEN_COUNT_TYPE}
+      memref.store %acc, %cursor[%e] : memref<${EXPERTS}xi32>
+      %next = arith.addi %acc, %n : i32
+      scf.yield %next : i32
+    }
+    // Pass 2: each routed (t, k) to its expert's next row.
+    %topk_i32 = arith.constant ${TOPK} : i32
+    scf.for %t = %c0 to %tokens step %c1 {
+      %t_i32 = arith.index_cast %t : index to i32
+      %t_base = arith.muli %t_i32, %topk_i32 : i32
+      scf.for %k = %c0 to %topk step %c1 {
+        %id = memref.load %selected_experts[%t, %k] : ${SELECTED_EXPERTS_TYPE}
+        %lo = arith.cmpi sge, %id, %start_i32 : i32
+        %hi = arith.cmpi slt, %id, %end_i32 : i32
+        %mine = arith.andi %lo, %hi : i1
+        scf.if %mine {
+          %local_i32 = arith.subi %id, %start_i32 : i32
+          %local = arith.index_castui %local_i32 : i32 to index
+          %row_i32 = memref.load %cursor[%local] : memref<${EXPERTS}xi32>
+          %row_next = arith.addi %row_i32, %one_i32 : i32
+          memref.store %row_next, %cursor[%local] : memref<${EXPERTS}xi32>
+          %row = arith.index_castui %row_i32 : i32 to index
+          %k_i32 = arith.index_cast %k : index to i32
+          %code = arith.addi %t_base, %k_i32 : i32
+          memref.store %code, %token_offset[%row] : ${TOKEN_OFFSET_TYPE}
+        }
+      }
+    }
+    scf.for %i = %total to %allocated step %c1 {
+      memref.store %minus_one_i32, %token_offset[%i] : ${TOKEN_OFFSET_TYPE}
+    }
+    // The rows to quantize: the shared experts' and the used routed ones.
+    %used = arith.addi %shared_end, %total : index
+    %used_i32 = arith.index_cast %used : index to i32
+    %lens = memref.alloca() : memref<1xi32>
+    memref.store %used_i32, %lens[%c0] : memref<1xi32>
+    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
+    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
+        : memref<1xi32>
+    %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
+        tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
+        : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
+    %run = arith.cmpi eq, %planned, %ok : i32
+    scf.if %run {
+      wsp.dispatch @${NAME}(${CALL_ARGS})
+          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+          on ${CORES}
+    }
+    scf.yield %planned : i32
+  } else {
+    scf.yield %check : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// The kernel: per row of the unit, its token and smooth_scale row (a
+/// shared expert's row: its token in the rank's range; a routed row: from
+/// token_offset and the token's selected expert), then that token's row
+/// smoothed and quantized (kQuant, one valid row of the tiles).
+constexpr StringLiteral kScatterKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cols = arith.constant ${COLS} : index
+  %hidden = arith.constant ${HIDDEN} : index
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 1 : index
+  %shared = arith.constant ${SHARED} : index
+  %per_rank = arith.constant ${PER_RANK} : index
+  %tokens_offset = arith.constant ${TOKENS_OFFSET} : index
+  %topk = arith.constant ${TOPK} : index
+  %start_i32 = arith.constant ${START} : i32
+  %shared_end = arith.muli %shared, %per_rank : index
+${UNIT_ROWS}
+  %end = arith.addi %start, %count : index
+  %smooth_f = tile.alloc : ${VEC_F32}
+  scf.for %r = %start to %end step %c1 {
+    %is_shared = arith.cmpi ult, %r, %shared_end : index
+    %t, %srow = scf.if %is_shared -> (index, index) {
+      %s = arith.divui %r, %per_rank : index
+      %i = arith.remui %r, %per_rank : index
+      %t_shared = arith.addi %tokens_offset, %i : index
+      scf.yield %t_shared, %s : index, index
+    } else {
+      %i = arith.subi %r, %shared_end : index
+      %code_i32 = memref.load %token_offset[%i] : ${TOKEN_OFFSET_TYPE}
+      %code = arith.index_castui %code_i32 : i32 to index
+      %t_routed = arith.divui %code, %topk : index
+      %k = arith.remui %code, %topk : index
+      %id = memref.load %selected_experts[%t_routed, %k] : ${SELECTED_EXPERTS_TYPE}
+      %local_i32 = arith.subi %id, %start_i32 : i32
+      %local = arith.index_castui %local_i32 : i32 to index
+      %s_routed = arith.addi %local, %shared : index
+      scf.yield %t_routed, %s_routed : index, index
+    }
+    %xb = tile.alloc valid(%n) : ${BF16_TILE}
+    %xf = tile.alloc valid(%n) : ${F32_TILE}
+    %sq = tile.alloc valid(%n) : ${F32_TILE}
+    %part = tile.alloc valid(%n) : ${ROW_STAT}
+    %part_row = tile.reshape %part : ${ROW_STAT} to ${STAT_ROW}
+${QUANT}
+  }
+  wsp.return
+}
+)mlir";
+
+/// The quantization's input chunk: the token's row times its smooth row.
+constexpr StringLiteral kScatterInput = R"mlir(
+      tile.load %xb, %hidden_states[%t, %c] : ${BF16_TILE}, ${HIDDEN_STATES_TYPE}
+      tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.load %smooth_f, %smooth_scale[%srow, %c] : ${VEC_F32}, ${SMOOTH_SCALE_TYPE}
+      tile.colexpandmul %xf, %xf, %smooth_f : ${F32_TILE}, ${F32_TILE}, ${VEC_F32})mlir";
+
+FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
+                                StringRef name, int64_t cores) {
+  // scatter_tokens is `y` and its scale `scale` inside the templates (the
+  // quantization piece writes those).
+  SmallVector<NamedOperand> args = {
+      {"hidden_states", op.getHiddenStates()},
+      {"selected_experts", op.getSelectedExperts()},
+      {"smooth_scale", op.getSmoothScale()},
+      {"y", op.getScatterTokens()},
+      {"scale", op.getScatterPerTokenScale()},
+      {"experts_token_count", op.getExpertsTokenCount()},
+      {"token_offset", op.getTokenOffset()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto ids = cast<MemRefType>(op.getSelectedExperts().getType());
+  auto smooth = cast<MemRefType>(op.getSmoothScale().getType());
+  if (ShapedType::isDynamic(ids.getDimSize(1)) || !smooth.hasStaticShape())
+    return op.emitOpError("lowers with a static topk and smooth_scale shape "
+                          "only (the tiles are sized at compile time)");
+  const int64_t topk = ids.getDimSize(1), hidden = smooth.getDimSize(1);
+  const int64_t start = int32_t(op.getExpertStartIdx());
+  const int64_t end = int32_t(op.getExpertEndIdx());
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  const int64_t offset = int32_t(op.getNumTokensOffset());
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/32);
+  if (failed(cols))
+    return failure();
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  addTileValues(v, *cols);
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"UNITS", std::to_string(cores)},
+            {"CORES", "vector(" + std::to_string(cores) + ")"},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(cores) + ">"},
+            {"EXPERTS", std::to_string(end - start)},
+            {"TOPK", std::to_string(topk)},
+            {"HIDDEN", std::to_string(hidden)},
+            {"EXPERT_ROWS", std::to_string(shared + end - start)},
+            {"SHARED", std::to_string(shared)},
+            {"PER_RANK", std::to_string(perRank)},
+            {"TOKENS_OFFSET", std::to_string(offset)},
+            {"SHARED_ROWS", std::to_string(shared * perRank)},
+            {"TOKENS_END", std::to_string(offset + perRank)},
+            {"START", std::to_string(start)},
+            {"END", std::to_string(end)},
+            {"UNIT_ROWS", kUnitRows.str()},
+            {"QUANT", kQuant.str()},
+            {"QUANT_INPUT", kScatterInput.str()},
+            {"SCALE", "scale"}});
+  SmallVector<DimCheck> dims = {{"selected_experts", 0, "%tokens"},
+                                {"selected_experts", 1, "%topk"},
+                                {"smooth_scale", 0, "%expert_rows"},
+                                {"smooth_scale", 1, "%hidden_size"},
+                                {"y", 1, "%hidden_size"},
+                                {"scale", 0, "%rows"},
+                                {"experts_token_count", 0, "%experts"}};
+  // (checks() takes sizes from hidden_states, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %cols = memref.dim %hidden_states, %c1 : " +
+                str(op.getHiddenStates().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(v, kScatterPlanner, kScatterKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
 // moe_softmax_topk: one work unit = a range of tokens; per 8 tokens the
 // softmax over the experts on the vector unit, then each token's top k by
 // the scalar unit
@@ -2976,6 +3253,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerSwiglu(swiglu, name, cores);
   if (auto topk = dyn_cast<llm::MoeSoftmaxTopkOp>(op))
     return lowerSoftmaxTopk(topk, name, cores);
+  if (auto scatter = dyn_cast<llm::MoeScatterDynamicQuantOp>(op))
+    return lowerScatter(scatter, name, cores);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))
