@@ -291,3 +291,54 @@ def test_scatter_quant_runs_against_numpy():
         assert result.name == name
         assert (out == 7).all() and (out_scale == -1).all()
         assert (c2 == -5).all() and (o2 == -9).all()
+
+
+def gather_module(tokens, h, topk, shared, offset, per_rank, weights_dtype):
+    m = Module("gather")
+    with m.function("gather", rows=memref([None, h], "bf16"),
+                    token_offset=memref([None], "i32"),
+                    weights=memref([tokens, topk], weights_dtype),
+                    out=memref([tokens, h], "bf16")) as f:
+        llm.moe_gather(scatter_tokens=f.rows, token_offset=f.token_offset,
+                       expert_weights=f.weights, hidden_states=f.out,
+                       num_shared_experts_per_rank=shared,
+                       num_tokens_offset=offset, num_tokens_per_rank=per_rank)
+    return m
+
+
+@pytest.mark.parametrize("weights_dtype", ["f32", "bf16"])
+def test_gather_runs_against_numpy(weights_dtype):
+    tokens, h, topk, shared, offset, per_rank, allocated = 16, 256, 2, 1, 8, \
+        8, 40
+    prog = wsp.compile(gather_module(tokens, h, topk, shared, offset,
+                                     per_rank, weights_dtype))
+    rng = np.random.default_rng(17)
+    rows = wsp.to_bf16(rng.uniform(-2, 2, (shared * per_rank + allocated, h)))
+    # 25 routed rows for a random subset of the (token, slot) pairs.
+    codes = rng.permutation(tokens * topk)[:25].astype(np.int32)
+    token_offset = np.full(allocated, -1, np.int32)
+    token_offset[:25] = codes
+    w = rng.uniform(0, 1, (tokens, topk))
+    weights = (wsp.to_bf16(w) if weights_dtype == "bf16"
+               else w.astype(np.float32))
+    start = wsp.to_bf16(rng.uniform(-1, 1, (tokens, h)))  # accumulated onto
+    out = start.copy()
+    assert prog.gather(rows, token_offset, weights, out).ok
+    wf = wsp.from_bf16(weights) if weights_dtype == "bf16" else weights
+    ref = wsp.from_bf16(start) + wsp.reference.moe_gather(
+        wsp.from_bf16(rows), token_offset, wf, tokens, shared, offset,
+        per_rank)
+    # f32 sums of at most 4 terms, rounded to bf16 once: half a bf16 ulp of
+    # the result plus 4 2^-24 of the terms' magnitudes.
+    bound = np.abs(ref) * 2**-8 + 4 * 2**-24 * 8
+    assert (np.abs(wsp.from_bf16(out) - ref) <= bound).all()
+
+    # A code outside the tokens' pairs, or the same pair twice:
+    # INVALID_PARAMS, nothing written.
+    for bad in (np.where(token_offset == codes[0], tokens * topk,
+                         token_offset),
+                np.where(token_offset == codes[1], codes[0], token_offset)):
+        out2 = start.copy()
+        assert prog.gather(rows, np.ascontiguousarray(bad, np.int32),
+                           weights, out2).name == "INVALID_PARAMS"
+        assert (out2 == start).all()

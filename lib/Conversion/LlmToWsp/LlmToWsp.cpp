@@ -2192,6 +2192,253 @@ FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
 }
 
 //===----------------------------------------------------------------------===//
+// moe_gather: the AICPU inverts token_offset (token, slot -> routed row)
+// into a workspace; one work unit = a range of tokens, each adding its
+// rows (shared experts' and routed ones, weighted) to its output row
+//===----------------------------------------------------------------------===//
+
+/// Tokens a gather may have: its inverse table is a workspace of this many
+/// tokens x topk entries (more tokens is UNSUPPORTED_SIZE).
+constexpr int64_t kGatherTokens = 8192;
+
+/// The planner: token_offset checked (every entry -1 or a (token, slot)
+/// inside expert_weights, none twice: INVALID_PARAMS) while its inverse is
+/// written to the workspace, then the tokens planned as one range over the
+/// vector cores.
+constexpr StringLiteral kGatherPlanner = R"mlir(
+wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ok = arith.constant 0 : i32
+  %unsupported = arith.constant 2 : i32
+  %invalid = arith.constant 3 : i32
+  %zero_i32 = arith.constant 0 : i32
+  %minus_one_i32 = arith.constant -1 : i32
+  %false = arith.constant false
+  %topk = arith.constant ${TOPK} : index
+  %hidden_size = arith.constant ${HIDDEN} : index
+  %shared_end = arith.constant ${SHARED_ROWS} : index
+  %tokens_end = arith.constant ${TOKENS_END} : index
+  %max_tokens = arith.constant ${MAX_TOKENS} : index
+  %inverse_size = arith.constant ${INVERSE_SIZE} : index
+  %tokens = memref.dim %hidden_states, %c0 : ${HIDDEN_STATES_TYPE}
+  %rows = memref.dim %scatter_tokens, %c0 : ${SCATTER_TOKENS_TYPE}
+  %allocated = memref.dim %token_offset, %c0 : ${TOKEN_OFFSET_TYPE}
+${CHECKS}
+  %rows_match = arith.addi %shared_end, %allocated : index
+  %rows_ok = arith.cmpi eq, %rows, %rows_match : index
+  %range_ok = arith.cmpi ule, %tokens_end, %tokens : index
+  %layout_ok = arith.andi %rows_ok, %range_ok : i1
+  %all_ok = arith.andi %shapes_ok, %layout_ok : i1
+  %fits = arith.cmpi ule, %tokens, %max_tokens : index
+  %check_first = arith.select %fits, %ok, %unsupported : i32
+  %shape_status = arith.select %all_ok, %check_first, %invalid : i32
+  %shaped = arith.cmpi eq, %shape_status, %ok : i32
+  %status = scf.if %shaped -> i32 {
+    // The inverse: (t, k) -> routed row, -1 where none.
+    %pairs = arith.muli %tokens, %topk : index
+    scf.for %j = %c0 to %pairs step %c1 {
+      memref.store %minus_one_i32, %inverse[%j] : ${INVERSE_TYPE}
+    }
+    %pairs_i32 = arith.index_cast %pairs : index to i32
+    %bad = scf.for %i = %c0 to %allocated step %c1 iter_args(%bad_i = %false) -> (i1) {
+      %code = memref.load %token_offset[%i] : ${TOKEN_OFFSET_TYPE}
+      %used = arith.cmpi sge, %code, %zero_i32 : i32
+      %inside = arith.cmpi slt, %code, %pairs_i32 : i32
+      %is_unused = arith.cmpi eq, %code, %minus_one_i32 : i32
+      %in_range = arith.andi %used, %inside : i1
+      %well_formed = arith.ori %in_range, %is_unused : i1
+      %twice = scf.if %in_range -> (i1) {
+        %j = arith.index_castui %code : i32 to index
+        %seen = memref.load %inverse[%j] : ${INVERSE_TYPE}
+        %taken = arith.cmpi ne, %seen, %minus_one_i32 : i32
+        %i_i32 = arith.index_cast %i : index to i32
+        memref.store %i_i32, %inverse[%j] : ${INVERSE_TYPE}
+        scf.yield %taken : i1
+      } else {
+        scf.yield %false : i1
+      }
+      %malformed = arith.cmpi eq, %well_formed, %false : i1
+      %wrong = arith.ori %malformed, %twice : i1
+      %bad_next = arith.ori %bad_i, %wrong : i1
+      scf.yield %bad_next : i1
+    }
+    %offsets_status = arith.select %bad, %invalid, %ok : i32
+    %checked = arith.cmpi eq, %offsets_status, %ok : i32
+    %planned_status = scf.if %checked -> i32 {
+      %tokens_i32 = arith.index_cast %tokens : index to i32
+      %lens = memref.alloca() : memref<1xi32>
+      memref.store %tokens_i32, %lens[%c0] : memref<1xi32>
+      %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
+      %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
+          : memref<1xi32>
+      %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
+          tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
+          : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
+      %run = arith.cmpi eq, %planned, %ok : i32
+      scf.if %run {
+        wsp.dispatch @${NAME}(${CALL_ARGS})
+            descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+            on ${CORES}
+      }
+      scf.yield %planned : i32
+    } else {
+      scf.yield %offsets_status : i32
+    }
+    scf.yield %planned_status : i32
+  } else {
+    scf.yield %shape_status : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// The kernel: per token of the unit and column chunk, its output row in
+/// f32 plus its shared experts' rows plus each routed row times its
+/// weight, rounded to bf16 once.
+constexpr StringLiteral kGatherKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cols = arith.constant ${COLS} : index
+  %hidden = arith.constant ${HIDDEN} : index
+  %topk = arith.constant ${TOPK} : index
+  %shared = arith.constant ${SHARED} : index
+  %per_rank = arith.constant ${PER_RANK} : index
+  %tokens_offset = arith.constant ${TOKENS_OFFSET} : index
+  %tokens_end = arith.constant ${TOKENS_END} : index
+  %zero_i32 = arith.constant 0 : i32
+  %shared_end = arith.muli %shared, %per_rank : index
+${UNIT_ROWS}
+  %end = arith.addi %start, %count : index
+  %acc = tile.alloc : ${ROW_F32}
+  %row_f = tile.alloc : ${ROW_F32}
+  %row_b = tile.alloc : ${ROW_BF16}
+  %weights = tile.alloc : ${W_TILE}
+  scf.for %t = %start to %end step %c1 {
+    // The token's k weights, read one by one on the scalar unit.
+    tile.load %weights, %expert_weights[%t, %c0] : ${W_TILE}, ${EXPERT_WEIGHTS_TYPE}
+    %after_first = arith.cmpi uge, %t, %tokens_offset : index
+    %before_end = arith.cmpi ult, %t, %tokens_end : index
+    %in_range = arith.andi %after_first, %before_end : i1
+    %t_shared = arith.subi %t, %tokens_offset : index
+    %pair_base = arith.muli %t, %topk : index
+    scf.for %c = %c0 to %hidden step %cols {
+      tile.load %row_b, %hidden_states[%t, %c] : ${ROW_BF16}, ${HIDDEN_STATES_TYPE}
+      tile.cvt %acc, %row_b : ${ROW_F32}, ${ROW_BF16}
+      // The shared experts' rows of this token, weight 1.
+      scf.if %in_range {
+        scf.for %s = %c0 to %shared step %c1 {
+          %s_base = arith.muli %s, %per_rank : index
+          %r = arith.addi %s_base, %t_shared : index
+          tile.load %row_b, %scatter_tokens[%r, %c] : ${ROW_BF16}, ${SCATTER_TOKENS_TYPE}
+          tile.cvt %row_f, %row_b : ${ROW_F32}, ${ROW_BF16}
+          tile.add %acc, %acc, %row_f : ${ROW_F32}, ${ROW_F32}, ${ROW_F32}
+        }
+      }
+      // Its routed rows, weighted.
+      scf.for %k = %c0 to %topk step %c1 {
+        %j = arith.addi %pair_base, %k : index
+        %i_i32 = memref.load %inverse[%j] : ${INVERSE_TYPE}
+        %routed = arith.cmpi sge, %i_i32, %zero_i32 : i32
+        scf.if %routed {
+          %i = arith.index_castui %i_i32 : i32 to index
+          %r = arith.addi %shared_end, %i : index
+          tile.load %row_b, %scatter_tokens[%r, %c] : ${ROW_BF16}, ${SCATTER_TOKENS_TYPE}
+          tile.cvt %row_f, %row_b : ${ROW_F32}, ${ROW_BF16}
+${LOAD_WEIGHT}
+          tile.muls %row_f, %row_f, %w : ${ROW_F32}, ${ROW_F32}, f32
+          tile.add %acc, %acc, %row_f : ${ROW_F32}, ${ROW_F32}, ${ROW_F32}
+        }
+      }
+      tile.cvt %row_b, %acc : ${ROW_BF16}, ${ROW_F32}
+      tile.store %hidden_states[%t, %c], %row_b : ${HIDDEN_STATES_TYPE}, ${ROW_BF16}
+    }
+  }
+  wsp.return
+}
+)mlir";
+
+FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
+                               int64_t cores) {
+  SmallVector<NamedOperand> args = {
+      {"scatter_tokens", op.getScatterTokens()},
+      {"token_offset", op.getTokenOffset()},
+      {"expert_weights", op.getExpertWeights()},
+      {"hidden_states", op.getHiddenStates()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto weights = cast<MemRefType>(op.getExpertWeights().getType());
+  auto out = cast<MemRefType>(op.getHiddenStates().getType());
+  const int64_t topk = weights.getDimSize(1), hidden = out.getDimSize(1);
+  if (ShapedType::isDynamic(topk) || topk > 16)
+    return op.emitOpError("lowers with a static topk of at most 16 only (its "
+                          "inverse table and weight tile are sized at compile "
+                          "time)");
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/16);
+  if (failed(cols))
+    return failure();
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  const int64_t offset = int32_t(op.getNumTokensOffset());
+  MLIRContext *ctx = op.getContext();
+  Type inverse = MemRefType::get({kGatherTokens * topk},
+                                 IntegerType::get(ctx, 32));
+  args.push_back({"inverse", Value(), inverse});
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  const std::string c = std::to_string(*cols);
+  const bool bf16Weights = weights.getElementType().isBF16();
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"UNITS", std::to_string(cores)},
+            {"CORES", "vector(" + std::to_string(cores) + ")"},
+            {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                           ", chunk_max = 2147483647, max_work_units = " +
+                           std::to_string(cores) + ">"},
+            {"TOPK", std::to_string(topk)},
+            {"HIDDEN", std::to_string(hidden)},
+            {"COLS", c},
+            {"SHARED", std::to_string(shared)},
+            {"PER_RANK", std::to_string(perRank)},
+            {"TOKENS_OFFSET", std::to_string(offset)},
+            {"SHARED_ROWS", std::to_string(shared * perRank)},
+            {"TOKENS_END", std::to_string(offset + perRank)},
+            {"MAX_TOKENS", std::to_string(kGatherTokens)},
+            {"INVERSE_SIZE", std::to_string(kGatherTokens * topk)},
+            {"UNIT_ROWS", kUnitRows.str()},
+            {"ROW_F32", "!tile.tile<vec, 1x" + c + "xf32>"},
+            {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"},
+            // Whole 32-byte rows: 8 f32 or 16 bf16 weights, topk valid.
+            {"W_TILE", "!tile.tile<vec, 1x" +
+                           std::to_string(bf16Weights ? 16 : (topk + 7) / 8 * 8) + "x" +
+                           (bf16Weights ? "bf16" : "f32") + ", valid = 1x" +
+                           std::to_string(topk) + ">"},
+            {"LOAD_WEIGHT",
+             bf16Weights
+                 ? "          %w_b = tile.getval %weights[%c0, %k] : "
+                   "${W_TILE}, bf16\n          %w = arith.extf %w_b : bf16 "
+                   "to f32"
+                 : "          %w = tile.getval %weights[%c0, %k] : ${W_TILE}, "
+                   "f32"}});
+  SmallVector<DimCheck> dims = {{"expert_weights", 0, "%tokens"},
+                                {"expert_weights", 1, "%topk"},
+                                {"hidden_states", 1, "%hidden_size"},
+                                {"inverse", 0, "%inverse_size"}};
+  // (checks() takes sizes from scatter_tokens, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(v, kGatherPlanner, kGatherKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
 // moe_softmax_topk: one work unit = a range of tokens; per 8 tokens the
 // softmax over the experts on the vector unit, then each token's top k by
 // the scalar unit
@@ -3255,6 +3502,8 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerSoftmaxTopk(topk, name, cores);
   if (auto scatter = dyn_cast<llm::MoeScatterDynamicQuantOp>(op))
     return lowerScatter(scatter, name, cores);
+  if (auto gather = dyn_cast<llm::MoeGatherOp>(op))
+    return lowerGather(gather, name, cores);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))

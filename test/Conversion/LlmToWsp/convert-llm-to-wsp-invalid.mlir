@@ -170,12 +170,12 @@ func.func @topk_odd_experts(%l: memref<?x20xbf16>, %ids: memref<?x2xi32>, %w: me
 
 // -----
 
-// The MoE chain's scatter and gather verify but do not lower yet.
-func.func @moe_not_yet(%x: memref<?x256xbf16>, %o: memref<?xi32>, %w: memref<?x2xf32>, %h: memref<?x256xbf16>) {
-  // expected-error @+1 {{'llm.moe_gather' op has no lowering to a wsp workload yet}}
-  llm.moe_gather scatter_tokens(%x : memref<?x256xbf16>) token_offset(%o : memref<?xi32>) expert_weights(%w : memref<?x2xf32>) -> hidden_states(%h : memref<?x256xbf16>)
+func.func @gather_wide_topk(%x: memref<?x256xbf16>, %o: memref<?xi32>, %w: memref<?x32xf32>, %h: memref<?x256xbf16>) {
+  // expected-error @+1 {{lowers with a static topk of at most 16 only (its inverse table and weight tile are sized at compile time)}}
+  llm.moe_gather scatter_tokens(%x : memref<?x256xbf16>) token_offset(%o : memref<?xi32>) expert_weights(%w : memref<?x32xf32>) -> hidden_states(%h : memref<?x256xbf16>)
   return
 }
+
 
 // -----
 
