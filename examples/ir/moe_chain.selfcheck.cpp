@@ -1,0 +1,289 @@
+// The self-check of examples/ir/moe_chain.mlir (run by `wspc --run` and
+// the lit tests): the router and the experts of an MoE layer on random
+// bf16 tokens and int8 weights, against a reference written here in double
+// from the ops' definitions (docs/rationale/Operators.md).
+//
+// @route: logits = bf16(x W_gate) (bf16 products exact in f32, f32 sums
+// of 128 terms: |logit - ref| <= 2^-8 |ref| + 128 2^-24 sum|x w|); the
+// top 2 of softmax(logits) are recomputed from the kernel's logits (ties
+// to the lower id) and must be the same experts, their normalized weights
+// within 1e-5 relative (f32 softmax).
+// @experts (fed the route's ids and weights): the counts and token_offset
+// exactly (expert order, then (token, slot) order); the output within 1%
+// of each token's largest reference value: int8 activations carry 1/254 of
+// a row's max in rounding, and the kernel (f32) and the reference (double)
+// may round a value lying near a half differently, moving that element by
+// 1/127 of its row's max (measured: below 0.4% here).
+// Then INVALID_PARAMS with nothing written: a negative expert id.
+#include "selfcheck.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace selfcheck;
+
+namespace {
+
+constexpr int64_t kH = 128, kE = 16, kTopK = 2, kI = 64, kBlocks = 24;
+
+std::vector<bf16> randomBf16(size_t n, float lo, float hi, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<bf16> v(n);
+  for (bf16 &x : v)
+    x = toStorage(u(rng));
+  return v;
+}
+
+std::vector<int8_t> randomI8(size_t n, std::mt19937 &rng) {
+  std::uniform_int_distribution<int> u(-127, 127);
+  std::vector<int8_t> v(n);
+  for (int8_t &x : v)
+    x = int8_t(u(rng));
+  return v;
+}
+
+std::vector<float> randomF32(size_t n, float lo, float hi, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v)
+    x = u(rng);
+  return v;
+}
+
+double roundBf16(double v) { return toFloat(toStorage(float(v))); }
+
+/// scale_dynamic_quant of one row: q = rint(v 127 / max|v|), scale max/127.
+void quantize(const std::vector<double> &v, std::vector<double> &q,
+              double &scale) {
+  double m = 0;
+  for (double x : v)
+    m = std::max(m, std::fabs(x));
+  double mult = 127.0 / std::max(m, 1e-30);
+  q.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    q[i] = std::max(-128.0, std::min(127.0, std::nearbyint(v[i] * mult)));
+  scale = m / 127.0;
+}
+
+struct Layer {
+  int64_t tokens, allocated;
+  std::vector<bf16> x, gate, logits;
+  std::vector<int32_t> ids;
+  std::vector<float> weights;
+  std::vector<float> smoothUp, upScale, smoothDown, downScale;
+  std::vector<int8_t> up, down;
+  // The experts' buffers.
+  std::vector<int8_t> rows, act;
+  std::vector<float> rowScale, actScale;
+  std::vector<int32_t> counts = std::vector<int32_t>(kE, -5);
+  std::vector<int32_t> offsets;
+  std::vector<bf16> gateUp, downRows, out;
+  std::vector<float> routeWs = std::vector<float>(kBlocks * 32 * 16);
+  std::vector<int32_t> upWs = std::vector<int32_t>(kBlocks * 32 * 128),
+                       downWs = std::vector<int32_t>(kBlocks * 32 * 128),
+                       inverse = std::vector<int32_t>(8192 * kTopK);
+
+  Layer(int64_t tokens, std::mt19937 &rng)
+      : tokens(tokens), allocated(tokens * kTopK) {
+    x = randomBf16(size_t(tokens * kH), -2.f, 2.f, rng);
+    gate = randomBf16(size_t(kH * kE), -1.f, 1.f, rng);
+    smoothUp = randomF32(size_t(kE * kH), 0.5f, 2.f, rng);
+    smoothDown = randomF32(size_t(kE * kI), 0.5f, 2.f, rng);
+    up = randomI8(size_t(kE * kH * 2 * kI), rng);
+    down = randomI8(size_t(kE * kI * kH), rng);
+    upScale = randomF32(size_t(kE * 2 * kI), 1e-3f, 4e-3f, rng);
+    downScale = randomF32(size_t(kE * kH), 1e-3f, 4e-3f, rng);
+    logits.assign(size_t(tokens * kE), sentinel());
+    ids.assign(size_t(tokens * kTopK), -7);
+    weights.assign(size_t(tokens * kTopK), -1.f);
+    rows.assign(size_t(allocated * kH), 0);
+    rowScale.assign(size_t(allocated), 0.f);
+    offsets.assign(size_t(allocated), -9);
+    gateUp.assign(size_t(allocated * 2 * kI), sentinel());
+    act.assign(size_t(allocated * kI), 0);
+    actScale.assign(size_t(allocated), 0.f);
+    downRows.assign(size_t(allocated * kH), sentinel());
+    out.assign(size_t(tokens * kH), toStorage(0.f));
+  }
+
+  int32_t route() {
+    return wsp_gen::route(
+        MemRef<bf16, 2>{x.data(), {tokens, kH}},
+        MemRef<bf16, 2>{gate.data(), {kH, kE}},
+        MemRef<bf16, 2>{logits.data(), {tokens, kE}},
+        MemRef<int32_t, 2>{ids.data(), {tokens, kTopK}},
+        MemRef<float, 2>{weights.data(), {tokens, kTopK}},
+        MemRef<float, 3>{routeWs.data(), {kBlocks, 32, 16}});
+  }
+
+  int32_t experts() {
+    return wsp_gen::experts(
+        MemRef<bf16, 2>{x.data(), {tokens, kH}},
+        MemRef<int32_t, 2>{ids.data(), {tokens, kTopK}},
+        MemRef<float, 2>{weights.data(), {tokens, kTopK}},
+        MemRef<float, 2>{smoothUp.data(), {kE, kH}},
+        MemRef<int8_t, 3>{up.data(), {kE, kH, 2 * kI}},
+        MemRef<float, 2>{upScale.data(), {kE, 2 * kI}},
+        MemRef<float, 2>{smoothDown.data(), {kE, kI}},
+        MemRef<int8_t, 3>{down.data(), {kE, kI, kH}},
+        MemRef<float, 2>{downScale.data(), {kE, kH}},
+        MemRef<int8_t, 2>{rows.data(), {allocated, kH}},
+        MemRef<float, 1>{rowScale.data(), {allocated}},
+        MemRef<int32_t, 1>{counts.data(), {kE}},
+        MemRef<int32_t, 1>{offsets.data(), {allocated}},
+        MemRef<bf16, 2>{gateUp.data(), {allocated, 2 * kI}},
+        MemRef<int8_t, 2>{act.data(), {allocated, kI}},
+        MemRef<float, 1>{actScale.data(), {allocated}},
+        MemRef<bf16, 2>{downRows.data(), {allocated, kH}},
+        MemRef<bf16, 2>{out.data(), {tokens, kH}},
+        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
+  }
+
+  /// One expert's output for one token, in double.
+  std::vector<double> expert(int64_t t, int64_t e) const {
+    std::vector<double> v(kH), q;
+    double s;
+    for (int64_t h = 0; h < kH; ++h)
+      v[size_t(h)] = double(toFloat(x[size_t(t * kH + h)])) *
+                     smoothUp[size_t(e * kH + h)];
+    quantize(v, q, s);
+    std::vector<double> gu(2 * kI);
+    for (int64_t n = 0; n < 2 * kI; ++n) {
+      double acc = 0;
+      for (int64_t h = 0; h < kH; ++h)
+        acc += q[size_t(h)] * up[size_t((e * kH + h) * 2 * kI + n)];
+      gu[size_t(n)] = roundBf16(acc * s * upScale[size_t(e * 2 * kI + n)]);
+    }
+    std::vector<double> a(kI);
+    for (int64_t i = 0; i < kI; ++i) {
+      double g = gu[size_t(i)], u = gu[size_t(kI + i)];
+      a[size_t(i)] = g / (1 + std::exp(-g)) * u * smoothDown[size_t(e * kI + i)];
+    }
+    quantize(a, q, s);
+    std::vector<double> y(kH);
+    for (int64_t n = 0; n < kH; ++n) {
+      double acc = 0;
+      for (int64_t i = 0; i < kI; ++i)
+        acc += q[size_t(i)] * down[size_t((e * kI + i) * kH + n)];
+      y[size_t(n)] = roundBf16(acc * s * downScale[size_t(e * kH + n)]);
+    }
+    return y;
+  }
+};
+
+bool checkRoute(Layer &l) {
+  int32_t status = l.route();
+  double worst = 0;
+  bool sameIds = true;
+  double worstW = 0;
+  for (int64_t t = 0; t < l.tokens; ++t) {
+    // The logits.
+    std::vector<double> p(kE);
+    for (int64_t e = 0; e < kE; ++e) {
+      double ref = 0, mag = 0;
+      for (int64_t h = 0; h < kH; ++h) {
+        double prod = double(toFloat(l.x[size_t(t * kH + h)])) *
+                      toFloat(l.gate[size_t(h * kE + e)]);
+        ref += prod;
+        mag += std::fabs(prod);
+      }
+      double got = toFloat(l.logits[size_t(t * kE + e)]);
+      double bound = std::ldexp(std::fabs(ref), -8) + 128 * 0x1p-24 * mag +
+                     kSubnormalRounding;
+      worst = std::max(worst, std::fabs(got - ref) / bound);
+      p[size_t(e)] = got;
+    }
+    // The top 2 of softmax(the kernel's logits).
+    double m = *std::max_element(p.begin(), p.end()), sum = 0;
+    for (double &v : p)
+      sum += (v = std::exp(v - m));
+    for (double &v : p)
+      v /= sum;
+    std::vector<int> order(kE);
+    for (int e = 0; e < kE; ++e)
+      order[size_t(e)] = e;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int a, int b) { return p[size_t(a)] > p[size_t(b)]; });
+    double chosen = p[size_t(order[0])] + p[size_t(order[1])];
+    for (int64_t k = 0; k < kTopK; ++k) {
+      sameIds = sameIds && l.ids[size_t(t * kTopK + k)] == order[size_t(k)];
+      double ref = p[size_t(order[size_t(k)])] / chosen;
+      worstW = std::max(worstW, std::fabs(l.weights[size_t(t * kTopK + k)] -
+                                          ref) / (1e-5 * ref));
+    }
+  }
+  bool ok = status == 0 && worst <= 1 && sameIds && worstW <= 1;
+  std::printf("route T=%lld: %s (status %d, logits max err / bound %.3f, "
+              "experts %s, weights max err / bound %.3f)\n",
+              (long long)l.tokens, ok ? "ok" : "MISMATCH", status, worst,
+              sameIds ? "equal" : "DIFFERENT", worstW);
+  return ok;
+}
+
+bool checkExperts(Layer &l) {
+  int32_t status = l.experts();
+  // Counts and token_offset: expert order, then (token, slot) order.
+  std::vector<int32_t> counts(kE, 0), offsets(size_t(l.allocated), -1);
+  int64_t row = 0;
+  for (int64_t e = 0; e < kE; ++e)
+    for (int64_t t = 0; t < l.tokens; ++t)
+      for (int64_t k = 0; k < kTopK; ++k)
+        if (l.ids[size_t(t * kTopK + k)] == e) {
+          ++counts[size_t(e)];
+          offsets[size_t(row++)] = int32_t(t * kTopK + k);
+        }
+  bool routing = counts == l.counts && offsets == l.offsets;
+  // The output.
+  double worst = 0;
+  for (int64_t t = 0; t < l.tokens; ++t) {
+    std::vector<double> ref(kH, 0.0);
+    for (int64_t k = 0; k < kTopK; ++k) {
+      std::vector<double> y = l.expert(t, l.ids[size_t(t * kTopK + k)]);
+      for (int64_t h = 0; h < kH; ++h)
+        ref[size_t(h)] += l.weights[size_t(t * kTopK + k)] * y[size_t(h)];
+    }
+    double scale = 0;
+    for (double v : ref)
+      scale = std::max(scale, std::fabs(v));
+    for (int64_t h = 0; h < kH; ++h)
+      worst = std::max(worst, std::fabs(toFloat(l.out[size_t(t * kH + h)]) -
+                                        ref[size_t(h)]) /
+                                  (0.01 * scale + kSubnormalRounding));
+  }
+  bool ok = status == 0 && routing && worst <= 1;
+  std::printf("experts T=%lld: %s (status %d, counts and token_offset %s, "
+              "output max err / bound %.3f)\n",
+              (long long)l.tokens, ok ? "ok" : "MISMATCH", status,
+              routing ? "exact" : "DIFFERENT", worst);
+  return ok;
+}
+
+bool checkNegativeId(std::mt19937 &rng) {
+  Layer l(8, rng);
+  bool routed = l.route() == 0;
+  l.ids[3] = -1;
+  l.out.assign(l.out.size(), sentinel());
+  int32_t status = l.experts();
+  bool untouched = allSentinel(l.out) &&
+                   std::all_of(l.counts.begin(), l.counts.end(),
+                               [](int32_t c) { return c == -5; });
+  return reportInvalid("a negative expert id", routed ? status : -1,
+                       untouched, "counts and output");
+}
+
+} // namespace
+
+int main() {
+  std::mt19937 rng(2032);
+  bool ok = true;
+  for (int64_t tokens : {1, 7, 40}) {
+    Layer l(tokens, rng);
+    ok = checkRoute(l) && ok;
+    ok = checkExperts(l) && ok;
+  }
+  ok = checkNegativeId(rng) && ok;
+  return ok ? 0 : 1;
+}
