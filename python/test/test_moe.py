@@ -342,3 +342,42 @@ def test_gather_runs_against_numpy(weights_dtype):
         assert prog.gather(rows, np.ascontiguousarray(bad, np.int32),
                            weights, out2).name == "INVALID_PARAMS"
         assert (out2 == start).all()
+
+
+def test_row_range_views_lower_and_run():
+    # A contiguous range of rows (memref.subview of leading rows) is a
+    # row-major view the lowering takes and the emitter prints: the shared
+    # expert's matmul on rows [8, n) of the scattered buffers.
+    prog = wsp.compile("""
+func.func @rows_from_8(%rows: memref<?x128xi8>, %scale: memref<?xf32>,
+                       %w: memref<128x128xi8>, %ws: memref<128xf32>,
+                       %y: memref<?x128xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %n = memref.dim %rows, %c0 : memref<?x128xi8>
+  %rest = arith.subi %n, %c8 : index
+  %r = memref.subview %rows[8, 0] [%rest, 128] [1, 1]
+      : memref<?x128xi8> to memref<?x128xi8, strided<[128, 1], offset: 1024>>
+  %s = memref.subview %scale[8] [%rest] [1]
+      : memref<?xf32> to memref<?xf32, strided<[1], offset: 8>>
+  %o = memref.subview %y[8, 0] [%rest, 128] [1, 1]
+      : memref<?x128xbf16> to memref<?x128xbf16, strided<[128, 1], offset: 1024>>
+  llm.moe_quant_matmul
+      hidden_states(%r : memref<?x128xi8, strided<[128, 1], offset: 1024>>)
+      per_token_scale(%s : memref<?xf32, strided<[1], offset: 8>>)
+      expert_weight(%w : memref<128x128xi8>) expert_scale(%ws : memref<128xf32>)
+      -> y(%o : memref<?x128xbf16, strided<[128, 1], offset: 1024>>)
+  return
+}
+""")
+    rng = np.random.default_rng(18)
+    a = rng.integers(-128, 128, (29, 128), dtype=np.int8)
+    scale = rng.uniform(0.001, 0.01, 29).astype(np.float32)
+    w = rng.integers(-128, 128, (128, 128), dtype=np.int8)
+    ws = rng.uniform(0.001, 0.01, 128).astype(np.float32)
+    y = np.full((29, 128), 0x7FC1, np.uint16)
+    assert prog.rows_from_8(a, scale, w, ws, y).ok
+    ref = reference(a[8:], scale[8:], w[None], ws[None], [21])
+    np.testing.assert_allclose(wsp.from_bf16(y[8:]), ref,
+                               rtol=2**-8 * (1 + 1e-4), atol=1e-30)
+    assert (y[:8] == 0x7FC1).all()

@@ -15,6 +15,7 @@
 #include "wsp/Dialect/Tile/IR/TileDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/Layouts.h"
 #include "wsp/Support/SourceNames.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -380,7 +381,7 @@ FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
 LogicalResult requireIdentityLayouts(Operation *op,
                                      ArrayRef<NamedOperand> args) {
   for (const NamedOperand &a : args)
-    if (!cast<MemRefType>(a.value.getType()).getLayout().isIdentity())
+    if (!isContiguousRowMajor(cast<MemRefType>(a.value.getType())))
       return op->emitOpError("lowers with row-major buffers only; '")
              << a.name << "' is a strided view " << a.value.getType();
   return success();

@@ -2,6 +2,7 @@
 
 #include "CppEmitter.h"
 
+#include "wsp/Support/Layouts.h"
 #include "wsp/Support/SourceNames.h"
 
 #include "mlir/IR/Block.h"
@@ -143,8 +144,9 @@ FailureOr<std::string> Emitter::type(Type t, Operation *at) {
     FailureOr<std::string> element = scalarType(m.getElementType(), at);
     if (failed(element))
       return failure();
-    if (!m.getLayout().isIdentity())
-      return at->emitOpError() << "has non-identity layout " << m
+    // Row-major data and sizes: contiguous views print as their buffer's.
+    if (!isContiguousRowMajor(m))
+      return at->emitOpError() << "has non-contiguous layout " << m
                                << ", which the C++ emitter cannot print";
     return llvm::formatv("MemRef<{0}, {1}>", *element, m.getRank()).str();
   }

@@ -2,6 +2,8 @@
 
 #include "CppEmitter.h"
 
+#include "wsp/Support/Layouts.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -352,6 +354,39 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
                                             ".data, {" +
                                             llvm::join(sizes, ", ") + "}}");
       });
+  // A contiguous subview (leading rows, whole trailing dimensions) is the
+  // same row-major view from an offset: the source's data plus the
+  // offsets times the source's row-major strides.
+  e.add<memref::SubViewOp>([](memref::SubViewOp o,
+                              Emitter &e) -> LogicalResult {
+    MemRefType src = o.getSourceType();
+    if (!isContiguousRowMajor(o.getType()) || !isContiguousRowMajor(src) ||
+        !llvm::all_of(o.getStaticStrides(), [](int64_t s) { return s == 1; }))
+      return o.emitOpError("is not a contiguous range of rows of a row-major "
+                           "buffer, which the C++ emitter cannot print");
+    FailureOr<std::string> view = e.type(o.getType(), o);
+    if (failed(view) || failed(e.type(src, o)))
+      return failure();
+    auto text = [&](OpFoldResult v) {
+      return isa<Attribute>(v)
+                 ? std::to_string(cast<IntegerAttr>(cast<Attribute>(v)).getInt())
+                 : e.name(cast<Value>(v));
+    };
+    std::string base = e.name(o.getSource()), offset;
+    SmallVector<OpFoldResult> offsets = o.getMixedOffsets();
+    for (auto [d, off] : llvm::enumerate(offsets)) {
+      std::string term = text(off);
+      for (size_t inner = d + 1; inner < offsets.size(); ++inner)
+        term += " * " + base + ".sizes[" + std::to_string(inner) + "]";
+      offset += (d ? " + " : "") + term;
+    }
+    SmallVector<std::string> sizes;
+    for (OpFoldResult size : o.getMixedSizes())
+      sizes.push_back(text(size));
+    return e.declare(o.getResult(), *view + "{" + base + ".data + (" + offset +
+                                        "), {" + llvm::join(sizes, ", ") +
+                                        "}}");
+  });
   e.add<memref::CollapseShapeOp>(
       [](memref::CollapseShapeOp o, Emitter &e) -> LogicalResult {
         FailureOr<std::string> view = e.type(o.getType(), o);
