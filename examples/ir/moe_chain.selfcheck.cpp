@@ -14,6 +14,8 @@
 // a row's max in rounding, and the kernel (f32) and the reference (double)
 // may round a value lying near a half differently, moving that element by
 // 1/127 of its row's max (measured: below 0.4% here).
+// @experts_shared adds the shared expert for tokens [0, 8), weight 1, its
+// rows the first 8 of the scattered buffers (same tolerance).
 // Then INVALID_PARAMS with nothing written: a negative expert id.
 #include "selfcheck.hpp"
 
@@ -26,6 +28,8 @@ using namespace selfcheck;
 namespace {
 
 constexpr int64_t kH = 128, kE = 16, kTopK = 2, kI = 64, kBlocks = 24;
+/// Tokens the shared expert of @experts_shared runs on this rank: [0, 8).
+constexpr int64_t kShared = 8;
 
 std::vector<bf16> randomBf16(size_t n, float lo, float hi, std::mt19937 &rng) {
   std::uniform_real_distribution<float> u(lo, hi);
@@ -82,7 +86,15 @@ struct Layer {
   std::vector<float> routeWs = std::vector<float>(kBlocks * 32 * 16);
   std::vector<int32_t> upWs = std::vector<int32_t>(kBlocks * 32 * 128),
                        downWs = std::vector<int32_t>(kBlocks * 32 * 128),
+                       sharedUpWs = std::vector<int32_t>(kBlocks * 32 * 128),
+                       sharedDownWs = std::vector<int32_t>(kBlocks * 32 * 128),
                        inverse = std::vector<int32_t>(8192 * kTopK);
+  // The shared expert, and @experts_shared's buffers.
+  std::vector<float> sharedSmoothUp, sharedSmoothDown, sharedUpScale,
+      sharedDownScale;
+  std::vector<int8_t> sharedUp, sharedDown, sRows, sAct;
+  std::vector<float> sRowScale, sActScale;
+  std::vector<bf16> sGateUp, sDown;
 
   Layer(int64_t tokens, std::mt19937 &rng)
       : tokens(tokens), allocated(tokens * kTopK) {
@@ -94,6 +106,12 @@ struct Layer {
     down = randomI8(size_t(kE * kI * kH), rng);
     upScale = randomF32(size_t(kE * 2 * kI), 1e-3f, 4e-3f, rng);
     downScale = randomF32(size_t(kE * kH), 1e-3f, 4e-3f, rng);
+    sharedSmoothUp = randomF32(size_t(kH), 0.5f, 2.f, rng);
+    sharedSmoothDown = randomF32(size_t(kI), 0.5f, 2.f, rng);
+    sharedUp = randomI8(size_t(kH * 2 * kI), rng);
+    sharedDown = randomI8(size_t(kI * kH), rng);
+    sharedUpScale = randomF32(size_t(2 * kI), 1e-3f, 4e-3f, rng);
+    sharedDownScale = randomF32(size_t(kH), 1e-3f, 4e-3f, rng);
     logits.assign(size_t(tokens * kE), sentinel());
     ids.assign(size_t(tokens * kTopK), -7);
     weights.assign(size_t(tokens * kTopK), -1.f);
@@ -142,35 +160,91 @@ struct Layer {
         MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
   }
 
-  /// One expert's output for one token, in double.
-  std::vector<double> expert(int64_t t, int64_t e) const {
+  /// An expert's output for token t, in double: smooth, quantize, gate/up
+  /// (bf16), swiglu, smooth, quantize, down (bf16). The weights: up
+  /// [kH, 2 kI], down [kI, kH], row-major; scales and smooth rows per column.
+  std::vector<double> mlp(int64_t t, const float *su, const int8_t *upW,
+                          const float *upS, const float *sd,
+                          const int8_t *downW, const float *downS) const {
     std::vector<double> v(kH), q;
     double s;
     for (int64_t h = 0; h < kH; ++h)
-      v[size_t(h)] = double(toFloat(x[size_t(t * kH + h)])) *
-                     smoothUp[size_t(e * kH + h)];
+      v[size_t(h)] = double(toFloat(x[size_t(t * kH + h)])) * su[h];
     quantize(v, q, s);
     std::vector<double> gu(2 * kI);
     for (int64_t n = 0; n < 2 * kI; ++n) {
       double acc = 0;
       for (int64_t h = 0; h < kH; ++h)
-        acc += q[size_t(h)] * up[size_t((e * kH + h) * 2 * kI + n)];
-      gu[size_t(n)] = roundBf16(acc * s * upScale[size_t(e * 2 * kI + n)]);
+        acc += q[size_t(h)] * upW[h * 2 * kI + n];
+      gu[size_t(n)] = roundBf16(acc * s * upS[n]);
     }
     std::vector<double> a(kI);
     for (int64_t i = 0; i < kI; ++i) {
       double g = gu[size_t(i)], u = gu[size_t(kI + i)];
-      a[size_t(i)] = g / (1 + std::exp(-g)) * u * smoothDown[size_t(e * kI + i)];
+      a[size_t(i)] = g / (1 + std::exp(-g)) * u * sd[i];
     }
     quantize(a, q, s);
     std::vector<double> y(kH);
     for (int64_t n = 0; n < kH; ++n) {
       double acc = 0;
       for (int64_t i = 0; i < kI; ++i)
-        acc += q[size_t(i)] * down[size_t((e * kI + i) * kH + n)];
-      y[size_t(n)] = roundBf16(acc * s * downScale[size_t(e * kH + n)]);
+        acc += q[size_t(i)] * downW[i * kH + n];
+      y[size_t(n)] = roundBf16(acc * s * downS[n]);
     }
     return y;
+  }
+  std::vector<double> expert(int64_t t, int64_t e) const {
+    return mlp(t, &smoothUp[size_t(e * kH)], &up[size_t(e * kH * 2 * kI)],
+               &upScale[size_t(e * 2 * kI)], &smoothDown[size_t(e * kI)],
+               &down[size_t(e * kI * kH)], &downScale[size_t(e * kH)]);
+  }
+  std::vector<double> sharedExpert(int64_t t) const {
+    return mlp(t, sharedSmoothUp.data(), sharedUp.data(), sharedUpScale.data(),
+               sharedSmoothDown.data(), sharedDown.data(),
+               sharedDownScale.data());
+  }
+
+  /// @experts_shared: the shared expert's 8 rows first in every scattered
+  /// buffer (its smooth rows first in smooth_up and smooth_down).
+  int32_t expertsShared() {
+    const int64_t rowsAll = kShared + allocated;
+    std::vector<float> su(sharedSmoothUp), sd(sharedSmoothDown);
+    su.insert(su.end(), smoothUp.begin(), smoothUp.end());
+    sd.insert(sd.end(), smoothDown.begin(), smoothDown.end());
+    sRows.assign(size_t(rowsAll * kH), 0);
+    sRowScale.assign(size_t(rowsAll), 0.f);
+    sGateUp.assign(size_t(rowsAll * 2 * kI), sentinel());
+    sAct.assign(size_t(rowsAll * kI), 0);
+    sActScale.assign(size_t(rowsAll), 0.f);
+    sDown.assign(size_t(rowsAll * kH), sentinel());
+    return wsp_gen::experts_shared(
+        MemRef<bf16, 2>{x.data(), {tokens, kH}},
+        MemRef<int32_t, 2>{ids.data(), {tokens, kTopK}},
+        MemRef<float, 2>{weights.data(), {tokens, kTopK}},
+        MemRef<float, 2>{su.data(), {1 + kE, kH}},
+        MemRef<int8_t, 3>{up.data(), {kE, kH, 2 * kI}},
+        MemRef<float, 2>{upScale.data(), {kE, 2 * kI}},
+        MemRef<int8_t, 2>{sharedUp.data(), {kH, 2 * kI}},
+        MemRef<float, 1>{sharedUpScale.data(), {2 * kI}},
+        MemRef<float, 2>{sd.data(), {1 + kE, kI}},
+        MemRef<int8_t, 3>{down.data(), {kE, kI, kH}},
+        MemRef<float, 2>{downScale.data(), {kE, kH}},
+        MemRef<int8_t, 2>{sharedDown.data(), {kI, kH}},
+        MemRef<float, 1>{sharedDownScale.data(), {kH}},
+        MemRef<int8_t, 2>{sRows.data(), {rowsAll, kH}},
+        MemRef<float, 1>{sRowScale.data(), {rowsAll}},
+        MemRef<int32_t, 1>{counts.data(), {kE}},
+        MemRef<int32_t, 1>{offsets.data(), {allocated}},
+        MemRef<bf16, 2>{sGateUp.data(), {rowsAll, 2 * kI}},
+        MemRef<int8_t, 2>{sAct.data(), {rowsAll, kI}},
+        MemRef<float, 1>{sActScale.data(), {rowsAll}},
+        MemRef<bf16, 2>{sDown.data(), {rowsAll, kH}},
+        MemRef<bf16, 2>{out.data(), {tokens, kH}},
+        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{sharedUpWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{sharedDownWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
   }
 };
 
@@ -223,8 +297,12 @@ bool checkRoute(Layer &l) {
   return ok;
 }
 
-bool checkExperts(Layer &l) {
-  int32_t status = l.experts();
+/// @experts, or @experts_shared (`shared`): counts, token_offset and the
+/// output against the reference.
+bool checkExperts(Layer &l, bool shared) {
+  l.out.assign(l.out.size(), toStorage(0.f));
+  l.counts.assign(kE, -5);
+  int32_t status = shared ? l.expertsShared() : l.experts();
   // Counts and token_offset: expert order, then (token, slot) order.
   std::vector<int32_t> counts(kE, 0), offsets(size_t(l.allocated), -1);
   int64_t row = 0;
@@ -240,6 +318,8 @@ bool checkExperts(Layer &l) {
   double worst = 0;
   for (int64_t t = 0; t < l.tokens; ++t) {
     std::vector<double> ref(kH, 0.0);
+    if (shared && t < kShared)
+      ref = l.sharedExpert(t);
     for (int64_t k = 0; k < kTopK; ++k) {
       std::vector<double> y = l.expert(t, l.ids[size_t(t * kTopK + k)]);
       for (int64_t h = 0; h < kH; ++h)
@@ -254,8 +334,9 @@ bool checkExperts(Layer &l) {
                                   (0.01 * scale + kSubnormalRounding));
   }
   bool ok = status == 0 && routing && worst <= 1;
-  std::printf("experts T=%lld: %s (status %d, counts and token_offset %s, "
+  std::printf("%s T=%lld: %s (status %d, counts and token_offset %s, "
               "output max err / bound %.3f)\n",
+              shared ? "experts with a shared expert" : "experts",
               (long long)l.tokens, ok ? "ok" : "MISMATCH", status,
               routing ? "exact" : "DIFFERENT", worst);
   return ok;
@@ -279,10 +360,13 @@ bool checkNegativeId(std::mt19937 &rng) {
 int main() {
   std::mt19937 rng(2032);
   bool ok = true;
-  for (int64_t tokens : {1, 7, 40}) {
+  for (int64_t tokens : {1, 8, 40}) {
     Layer l(tokens, rng);
     ok = checkRoute(l) && ok;
-    ok = checkExperts(l) && ok;
+    ok = checkExperts(l, false) && ok;
+    // The shared expert runs tokens [0, 8): it needs 8 tokens.
+    if (tokens >= kShared)
+      ok = checkExperts(l, true) && ok;
   }
   ok = checkNegativeId(rng) && ok;
   return ok ? 0 : 1;
