@@ -1921,6 +1921,24 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
 // quantize the rows (the shared experts' first), one gathered row at a time
 //===----------------------------------------------------------------------===//
 
+/// One range of `%range` rows planned as one "expert" of the spec
+/// planner's MoE form and dispatched: `%planned` is the plan's status.
+constexpr StringLiteral kPlanRange = R"mlir(    %range_i32 = arith.index_cast %range : index to i32
+    %lens = memref.alloca() : memref<1xi32>
+    memref.store %range_i32, %lens[%c0] : memref<1xi32>
+    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
+    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
+        : memref<1xi32>
+    %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
+        tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
+        : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
+    %run = arith.cmpi eq, %planned, %ok : i32
+    scf.if %run {
+      wsp.dispatch @${NAME}(${CALL_ARGS})
+          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
+          on ${CORES}
+    })mlir";
+
 /// The planner: the routing counted per routed expert of the rank (a
 /// negative id is INVALID_PARAMS, ids of other ranks skipped, more routed
 /// rows than allocated_tokens BUFFER_OVERFLOW, all before anything is
@@ -2039,22 +2057,8 @@ ${CHECKS}
       memref.store %minus_one_i32, %token_offset[%i] : ${TOKEN_OFFSET_TYPE}
     }
     // The rows to quantize: the shared experts' and the used routed ones.
-    %used = arith.addi %shared_end, %total : index
-    %used_i32 = arith.index_cast %used : index to i32
-    %lens = memref.alloca() : memref<1xi32>
-    memref.store %used_i32, %lens[%c0] : memref<1xi32>
-    %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
-    %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
-        : memref<1xi32>
-    %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
-        tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
-        : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
-    %run = arith.cmpi eq, %planned, %ok : i32
-    scf.if %run {
-      wsp.dispatch @${NAME}(${CALL_ARGS})
-          descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
-          on ${CORES}
-    }
+    %range = arith.addi %shared_end, %total : index
+${PLAN_RANGE}
     scf.yield %planned : i32
   } else {
     scf.yield %check : i32
@@ -2173,6 +2177,7 @@ FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
             {"END", std::to_string(end)},
             {"UNIT_ROWS", kUnitRows.str()},
             {"QUANT", kQuant.str()},
+            {"PLAN_RANGE", kPlanRange.str()},
             {"QUANT_INPUT", kScatterInput.str()},
             {"SCALE", "scale"}});
   SmallVector<DimCheck> dims = {{"selected_experts", 0, "%tokens"},
@@ -2269,21 +2274,8 @@ ${CHECKS}
     %offsets_status = arith.select %bad, %invalid, %ok : i32
     %checked = arith.cmpi eq, %offsets_status, %ok : i32
     %planned_status = scf.if %checked -> i32 {
-      %tokens_i32 = arith.index_cast %tokens : index to i32
-      %lens = memref.alloca() : memref<1xi32>
-      memref.store %tokens_i32, %lens[%c0] : memref<1xi32>
-      %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>
-      %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1) config(${CONFIG})
-          : memref<1xi32>
-      %count, %planned = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
-          tiers(@${NAME}_tiers) config(${CONFIG}) into %descs
-          : memref<1xi32>, memref<${UNITS}x!wsp.descriptor<moe>>
-      %run = arith.cmpi eq, %planned, %ok : i32
-      scf.if %run {
-        wsp.dispatch @${NAME}(${CALL_ARGS})
-            descriptors(%descs[%count] : memref<${UNITS}x!wsp.descriptor<moe>>)
-            on ${CORES}
-      }
+      %range = arith.addi %tokens, %c0 : index
+${PLAN_RANGE}
       scf.yield %planned : i32
     } else {
       scf.yield %offsets_status : i32
@@ -2409,6 +2401,7 @@ FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
             {"SHARED_ROWS", std::to_string(shared * perRank)},
             {"TOKENS_END", std::to_string(offset + perRank)},
             {"MAX_TOKENS", std::to_string(kGatherTokens)},
+            {"PLAN_RANGE", kPlanRange.str()},
             {"INVERSE_SIZE", std::to_string(kGatherTokens * topk)},
             {"UNIT_ROWS", kUnitRows.str()},
             {"ROW_F32", "!tile.tile<vec, 1x" + c + "xf32>"},
