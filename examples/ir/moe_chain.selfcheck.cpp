@@ -17,66 +17,23 @@
 // @experts_shared adds the shared expert for tokens [0, 8), weight 1, its
 // rows the first 8 of the scattered buffers (same tolerance).
 // Then INVALID_PARAMS with nothing written: a negative expert id.
-#include "selfcheck.hpp"
-
-#include <algorithm>
-#include <cmath>
-#include <random>
+#include "moe_chain.hpp"
 
 using namespace selfcheck;
 
 namespace {
 
-constexpr int64_t kH = 128, kE = 16, kTopK = 2, kI = 64, kBlocks = 24;
+using namespace moe_chain;
+
+constexpr int64_t kH = 128, kBlocks = 24;
 /// Tokens the shared expert of @experts_shared runs on this rank: [0, 8).
 constexpr int64_t kShared = 8;
 
-std::vector<bf16> randomBf16(size_t n, float lo, float hi, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<bf16> v(n);
-  for (bf16 &x : v)
-    x = toStorage(u(rng));
-  return v;
-}
-
-std::vector<int8_t> randomI8(size_t n, std::mt19937 &rng) {
-  std::uniform_int_distribution<int> u(-127, 127);
-  std::vector<int8_t> v(n);
-  for (int8_t &x : v)
-    x = int8_t(u(rng));
-  return v;
-}
-
-std::vector<float> randomF32(size_t n, float lo, float hi, std::mt19937 &rng) {
-  std::uniform_real_distribution<float> u(lo, hi);
-  std::vector<float> v(n);
-  for (float &x : v)
-    x = u(rng);
-  return v;
-}
-
-double roundBf16(double v) { return toFloat(toStorage(float(v))); }
-
-/// scale_dynamic_quant of one row: q = rint(v 127 / max|v|), scale max/127.
-void quantize(const std::vector<double> &v, std::vector<double> &q,
-              double &scale) {
-  double m = 0;
-  for (double x : v)
-    m = std::max(m, std::fabs(x));
-  double mult = 127.0 / std::max(m, 1e-30);
-  q.resize(v.size());
-  for (size_t i = 0; i < v.size(); ++i)
-    q[i] = std::max(-128.0, std::min(127.0, std::nearbyint(v[i] * mult)));
-  scale = m / 127.0;
-}
-
-struct Layer {
+struct Layer : MoeWeights<kH> {
   int64_t tokens, allocated;
-  std::vector<bf16> x, gate, logits;
+  std::vector<bf16> x, logits;
   std::vector<int32_t> ids;
   std::vector<float> weights;
-  std::vector<float> smoothUp, upScale, smoothDown, downScale;
-  std::vector<int8_t> up, down;
   // The experts' buffers.
   std::vector<int8_t> rows, act;
   std::vector<float> rowScale, actScale;
@@ -89,29 +46,14 @@ struct Layer {
                        sharedUpWs = std::vector<int32_t>(kBlocks * 32 * 128),
                        sharedDownWs = std::vector<int32_t>(kBlocks * 32 * 128),
                        inverse = std::vector<int32_t>(8192 * kTopK);
-  // The shared expert, and @experts_shared's buffers.
-  std::vector<float> sharedSmoothUp, sharedSmoothDown, sharedUpScale,
-      sharedDownScale;
-  std::vector<int8_t> sharedUp, sharedDown, sRows, sAct;
+  // @experts_shared's buffers.
+  std::vector<int8_t> sRows, sAct;
   std::vector<float> sRowScale, sActScale;
   std::vector<bf16> sGateUp, sDown;
 
   Layer(int64_t tokens, std::mt19937 &rng)
-      : tokens(tokens), allocated(tokens * kTopK) {
+      : MoeWeights<kH>(rng), tokens(tokens), allocated(tokens * kTopK) {
     x = randomBf16(size_t(tokens * kH), -2.f, 2.f, rng);
-    gate = randomBf16(size_t(kH * kE), -1.f, 1.f, rng);
-    smoothUp = randomF32(size_t(kE * kH), 0.5f, 2.f, rng);
-    smoothDown = randomF32(size_t(kE * kI), 0.5f, 2.f, rng);
-    up = randomI8(size_t(kE * kH * 2 * kI), rng);
-    down = randomI8(size_t(kE * kI * kH), rng);
-    upScale = randomF32(size_t(kE * 2 * kI), 1e-3f, 4e-3f, rng);
-    downScale = randomF32(size_t(kE * kH), 1e-3f, 4e-3f, rng);
-    sharedSmoothUp = randomF32(size_t(kH), 0.5f, 2.f, rng);
-    sharedSmoothDown = randomF32(size_t(kI), 0.5f, 2.f, rng);
-    sharedUp = randomI8(size_t(kH * 2 * kI), rng);
-    sharedDown = randomI8(size_t(kI * kH), rng);
-    sharedUpScale = randomF32(size_t(2 * kI), 1e-3f, 4e-3f, rng);
-    sharedDownScale = randomF32(size_t(kH), 1e-3f, 4e-3f, rng);
     logits.assign(size_t(tokens * kE), sentinel());
     ids.assign(size_t(tokens * kTopK), -7);
     weights.assign(size_t(tokens * kTopK), -1.f);
@@ -160,48 +102,18 @@ struct Layer {
         MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
   }
 
-  /// An expert's output for token t, in double: smooth, quantize, gate/up
-  /// (bf16), swiglu, smooth, quantize, down (bf16). The weights: up
-  /// [kH, 2 kI], down [kI, kH], row-major; scales and smooth rows per column.
-  std::vector<double> mlp(int64_t t, const float *su, const int8_t *upW,
-                          const float *upS, const float *sd,
-                          const int8_t *downW, const float *downS) const {
-    std::vector<double> v(kH), q;
-    double s;
+  /// Token t's row of x, in double.
+  std::vector<double> row(int64_t t) const {
+    std::vector<double> r(kH);
     for (int64_t h = 0; h < kH; ++h)
-      v[size_t(h)] = double(toFloat(x[size_t(t * kH + h)])) * su[h];
-    quantize(v, q, s);
-    std::vector<double> gu(2 * kI);
-    for (int64_t n = 0; n < 2 * kI; ++n) {
-      double acc = 0;
-      for (int64_t h = 0; h < kH; ++h)
-        acc += q[size_t(h)] * upW[h * 2 * kI + n];
-      gu[size_t(n)] = roundBf16(acc * s * upS[n]);
-    }
-    std::vector<double> a(kI);
-    for (int64_t i = 0; i < kI; ++i) {
-      double g = gu[size_t(i)], u = gu[size_t(kI + i)];
-      a[size_t(i)] = g / (1 + std::exp(-g)) * u * sd[i];
-    }
-    quantize(a, q, s);
-    std::vector<double> y(kH);
-    for (int64_t n = 0; n < kH; ++n) {
-      double acc = 0;
-      for (int64_t i = 0; i < kI; ++i)
-        acc += q[size_t(i)] * downW[i * kH + n];
-      y[size_t(n)] = roundBf16(acc * s * downS[n]);
-    }
-    return y;
+      r[size_t(h)] = toFloat(x[size_t(t * kH + h)]);
+    return r;
   }
   std::vector<double> expert(int64_t t, int64_t e) const {
-    return mlp(t, &smoothUp[size_t(e * kH)], &up[size_t(e * kH * 2 * kI)],
-               &upScale[size_t(e * 2 * kI)], &smoothDown[size_t(e * kI)],
-               &down[size_t(e * kI * kH)], &downScale[size_t(e * kH)]);
+    return expertOf(row(t).data(), e);
   }
   std::vector<double> sharedExpert(int64_t t) const {
-    return mlp(t, sharedSmoothUp.data(), sharedUp.data(), sharedUpScale.data(),
-               sharedSmoothDown.data(), sharedDown.data(),
-               sharedDownScale.data());
+    return sharedExpertOf(row(t).data());
   }
 
   /// @experts_shared: the shared expert's 8 rows first in every scattered
@@ -271,22 +183,14 @@ bool checkRoute(Layer &l) {
       p[size_t(e)] = got;
     }
     // The top 2 of softmax(the kernel's logits).
-    double m = *std::max_element(p.begin(), p.end()), sum = 0;
-    for (double &v : p)
-      sum += (v = std::exp(v - m));
-    for (double &v : p)
-      v /= sum;
-    std::vector<int> order(kE);
-    for (int e = 0; e < kE; ++e)
-      order[size_t(e)] = e;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return p[size_t(a)] > p[size_t(b)]; });
-    double chosen = p[size_t(order[0])] + p[size_t(order[1])];
+    std::vector<int> ids;
+    std::vector<double> refW;
+    MoeWeights<kH>::topk(p, ids, refW);
     for (int64_t k = 0; k < kTopK; ++k) {
-      sameIds = sameIds && l.ids[size_t(t * kTopK + k)] == order[size_t(k)];
-      double ref = p[size_t(order[size_t(k)])] / chosen;
+      sameIds = sameIds && l.ids[size_t(t * kTopK + k)] == ids[size_t(k)];
       worstW = std::max(worstW, std::fabs(l.weights[size_t(t * kTopK + k)] -
-                                          ref) / (1e-5 * ref));
+                                          refW[size_t(k)]) /
+                                    (1e-5 * refW[size_t(k)]));
     }
   }
   bool ok = status == 0 && worst <= 1 && sameIds && worstW <= 1;
