@@ -1,6 +1,6 @@
 // The attention block's inputs and its naive reference, shared by the
 // self-checks of examples/ir/attention_block.mlir and of the decoder layer
-// that runs the block first (examples/ir/moe_layer.mlir): one reference of
+// that runs the block first (examples/ir/decoder_layers.mlir): one reference of
 // the block, written in double from docs/rationale/Operators.md (the
 // formulas and tolerances are in attention_block.selfcheck.cpp's opening
 // comment).

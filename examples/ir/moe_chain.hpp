@@ -1,7 +1,7 @@
 // The MoE chain's weights and its naive reference, shared by the
 // self-checks of examples/ir/moe_chain.mlir (hidden 128) and of the
 // decoder layer that runs the chain after the attention block
-// (examples/ir/moe_layer.mlir, hidden 256): one reference, written in
+// (examples/ir/decoder_layers.mlir, hidden 256): one reference, written in
 // double from docs/rationale/Operators.md (the tolerances are in the
 // self-checks' opening comments).
 #ifndef WSP_EXAMPLES_MOE_CHAIN_HPP

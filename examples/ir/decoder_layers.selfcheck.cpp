@@ -1,6 +1,7 @@
-// The self-check of examples/ir/moe_layer.mlir (run by `wspc --run` and the
-// lit tests): a decode step of an MoE decoder layer, stage by stage, each
-// against a naive reference in double fed the stage's inputs:
+// The self-check of examples/ir/decoder_layers.mlir (run by `wspc --run`
+// and the lit tests): a decode step of the MoE and of the dense decoder
+// layer, stage by stage, each against a naive reference in double fed the
+// stage's inputs:
 // * the attention block against attention_block.hpp's reference of the
 //   whole block from the layer's inputs (after_res exact; the output within
 //   2% of each row's largest value, as attention_block.selfcheck.cpp
@@ -8,17 +9,19 @@
 // * the post-attention norm from the block's output: the residual stream
 //   exact (the float sum of two bf16 values, rounded once) and the normed
 //   value within half a bf16 ulp (2^-8 relative) plus the sums' float error;
-// * the router from the normed value: logits within 2^-8 relative plus the
-//   f32 sum's error, the same top 2 of the kernel's logits (ties to the
-//   lower id), weights within 1e-5 relative;
-// * the experts from the normed value and the router's choice, shared
-//   expert included (this rank runs it for all 4 tokens): within 1% of each
-//   token's largest value, as moe_chain.selfcheck.cpp justifies.
+// * MoE: the router from the normed value (logits within 2^-8 relative plus
+//   the f32 sum's error, the same top 2 of the kernel's logits, ties to the
+//   lower id, weights within 1e-5 relative), then the experts from the
+//   normed value and the router's choice, shared expert included (this rank
+//   runs it for all 4 tokens): within 1% of each token's largest value, as
+//   moe_chain.selfcheck.cpp justifies;
+// * dense: the MLP from the normed value (moe_chain.hpp's expert reference
+//   with the MLP's weights: it is the same chain of ops), within 1% too.
 // Each stage's reference starts from the kernel's output of the stage
 // before it: top-k is a discontinuous choice, so a reference fed its own
 // attention output could route a token to another expert where two
 // probabilities are nearly equal. Then INVALID_PARAMS: a page id outside
-// the pool stops the layer at the KV store, with the caches and everything
+// the pool stops a layer at the KV store, with the caches and everything
 // after them untouched.
 #include "attention_block.hpp"
 #include "moe_chain.hpp"
@@ -55,6 +58,10 @@ struct LayerBuffers {
   std::vector<int32_t> matmulWs = std::vector<int32_t>(4 * 24 * 32 * 128),
                        inverse = std::vector<int32_t>(8192 * kTopK);
   int64_t allocated;
+  // The dense MLP's: its input quantized, its one "expert" of every token.
+  std::vector<int8_t> h8;
+  std::vector<float> hScale;
+  std::vector<int32_t> allTokens;
 
   LayerBuffers(int64_t tokens, std::mt19937 &rng) : allocated(tokens * kTopK) {
     after.resize(size_t(tokens * kHidden));
@@ -80,19 +87,18 @@ struct LayerBuffers {
     actScale.assign(size_t(rowsAll), 0.f);
     down.assign(size_t(rowsAll * kHidden), sentinel());
     out.assign(size_t(tokens * kHidden), toStorage(0.f));
+    h8.resize(size_t(tokens * kHidden));
+    hScale.resize(size_t(tokens));
+    allTokens.assign(1, int32_t(tokens));
   }
 };
 
-int32_t run(Block &blk, const Weights &wt, LayerBuffers &o) {
-  const int64_t t = blk.tokens, rowsAll = kShared + o.allocated;
-  std::vector<float> smoothUp(wt.sharedSmoothUp), smoothDown(wt.sharedSmoothDown);
-  smoothUp.insert(smoothUp.end(), wt.smoothUp.begin(), wt.smoothUp.end());
-  smoothDown.insert(smoothDown.end(), wt.smoothDown.begin(), wt.smoothDown.end());
-  auto ws = [&](int i) {
-    return MemRef<int32_t, 3>{o.matmulWs.data() + i * 24 * 32 * 128,
-                              {24, 32, 128}};
-  };
-  return wsp_gen::decode_layer(
+/// Calls a layer: the attention block's arguments (both layers take them
+/// first), then `rest`.
+template <typename Layer, typename... Rest>
+int32_t callLayer(Layer layer, Block &blk, LayerBuffers &o, Rest... rest) {
+  const int64_t t = blk.tokens;
+  return layer(
       MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
       MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
       vec(blk.smooth), MemRef<int8_t, 2>{blk.w.data(), {kQkv, kHidden}},
@@ -113,22 +119,40 @@ int32_t run(Block &blk, const Weights &wt, LayerBuffers &o) {
       MemRef<bf16, 2>{o.y.data(), {t, kHidden}},
       // The post-attention norm.
       vec(o.postNorm), MemRef<bf16, 2>{o.h.data(), {t, kHidden}},
-      MemRef<bf16, 2>{o.residual.data(), {t, kHidden}},
-      // The MoE.
-      MemRef<bf16, 2>{const_cast<bf16 *>(wt.gate.data()), {kHidden, kE}},
+      MemRef<bf16, 2>{o.residual.data(), {t, kHidden}}, rest...);
+}
+
+template <typename T> MemRef<T, 1> in(const std::vector<T> &v) {
+  return MemRef<T, 1>{const_cast<T *>(v.data()), {int64_t(v.size())}};
+}
+template <typename T>
+MemRef<T, 2> in(const std::vector<T> &v, int64_t rows, int64_t cols) {
+  return MemRef<T, 2>{const_cast<T *>(v.data()), {rows, cols}};
+}
+
+/// The layer's workspaces after the attention block's.
+MemRef<int32_t, 3> matmulWs(LayerBuffers &o, int i) {
+  return MemRef<int32_t, 3>{o.matmulWs.data() + i * 24 * 32 * 128,
+                            {24, 32, 128}};
+}
+
+int32_t runMoe(Block &blk, const Weights &wt, LayerBuffers &o) {
+  const int64_t t = blk.tokens, rowsAll = kShared + o.allocated;
+  std::vector<float> smoothUp(wt.sharedSmoothUp), smoothDown(wt.sharedSmoothDown);
+  smoothUp.insert(smoothUp.end(), wt.smoothUp.begin(), wt.smoothUp.end());
+  smoothDown.insert(smoothDown.end(), wt.smoothDown.begin(), wt.smoothDown.end());
+  return callLayer(
+      wsp_gen::moe_decode_layer, blk, o, in(wt.gate, kHidden, kE),
       MemRef<bf16, 2>{o.logits.data(), {t, kE}},
       MemRef<int32_t, 2>{o.ids.data(), {t, kTopK}},
       MemRef<float, 2>{o.weights.data(), {t, kTopK}},
-      MemRef<float, 2>{smoothUp.data(), {1 + kE, kHidden}},
+      in(smoothUp, 1 + kE, kHidden),
       MemRef<int8_t, 3>{const_cast<int8_t *>(wt.up.data()), {kE, kHidden, 2 * kI}},
-      MemRef<float, 2>{const_cast<float *>(wt.upScale.data()), {kE, 2 * kI}},
-      MemRef<int8_t, 2>{const_cast<int8_t *>(wt.sharedUp.data()), {kHidden, 2 * kI}},
-      MemRef<float, 1>{const_cast<float *>(wt.sharedUpScale.data()), {2 * kI}},
-      MemRef<float, 2>{smoothDown.data(), {1 + kE, kI}},
+      in(wt.upScale, kE, 2 * kI), in(wt.sharedUp, kHidden, 2 * kI),
+      in(wt.sharedUpScale), in(smoothDown, 1 + kE, kI),
       MemRef<int8_t, 3>{const_cast<int8_t *>(wt.down.data()), {kE, kI, kHidden}},
-      MemRef<float, 2>{const_cast<float *>(wt.downScale.data()), {kE, kHidden}},
-      MemRef<int8_t, 2>{const_cast<int8_t *>(wt.sharedDown.data()), {kI, kHidden}},
-      MemRef<float, 1>{const_cast<float *>(wt.sharedDownScale.data()), {kHidden}},
+      in(wt.downScale, kE, kHidden), in(wt.sharedDown, kI, kHidden),
+      in(wt.sharedDownScale),
       MemRef<int8_t, 2>{o.rows.data(), {rowsAll, kHidden}},
       MemRef<float, 1>{o.rowScale.data(), {rowsAll}},
       MemRef<int32_t, 1>{o.counts.data(), {kE}},
@@ -144,8 +168,30 @@ int32_t run(Block &blk, const Weights &wt, LayerBuffers &o) {
       MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
       MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
       MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}},
-      MemRef<float, 3>{o.gatingWs.data(), {24, 32, 16}}, ws(0), ws(1), ws(2),
-      ws(3), MemRef<int32_t, 1>{o.inverse.data(), {8192 * kTopK}});
+      MemRef<float, 3>{o.gatingWs.data(), {24, 32, 16}}, matmulWs(o, 0),
+      matmulWs(o, 1), matmulWs(o, 2), matmulWs(o, 3),
+      MemRef<int32_t, 1>{o.inverse.data(), {8192 * kTopK}});
+}
+
+/// The dense layer's MLP takes the shared expert's weights.
+int32_t runDense(Block &blk, const Weights &wt, LayerBuffers &o) {
+  const int64_t t = blk.tokens;
+  return callLayer(
+      wsp_gen::dense_decode_layer, blk, o, in(wt.sharedSmoothUp),
+      MemRef<int8_t, 2>{o.h8.data(), {t, kHidden}}, vec(o.hScale),
+      in(wt.sharedUp, kHidden, 2 * kI), in(wt.sharedUpScale),
+      MemRef<bf16, 2>{o.gateUp.data(), {t, 2 * kI}},
+      in(wt.sharedSmoothDown, 1, kI), vec(o.allTokens),
+      MemRef<int8_t, 2>{o.act.data(), {t, kI}},
+      MemRef<float, 1>{o.actScale.data(), {t}},
+      in(wt.sharedDown, kI, kHidden), in(wt.sharedDownScale),
+      MemRef<bf16, 2>{o.out.data(), {t, kHidden}},
+      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+      MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
+      MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
+      MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
+      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}}, matmulWs(o, 0),
+      matmulWs(o, 1));
 }
 
 /// The largest |got - ref| over `fraction` of each row's largest |ref|.
@@ -167,59 +213,10 @@ double rowsErr(int64_t rows, int64_t cols, const std::vector<double> &ref,
   return worst;
 }
 
-bool check(Block blk, std::mt19937 &rng) {
-  Block before = blk; // the cache before the step
-  Weights wt(rng);
-  LayerBuffers o(blk.tokens, rng);
-  const int64_t tokens = blk.tokens;
-  int32_t status = run(blk, wt, o);
-  bool ok = status == 0;
-
-  // The attention block, from the layer's inputs.
-  std::vector<double> heads, pts, attn, y;
-  std::vector<bf16> after;
-  before.reference(heads, pts, after, attn, y);
-  int64_t afterWrong = 0;
-  for (size_t i = 0; i < after.size(); ++i)
-    afterWrong += after[i].bits != o.after[i].bits;
-  double attnErr = rowsErr(tokens, kHidden, y, [&](int64_t t, int64_t c) {
-    return double(toFloat(o.y[size_t(t * kHidden + c)]));
-  }, 0.02);
-  ok = ok && afterWrong == 0 && attnErr <= 1;
-  std::printf("attention block: %s (max err / bound %.3f, %lld after_res "
-              "values differ)\n",
-              afterWrong == 0 && attnErr <= 1 ? "ok" : "MISMATCH", attnErr,
-              (long long)afterWrong);
-
-  // The post-attention norm, from the block's output.
-  int64_t residualWrong = 0;
-  double normErr = 0;
-  std::vector<double> hRef(size_t(tokens * kHidden));
-  for (int64_t t = 0; t < tokens; ++t) {
-    double squares = 0;
-    std::vector<double> s(kHidden);
-    for (int64_t c = 0; c < kHidden; ++c) {
-      size_t i = size_t(t * kHidden + c);
-      s[size_t(c)] = double(toFloat(o.y[i])) + toFloat(o.after[i]);
-      squares += s[size_t(c)] * s[size_t(c)];
-      residualWrong += toStorage(float(s[size_t(c)])).bits != o.residual[i].bits;
-    }
-    double rstd = 1.0 / std::sqrt(squares / kHidden + 1e-6);
-    for (int64_t c = 0; c < kHidden; ++c) {
-      size_t i = size_t(t * kHidden + c);
-      double ref = toFloat(o.residual[i]) * rstd * o.postNorm[size_t(c)];
-      normErr = std::max(normErr,
-                         std::fabs(toFloat(o.h[i]) - ref) /
-                             (std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) +
-                              kSubnormalRounding));
-    }
-  }
-  ok = ok && residualWrong == 0 && normErr <= 1;
-  std::printf("post-attention norm: %s (max err / bound %.3f, %lld residual "
-              "values differ)\n",
-              residualWrong == 0 && normErr <= 1 ? "ok" : "MISMATCH", normErr,
-              (long long)residualWrong);
-
+/// The router from the normed value, then the experts from the normed
+/// value and the router's choice.
+bool checkMoe(const LayerBuffers &o, const Weights &wt, int64_t tokens) {
+  bool ok = true;
   // The router, from the normed value.
   double logitErr = 0, weightErr = 0;
   bool sameIds = true;
@@ -277,12 +274,88 @@ bool check(Block blk, std::mt19937 &rng) {
   ok = ok && moeErr <= 1;
   std::printf("experts with the shared expert: %s (max err / bound %.3f)\n",
               moeErr <= 1 ? "ok" : "MISMATCH", moeErr);
-  std::printf("decode layer, %lld tokens: %s (status %d)\n", (long long)tokens,
+  return ok;
+}
+
+bool check(Block blk, bool dense, std::mt19937 &rng) {
+  Block before = blk; // the cache before the step
+  Weights wt(rng);
+  LayerBuffers o(blk.tokens, rng);
+  const int64_t tokens = blk.tokens;
+  int32_t status = dense ? runDense(blk, wt, o) : runMoe(blk, wt, o);
+  bool ok = status == 0;
+
+  // The attention block, from the layer's inputs.
+  std::vector<double> heads, pts, attn, y;
+  std::vector<bf16> after;
+  before.reference(heads, pts, after, attn, y);
+  int64_t afterWrong = 0;
+  for (size_t i = 0; i < after.size(); ++i)
+    afterWrong += after[i].bits != o.after[i].bits;
+  double attnErr = rowsErr(tokens, kHidden, y, [&](int64_t t, int64_t c) {
+    return double(toFloat(o.y[size_t(t * kHidden + c)]));
+  }, 0.02);
+  ok = ok && afterWrong == 0 && attnErr <= 1;
+  std::printf("attention block: %s (max err / bound %.3f, %lld after_res "
+              "values differ)\n",
+              afterWrong == 0 && attnErr <= 1 ? "ok" : "MISMATCH", attnErr,
+              (long long)afterWrong);
+
+  // The post-attention norm, from the block's output.
+  int64_t residualWrong = 0;
+  double normErr = 0;
+  std::vector<double> hRef(size_t(tokens * kHidden));
+  for (int64_t t = 0; t < tokens; ++t) {
+    double squares = 0;
+    std::vector<double> s(kHidden);
+    for (int64_t c = 0; c < kHidden; ++c) {
+      size_t i = size_t(t * kHidden + c);
+      s[size_t(c)] = double(toFloat(o.y[i])) + toFloat(o.after[i]);
+      squares += s[size_t(c)] * s[size_t(c)];
+      residualWrong += toStorage(float(s[size_t(c)])).bits != o.residual[i].bits;
+    }
+    double rstd = 1.0 / std::sqrt(squares / kHidden + 1e-6);
+    for (int64_t c = 0; c < kHidden; ++c) {
+      size_t i = size_t(t * kHidden + c);
+      double ref = toFloat(o.residual[i]) * rstd * o.postNorm[size_t(c)];
+      normErr = std::max(normErr,
+                         std::fabs(toFloat(o.h[i]) - ref) /
+                             (std::ldexp(std::fabs(ref), -8) * (1 + 1e-4) +
+                              kSubnormalRounding));
+    }
+  }
+  ok = ok && residualWrong == 0 && normErr <= 1;
+  std::printf("post-attention norm: %s (max err / bound %.3f, %lld residual "
+              "values differ)\n",
+              residualWrong == 0 && normErr <= 1 ? "ok" : "MISMATCH", normErr,
+              (long long)residualWrong);
+
+  if (dense) {
+    // The MLP, from the normed value.
+    std::vector<double> mlp(size_t(tokens * kHidden));
+    for (int64_t t = 0; t < tokens; ++t) {
+      std::vector<double> x(kHidden);
+      for (int64_t c = 0; c < kHidden; ++c)
+        x[size_t(c)] = toFloat(o.h[size_t(t * kHidden + c)]);
+      std::vector<double> y = wt.sharedExpertOf(x.data());
+      std::copy(y.begin(), y.end(), mlp.begin() + t * kHidden);
+    }
+    double mlpErr = rowsErr(tokens, kHidden, mlp, [&](int64_t t, int64_t c) {
+      return double(toFloat(o.out[size_t(t * kHidden + c)]));
+    }, 0.01);
+    ok = ok && mlpErr <= 1;
+    std::printf("dense MLP: %s (max err / bound %.3f)\n",
+                mlpErr <= 1 ? "ok" : "MISMATCH", mlpErr);
+  } else {
+    ok = checkMoe(o, wt, tokens) && ok;
+  }
+  std::printf("%s decode layer, %lld tokens: %s (status %d)\n",
+              dense ? "dense" : "MoE", (long long)tokens,
               ok ? "ok" : "MISMATCH", status);
   return ok;
 }
 
-bool checkInvalid(Block blk, std::mt19937 &rng) {
+bool checkInvalid(Block blk, bool dense, std::mt19937 &rng) {
   Block before = blk;
   size_t b = blk.lens.size() - 1;
   blk.table[size_t(blk.ids[b] * kPagesPerSeq + blk.past[b] / kBlock)] =
@@ -290,15 +363,17 @@ bool checkInvalid(Block blk, std::mt19937 &rng) {
   Weights wt(rng);
   LayerBuffers o(blk.tokens, rng);
   o.out.assign(o.out.size(), sentinel());
-  int32_t status = run(blk, wt, o);
+  int32_t status = dense ? runDense(blk, wt, o) : runMoe(blk, wt, o);
   auto same = [](const std::vector<bf16> &a, const std::vector<bf16> &c) {
     return std::equal(a.begin(), a.end(), c.begin(), c.end(),
                       [](bf16 x, bf16 y) { return x.bits == y.bits; });
   };
   bool untouched = same(blk.kc, before.kc) && same(blk.vc, before.vc) &&
                    allSentinel(o.y) && allSentinel(o.h) && allSentinel(o.out);
-  return reportInvalid("decode layer, page id outside the pool", status,
-                       untouched, "caches, attention, norm and MoE output");
+  return reportInvalid(dense ? "dense decode layer, page id outside the pool"
+                             : "MoE decode layer, page id outside the pool",
+                       status, untouched,
+                       "caches, attention, norm and layer output");
 }
 
 } // namespace
@@ -308,7 +383,9 @@ int main() {
   bool ok = true;
   // Decode: one token each after 17, 0, 300 and 45 cached.
   Block decode(true, {1, 1, 1, 1}, {3, 0, 2, 1}, {17, 0, 300, 45}, rng);
-  ok = check(decode, rng) && ok;
-  ok = checkInvalid(decode, rng) && ok;
+  for (bool dense : {false, true}) {
+    ok = check(decode, dense, rng) && ok;
+    ok = checkInvalid(decode, dense, rng) && ok;
+  }
   return ok ? 0 : 1;
 }
