@@ -42,7 +42,7 @@ using wsp_gen::MemRef;
 namespace rt = ::pto::runtime;
 
 namespace {
-constexpr int kExperts = 64, kTopK = 8, kK = 512, kN = 256, kNTile = 128;
+constexpr int kExperts = 64, kTopK = 8, kK = 512, kN = 256, kNTile = 64;
 constexpr int kNTiles = kN / kNTile, kCores = 24, kUnitOverheadRows = 32;
 
 using Tiers = rt::TierConfig<rt::Tier<0, 1, 16>, rt::Tier<1, 17, 2147483647>>;

@@ -70,11 +70,11 @@ def test_group_gemm_runs_against_numpy():
     np.testing.assert_allclose(wsp.from_bf16(y[:used]), ref[:used],
                                rtol=2**-8 * (1 + 1e-4), atol=1e-30)
     assert (y[used:] == 0x7FC1).all()  # rows past the experts' total
-    # Units: N tiles of 128 columns (2) per chunk of an expert's rows, none
+    # Units: N tiles of 64 columns (4) per chunk of an expert's rows, none
     # for the empty expert; the small expert's unit runs tier 0.
     tiers = result.report.per_tier
     # Chunks of 32 rows (the plan's smallest): 5 -> 1, 40 -> 2, 33 -> 2.
-    assert tiers == {0: 1 * 2, 1: (2 + 2) * 2}
+    assert tiers == {0: 1 * 4, 1: (2 + 2) * 4}
     assert sum(tiers.values()) == result.report.descriptors
 
 

@@ -1686,6 +1686,8 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
 /// An expert with at most this many rows is "small": its tier multiplies
 /// M tiles of kSmallExpertRows rows, the others kMatmulRows.
 constexpr int64_t kSmallExpertRows = 16;
+/// The widest N tile of a group GEMM.
+constexpr int64_t kExpertNTile = 64;
 
 /// The planner of the ops over an expert-parallel rank's scattered rows:
 /// the routed experts' token counts checked (non-negative: INVALID_PARAMS;
@@ -1813,7 +1815,10 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
     return step;
   };
   int64_t kTile = largestDivisor(k, kMaxKTile, 32);
-  int64_t nTile = largestDivisor(n, kMaxNTile, 16);
+  // Narrower N tiles than a dense matmul's: a decode step's experts hold a
+  // few rows each, so the units are few and nearly equal, and more of them
+  // deal more evenly over the cores (bench-moe-plan).
+  int64_t nTile = largestDivisor(n, kExpertNTile, 16);
   MLIRContext *ctx = op.getContext();
   args.push_back({"workspace", Value(),
                   MemRefType::get({kCubeBlocks, kMatmulRows, nTile},

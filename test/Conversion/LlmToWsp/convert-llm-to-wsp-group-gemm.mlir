@@ -11,7 +11,7 @@
 // CHECK: wsp.tier_config @up_moe_quant_group_gemm_0_tiers [#wsp.tier<0, [1, 16]>, #wsp.tier<1, [17, 2147483647]>]
 // CHECK-LABEL: wsp.kernel @up_moe_quant_group_gemm_0
 // CHECK-SAME: constants {M_TILE = array<i64: 16, 32>}
-// CHECK-SAME: %[[A:[^:]*]]: memref<?x256xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<4x256x256xi8>, %[[WS:[^:]*]]: memref<4x256xf32>, %[[COUNTS:[^:]*]]: memref<4xi32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x32x128xi32>)
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x256xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<4x256x256xi8>, %[[WS:[^:]*]]: memref<4x256xf32>, %[[COUNTS:[^:]*]]: memref<4xi32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x32x64xi32>)
 // CHECK: %[[M_TILE:.*]] = wsp.tier_constant "M_TILE"
 // CHECK: %[[SEG:.*]] = wsp.param %{{.*}}["expert_idx"]
 // CHECK: %[[E:.*]] = arith.subi %[[SEG]], %c0
@@ -20,11 +20,11 @@
 // CHECK: memref.load %[[COUNTS]][%[[I]]]
 // CHECK: %[[LOCAL:.*]] = wsp.param %{{.*}}["token_start"]
 // CHECK: %[[START:.*]] = arith.addi %[[BASE]], %[[LOCAL]]
-// CHECK: tile.load %{{.*}}, %[[WS]][%[[E]], %{{.*}}] : !tile.tile<vec, 1x128xf32>
+// CHECK: tile.load %{{.*}}, %[[WS]][%[[E]], %{{.*}}] : !tile.tile<vec, 1x64xf32>
 // CHECK: scf.for %[[M:.*]] = %[[START]] to %{{.*}} step %[[M_TILE]]
-// CHECK: tile.alloc shape(%[[M_TILE]]) valid(%{{.*}}) : !tile.tile<acc, ?x128xi32, valid = ?x128>
+// CHECK: tile.alloc shape(%[[M_TILE]]) valid(%{{.*}}) : !tile.tile<acc, ?x64xi32, valid = ?x64>
 // CHECK: tile.load %{{.*}}, %[[A]][%[[M]], %{{.*}}] : !tile.tile<mat, ?x256xi8, valid = ?x256>
-// CHECK: tile.load %{{.*}}, %[[W]][%[[E]], %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x128xi8>, memref<4x256x256xi8>
+// CHECK: tile.load %{{.*}}, %[[W]][%[[E]], %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x64xi8>, memref<4x256x256xi8>
 // CHECK: tile.matmul
 // CHECK: tile.store %[[SLOTS]]
 // CHECK: tile.load %{{.*}}, %[[PTS]][%[[M]]] transpose
@@ -37,15 +37,15 @@
 // CHECK: scf.for {{.*}} -> (index, i1)
 // CHECK: arith.cmpi slt
 // CHECK: arith.cmpi ule, %{{.*}}, %{{.*}} : index
-// CHECK: wsp.plan_chunk_size %{{.*}}[%c4] heads(%c2
-// CHECK: wsp.generate %{{.*}}[%c4] heads(%c2{{.*}}) chunk(%{{.*}}) tiers(@up_moe_quant_group_gemm_0_tiers)
+// CHECK: wsp.plan_chunk_size %{{.*}}[%c4] heads(%c4
+// CHECK: wsp.generate %{{.*}}[%c4] heads(%c4{{.*}}) chunk(%{{.*}}) tiers(@up_moe_quant_group_gemm_0_tiers)
 // CHECK: wsp.dispatch @up_moe_quant_group_gemm_0({{.*}}) descriptors({{.*}}) on mix(24)
 
 // After tier specialization each tier's tiles have its M tile.
 // TIERS-LABEL: wsp.kernel @up_moe_quant_group_gemm_0_tier0
-// TIERS: !tile.tile<acc, 16x128xi32, valid = ?x128>
+// TIERS: !tile.tile<acc, 16x64xi32, valid = ?x64>
 // TIERS-LABEL: wsp.kernel @up_moe_quant_group_gemm_0_tier1
-// TIERS: !tile.tile<acc, 32x128xi32, valid = ?x128>
+// TIERS: !tile.tile<acc, 32x64xi32, valid = ?x64>
 func.func @up(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x256xi8>,
               %ws: memref<4x256xf32>, %c: memref<4xi32>, %y: memref<?x256xbf16>) {
   llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>)
