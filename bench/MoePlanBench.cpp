@@ -149,6 +149,8 @@ int main() {
     std::vector<float> pts(a.size() / kK, 0.01f), ws(size_t(kExperts) * kN,
                                                      0.02f);
     std::vector<bf16> y(a.size() / kK * kN);
+    // The cube <-> vector slots: [24 blocks, 32 rows, the N tile] for the
+    // group GEMM, [24, 32, 128] for the dense one.
     std::vector<int32_t> workspace(24 * 32 * 128);
     rt::sim::LaunchReport report;
     wsp_gen::wsp_launch_report = &report;
@@ -160,7 +162,7 @@ int main() {
           MemRef<float, 2>{ws.data(), {kExperts, kN}},
           MemRef<int32_t, 1>{counts.data(), {kExperts}},
           MemRef<bf16, 2>{y.data(), {rows, kN}},
-          MemRef<int32_t, 3>{workspace.data(), {24, 32, 128}});
+          MemRef<int32_t, 3>{workspace.data(), {24, 32, kNTile}});
     };
     int status = group();
     wsp_gen::wsp_launch_report = nullptr;
