@@ -203,6 +203,28 @@ struct Block {
   }
 };
 
+
+/// The block's outputs and workspaces.
+struct Outputs {
+  std::vector<bf16> after, qkv, attn, y;
+  std::vector<int8_t> x8, attn8;
+  std::vector<float> pts, attnScale;
+  std::vector<int32_t> qkvWs = std::vector<int32_t>(24 * 32 * 128), oWs = qkvWs;
+  std::vector<bf16> wsH = std::vector<bf16>(24 * 2 * 32 * 128);
+  std::vector<float> wsF = std::vector<float>(24 * 3 * 32 * 128),
+                     wsMl = std::vector<float>(24 * 2 * 32);
+  explicit Outputs(int64_t tokens) {
+    after.resize(size_t(tokens * kHidden));
+    qkv.resize(size_t(tokens * kQkv));
+    attn.assign(size_t(tokens * kAttn), sentinel());
+    y.assign(size_t(tokens * kHidden), sentinel());
+    x8.resize(size_t(tokens * kHidden));
+    attn8.resize(size_t(tokens * kAttn));
+    pts.resize(size_t(tokens));
+    attnScale.resize(size_t(tokens));
+  }
+};
+
 } // namespace attention_block
 
 #endif // WSP_EXAMPLES_ATTENTION_BLOCK_HPP

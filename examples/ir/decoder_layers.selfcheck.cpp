@@ -39,15 +39,9 @@ using Weights = moe_chain::MoeWeights<kHidden>;
 /// The shared expert runs tokens [0, 4): the decode step's four.
 constexpr int64_t kShared = 4;
 
-struct LayerBuffers {
-  // The attention block's.
-  std::vector<bf16> after, qkv, attn, y;
-  std::vector<int8_t> x8, attn8;
-  std::vector<float> pts, attnScale;
-  std::vector<int32_t> qkvWs = std::vector<int32_t>(24 * 32 * 128), oWs = qkvWs;
-  std::vector<bf16> wsH = std::vector<bf16>(24 * 2 * 32 * 128);
-  std::vector<float> wsF = std::vector<float>(24 * 3 * 32 * 128),
-                     wsMl = std::vector<float>(24 * 2 * 32);
+/// The attention block's buffers (Outputs), then the norm's and the
+/// layers'.
+struct LayerBuffers : Outputs {
   // The norm's and the MoE's.
   std::vector<float> postNorm;
   std::vector<bf16> h, residual, logits, gateUp, down, out;
@@ -63,15 +57,8 @@ struct LayerBuffers {
   std::vector<float> hScale;
   std::vector<int32_t> allTokens;
 
-  LayerBuffers(int64_t tokens, std::mt19937 &rng) : allocated(tokens * kTopK) {
-    after.resize(size_t(tokens * kHidden));
-    qkv.resize(size_t(tokens * kQkv));
-    attn.assign(size_t(tokens * kAttn), sentinel());
-    y.assign(size_t(tokens * kHidden), sentinel());
-    x8.resize(size_t(tokens * kHidden));
-    attn8.resize(size_t(tokens * kAttn));
-    pts.resize(size_t(tokens));
-    attnScale.resize(size_t(tokens));
+  LayerBuffers(int64_t tokens, std::mt19937 &rng)
+      : Outputs(tokens), allocated(tokens * kTopK) {
     postNorm = moe_chain::randomF32(size_t(kHidden), 0.5f, 1.5f, rng);
     h.assign(size_t(tokens * kHidden), sentinel());
     residual.assign(size_t(tokens * kHidden), sentinel());
