@@ -122,13 +122,14 @@ class Value:
 class _Op:
     """One operation, rendered in generic form."""
 
-    def __init__(self, name, operands, result_types, props, attrs, regions,
-                 loc, result_names):
+    def __init__(self, module, name, operands, result_types, props, attrs,
+                 regions, loc, result_names):
+        self._module = module
         self.name = name
         self.operands = operands
         self.props = props
         self.attrs = attrs
-        self.regions = [Block._empty_region() for _ in range(regions)]
+        self.regions = [[] for _ in range(regions)]
         self.loc = loc
         self.results = [Value(n, t) for n, t in zip(result_names,
                                                     result_types)]
@@ -147,7 +148,6 @@ class _Op:
             head = ", ".join(str(r) for r in self.results) + " = "
         text = '%s%s"%s"(%s)' % (pad, head, self.name,
                                  ", ".join(str(o) for o in self.operands))
-        lines = []
         # Generic form: operands, properties, regions, attributes, type.
         if self.props:
             text += " <{" + ", ".join("%s = %s" % kv for kv in
@@ -166,8 +166,7 @@ class _Op:
         text += " : (%s) -> (%s) %s" % (
             ", ".join(o.type for o in self.operands),
             ", ".join(r.type for r in self.results), self.loc)
-        lines.append(text)
-        return lines
+        return [text]
 
 
 class Block:
@@ -180,10 +179,6 @@ class Block:
                      for n, t in zip(names, arg_types)]
         self.ops = []
         self.locs = [_location()] * len(self.args)
-
-    @staticmethod
-    def _empty_region():
-        return []
 
     def render(self, indent):
         """The block's lines in generic form, at `indent` levels."""
@@ -286,8 +281,7 @@ class Module:
                 "{%s}" % ", ".join("%s = %s" % kv for kv in
                                   arg_attrs.get(n, {}).items())
                 for n in names)
-        op = _Op("func.func", [], [], props, {}, 1, _location(), [])
-        op._module = self
+        op = _Op(self, "func.func", [], [], props, {}, 1, _location(), [])
         self._top(op)
         block = Block(self, list(args.values()), names)
         op.regions[0] = [block]
@@ -313,8 +307,7 @@ class Module:
             props["constants"] = "{%s}" % ", ".join(
                 "%s = array<i64: %s>" % (k, ", ".join(str(int(x)) for x in v))
                 for k, v in constants.items())
-        op = _Op("wsp.kernel", [], [], props, {}, 1, _location(), [])
-        op._module = self
+        op = _Op(self, "wsp.kernel", [], [], props, {}, 1, _location(), [])
         self._top(op)
         block = Block(self, types, names)
         op.regions[0] = [block]
@@ -328,7 +321,7 @@ class Module:
         """``wsp.tier_config @name``: `tiers` a list of (id, min, max)."""
         text = "[%s]" % ", ".join("#wsp.tier<%d, [%d, %d]>" % tuple(t)
                                   for t in tiers)
-        self._top(_Op("wsp.tier_config", [], [],
+        self._top(_Op(self, "wsp.tier_config", [], [],
                       {"sym_name": _quote(name), "tiers": text}, {}, 0,
                       _location(), []))
         return "@" + name
@@ -356,10 +349,8 @@ def _quote(s):
 
 def _make_op(module, name, operands, result_types, props, attrs, regions,
              result_names):
-    op = _Op(name, operands, result_types, props, attrs, regions,
-             _location(), [module._fresh(n) for n in result_names])
-    op._module = module
-    return op
+    return _Op(module, name, operands, result_types, props, attrs, regions,
+               _location(), [module._fresh(n) for n in result_names])
 
 
 def add_op(name, operands=(), result_types=(), props=None, attrs=None,
