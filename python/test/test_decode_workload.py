@@ -16,12 +16,6 @@ sys.path.insert(0, str(SRC / "examples" / "python"))
 from decode_attention import decode_attention_module  # noqa: E402
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("WSP_CACHE_DIR",
-                       str(tmp_path_factory.getbasetemp() / "wsp-cache"))
-
-
 def test_python_workload_is_the_ir_workload():
     built = decode_attention_module().verify()
     written = wsp.parse((SRC / "examples" / "ir" /

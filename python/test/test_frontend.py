@@ -2,7 +2,6 @@
 simulation on numpy arrays, against the numpy references of
 wsp.reference (which never call into wsp)."""
 
-import os
 import pathlib
 import time
 
@@ -18,15 +17,6 @@ from wsp.ops import wsp as w
 
 SRC = pathlib.Path(__file__).resolve().parents[2]
 HIDDEN = 256
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path_factory, monkeypatch):
-    # One cache per test session: compiled programs are shared between
-    # tests but never with other runs.
-    root = tmp_path_factory.getbasetemp() / "wsp-cache"
-    monkeypatch.setenv("WSP_CACHE_DIR", str(root))
-    return root
 
 
 def norm_module():

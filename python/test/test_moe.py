@@ -12,12 +12,6 @@ from wsp.ops import llm
 EXPERTS, HIDDEN, NEW = 4, 256, 256
 
 
-@pytest.fixture(autouse=True)
-def cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("WSP_CACHE_DIR",
-                       str(tmp_path_factory.getbasetemp() / "wsp-cache"))
-
-
 def group_gemm_module():
     m = Module("experts")
     with m.function("experts_up",

@@ -14,7 +14,6 @@ GEMMs -> gather.
 """
 
 import numpy as np
-import pytest
 
 import wsp
 from wsp.ir import Module, memref
@@ -22,12 +21,6 @@ from wsp.ops import llm
 
 T, H, E, TOPK, I = 24, 128, 16, 2, 64  # tokens, hidden, experts, top k, inter
 ALLOC = T * TOPK  # rows a rank allocates for routed tokens (the most it gets)
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path_factory, monkeypatch):
-    monkeypatch.setenv("WSP_CACHE_DIR",
-                       str(tmp_path_factory.getbasetemp() / "wsp-cache"))
 
 
 def common_module():

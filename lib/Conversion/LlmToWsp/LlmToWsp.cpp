@@ -358,6 +358,18 @@ constexpr int64_t kMaxCols = 1024;
 /// The kernel's column chunk: all of hidden_size up to kMaxCols, else its
 /// largest divisor below that which is a multiple of `align` (16 for bf16
 /// rows, 32 when an int8 row must be whole 32-byte blocks too).
+/// The largest multiple of `step` that divides `total` and is at most
+/// `most`, or 0 when there is none.
+int64_t largestDivisor(int64_t total, int64_t most, int64_t step) {
+  for (int64_t t = std::min(total, most); t >= step; t -= step)
+    if (total % t == 0)
+      return t;
+  return 0;
+}
+
+/// `x` rounded up to a multiple of `m`.
+int64_t roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
 FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align) {
   if (ShapedType::isDynamic(hidden))
     return op->emitOpError("lowers with a static hidden_size only: its tiles "
@@ -366,9 +378,8 @@ FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align) {
     return op->emitOpError("lowers with hidden_size a multiple of ")
            << align << " (" << (align == 16 ? "a bf16" : "an int8")
            << " tile row is whole 32-byte blocks), got " << hidden;
-  for (int64_t cols = std::min(hidden, kMaxCols); cols >= align; cols -= align)
-    if (hidden % cols == 0)
-      return cols;
+  if (int64_t cols = largestDivisor(hidden, kMaxCols, align))
+    return cols;
   return op->emitOpError("found no column chunk for hidden_size ") << hidden;
 }
 FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align) {
@@ -1451,6 +1462,20 @@ constexpr int64_t kMatmulUnits = 1024;
 /// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row
 /// range partial: balanced chunks would cut every unit off the M tile grid,
 /// so that each unit's last tile were partial, not only a range's last.
+/// The K and N tiles of a matmul over K x N weights (N tiles of at most
+/// `maxNTile` columns), or a diagnostic unless K is a multiple of 32 and N
+/// of 16 (whole 32-byte int8 and bf16 rows).
+FailureOr<std::pair<int64_t, int64_t>>
+matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile) {
+  if (k % 32 || n % 16)
+    return op->emitOpError("lowers with hidden_size a multiple of 32 and "
+                           "new_hidden_size a multiple of 16 (whole 32-byte "
+                           "int8 and bf16 rows), got ")
+           << k << " and " << n;
+  return std::make_pair(largestDivisor(k, kMaxKTile, 32),
+                        largestDivisor(n, maxNTile, 16));
+}
+
 std::string matmulPlanConfig() {
   return "#wsp.plan_config<chunk_min = " + std::to_string(kMatmulRows) +
          ", chunk_max = 2147483647, max_work_units = " +
@@ -1558,19 +1583,11 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
     return op->emitOpError("lowers with a static ")
            << mm.weightName
            << " shape only: its tiles are sized at compile time";
-  if (k % 32 || n % 16)
-    return op->emitOpError("lowers with hidden_size a multiple of 32 and "
-                          "new_hidden_size a multiple of 16 (whole 32-byte "
-                          "int8 and bf16 rows), got ")
-           << k << " and " << n;
-  auto largestDivisor = [](int64_t total, int64_t most, int64_t step) {
-    for (int64_t t = std::min(total, most); t >= step; t -= step)
-      if (total % t == 0)
-        return t;
-    return step;
-  };
-  int64_t kTile = largestDivisor(k, kMaxKTile, 32);
-  int64_t nTile = largestDivisor(n, kMaxNTile, 16);
+  FailureOr<std::pair<int64_t, int64_t>> tiles =
+      matmulTiles(op, k, n, kMaxNTile);
+  if (failed(tiles))
+    return failure();
+  const int64_t kTile = tiles->first, nTile = tiles->second;
 
   MLIRContext *ctx = op->getContext();
   Type accType = quant ? Type(IntegerType::get(ctx, 32)) : Float32Type::get(ctx);
@@ -1803,22 +1820,14 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                           "its tiles are sized at compile time");
   int64_t experts = wType.getDimSize(0), k = wType.getDimSize(1),
           n = wType.getDimSize(2);
-  if (k % 32 || n % 16)
-    return op.emitOpError("lowers with hidden_size a multiple of 32 and "
-                          "new_hidden_size a multiple of 16 (whole 32-byte "
-                          "int8 and bf16 rows), got ")
-           << k << " and " << n;
-  auto largestDivisor = [](int64_t total, int64_t most, int64_t step) {
-    for (int64_t t = std::min(total, most); t >= step; t -= step)
-      if (total % t == 0)
-        return t;
-    return step;
-  };
-  int64_t kTile = largestDivisor(k, kMaxKTile, 32);
   // Narrower N tiles than a dense matmul's: a decode step's experts hold a
   // few rows each, so the units are few and nearly equal, and more of them
   // deal more evenly over the cores (bench-moe-plan).
-  int64_t nTile = largestDivisor(n, kExpertNTile, 16);
+  FailureOr<std::pair<int64_t, int64_t>> tiles =
+      matmulTiles(op, k, n, kExpertNTile);
+  if (failed(tiles))
+    return failure();
+  const int64_t kTile = tiles->first, nTile = tiles->second;
   MLIRContext *ctx = op.getContext();
   args.push_back({"workspace", Value(),
                   MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
@@ -2413,7 +2422,7 @@ FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
             {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"},
             // Whole 32-byte rows: 8 f32 or 16 bf16 weights, topk valid.
             {"W_TILE", "!tile.tile<vec, 1x" +
-                           std::to_string(bf16Weights ? 16 : (topk + 7) / 8 * 8) + "x" +
+                           std::to_string(bf16Weights ? 16 : roundUp(topk, 8)) + "x" +
                            (bf16Weights ? "bf16" : "f32") + ", valid = 1x" +
                            std::to_string(topk) + ">"},
             {"LOAD_WEIGHT",
@@ -2532,7 +2541,6 @@ FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
                         .isBF16();
   // Whole 32-byte rows: 8 i32 or f32, 16 bf16 (the f32 weights then too,
   // to convert row for row).
-  auto roundUp = [](int64_t x, int64_t m) { return (x + m - 1) / m * m; };
   const int64_t idsCols = roundUp(topk, 8), wCols = roundUp(topk, bf16 ? 16 : 8);
   auto rows = [&](int64_t cols, StringRef elem, int64_t valid) {
     return "!tile.tile<vec, " + std::to_string(kRows) + "x" +
