@@ -103,6 +103,20 @@ struct Chunking {
   constexpr int start(int i) const {
     return balanced ? i * base + std::min(i, extra) : i * base;
   }
+  /// The first chunk whose start or size differs from `other`'s (count when
+  /// none does). Both cut with the same chunk size and mode.
+  int first_difference(const Chunking &other) const {
+    if (count != other.count)
+      return 0;
+    if (!balanced)
+      return last == other.last ? count : count - 1;
+    if (base == other.base) // sizes differ between the two extras
+      return extra == other.extra ? count : std::min(extra, other.extra);
+    int i = 0; // the base moved: a length crossed a multiple of count
+    while (i < count && size(i) == other.size(i))
+      ++i;
+    return i;
+  }
 };
 
 template <typename Space> struct is_iteration_space : std::false_type {};
@@ -128,6 +142,7 @@ public:
       : config_(config), tiers_(std::move(tiers)) {}
 
   const PlanConfig &config() const { return config_; }
+  const TierCfg &tiers() const { return tiers_; }
 
   /// Spec §6.3.4: binary search for the smallest chunk size whose work count
   /// fits max_work_units. Returns 0 on invalid input.
@@ -188,8 +203,8 @@ public:
                       int buffer_capacity, int *out_work_count) const {
     int64_t total = 0;
     const PlanResult result =
-        check(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
-              buffer_capacity, out_work_count, &total);
+        validate(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
+                 buffer_capacity, out_work_count, &total);
     if (result != PlanResult::OK)
       return result;
     write_range(seq_lens, 0, batch_size, num_heads, chunk_size, out_buffer, 0);
@@ -227,8 +242,8 @@ public:
     }
     int64_t total = 0;
     const PlanResult result =
-        check(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
-              buffer_capacity, out_work_count, &total);
+        validate(seq_lens, batch_size, num_heads, chunk_size, out_buffer,
+                 buffer_capacity, out_work_count, &total);
     if (result != PlanResult::OK)
       return result;
     const int threads = std::min(num_threads, batch_size);
@@ -258,38 +273,88 @@ public:
 
   /// The building block of parallel generation on AICPU threads: writes the
   /// descriptors of batches [batch_begin, batch_end) to `out`, numbering them
-  /// from `first_work_id`. No validation: call generate()'s checks first.
+  /// from `first_work_id`. No validation: call validate() first.
   void write_range(const int *seq_lens, int batch_begin, int batch_end,
                    int num_heads, int chunk_size, WorkDescriptor *out,
                    uint32_t first_work_id) const {
-    uint32_t work_id = first_work_id;
     for (int b = batch_begin; b < batch_end; ++b) {
-      const int len = seq_lens[b];
-      if (len == 0)
-        continue;
-      const auto tier = static_cast<uint8_t>(tiers_.select_tier(len));
-      const detail::Chunking chunks =
-          detail::Chunking::of(len, chunk_size, config_.balance_chunks);
-      for (int h = 0; h < num_heads; ++h) {
-        int start = 0;
-        for (int i = 0; i < chunks.count; ++i) {
-          const int size = chunks.size(i);
-          WorkDescriptor d;
-          d.work_id = work_id++;
-          d.tier = tier;
-          d.flags = static_cast<uint8_t>(
-              (i == 0 ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT
-                      : 0) |
-              (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
-          d.reserved = 0;
-          PatternParams::set(
-              d, static_cast<uint32_t>(b), static_cast<uint32_t>(h),
-              static_cast<uint32_t>(start), static_cast<uint32_t>(size));
-          *out++ = d;
-          start += size;
-        }
+      const int written = write_row(b, seq_lens[b], num_heads, chunk_size, 0,
+                                    out, first_work_id);
+      out += written;
+      first_work_id += static_cast<uint32_t>(written);
+    }
+  }
+
+  /// The descriptors of one sequence, the single place their fields are
+  /// defined: batch index `b` of length `len`, heads in order, for each head
+  /// its chunks from `first_chunk` on. `row` points at (and `first_work_id`
+  /// numbers) the row's first descriptor, chunk 0 of head 0, even when
+  /// earlier chunks are skipped. Returns the row's descriptor count. No
+  /// validation: call validate() first.
+  int write_row(int b, int len, int num_heads, int chunk_size, int first_chunk,
+                WorkDescriptor *row, uint32_t first_work_id) const {
+    if (len == 0)
+      return 0;
+    const auto tier = static_cast<uint8_t>(tiers_.select_tier(len));
+    const detail::Chunking chunks =
+        detail::Chunking::of(len, chunk_size, config_.balance_chunks);
+    for (int h = 0; h < num_heads; ++h) {
+      for (int i = first_chunk; i < chunks.count; ++i) {
+        const int index = h * chunks.count + i;
+        WorkDescriptor d;
+        d.work_id = first_work_id + static_cast<uint32_t>(index);
+        d.tier = tier;
+        d.flags = static_cast<uint8_t>(
+            (i == 0 ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT
+                    : 0) |
+            (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
+        d.reserved = 0;
+        PatternParams::set(d, static_cast<uint32_t>(b),
+                           static_cast<uint32_t>(h),
+                           static_cast<uint32_t>(chunks.start(i)),
+                           static_cast<uint32_t>(chunks.size(i)));
+        row[index] = d;
       }
     }
+    return num_heads * chunks.count;
+  }
+
+  /// The validation shared by every generating entry point (and by
+  /// IncrementalPlan): the error contract of the file comment. On OK,
+  /// *total holds the descriptor count and nothing else is written but
+  /// *out_work_count = 0.
+  PlanResult validate(const int *seq_lens, int batch_size, int num_heads,
+                      int chunk_size, const WorkDescriptor *out_buffer,
+                      int buffer_capacity, int *out_work_count,
+                      int64_t *total) const {
+    if (!out_work_count)
+      return PlanResult::INVALID_PARAMS;
+    *out_work_count = 0;
+    if (!config_.is_valid() || !seq_lens || !out_buffer ||
+        !shape_ok(batch_size, num_heads) || chunk_size <= 0 ||
+        buffer_capacity < 0)
+      return PlanResult::INVALID_PARAMS;
+    bool unsupported = false;
+    int64_t chunks = 0;
+    for (int b = 0; b < batch_size; ++b) {
+      const int len = seq_lens[b];
+      if (len < 0)
+        return PlanResult::INVALID_PARAMS;
+      if (len > 0 && tiers_.select_tier(len) < 0)
+        unsupported = true;
+      chunks += detail::num_chunks(len, chunk_size);
+    }
+    if (unsupported)
+      return PlanResult::UNSUPPORTED_SIZE;
+    // chunks * num_heads > capacity, written so that it cannot overflow.
+    if (chunks > buffer_capacity / num_heads) {
+      *out_work_count = chunks > INT_MAX / num_heads
+                            ? INT_MAX
+                            : static_cast<int>(chunks * num_heads);
+      return PlanResult::BUFFER_OVERFLOW;
+    }
+    *total = chunks * num_heads;
+    return PlanResult::OK;
   }
 
 private:
@@ -343,41 +408,6 @@ private:
         break;
     }
     return chunks;
-  }
-
-  /// The validation shared by every generating entry point.
-  PlanResult check(const int *seq_lens, int batch_size, int num_heads,
-                   int chunk_size, const WorkDescriptor *out_buffer,
-                   int buffer_capacity, int *out_work_count,
-                   int64_t *total) const {
-    if (!out_work_count)
-      return PlanResult::INVALID_PARAMS;
-    *out_work_count = 0;
-    if (!config_.is_valid() || !seq_lens || !out_buffer ||
-        !shape_ok(batch_size, num_heads) || chunk_size <= 0 ||
-        buffer_capacity < 0)
-      return PlanResult::INVALID_PARAMS;
-    bool unsupported = false;
-    int64_t chunks = 0;
-    for (int b = 0; b < batch_size; ++b) {
-      const int len = seq_lens[b];
-      if (len < 0)
-        return PlanResult::INVALID_PARAMS;
-      if (len > 0 && tiers_.select_tier(len) < 0)
-        unsupported = true;
-      chunks += detail::num_chunks(len, chunk_size);
-    }
-    if (unsupported)
-      return PlanResult::UNSUPPORTED_SIZE;
-    // chunks * num_heads > capacity, written so that it cannot overflow.
-    if (chunks > buffer_capacity / num_heads) {
-      *out_work_count = chunks > INT_MAX / num_heads
-                            ? INT_MAX
-                            : static_cast<int>(chunks * num_heads);
-      return PlanResult::BUFFER_OVERFLOW;
-    }
-    *total = chunks * num_heads;
-    return PlanResult::OK;
   }
 
   PlanConfig config_;

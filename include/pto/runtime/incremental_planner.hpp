@@ -1,0 +1,266 @@
+// pto/runtime/incremental_planner.hpp - a WorkPlanner plan kept up to date
+// from step to step (decode: every KV length grows by one), rewriting only
+// the descriptors that change.
+//
+// IncrementalPlan::update(lens) leaves in the buffer exactly what
+// plan_chunk_size + generate would write for `lens` (the tests compare the
+// two over thousands of random steps), at the cost of the change:
+// - the chunk size is re-searched only when it may have moved. Under growth
+//   of every length (and new rows at the end), every chunk count can only
+//   grow, so the smallest fitting chunk size can only grow: the old one
+//   stays exactly when its count still fits (or it was chunk_max already).
+//   Any shrinking length or removed row re-runs plan_chunk_size. A new chunk
+//   size rewrites every descriptor.
+// - a row whose length did not change and whose position did not move is not
+//   touched; one that grew keeps its chunk count unless it crossed a chunk
+//   boundary, and then only the chunks from the first one whose start or
+//   size changed are rewritten (unbalanced chunks: the last chunk of each
+//   head; balanced: the chunks after the one that grew), all of them when
+//   its tier changed;
+// - when rows gain chunks, the rows after them move right by whole rows
+//   (a copy that renumbers work_id); when a row loses chunks, the rows after
+//   it are regenerated.
+// Errors follow generate()'s contract and leave the buffer and the plan as
+// they were: the previous plan stays valid and usable.
+#ifndef PTO_RUNTIME_INCREMENTAL_PLANNER_HPP
+#define PTO_RUNTIME_INCREMENTAL_PLANNER_HPP
+
+#include "pto/runtime/work_planner.hpp"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+
+/// The plan of up to `max_batch` sequences of `num_heads` heads in a
+/// caller-owned descriptor buffer (the one the dispatch reads).
+template <typename Planner> class IncrementalPlan {
+public:
+  /// What the last call did, for tests and benchmarks.
+  struct Stats {
+    bool replanned_chunk = false; // plan_chunk_size ran
+    bool rewrote_all = false;     // every descriptor was written
+    int64_t written = 0;          // descriptors generated
+    int64_t moved = 0;            // descriptors moved to a new slot
+  };
+
+  IncrementalPlan(const Planner &planner, int max_batch, int num_heads,
+                  WorkDescriptor *buffer, int capacity)
+      : planner_(planner), max_batch_(max_batch), heads_(num_heads),
+        buffer_(buffer), capacity_(capacity),
+        lens_(max_batch > 0 ? max_batch : 0),
+        first_(max_batch > 0 ? max_batch + 1 : 1),
+        next_first_(max_batch > 0 ? max_batch + 1 : 1) {}
+
+  /// A fresh plan of `lens` (plan_chunk_size + generate): the reference
+  /// update() is equal to, and where a plan starts.
+  PlanResult plan(const int *lens, int batch, int *out_work_count) {
+    Stats stats;
+    stats.replanned_chunk = true;
+    if (!usable(lens, batch, out_work_count))
+      return PlanResult::INVALID_PARAMS;
+    return commit_all(lens, batch,
+                      planner_.plan_chunk_size(lens, batch, heads_), stats,
+                      out_work_count);
+  }
+
+  /// The plan of `lens`, equal to plan(lens, batch), from the previous one.
+  PlanResult update(const int *lens, int batch, int *out_work_count) {
+    if (!valid_)
+      return plan(lens, batch, out_work_count);
+    Stats stats;
+    if (!usable(lens, batch, out_work_count))
+      return PlanResult::INVALID_PARAMS;
+    // 1. The chunk size: kept when every length grew and its count fits.
+    const int common = batch < batch_ ? batch : batch_;
+    bool shrank = batch < batch_;
+    int64_t chunks = chunk_count_;
+    for (int b = 0; b < common && !shrank; ++b) {
+      if (lens[b] == lens_[b])
+        continue;
+      if (lens[b] < lens_[b]) {
+        shrank = true;
+        break;
+      }
+      chunks += detail::num_chunks(lens[b], chunk_) - row_chunks(b);
+    }
+    for (int b = batch_; b < batch && !shrank; ++b)
+      chunks += lens[b] < 0 ? 0 : detail::num_chunks(lens[b], chunk_);
+    const PlanConfig &config = planner_.config();
+    int chunk = chunk_;
+    if (shrank || (chunk_ != config.chunk_max &&
+                   chunks > config.max_work_units / heads_)) {
+      chunk = planner_.plan_chunk_size(lens, batch, heads_);
+      stats.replanned_chunk = true;
+    }
+    if (chunk != chunk_)
+      return commit_all(lens, batch, chunk, stats, out_work_count);
+
+    int64_t total = 0;
+    const PlanResult result = planner_.validate(
+        lens, batch, heads_, chunk, buffer_, capacity_, out_work_count, &total);
+    if (result != PlanResult::OK)
+      return result;
+
+    // 2. Where each row goes, and whether any row lost chunks.
+    next_first_[0] = 0;
+    bool lost = false;
+    int first_moved = batch; // first row whose position changes
+    for (int b = 0; b < batch; ++b) {
+      const int n = b < batch_ && lens[b] == lens_[b]
+                        ? row_chunks(b)
+                        : detail::num_chunks(lens[b], chunk);
+      next_first_[b + 1] = next_first_[b] + heads_ * n;
+      if (b < batch_ && n < row_chunks(b))
+        lost = true;
+      if (first_moved == batch && b + 1 <= batch_ &&
+          next_first_[b + 1] != first_[b + 1])
+        first_moved = b + 1;
+    }
+
+    // 3. Rows from the first move on go to their new place; the rows before
+    // it stay and are patched where they changed.
+    if (!lost) {
+      // Rows move right only: from the last row down, nothing is
+      // overwritten before it is read.
+      for (int b = batch - 1; b >= first_moved; --b) {
+        // A moved row is copied when most of it is unchanged, else
+        // written anew.
+        const int n = next_row_chunks(b);
+        const int from = b >= batch_ || row_chunks(b) != n
+                             ? 0
+                             : first_changed_chunk(b, lens[b]);
+        if (2 * from < n) {
+          rewrite_row(b, lens[b], 0, stats);
+        } else {
+          move_row(b, stats);
+          if (from < n)
+            rewrite_row(b, lens[b], from, stats);
+        }
+      }
+    } else {
+      for (int b = first_moved; b < batch; ++b)
+        rewrite_row(b, lens[b], 0, stats);
+    }
+    for (int b = 0; b < first_moved; ++b) {
+      if (b >= batch_)
+        rewrite_row(b, lens[b], 0, stats);
+      else if (lens[b] != lens_[b])
+        rewrite_row(b, lens[b], first_changed_chunk(b, lens[b]), stats);
+    }
+    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
+    first_.swap(next_first_);
+    batch_ = batch;
+    count_ = static_cast<int>(total);
+    chunk_count_ = total / heads_;
+    stats_ = stats;
+    *out_work_count = count_;
+    return PlanResult::OK;
+  }
+
+  /// Whether a plan is held (false before the first successful call).
+  bool valid() const { return valid_; }
+  int count() const { return count_; }
+  int batch() const { return batch_; }
+  int chunk_size() const { return chunk_; }
+  const WorkDescriptor *descriptors() const { return buffer_; }
+  const Stats &stats() const { return stats_; }
+
+private:
+  /// Arguments the planner cannot see: the batch must fit the plan's rows.
+  bool usable(const int *lens, int batch, int *out_work_count) const {
+    if (out_work_count)
+      *out_work_count = 0;
+    return lens && out_work_count && heads_ > 0 && batch > 0 &&
+           batch <= max_batch_;
+  }
+
+  int row_chunks(int b) const { return (first_[b + 1] - first_[b]) / heads_; }
+  int next_row_chunks(int b) const {
+    return (next_first_[b + 1] - next_first_[b]) / heads_;
+  }
+
+  /// A new chunk size (or the first plan): generate everything.
+  PlanResult commit_all(const int *lens, int batch, int chunk, Stats stats,
+                        int *out_work_count) {
+    int64_t total = 0;
+    const PlanResult result = planner_.validate(
+        lens, batch, heads_, chunk, buffer_, capacity_, out_work_count, &total);
+    if (result != PlanResult::OK)
+      return result;
+    first_[0] = 0;
+    for (int b = 0; b < batch; ++b)
+      first_[b + 1] =
+          first_[b] + planner_.write_row(b, lens[b], heads_, chunk, 0,
+                                         buffer_ + first_[b],
+                                         static_cast<uint32_t>(first_[b]));
+    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
+    batch_ = batch;
+    chunk_ = chunk;
+    count_ = static_cast<int>(total);
+    chunk_count_ = total / heads_;
+    valid_ = true;
+    stats.rewrote_all = true;
+    stats.written = total;
+    stats_ = stats;
+    *out_work_count = count_;
+    return PlanResult::OK;
+  }
+
+  /// Row b's descriptors at its new position, from chunk `first_chunk` on.
+  void rewrite_row(int b, int len, int first_chunk, Stats &stats) {
+    const int at = next_first_[b];
+    planner_.write_row(b, len, heads_, chunk_, first_chunk, buffer_ + at,
+                       static_cast<uint32_t>(at));
+    const int n = detail::num_chunks(len, chunk_);
+    stats.written += static_cast<int64_t>(heads_) * (n - first_chunk);
+  }
+
+  /// Row b's first chunk (of every head) that differs between its planned
+  /// length and `len`: its chunk count when none does.
+  int first_changed_chunk(int b, int len) const {
+    const bool balanced = planner_.config().balance_chunks;
+    const detail::Chunking before =
+        detail::Chunking::of(lens_[b], chunk_, balanced);
+    const detail::Chunking after = detail::Chunking::of(len, chunk_, balanced);
+    const bool same_tier = lens_[b] > 0 && len > 0 &&
+                           planner_.tiers().select_tier(lens_[b]) ==
+                               planner_.tiers().select_tier(len);
+    return same_tier ? after.first_difference(before) : 0;
+  }
+
+  /// Row b's descriptors, moved to its new position with their new work_id.
+  void move_row(int b, Stats &stats) {
+    const int from = first_[b], to = next_first_[b];
+    const int size = first_[b + 1] - first_[b];
+    if (from == to)
+      return;
+    std::memmove(static_cast<void *>(buffer_ + to), buffer_ + from,
+                 sizeof(WorkDescriptor) * static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i)
+      buffer_[to + i].work_id = static_cast<uint32_t>(to + i);
+    stats.moved += size;
+  }
+
+  const Planner &planner_;
+  int max_batch_;
+  int heads_;
+  WorkDescriptor *buffer_;
+  int capacity_;
+  std::vector<int> lens_;       // the planned lengths
+  std::vector<int> first_;      // row b's descriptors: [first_[b], first_[b+1])
+  std::vector<int> next_first_; // the same for the plan being made
+  int batch_ = 0;
+  int chunk_ = 0;
+  int count_ = 0;
+  int64_t chunk_count_ = 0; // count_ / heads_: sum of chunk counts
+  bool valid_ = false;
+  Stats stats_;
+};
+
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_INCREMENTAL_PLANNER_HPP
