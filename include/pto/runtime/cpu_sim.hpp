@@ -195,10 +195,14 @@ void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
   for_each_core(static_cast<int>(stats.size()), os_threads, [&](int i) {
     CoreStats &s = stats[i];
     ScopedBlock scope(s.block_idx, num_of(i), s.kind);
+    // The core's run ends with its share: a kernel called on this thread
+    // after the launch (the caller's thread runs cores too) starts afresh.
+    const uint64_t saved_run = core_run();
     core_run() = next_core_run();
     const auto start = std::chrono::steady_clock::now();
     body(s);
     s.busy_us = micros_since(start);
+    core_run() = saved_run;
   });
 }
 
