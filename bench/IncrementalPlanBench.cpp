@@ -89,11 +89,10 @@ void bench(int batch, bool balanced) {
       rewrites += plan.stats().rewrote_all;
     }
   });
-  const bool equal =
-      kept_count == fresh_count &&
-      std::memcmp(kept.data(), fresh.data(),
-                  sizeof(WorkDescriptor) * static_cast<size_t>(fresh_count)) ==
-          0;
+  const bool equal = kept_count == fresh_count &&
+                     std::memcmp(kept.data(), fresh.data(),
+                                 sizeof(WorkDescriptor) *
+                                     static_cast<size_t>(fresh_count)) == 0;
 
   std::vector<WorkDescriptor> copy(fresh_count);
   const double memcpy_us = wsp_bench::median_us([&] {

@@ -17,8 +17,8 @@ namespace {
 
 // Small tiers and chunks, so that tiers change, rows cross chunk boundaries
 // and the chunk size moves within a few steps.
-using SmallTiers = TierConfig<Tier<0, 1, 20>, Tier<1, 21, 100>,
-                              Tier<2, 101, 400>>;
+using SmallTiers =
+    TierConfig<Tier<0, 1, 20>, Tier<1, 21, 100>, Tier<2, 101, 400>>;
 using SmallPlanner = WorkPlanner<AttentionSpace<DYNAMIC, DYNAMIC, DYNAMIC>,
                                  SmallTiers, params::Attention>;
 
@@ -60,8 +60,8 @@ TEST_P(IncrementalRandom, EveryStepEqualsAFreshPlan) {
   const SmallPlanner planner(PlanConfig{4, 32, c.max_work_units, c.balanced});
   constexpr int kMaxBatch = 24, kCapacity = 4096, kMaxLen = 400;
   std::vector<WorkDescriptor> buffer(kCapacity);
-  IncrementalPlan<SmallPlanner> plan(planner, kMaxBatch, c.heads,
-                                     buffer.data(), kCapacity);
+  IncrementalPlan<SmallPlanner> plan(planner, kMaxBatch, c.heads, buffer.data(),
+                                     kCapacity);
   std::mt19937 rng(1234 + c.heads * 7 + c.max_work_units +
                    (c.balanced ? 1 : 0));
   auto uniform = [&](int lo, int hi) {
@@ -112,7 +112,8 @@ TEST_P(IncrementalRandom, EveryStepEqualsAFreshPlan) {
     }
     const Fresh expected = fresh_plan(planner, lens, c.heads, kCapacity);
     int count = -1;
-    const PlanResult result = plan.update(lens.data(), (int)lens.size(), &count);
+    const PlanResult result =
+        plan.update(lens.data(), (int)lens.size(), &count);
     ASSERT_EQ(result, expected.result) << "step " << step;
     ASSERT_EQ(result, PlanResult::OK);
     ASSERT_EQ(count, expected.count) << "step " << step;
@@ -175,7 +176,7 @@ TEST(IncrementalPlan, CrossingABoundaryMovesTheRowsAfterIt) {
   ASSERT_EQ(plan.plan(lens.data(), 4, &count), PlanResult::OK);
   lens[1] = 129;
   ASSERT_EQ(plan.update(lens.data(), 4, &count), PlanResult::OK);
-  EXPECT_EQ(plan.stats().written, 2 * 5);    // row 1, whole
+  EXPECT_EQ(plan.stats().written, 2 * 5);   // row 1, whole
   EXPECT_EQ(plan.stats().moved, 2 * 2 * 2); // rows 2 and 3
   const Fresh expected = fresh_plan(planner, lens, 2, 1024);
   ASSERT_EQ(count, expected.count);

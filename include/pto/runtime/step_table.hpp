@@ -1,0 +1,271 @@
+// pto/runtime/step_table.hpp - a decode step built once and replayed
+// (seed 004, akunu's dispatch table, with wsp's planned launches).
+//
+// A StepTable is a flat array of plain-old-data commands (hot) and a
+// parallel array of labels (cold, read only for profiling). A build function
+// fills it once: every launch of one decode step with its bound buffers
+// (resolved to addresses), its constant parameter bytes, its launch
+// function and either a static plan (descriptors planned once: the shape of
+// a decode step does not change) or a re-plan hook (descriptors that depend
+// on lengths that move every step: attention over the KV lengths, updated
+// in place by IncrementalPlan). Replaying a token walks the commands,
+// patches what moves with the position and calls each launch.
+//
+// Patches (seed 004's five kinds, named as there):
+// - TokenOffset: the patched buffer points at row `token` of a [max_tokens,
+//   ...] token buffer (the embedding read);
+// - ArgmaxOutput: at row `token + 1` (the argmax write), so a chained replay
+//   feeds each token's argmax into the next token's embedding read;
+// - Position / KvSeqLen / PosAndKv: a uint32 in the parameter bytes at
+//   patch_offset_1 (and _2) gets the position, position + 1, or both, for a
+//   single sequence whose position is position_base + token.
+// A batch's per-request positions and KV lengths live in two int32 buffers
+// that the kernels and the re-plans read; the table advances each by one
+// after every token.
+//
+// Errors (PlanResult codes), checked for the whole call before anything is
+// written or launched, so the table stays valid: a token past the token
+// buffer (BUFFER_OVERFLOW), a KV length past the cache capacity
+// (BUFFER_OVERFLOW), a table without commands or a replay on buffers other
+// than the ones it was built on (INVALID_PARAMS). A launch's own error stops
+// the replay at that command and is returned as is.
+#ifndef PTO_RUNTIME_STEP_TABLE_HPP
+#define PTO_RUNTIME_STEP_TABLE_HPP
+
+#include "pto/runtime/work_descriptor.hpp"
+#include "pto/runtime/work_planner.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+
+enum class StepPatch : uint8_t {
+  None = 0,
+  TokenOffset,
+  Position,
+  KvSeqLen,
+  PosAndKv,
+  ArgmaxOutput,
+};
+
+/// One launch of a step. Plain old data: built once, copied freely.
+struct StepCommand {
+  static constexpr int kMaxBuffers = 16;
+  static constexpr int kMaxParams = 64;
+
+  /// Runs the kernels of the launch over descs[0, count); 0 or an error.
+  using Launch = int32_t (*)(void *const *buffers, const uint8_t *params,
+                             const WorkDescriptor *descs, int count);
+  /// Re-plans a launch from this step's per-request KV lengths; 0 or an
+  /// error, with the plan in *descs, *count.
+  using Replan = int32_t (*)(void *plan, const int32_t *kv_lens, int batch,
+                             const WorkDescriptor **descs, int *count);
+
+  Launch launch;
+  Replan replan;               // null: the static plan below
+  void *plan;                  // the re-plan's state
+  const WorkDescriptor *descs; // static plan
+  int32_t count;
+  uint8_t buffer_count;
+  uint8_t param_size;
+  StepPatch patch;
+  uint8_t patch_buffer;       // TokenOffset / ArgmaxOutput: which buffer
+  uint16_t patch_offset_1;    // Position / KvSeqLen / PosAndKv: byte offsets
+  uint16_t patch_offset_2;    // in params (PosAndKv: position, KV length)
+  uint32_t patch_stride;      // TokenOffset / ArgmaxOutput: bytes per token
+  void *patch_base;           // TokenOffset / ArgmaxOutput: row 0 (set by add)
+  void *buffers[kMaxBuffers]; // bound buffers, resolved at build
+  uint8_t params[kMaxParams]; // constant parameters (patched per token)
+};
+static_assert(std::is_trivially_copyable<StepCommand>::value,
+              "StepCommand is plain old data");
+
+/// The cold side: what a command is, for profiles and error messages.
+struct StepLabel {
+  char name[48];
+};
+
+class StepTable {
+public:
+  /// max_tokens: rows of the token buffer; kv_capacity: positions of one
+  /// request's KV cache; position_base: the position of token 0.
+  StepTable(int max_tokens, int kv_capacity, int position_base = 0)
+      : max_tokens_(max_tokens), kv_capacity_(kv_capacity),
+        position_base_(position_base) {}
+
+  /// Build: appends a command and its label. Returns false (and adds
+  /// nothing) for a command that cannot be replayed: no launch, too many
+  /// buffers or parameter bytes, a patch outside its parameters or buffers.
+  bool add(const StepCommand &command, const char *label) {
+    if (!command.launch || command.buffer_count > StepCommand::kMaxBuffers ||
+        command.param_size > StepCommand::kMaxParams || !patch_fits(command))
+      return false;
+    commands_.push_back(command);
+    if (command.patch == StepPatch::TokenOffset ||
+        command.patch == StepPatch::ArgmaxOutput)
+      commands_.back().patch_base = command.buffers[command.patch_buffer];
+    uses_position_ |= command.patch == StepPatch::Position ||
+                      command.patch == StepPatch::KvSeqLen ||
+                      command.patch == StepPatch::PosAndKv;
+    StepLabel l{};
+    if (label)
+      std::memcpy(l.name, label,
+                  std::min(std::strlen(label), sizeof(l.name) - 1));
+    labels_.push_back(l);
+    return true;
+  }
+
+  /// Build: the per-request state a batch advances every token (both may be
+  /// null for a single sequence driven by position patches alone).
+  void bind_requests(int32_t *positions, int32_t *kv_lens, int batch) {
+    positions_ = positions;
+    kv_lens_ = kv_lens;
+    batch_ = batch;
+  }
+
+  /// Build: the buffers the table was built on, so that a replay on others
+  /// is refused (matches()).
+  void bind_arguments(const void *const *arguments, int count) {
+    arguments_.assign(arguments, arguments + count);
+  }
+  bool matches(const void *const *arguments, int count) const {
+    return count == static_cast<int>(arguments_.size()) &&
+           (count == 0 ||
+            std::memcmp(arguments, arguments_.data(),
+                        sizeof(void *) * static_cast<size_t>(count)) == 0);
+  }
+
+  /// Replays one token: patches and launches every command, then advances
+  /// the per-request positions and KV lengths.
+  int32_t replay(int token) { return replay_chain(token, 1); }
+
+  /// Replays tokens [first, first + n) in one call; token i's argmax row is
+  /// token i + 1's embedding row.
+  int32_t replay_chain(int first, int n) {
+    const int32_t checked = check(first, n);
+    if (checked != 0)
+      return checked;
+    for (int t = first; t < first + n; ++t) {
+      for (StepCommand &command : commands_) {
+        const int32_t status = run(command, t);
+        if (status != 0)
+          return status;
+      }
+      for (int b = 0; b < batch_; ++b) {
+        if (positions_)
+          ++positions_[b];
+        if (kv_lens_)
+          ++kv_lens_[b];
+      }
+    }
+    return 0;
+  }
+
+  size_t size() const { return commands_.size(); }
+  /// The i-th command as the last replay patched it.
+  const StepCommand &command(size_t i) const { return commands_[i]; }
+  const char *label(size_t i) const { return labels_[i].name; }
+  void clear() {
+    commands_.clear();
+    labels_.clear();
+    uses_position_ = false;
+  }
+
+private:
+  /// Every bound of the whole call, before anything is written.
+  int32_t check(int first, int n) const {
+    if (commands_.empty() || n < 0 || first < 0)
+      return static_cast<int32_t>(PlanResult::INVALID_PARAMS);
+    // Token first + n - 1 writes its argmax to row first + n.
+    if (static_cast<int64_t>(first) + n >= max_tokens_)
+      return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
+    // The last token's position p sees p + 1 KV positions.
+    if (uses_position_ &&
+        static_cast<int64_t>(position_base_) + first + n > kv_capacity_)
+      return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
+    for (int b = 0; kv_lens_ && b < batch_; ++b)
+      if (kv_lens_[b] < 0 ||
+          static_cast<int64_t>(kv_lens_[b]) + n - 1 > kv_capacity_)
+        return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
+    return 0;
+  }
+
+  static bool patch_fits(const StepCommand &c) {
+    auto in_params = [&](uint16_t offset) {
+      return offset % 4 == 0 && offset + 4u <= c.param_size;
+    };
+    switch (c.patch) {
+    case StepPatch::None:
+      return true;
+    case StepPatch::TokenOffset:
+    case StepPatch::ArgmaxOutput:
+      return c.patch_buffer < c.buffer_count && c.patch_stride > 0;
+    case StepPatch::Position:
+    case StepPatch::KvSeqLen:
+      return in_params(c.patch_offset_1);
+    case StepPatch::PosAndKv:
+      return in_params(c.patch_offset_1) && in_params(c.patch_offset_2) &&
+             c.patch_offset_1 != c.patch_offset_2;
+    }
+    return false;
+  }
+
+  /// Patches the command in place (the table owns it and only replay reads
+  /// it) and launches it.
+  int32_t run(StepCommand &c, int token) const {
+    const WorkDescriptor *descs = c.descs;
+    int count = c.count;
+    if (c.replan) {
+      const int32_t status = c.replan(c.plan, kv_lens_, batch_, &descs, &count);
+      if (status != 0)
+        return status;
+    }
+    const uint32_t position = static_cast<uint32_t>(position_base_ + token);
+    switch (c.patch) {
+    case StepPatch::None:
+      break;
+    case StepPatch::TokenOffset:
+    case StepPatch::ArgmaxOutput: {
+      const uint32_t row =
+          static_cast<uint32_t>(token) + (c.patch == StepPatch::ArgmaxOutput);
+      c.buffers[c.patch_buffer] = static_cast<uint8_t *>(c.patch_base) +
+                                  static_cast<size_t>(row) * c.patch_stride;
+      break;
+    }
+    case StepPatch::Position:
+    case StepPatch::KvSeqLen:
+    case StepPatch::PosAndKv: {
+      const uint32_t first =
+          c.patch == StepPatch::KvSeqLen ? position + 1 : position;
+      std::memcpy(c.params + c.patch_offset_1, &first, 4);
+      if (c.patch == StepPatch::PosAndKv) {
+        const uint32_t kv = position + 1;
+        std::memcpy(c.params + c.patch_offset_2, &kv, 4);
+      }
+      break;
+    }
+    }
+    return c.launch(c.buffers, c.params, descs, count);
+  }
+
+  std::vector<StepCommand> commands_; // hot
+  std::vector<StepLabel> labels_;     // cold
+  std::vector<const void *> arguments_;
+  int max_tokens_;
+  int kv_capacity_;
+  int position_base_;
+  int32_t *positions_ = nullptr;
+  int32_t *kv_lens_ = nullptr;
+  int batch_ = 0;
+  bool uses_position_ = false;
+};
+
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_STEP_TABLE_HPP

@@ -1,0 +1,263 @@
+// StepTable (step_table.hpp): a step built once and replayed gives what
+// rebuilding every token gives, token by token and chained; each patch kind
+// lands where it says; re-planned launches see this step's KV lengths; bad
+// replays return an error with nothing launched or written.
+#include <pto/runtime/incremental_planner.hpp>
+#include <pto/runtime/runtime.hpp>
+#include <pto/runtime/step_table.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+using namespace pto::runtime;
+
+namespace {
+
+// A toy single-sequence model, four launches, whose next token depends on
+// every patched value: embed reads tokens[t], rope adds the position, the
+// attention stand-in adds 2 x the KV length, argmax writes tokens[t + 1].
+struct Toy {
+  std::vector<int32_t> tokens = std::vector<int32_t>(40, 0);
+  int32_t hidden = 0;
+  int launches = 0;
+};
+Toy *g_toy = nullptr;
+
+int32_t embed(void *const *buffers, const uint8_t *, const WorkDescriptor *,
+              int) {
+  ++g_toy->launches;
+  *static_cast<int32_t *>(buffers[1]) =
+      *static_cast<const int32_t *>(buffers[0]) * 7 + 3;
+  return 0;
+}
+int32_t rope(void *const *buffers, const uint8_t *params,
+             const WorkDescriptor *, int) {
+  ++g_toy->launches;
+  uint32_t pos;
+  std::memcpy(&pos, params + 4, 4);
+  *static_cast<int32_t *>(buffers[0]) += static_cast<int32_t>(pos);
+  return 0;
+}
+int32_t attend(void *const *buffers, const uint8_t *params,
+               const WorkDescriptor *, int) {
+  ++g_toy->launches;
+  uint32_t pos, kv;
+  std::memcpy(&pos, params + 0, 4);
+  std::memcpy(&kv, params + 8, 4);
+  *static_cast<int32_t *>(buffers[0]) += static_cast<int32_t>(2 * kv + pos);
+  return 0;
+}
+int32_t argmax(void *const *buffers, const uint8_t *, const WorkDescriptor *,
+               int) {
+  ++g_toy->launches;
+  *static_cast<int32_t *>(buffers[1]) =
+      *static_cast<const int32_t *>(buffers[0]) % 1000;
+  return 0;
+}
+
+StepCommand command(StepCommand::Launch launch,
+                    std::initializer_list<void *> buffers) {
+  StepCommand c{};
+  c.launch = launch;
+  for (void *b : buffers)
+    c.buffers[c.buffer_count++] = b;
+  c.param_size = 16;
+  return c;
+}
+
+/// The toy step's table; what a model's build function does once.
+void build(StepTable &table, Toy &toy) {
+  StepCommand e = command(embed, {toy.tokens.data(), &toy.hidden});
+  e.patch = StepPatch::TokenOffset;
+  e.patch_buffer = 0;
+  e.patch_stride = 4;
+  ASSERT_TRUE(table.add(e, "embed"));
+  StepCommand r = command(rope, {&toy.hidden});
+  r.patch = StepPatch::Position;
+  r.patch_offset_1 = 4;
+  ASSERT_TRUE(table.add(r, "layer.0.rope"));
+  StepCommand a = command(attend, {&toy.hidden});
+  a.patch = StepPatch::PosAndKv;
+  a.patch_offset_1 = 0;
+  a.patch_offset_2 = 8;
+  ASSERT_TRUE(table.add(a, "layer.0.attention"));
+  StepCommand m = command(argmax, {&toy.hidden, toy.tokens.data()});
+  m.patch = StepPatch::ArgmaxOutput;
+  m.patch_buffer = 1;
+  m.patch_stride = 4;
+  ASSERT_TRUE(table.add(m, "argmax"));
+}
+
+/// The same step computed directly: the reference.
+int32_t reference_next(int32_t token, int position) {
+  const int32_t hidden =
+      token * 7 + 3 + position + 2 * (position + 1) + position;
+  return hidden % 1000;
+}
+
+} // namespace
+
+TEST(StepTable, ReplayEqualsRebuildEveryTokenAndChained) {
+  constexpr int kPrompt = 5, kTokens = 32;
+  Toy replayed, chained, rebuilt;
+  for (Toy *toy : {&replayed, &chained, &rebuilt})
+    toy->tokens[0] = 17;
+  // Replayed token by token from one table.
+  g_toy = &replayed;
+  StepTable table(40, 64, kPrompt);
+  build(table, replayed);
+  for (int t = 0; t < kTokens; ++t)
+    ASSERT_EQ(table.replay(t), 0);
+  // Chained: all tokens in one call.
+  g_toy = &chained;
+  StepTable chain(40, 64, kPrompt);
+  build(chain, chained);
+  ASSERT_EQ(chain.replay_chain(0, kTokens), 0);
+  // Rebuilt every token.
+  g_toy = &rebuilt;
+  for (int t = 0; t < kTokens; ++t) {
+    StepTable fresh(40, 64, kPrompt);
+    build(fresh, rebuilt);
+    ASSERT_EQ(fresh.replay(t), 0);
+  }
+  int32_t token = 17;
+  for (int t = 0; t < kTokens; ++t) {
+    token = reference_next(token, kPrompt + t);
+    EXPECT_EQ(replayed.tokens[t + 1], token) << "token " << t;
+  }
+  EXPECT_EQ(replayed.tokens, chained.tokens);
+  EXPECT_EQ(replayed.tokens, rebuilt.tokens);
+  EXPECT_EQ(replayed.launches, 4 * kTokens);
+  EXPECT_STREQ(table.label(2), "layer.0.attention");
+}
+
+TEST(StepTable, BadReplaysWriteNothing) {
+  Toy toy;
+  g_toy = &toy;
+  StepTable table(8, 10, 4); // token rows 0..7; KV capacity 10 from position 4
+  build(table, toy);
+  const std::vector<int32_t> before = toy.tokens;
+  // Token 7 would write its argmax to row 8.
+  EXPECT_EQ(table.replay(7), static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
+  // Tokens 0..6 reach position 10: an 11th KV position.
+  EXPECT_EQ(table.replay_chain(0, 7),
+            static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
+  EXPECT_EQ(table.replay(-1), static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(toy.launches, 0);
+  EXPECT_EQ(toy.tokens, before);
+  // Still valid: tokens 0..5 fit.
+  EXPECT_EQ(table.replay_chain(0, 6), 0);
+  EXPECT_EQ(toy.launches, 24);
+  // An empty table replays nothing.
+  StepTable empty(8, 10);
+  EXPECT_EQ(empty.replay(0), static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+}
+
+TEST(StepTable, RejectsCommandsItCannotPatch) {
+  Toy toy;
+  StepTable table(8, 10);
+  StepCommand c = command(rope, {&toy.hidden});
+  c.patch = StepPatch::Position;
+  c.patch_offset_1 = 14; // 14 + 4 > 16 parameter bytes
+  EXPECT_FALSE(table.add(c, "past the parameters"));
+  c.patch_offset_1 = 6; // not a uint32 slot
+  EXPECT_FALSE(table.add(c, "misaligned"));
+  c.patch = StepPatch::PosAndKv;
+  c.patch_offset_1 = c.patch_offset_2 = 4; // both at one slot
+  EXPECT_FALSE(table.add(c, "one slot twice"));
+  c.patch = StepPatch::TokenOffset;
+  c.patch_buffer = 1; // one buffer bound
+  c.patch_stride = 4;
+  EXPECT_FALSE(table.add(c, "no such buffer"));
+  c.patch_buffer = 0;
+  c.patch_stride = 0;
+  EXPECT_FALSE(table.add(c, "no stride"));
+  c.launch = nullptr;
+  c.patch = StepPatch::None;
+  EXPECT_FALSE(table.add(c, "no launch"));
+  EXPECT_EQ(table.size(), 0u);
+}
+
+TEST(StepTable, RefusesOtherBuffers) {
+  std::vector<float> a(4), b(4);
+  StepTable table(8, 10);
+  const void *bound[] = {a.data(), b.data()};
+  table.bind_arguments(bound, 2);
+  EXPECT_TRUE(table.matches(bound, 2));
+  std::vector<float> other(4);
+  const void *moved[] = {a.data(), other.data()};
+  EXPECT_FALSE(table.matches(moved, 2));
+  EXPECT_FALSE(table.matches(bound, 1));
+}
+
+namespace {
+// A batch: per-request KV lengths advanced by the table and an attention
+// launch re-planned from them by IncrementalPlan.
+struct BatchPlan {
+  AttentionPlanner planner{PlanConfig{16, 64, 64, false}};
+  std::vector<WorkDescriptor> buffer = std::vector<WorkDescriptor>(512);
+  IncrementalPlan<AttentionPlanner> plan{planner, 8, 2, buffer.data(), 512};
+};
+
+int32_t replan(void *state, const int32_t *kv_lens, int batch,
+               const WorkDescriptor **descs, int *count) {
+  auto *p = static_cast<BatchPlan *>(state);
+  const PlanResult result = p->plan.update(kv_lens, batch, count);
+  *descs = p->plan.descriptors();
+  return static_cast<int32_t>(result);
+}
+
+// Covered KV positions per request (head 0): the plan must cover each
+// request's whole length, whatever its chunking.
+int32_t covered(void *const *buffers, const uint8_t *,
+                const WorkDescriptor *descs, int count) {
+  auto *out = static_cast<int32_t *>(buffers[0]);
+  std::memset(out, 0, sizeof(int32_t) * 8);
+  for (int i = 0; i < count; ++i)
+    if (params::Attention::head_idx(descs[i]) == 0)
+      out[params::Attention::request_idx(descs[i])] +=
+          static_cast<int32_t>(params::Attention::kv_len(descs[i]));
+  return 0;
+}
+} // namespace
+
+TEST(StepTable, ReplannedLaunchesSeeThisStepsLengths) {
+  BatchPlan plan;
+  std::vector<int32_t> kv_lens = {3, 40, 17, 1};
+  std::vector<int32_t> positions = {2, 39, 16, 0};
+  std::vector<int32_t> out(8, 0);
+  StepTable table(64, 100);
+  table.bind_requests(positions.data(), kv_lens.data(), 4);
+  StepCommand c = command(covered, {out.data()});
+  c.replan = replan;
+  c.plan = &plan;
+  ASSERT_TRUE(table.add(c, "attention"));
+  for (int t = 0; t < 50; ++t) {
+    const std::vector<int32_t> lens = kv_lens;
+    ASSERT_EQ(table.replay(t), 0);
+    for (int b = 0; b < 4; ++b)
+      ASSERT_EQ(out[b], lens[b]) << "token " << t << " request " << b;
+    // The plan the launch saw is a fresh plan of this step's lengths.
+    int count = 0;
+    std::vector<WorkDescriptor> fresh(512);
+    const int chunk = plan.planner.plan_chunk_size(lens.data(), 4, 2);
+    ASSERT_EQ(plan.planner.generate(lens.data(), 4, 2, chunk, fresh.data(), 512,
+                                    &count),
+              PlanResult::OK);
+    ASSERT_EQ(count, plan.plan.count());
+    ASSERT_EQ(std::memcmp(fresh.data(), plan.buffer.data(),
+                          sizeof(WorkDescriptor) * count),
+              0);
+  }
+  EXPECT_EQ(kv_lens[1], 90);
+  EXPECT_EQ(positions[1], 89);
+  // Request 1 sees 90 of 100 positions: 11 more tokens reach 100, a 12th
+  // would pass the cache.
+  EXPECT_EQ(table.replay_chain(50, 12),
+            static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
+  EXPECT_EQ(kv_lens[1], 90);
+  EXPECT_EQ(table.replay_chain(50, 11), 0);
+  EXPECT_EQ(out[1], 100);
+}
