@@ -5,6 +5,10 @@
 // balanced planner into caller buffers), checked against its documented
 // contract:
 //  * the result is one of the spec's four codes;
+//  * an IncrementalPlan updated through a sequence of lengths the input
+//    describes (growth, replacement, rows joining and leaving) returns what
+//    a fresh plan of the same lengths returns and holds its descriptors
+//    byte for byte; an error leaves its buffer as it was;
 //  * on an error nothing is written (the buffers keep their canary bytes)
 //    and, on BUFFER_OVERFLOW, the count is at least the capacity + 1;
 //  * on success the count fits the capacity, nothing past it is written,
@@ -17,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "pto/runtime/balanced_planner.hpp"
+#include "pto/runtime/incremental_planner.hpp"
 #include "pto/runtime/work_planner.hpp"
 
 #include <cstdint>
@@ -125,13 +130,14 @@ void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
   config.max_work_units = in.intIn(4096);
   config.balance_chunks = in.take<uint8_t>() & 1;
   WorkPlanner<AttentionSpace<>, TierList, params::Attention> planner(config,
-                                                                   tiers);
+                                                                     tiers);
   const int batch = static_cast<int>(lens.size());
   int chunk;
   if (in.take<uint8_t>() & 1) {
     chunk = planner.plan_chunk_size(lens.data(), batch, heads);
     require(chunk >= 0, "plan_chunk_size is never negative");
-    require(chunk == 0 || (chunk >= config.chunk_min && chunk <= config.chunk_max),
+    require(chunk == 0 ||
+                (chunk >= config.chunk_min && chunk <= config.chunk_max),
             "plan_chunk_size inside [chunk_min, chunk_max] (or 0: invalid)");
   } else {
     chunk = in.intIn(8192);
@@ -141,12 +147,11 @@ void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
   std::memset(buffer.data(), kCanary, buffer.size() * sizeof(WorkDescriptor));
   int count = -12345;
   const bool parallel = in.take<uint8_t>() & 1;
-  PlanResult r =
-      parallel ? planner.generate_parallel(lens.data(), batch, heads, chunk,
-                                           buffer.data(), capacity, &count,
-                                           1 + in.take<uint8_t>() % 4)
-               : planner.generate(lens.data(), batch, heads, chunk,
-                                  buffer.data(), capacity, &count);
+  PlanResult r = parallel ? planner.generate_parallel(
+                                lens.data(), batch, heads, chunk, buffer.data(),
+                                capacity, &count, 1 + in.take<uint8_t>() % 4)
+                          : planner.generate(lens.data(), batch, heads, chunk,
+                                             buffer.data(), capacity, &count);
   require(validCode(r), "a result code outside the spec");
   require(untouched(buffer.data() + capacity, 4 * sizeof(WorkDescriptor)),
           "a write past the capacity");
@@ -214,6 +219,75 @@ void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
   require(merge[0] == 0 && merge[rows] == count, "the merge plan");
 }
 
+void fuzzIncrementalPlanner(Input &in, std::vector<int> lens, int heads,
+                            const TierList &tiers) {
+  PlanConfig config;
+  config.chunk_min = in.intIn(512);
+  config.chunk_max = in.intIn(8192);
+  config.max_work_units = in.intIn(4096);
+  config.balance_chunks = in.take<uint8_t>() & 1;
+  using Planner = WorkPlanner<AttentionSpace<>, TierList, params::Attention>;
+  Planner planner(config, tiers);
+  constexpr int kMaxBatch = 256;
+  const int capacity = in.intIn(2048) & 0x3fff;
+  std::vector<WorkDescriptor> buffer(static_cast<size_t>(capacity) + 4);
+  std::vector<WorkDescriptor> fresh(static_cast<size_t>(capacity) + 4);
+  std::memset(buffer.data(), kCanary, buffer.size() * sizeof(WorkDescriptor));
+  IncrementalPlan<Planner> plan(planner, kMaxBatch, heads, buffer.data(),
+                                capacity);
+  for (int step = 0; step < 8; ++step) {
+    const int batch = static_cast<int>(lens.size());
+    std::vector<WorkDescriptor> before(buffer);
+    int count = -12345;
+    const PlanResult r = plan.update(lens.data(), batch, &count);
+    require(validCode(r), "a result code outside the spec");
+    require(untouched(buffer.data() + capacity, 4 * sizeof(WorkDescriptor)),
+            "a write past the capacity");
+    int fresh_count = -12345;
+    const PlanResult expected =
+        batch > kMaxBatch || batch <= 0 || heads <= 0
+            ? PlanResult::INVALID_PARAMS
+            : planner.generate(
+                  lens.data(), batch, heads,
+                  planner.plan_chunk_size(lens.data(), batch, heads),
+                  fresh.data(), capacity, &fresh_count);
+    require(r == expected, "an update's result differs from a fresh plan's");
+    if (r != PlanResult::OK) {
+      require(std::memcmp(before.data(), buffer.data(),
+                          buffer.size() * sizeof(WorkDescriptor)) == 0,
+              "an error changed the plan's descriptors");
+    } else {
+      require(count == fresh_count &&
+                  std::memcmp(buffer.data(), fresh.data(),
+                              static_cast<size_t>(count) *
+                                  sizeof(WorkDescriptor)) == 0,
+              "an update's descriptors differ from a fresh plan's");
+    }
+    // The next step's lengths: a decode step, a replaced row, a row joining
+    // or leaving.
+    const uint8_t event = in.take<uint8_t>();
+    const int grow = 1 + event % 3;
+    switch ((event >> 2) % 4) {
+    case 0:
+      for (int &l : lens)
+        if (l > 0 && l < INT32_MAX - grow)
+          l += grow;
+      break;
+    case 1:
+      if (!lens.empty())
+        lens[in.take<uint8_t>() % lens.size()] = in.intIn(20000);
+      break;
+    case 2:
+      lens.push_back(in.intIn(20000));
+      break;
+    default:
+      if (!lens.empty())
+        lens.erase(lens.begin() + in.take<uint8_t>() % lens.size());
+      break;
+    }
+  }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -234,7 +308,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     l = in.intIn(20000);
   if (heads > 64 && which & 2)
     return 0; // huge heads are covered by the error paths only
-  if (which & 1)
+  if ((which & 5) == 5)
+    fuzzIncrementalPlanner(in, lens, heads, tiers);
+  else if (which & 1)
     fuzzSpecPlanner(in, lens, heads, tiers);
   else
     fuzzBalancedPlanner(in, lens, heads, tiers);

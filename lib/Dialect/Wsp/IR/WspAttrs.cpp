@@ -205,16 +205,15 @@ PlanConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << ") must be >= chunk_min (" << chunkMin << ")";
   if (maxWorkUnits <= 0)
     return emitError() << "max_work_units must be > 0, got " << maxWorkUnits;
-  for (auto [name, value] :
-       {std::pair<const char *, int64_t>{"cores", cores},
-        {"block_size", blockSize},
-        {"token_cost", tokenCost},
-        {"invariant_chunk", invariantChunk}})
+  for (auto [name, value] : {std::pair<const char *, int64_t>{"cores", cores},
+                             {"block_size", blockSize},
+                             {"token_cost", tokenCost},
+                             {"invariant_chunk", invariantChunk}})
     if (value <= 0)
       return emitError() << name << " must be > 0, got " << value;
-  for (auto [name, value] : {std::pair<const char *, int64_t>{"unit_cost",
-                                                              unitCost},
-                             {"merge_cost", mergeCost}})
+  for (auto [name, value] :
+       {std::pair<const char *, int64_t>{"unit_cost", unitCost},
+        {"merge_cost", mergeCost}})
     if (value < 0)
       return emitError() << name << " must be >= 0, got " << value;
   if (chunkMax > kIntMax || maxWorkUnits > kIntMax || cores > kIntMax ||
@@ -222,5 +221,24 @@ PlanConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       tokenCost > kIntMax || mergeCost > kIntMax)
     return emitError() << "plan config values must fit the runtime's 32-bit "
                           "int";
+  return success();
+}
+
+LogicalResult PatchAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                StepPatchKind kind, int64_t arg,
+                                std::optional<int64_t> arg2) {
+  if (arg < 0)
+    return emitError() << "patch argument index must be >= 0, got " << arg;
+  const bool pair = kind == StepPatchKind::pos_and_kv;
+  if (pair != arg2.has_value())
+    return emitError() << "a " << stringifyStepPatchKind(kind) << " patch "
+                       << (pair ? "names two arguments (position, KV length)"
+                                : "names one argument");
+  if (arg2 && *arg2 < 0)
+    return emitError() << "patch argument index must be >= 0, got " << *arg2;
+  if (arg2 && *arg2 == arg)
+    return emitError() << "pos_and_kv writes the position and the KV length "
+                          "to two arguments, not argument "
+                       << arg << " twice";
   return success();
 }

@@ -395,14 +395,113 @@ LogicalResult PlanBalancedOp::verify() {
                        "strategy = balanced");
   return verifyBalanced(
       *this, getConfig(),
-      cast<DescriptorType>(getBuffer().getType().getElementType())
-          .getPattern(),
+      cast<DescriptorType>(getBuffer().getType().getElementType()).getPattern(),
       getCoreIndptr());
 }
 
-LogicalResult
-PlanBalancedOp::verifySymbolUses(SymbolTableCollection &tables) {
+LogicalResult PlanBalancedOp::verifySymbolUses(SymbolTableCollection &tables) {
   return lookupTierConfig(*this, tables, getTiersAttr());
+}
+
+//===----------------------------------------------------------------------===//
+// Step capture
+//===----------------------------------------------------------------------===//
+
+SmallVector<PatchAttr> StepOp::getPatchList() {
+  return llvm::to_vector(getPatches().getAsRange<PatchAttr>());
+}
+
+/// What argument `arg` of `function` must be for a patch of `kind`, or a
+/// description of why it is not.
+static std::optional<std::string> patchTargetError(StepPatchKind kind,
+                                                   Type type) {
+  auto isI32 = [](Type t) { return t.isSignlessInteger(32); };
+  switch (kind) {
+  case StepPatchKind::position:
+  case StepPatchKind::kv_seq_len:
+  case StepPatchKind::pos_and_kv:
+    if (auto integer = dyn_cast<IntegerType>(type); integer && !isI32(type))
+      return "a " + std::to_string(integer.getWidth()) +
+             "-bit integer: the patch writes 32 bits";
+    if (!isI32(type))
+      return std::string("not a scalar of the step's parameter block (an "
+                         "i32 argument)");
+    return std::nullopt;
+  case StepPatchKind::token_offset:
+  case StepPatchKind::argmax_output: {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || (memref.getRank() != 1 && memref.getRank() != 2) ||
+        !isI32(memref.getElementType()))
+      return std::string("not a token buffer (a memref of i32 token rows, "
+                         "rank 1 or 2)");
+    return std::nullopt;
+  }
+  case StepPatchKind::request_positions:
+  case StepPatchKind::request_kv_lens: {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || memref.getRank() != 1 || !isI32(memref.getElementType()))
+      return std::string("not one i32 per request (memref<?xi32>)");
+    return std::nullopt;
+  }
+  }
+  return std::string("not patchable");
+}
+
+LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
+  auto function = tables.lookupNearestSymbolFrom<FunctionOpInterface>(
+      *this, getFunctionAttr());
+  if (!function || isa<KernelOp>(function.getOperation()))
+    return emitOpError() << "captures " << getFunctionAttr()
+                         << ", which is not a function in scope";
+  ArrayRef<Type> inputs = function.getArgumentTypes();
+  llvm::DenseMap<int64_t, unsigned> patchedBy;
+  std::optional<int64_t> tokenRead, tokenWrite;
+  for (auto [index, patch] : llvm::enumerate(getPatchList())) {
+    SmallVector<int64_t, 2> args = {patch.getArg()};
+    if (patch.getArg2())
+      args.push_back(*patch.getArg2());
+    for (int64_t arg : args) {
+      auto diag = [&]() {
+        return emitOpError() << "patch #" << index << " ("
+                             << stringifyStepPatchKind(patch.getKind()) << ") ";
+      };
+      if (arg >= static_cast<int64_t>(inputs.size()))
+        return diag() << "lands in argument " << arg << " but "
+                      << getFunctionAttr() << " has " << inputs.size()
+                      << " arguments";
+      if (std::optional<std::string> error =
+              patchTargetError(patch.getKind(), inputs[arg]))
+        return diag() << "lands in argument " << arg << " of type "
+                      << inputs[arg] << ", " << *error;
+      // The token buffer is the one argument two patches share.
+      const bool tokens = patch.getKind() == StepPatchKind::token_offset ||
+                          patch.getKind() == StepPatchKind::argmax_output;
+      auto [it, inserted] = patchedBy.try_emplace(arg, index);
+      if (!inserted && !tokens)
+        return diag() << "patches argument " << arg << ", which patch #"
+                      << it->second << " patches too";
+    }
+  }
+  for (auto [index, patch] : llvm::enumerate(getPatchList())) {
+    std::optional<int64_t> *slot =
+        patch.getKind() == StepPatchKind::token_offset    ? &tokenRead
+        : patch.getKind() == StepPatchKind::argmax_output ? &tokenWrite
+                                                          : nullptr;
+    if (!slot)
+      continue;
+    if (*slot)
+      return emitOpError() << "patch #" << index << " is a second "
+                           << stringifyStepPatchKind(patch.getKind())
+                           << " patch";
+    *slot = patch.getArg();
+  }
+  if (tokenRead && tokenWrite && *tokenRead != *tokenWrite)
+    return emitOpError() << "argmax_output writes argument " << *tokenWrite
+                         << " but token_offset reads argument " << *tokenRead
+                         << ": a chained replay feeds each token's argmax "
+                            "into the next token's embedding read, so both "
+                            "must be the token buffer";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -879,14 +978,14 @@ LogicalResult KernelTableOp::verifySymbolUses(SymbolTableCollection &tables) {
       bool same = a && b;
       for (NamedAttribute c : kernel.getConstants())
         if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
-            !values || !a || !b || values.asArrayRef()[*a] !=
-                                       values.asArrayRef()[*b])
+            !values || !a || !b ||
+            values.asArrayRef()[*a] != values.asArrayRef()[*b])
           same = false;
       if (!same)
-        return emitOpError() << "entry for tier " << id << ": @"
-                             << kernel.getSymName() << " is specialized for tier "
-                             << made << ", whose constants differ from tier "
-                             << id << "'s";
+        return emitOpError()
+               << "entry for tier " << id << ": @" << kernel.getSymName()
+               << " is specialized for tier " << made
+               << ", whose constants differ from tier " << id << "'s";
     }
     if (!signature)
       signature = kernel.getFunctionType();

@@ -59,6 +59,16 @@ def Wsp_PlanResult : I32EnumAttr<"PlanResult",
   let cppNamespace = "::mlir::wsp";
 }
 
+def Wsp_StepPatchKind : I32EnumAttr<"StepPatchKind",
+    "what a replayed step patches per token", [
+    I32EnumAttrCase<"token_offset", 0>, I32EnumAttrCase<"position", 1>,
+    I32EnumAttrCase<"kv_seq_len", 2>, I32EnumAttrCase<"pos_and_kv", 3>,
+    I32EnumAttrCase<"argmax_output", 4>,
+    I32EnumAttrCase<"request_positions", 5>,
+    I32EnumAttrCase<"request_kv_lens", 6>]> {
+  let cppNamespace = "::mlir::wsp";
+}
+
 class Wsp_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Wsp_Dialect, name, traits> {
   let mnemonic = attrMnemonic;
@@ -177,5 +187,39 @@ def Wsp_PlanConfigAttr : Wsp_Attr<"PlanConfig", "plan_config"> {
     }
   }];
 }
+
+def Wsp_PatchAttr : Wsp_Attr<"Patch", "patch"> {
+  let summary = "A patch point of a replayed step: what moves per token, and where";
+  let description = [{
+    One value of a captured step (`wsp.step`) that changes from token to
+    token, named by the captured function's argument it lands in. The five
+    kinds of seed 004 (akunu's dispatch table), and two for a batch:
+
+    | kind | argument | per token t (position p = base + t) |
+    |---|---|---|
+    | `token_offset` | `memref<?xi32>` or `memref<?x?xi32>` token rows | the embedding reads row t |
+    | `argmax_output` | the same buffer | the argmax writes row t + 1 |
+    | `position` | an `i32` scalar | p |
+    | `kv_seq_len` | an `i32` scalar | p + 1 |
+    | `pos_and_kv` | two `i32` scalars | p, then p + 1 |
+    | `request_positions` | `memref<?xi32>`, one per request | each + 1 after the token |
+    | `request_kv_lens` | `memref<?xi32>`, one per request | each + 1 after the token |
+
+    The scalars are the step's parameter block: a patch writes 32 bits, so
+    its argument must be a 32-bit integer (`wsp.step` checks it).
+
+    ```mlir
+    #wsp.patch<token_offset, 0>
+    #wsp.patch<pos_and_kv, 5, 6>
+    ```
+  }];
+  let parameters = (ins EnumParameter<Wsp_StepPatchKind>:$kind,
+                        "int64_t":$arg,
+                        OptionalParameter<"std::optional<int64_t>">:$arg2);
+  let assemblyFormat = "`<` $kind `,` $arg (`,` $arg2^)? `>`";
+  let genVerifyDecl = 1;
+}
+
+def Wsp_PatchArrayAttr : TypedArrayAttrBase<Wsp_PatchAttr, "array of wsp patches">;
 
 #endif // WSP_DIALECT_WSP_IR_WSPATTRS_TD

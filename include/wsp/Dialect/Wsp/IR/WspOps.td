@@ -844,4 +844,46 @@ def Wsp_GenMaskOp : Wsp_Op<"gen_mask", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Step capture (seed 004)
+//===----------------------------------------------------------------------===//
+
+def Wsp_StepOp : Wsp_Op<"step", [Symbol,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "One decode step of a function, built once and replayed per token";
+  let description = [{
+    Captures the function `@function` (one decode step: a program of
+    operator ops, or the workloads they lower to) as a replayable table:
+    the ordered launches with their bound buffers, constant parameters,
+    dispatch geometry and plans are built once, and each token replays them
+    (pto/runtime/step_table.hpp), patching only the values its patch points
+    name. Every other argument of the function is bound once, at build:
+    replaying the table on other buffers is an error at run time.
+
+    The verifier checks that every patch lands in an argument of the
+    function of the kind its patch writes (`#wsp.patch`), with the width it
+    writes (32-bit integers), that no argument is patched twice, that a
+    `pos_and_kv` patch names two distinct scalars, and that `argmax_output`
+    writes the token buffer `token_offset` reads, so that replaying N
+    tokens in one call feeds each token's argmax into the next one's
+    embedding read.
+
+    ```mlir
+    wsp.step @decode_table captures @decode_step patches [
+      #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+      #wsp.patch<request_positions, 3>, #wsp.patch<request_kv_lens, 4>]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       FlatSymbolRefAttr:$function,
+                       Wsp_PatchArrayAttr:$patches);
+  let assemblyFormat = [{
+    $sym_name `captures` $function `patches` $patches attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// The patches in order.
+    ::llvm::SmallVector<::mlir::wsp::PatchAttr> getPatchList();
+  }];
+}
+
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD

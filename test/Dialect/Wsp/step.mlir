@@ -1,0 +1,29 @@
+// wsp.step and #wsp.patch round trip, custom and generic forms.
+// RUN: wsp-opt %s | FileCheck %s
+// RUN: wsp-opt %s -mlir-print-op-generic | wsp-opt | FileCheck %s
+
+// A batch decode step: token rows [tokens, batch], per-request positions
+// and KV lengths, the argmax writing the next token row.
+// CHECK-LABEL: wsp.step @decode_table captures @decode_step patches
+// CHECK-SAME: [#wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+// CHECK-SAME: #wsp.patch<request_positions, 1>, #wsp.patch<request_kv_lens, 2>]
+wsp.step @decode_table captures @decode_step patches [
+  #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+  #wsp.patch<request_positions, 1>, #wsp.patch<request_kv_lens, 2>]
+func.func @decode_step(%tokens: memref<?x?xi32>, %positions: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %hidden: memref<?x?xbf16>) {
+  return
+}
+
+// One sequence, akunu's scalar patches: position and KV length in the
+// step's parameter block.
+// CHECK-LABEL: wsp.step @single captures @single_step patches
+// CHECK-SAME: [#wsp.patch<token_offset, 0>, #wsp.patch<position, 1>,
+// CHECK-SAME: #wsp.patch<kv_seq_len, 2>, #wsp.patch<pos_and_kv, 3, 4>]
+wsp.step @single captures @single_step patches [
+  #wsp.patch<token_offset, 0>, #wsp.patch<position, 1>,
+  #wsp.patch<kv_seq_len, 2>, #wsp.patch<pos_and_kv, 3, 4>]
+func.func @single_step(%tokens: memref<?xi32>, %rope_pos: i32, %attn_kv: i32,
+                       %pos: i32, %kv: i32) {
+  return
+}
