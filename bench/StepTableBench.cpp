@@ -89,6 +89,7 @@ StepCommand make(Weights &w, void *a, void *b, const Params &p,
                                                   : offsetof(Params, position);
   c.patch_offset_2 = offsetof(Params, kv_len);
   c.patch_stride = 4;
+  c.patch_buffer = patch == StepPatch::ArgmaxOutput ? 1 : 0;
   return c;
 }
 
@@ -124,7 +125,8 @@ void build(StepTable &table, Weights &w) {
   table.add(make(w, x, w.weight("final_norm"), p, StepPatch::None),
             "final_norm");
   table.add(make(w, x, w.weight("lm_head"), p, StepPatch::None), "lm_head");
-  table.add(make(w, x, w.tokens.data(), p, StepPatch::ArgmaxOutput), "argmax");
+  table.add(make(w, x, w.tokens.data() + 1, p, StepPatch::ArgmaxOutput),
+            "argmax");
 }
 
 } // namespace

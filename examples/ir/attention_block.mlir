@@ -16,7 +16,13 @@
 // own op (seed 002's quant_matmul takes int8 activations).
 
 // @prefill_block: a ragged chunked prefill (sequences with tokens already
-// cached). @decode_block: one new token per request.
+// cached). @decode_block: one new token per request, also captured as a
+// step table (@decode_table, seed 004): built once, then replayed token
+// after token with each request's position and KV length advanced; each
+// of its nine operators is one launch of the table.
+
+wsp.step @decode_table captures @decode_block patches [
+  #wsp.patch<request_positions, 9>, #wsp.patch<request_kv_lens, 14>]
 
 func.func @prefill_block(
     %hidden_states: memref<?x256xbf16>, %residual: memref<?x256xbf16>,

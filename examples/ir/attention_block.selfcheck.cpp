@@ -28,13 +28,51 @@
 // it ran: its status is the function's).
 #include "attention_block.hpp"
 
+#include <tuple>
+
 using namespace selfcheck;
 
 namespace {
 
 using namespace attention_block;
 
+/// @decode_block's arguments: the block's buffers, with the requests'
+/// positions and KV lengths (the cached counts) in `positions` and
+/// `kv_lens`.
+auto decodeArgs(Block &blk, Outputs &o, std::vector<int32_t> &positions,
+                std::vector<int32_t> &kv_lens) {
+  int64_t t = blk.tokens;
+  return std::make_tuple(
+      MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
+      MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
+      vec(blk.smooth), MemRef<int8_t, 2>{blk.w.data(), {kQkv, kHidden}},
+      vec(blk.qkvScale), MemRef<float, 2>{blk.qkNormW.data(), {5, kDim}},
+      MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
+      MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(positions),
+      vec(blk.lens), vec(blk.accum),
+      MemRef<int32_t, 2>{blk.table.data(), {blk.slots, kPagesPerSeq}},
+      vec(blk.ids), vec(kv_lens),
+      MemRef<bf16, 4>{blk.kc.data(), {blk.pool, 1, kBlock, kDim}},
+      MemRef<bf16, 4>{blk.vc.data(), {blk.pool, 1, kBlock, kDim}},
+      vec(blk.oSmooth), MemRef<int8_t, 2>{blk.ow.data(), {kHidden, kAttn}},
+      vec(blk.oScale), MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}}, vec(o.pts),
+      MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
+      MemRef<bf16, 2>{o.qkv.data(), {t, kQkv}},
+      MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}},
+      MemRef<int8_t, 2>{o.attn8.data(), {t, kAttn}}, vec(o.attnScale),
+      MemRef<bf16, 2>{o.y.data(), {t, kHidden}},
+      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+      MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
+      MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
+      MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
+      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+}
+
 int32_t run(Block &blk, Outputs &o) {
+  // Rope's positions are the cached counts: the step's tokens follow them.
+  if (blk.decode)
+    return std::apply(wsp_gen::decode_block,
+                      decodeArgs(blk, o, blk.past, blk.past));
   int64_t t = blk.tokens;
   MemRef<bf16, 2> x{blk.x.data(), {t, kHidden}}, r{blk.r.data(), {t, kHidden}};
   MemRef<int8_t, 2> w{blk.w.data(), {kQkv, kHidden}};
@@ -51,17 +89,6 @@ int32_t run(Block &blk, Outputs &o) {
   MemRef<int32_t, 3> qkvWs{o.qkvWs.data(), {24, 32, 128}},
       oWs{o.oWs.data(), {24, 32, 128}};
   MemRef<bf16, 4> wsH{o.wsH.data(), {24, 2, 32, 128}};
-  MemRef<float, 3> wsMl{o.wsMl.data(), {24, 2, 32}};
-  // Rope's positions are the cached counts: the step's tokens follow them.
-  if (blk.decode)
-    return wsp_gen::decode_block(
-        x, r, vec(blk.normW), vec(blk.smooth), w, vec(blk.qkvScale), qkNormW,
-        sin, cos, vec(blk.past), vec(blk.lens), vec(blk.accum), table,
-        vec(blk.ids), vec(blk.past), kc, vc, vec(blk.oSmooth), ow,
-        vec(blk.oScale), x8, vec(o.pts), after, qkv,
-        MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}}, attn8,
-        vec(o.attnScale), y, qkvWs, wsH,
-        MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}}, wsMl, oWs);
   return wsp_gen::prefill_block(
       x, r, vec(blk.normW), vec(blk.smooth), w, vec(blk.qkvScale), qkNormW,
       sin, cos, vec(blk.past), vec(blk.lens), table, vec(blk.ids),
@@ -172,6 +199,89 @@ bool checkInvalid(const char *what, Block blk) {
   return reportInvalid(what, status, untouched, "caches, attention and output");
 }
 
+/// The decode step replayed from its table (@decode_table) against
+/// @decode_block called every token: `steps` tokens, one by one and then
+/// chained, give bit-identical caches, outputs, positions and KV lengths.
+/// Then the table's bounds: a replay past its tokens or past a request's
+/// cache, and one on other buffers, return an error with nothing written.
+bool checkReplay(const char *what, const Block &start, int steps) {
+  Block called = start, replayed = start, chained = start;
+  Outputs oc(start.tokens), orp(start.tokens), och(start.tokens);
+  std::vector<int32_t> posC = start.past, kvC = start.past;
+  std::vector<int32_t> posR = start.past, kvR = start.past;
+  std::vector<int32_t> posH = start.past, kvH = start.past;
+  const int32_t capacity = int32_t(kPagesPerSeq * kBlock);
+  auto argsR = decodeArgs(replayed, orp, posR, kvR);
+  auto argsH = decodeArgs(chained, och, posH, kvH);
+  wsp_gen::decode_table table, chain;
+  auto build = [&](wsp_gen::decode_table &t, auto &args) {
+    return std::apply(
+        [&](auto... a) {
+          return wsp_gen::decode_table_build(t, steps, capacity, a...);
+        },
+        args);
+  };
+  auto replay = [&](wsp_gen::decode_table &t, auto &args, int first, int n) {
+    return std::apply(
+        [&](auto... a) {
+          return wsp_gen::decode_table_replay(t, first, n, a...);
+        },
+        args);
+  };
+  bool ok = build(table, argsR) == 0 && build(chain, argsH) == 0;
+  const size_t commands = table.steps.size();
+  auto same = [](const std::vector<bf16> &a, const std::vector<bf16> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](bf16 x, bf16 y) { return x.bits == y.bits; });
+  };
+  int identical = 0;
+  for (int t = 0; t < steps; ++t) {
+    ok = std::apply(wsp_gen::decode_block, decodeArgs(called, oc, posC, kvC)) ==
+             0 &&
+         ok;
+    for (size_t b = 0; b < posC.size(); ++b) {
+      ++posC[b];
+      ++kvC[b];
+    }
+    ok = replay(table, argsR, t, 1) == 0 && ok;
+    identical += same(oc.y, orp.y) && same(called.kc, replayed.kc) &&
+                 same(called.vc, replayed.vc) && posC == posR && kvC == kvR;
+  }
+  ok = replay(chain, argsH, 0, steps) == 0 && ok;
+  const bool chainedSame = same(oc.y, och.y) && same(called.kc, chained.kc) &&
+                           same(called.vc, chained.vc) && posC == posH &&
+                           kvC == kvH;
+  // Bounds: nothing written, the table still valid.
+  const Block before = replayed;
+  const std::vector<int32_t> kvBefore = kvR;
+  const int32_t pastTokens = replay(table, argsR, steps, 1);
+  wsp_gen::decode_table tight;
+  // A cache of the longest request's positions plus steps - 1.
+  int32_t longest = *std::max_element(kvR.begin(), kvR.end());
+  auto tightBuild = std::apply(
+      [&](auto... a) {
+        return wsp_gen::decode_table_build(tight, steps, longest + steps - 1,
+                                           a...);
+      },
+      argsR);
+  const int32_t pastCache = replay(tight, argsR, 0, steps);
+  Outputs other(start.tokens);
+  auto argsO = decodeArgs(replayed, other, posR, kvR);
+  const int32_t otherBuffers = replay(table, argsO, 0, 1);
+  const bool untouched = same(before.kc, replayed.kc) &&
+                         same(before.vc, replayed.vc) && kvR == kvBefore;
+  ok = ok && identical == steps && chainedSame && pastTokens == 1 &&
+       tightBuild == 0 && pastCache == 1 && otherBuffers == 3 && untouched;
+  std::printf("%s: %zu launches recorded once; %d of %d tokens replayed one "
+              "by one and all %d chained bit-identical to calling "
+              "@decode_block every token: %s; past the table's tokens %d, "
+              "past a request's cache %d, on other buffers %d, nothing "
+              "written: %s\n",
+              what, commands, identical, steps, steps, ok ? "ok" : "MISMATCH",
+              pastTokens, pastCache, otherBuffers, untouched ? "yes" : "no");
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -185,5 +295,6 @@ int main() {
   Block decode(true, {1, 1, 1, 1}, {3, 0, 2, 1}, {17, 0, 300, 45}, rng);
   ok = check("decode block", decode) && ok;
   ok = checkInvalid("decode block, page id outside the pool", decode) && ok;
+  ok = checkReplay("decode step table", decode, 8) && ok;
   return ok ? 0 : 1;
 }

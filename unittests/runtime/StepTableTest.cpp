@@ -83,11 +83,11 @@ void build(StepTable &table, Toy &toy) {
   a.patch_offset_1 = 0;
   a.patch_offset_2 = 8;
   ASSERT_TRUE(table.add(a, "layer.0.attention"));
-  StepCommand m = command(argmax, {&toy.hidden, toy.tokens.data()});
-  m.patch = StepPatch::ArgmaxOutput;
-  m.patch_buffer = 1;
-  m.patch_stride = 4;
-  ASSERT_TRUE(table.add(m, "argmax"));
+  // The argmax as an emitted step records it: bound arguments, then the
+  // row token 0 writes, one after the row it reads.
+  ASSERT_TRUE(table.add_launch(argmax, &toy.hidden, "argmax",
+                               StepPatch::ArgmaxOutput, toy.tokens.data() + 1,
+                               4));
 }
 
 /// The same step computed directly: the reference.
@@ -136,10 +136,10 @@ TEST(StepTable, ReplayEqualsRebuildEveryTokenAndChained) {
 TEST(StepTable, BadReplaysWriteNothing) {
   Toy toy;
   g_toy = &toy;
-  StepTable table(8, 10, 4); // token rows 0..7; KV capacity 10 from position 4
+  StepTable table(7, 10, 4); // tokens 0..6; KV capacity 10 from position 4
   build(table, toy);
   const std::vector<int32_t> before = toy.tokens;
-  // Token 7 would write its argmax to row 8.
+  // Token 7 is past the table's tokens.
   EXPECT_EQ(table.replay(7), static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
   // Tokens 0..6 reach position 10: an 11th KV position.
   EXPECT_EQ(table.replay_chain(0, 7),
@@ -180,16 +180,21 @@ TEST(StepTable, RejectsCommandsItCannotPatch) {
   EXPECT_EQ(table.size(), 0u);
 }
 
-TEST(StepTable, RefusesOtherBuffers) {
-  std::vector<float> a(4), b(4);
+TEST(StepTable, RefusesOtherArguments) {
+  std::vector<float> a(4), b(4), other(4);
+  struct Arguments {
+    float *a, *b;
+    int64_t batch;
+  };
   StepTable table(8, 10);
-  const void *bound[] = {a.data(), b.data()};
-  table.bind_arguments(bound, 2);
-  EXPECT_TRUE(table.matches(bound, 2));
-  std::vector<float> other(4);
-  const void *moved[] = {a.data(), other.data()};
-  EXPECT_FALSE(table.matches(moved, 2));
-  EXPECT_FALSE(table.matches(bound, 1));
+  const Arguments bound{a.data(), b.data(), 4};
+  table.bind_arguments(&bound, sizeof bound);
+  EXPECT_TRUE(table.matches(&bound, sizeof bound));
+  const Arguments moved{a.data(), other.data(), 4};
+  EXPECT_FALSE(table.matches(&moved, sizeof moved));
+  const Arguments reshaped{a.data(), b.data(), 3};
+  EXPECT_FALSE(table.matches(&reshaped, sizeof reshaped));
+  EXPECT_FALSE(table.matches(&bound, sizeof bound - 8));
 }
 
 namespace {
@@ -253,11 +258,11 @@ TEST(StepTable, ReplannedLaunchesSeeThisStepsLengths) {
   }
   EXPECT_EQ(kv_lens[1], 90);
   EXPECT_EQ(positions[1], 89);
-  // Request 1 sees 90 of 100 positions: 11 more tokens reach 100, a 12th
-  // would pass the cache.
-  EXPECT_EQ(table.replay_chain(50, 12),
+  // Request 1 has 90 of 100 positions cached: 10 more tokens fill the
+  // cache, an 11th would pass it.
+  EXPECT_EQ(table.replay_chain(50, 11),
             static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
   EXPECT_EQ(kv_lens[1], 90);
-  EXPECT_EQ(table.replay_chain(50, 11), 0);
-  EXPECT_EQ(out[1], 100);
+  EXPECT_EQ(table.replay_chain(50, 10), 0);
+  EXPECT_EQ(out[1], 99);
 }

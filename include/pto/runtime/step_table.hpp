@@ -12,16 +12,20 @@
 // patches what moves with the position and calls each launch.
 //
 // Patches (seed 004's five kinds, named as there):
-// - TokenOffset: the patched buffer points at row `token` of a [max_tokens,
-//   ...] token buffer (the embedding read);
-// - ArgmaxOutput: at row `token + 1` (the argmax write), so a chained replay
-//   feeds each token's argmax into the next token's embedding read;
+// - TokenOffset, ArgmaxOutput: the patched buffer, bound at build as the row
+//   of token 0, points at the row of token `token` (rows patch_stride bytes
+//   apart): the embedding's read and the argmax's write. Bound one row
+//   apart in one token buffer (read row 0, write row 1), a chained replay
+//   feeds each token's argmax into the next token's embedding read, as
+//   akunu's token_index * 4 and (token_index + 1) * 4;
 // - Position / KvSeqLen / PosAndKv: a uint32 in the parameter bytes at
 //   patch_offset_1 (and _2) gets the position, position + 1, or both, for a
 //   single sequence whose position is position_base + token.
 // A batch's per-request positions and KV lengths live in two int32 buffers
 // that the kernels and the re-plans read; the table advances each by one
-// after every token.
+// after every token. A KV length counts the positions cached before the
+// token (the llm operators' kv_lens: the token is stored at that
+// position), so a replay of n tokens needs kv_len + n <= kv_capacity.
 //
 // Errors (PlanResult codes), checked for the whole call before anything is
 // written or launched, so the table stays valid: a token past the token
@@ -78,7 +82,7 @@ struct StepCommand {
   uint16_t patch_offset_1;    // Position / KvSeqLen / PosAndKv: byte offsets
   uint16_t patch_offset_2;    // in params (PosAndKv: position, KV length)
   uint32_t patch_stride;      // TokenOffset / ArgmaxOutput: bytes per token
-  void *patch_base;           // TokenOffset / ArgmaxOutput: row 0 (set by add)
+  void *patch_base;           // TokenOffset / ArgmaxOutput: token 0's row (add)
   void *buffers[kMaxBuffers]; // bound buffers, resolved at build
   uint8_t params[kMaxParams]; // constant parameters (patched per token)
 };
@@ -92,8 +96,10 @@ struct StepLabel {
 
 class StepTable {
 public:
-  /// max_tokens: rows of the token buffer; kv_capacity: positions of one
-  /// request's KV cache; position_base: the position of token 0.
+  /// max_tokens: the tokens a replay may run (0 .. max_tokens - 1: a token
+  /// buffer of max_tokens + 1 rows, read from row 0, written from row 1);
+  /// kv_capacity: positions of one request's KV cache; position_base: the
+  /// position of token 0.
   StepTable(int max_tokens, int kv_capacity, int position_base = 0)
       : max_tokens_(max_tokens), kv_capacity_(kv_capacity),
         position_base_(position_base) {}
@@ -128,16 +134,38 @@ public:
     batch_ = batch;
   }
 
-  /// Build: the buffers the table was built on, so that a replay on others
-  /// is refused (matches()).
-  void bind_arguments(const void *const *arguments, int count) {
-    arguments_.assign(arguments, arguments + count);
+  /// Build: the arguments the table was built on (their bytes: buffer
+  /// addresses, shapes, scalars), so that a replay on others is refused
+  /// (matches()).
+  void bind_arguments(const void *arguments, size_t bytes) {
+    const auto *p = static_cast<const uint8_t *>(arguments);
+    arguments_.assign(p, p + bytes);
   }
-  bool matches(const void *const *arguments, int count) const {
-    return count == static_cast<int>(arguments_.size()) &&
-           (count == 0 ||
-            std::memcmp(arguments, arguments_.data(),
-                        sizeof(void *) * static_cast<size_t>(count)) == 0);
+  bool matches(const void *arguments, size_t bytes) const {
+    return bytes == arguments_.size() &&
+           (bytes == 0 ||
+            std::memcmp(arguments, arguments_.data(), bytes) == 0);
+  }
+
+  /// Build: a launch whose bound arguments live at `bound` (buffers[0] of
+  /// its command); with a TokenOffset or ArgmaxOutput patch, `patched` is
+  /// the row token 0 reads or writes (buffers[1]), rows `row_bytes` apart.
+  /// Returns false as add() does.
+  bool add_launch(StepCommand::Launch launch, void *bound, const char *label,
+                  StepPatch patch = StepPatch::None, void *patched = nullptr,
+                  uint32_t row_bytes = 0) {
+    StepCommand c{};
+    c.launch = launch;
+    c.buffers[0] = bound;
+    c.buffer_count = 1;
+    if (patch != StepPatch::None) {
+      c.buffers[1] = patched;
+      c.buffer_count = 2;
+      c.patch = patch;
+      c.patch_buffer = 1;
+      c.patch_stride = row_bytes;
+    }
+    return add(c, label);
   }
 
   /// Replays one token: patches and launches every command, then advances
@@ -181,8 +209,7 @@ private:
   int32_t check(int first, int n) const {
     if (commands_.empty() || n < 0 || first < 0)
       return static_cast<int32_t>(PlanResult::INVALID_PARAMS);
-    // Token first + n - 1 writes its argmax to row first + n.
-    if (static_cast<int64_t>(first) + n >= max_tokens_)
+    if (static_cast<int64_t>(first) + n > max_tokens_)
       return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
     // The last token's position p sees p + 1 KV positions.
     if (uses_position_ &&
@@ -190,7 +217,7 @@ private:
       return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
     for (int b = 0; kv_lens_ && b < batch_; ++b)
       if (kv_lens_[b] < 0 ||
-          static_cast<int64_t>(kv_lens_[b]) + n - 1 > kv_capacity_)
+          static_cast<int64_t>(kv_lens_[b]) + n > kv_capacity_)
         return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
     return 0;
   }
@@ -231,10 +258,8 @@ private:
       break;
     case StepPatch::TokenOffset:
     case StepPatch::ArgmaxOutput: {
-      const uint32_t row =
-          static_cast<uint32_t>(token) + (c.patch == StepPatch::ArgmaxOutput);
       c.buffers[c.patch_buffer] = static_cast<uint8_t *>(c.patch_base) +
-                                  static_cast<size_t>(row) * c.patch_stride;
+                                  static_cast<size_t>(token) * c.patch_stride;
       break;
     }
     case StepPatch::Position:
@@ -255,7 +280,7 @@ private:
 
   std::vector<StepCommand> commands_; // hot
   std::vector<StepLabel> labels_;     // cold
-  std::vector<const void *> arguments_;
+  std::vector<uint8_t> arguments_;
   int max_tokens_;
   int kv_capacity_;
   int position_base_;

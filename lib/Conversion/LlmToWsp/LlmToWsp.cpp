@@ -27,6 +27,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -3530,8 +3531,13 @@ struct ConvertLlmToWspPass
       if (!f.isExternal() && hasLlmOps(f))
         funcs.push_back(f);
     SymbolTable symbols(module);
+    // A function a wsp.step captures keeps each op's workload in a launch
+    // function of its own, which the step table records once and replays.
+    llvm::StringSet<> captured;
+    for (auto step : module.getOps<StepOp>())
+      captured.insert(step.getFunction());
     for (func::FuncOp f : funcs)
-      if (failed(lowerFunction(f, symbols)))
+      if (failed(lowerFunction(f, symbols, captured.contains(f.getSymName()))))
         return signalPassFailure();
   }
 
@@ -3544,7 +3550,8 @@ struct ConvertLlmToWspPass
         .wasInterrupted();
   }
 
-  LogicalResult lowerFunction(func::FuncOp f, SymbolTable &symbols) {
+  LogicalResult lowerFunction(func::FuncOp f, SymbolTable &symbols,
+                              bool outlineLaunches) {
     if (f.getNumResults() != 0)
       return f.emitOpError("holds llm ops and returns values; lowered, it "
                            "returns the ops' PlanResult code (i32) instead, "
@@ -3603,8 +3610,8 @@ struct ConvertLlmToWspPass
           return failure();
         a.value = f.getArgument(at);
       }
-      FailureOr<Value> next =
-          inlineWorkload(op, *lowered, status, f, symbols);
+      FailureOr<Value> next = inlineWorkload(op, *lowered, status, f, symbols,
+                                             name, outlineLaunches);
       if (failed(next))
         return failure();
       status = *next;
@@ -3626,10 +3633,13 @@ struct ConvertLlmToWspPass
   /// Parses the op's workload, moves its tier configuration and kernel
   /// before `f`, and inlines its planner at the op, guarded by `status`
   /// (it runs only while every earlier op succeeded; the first op has no
-  /// guard). Returns the new status.
+  /// guard). With `outline`, the planner stays a private function,
+  /// `@<kernel>_launch`, which the guard calls: one launch of a captured
+  /// step. Returns the new status.
   FailureOr<Value> inlineWorkload(Operation *op, const Lowered &lowered,
                                   Value status, func::FuncOp f,
-                                  SymbolTable &symbols) {
+                                  SymbolTable &symbols, StringRef name,
+                                  bool outline) {
     // Parsed with the templates' SSA names kept (the emitters print them).
     ParserConfig config(op->getContext());
     llvm::SourceMgr sourceMgr;
@@ -3670,9 +3680,27 @@ struct ConvertLlmToWspPass
       symbols.insert(&inner, Block::iterator(f));
     }
 
+    if (outline) {
+      // The planner as the launch function, named for its kernel.
+      std::string launch = (name + "_launch").str();
+      if (symbols.lookup(launch))
+        return op->emitOpError("would define @")
+               << launch << ", which the module already has";
+      plan.setSymName(launch);
+      plan.setPrivate();
+      plan->remove();
+      symbols.insert(plan, Block::iterator(f));
+    }
     // The planner's body, its arguments bound to the op's operands; its
-    // returned status.
-    auto clonePlanner = [&](OpBuilder &b) {
+    // returned status. Outlined, a call of it.
+    auto clonePlanner = [&](OpBuilder &b) -> Value {
+      if (outline) {
+        SmallVector<Value> operands;
+        for (const NamedOperand &a : lowered.args)
+          operands.push_back(a.value);
+        return func::CallOp::create(b, op->getLoc(), plan, operands)
+            .getResult(0);
+      }
       IRMapping map;
       for (auto [arg, operand] : llvm::zip(plan.getArguments(), lowered.args))
         map.map(arg, operand.value);

@@ -59,6 +59,20 @@ public:
   bool hasPattern(Operation *op) const {
     return patterns.count(op->getName().getTypeID());
   }
+  /// Prints ops of type OpTy with `f` until the returned guard is gone (a
+  /// function printed another way: a captured step's build function).
+  template <typename OpTy, typename F> auto override(F &&f) {
+    struct Guard {
+      Emitter &e;
+      TypeID id;
+      OpPattern saved;
+      ~Guard() { e.patterns[id] = std::move(saved); }
+    };
+    TypeID id = TypeID::get<OpTy>();
+    OpPattern saved = patterns[id];
+    add<OpTy>(std::forward<F>(f));
+    return Guard{*this, id, std::move(saved)};
+  }
 
   // Names: a value's source name when it has one (wsp/Support/SourceNames.h)
   // and it is free in its function, else numbered (arguments a<i>, results
@@ -81,7 +95,7 @@ public:
   // Statements.
   LogicalResult emitOp(Operation &op);
   LogicalResult emitBlock(Block &block);
-  LogicalResult emitOps(Block &block); // all but the terminator
+  LogicalResult emitOps(Block &block);                 // all but the terminator
   LogicalResult declare(Value v, StringRef init);      // `T name = init;`
   LogicalResult declareResult(Value v, Operation *op); // `T name{};`
   LogicalResult assign(ValueRange to, ValueRange from);

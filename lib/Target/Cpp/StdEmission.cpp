@@ -428,6 +428,21 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   e.add<scf::WhileOp>(emitWhile);
   e.add<scf::IfOp>(emitIf);
   // func
+  // A call of another function of the module (a captured step's
+  // launches): on the AICPU the callee is its `_impl`.
+  e.add<func::CallOp>([](func::CallOp c, Emitter &e) -> LogicalResult {
+    if (c.getNumResults() > 1)
+      return c.emitOpError("returns more than one value, which the C++ "
+                           "emitter does not print");
+    std::string call =
+        (c.getCallee() + (e.flavor == Flavor::Aicpu ? "_impl" : "") + "(" +
+         e.join(c.getOperands()) + ")")
+            .str();
+    if (c.getNumResults() == 1)
+      return e.declare(c.getResult(0), call);
+    e.os << call << ";\n";
+    return success();
+  });
   e.add<func::ReturnOp>([](func::ReturnOp o, Emitter &e) {
     if (o.getNumOperands() == 0)
       e.os << "return;\n";

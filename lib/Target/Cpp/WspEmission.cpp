@@ -324,6 +324,7 @@ private:
   LogicalResult emitFuncEntry(func::FuncOp op);
   FailureOr<std::string> tableParams(KernelTableOp op);
   LogicalResult emitDevice(ModuleOp module);
+  LogicalResult emitStep(StepOp op);
 
   Emitter e;
   std::string stem;
@@ -755,14 +756,251 @@ LogicalResult ModuleEmitter::emitFuncEntry(func::FuncOp op) {
   return success();
 }
 
+/// wsp.step: the captured function's launches (its func.call ops, one per
+/// operator after convert-llm-to-wsp) recorded once into a
+/// pto::runtime::StepTable by `<step>_build`, replayed by `<step>_replay`.
+/// Each launch gets a struct of its bound arguments and a trampoline that
+/// calls it from them (a token buffer it reads or writes row by row comes
+/// from the command's patched buffer instead).
+LogicalResult ModuleEmitter::emitStep(StepOp step) {
+  auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      step, step.getFunctionAttr());
+  if (!f || f.isExternal())
+    return step.emitOpError("captures ")
+           << step.getFunctionAttr() << ", which is not a function definition";
+  if (f.getNumResults() != 1)
+    return step.emitOpError("captures ")
+           << step.getFunctionAttr()
+           << ", which returns no status: run convert-llm-to-wsp first (each "
+              "operator becomes a launch the table records)";
+  // The patches, by argument.
+  llvm::DenseMap<unsigned, StepPatchKind> tokenPatch;
+  std::optional<unsigned> positions, kvLens;
+  for (PatchAttr patch : step.getPatchList()) {
+    switch (patch.getKind()) {
+    case StepPatchKind::token_offset:
+    case StepPatchKind::argmax_output:
+      tokenPatch[patch.getArg()] = patch.getKind();
+      break;
+    case StepPatchKind::request_positions:
+      positions = patch.getArg();
+      break;
+    case StepPatchKind::request_kv_lens:
+      kvLens = patch.getArg();
+      break;
+    default:
+      return step.emitOpError("patches i32 scalar argument ")
+             << patch.getArg() << " ("
+             << stringifyStepPatchKind(patch.getKind())
+             << "), which the emitted table does not: operators take "
+                "positions and KV lengths in per-request buffers "
+                "(request_positions, request_kv_lens)";
+    }
+  }
+  SmallVector<func::CallOp> calls;
+  f.walk([&](func::CallOp call) { calls.push_back(call); });
+  if (calls.empty())
+    return step.emitOpError("captures ")
+           << step.getFunctionAttr()
+           << ", which makes no launch (no func.call of a launch function)";
+  Block &entry = f.getBody().front();
+  const std::string t = step.getSymName().str();
+  raw_indented_ostream &os = e.os;
+
+  // Argument types, once.
+  SmallVector<std::string> argTypes;
+  for (Type type : f.getArgumentTypes()) {
+    FailureOr<std::string> ct = e.type(type, f);
+    if (failed(ct))
+      return failure();
+    argTypes.push_back(*ct);
+  }
+
+  // Per launch: the bound arguments and the trampoline.
+  struct Launch {
+    std::string name;
+    std::optional<unsigned> patched; // operand fed by the patched buffer
+    StepPatchKind kind = StepPatchKind::token_offset;
+  };
+  SmallVector<Launch> launches;
+  for (auto [k, call] : llvm::enumerate(calls)) {
+    Launch l{t + "_launch" + std::to_string(k), std::nullopt};
+    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner() != &entry)
+        continue;
+      auto it = tokenPatch.find(arg.getArgNumber());
+      if (it == tokenPatch.end())
+        continue;
+      if (l.patched)
+        return call.emitOpError("reads or writes the patched token buffer "
+                                "through two operands; a launch of a "
+                                "captured step patches one");
+      l.patched = i;
+      l.kind = it->second;
+    }
+    os << "/// Launch " << k << " of wsp.step @" << t << ": func.call @"
+       << call.getCallee() << ", its arguments bound at build.\n";
+    os << "struct " << l.name << " {\n";
+    SmallVector<std::string> fields;
+    for (auto [i, type] : llvm::enumerate(call.getOperandTypes())) {
+      FailureOr<std::string> ct = e.type(type, call);
+      if (failed(ct))
+        return failure();
+      os << "  " << *ct << " a" << i << ";\n";
+      fields.push_back((l.patched == i ? "a" : "b.a") + std::to_string(i));
+    }
+    os << "};\n";
+    os << "static int32_t " << l.name
+       << "_run(void *const *buffers, const uint8_t *, const "
+          "::pto::runtime::WorkDescriptor *, int) {\n";
+    os.indent();
+    os << "const auto &b = *static_cast<const " << l.name
+       << " *>(buffers[0]);\n";
+    if (l.patched) {
+      std::string a = "a" + std::to_string(*l.patched);
+      os << "// This token's row of the token buffer (patched per token).\n";
+      os << "auto " << a << " = b." << a << ";\n";
+      os << a << ".data = static_cast<decltype(" << a
+         << ".data)>(buffers[1]);\n";
+    }
+    os << "return " << call.getCallee()
+       << (e.flavor == Flavor::Aicpu ? "_impl" : "") << "("
+       << llvm::join(fields, ", ") << ");\n";
+    os.unindent();
+    os << "}\n\n";
+    launches.push_back(l);
+  }
+
+  // The table, and the argument block a replay must match.
+  os << "/// wsp.step @" << t << ": @" << f.getSymName() << " built once (" << t
+     << "_build) and replayed per token (" << t << "_replay).\n";
+  os << "struct " << t << " {\n";
+  os << "  ::pto::runtime::StepTable steps{0, 0};\n";
+  for (auto [k, l] : llvm::enumerate(launches))
+    os << "  " << l.name << " launch" << k << ";\n";
+  os << "};\n";
+  os << "struct " << t << "_arguments {\n";
+  for (auto [i, type] : llvm::enumerate(argTypes))
+    os << "  " << type << " a" << i << ";\n";
+  os << "};\n\n";
+
+  // Build: the captured body with each launch recorded, not run.
+  e.startNames();
+  SmallVector<std::string> argNames;
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments()))
+    argNames.push_back(e.argName(arg, i));
+  std::string params;
+  for (auto [i, type] : llvm::enumerate(argTypes))
+    params += ", " + type + " " + argNames[i];
+  auto packArguments = [&] {
+    os << t << "_arguments bound;\n";
+    os << "std::memset(&bound, 0, sizeof bound);\n";
+    for (unsigned i = 0; i < argNames.size(); ++i)
+      os << "bound.a" << i << " = " << argNames[i] << ";\n";
+  };
+  std::string args = llvm::join(argNames, ", ");
+  os << "/// The body of @" << f.getSymName()
+     << ", each launch recorded instead of run.\n";
+  os << "static int32_t " << t << "_record(" << t << " &captured" << params
+     << ") {\n";
+  os.indent();
+  {
+    unsigned next = 0;
+    auto guard = e.override<func::CallOp>(
+        [&](func::CallOp call, Emitter &e) -> LogicalResult {
+          const unsigned k = next++;
+          const Launch &l = launches[k];
+          e.os << "captured.launch" << k << " = " << l.name << "{"
+               << e.join(call.getOperands()) << "};\n";
+          std::string record = "captured.steps.add_launch(" + l.name +
+                               "_run, &captured.launch" + std::to_string(k) +
+                               ", \"" + call.getCallee().str() + "\"";
+          if (l.patched) {
+            Value tokens = call.getOperand(*l.patched);
+            auto type = cast<MemRefType>(tokens.getType());
+            std::string rowBytes = "4";
+            for (int64_t d = 0; d < type.getRank(); ++d)
+              rowBytes +=
+                  " * " + e.name(tokens) + ".sizes[" + std::to_string(d) + "]";
+            record += std::string(", ::pto::runtime::StepPatch::") +
+                      (l.kind == StepPatchKind::token_offset ? "TokenOffset"
+                                                             : "ArgmaxOutput") +
+                      ", " + e.name(tokens) + ".data, static_cast<uint32_t>(" +
+                      rowBytes + ")";
+          }
+          record += ") ? 0 : 3";
+          return e.declare(call.getResult(0), record);
+        });
+    for (auto [i, arg] : llvm::enumerate(entry.getArguments()))
+      if (arg.use_empty())
+        os << "(void)" << argNames[i] << ";\n";
+    if (failed(e.beginFunction(f.getBody())) || failed(e.emitBlock(entry)))
+      return failure();
+  }
+  os.unindent();
+  os << "}\n\n";
+  os << "/// Records @" << f.getSymName()
+     << "'s launches with their arguments, once (on an error, none).\n"
+        "/// max_tokens: the tokens a replay may run (the token buffer "
+        "holds one row\n/// more); kv_capacity: the KV positions of one "
+        "request.\n";
+  os << "inline int32_t " << t << "_build(" << t
+     << " &captured, int32_t max_tokens, int32_t kv_capacity" << params
+     << ") {\n";
+  os.indent();
+  os << "captured.steps = ::pto::runtime::StepTable(max_tokens, "
+        "kv_capacity);\n";
+  packArguments();
+  os << "captured.steps.bind_arguments(&bound, sizeof bound);\n";
+  if (positions || kvLens) {
+    unsigned batchArg = kvLens ? *kvLens : *positions;
+    os << "captured.steps.bind_requests("
+       << (positions ? argNames[*positions] + ".data" : "nullptr") << ", "
+       << (kvLens ? argNames[*kvLens] + ".data" : "nullptr")
+       << ", to_runtime_int(" << argNames[batchArg] << ".sizes[0]));\n";
+  }
+  os << "const int32_t status = " << t << "_record(captured, " << args
+     << ");\n";
+  os << "if (status != 0)\n";
+  os << "  captured.steps.clear();\n";
+  os << "return status;\n";
+  os.unindent();
+  os << "}\n\n";
+
+  // Replay: on the arguments it was built on, only.
+  os << "/// Replays tokens [first_token, first_token + num_tokens) of the "
+        "table\n/// "
+     << t
+     << "_build made from these arguments (INVALID_PARAMS, 3, on others).\n";
+  os << "inline int32_t " << t << "_replay(" << t
+     << " &captured, int32_t first_token, int32_t num_tokens" << params
+     << ") {\n";
+  os.indent();
+  packArguments();
+  os << "if (!captured.steps.matches(&bound, sizeof bound))\n";
+  os << "  return 3;\n";
+  os << "return captured.steps.replay_chain(first_token, num_tokens);\n";
+  os.unindent();
+  os << "}\n\n";
+  return success();
+}
+
 LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
   SmallVector<KernelTableOp> tables;
-  SmallVector<func::FuncOp> funcs;
+  // Every function is printed on the AICPU; the public ones are its
+  // entries (a private one is a captured step's launch, called there).
+  SmallVector<func::FuncOp> funcs, entries;
+  SmallVector<StepOp> steps;
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto t = dyn_cast<KernelTableOp>(op))
       tables.push_back(t);
-    else if (auto f = dyn_cast<func::FuncOp>(op))
+    else if (auto f = dyn_cast<func::FuncOp>(op)) {
       funcs.push_back(f);
+      if (!f.isPrivate())
+        entries.push_back(f);
+    } else if (auto step = dyn_cast<StepOp>(op))
+      steps.push_back(step);
     else if (!isa<KernelOp, DescriptorTableOp, memref::GlobalOp,
                   TierConfigOp>(op))
       return op.emitOpError("cannot be emitted as C++ at module level");
@@ -776,7 +1014,7 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     for (KernelTableOp t : tables)
       if (failed(emitTableArgs(t)))
         return failure();
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : entries)
       if (failed(emitFuncArgs(f)))
         return failure();
     os << "} // namespace wsp_gen\n\n";
@@ -788,16 +1026,16 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
          << "(wsp_gen::" << t.getSymName() << "_args *args, int num_cores);\n";
     // The AICPU entries, and a typed call of each with the CPU-sim form's
     // signature, so a host program calls either form the same way.
-    if (!funcs.empty())
+    if (!entries.empty())
       os << "\n// The AICPU entries (" << stem << "_aicpu.cpp).\n";
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : entries)
       os << "extern \"C\" int " << f.getSymName() << "(void *args_ptr);\n";
-    if (!funcs.empty())
+    if (!entries.empty())
       os << "\nnamespace wsp_gen {\n\n";
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : entries)
       if (failed(emitFuncCall(f)))
         return failure();
-    if (!funcs.empty())
+    if (!entries.empty())
       os << "} // namespace wsp_gen\n";
     return success();
   }
@@ -807,6 +1045,8 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     os << "// The AICore kernels over pto-isa (hw-native-sys/pto-isa), which "
           "comes first:\n// the runtime headers leave get_block_idx() to it.\n"
           "#include <pto/pto-inst.hpp>\n#include <pto/runtime/aicore.hpp>\n";
+  if (e.flavor == Flavor::Aicpu && !steps.empty())
+    os << "#include <pto/runtime/step_table.hpp>\n";
   os << "#include \"" << stem << "_abi.h\"\n\n";
   os << "namespace wsp_gen {\n\n";
   if (e.flavor == Flavor::Aicore)
@@ -824,13 +1064,17 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     if (failed(r))
       return failure();
   }
-  if (e.flavor == Flavor::Aicpu)
+  if (e.flavor == Flavor::Aicpu) {
     for (func::FuncOp f : funcs)
       if (failed(emitFunc(f)))
         return failure();
+    for (StepOp step : steps)
+      if (failed(emitStep(step)))
+        return failure();
+  }
   os << "} // namespace wsp_gen\n\n";
   if (e.flavor == Flavor::Aicpu) {
-    for (func::FuncOp f : funcs)
+    for (func::FuncOp f : entries)
       if (failed(emitFuncEntry(f)))
         return failure();
   } else {
@@ -847,14 +1091,21 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
   for (Operation &op : *module.getBody())
     if (auto sym = dyn_cast<SymbolOpInterface>(op))
       for (StringRef suffix :
-           {"", "_impl", "_args", "_fn", "_dispatch", "_unreachable",
-            "_table", "_count", "_table_args", "_table_fn",
-            "_table_dispatch"})
+           {"", "_impl", "_args", "_fn", "_dispatch", "_unreachable", "_table",
+            "_count", "_table_args", "_table_fn", "_table_dispatch", "_build",
+            "_record", "_replay", "_arguments"})
         e.reserve((sym.getName() + suffix).str());
+  // The names a captured step's build and replay functions declare.
+  if (!module.getOps<StepOp>().empty())
+    for (StringRef name : {"captured", "bound", "max_tokens", "kv_capacity",
+                           "first_token", "num_tokens", "status"})
+      e.reserve(name);
   if (e.flavor != Flavor::CpuSim)
     return emitDevice(module);
   raw_indented_ostream &os = e.os;
   os << "// Generated by wsp-translate --wsp-to-cpusim. Do not edit.\n";
+  if (!module.getOps<StepOp>().empty())
+    os << "#include <pto/runtime/step_table.hpp>\n";
   os << kPrelude;
   os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
   os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "
@@ -867,7 +1118,7 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
   os << "}\n\n";
   // Dependency order: data, kernels, their tables, then the functions
   // that dispatch them; module order within each group.
-  for (int group = 0; group < 4; ++group) {
+  for (int group = 0; group < 5; ++group) {
     for (Operation &op : module.getBody()->getOperations()) {
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -885,6 +1136,9 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
               })
               .Case([&](func::FuncOp f) {
                 return group == 3 ? emitFunc(f) : success();
+              })
+              .Case([&](StepOp step) {
+                return group == 4 ? emitStep(step) : success();
               })
               .Case([&](TierConfigOp) { return success(); }) // folded in
               .Default([&](Operation *other) {
@@ -908,7 +1162,7 @@ bool mlir::wsp::isEmittable(Operation *op) {
   // Module level: what ModuleEmitter lays out.
   if (isa<ModuleOp>(parent))
     return isa<TierConfigOp, KernelOp, KernelTableOp, func::FuncOp,
-               memref::GlobalOp, DescriptorTableOp>(op);
+               memref::GlobalOp, DescriptorTableOp, StepOp>(op);
   // Terminators their parent's pattern prints.
   if (isa<scf::YieldOp, scf::ConditionOp>(op))
     return isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);

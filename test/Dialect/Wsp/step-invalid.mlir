@@ -65,10 +65,17 @@ func.func @f(%a: memref<?xi32>, %b: memref<?xi32>) { return }
 
 // -----
 
-// expected-error @+1 {{argmax_output writes argument 1 but token_offset reads argument 0}}
+// expected-error @+1 {{argmax_output writes argument 1 of type 'memref<?x?xi32>' but token_offset reads argument 0 of type 'memref<?xi32>': the two are rows of one token buffer, of one type}}
 wsp.step @t captures @f patches [#wsp.patch<token_offset, 0>,
                                  #wsp.patch<argmax_output, 1>]
-func.func @f(%a: memref<?xi32>, %b: memref<?xi32>) { return }
+func.func @f(%a: memref<?xi32>, %b: memref<?x?xi32>) { return }
+
+// -----
+
+// expected-error @+1 {{patch #1 (argmax_output) patches argument 0, which patch #0 patches too}}
+wsp.step @t captures @f patches [#wsp.patch<token_offset, 0>,
+                                 #wsp.patch<argmax_output, 0>]
+func.func @f(%a: memref<?xi32>) { return }
 
 // -----
 

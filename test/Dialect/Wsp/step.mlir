@@ -2,16 +2,17 @@
 // RUN: wsp-opt %s | FileCheck %s
 // RUN: wsp-opt %s -mlir-print-op-generic | wsp-opt | FileCheck %s
 
-// A batch decode step: token rows [tokens, batch], per-request positions
-// and KV lengths, the argmax writing the next token row.
+// A batch decode step: this token's row of a token buffer, per-request
+// positions and KV lengths, the argmax writing the next row.
 // CHECK-LABEL: wsp.step @decode_table captures @decode_step patches
-// CHECK-SAME: [#wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+// CHECK-SAME: [#wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 4>,
 // CHECK-SAME: #wsp.patch<request_positions, 1>, #wsp.patch<request_kv_lens, 2>]
 wsp.step @decode_table captures @decode_step patches [
-  #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+  #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 4>,
   #wsp.patch<request_positions, 1>, #wsp.patch<request_kv_lens, 2>]
-func.func @decode_step(%tokens: memref<?x?xi32>, %positions: memref<?xi32>,
-                       %kv_lens: memref<?xi32>, %hidden: memref<?x?xbf16>) {
+func.func @decode_step(%tokens: memref<?xi32>, %positions: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %hidden: memref<?x?xbf16>,
+                       %next_tokens: memref<?xi32>) {
   return
 }
 

@@ -473,11 +473,8 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
               patchTargetError(patch.getKind(), inputs[arg]))
         return diag() << "lands in argument " << arg << " of type "
                       << inputs[arg] << ", " << *error;
-      // The token buffer is the one argument two patches share.
-      const bool tokens = patch.getKind() == StepPatchKind::token_offset ||
-                          patch.getKind() == StepPatchKind::argmax_output;
       auto [it, inserted] = patchedBy.try_emplace(arg, index);
-      if (!inserted && !tokens)
+      if (!inserted)
         return diag() << "patches argument " << arg << ", which patch #"
                       << it->second << " patches too";
     }
@@ -495,12 +492,16 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
                            << " patch";
     *slot = patch.getArg();
   }
-  if (tokenRead && tokenWrite && *tokenRead != *tokenWrite)
+  // A chained replay feeds each token's argmax into the next token's
+  // embedding read: the caller binds the two one row apart in one token
+  // buffer, so they are rows of one shape.
+  if (tokenRead && tokenWrite && inputs[*tokenRead] != inputs[*tokenWrite])
     return emitOpError() << "argmax_output writes argument " << *tokenWrite
+                         << " of type " << inputs[*tokenWrite]
                          << " but token_offset reads argument " << *tokenRead
-                         << ": a chained replay feeds each token's argmax "
-                            "into the next token's embedding read, so both "
-                            "must be the token buffer";
+                         << " of type " << inputs[*tokenRead]
+                         << ": the two are rows of one token buffer, of one "
+                            "type";
   return success();
 }
 

@@ -197,8 +197,8 @@ def Wsp_PatchAttr : Wsp_Attr<"Patch", "patch"> {
 
     | kind | argument | per token t (position p = base + t) |
     |---|---|---|
-    | `token_offset` | `memref<?xi32>` or `memref<?x?xi32>` token rows | the embedding reads row t |
-    | `argmax_output` | the same buffer | the argmax writes row t + 1 |
+    | `token_offset` | `memref<?xi32>` or `memref<?x?xi32>`: token 0's row | the embedding reads row t |
+    | `argmax_output` | the same type: token 0's output row | the argmax writes row t |
     | `position` | an `i32` scalar | p |
     | `kv_seq_len` | an `i32` scalar | p + 1 |
     | `pos_and_kv` | two `i32` scalars | p, then p + 1 |

@@ -863,14 +863,20 @@ def Wsp_StepOp : Wsp_Op<"step", [Symbol,
     The verifier checks that every patch lands in an argument of the
     function of the kind its patch writes (`#wsp.patch`), with the width it
     writes (32-bit integers), that no argument is patched twice, that a
-    `pos_and_kv` patch names two distinct scalars, and that `argmax_output`
-    writes the token buffer `token_offset` reads, so that replaying N
-    tokens in one call feeds each token's argmax into the next one's
-    embedding read.
+    `pos_and_kv` patch names two distinct scalars, and that the
+    `token_offset` and `argmax_output` arguments have one type: the caller
+    binds them one row apart in one token buffer (token 0 reads row 0 and
+    writes row 1), so that replaying N tokens in one call feeds each
+    token's argmax into the next one's embedding read.
+
+    Lowered (`convert-llm-to-wsp`), each operator of the captured function
+    becomes a launch function it calls; the C++ emitters print the table
+    as `<step>_build` (records each call once) and `<step>_replay` (runs
+    tokens [first, first + n) from the table).
 
     ```mlir
     wsp.step @decode_table captures @decode_step patches [
-      #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 0>,
+      #wsp.patch<token_offset, 0>, #wsp.patch<argmax_output, 1>,
       #wsp.patch<request_positions, 3>, #wsp.patch<request_kv_lens, 4>]
     ```
   }];
