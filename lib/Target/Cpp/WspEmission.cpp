@@ -806,6 +806,12 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   Block &entry = f.getBody().front();
   const std::string t = step.getSymName().str();
   raw_indented_ostream &os = e.os;
+  // The device form splits the table: its types and the build and replay
+  // entry points in the ABI header (the host program declares the table),
+  // the code in the AICPU file (the launches are AICPU functions there).
+  const bool types = e.flavor != Flavor::Aicpu;
+  const bool code = e.flavor != Flavor::Abi;
+  const std::string linkage = e.flavor == Flavor::CpuSim ? "inline " : "";
 
   // Argument types, once.
   SmallVector<std::string> argTypes;
@@ -839,18 +845,27 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       l.patched = i;
       l.kind = it->second;
     }
-    os << "/// Launch " << k << " of wsp.step @" << t << ": func.call @"
-       << call.getCallee() << ", its arguments bound at build.\n";
-    os << "struct " << l.name << " {\n";
     SmallVector<std::string> fields;
+    if (types) {
+      os << "/// Launch " << k << " of wsp.step @" << t << ": func.call @"
+         << call.getCallee() << ", its arguments bound at build.\n";
+      os << "struct " << l.name << " {\n";
+    }
     for (auto [i, type] : llvm::enumerate(call.getOperandTypes())) {
       FailureOr<std::string> ct = e.type(type, call);
       if (failed(ct))
         return failure();
-      os << "  " << *ct << " a" << i << ";\n";
+      if (types)
+        os << "  " << *ct << " a" << i << ";\n";
       fields.push_back((l.patched == i ? "a" : "b.a") + std::to_string(i));
     }
-    os << "};\n";
+    if (types)
+      os << "};\n";
+    launches.push_back(l);
+    if (!code)
+      continue;
+    os << "/// Runs launch " << k << " of wsp.step @" << t
+       << " from its bound arguments.\n";
     os << "static int32_t " << l.name
        << "_run(void *const *buffers, const uint8_t *, const "
           "::pto::runtime::WorkDescriptor *, int) {\n";
@@ -869,10 +884,10 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
        << llvm::join(fields, ", ") << ");\n";
     os.unindent();
     os << "}\n\n";
-    launches.push_back(l);
   }
 
   // The table, and the argument block a replay must match.
+  if (types) {
   os << "/// wsp.step @" << t << ": @" << f.getSymName() << " built once (" << t
      << "_build) and replayed per token (" << t << "_replay).\n";
   os << "struct " << t << " {\n";
@@ -884,6 +899,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   for (auto [i, type] : llvm::enumerate(argTypes))
     os << "  " << type << " a" << i << ";\n";
   os << "};\n\n";
+  }
 
   // Build: the captured body with each launch recorded, not run.
   e.startNames();
@@ -900,6 +916,25 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       os << "bound.a" << i << " = " << argNames[i] << ";\n";
   };
   std::string args = llvm::join(argNames, ", ");
+  const std::string buildSignature =
+      "int32_t " + t + "_build(" + t +
+      " &captured, int32_t max_tokens, int32_t kv_capacity" + params + ")";
+  const std::string replaySignature =
+      "int32_t " + t + "_replay(" + t +
+      " &captured, int32_t first_token, int32_t num_tokens" + params + ")";
+  const char *buildDoc =
+      "/// Records the step's launches with their arguments, once (on an "
+      "error,\n/// none). max_tokens: the tokens a replay may run (the token "
+      "buffer holds\n/// one row more); kv_capacity: the KV positions of one "
+      "request.\n";
+  const char *replayDoc =
+      "/// Replays tokens [first_token, first_token + num_tokens) of the "
+      "table\n/// built from these arguments (INVALID_PARAMS, 3, on others).\n";
+  if (!code) {
+    os << buildDoc << buildSignature << ";\n" << replayDoc << replaySignature
+       << ";\n\n";
+    return success();
+  }
   os << "/// The body of @" << f.getSymName()
      << ", each launch recorded instead of run.\n";
   os << "static int32_t " << t << "_record(" << t << " &captured" << params
@@ -940,14 +975,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   }
   os.unindent();
   os << "}\n\n";
-  os << "/// Records @" << f.getSymName()
-     << "'s launches with their arguments, once (on an error, none).\n"
-        "/// max_tokens: the tokens a replay may run (the token buffer "
-        "holds one row\n/// more); kv_capacity: the KV positions of one "
-        "request.\n";
-  os << "inline int32_t " << t << "_build(" << t
-     << " &captured, int32_t max_tokens, int32_t kv_capacity" << params
-     << ") {\n";
+  os << buildDoc << linkage << buildSignature << " {\n";
   os.indent();
   os << "captured.steps = ::pto::runtime::StepTable(max_tokens, "
         "kv_capacity);\n";
@@ -969,13 +997,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   os << "}\n\n";
 
   // Replay: on the arguments it was built on, only.
-  os << "/// Replays tokens [first_token, first_token + num_tokens) of the "
-        "table\n/// "
-     << t
-     << "_build made from these arguments (INVALID_PARAMS, 3, on others).\n";
-  os << "inline int32_t " << t << "_replay(" << t
-     << " &captured, int32_t first_token, int32_t num_tokens" << params
-     << ") {\n";
+  os << replayDoc << linkage << replaySignature << " {\n";
   os.indent();
   packArguments();
   os << "if (!captured.steps.matches(&bound, sizeof bound))\n";
@@ -1010,13 +1032,25 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     os << "// Generated by wsp-translate --wsp-to-abi. Do not edit.\n";
     os << "// The interface between " << stem << "_aicpu.cpp and " << stem
        << "_aicore.cpp: memref views and argument blocks.\n";
-    os << "#pragma once\n\n" << kPrelude;
+    os << "#pragma once\n\n";
+    // The step tables are host and AICPU code: not on an AICore.
+    if (!steps.empty())
+      os << "#if defined(__CPU_SIM) || !defined(__CCE_AICORE__)\n"
+            "#include <pto/runtime/step_table.hpp>\n#endif\n";
+    os << kPrelude;
     for (KernelTableOp t : tables)
       if (failed(emitTableArgs(t)))
         return failure();
     for (func::FuncOp f : entries)
       if (failed(emitFuncArgs(f)))
         return failure();
+    if (!steps.empty())
+      os << "#if defined(__CPU_SIM) || !defined(__CCE_AICORE__)\n";
+    for (StepOp step : steps)
+      if (failed(emitStep(step)))
+        return failure();
+    if (!steps.empty())
+      os << "#endif\n";
     os << "} // namespace wsp_gen\n\n";
     os << "// AICPU -> AICore launches: provided by the device integration "
           "on NPU,\n// by "
@@ -1045,8 +1079,6 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     os << "// The AICore kernels over pto-isa (hw-native-sys/pto-isa), which "
           "comes first:\n// the runtime headers leave get_block_idx() to it.\n"
           "#include <pto/pto-inst.hpp>\n#include <pto/runtime/aicore.hpp>\n";
-  if (e.flavor == Flavor::Aicpu && !steps.empty())
-    os << "#include <pto/runtime/step_table.hpp>\n";
   os << "#include \"" << stem << "_abi.h\"\n\n";
   os << "namespace wsp_gen {\n\n";
   if (e.flavor == Flavor::Aicore)

@@ -12,22 +12,29 @@
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/step-table-main.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s --check-prefix=OUT
 // The device form: the launch functions are AICPU code the table calls
-// (their `_impl`), not AICPU entries; the step function is one.
+// (their `_impl`), not AICPU entries; the step function is one. The
+// table's types and its build and replay declarations are in the ABI
+// header, their code in the AICPU file.
 // RUN: wsp-translate --wsp-to-aicpu %s | FileCheck %s --check-prefix=AICPU
 // RUN: wsp-translate --wsp-to-abi %s | FileCheck %s --check-prefix=ABI
 
-// AICPU: #include <pto/runtime/step_table.hpp>
 // AICPU: static int32_t embed_impl(
 // AICPU: static int32_t pick_impl(
 // AICPU: return embed_impl(a0, b.a1, b.a2, b.a3);
-// AICPU: inline int32_t decode_build(
-// AICPU: inline int32_t decode_replay(
+// AICPU-NOT: struct decode
+// AICPU: int32_t decode_build(decode &captured,
+// AICPU: int32_t decode_replay(decode &captured,
 // AICPU: extern "C" AICPU int step(void *args_ptr) {
 // AICPU-NOT: AICPU int embed
 // AICPU-NOT: AICPU int pick
-// ABI-NOT: embed
+// ABI: #include <pto/runtime/step_table.hpp>
+// ABI-NOT: embed(
+// ABI: struct decode_launch0 {
+// ABI: struct decode {
+// ABI: int32_t decode_build(decode &captured, int32_t max_tokens, int32_t kv_capacity, {{.*}});
+// ABI: int32_t decode_replay(decode &captured, int32_t first_token, int32_t num_tokens, {{.*}});
 // ABI: extern "C" int step(void *args_ptr);
-// ABI-NOT: pick
+// ABI-NOT: pick(
 
 // CHECK: #include <pto/runtime/step_table.hpp>
 // CHECK-LABEL: struct decode_launch0 {
