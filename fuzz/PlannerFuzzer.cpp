@@ -122,13 +122,19 @@ void checkCoverage(const std::vector<int> &lens, int heads,
   require(i == count, "descriptors beyond the rows");
 }
 
-void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
-                     const TierList &tiers) {
+/// A spec planner configuration, possibly invalid.
+PlanConfig specConfig(Input &in) {
   PlanConfig config;
   config.chunk_min = in.intIn(512);
   config.chunk_max = in.intIn(8192);
   config.max_work_units = in.intIn(4096);
   config.balance_chunks = in.take<uint8_t>() & 1;
+  return config;
+}
+
+void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
+                     const TierList &tiers) {
+  const PlanConfig config = specConfig(in);
   WorkPlanner<AttentionSpace<>, TierList, params::Attention> planner(config,
                                                                      tiers);
   const int batch = static_cast<int>(lens.size());
@@ -221,11 +227,7 @@ void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
 
 void fuzzIncrementalPlanner(Input &in, std::vector<int> lens, int heads,
                             const TierList &tiers) {
-  PlanConfig config;
-  config.chunk_min = in.intIn(512);
-  config.chunk_max = in.intIn(8192);
-  config.max_work_units = in.intIn(4096);
-  config.balance_chunks = in.take<uint8_t>() & 1;
+  const PlanConfig config = specConfig(in);
   using Planner = WorkPlanner<AttentionSpace<>, TierList, params::Attention>;
   Planner planner(config, tiers);
   constexpr int kMaxBatch = 256;

@@ -99,8 +99,8 @@ public:
       return commit_all(lens, batch, chunk, stats, out_work_count);
 
     int64_t total = 0;
-    const PlanResult result = planner_.validate(
-        lens, batch, heads_, chunk, buffer_, capacity_, out_work_count, &total);
+    const PlanResult result =
+        validate(lens, batch, chunk, out_work_count, &total);
     if (result != PlanResult::OK)
       return result;
 
@@ -177,6 +177,13 @@ private:
            batch <= max_batch_;
   }
 
+  /// generate()'s checks of `lens` cut in chunks of `chunk` into the buffer.
+  PlanResult validate(const int *lens, int batch, int chunk,
+                      int *out_work_count, int64_t *total) const {
+    return planner_.validate(lens, batch, heads_, chunk, buffer_, capacity_,
+                             out_work_count, total);
+  }
+
   int row_chunks(int b) const { return (first_[b + 1] - first_[b]) / heads_; }
   int next_row_chunks(int b) const {
     return (next_first_[b + 1] - next_first_[b]) / heads_;
@@ -186,8 +193,8 @@ private:
   PlanResult commit_all(const int *lens, int batch, int chunk, Stats stats,
                         int *out_work_count) {
     int64_t total = 0;
-    const PlanResult result = planner_.validate(
-        lens, batch, heads_, chunk, buffer_, capacity_, out_work_count, &total);
+    const PlanResult result =
+        validate(lens, batch, chunk, out_work_count, &total);
     if (result != PlanResult::OK)
       return result;
     first_[0] = 0;
