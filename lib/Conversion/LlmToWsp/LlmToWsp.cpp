@@ -2576,6 +2576,166 @@ FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
 }
 
 //===----------------------------------------------------------------------===//
+// embedding: one work unit = a range of tokens, each row copied from the
+// table on the vector unit; argmax: per 8 tokens, the logits chunk by chunk
+// and each token's best by a scan on the scalar unit
+//===----------------------------------------------------------------------===//
+
+/// Each token's id on the scalar unit (the AICPU checked every id), then
+/// its table row, chunk by chunk, through UB.
+constexpr StringLiteral kEmbeddingKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cols = arith.constant ${COLS} : index
+  %hidden = arith.constant ${HIDDEN} : index
+${UNIT_ROWS}
+  %end = arith.addi %start, %count : index
+  %row = tile.alloc : ${ROW_BF16}
+  scf.for %t = %start to %end step %c1 {
+    %id_i32 = memref.load %token_ids[%t] : ${TOKEN_IDS_TYPE}
+    %id = arith.index_castui %id_i32 : i32 to index
+    scf.for %c = %c0 to %hidden step %cols {
+      tile.load %row, %weight[%id, %c] : ${ROW_BF16}, ${WEIGHT_TYPE}
+      tile.store %y[%t, %c], %row : ${Y_TYPE}, ${ROW_BF16}
+    }
+  }
+  wsp.return
+}
+)mlir";
+
+/// Every id in [0, vocab_size), folded into %shapes_ok with the shapes.
+constexpr StringLiteral kEmbeddingChecks = R"mlir(
+  %vocab_size = memref.dim %weight, %c0 : ${WEIGHT_TYPE}
+  %vocab_i32 = arith.index_cast %vocab_size : index to i32
+  %zero_i32 = arith.constant 0 : i32
+  %all_ids = arith.constant true
+  %ids_ok = scf.for %t = %c0 to %tokens step %c1 iter_args(%acc = %all_ids) -> (i1) {
+    %id = memref.load %token_ids[%t] : ${TOKEN_IDS_TYPE}
+    %not_negative = arith.cmpi sge, %id, %zero_i32 : i32
+    %in_table = arith.cmpi slt, %id, %vocab_i32 : i32
+    %valid = arith.andi %not_negative, %in_table : i1
+    %next = arith.andi %acc, %valid : i1
+    scf.yield %next : i1
+  }
+  %shapes_ok = arith.andi %dims_ok, %ids_ok : i1)mlir";
+
+FailureOr<Lowered> lowerEmbedding(llm::EmbeddingOp op, StringRef name,
+                                  int64_t cores) {
+  SmallVector<NamedOperand> args = {{"token_ids", op.getTokenIds()},
+                                    {"weight", op.getWeight()},
+                                    {"y", op.getY()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  const int64_t hidden = cast<MemRefType>(op.getWeight().getType()).getDimSize(1);
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/16);
+  if (failed(cols))
+    return failure();
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  const std::string c = std::to_string(*cols);
+  v.insert({{"HIDDEN", std::to_string(hidden)},
+            {"COLS", c},
+            {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"}});
+  addPlanValues(v, name, args, cores);
+  v["CHECKS"] = checks(args, {{"y", 0, "%tokens"}, {"y", 1, "%hidden"}},
+                       "%dims_ok") +
+                kEmbeddingChecks.str();
+  return instantiate(v, kRowPlanner, kEmbeddingKernel, args);
+}
+
+/// Per 8 tokens: the logits COLS at a time (in f32), each token's best so
+/// far kept in UB; a later value wins only when greater, so ties go to the
+/// lower id and a NaN never wins (a row of NaNs picks 0).
+constexpr StringLiteral kArgmaxKernel = R"mlir(
+wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %rows = arith.constant ${ROWS} : index
+  %cols = arith.constant ${COLS} : index
+  %vocab = arith.constant ${VOCAB} : index
+  %lowest = arith.constant 0xFF800000 : f32
+${UNIT_ROWS}
+  %end = arith.addi %start, %count : index
+  scf.for %r = %start to %end step %rows {
+    %left = arith.subi %end, %r : index
+    %n = arith.minui %left, %rows : index
+    %x = tile.alloc valid(%n) : ${X_TILE}
+${F32_ALLOC}
+    %best = tile.alloc valid(%n) : ${BEST_TILE}
+    %ids = tile.alloc valid(%n) : ${IDS_TILE}
+    scf.for %c = %c0 to %vocab step %cols {
+      tile.load %x, %logits[%r, %c] : ${X_TILE}, ${LOGITS_TYPE}
+${TO_F32}
+      %first = arith.cmpi eq, %c, %c0 : index
+      scf.for %j = %c0 to %n step %c1 {
+        %v0, %i0 = scf.if %first -> (f32, index) {
+          scf.yield %lowest, %c0 : f32, index
+        } else {
+          %bv = tile.getval %best[%j, %c0] : ${BEST_TILE}, f32
+          %bi_i32 = tile.getval %ids[%j, %c0] : ${IDS_TILE}, i32
+          %bi = arith.index_castui %bi_i32 : i32 to index
+          scf.yield %bv, %bi : f32, index
+        }
+        %v, %i = scf.for %e = %c0 to %cols step %c1
+            iter_args(%acc_v = %v0, %acc_i = %i0) -> (f32, index) {
+          %x_e = tile.getval ${SCAN}[%j, %e] : ${F32_TILE}, f32
+          %better = arith.cmpf ogt, %x_e, %acc_v : f32
+          %id = arith.addi %c, %e : index
+          %next_v = arith.select %better, %x_e, %acc_v : f32
+          %next_i = arith.select %better, %id, %acc_i : index
+          scf.yield %next_v, %next_i : f32, index
+        }
+        tile.setval %best[%j, %c0], %v : ${BEST_TILE}, f32
+        %i_i32 = arith.index_cast %i : index to i32
+        tile.setval %ids[%j, %c0], %i_i32 : ${IDS_TILE}, i32
+      }
+    }
+    tile.store %token_ids[%r], %ids transpose : ${TOKEN_IDS_TYPE}, ${IDS_TILE}
+  }
+  wsp.return
+}
+)mlir";
+
+FailureOr<Lowered> lowerArgmax(llm::ArgmaxOp op, StringRef name,
+                               int64_t cores) {
+  SmallVector<NamedOperand> args = {{"logits", op.getLogits()},
+                                    {"token_ids", op.getTokenIds()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto logits = cast<MemRefType>(op.getLogits().getType());
+  const int64_t vocab = logits.getDimSize(1);
+  const bool bf16 = logits.getElementType().isBF16();
+  FailureOr<int64_t> cols = rowChunk(op, vocab, /*align=*/16);
+  if (failed(cols))
+    return failure();
+  std::map<std::string, std::string> v;
+  addTypeValues(v, args);
+  const std::string c = std::to_string(*cols), r = std::to_string(kRows);
+  auto tile = [&](StringRef elem) {
+    return "!tile.tile<vec, " + r + "x" + c + "x" + elem.str() +
+           ", valid = ?x" + c + ">";
+  };
+  v.insert({{"VOCAB", std::to_string(vocab)},
+            {"COLS", c},
+            {"X_TILE", tile(bf16 ? "bf16" : "f32")},
+            {"F32_TILE", tile("f32")},
+            {"BEST_TILE",
+             "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
+            {"IDS_TILE",
+             "!tile.tile<vec, " + r + "x1xi32, valid = ?x1, col_major>"},
+            {"F32_ALLOC", bf16 ? "    %xf = tile.alloc valid(%n) : ${F32_TILE}"
+                               : ""},
+            {"TO_F32", bf16 ? "      tile.cvt %xf, %x : ${F32_TILE}, ${X_TILE}"
+                            : ""},
+            {"SCAN", bf16 ? "%xf" : "%x"},
+            {"PLAN_CONSTANTS", ""}});
+  addPlanValues(v, name, args, cores);
+  v["CHECKS"] = checks(args, {{"token_ids", 0, "%tokens"}});
+  return instantiate(v, kRowPlanner, kArgmaxKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
 // moe_swiglu_dynamic_quant: one work unit = (segment, range of its rows):
 // the shared experts' rows and each routed expert's, so that a unit has one
 // smooth_scale row; per 8 rows silu(gate) * up * smooth, quantized
@@ -3512,6 +3672,10 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerScatter(scatter, name, cores);
   if (auto gather = dyn_cast<llm::MoeGatherOp>(op))
     return lowerGather(gather, name, cores);
+  if (auto embedding = dyn_cast<llm::EmbeddingOp>(op))
+    return lowerEmbedding(embedding, name, cores);
+  if (auto argmax = dyn_cast<llm::ArgmaxOp>(op))
+    return lowerArgmax(argmax, name, cores);
   if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
     return lowerAttention(attention, name);
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))

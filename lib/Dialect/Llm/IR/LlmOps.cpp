@@ -782,6 +782,25 @@ LogicalResult MoeGatherOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Embedding and argmax
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingOp::verify() {
+  Signature sig(*this);
+  sig.operand(getTokenIds(), "token_ids", {"num_tokens"}, I32)
+      .operand(getWeight(), "weight", {"vocab_size", "hidden_size"}, BF16)
+      .operand(getY(), "y", {"num_tokens", "hidden_size"}, BF16);
+  return sig.result();
+}
+
+LogicalResult ArgmaxOp::verify() {
+  Signature sig(*this);
+  sig.operand(getLogits(), "logits", {"num_tokens", "vocab_size"}, BF16 | F32)
+      .operand(getTokenIds(), "token_ids", {"num_tokens"}, I32);
+  return sig.result();
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 

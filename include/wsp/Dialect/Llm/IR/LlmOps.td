@@ -604,6 +604,46 @@ def Llm_MoeGatherOp : Llm_VerifiedOp<"moe_gather"> {
 }
 
 //===----------------------------------------------------------------------===//
+// A model's ends: the embedding read and the greedy pick (not in seed 002;
+// the step replay issue's small model needs them)
+//===----------------------------------------------------------------------===//
+
+def Llm_EmbeddingOp : Llm_VerifiedOp<"embedding"> {
+  let summary = "Each token's row of the embedding table";
+  let description = [{
+    `y[t] = weight[token_ids[t]]`. A token id outside `[0, vocab_size)` is
+    invalid input: lowered, the op returns INVALID_PARAMS (3) before it
+    writes anything.
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | token_ids | [num_tokens] | i32 |
+    | weight | [vocab_size, hidden_size] | bf16 |
+    | -> y | [num_tokens, hidden_size] | bf16 |
+  }];
+  let arguments = (ins Llm_In<>:$token_ids, Llm_In<>:$weight, Llm_Out<>:$y);
+  let assemblyFormat = Req<"token_ids">.f # Req<"weight">.f # "`->`" #
+      Req<"y">.f # "attr-dict";
+}
+
+def Llm_ArgmaxOp : Llm_VerifiedOp<"argmax"> {
+  let summary = "Each token's greedy pick: the id of its largest logit";
+  let description = [{
+    `token_ids[t] = argmax_v logits[t, v]`, ties to the lower id (as
+    `moe_softmax_topk`'s); a NaN logit is never picked over a number (a row
+    of NaNs picks 0).
+
+    | operand | shape | dtype |
+    |---|---|---|
+    | logits | [num_tokens, vocab_size] | bf16 or f32 |
+    | -> token_ids | [num_tokens] | i32 |
+  }];
+  let arguments = (ins Llm_In<>:$logits, Llm_Out<>:$token_ids);
+  let assemblyFormat = Req<"logits">.f # "`->`" # Req<"token_ids">.f #
+      "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Collectives
 //===----------------------------------------------------------------------===//
 
