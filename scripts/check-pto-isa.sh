@@ -102,13 +102,14 @@ if "$work/probe"; then
 fi
 
 status=0
-for check in "$root"/examples/ir/*.selfcheck.cpp; do
+for check in "$root"/examples/ir/*.selfcheck.cpp "$root"/examples/model/*.selfcheck.cpp; do
   stem=$(basename "$check" .selfcheck.cpp)
+  source_dir=$(dirname "$check")
   dir=$work/$stem
   mkdir -p "$dir/sim-out" "$dir/dev"
   log=$dir/log.txt
   # 1. The CPU-sim form, its outputs dumped.
-  if ! WSP_DUMP_DIR=$dir/sim-out "$bin/wspc" "$root/examples/ir/$stem.mlir" \
+  if ! WSP_DUMP_DIR=$dir/sim-out "$bin/wspc" "$source_dir/$stem.mlir" \
       -o "$dir/sim" --run >"$log" 2>&1; then
     echo "$stem: the CPU-sim form fails its self-check:"
     tail -20 "$log"
@@ -116,7 +117,7 @@ for check in "$root"/examples/ir/*.selfcheck.cpp; do
     continue
   fi
   # 2. The device form over pto-isa.
-  if ! { "$bin/wsp-opt" "$root/examples/ir/$stem.mlir" --wsp-pipeline="target=ascend" \
+  if ! { "$bin/wsp-opt" "$source_dir/$stem.mlir" --wsp-pipeline="target=ascend" \
            -o "$dir/dev/planned.mlir" &&
          "$bin/wsp-translate" --wsp-to-abi "$dir/dev/planned.mlir" -o "$dir/dev/wsp_module_abi.h" &&
          "$bin/wsp-translate" --wsp-to-aicpu "$dir/dev/planned.mlir" -o "$dir/dev/wsp_module_aicpu.cpp" &&
