@@ -94,7 +94,12 @@ struct CoreStats {
 };
 
 struct LaunchReport {
-  std::vector<CoreStats> cores;
+  std::vector<CoreStats> cores; // the last launch's
+  /// Every launch reported here: how many, and their wall time (from the
+  /// first core's start to the last core's end), to tell the time in
+  /// kernels from the time around them. Accumulated until reset.
+  uint64_t launches = 0;
+  double launch_us = 0;
 
   uint64_t total_descriptors() const {
     uint64_t n = 0;
@@ -206,6 +211,16 @@ void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
   });
 }
 
+/// Files a finished launch's statistics in `report` (when there is one).
+inline void record(LaunchReport *report, std::vector<CoreStats> stats,
+                   std::chrono::steady_clock::time_point start) {
+  if (!report)
+    return;
+  report->cores = std::move(stats);
+  ++report->launches;
+  report->launch_us += micros_since(start);
+}
+
 /// Runs one descriptor on a simulated core and accounts for it.
 template <typename Kernel>
 inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
@@ -250,6 +265,7 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
       group_of.push_back(gi);
     }
   const CostFn cost = options.cost ? options.cost : &unit_length;
+  const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
       stats, options.os_threads,
       [&](int core) { return groups[group_of[core]].num_cores; },
@@ -270,8 +286,7 @@ inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
             run(g.descs[i]);
         }
       });
-  if (report)
-    report->cores = std::move(stats);
+  detail::record(report, std::move(stats), launch_start);
   return PlanResult::OK;
 }
 
@@ -316,14 +331,14 @@ run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
     stats[c].kind = kind;
     stats[c].block_idx = c;
   }
+  const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
       stats, options.os_threads, [&](int) { return num_cores; },
       [&](CoreStats &s) {
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
           detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
       });
-  if (report)
-    report->cores = std::move(stats);
+  detail::record(report, std::move(stats), launch_start);
   return PlanResult::OK;
 }
 
@@ -342,11 +357,11 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
     stats[b].kind = kind;
     stats[b].block_idx = b;
   }
+  const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
       stats, options.os_threads, [&](int) { return num_blocks; },
       [&](CoreStats &) { entry(); });
-  if (report)
-    report->cores = std::move(stats);
+  detail::record(report, std::move(stats), launch_start);
   return PlanResult::OK;
 }
 
