@@ -797,6 +797,16 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
                 "(request_positions, request_kv_lens)";
     }
   }
+  // A token row is patched where a launch takes the argument itself: any
+  // other use would read token 0's row every token.
+  for (auto [arg, kind] : tokenPatch)
+    for (Operation *user : f.getArgument(arg).getUsers())
+      if (!isa<func::CallOp>(user))
+        return user->emitOpError("uses the ")
+               << stringifyStepPatchKind(kind) << " argument " << arg
+               << " of wsp.step @" << step.getSymName()
+               << "; the table patches that token row only where a launch "
+                  "takes the argument itself";
   SmallVector<func::CallOp> calls;
   f.walk([&](func::CallOp call) { calls.push_back(call); });
   if (calls.empty())
