@@ -40,45 +40,45 @@ func.func @i4(%a: i4) -> i4 {
 // -----
 
 // A captured step must be lowered first: its launches are the calls.
-// expected-error @+1 {{'wsp.step' op captures @s, which returns no status: run convert-llm-to-wsp first (each operator becomes a launch the table records)}}
-wsp.step @t captures @s patches []
-func.func @s(%a: memref<?xi32>) {
+// expected-error @+1 {{'wsp.step' op captures @s1, which returns no status: run convert-llm-to-wsp first (each operator becomes a launch the table records)}}
+wsp.step @t1 captures @s1 patches []
+func.func @s1(%a: memref<?xi32>) {
   return
 }
 
 // -----
 
 // expected-error @+1 {{'wsp.step' op patches i32 scalar argument 1 (position), which the emitted table does not: operators take positions and KV lengths in per-request buffers (request_positions, request_kv_lens)}}
-wsp.step @t captures @s patches [#wsp.patch<position, 1>]
-func.func private @l(%a: memref<?xi32>) -> i32 {
+wsp.step @t2 captures @s2 patches [#wsp.patch<position, 1>]
+func.func private @l2(%a: memref<?xi32>) -> i32 {
   %ok = arith.constant 0 : i32
   return %ok : i32
 }
-func.func @s(%a: memref<?xi32>, %p: i32) -> i32 {
-  %r = func.call @l(%a) : (memref<?xi32>) -> i32
+func.func @s2(%a: memref<?xi32>, %p: i32) -> i32 {
+  %r = func.call @l2(%a) : (memref<?xi32>) -> i32
   return %r : i32
 }
 
 // -----
 
 // A token row read through a view would be token 0's every token.
-wsp.step @t captures @s patches [#wsp.patch<token_offset, 0>]
-func.func private @l(%a: memref<?xi32>) -> i32 {
+wsp.step @t3 captures @s3 patches [#wsp.patch<token_offset, 0>]
+func.func private @l3(%a: memref<?xi32>) -> i32 {
   %ok = arith.constant 0 : i32
   return %ok : i32
 }
-func.func @s(%a: memref<?xi32>) -> i32 {
-  // expected-error @+1 {{'memref.subview' op uses the token_offset argument 0 of wsp.step @t; the table patches that token row only where a launch takes the argument itself}}
+func.func @s3(%a: memref<?xi32>) -> i32 {
+  // expected-error @+1 {{'memref.subview' op uses the token_offset argument 0 of wsp.step @t3; the table patches that token row only where a launch takes the argument itself}}
   %v = memref.subview %a[1] [2] [1] : memref<?xi32> to memref<2xi32, strided<[1], offset: 1>>
-  %r = func.call @l(%a) : (memref<?xi32>) -> i32
+  %r = func.call @l3(%a) : (memref<?xi32>) -> i32
   return %r : i32
 }
 
 // -----
 
-// expected-error @+1 {{'wsp.step' op captures @s, which makes no launch (no func.call of a launch function)}}
-wsp.step @t captures @s patches []
-func.func @s(%a: memref<?xi32>) -> i32 {
+// expected-error @+1 {{'wsp.step' op captures @s4, which makes no launch (no func.call of a launch function)}}
+wsp.step @t4 captures @s4 patches []
+func.func @s4(%a: memref<?xi32>) -> i32 {
   %ok = arith.constant 0 : i32
   return %ok : i32
 }
