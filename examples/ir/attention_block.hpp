@@ -23,6 +23,17 @@ constexpr int64_t kBlock = 16, kTable = 1024, kPagesPerSeq = 24;
 
 inline double bf(double v) { return toFloat(toStorage(float(v))); }
 
+/// NeoX rotary tables: kTable positions x kDim, the angle of column i
+/// repeating over the two halves.
+inline void ropeTables(std::vector<bf16> &sin, std::vector<bf16> &cos) {
+  for (int64_t p = 0; p < kTable; ++p)
+    for (int64_t i = 0; i < kDim; ++i) {
+      double theta = p * std::pow(10000.0, -2.0 * (i % (kDim / 2)) / kDim);
+      cos.push_back(toStorage(float(std::cos(theta))));
+      sin.push_back(toStorage(float(std::sin(theta))));
+    }
+}
+
 struct Block {
   bool decode;
   std::vector<int32_t> lens, ids, past, accum;
@@ -62,12 +73,7 @@ struct Block {
       qkvScale.push_back(scale(rng));
     for (int64_t i = 0; i < 5 * kDim; ++i)
       qkNormW.push_back(pos01(rng));
-    for (int64_t p = 0; p < kTable; ++p)
-      for (int64_t i = 0; i < kDim; ++i) {
-        double theta = p * std::pow(10000.0, -2.0 * (i % (kDim / 2)) / kDim);
-        cos.push_back(toStorage(float(std::cos(theta))));
-        sin.push_back(toStorage(float(std::sin(theta))));
-      }
+    ropeTables(sin, cos);
     // Every slot's row of the table: distinct pages of the pool, shuffled.
     for (int32_t i = 0; i < pool; ++i)
       table.push_back(i);

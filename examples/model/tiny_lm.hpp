@@ -20,7 +20,6 @@ using attention_block::kBlock;
 using attention_block::kDim;
 using attention_block::kHidden;
 using attention_block::kQHeads;
-using attention_block::kTable;
 using moe_chain::kI;
 using moe_chain::randomBf16;
 using moe_chain::randomF32;
@@ -65,12 +64,7 @@ struct Model {
         finalNorm(randomF32(kHidden, 0.5f, 1.5f, rng)) {
     for (int64_t l = 0; l < kLayers; ++l)
       layers.emplace_back(rng);
-    for (int64_t p = 0; p < kTable; ++p)
-      for (int64_t i = 0; i < kDim; ++i) {
-        double theta = p * std::pow(10000.0, -2.0 * (i % (kDim / 2)) / kDim);
-        cos.push_back(toStorage(float(std::cos(theta))));
-        sin.push_back(toStorage(float(std::sin(theta))));
-      }
+    attention_block::ropeTables(sin, cos);
     for (int32_t i = 0; i < kPool; ++i)
       table.push_back(i);
     std::shuffle(table.begin(), table.end(), rng);

@@ -54,6 +54,24 @@ std::vector<double> normed(const std::vector<double> &s, const float *w,
   return out;
 }
 
+/// scale_dynamic_quant of v, then quant_matmul with a transposed int8
+/// weight [n, v.size()] and its per-column scales, rounded to bf16.
+std::vector<double> quantMatmul(const std::vector<double> &v, const int8_t *w,
+                                const float *wScale, int64_t n) {
+  std::vector<double> q;
+  double scale;
+  moe_chain::quantize(v, q, scale);
+  const int64_t k = int64_t(v.size());
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    double acc = 0;
+    for (int64_t i = 0; i < k; ++i)
+      acc += q[size_t(i)] * w[j * k + i];
+    out[size_t(j)] = bf(acc * scale * wScale[j]);
+  }
+  return out;
+}
+
 /// One token (id `token` at position p) through the model; its logits.
 std::vector<double> referenceToken(const Model &m, RefCache &cache,
                                    int32_t token, int64_t p) {
@@ -68,17 +86,10 @@ std::vector<double> referenceToken(const Model &m, RefCache &cache,
     std::vector<float> w(kHidden);
     for (int64_t c = 0; c < kHidden; ++c)
       w[size_t(c)] = toFloat(l.normW[size_t(c)]) * l.smooth[size_t(c)];
-    std::vector<double> a = normed(s, w.data(), rounded), q;
+    const std::vector<double> a = normed(s, w.data(), rounded);
     const std::vector<double> after = rounded;
-    double scale;
-    moe_chain::quantize(a, q, scale);
-    std::vector<double> heads(kQkv);
-    for (int64_t n = 0; n < kQkv; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < kHidden; ++k)
-        acc += q[size_t(k)] * l.qkvW[size_t(n * kHidden + k)];
-      heads[size_t(n)] = bf(acc * scale * l.qkvScale[size_t(n)]);
-    }
+    std::vector<double> heads =
+        quantMatmul(a, l.qkvW.data(), l.qkvScale.data(), kQkv);
     for (int64_t h = 0; h < 5; ++h) {
       double sq = 0;
       for (int64_t c = 0; c < kDim; ++c)
@@ -127,14 +138,8 @@ std::vector<double> referenceToken(const Model &m, RefCache &cache,
     }
     for (int64_t k = 0; k < kAttn; ++k)
       o[size_t(k)] *= l.oSmooth[size_t(k)];
-    moe_chain::quantize(o, q, scale);
-    std::vector<double> y(kHidden);
-    for (int64_t n = 0; n < kHidden; ++n) {
-      double acc = 0;
-      for (int64_t k = 0; k < kAttn; ++k)
-        acc += q[size_t(k)] * l.oW[size_t(n * kAttn + k)];
-      y[size_t(n)] = bf(acc * scale * l.oScale[size_t(n)]);
-    }
+    const std::vector<double> y =
+        quantMatmul(o, l.oW.data(), l.oScale.data(), kHidden);
     for (int64_t c = 0; c < kHidden; ++c)
       s[size_t(c)] = y[size_t(c)] + after[size_t(c)];
     std::vector<double> hn = normed(s, l.postNorm.data(), rounded);
