@@ -453,3 +453,97 @@ TEST(BalancedPlanner, QueryLengthsWeightTheCost) {
                           &mixed, q.data()),
             PlanResult::OK);
 }
+
+// --- The lower bound on any plan's makespan ---------------------------------
+
+namespace {
+/// The bound by its definition, T = 1, 2, ...: each row in the fewest
+/// pieces of cost <= T, all rows within cores x T.
+int64_t naive_lower_bound(const std::vector<int> &lens, int heads,
+                          const BalancedConfig &config) {
+  const CostModel &c = config.cost;
+  for (int64_t t = 1;; ++t) {
+    int64_t total = 0;
+    bool ok = true;
+    for (int len : lens) {
+      if (len == 0)
+        continue;
+      const int64_t w = int64_t(len) * c.per_token;
+      int64_t best = -1;
+      for (int64_t k = 1; k <= w + 1 && best < 0; ++k)
+        if (w + k * c.per_unit + (k - 1) * c.per_merge <= k * t)
+          best = w + k * c.per_unit + (k - 1) * c.per_merge;
+      if (best < 0) {
+        ok = false;
+        break;
+      }
+      total += best * heads;
+    }
+    if (ok && total <= config.num_cores * t)
+      return t;
+  }
+}
+} // namespace
+
+TEST(BalancedLowerBound, WorkedExample) {
+  // One row of 1000 tokens on 4 cores, per_unit = per_merge = 64: four
+  // pieces cost 1000 + 4 x 64 + 3 x 64 = 1448 = 4 x 362; at T = 361 four
+  // pieces do not fit (936 > 4 x 233) and five cost 1576 > 4 x 361.
+  BalancedConfig config;
+  config.num_cores = 4;
+  const int len = 1000;
+  EXPECT_EQ(balanced_lower_bound(&len, 1, 1, config), 362);
+}
+
+TEST(BalancedLowerBound, EqualsItsDefinitionAndBoundsEveryPlan) {
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int batch = 1 + int(rng() % 6), heads = 1 + int(rng() % 3);
+    std::vector<int> lens(batch);
+    for (int &l : lens)
+      l = rng() % 4 == 0 ? 0 : 1 + int(rng() % 300);
+    BalancedConfig config;
+    config.num_cores = 1 + int(rng() % 12);
+    config.block_size = 1 << (rng() % 5);
+    config.cost = {int64_t(rng() % 40), 1 + int64_t(rng() % 3),
+                   int64_t(rng() % 40)};
+    config.batch_invariant = rng() % 2 == 0;
+    config.invariant_chunk = 16 + int(rng() % 200);
+    const int64_t bound =
+        balanced_lower_bound(lens.data(), batch, heads, config);
+    bool any = false;
+    for (int l : lens)
+      any |= l > 0;
+    ASSERT_EQ(bound, any ? naive_lower_bound(lens, heads, config) : 0)
+        << "trial " << trial;
+    BalancedPlan plan;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &plan),
+              PlanResult::OK);
+    EXPECT_EQ(plan.lower_bound_cost, bound);
+    const int64_t makespan =
+        *std::max_element(plan.core_cost.begin(), plan.core_cost.end());
+    EXPECT_GE(makespan, bound)
+        << "trial " << trial << ": a plan beat the bound";
+  }
+}
+
+TEST(BalancedLowerBound, BadInput) {
+  BalancedConfig config;
+  std::vector<int> lens = {5, -1};
+  EXPECT_EQ(balanced_lower_bound(lens.data(), 2, 1, config), -1);
+  EXPECT_EQ(balanced_lower_bound(nullptr, 2, 1, config), -1);
+  lens = {5, 7};
+  EXPECT_EQ(balanced_lower_bound(lens.data(), 0, 1, config), -1);
+  EXPECT_EQ(balanced_lower_bound(lens.data(), 2, 0, config), -1);
+  config.cost.per_token = 0;
+  EXPECT_EQ(balanced_lower_bound(lens.data(), 2, 1, config), -1);
+  config.cost.per_token = 1;
+  std::vector<int> q = {0, 1};
+  EXPECT_EQ(balanced_lower_bound(lens.data(), 2, 1, config, q.data()), -1);
+  // Extreme lengths: a bound, not an overflow.
+  lens = {INT_MAX, INT_MAX};
+  config.num_cores = 1;
+  config.cost = {kMaxCostCoefficient, 1, kMaxCostCoefficient};
+  EXPECT_GT(balanced_lower_bound(lens.data(), 2, 1, config), 0);
+}

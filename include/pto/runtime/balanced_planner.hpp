@@ -72,7 +72,95 @@ struct BalancedPlan {
                                            // descriptors [r, r+1), KV order
   int rows = 0;
   std::vector<int64_t> core_cost; // planned cost per core
+  /// balanced_lower_bound() of the same input: no plan's busiest core can
+  /// cost less, so max(core_cost) / lower_bound_cost is how far this plan
+  /// is from the best possible one.
+  int64_t lower_bound_cost = 0;
 };
+
+/// A lower bound on any plan's makespan (its busiest core's cost) under
+/// `config`'s cost model, whatever the strategy: the smallest T such that
+/// every row fits in pieces of cost at most T (a row of w weighted KV
+/// tokens cut into k pieces costs per_token w + k per_unit + (k - 1)
+/// per_merge, so it needs the smallest k with that <= k T) and all rows
+/// fit in num_cores x T. Block boundaries are ignored, which only lowers
+/// the bound. A binary search over T of O(batch) checks:
+/// O(batch log(cost)). `q_lens` as plan_balanced_into's. Returns 0 when
+/// nothing is to be planned and -1 on input plan_balanced_into rejects as
+/// INVALID_PARAMS or beyond its cost limits.
+inline int64_t balanced_lower_bound(const int *kv_lens, int batch, int kv_heads,
+                                    const BalancedConfig &config,
+                                    const int *q_lens = nullptr) {
+  const CostModel &c = config.cost;
+  if (!kv_lens || batch <= 0 || kv_heads <= 0 || config.num_cores <= 0 ||
+      config.num_cores > kMaxBalancedCores || c.per_unit < 0 ||
+      c.per_token <= 0 || c.per_merge < 0 || c.per_unit > kMaxCostCoefficient ||
+      c.per_token > kMaxCostCoefficient || c.per_merge > kMaxCostCoefficient)
+    return -1;
+  // Each row's weighted tokens, and the load with one piece per row (the
+  // least any plan carries).
+  std::vector<int64_t> weight;
+  weight.reserve(static_cast<size_t>(batch));
+  int64_t one_piece = 0, widest = 0;
+  for (int b = 0; b < batch; ++b) {
+    const int len = kv_lens[b];
+    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
+      return -1;
+    if (len == 0)
+      continue;
+    int64_t w = 0, row = 0, all = 0;
+    if (__builtin_mul_overflow(static_cast<int64_t>(len) *
+                                   (q_lens ? q_lens[b] : 1),
+                               c.per_token, &w) ||
+        __builtin_add_overflow(w, c.per_unit, &row) ||
+        __builtin_mul_overflow(row, int64_t(kv_heads), &all) ||
+        __builtin_add_overflow(one_piece, all, &one_piece) ||
+        one_piece > kMaxPlanCost)
+      return -1;
+    weight.push_back(w);
+    widest = std::max(widest, row);
+  }
+  if (weight.empty())
+    return 0;
+  const int64_t cores = config.num_cores;
+  // Whether every row fits in pieces of at most t and all of it in cores x t.
+  // (A sum past int64 is past the budget: it does not fit.)
+  auto fits = [&](int64_t t) {
+    const int64_t room = t - c.per_unit - c.per_merge; // per extra piece
+    const int64_t budget = t > INT64_MAX / cores ? INT64_MAX : t * cores;
+    int64_t total = 0;
+    for (int64_t w : weight) {
+      int64_t load = w + c.per_unit;
+      if (load > t) {
+        if (room <= 0)
+          return false;
+        // k pieces: w + k per_unit + (k - 1) per_merge <= k t.
+        const int64_t k = (w - c.per_merge + room - 1) / room;
+        int64_t fixed = 0;
+        if (__builtin_mul_overflow(k, c.per_unit + c.per_merge, &fixed) ||
+            __builtin_add_overflow(w, fixed - c.per_merge, &load))
+          return false;
+      }
+      int64_t rows = 0;
+      if (__builtin_mul_overflow(load, int64_t(kv_heads), &rows) ||
+          __builtin_add_overflow(total, rows, &total) || total > budget)
+        return false;
+    }
+    return true;
+  };
+  // One piece per row fits at max(widest row, even share); no plan
+  // carries less than the even share of one piece per row.
+  int64_t low = (one_piece + cores - 1) / cores;
+  int64_t high = std::max(widest, low);
+  while (low < high) {
+    const int64_t mid = low + (high - low) / 2;
+    if (fits(mid))
+      high = mid;
+    else
+      low = mid + 1;
+  }
+  return low;
+}
 
 namespace detail {
 inline WorkDescriptor make_piece(uint32_t id, int tier, uint32_t req,
@@ -398,6 +486,8 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   if (r != PlanResult::OK)
     return r;
   p.merge_indptr.resize(p.rows + 1);
+  p.lower_bound_cost =
+      balanced_lower_bound(kv_lens, batch, kv_heads, config, q_lens);
   // Cores run contiguous ranges in descriptor order: the work lists are the
   // identity, kept explicit for persistent kernels that walk core_items.
   p.core_items.resize(p.count);
