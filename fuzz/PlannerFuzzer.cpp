@@ -5,6 +5,7 @@
 // balanced planner into caller buffers), checked against its documented
 // contract:
 //  * the result is one of the spec's four codes;
+//  * the balanced planner's lower bound is -1 or a cost no plan beats;
 //  * an IncrementalPlan updated through a sequence of lengths the input
 //    describes (growth, replacement, rows joining and leaving) returns what
 //    a fresh plan of the same lengths returns and holds its descriptors
@@ -24,6 +25,7 @@
 #include "pto/runtime/incremental_planner.hpp"
 #include "pto/runtime/work_planner.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -196,10 +198,21 @@ void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
   std::memset(indptr.data(), kCanary, indptr.size() * sizeof(int));
   std::memset(merge.data(), kCanary, merge.size() * sizeof(int));
   int count = -12345, rows = -1;
+  const bool costs = config.num_cores > 0 && config.num_cores <= 4096;
+  std::vector<int64_t> coreCost(costs ? size_t(config.num_cores) : 0);
   PlanResult r = plan_balanced_into(
       lens.data(), static_cast<int>(lens.size()), heads, config, tiers,
       descs.data(), capacity, indptr.data(), indptrSize, merge.data(),
-      mergeSize, &count, &rows, nullptr, withQ ? q.data() : nullptr);
+      mergeSize, &count, &rows, costs ? coreCost.data() : nullptr,
+      withQ ? q.data() : nullptr);
+  // The lower bound: defined wherever the plan is, and no plan beats it.
+  const int64_t bound =
+      balanced_lower_bound(lens.data(), static_cast<int>(lens.size()), heads,
+                           config, withQ ? q.data() : nullptr);
+  require(bound >= -1, "the lower bound is -1 or a cost");
+  if (r == PlanResult::OK && costs && bound > 0)
+    require(*std::max_element(coreCost.begin(), coreCost.end()) >= bound,
+            "a plan beat the lower bound");
   require(validCode(r), "a result code outside the spec");
   require(untouched(descs.data() + capacity, 4 * sizeof(WorkDescriptor)) &&
               untouched(indptr.data() + indptrSize, 4 * sizeof(int)) &&
