@@ -82,9 +82,14 @@ struct Plan {
 /// The AICPU's work: counts from the routing, then the lowering's plan.
 rt::PlanResult plan(const int32_t *ids, int tokens, int32_t *counts,
                     Plan &p) {
-  std::memset(counts, 0, sizeof(int32_t) * kExperts);
-  for (int i = 0; i < tokens * kTopK; ++i)
-    ++counts[ids[i]];
+  // As the scatter's planner counts: token t in partial count t % 4, so a
+  // hot expert's increments are four chains, not one.
+  int32_t part[4][kExperts] = {};
+  for (int t = 0; t < tokens; ++t)
+    for (int k = 0; k < kTopK; ++k)
+      ++part[t % 4][ids[t * kTopK + k]];
+  for (int e = 0; e < kExperts; ++e)
+    counts[e] = part[0][e] + part[1][e] + part[2][e] + part[3][e];
   static const Planner planner(rt::PlanConfig{32, 2147483647, 1024, false});
   int chunk = planner.plan_chunk_size(counts, kExperts, kNTiles);
   chunk = (chunk + 31) / 32 * 32; // whole M tiles, as the lowering rounds

@@ -1994,13 +1994,20 @@ ${CHECKS}
   %fits = arith.cmpi ule, %rows, %int32_max : index
   %layout_ok = arith.andi %rows_ok, %range_ok : i1
   %all_ok = arith.andi %shapes_ok, %layout_ok : i1
-  // Pass 1: the rank's routed rows per expert; any negative id.
-  %counts = memref.alloca() : memref<${EXPERTS}xi32>
-  scf.for %e = %c0 to %experts step %c1 {
-    memref.store %zero_i32, %counts[%e] : memref<${EXPERTS}xi32>
+  // Pass 1: the rank's routed rows per expert; any negative id. Four
+  // partial counts, token t counted in part t % 4: a hot expert's
+  // consecutive increments then go to four counters, not one chain of
+  // dependent loads and stores.
+  %c4 = arith.constant 4 : index
+  %parts = memref.alloca() : memref<4x${EXPERTS}xi32>
+  scf.for %p = %c0 to %c4 step %c1 {
+    scf.for %e = %c0 to %experts step %c1 {
+      memref.store %zero_i32, %parts[%p, %e] : memref<4x${EXPERTS}xi32>
+    }
   }
   %pairs_ok = scf.if %all_ok -> (i1) {
     %negative = scf.for %t = %c0 to %tokens step %c1 iter_args(%bad = %false) -> (i1) {
+      %part = arith.remui %t, %c4 : index
       %bad_t = scf.for %k = %c0 to %topk step %c1 iter_args(%bad_k = %bad) -> (i1) {
         %id = memref.load %selected_experts[%t, %k] : ${SELECTED_EXPERTS_TYPE}
         %is_negative = arith.cmpi slt, %id, %zero_i32 : i32
@@ -2010,9 +2017,9 @@ ${CHECKS}
         scf.if %mine {
           %local_i32 = arith.subi %id, %start_i32 : i32
           %local = arith.index_castui %local_i32 : i32 to index
-          %n = memref.load %counts[%local] : memref<${EXPERTS}xi32>
+          %n = memref.load %parts[%part, %local] : memref<4x${EXPERTS}xi32>
           %n1 = arith.addi %n, %one_i32 : i32
-          memref.store %n1, %counts[%local] : memref<${EXPERTS}xi32>
+          memref.store %n1, %parts[%part, %local] : memref<4x${EXPERTS}xi32>
         }
         %bad_next = arith.ori %bad_k, %is_negative : i1
         scf.yield %bad_next : i1
@@ -2023,6 +2030,15 @@ ${CHECKS}
     scf.yield %valid : i1
   } else {
     scf.yield %false : i1
+  }
+  %counts = memref.alloca() : memref<${EXPERTS}xi32>
+  scf.for %e = %c0 to %experts step %c1 {
+    %sum = scf.for %p = %c0 to %c4 step %c1 iter_args(%acc = %zero_i32) -> (i32) {
+      %n = memref.load %parts[%p, %e] : memref<4x${EXPERTS}xi32>
+      %next = arith.addi %acc, %n : i32
+      scf.yield %next : i32
+    }
+    memref.store %sum, %counts[%e] : memref<${EXPERTS}xi32>
   }
   %total = scf.for %e = %c0 to %experts step %c1 iter_args(%acc = %c0) -> (index) {
     %n = memref.load %counts[%e] : memref<${EXPERTS}xi32>
