@@ -22,10 +22,12 @@
 // cost model (lower_bound()). For the plan time, two floors measured in the
 // same run: a memcpy of the plan's descriptor bytes, and a loop that stores
 // the same number of descriptors (and merge entries) one at a time,
-// computing nothing.
+// computing nothing. With --svg DIR it also draws the sweep's plans of the
+// skewed batches of 16 and 64 at 264 slots (plan_svg.hpp).
 #include "BenchTiming.h"
 
 #include <pto/runtime/balanced_planner.hpp>
+#include <pto/runtime/plan_svg.hpp>
 #include <pto/runtime/runtime.hpp>
 
 #include <algorithm>
@@ -37,6 +39,7 @@
 #include <queue>
 #include <random>
 #include <tuple>
+#include <string>
 #include <vector>
 
 using namespace pto::runtime;
@@ -83,8 +86,35 @@ double lower_bound(const std::vector<int> &lens, int heads, int slots,
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
   const int kv_heads = 8, block = 16;
+  // --svg DIR: also draw the sweep's plans of the skewed small batches at
+  // 264 slots (plan_svg.hpp), the ones furthest from the bound.
+  if (argc == 3 && std::string(argv[1]) == "--svg") {
+    for (int batch : {16, 64}) {
+      std::vector<int> lens = lengths(batch, 2);
+      BalancedConfig config;
+      config.num_cores = 264;
+      config.block_size = block;
+      BalancedPlan plan;
+      plan_balanced(lens.data(), batch, kv_heads, config,
+                    DecodeAttentionTiers{}, &plan);
+      const std::string path = std::string(argv[2]) + "/balanced_skew" +
+                               std::to_string(batch) + "_264.svg";
+      if (FILE *f = std::fopen(path.c_str(), "w")) {
+        const std::string svg = plan_svg(plan, config);
+        std::fwrite(svg.data(), 1, svg.size(), f);
+        std::fclose(f);
+        std::printf("wrote %s\n", path.c_str());
+      } else {
+        std::fprintf(stderr, "cannot write %s\n", path.c_str());
+        return 1;
+      }
+    }
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: %s [--svg DIR]\n", argv[0]);
+    return 2;
+  }
   const char *dists[] = {"const", "uniform", "skew"};
   bool goals_met = true;
   int infeasible = 0;          // misses where no plan can reach 1.10
