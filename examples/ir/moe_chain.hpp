@@ -57,6 +57,26 @@ inline void quantize(const std::vector<double> &v, std::vector<double> &q,
   scale = m / 127.0;
 }
 
+/// scale_dynamic_quant of v, then the int8 matmul with weight `w` (element
+/// (i, j), input i to output j, at w[i * k_stride + j * n_stride]) and
+/// per-output scales, each output rounded to bf16 once.
+inline std::vector<double> quantMatmul(const std::vector<double> &v,
+                                       const int8_t *w, int64_t k_stride,
+                                       int64_t n_stride, const float *w_scale,
+                                       int64_t n) {
+  std::vector<double> q;
+  double scale;
+  quantize(v, q, scale);
+  std::vector<double> out(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) {
+    double acc = 0;
+    for (size_t i = 0; i < q.size(); ++i)
+      acc += q[i] * w[int64_t(i) * k_stride + j * n_stride];
+    out[size_t(j)] = roundBf16(acc * scale * w_scale[j]);
+  }
+  return out;
+}
+
 /// The router's and the experts' weights for hidden size H, drawn at
 /// random, and the naive reference of one expert (or the shared expert)
 /// for one token row.
@@ -92,32 +112,16 @@ template <int64_t H> struct MoeWeights {
                                  const int8_t *upW, const float *upS,
                                  const float *sd, const int8_t *downW,
                                  const float *downS) {
-    std::vector<double> v(H), q;
-    double s;
+    std::vector<double> v(H);
     for (int64_t h = 0; h < H; ++h)
       v[size_t(h)] = x[h] * su[h];
-    quantize(v, q, s);
-    std::vector<double> gu(2 * kI);
-    for (int64_t n = 0; n < 2 * kI; ++n) {
-      double acc = 0;
-      for (int64_t h = 0; h < H; ++h)
-        acc += q[size_t(h)] * upW[h * 2 * kI + n];
-      gu[size_t(n)] = roundBf16(acc * s * upS[n]);
-    }
+    const std::vector<double> gu = quantMatmul(v, upW, 2 * kI, 1, upS, 2 * kI);
     std::vector<double> a(kI);
     for (int64_t i = 0; i < kI; ++i) {
       double g = gu[size_t(i)], u = gu[size_t(kI + i)];
       a[size_t(i)] = g / (1 + std::exp(-g)) * u * sd[i];
     }
-    quantize(a, q, s);
-    std::vector<double> y(H);
-    for (int64_t n = 0; n < H; ++n) {
-      double acc = 0;
-      for (int64_t i = 0; i < kI; ++i)
-        acc += q[size_t(i)] * downW[i * H + n];
-      y[size_t(n)] = roundBf16(acc * s * downS[n]);
-    }
-    return y;
+    return quantMatmul(a, downW, H, 1, downS, H);
   }
   std::vector<double> expertOf(const double *x, int64_t e) const {
     return mlp(x, &smoothUp[size_t(e * H)], &up[size_t(e * H * 2 * kI)],

@@ -54,24 +54,6 @@ std::vector<double> normed(const std::vector<double> &s, const float *w,
   return out;
 }
 
-/// scale_dynamic_quant of v, then quant_matmul with a transposed int8
-/// weight [n, v.size()] and its per-column scales, rounded to bf16.
-std::vector<double> quantMatmul(const std::vector<double> &v, const int8_t *w,
-                                const float *wScale, int64_t n) {
-  std::vector<double> q;
-  double scale;
-  moe_chain::quantize(v, q, scale);
-  const int64_t k = int64_t(v.size());
-  std::vector<double> out(static_cast<size_t>(n));
-  for (int64_t j = 0; j < n; ++j) {
-    double acc = 0;
-    for (int64_t i = 0; i < k; ++i)
-      acc += q[size_t(i)] * w[j * k + i];
-    out[size_t(j)] = bf(acc * scale * wScale[j]);
-  }
-  return out;
-}
-
 /// One token (id `token` at position p) through the model; its logits.
 std::vector<double> referenceToken(const Model &m, RefCache &cache,
                                    int32_t token, int64_t p) {
@@ -88,8 +70,8 @@ std::vector<double> referenceToken(const Model &m, RefCache &cache,
       w[size_t(c)] = toFloat(l.normW[size_t(c)]) * l.smooth[size_t(c)];
     const std::vector<double> a = normed(s, w.data(), rounded);
     const std::vector<double> after = rounded;
-    std::vector<double> heads =
-        quantMatmul(a, l.qkvW.data(), l.qkvScale.data(), kQkv);
+    std::vector<double> heads = moe_chain::quantMatmul(
+        a, l.qkvW.data(), 1, kHidden, l.qkvScale.data(), kQkv);
     for (int64_t h = 0; h < 5; ++h) {
       double sq = 0;
       for (int64_t c = 0; c < kDim; ++c)
@@ -138,8 +120,8 @@ std::vector<double> referenceToken(const Model &m, RefCache &cache,
     }
     for (int64_t k = 0; k < kAttn; ++k)
       o[size_t(k)] *= l.oSmooth[size_t(k)];
-    const std::vector<double> y =
-        quantMatmul(o, l.oW.data(), l.oScale.data(), kHidden);
+    const std::vector<double> y = moe_chain::quantMatmul(
+        o, l.oW.data(), 1, kAttn, l.oScale.data(), kHidden);
     for (int64_t c = 0; c < kHidden; ++c)
       s[size_t(c)] = y[size_t(c)] + after[size_t(c)];
     std::vector<double> hn = normed(s, l.postNorm.data(), rounded);
