@@ -44,6 +44,13 @@ struct CostModel {
   int64_t per_unit = 64;  // fixed overhead of one work unit
   int64_t per_token = 1;  // per KV token
   int64_t per_merge = 64; // per extra piece of a split row (its merge)
+
+  /// One piece of a row: its tokens' cost (per_token x KV tokens x query
+  /// tokens), a unit, and a merge unless it is the row's first piece. What
+  /// the planner charges a core, and what plan_svg draws.
+  constexpr int64_t piece(int64_t token_cost, bool first) const {
+    return per_unit + token_cost + (first ? 0 : per_merge);
+  }
 };
 
 /// The balanced planner's limits: beyond them a plan is UNSUPPORTED_SIZE
@@ -360,7 +367,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
       // whole on this core (what the per-row loop below would do) from one
       // template, changing only the work id and the head. A compare per
       // row, no division: the row is written anyway.
-      const int64_t row_cost = c.per_unit + per_token * len;
+      const int64_t row_cost = c.piece(per_token * len, true);
       const int64_t room = core == cores - 1 ? INT64_MAX : capacity - used;
       const WorkDescriptor whole =
           detail::make_piece(0, tier, b, 0, 0, len, true, true);
@@ -379,8 +386,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
         // Boundaries from the row's own length; whole pieces per core.
         for (int64_t start = 0; start < len; start += piece) {
           const int64_t size = std::min(piece, len - start);
-          const int64_t cost =
-              c.per_unit + per_token * size + (start > 0 ? c.per_merge : 0);
+          const int64_t cost = c.piece(per_token * size, start == 0);
           if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
             next_core();
           desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
@@ -397,7 +403,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
           desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
                                        last);
           ++n;
-          used += c.per_unit + (start > 0 ? c.per_merge : 0) + per_token * size;
+          used += c.piece(per_token * size, start == 0);
           remaining -= per_token * size + (start == 0 ? c.per_unit : 0);
           start += size;
         };
@@ -405,8 +411,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
           const int64_t rest = len - start;
           // What still fits on this core, in cost units; divide only when
           // the row must be cut (at most once per core), not per row.
-          const int64_t free = capacity - used - c.per_unit -
-                               (start > 0 ? c.per_merge : 0);
+          const int64_t free = capacity - used - c.piece(0, start == 0);
           if (core == cores - 1 || per_token * rest <= free) {
             place(rest, true);
             break;

@@ -28,9 +28,8 @@ inline int64_t unit_cost(const WorkDescriptor &d, const CostModel &cost,
                          const int *q_lens = nullptr) {
   const int64_t q =
       q_lens ? q_lens[params::Attention::request_idx(d)] : int64_t(1);
-  return cost.per_unit +
-         cost.per_token * q * int64_t(params::Attention::kv_len(d)) +
-         (params::Attention::kv_start(d) > 0 ? cost.per_merge : 0);
+  return cost.piece(cost.per_token * q * int64_t(params::Attention::kv_len(d)),
+                    params::Attention::kv_start(d) == 0);
 }
 
 /// The chart of `plan` (made with `config` and `q_lens`), `width` pixels
