@@ -3873,7 +3873,7 @@ struct ConvertLlmToWspPass
     }
     // The planner's body, its arguments bound to the op's operands; its
     // returned status. Outlined, a call of it.
-    auto clonePlanner = [&](OpBuilder &b) -> Value {
+    auto plannerStatus = [&](OpBuilder &b) -> Value {
       if (outline) {
         SmallVector<Value> operands;
         for (const NamedOperand &a : lowered.args)
@@ -3891,7 +3891,7 @@ struct ConvertLlmToWspPass
     };
     OpBuilder builder(op);
     if (!status)
-      return clonePlanner(builder);
+      return plannerStatus(builder);
     Location loc = op->getLoc();
     Value zero =
         arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(0));
@@ -3900,7 +3900,7 @@ struct ConvertLlmToWspPass
     auto guard = scf::IfOp::create(builder, loc, builder.getI32Type(), go,
                                    /*withElseRegion=*/true);
     OpBuilder then = guard.getThenBodyBuilder();
-    scf::YieldOp::create(then, loc, clonePlanner(then));
+    scf::YieldOp::create(then, loc, plannerStatus(then));
     // Else: an earlier op failed; keep its status.
     OpBuilder otherwise = guard.getElseBodyBuilder();
     scf::YieldOp::create(otherwise, loc, status);
