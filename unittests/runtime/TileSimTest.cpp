@@ -9,6 +9,7 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <tuple>
 #include <vector>
 
 using namespace pto::runtime;
@@ -208,6 +209,70 @@ TEST(TileSimTest, MatmulF32) {
 TEST(TileSimTest, MatmulInt8IsExact) {
   check_matmul<int8_t>(random_floats(32 * 64, 9, -127, 127),
                        random_floats(64 * 64, 10, -127, 127), 17, 64, 33, 0);
+}
+
+// The cube's sums have one order (tile.hpp, "The cube's arithmetic on the
+// host"): lane l of eight partial sums takes the products at l mod 8, the
+// lanes are added in a fixed tree, then the tail. The AVX form, used where
+// the host has it, and the portable form give those bits exactly.
+TEST(TileSimTest, MatmulSumsInOneOrderOnEveryHost) {
+  for (auto [m, k, n] : {std::tuple{8, 128, 128}, {7, 61, 45}, {4, 8, 2},
+                         {1, 5, 3}, {13, 200, 9}}) {
+    const std::vector<float> a = random_floats(size_t(m) * k, 21 + m),
+                             b = random_floats(size_t(n) * k, 22 + n);
+    std::vector<float> fast(size_t(m) * n), portable(fast.size());
+    detail::dot_all_fast(a.data(), m, b.data(), n, k, fast.data());
+    detail::dot_all_portable(a.data(), m, b.data(), n, k, portable.data());
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j) {
+        const float *row = &a[size_t(i) * k], *col = &b[size_t(j) * k];
+        float part[8] = {};
+        int kk = 0;
+        for (; kk + 8 <= k; kk += 8)
+          for (int l = 0; l < 8; ++l)
+            part[l] += row[kk + l] * col[kk + l];
+        float want = ((part[0] + part[1]) + (part[2] + part[3])) +
+                     ((part[4] + part[5]) + (part[6] + part[7]));
+        for (; kk < k; ++kk)
+          want += row[kk] * col[kk];
+        const size_t at = size_t(i) * n + j;
+        EXPECT_EQ(fast[at], want) << m << "x" << k << "x" << n << " at " << i
+                                  << "," << j;
+        EXPECT_EQ(portable[at], want) << m << "x" << k << "x" << n << " at "
+                                      << i << "," << j;
+      }
+  }
+}
+
+// TMOV between row and column storage of 16-bit elements moves whole 8 x 8
+// blocks as registers and the rest one by one: every element lands where a
+// naive loop puts it, for full and partial valid extents, both ways.
+TEST(TileSimTest, MovTransposesBetweenLayouts) {
+  for (auto [rows, cols] : {std::pair{48, 48}, {45, 37}, {16, 48}, {3, 17}}) {
+    KernelScope scope;
+    Tile<Loc::Mat, bf16, 48, 48> src_rows(rows, cols);
+    Tile<Loc::Mat, bf16, 48, 48, Layout::Zn> src_cols(rows, cols);
+    assign(src_rows, 0);
+    assign(src_cols, 8192);
+    for (int r = 0; r < 48; ++r)
+      for (int c = 0; c < 48; ++c) {
+        src_rows.at(r, c).bits = uint16_t(r * 48 + c);
+        src_cols.at(r, c).bits = uint16_t(30000 + r * 48 + c);
+      }
+    Tile<Loc::Right, bf16, 48, 48> right(rows, cols); // column storage
+    Tile<Loc::Left, bf16, 48, 48> left(rows, cols);   // row storage
+    assign(right, 0);
+    assign(left, 0);
+    mov(right, src_rows);
+    mov(left, src_cols);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        EXPECT_EQ(right.at(r, c).bits, uint16_t(r * 48 + c))
+            << rows << "x" << cols << " at " << r << "," << c;
+        EXPECT_EQ(left.at(r, c).bits, uint16_t(30000 + r * 48 + c))
+            << rows << "x" << cols << " at " << r << "," << c;
+      }
+  }
 }
 
 TEST(TileSimTest, ExtractTakesABlock) {

@@ -34,6 +34,9 @@
 #include <memory>
 #include <type_traits>
 #include <vector>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 namespace pto {
 namespace runtime {
@@ -342,6 +345,8 @@ struct Checker {
   std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
   // The V pipe: clock of the last pipe_barrier(V).
   uint32_t v_barrier[2] = {0, 0};
+  // touch()'s working list, kept to reuse its storage.
+  std::vector<Region> span;
   // The simulated core run the state belongs to (0: none).
   uint64_t run = 0;
 
@@ -460,7 +465,7 @@ struct Checker {
       r.rname[a] = op;
       r.read_elementwise[a] = x.elementwise;
     };
-    std::vector<Region> span;
+    span.clear();
     uintptr_t at = x.lo;
     for (size_t i = begin; i < end; ++i) {
       if (at < t[i].lo) {
@@ -860,6 +865,41 @@ void store_t(G *gm, int64_t stride, const TileT &src) {
 //===----------------------------------------------------------------------===//
 
 namespace detail {
+#ifdef __SSE2__
+/// Transposes 8 x 8 16-bit elements: line i of the input (8 elements from
+/// in + i * in_step) becomes element i of every output line (out + j *
+/// out_step), in three rounds of interleaving.
+template <typename T>
+inline void transpose8x8_16(const T *in, int64_t in_step, T *out,
+                            int64_t out_step) {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  __m128i r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i)
+    r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i *>(in + i * in_step));
+  for (int i = 0; i < 4; ++i) {
+    t[i] = _mm_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+    t[4 + i] = _mm_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+  }
+  // t[0..3]: columns 0-3 of row pairs (0,1) .. (6,7); t[4..7]: columns 4-7.
+  for (int h = 0; h < 2; ++h)
+    for (int i = 0; i < 2; ++i) {
+      u[4 * h + i] = _mm_unpacklo_epi32(t[4 * h + 2 * i], t[4 * h + 2 * i + 1]);
+      u[4 * h + 2 + i] =
+          _mm_unpackhi_epi32(t[4 * h + 2 * i], t[4 * h + 2 * i + 1]);
+    }
+  // u[4h + 2p + i]: columns 4h + 2p and 4h + 2p + 1 of rows 4i..4i+3.
+  for (int h = 0; h < 2; ++h)
+    for (int p = 0; p < 2; ++p) {
+      const __m128i lo = u[4 * h + 2 * p], hi = u[4 * h + 2 * p + 1];
+      const int col = 4 * h + 2 * p;
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + col * out_step),
+                       _mm_unpacklo_epi64(lo, hi));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + (col + 1) * out_step),
+                       _mm_unpackhi_epi64(lo, hi));
+    }
+}
+#endif
+
 /// dst[r, c] = src[r0 + r, c0 + c] over dst's valid extent, converting.
 template <typename D, typename S>
 void copy_block(D &dst, const S &src, int r0, int c0) {
@@ -876,12 +916,32 @@ void copy_block(D &dst, const S &src, int r0, int c0) {
     return;
   }
   // A layout change (the cube's operand fetch transposes storage): blocks
-  // of 16 x 16 keep both sides in cache.
+  // of 16 x 16 keep both sides in cache; whole 8 x 8 blocks of one 16-bit
+  // type move as registers.
   for (int rb = 0; rb < dst.rows; rb += 16)
-    for (int cb = 0; cb < dst.cols; cb += 16)
-      for (int r = rb; r < std::min(rb + 16, dst.rows); ++r)
-        for (int c = cb; c < std::min(cb + 16, dst.cols); ++c)
+    for (int cb = 0; cb < dst.cols; cb += 16) {
+      const int re = std::min(rb + 16, dst.rows), ce = std::min(cb + 16, dst.cols);
+#ifdef __SSE2__
+      if constexpr (std::is_same_v<DT, ST> && sizeof(DT) == 2) {
+        if (re - rb == 16 && ce - cb == 16) {
+          // Storage runs along c in src and along r in dst, or the other way.
+          constexpr bool src_rows = !col_storage(S::layout);
+          const int64_t sstep = src_rows ? S::row_step : S::col_step;
+          const int64_t dstep = src_rows ? D::col_step : D::row_step;
+          for (int r = rb; r < re; r += 8)
+            for (int c = cb; c < ce; c += 8) {
+              const DT *in = &src.at(r0 + r, c0 + c);
+              DT *out = &dst.at(r, c);
+              transpose8x8_16(in, sstep, out, dstep);
+            }
+          continue;
+        }
+      }
+#endif
+      for (int r = rb; r < re; ++r)
+        for (int c = cb; c < ce; ++c)
           dst.at(r, c) = convert<DT>(src.at(r0 + r, c0 + c));
+    }
 }
 } // namespace detail
 
@@ -1269,6 +1329,148 @@ void setval(TileT &t, int64_t r, int64_t c, X v) {
 //===----------------------------------------------------------------------===//
 
 namespace detail {
+/// The cube's arithmetic on the host. Each result c[i, j] is the dot
+/// product of row i of a and column j of b, both converted to the
+/// accumulator type: eight partial sums (lane l sums the products at
+/// positions = l mod 8), added in a fixed tree, then the tail. The order is
+/// fixed, so every build and every host computes the same bits; the AVX
+/// form below only holds the eight lanes in one register instead of two.
+template <typename T, int N> struct Lanes {
+  typedef T type __attribute__((vector_size(N * sizeof(T))));
+};
+/// lo += row[0, N) * col[0, N), lane by lane (the vectors never cross a
+/// call boundary, where an AVX vector would change the ABI).
+template <typename V, typename Acc>
+inline void add_products(V &lo, const Acc *row, const Acc *col) {
+  V r, c;
+  std::memcpy(&r, row, sizeof r);
+  std::memcpy(&c, col, sizeof c);
+  lo += r * c;
+}
+
+/// Eight partial sums of a dot product, as two vectors of four lanes
+/// (Wide = false: SSE2) or one of eight (Wide = true: AVX).
+template <typename Acc, bool Wide> struct Partial;
+template <typename Acc> struct Partial<Acc, false> {
+  using V = typename Lanes<Acc, 4>::type;
+  V lo{}, hi{};
+  void add(const Acc *row, const Acc *col) {
+    add_products(lo, row, col);
+    add_products(hi, row + 4, col + 4);
+  }
+  Acc lane(int l) const { return l < 4 ? lo[l] : hi[l - 4]; }
+};
+template <typename Acc> struct Partial<Acc, true> {
+  using V = typename Lanes<Acc, 8>::type;
+  V all{};
+  void add(const Acc *row, const Acc *col) {
+    add_products(all, row, col);
+  }
+  Acc lane(int l) const { return all[l]; }
+};
+
+/// The sum of the partial sums in the fixed tree, then the tail from kk.
+template <typename P, typename Acc>
+inline Acc finish_dot(const P &p, const Acc *row, const Acc *col, int kk,
+                      int k) {
+  Acc sum = ((p.lane(0) + p.lane(1)) + (p.lane(2) + p.lane(3))) +
+            ((p.lane(4) + p.lane(5)) + (p.lane(6) + p.lane(7)));
+  for (; kk < k; ++kk)
+    sum += row[kk] * col[kk];
+  return sum;
+}
+
+/// out[i * n + j] = dot(a row i, b column j) for a (m x k, row-major) and b
+/// (n columns of k, one after another): four rows of a against two columns
+/// at a time (eight independent chains, each loaded row used twice), then
+/// the rows and columns left over one by one.
+template <typename Acc, bool Wide>
+__attribute__((always_inline)) inline void
+dot_all(const Acc *a, int m, const Acc *b, int n, int k, Acc *out) {
+  using P = Partial<Acc, Wide>;
+  auto one = [&](int i, int j) {
+    const Acc *row = a + size_t(i) * k, *col = b + size_t(j) * k;
+    P p;
+    int kk = 0;
+    for (; kk + 8 <= k; kk += 8)
+      p.add(row + kk, col + kk);
+    out[size_t(i) * n + j] = finish_dot(p, row, col, kk, k);
+  };
+  int j = 0;
+  for (; j + 2 <= n; j += 2) {
+    const Acc *c0 = b + size_t(j) * k, *c1 = c0 + k;
+    int i = 0;
+    for (; i + 4 <= m; i += 4) {
+      const Acc *r0 = a + size_t(i) * k, *r1 = r0 + k, *r2 = r1 + k,
+                *r3 = r2 + k;
+      P p00, p10, p20, p30, p01, p11, p21, p31;
+      int kk = 0;
+      for (; kk + 8 <= k; kk += 8) {
+        p00.add(r0 + kk, c0 + kk);
+        p10.add(r1 + kk, c0 + kk);
+        p20.add(r2 + kk, c0 + kk);
+        p30.add(r3 + kk, c0 + kk);
+        p01.add(r0 + kk, c1 + kk);
+        p11.add(r1 + kk, c1 + kk);
+        p21.add(r2 + kk, c1 + kk);
+        p31.add(r3 + kk, c1 + kk);
+      }
+      Acc *o = out + size_t(i) * n + j;
+      o[0] = finish_dot(p00, r0, c0, kk, k);
+      o[1] = finish_dot(p01, r0, c1, kk, k);
+      o[n] = finish_dot(p10, r1, c0, kk, k);
+      o[n + 1] = finish_dot(p11, r1, c1, kk, k);
+      o[2 * size_t(n)] = finish_dot(p20, r2, c0, kk, k);
+      o[2 * size_t(n) + 1] = finish_dot(p21, r2, c1, kk, k);
+      o[3 * size_t(n)] = finish_dot(p30, r3, c0, kk, k);
+      o[3 * size_t(n) + 1] = finish_dot(p31, r3, c1, kk, k);
+    }
+    for (; i < m; ++i) {
+      one(i, j);
+      one(i, j + 1);
+    }
+  }
+  for (; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      one(i, j);
+}
+
+inline void dot_all_portable(const float *a, int m, const float *b, int n,
+                             int k, float *out) {
+  dot_all<float, false>(a, m, b, n, k, out);
+}
+inline void dot_all_portable(const int32_t *a, int m, const int32_t *b, int n,
+                             int k, int32_t *out) {
+  dot_all<int32_t, false>(a, m, b, n, k, out);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PTO_TILE_HAS_AVX_DOT 1
+/// The same sums with AVX registers (float only: eight int32 lanes need
+/// AVX2, and the integer sums are exact anyway).
+__attribute__((target("avx"))) inline void
+dot_all_avx(const float *a, int m, const float *b, int n, int k, float *out) {
+  dot_all<float, true>(a, m, b, n, k, out);
+}
+inline bool host_has_avx() {
+  static const bool has = __builtin_cpu_supports("avx");
+  return has;
+}
+#endif
+
+inline void dot_all_fast(const float *a, int m, const float *b, int n, int k,
+                         float *out) {
+#ifdef PTO_TILE_HAS_AVX_DOT
+  if (host_has_avx())
+    return dot_all_avx(a, m, b, n, k, out);
+#endif
+  dot_all_portable(a, m, b, n, k, out);
+}
+inline void dot_all_fast(const int32_t *a, int m, const int32_t *b, int n,
+                         int k, int32_t *out) {
+  dot_all_portable(a, m, b, n, k, out);
+}
+
 template <typename C, typename A, typename B>
 void matmul_impl(const char *op, C &c, const A &a, const B &b, bool acc) {
   using CT = typename C::DType;
@@ -1282,32 +1484,32 @@ void matmul_impl(const char *op, C &c, const A &a, const B &b, bool acc) {
                   {on_chip(a, false), on_chip(b, false), on_chip(c, false),
                    on_chip(c, true)});
   using Acc = std::conditional_t<std::is_same_v<CT, int32_t>, int32_t, float>;
-  // The operands in float (or int32): a once, b one column at a time; then
-  // dot products of a row and a column.
-  thread_local std::vector<Acc> abuf, bcol;
+  // The operands in the accumulator type, a by rows and b by columns, then
+  // every dot product at once.
+  thread_local std::vector<Acc> abuf, bbuf, out;
   abuf.resize(size_t(m) * k);
-  bcol.resize(k);
+  bbuf.resize(size_t(n) * k);
+  out.resize(size_t(m) * n);
   for (int i = 0; i < m; ++i)
     for (int kk = 0; kk < k; ++kk)
       abuf[size_t(i) * k + kk] = static_cast<Acc>(value(a.at(i, kk)));
   for (int j = 0; j < n; ++j) {
-    for (int kk = 0; kk < k; ++kk)
-      bcol[kk] = static_cast<Acc>(value(b.at(kk, j)));
-    for (int i = 0; i < m; ++i) {
-      const Acc *ap = &abuf[size_t(i) * k];
-      // Eight independent partial sums vectorize without reassociation.
-      Acc part[8] = {};
-      int kk = 0;
-      for (; kk + 8 <= k; kk += 8)
-        for (int l = 0; l < 8; ++l)
-          part[l] += ap[kk + l] * bcol[kk + l];
-      Acc sum = ((part[0] + part[1]) + (part[2] + part[3])) +
-                ((part[4] + part[5]) + (part[6] + part[7]));
-      for (; kk < k; ++kk)
-        sum += ap[kk] * bcol[kk];
-      c.at(i, j) = acc ? static_cast<CT>(c.at(i, j) + sum) : static_cast<CT>(sum);
+    Acc *col = &bbuf[size_t(j) * k];
+    if constexpr (col_storage(B::layout)) {
+      const typename B::DType *src = &b.at(0, j);
+      for (int kk = 0; kk < k; ++kk)
+        col[kk] = static_cast<Acc>(value(src[kk]));
+    } else {
+      for (int kk = 0; kk < k; ++kk)
+        col[kk] = static_cast<Acc>(value(b.at(kk, j)));
     }
   }
+  dot_all_fast(abuf.data(), m, bbuf.data(), n, k, out.data());
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const Acc sum = out[size_t(i) * n + j];
+      c.at(i, j) = acc ? static_cast<CT>(c.at(i, j) + sum) : static_cast<CT>(sum);
+    }
 }
 } // namespace detail
 
