@@ -6,7 +6,8 @@
 #
 # Everything comes from Debian 12's archive (bookworm + security): LLVM/MLIR
 # 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy, clang-19
-# (scripts/check-pto-isa.sh: pto-isa's headers need it). Nothing is
+# (scripts/check-pto-isa.sh: pto-isa's headers need it), Open MPI (the
+# collectives' MPI backend and its tests). Nothing is
 # vendored or downloaded at build time.
 set -euo pipefail
 
@@ -19,6 +20,7 @@ packages=(
   libgtest-dev libgmock-dev
   pybind11-dev python3-dev python3-pytest python3-numpy
   clang-19 libclang-rt-19-dev
+  openmpi-bin libopenmpi-dev
 )
 
 if [[ ${WSP_SKIP_APT:-0} != 1 ]]; then

@@ -1,0 +1,435 @@
+// pto/runtime/collectives.hpp - collectives between ranks behind one
+// interface (seed 003's KV data and context parallelism, seed 002's
+// all_reduce), with an in-process backend: one thread per rank, shared
+// memory. The MPI backend (one process per rank) is
+// pto/runtime/collectives_mpi.hpp, the only header that includes <mpi.h>.
+//
+// The operations are the ones the sharded programs need, named as MLIR's
+// `shard` dialect names its collectives:
+// - all_gather(send, recv, bytes): recv[r * bytes, (r + 1) * bytes) = rank
+//   r's send, on every rank;
+// - all_to_all(send, recv, bytes): block r of recv = block rank() of rank
+//   r's send (blocks of `bytes`);
+// - broadcast(buf, bytes, root): every rank's buf = root's buf;
+// - all_reduce(buf, count, type, op): buf = op over the ranks' bufs;
+// - barrier().
+//
+// One result on every backend and every run: all_reduce combines the ranks'
+// values in rank order 0, 1, ..., size - 1 (bf16 in float, rounded once at
+// the end), from an all_gather, in this header; a backend only moves bytes.
+// So a sum is the same bits in-process, over MPI and against a sequential
+// loop over the ranks, at the price of size x the bytes of a ring reduction
+// (docs/rationale/Sharding.md).
+//
+// Errors, never a crash or a hang, and nothing written on any rank:
+// - INVALID_PARAMS: a null buffer for a non-zero size, overlapping send and
+//   receive buffers, a root outside [0, size), a size that overflows, an
+//   element type or reduction outside the enums; and a call the ranks do
+//   not agree on (another operation, size, type or root on some rank): each
+//   call first exchanges a small header, so every rank sees every rank's
+//   arguments and all decide alike;
+// - PEER_LOST: a rank that can no longer take part (in-process: its
+//   function returned while the others wait in a collective; MPI: the
+//   library reported an error). The group stays broken: later calls return
+//   PEER_LOST at once.
+#ifndef PTO_RUNTIME_COLLECTIVES_HPP
+#define PTO_RUNTIME_COLLECTIVES_HPP
+
+#include "pto/runtime/float16.hpp"
+#include "pto/runtime/work_planner.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace pto {
+namespace runtime {
+namespace comm {
+
+/// A collective's status: the spec's codes (PlanResult) where they apply,
+/// and one more for a group that cannot complete a call.
+enum class Status : int32_t {
+  OK = static_cast<int32_t>(PlanResult::OK),
+  INVALID_PARAMS = static_cast<int32_t>(PlanResult::INVALID_PARAMS),
+  PEER_LOST = 16,
+};
+
+constexpr const char *to_string(Status s) {
+  switch (s) {
+  case Status::OK:
+    return "OK";
+  case Status::INVALID_PARAMS:
+    return "INVALID_PARAMS";
+  case Status::PEER_LOST:
+    return "PEER_LOST";
+  }
+  return "UNKNOWN";
+}
+
+/// How all_reduce combines (pto-isa's pto::comm::ReduceOp).
+enum class ReduceOp : uint8_t { Sum, Max, Min };
+/// The element types all_reduce combines.
+enum class ElemType : uint8_t { F32, BF16, I32 };
+
+constexpr size_t elem_bytes(ElemType t) {
+  return t == ElemType::BF16 ? 2 : 4;
+}
+
+/// What one rank asks of a call; every rank's header is exchanged first.
+struct CallHeader {
+  uint32_t kind = 0;  // which operation
+  uint32_t valid = 1; // this rank's own argument checks passed
+  uint64_t bytes = 0; // per-rank bytes (all_gather, all_to_all blocks, ...)
+  int64_t root = -1;
+  uint32_t elem = 0, op = 0;
+  bool operator==(const CallHeader &o) const {
+    return kind == o.kind && bytes == o.bytes && root == o.root &&
+           elem == o.elem && op == o.op;
+  }
+};
+
+namespace detail {
+inline bool overlap(const void *a, size_t an, const void *b, size_t bn) {
+  const auto *x = static_cast<const uint8_t *>(a);
+  const auto *y = static_cast<const uint8_t *>(b);
+  return an && bn && x < y + bn && y < x + an;
+}
+
+/// dst[i] = op(dst[i], src[i]) for `count` elements of type T (in A).
+template <typename T, typename A>
+void combine(A *acc, const T *src, size_t count, ReduceOp op, bool first) {
+  for (size_t i = 0; i < count; ++i) {
+    A v;
+    if constexpr (std::is_same_v<T, bf16>)
+      v = bf16_to_f32(src[i]);
+    else
+      v = src[i];
+    if (first)
+      acc[i] = v;
+    else if (op == ReduceOp::Sum)
+      acc[i] = static_cast<A>(acc[i] + v);
+    else if (op == ReduceOp::Max)
+      acc[i] = std::max(acc[i], v);
+    else
+      acc[i] = std::min(acc[i], v);
+  }
+}
+} // namespace detail
+
+/// The interface the sharded programs call. A backend implements the byte
+/// movements (exchange, gather, all_to_all, broadcast); argument checks,
+/// agreement and all_reduce's combination live here, once.
+class Communicator {
+public:
+  enum Kind : uint32_t { AllGather = 1, AllToAll, Broadcast, AllReduce, Barrier };
+
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  Status all_gather(const void *send, void *recv, size_t bytes) {
+    CallHeader h;
+    h.kind = AllGather;
+    h.bytes = bytes;
+    const size_t total = checked_total(bytes);
+    h.valid = total != kOverflow && buffers_ok(send, bytes, recv, total);
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (Status s = backend_all_gather(send, recv, bytes); s != Status::OK)
+      return s;
+    sent_ += bytes * uint64_t(size() - 1);
+    return Status::OK;
+  }
+
+  Status all_to_all(const void *send, void *recv, size_t bytes) {
+    CallHeader h;
+    h.kind = AllToAll;
+    h.bytes = bytes;
+    const size_t total = checked_total(bytes);
+    h.valid = total != kOverflow && buffers_ok(send, total, recv, total);
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (Status s = backend_all_to_all(send, recv, bytes); s != Status::OK)
+      return s;
+    sent_ += bytes * uint64_t(size() - 1);
+    return Status::OK;
+  }
+
+  Status broadcast(void *buf, size_t bytes, int root) {
+    CallHeader h;
+    h.kind = Broadcast;
+    h.bytes = bytes;
+    h.root = root;
+    h.valid = root >= 0 && root < size() && (buf || !bytes);
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (Status s = backend_broadcast(buf, bytes, root); s != Status::OK)
+      return s;
+    if (rank() == root)
+      sent_ += bytes * uint64_t(size() - 1);
+    return Status::OK;
+  }
+
+  /// buf = op over the ranks' bufs in rank order; bf16 combined in float
+  /// and rounded once.
+  Status all_reduce(void *buf, size_t count, ElemType type, ReduceOp op) {
+    CallHeader h;
+    h.kind = AllReduce;
+    h.elem = static_cast<uint32_t>(type);
+    h.op = static_cast<uint32_t>(op);
+    const bool known = type <= ElemType::I32 && op <= ReduceOp::Min;
+    const size_t bytes =
+        known && count <= kMaxTotal / 4 ? count * elem_bytes(type) : kOverflow;
+    h.bytes = bytes;
+    const size_t total = bytes == kOverflow ? kOverflow : checked_total(bytes);
+    h.valid = known && total != kOverflow && (buf || !bytes);
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (total == kOverflow) // refused by agree() already; said for the compiler
+      return Status::INVALID_PARAMS;
+    gathered_.resize(total);
+    if (Status s = backend_all_gather(buf, gathered_.data(), bytes);
+        s != Status::OK)
+      return s;
+    sent_ += bytes * uint64_t(size() - 1);
+    switch (type) {
+    case ElemType::F32:
+      reduce_in_rank_order<float, float>(static_cast<float *>(buf), count, op);
+      break;
+    case ElemType::BF16:
+      reduce_in_rank_order<bf16, float>(static_cast<bf16 *>(buf), count, op);
+      break;
+    case ElemType::I32:
+      reduce_in_rank_order<int32_t, int64_t>(static_cast<int32_t *>(buf), count,
+                                             op);
+      break;
+    }
+    return Status::OK;
+  }
+
+  Status barrier() {
+    CallHeader h;
+    h.kind = Barrier;
+    return agree(h);
+  }
+
+  /// Bytes this rank has sent to other ranks through the calls so far (the
+  /// bytes a sharded step moves, counted as the formulas count them).
+  uint64_t bytes_sent() const { return sent_; }
+  void reset_bytes_sent() { sent_ = 0; }
+
+protected:
+  static constexpr size_t kOverflow = ~size_t(0);
+  /// The most bytes a call may move into one buffer (an object's limit).
+  static constexpr size_t kMaxTotal = static_cast<size_t>(PTRDIFF_MAX);
+
+  /// Every rank's header, in rank order (size() entries).
+  virtual Status exchange(const CallHeader &mine,
+                          std::vector<CallHeader> &all) = 0;
+  virtual Status backend_all_gather(const void *send, void *recv,
+                                    size_t bytes) = 0;
+  virtual Status backend_all_to_all(const void *send, void *recv,
+                                    size_t bytes) = 0;
+  virtual Status backend_broadcast(void *buf, size_t bytes, int root) = 0;
+
+private:
+  size_t checked_total(size_t bytes) const {
+    const size_t n = static_cast<size_t>(size());
+    return bytes <= kMaxTotal / n ? bytes * n : kOverflow;
+  }
+  static bool buffers_ok(const void *send, size_t send_bytes, const void *recv,
+                         size_t recv_bytes) {
+    return (send || !send_bytes) && (recv || !recv_bytes) &&
+           !detail::overlap(send, send_bytes, recv, recv_bytes);
+  }
+
+  /// Every rank learns every rank's header: OK only when all are valid and
+  /// alike.
+  Status agree(const CallHeader &mine) {
+    if (Status s = exchange(mine, headers_); s != Status::OK)
+      return s;
+    for (const CallHeader &h : headers_)
+      if (!h.valid || !(h == headers_[0]))
+        return Status::INVALID_PARAMS;
+    return Status::OK;
+  }
+
+  template <typename T, typename A>
+  void reduce_in_rank_order(T *buf, size_t count, ReduceOp op) {
+    acc_.resize(count * sizeof(A));
+    A *acc = reinterpret_cast<A *>(acc_.data());
+    for (int r = 0; r < size(); ++r)
+      detail::combine<T, A>(
+          acc, reinterpret_cast<const T *>(gathered_.data() + r * count * sizeof(T)),
+          count, op, r == 0);
+    for (size_t i = 0; i < count; ++i) {
+      if constexpr (std::is_same_v<T, bf16>)
+        buf[i] = f32_to_bf16(acc[i]);
+      else
+        buf[i] = static_cast<T>(acc[i]); // an int32 sum wraps as on device
+    }
+  }
+
+  std::vector<CallHeader> headers_;
+  std::vector<uint8_t> gathered_;
+  std::vector<uint8_t> acc_; // raw storage of the accumulators
+  uint64_t sent_ = 0;
+};
+
+/// The in-process backend: `size` ranks as threads of one process, sharing
+/// memory. run() calls fn(communicator) on one thread per rank and returns
+/// when all have returned.
+class ThreadGroup {
+public:
+  explicit ThreadGroup(int size) : size_(std::max(size, 1)) {}
+  int size() const { return size_; }
+
+  /// Runs fn(Communicator &) on size() threads; an exception on a rank is
+  /// rethrown here after every rank has ended (the others see PEER_LOST).
+  void run(const std::function<void(Communicator &)> &fn);
+
+private:
+  friend class ThreadCommunicator;
+  /// Waits for every rank to arrive; false when a rank has left instead.
+  bool arrive(std::unique_lock<std::mutex> &lock) {
+    if (broken_)
+      return false;
+    const uint64_t gen = generation_;
+    if (++arrived_ == size_) {
+      arrived_ = 0;
+      ++generation_;
+      cv_.notify_all();
+      return true;
+    }
+    cv_.wait(lock, [&] { return generation_ != gen || left_ > 0; });
+    if (generation_ != gen)
+      return true;
+    broken_ = true;
+    return false;
+  }
+
+  const int size_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t generation_ = 0;
+  int arrived_ = 0, left_ = 0;
+  bool broken_ = false;
+  std::vector<CallHeader> headers_;
+  std::vector<const void *> sends_;
+};
+
+class ThreadCommunicator final : public Communicator {
+public:
+  ThreadCommunicator(ThreadGroup &group, int rank)
+      : group_(group), rank_(rank) {}
+  int rank() const override { return rank_; }
+  int size() const override { return group_.size_; }
+
+protected:
+  Status exchange(const CallHeader &mine,
+                  std::vector<CallHeader> &all) override {
+    std::unique_lock<std::mutex> lock(group_.mu_);
+    group_.headers_[rank_] = mine;
+    if (!group_.arrive(lock))
+      return Status::PEER_LOST;
+    all = group_.headers_;
+    // No rank may write its header for the next call before every rank
+    // has read this one.
+    return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
+  }
+
+  /// Publishes `send`, waits for all, runs copy(sends), waits again so no
+  /// rank reuses its buffer while another still reads it.
+  template <typename Copy> Status exchange_pointers(const void *send, Copy copy) {
+    std::unique_lock<std::mutex> lock(group_.mu_);
+    group_.sends_[rank_] = send;
+    if (!group_.arrive(lock))
+      return Status::PEER_LOST;
+    const std::vector<const void *> sends = group_.sends_;
+    lock.unlock();
+    copy(sends);
+    lock.lock();
+    return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
+  }
+
+  Status backend_all_gather(const void *send, void *recv,
+                            size_t bytes) override {
+    if (bytes > kMaxTotal) // refused by agree() already; said for the compiler
+      return Status::INVALID_PARAMS;
+    return exchange_pointers(send, [&](const std::vector<const void *> &s) {
+      for (int r = 0; r < size(); ++r)
+        if (bytes)
+          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes, s[r],
+                      bytes);
+    });
+  }
+  Status backend_all_to_all(const void *send, void *recv,
+                            size_t bytes) override {
+    if (bytes > kMaxTotal)
+      return Status::INVALID_PARAMS;
+    return exchange_pointers(send, [&](const std::vector<const void *> &s) {
+      for (int r = 0; r < size(); ++r)
+        if (bytes)
+          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
+                      static_cast<const uint8_t *>(s[r]) +
+                          size_t(rank_) * bytes,
+                      bytes);
+    });
+  }
+  Status backend_broadcast(void *buf, size_t bytes, int root) override {
+    if (bytes > kMaxTotal)
+      return Status::INVALID_PARAMS;
+    return exchange_pointers(buf, [&](const std::vector<const void *> &s) {
+      if (rank_ != root && bytes)
+        std::memcpy(buf, s[root], bytes);
+    });
+  }
+
+private:
+  ThreadGroup &group_;
+  const int rank_;
+};
+
+inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
+  headers_.assign(size_, CallHeader{});
+  sends_.assign(size_, nullptr);
+  generation_ = 0;
+  arrived_ = left_ = 0;
+  broken_ = false;
+  std::vector<std::exception_ptr> errors(size_);
+  std::vector<std::thread> threads;
+  threads.reserve(size_);
+  for (int r = 0; r < size_; ++r)
+    threads.emplace_back([&, r] {
+      ThreadCommunicator comm(*this, r);
+      try {
+        fn(comm);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+      // This rank takes part in no more calls: a rank still waiting for
+      // it gets PEER_LOST instead of waiting forever.
+      std::lock_guard<std::mutex> lock(mu_);
+      ++left_;
+      cv_.notify_all();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (std::exception_ptr &e : errors)
+    if (e)
+      std::rethrow_exception(e);
+}
+
+} // namespace comm
+} // namespace runtime
+} // namespace pto
+
+#endif // PTO_RUNTIME_COLLECTIVES_HPP

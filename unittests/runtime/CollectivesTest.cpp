@@ -1,0 +1,69 @@
+// pto/runtime/collectives.hpp's in-process backend: the shared cases
+// (CollectiveCases.h) on 1, 2, 3, 4 and 8 ranks as threads, and what only a
+// thread group can show here: a rank that leaves or throws while the others
+// wait ends in PEER_LOST, not a hang.
+#include "CollectiveCases.h"
+
+#include <atomic>
+#include <stdexcept>
+
+using namespace pto::runtime::comm;
+
+namespace {
+void on_ranks(void (*body)(Communicator &)) {
+  for (int n : {1, 2, 3, 4, 8}) {
+    SCOPED_TRACE(testing::Message() << n << " ranks");
+    ThreadGroup(n).run([&](Communicator &c) {
+      EXPECT_EQ(c.size(), n);
+      body(c);
+    });
+  }
+}
+} // namespace
+
+TEST(Collectives, AllGather) { on_ranks(collective_cases::all_gather); }
+TEST(Collectives, AllToAll) { on_ranks(collective_cases::all_to_all); }
+TEST(Collectives, Broadcast) { on_ranks(collective_cases::broadcast); }
+TEST(Collectives, AllReduceInRankOrder) {
+  on_ranks(collective_cases::all_reduce);
+}
+TEST(Collectives, BadArgumentsWriteNothing) {
+  on_ranks(collective_cases::bad_arguments);
+}
+
+TEST(Collectives, RanksAreDistinct) {
+  std::atomic<int> seen{0};
+  ThreadGroup(5).run([&](Communicator &c) { seen |= 1 << c.rank(); });
+  EXPECT_EQ(seen.load(), 0x1f);
+}
+
+// Rank 1 returns before the second barrier: ranks 0 and 2 get PEER_LOST
+// there, and from then on, at once.
+TEST(Collectives, ARankThatLeavesIsReportedNotWaitedFor) {
+  std::vector<Status> second(3, Status::OK), third(3, Status::OK);
+  ThreadGroup(3).run([&](Communicator &c) {
+    EXPECT_EQ(c.barrier(), Status::OK);
+    if (c.rank() == 1)
+      return;
+    second[c.rank()] = c.barrier();
+    uint8_t b = 0;
+    third[c.rank()] = c.broadcast(&b, 1, 0);
+  });
+  EXPECT_EQ(second[0], Status::PEER_LOST);
+  EXPECT_EQ(second[2], Status::PEER_LOST);
+  EXPECT_EQ(third[0], Status::PEER_LOST);
+  EXPECT_EQ(third[2], Status::PEER_LOST);
+}
+
+// An exception on a rank reaches the caller of run(), after the others
+// have ended (they see PEER_LOST).
+TEST(Collectives, AnExceptionOnARankIsRethrown) {
+  std::vector<Status> got(2, Status::OK);
+  EXPECT_THROW(ThreadGroup(2).run([&](Communicator &c) {
+    if (c.rank() == 0)
+      throw std::runtime_error("rank 0 failed");
+    got[1] = c.barrier();
+  }),
+               std::runtime_error);
+  EXPECT_EQ(got[1], Status::PEER_LOST);
+}
