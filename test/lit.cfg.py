@@ -25,6 +25,15 @@ if config.wsp_enable_python.upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("python")
 config.substitutions.append(("%python", config.python_executable))
 
+# Open MPI's launcher (tests under Mpi/, ctest label mpi): it refuses to run
+# as root unless told, and more ranks than cores need --oversubscribe.
+import shutil
+if shutil.which("mpirun"):
+    config.available_features.add("mpi")
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 

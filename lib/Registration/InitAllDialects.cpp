@@ -11,10 +11,11 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 
 void mlir::wsp::registerAllDialects(DialectRegistry &registry) {
   registry.insert<wsp::WspDialect, wsp::tile::TileDialect, wsp::llm::LlmDialect, arith::ArithDialect, emitc::EmitCDialect,
                   func::FuncDialect, math::MathDialect, memref::MemRefDialect,
-                  scf::SCFDialect>();
+                  scf::SCFDialect, shard::ShardDialect>();
 }

@@ -14,7 +14,7 @@ wsp.tier_config @DecodeAttentionTiers [
 def test_registered_dialects():
     assert wsp.registered_dialects() == [
         "arith", "builtin", "emitc", "func", "llm", "math", "memref", "scf",
-        "tile", "wsp"]
+        "shard", "tile", "wsp"]
 
 
 def test_parse_round_trips():

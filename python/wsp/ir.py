@@ -317,6 +317,18 @@ class Module:
                 block.ops.append(_make_op(self, "wsp.return", [], [], {}, {},
                                           0, []))
 
+    def grid(self, name, shape):
+        """``shard.grid @name(shape = ...)``: the device grid a program's
+        collectives run on (``llm.all_reduce(..., grid=m.grid("tp",
+        [None]))``); None for a size known only at run time."""
+        dims = ", ".join("-9223372036854775808" if d is None else str(int(d))
+                         for d in shape)
+        self._top(_Op(self, "shard.grid", [], [],
+                      {"sym_name": _quote(name),
+                       "shape": "array<i64: %s>" % dims}, {}, 0,
+                      _location(), []))
+        return "@" + name
+
     def tier_config(self, name, tiers):
         """``wsp.tier_config @name``: `tiers` a list of (id, min, max)."""
         text = "[%s]" % ", ".join("#wsp.tier<%d, [%d, %d]>" % tuple(t)

@@ -101,10 +101,15 @@ def _check_alone(op):
     for o in op.operands:
         seen.setdefault(o.name, o.type)
     args = ", ".join("%%%s: %s" % kv for kv in seen.items())
-    text = ('"builtin.module"() ({\n^bb0:\n  "func.func"() <{function_type = '
+    # A device grid the op names (all_reduce ... on @grid) is the module's:
+    # here a grid of any size stands in, so the op's own rules are checked.
+    grid = op.props.get("grid")
+    grids = ('  "shard.grid"() <{shape = array<i64: -9223372036854775808>, '
+             'sym_name = "%s"}> : () -> ()\n' % grid[1:]) if grid else ""
+    text = ('"builtin.module"() ({\n^bb0:\n%s  "func.func"() <{function_type = '
             '(%s) -> (), sym_name = "wsp_check"}> ({\n  ^bb0(%s):\n%s\n'
             '    "func.return"() : () -> ()\n  }) : () -> ()\n}) : () -> ()\n'
-            ) % (", ".join(seen.values()), args, "\n".join(op.render(2)))
+            ) % (grids, ", ".join(seen.values()), args, "\n".join(op.render(2)))
     _wsp.parse(text, filename="<wsp.ops>")
 
 
@@ -220,6 +225,7 @@ llm = _make_dialect("llm")
 math = _make_dialect("math")
 memref = _make_dialect("memref")
 scf = _make_dialect("scf")
+shard = _make_dialect("shard")
 tile = _make_dialect("tile")
 wsp = _make_dialect("wsp")
 
@@ -303,5 +309,6 @@ def _if(condition, result_types=(), name=None):
 scf.for_ = _for
 scf.if_ = _if
 
-__all__ = ["SPEC", "arith", "func", "llm", "math", "memref", "scf", "tile",
+__all__ = ["SPEC", "arith", "func", "llm", "math", "memref", "scf", "shard",
+           "tile",
            "wsp", "current_block", "insertion_point"]

@@ -63,7 +63,7 @@ static cl::opt<int64_t> posId("pos", cl::init(16),
                               cl::desc("pos_id of the batch; query i is at "
                                        "pos + i"),
                               cl::cat(category));
-static cl::opt<std::string> shard("shard", cl::init("none"),
+static cl::opt<std::string> shardMode("shard", cl::init("none"),
                                   cl::desc("LNC2 sharding: none, batch or "
                                            "sequence"),
                                   cl::cat(category));
@@ -126,11 +126,11 @@ int main(int argc, char **argv) {
   if (posId > kMaxPosition || window > kMaxPosition)
     return fail("--pos and --window must be at most 2^40");
   wsp::MaskShard sharding;
-  if (shard == "none")
+  if (shardMode == "none")
     sharding = wsp::MaskShard::none;
-  else if (shard == "batch")
+  else if (shardMode == "batch")
     sharding = wsp::MaskShard::batch;
-  else if (shard == "sequence")
+  else if (shardMode == "sequence")
     sharding = wsp::MaskShard::sequence;
   else
     return fail("--shard must be none, batch or sequence");

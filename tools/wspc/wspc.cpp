@@ -24,6 +24,7 @@
 
 #include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
@@ -230,6 +231,15 @@ int main(int argc, char **argv) {
       "_selfcheck PRIVATE -Wall -Wextra -include "
       "${CMAKE_CURRENT_SOURCE_DIR}/cpusim/" + stem + ".cpp)\n"
       "target_link_libraries(" + stem + "_selfcheck PRIVATE Threads::Threads)\n";
+  // A program with collectives runs its ranks as threads, or as processes
+  // under `mpirun -np N` where MPI is installed (pto/runtime/
+  // collectives_mpi.hpp; the self-check sees WSP_WITH_MPI).
+  if (module->walk([](wsp::AllReduceOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    cmake += "find_package(MPI COMPONENTS CXX QUIET)\nif(MPI_CXX_FOUND)\n"
+             "  target_compile_definitions(" + stem +
+             "_selfcheck PRIVATE WSP_WITH_MPI)\n  target_link_libraries(" +
+             stem + "_selfcheck PRIVATE MPI::MPI_CXX)\nendif()\n";
   if (!deviceOnly)
     files.push_back({"CMakeLists.txt", cmake});
 

@@ -174,6 +174,16 @@ inline void bad_arguments(Communicator &c) {
                          static_cast<ReduceOp>(9)),
             Status::INVALID_PARAMS);
   EXPECT_TRUE(untouched());
+  // A rank whose earlier work failed joins the call not ready: the call
+  // fails on every rank, nothing written.
+  std::vector<float> f(4, float(me));
+  EXPECT_EQ(c.all_reduce(f.data(), f.size(), ElemType::F32, ReduceOp::Sum,
+                         /*ready=*/me != n - 1),
+            Status::INVALID_PARAMS);
+  EXPECT_EQ(f, std::vector<float>(4, float(me)));
+  EXPECT_EQ(c.all_gather(send.data(), recv.data(), bytes, /*ready=*/me != 0),
+            Status::INVALID_PARAMS);
+  EXPECT_TRUE(untouched());
   // The group still works.
   EXPECT_EQ(c.barrier(), Status::OK);
   ASSERT_EQ(c.all_gather(send.data(), recv.data(), bytes), Status::OK);

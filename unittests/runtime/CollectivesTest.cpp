@@ -67,3 +67,28 @@ TEST(Collectives, AnExceptionOnARankIsRethrown) {
                std::runtime_error);
   EXPECT_EQ(got[1], Status::PEER_LOST);
 }
+
+// current(): each rank's thread sees its own communicator inside run(), a
+// rank alone outside it (where the shared cases hold too), and a scope
+// restores what it replaced.
+TEST(Collectives, CurrentIsTheCallingRanks) {
+  EXPECT_EQ(current().size(), 1);
+  EXPECT_EQ(current().rank(), 0);
+  collective_cases::all_gather(current());
+  collective_cases::all_to_all(current());
+  collective_cases::broadcast(current());
+  collective_cases::all_reduce(current());
+  collective_cases::bad_arguments(current());
+  ThreadGroup(3).run([&](Communicator &c) {
+    EXPECT_EQ(&current(), &c);
+    EXPECT_EQ(current().rank(), c.rank());
+    EXPECT_EQ(current().size(), 3);
+  });
+  EXPECT_EQ(current().size(), 1);
+  SoloCommunicator other;
+  {
+    CurrentCommunicator scope(other);
+    EXPECT_EQ(&current(), &other);
+  }
+  EXPECT_NE(&current(), &other);
+}

@@ -21,10 +21,15 @@
 // loop over the ranks, at the price of size x the bytes of a ring reduction
 // (docs/rationale/Sharding.md).
 //
+// A rank whose earlier work failed still makes the call, with ready =
+// false: it cannot leave the others waiting (over MPI they would wait
+// forever), and every rank's call fails alike.
+//
 // Errors, never a crash or a hang, and nothing written on any rank:
 // - INVALID_PARAMS: a null buffer for a non-zero size, overlapping send and
 //   receive buffers, a root outside [0, size), a size that overflows, an
-//   element type or reduction outside the enums; and a call the ranks do
+//   element type or reduction outside the enums; a rank not ready; and a
+//   call the ranks do
 //   not agree on (another operation, size, type or root on some rank): each
 //   call first exchanges a small header, so every rank sees every rank's
 //   arguments and all decide alike;
@@ -135,52 +140,44 @@ public:
   virtual int rank() const = 0;
   virtual int size() const = 0;
 
-  Status all_gather(const void *send, void *recv, size_t bytes) {
+  Status all_gather(const void *send, void *recv, size_t bytes,
+                    bool ready = true) {
     CallHeader h;
     h.kind = AllGather;
     h.bytes = bytes;
     const size_t total = checked_total(bytes);
-    h.valid = total != kOverflow && buffers_ok(send, bytes, recv, total);
-    if (Status s = agree(h); s != Status::OK)
-      return s;
-    if (Status s = backend_all_gather(send, recv, bytes); s != Status::OK)
-      return s;
-    sent_ += bytes * uint64_t(size() - 1);
-    return Status::OK;
+    h.valid = ready && total != kOverflow &&
+              buffers_ok(send, bytes, recv, total);
+    return call(h, bytes * uint64_t(size() - 1),
+                [&] { return backend_all_gather(send, recv, bytes); });
   }
 
-  Status all_to_all(const void *send, void *recv, size_t bytes) {
+  Status all_to_all(const void *send, void *recv, size_t bytes,
+                    bool ready = true) {
     CallHeader h;
     h.kind = AllToAll;
     h.bytes = bytes;
     const size_t total = checked_total(bytes);
-    h.valid = total != kOverflow && buffers_ok(send, total, recv, total);
-    if (Status s = agree(h); s != Status::OK)
-      return s;
-    if (Status s = backend_all_to_all(send, recv, bytes); s != Status::OK)
-      return s;
-    sent_ += bytes * uint64_t(size() - 1);
-    return Status::OK;
+    h.valid = ready && total != kOverflow &&
+              buffers_ok(send, total, recv, total);
+    return call(h, bytes * uint64_t(size() - 1),
+                [&] { return backend_all_to_all(send, recv, bytes); });
   }
 
-  Status broadcast(void *buf, size_t bytes, int root) {
+  Status broadcast(void *buf, size_t bytes, int root, bool ready = true) {
     CallHeader h;
     h.kind = Broadcast;
     h.bytes = bytes;
     h.root = root;
-    h.valid = root >= 0 && root < size() && (buf || !bytes);
-    if (Status s = agree(h); s != Status::OK)
-      return s;
-    if (Status s = backend_broadcast(buf, bytes, root); s != Status::OK)
-      return s;
-    if (rank() == root)
-      sent_ += bytes * uint64_t(size() - 1);
-    return Status::OK;
+    h.valid = ready && root >= 0 && root < size() && (buf || !bytes);
+    return call(h, rank() == root ? bytes * uint64_t(size() - 1) : 0,
+                [&] { return backend_broadcast(buf, bytes, root); });
   }
 
   /// buf = op over the ranks' bufs in rank order; bf16 combined in float
   /// and rounded once.
-  Status all_reduce(void *buf, size_t count, ElemType type, ReduceOp op) {
+  Status all_reduce(void *buf, size_t count, ElemType type, ReduceOp op,
+                    bool ready = true) {
     CallHeader h;
     h.kind = AllReduce;
     h.elem = static_cast<uint32_t>(type);
@@ -190,16 +187,18 @@ public:
         known && count <= kMaxTotal / 4 ? count * elem_bytes(type) : kOverflow;
     h.bytes = bytes;
     const size_t total = bytes == kOverflow ? kOverflow : checked_total(bytes);
-    h.valid = known && total != kOverflow && (buf || !bytes);
-    if (Status s = agree(h); s != Status::OK)
-      return s;
-    if (total == kOverflow) // refused by agree() already; said for the compiler
-      return Status::INVALID_PARAMS;
-    gathered_.resize(total);
-    if (Status s = backend_all_gather(buf, gathered_.data(), bytes);
+    h.valid = ready && known && total != kOverflow && (buf || !bytes);
+    if (Status s = call(h, bytes * uint64_t(size() - 1),
+                        [&] {
+                          gathered_.resize(total);
+                          return backend_all_gather(buf, gathered_.data(),
+                                                    bytes);
+                        });
         s != Status::OK)
       return s;
-    sent_ += bytes * uint64_t(size() - 1);
+    // agree() refused larger counts already; said again for the compiler.
+    if (count > kMaxTotal / 4 / size_t(size()))
+      return Status::INVALID_PARAMS;
     switch (type) {
     case ElemType::F32:
       reduce_in_rank_order<float, float>(static_cast<float *>(buf), count, op);
@@ -251,6 +250,18 @@ private:
            !detail::overlap(send, send_bytes, recv, recv_bytes);
   }
 
+  /// One call: the ranks agree on `h`, then `move` moves the bytes; `sent`
+  /// is this rank's payload to the others, counted when both succeeded.
+  template <typename Move> Status call(const CallHeader &h, uint64_t sent,
+                                       Move move) {
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (Status s = move(); s != Status::OK)
+      return s;
+    sent_ += sent;
+    return Status::OK;
+  }
+
   /// Every rank learns every rank's header: OK only when all are valid and
   /// alike.
   Status agree(const CallHeader &mine) {
@@ -284,9 +295,70 @@ private:
   uint64_t sent_ = 0;
 };
 
+/// One rank alone: what a program runs on when no group was set up. Every
+/// collective is a local copy (all_reduce leaves the buffer as it is).
+class SoloCommunicator final : public Communicator {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+
+protected:
+  Status exchange(const CallHeader &mine,
+                  std::vector<CallHeader> &all) override {
+    all.assign(1, mine);
+    return Status::OK;
+  }
+  Status backend_all_gather(const void *send, void *recv,
+                            size_t bytes) override {
+    if (bytes > kMaxTotal)
+      return Status::INVALID_PARAMS;
+    if (bytes)
+      std::memcpy(recv, send, bytes);
+    return Status::OK;
+  }
+  Status backend_all_to_all(const void *send, void *recv,
+                            size_t bytes) override {
+    return backend_all_gather(send, recv, bytes);
+  }
+  Status backend_broadcast(void *, size_t, int) override { return Status::OK; }
+};
+
+namespace detail {
+inline Communicator *&current_slot() {
+  thread_local Communicator *c = nullptr;
+  return c;
+}
+} // namespace detail
+
+/// The communicator of the rank the calling thread runs: what emitted
+/// programs call their collectives on (as a kernel asks get_block_idx()
+/// for its block). ThreadGroup::run sets it on each rank's thread; an MPI
+/// program sets it with CurrentCommunicator; otherwise one rank alone.
+inline Communicator &current() {
+  if (Communicator *c = detail::current_slot())
+    return *c;
+  thread_local SoloCommunicator solo;
+  return solo;
+}
+
+/// Makes `c` the calling thread's current communicator for a scope.
+class CurrentCommunicator {
+public:
+  explicit CurrentCommunicator(Communicator &c)
+      : saved_(detail::current_slot()) {
+    detail::current_slot() = &c;
+  }
+  ~CurrentCommunicator() { detail::current_slot() = saved_; }
+  CurrentCommunicator(const CurrentCommunicator &) = delete;
+  CurrentCommunicator &operator=(const CurrentCommunicator &) = delete;
+
+private:
+  Communicator *saved_;
+};
+
 /// The in-process backend: `size` ranks as threads of one process, sharing
-/// memory. run() calls fn(communicator) on one thread per rank and returns
-/// when all have returned.
+/// memory. run() calls fn(communicator) on one thread per rank, with that
+/// communicator current() on the thread, and returns when all have returned.
 class ThreadGroup {
 public:
   explicit ThreadGroup(int size) : size_(std::max(size, 1)) {}
@@ -410,6 +482,7 @@ inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
   for (int r = 0; r < size_; ++r)
     threads.emplace_back([&, r] {
       ThreadCommunicator comm(*this, r);
+      CurrentCommunicator scope(comm);
       try {
         fn(comm);
       } catch (...) {

@@ -3757,10 +3757,12 @@ struct ConvertLlmToWspPass
 
     Value status;
     for (auto [i, op] : llvm::enumerate(ops)) {
-      // all_reduce on the one rank this program runs on leaves the buffer
-      // as it is; the sharding lowering, which runs before this pass,
-      // replaces it by a collective when there are several.
-      if (isa<llm::AllReduceOp>(op)) {
+      // all_reduce without a device grid runs on the one rank this program
+      // runs on, where it leaves the buffer as it is; over a grid, it is
+      // the collective.
+      if (auto reduce = dyn_cast<llm::AllReduceOp>(op)) {
+        if (reduce.getGrid())
+          status = lowerAllReduce(reduce, status);
         op->erase();
         continue;
       }
@@ -3890,9 +3892,15 @@ struct ConvertLlmToWspPass
       return map.lookup(ret.getOperand(0));
     };
     OpBuilder builder(op);
+    return guarded(builder, op->getLoc(), status, plannerStatus);
+  }
+
+  /// The status of running `run` (built by it) only while `status` is 0,
+  /// else `status`; with no status yet, `run`'s own.
+  static Value guarded(OpBuilder &builder, Location loc, Value status,
+                       function_ref<Value(OpBuilder &)> run) {
     if (!status)
-      return plannerStatus(builder);
-    Location loc = op->getLoc();
+      return run(builder);
     Value zero =
         arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(0));
     Value go = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
@@ -3900,11 +3908,26 @@ struct ConvertLlmToWspPass
     auto guard = scf::IfOp::create(builder, loc, builder.getI32Type(), go,
                                    /*withElseRegion=*/true);
     OpBuilder then = guard.getThenBodyBuilder();
-    scf::YieldOp::create(then, loc, plannerStatus(then));
+    scf::YieldOp::create(then, loc, run(then));
     // Else: an earlier op failed; keep its status.
     OpBuilder otherwise = guard.getElseBodyBuilder();
     scf::YieldOp::create(otherwise, loc, status);
     return guard.getResult(0);
+  }
+
+  /// llm.all_reduce over a device grid: wsp.all_reduce on the buffer, in
+  /// place. Not guarded like an op's planner: a rank whose earlier ops
+  /// failed still joins the collective (`after`), so no rank waits for it.
+  static Value lowerAllReduce(llm::AllReduceOp op, Value status) {
+    shard::ReductionKind kind = shard::ReductionKind::Sum;
+    if (op.getKind() == llm::ReduceKind::max)
+      kind = shard::ReductionKind::Max;
+    else if (op.getKind() == llm::ReduceKind::min)
+      kind = shard::ReductionKind::Min;
+    OpBuilder b(op);
+    return wsp::AllReduceOp::create(
+        b, op.getLoc(), b.getI32Type(), op.getHiddenStates(), op.getGridAttr(),
+        shard::ReductionKindAttr::get(b.getContext(), kind), status);
   }
 };
 

@@ -237,6 +237,65 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   return success();
 }
 
+/// wsp.all_reduce: the run's communicator (pto/runtime/collectives.hpp),
+/// after checking it has the grid's number of ranks when the grid's shape
+/// is static.
+LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
+  auto type = cast<MemRefType>(op.getBuffer().getType());
+  Type elem = type.getElementType();
+  const char *elemName = elem.isF32()    ? "F32"
+                         : elem.isBF16() ? "BF16"
+                                         : "I32";
+  const char *kind = op.getReduction() == shard::ReductionKind::Max   ? "Max"
+                     : op.getReduction() == shard::ReductionKind::Min ? "Min"
+                                                                      : "Sum";
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+      op, op.getGridAttr());
+  if (!grid)
+    return op.emitOpError("names no shard.grid");
+  std::optional<int64_t> ranks = 1;
+  for (int64_t d : grid.getShape())
+    ranks = ShapedType::isDynamic(d) || !ranks ? std::nullopt
+                                               : std::optional(*ranks * d);
+  if (failed(e.declareResult(op.getStatus(), op)))
+    return failure();
+  std::string buf = e.name(op.getBuffer()), status = e.name(op.getStatus());
+  std::string count = "size_t(1)";
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    count += " * size_t(" + buf + ".sizes[" + std::to_string(i) + "])";
+  raw_indented_ostream &os = e.os;
+  os << "// wsp.all_reduce on @" << op.getGrid() << ": " << kind
+     << " over the ranks, in rank order\n";
+  os << "{\n";
+  os.indent();
+  os << "::pto::runtime::comm::Communicator &comm = "
+        "::pto::runtime::comm::current();\n";
+  std::string ready = "true";
+  if (op.getAfter()) {
+    os << "// Joined even after a failure here, so no rank waits for this "
+          "one.\n";
+    os << "const bool ready = " << e.name(op.getAfter()) << " == 0;\n";
+    ready = "ready";
+  }
+  if (ranks) {
+    os << "if (comm.size() != " << *ranks << ")\n";
+    os << "  " << status << " = 3; // INVALID_PARAMS: @" << op.getGrid()
+       << " has " << *ranks << " ranks\n";
+    os << "else\n  ";
+  }
+  os << status << " = static_cast<int32_t>(comm.all_reduce(\n";
+  os << (ranks ? "      " : "    ") << buf << ".data, " << count
+     << ", ::pto::runtime::comm::ElemType::" << elemName
+     << ", ::pto::runtime::comm::ReduceOp::" << kind << ", " << ready
+     << "));\n";
+  if (op.getAfter())
+    os << "if (!ready)\n  " << status << " = " << e.name(op.getAfter())
+       << ";\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
 } // namespace
 
 void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
@@ -265,6 +324,7 @@ void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
   });
   e.add<LoadDescriptorsOp>(emitLoadDescriptors);
   e.add<PlanBalancedOp>(emitPlanBalanced);
+  e.add<AllReduceOp>(emitAllReduce);
   e.add<ParamOp>([](ParamOp o, Emitter &e) {
     return e.declare(o.getResult(),
                      llvm::formatv("static_cast<int64_t>({0}.params[{1}])",
@@ -382,6 +442,13 @@ LogicalResult ModuleEmitter::emitTable(DescriptorTableOp op) {
   }
   os << "\n";
   return success();
+}
+
+/// Whether the module calls collectives (and so needs their header).
+static bool hasCollectives(ModuleOp module) {
+  return module
+      .walk([](AllReduceOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
 }
 
 /// The AICore form takes tile kernels: data moves between global memory and
@@ -773,6 +840,12 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
            << step.getFunctionAttr()
            << ", which returns no status: run convert-llm-to-wsp first (each "
               "operator becomes a launch the table records)";
+  if (f.walk([](AllReduceOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return step.emitOpError("captures ")
+           << step.getFunctionAttr()
+           << ", which runs a collective (wsp.all_reduce): a table records "
+              "launches, and replaying collectives is not supported yet";
   // The patches, by argument.
   llvm::DenseMap<unsigned, StepPatchKind> tokenPatch;
   std::optional<unsigned> positions, kvLens;
@@ -1034,7 +1107,7 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     } else if (auto step = dyn_cast<StepOp>(op))
       steps.push_back(step);
     else if (!isa<KernelOp, DescriptorTableOp, memref::GlobalOp,
-                  TierConfigOp>(op))
+                  TierConfigOp, shard::GridOp>(op))
       return op.emitOpError("cannot be emitted as C++ at module level");
   }
   raw_indented_ostream &os = e.os;
@@ -1089,7 +1162,11 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     os << "// The AICore kernels over pto-isa (hw-native-sys/pto-isa), which "
           "comes first:\n// the runtime headers leave get_block_idx() to it.\n"
           "#include <pto/pto-inst.hpp>\n#include <pto/runtime/aicore.hpp>\n";
-  os << "#include \"" << stem << "_abi.h\"\n\n";
+  os << "#include \"" << stem << "_abi.h\"\n";
+  // Collectives run on the AICPU, over the run's group.
+  if (e.flavor == Flavor::Aicpu && hasCollectives(module))
+    os << "#include <pto/runtime/collectives.hpp>\n";
+  os << "\n";
   os << "namespace wsp_gen {\n\n";
   if (e.flavor == Flavor::Aicore)
     os << "using namespace pto;\n\n";
@@ -1146,6 +1223,8 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
     return emitDevice(module);
   raw_indented_ostream &os = e.os;
   os << "// Generated by wsp-translate --wsp-to-cpusim. Do not edit.\n";
+  if (hasCollectives(module))
+    os << "#include <pto/runtime/collectives.hpp>\n";
   if (!module.getOps<StepOp>().empty())
     os << "#include <pto/runtime/step_table.hpp>\n";
   os << kPrelude;
@@ -1183,6 +1262,9 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
                 return group == 4 ? emitStep(step) : success();
               })
               .Case([&](TierConfigOp) { return success(); }) // folded in
+              // A grid names the group its collectives run on; the code
+              // asks the run's group (pto::runtime::comm::current()).
+              .Case([&](shard::GridOp) { return success(); })
               .Default([&](Operation *other) {
                 return other->emitOpError(
                     "cannot be emitted as C++ at module level");
@@ -1204,7 +1286,8 @@ bool mlir::wsp::isEmittable(Operation *op) {
   // Module level: what ModuleEmitter lays out.
   if (isa<ModuleOp>(parent))
     return isa<TierConfigOp, KernelOp, KernelTableOp, func::FuncOp,
-               memref::GlobalOp, DescriptorTableOp, StepOp>(op);
+               memref::GlobalOp, DescriptorTableOp, StepOp, shard::GridOp>(
+        op);
   // Terminators their parent's pattern prints.
   if (isa<scf::YieldOp, scf::ConditionOp>(op))
     return isa<scf::ForOp, scf::IfOp, scf::WhileOp>(parent);

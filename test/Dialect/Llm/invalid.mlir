@@ -578,3 +578,29 @@ func.func @not_strided(%h: memref<?x64xbf16, affine_map<(d0, d1) -> (d1, d0)>>) 
   llm.all_reduce hidden_states(%h : memref<?x64xbf16, affine_map<(d0, d1) -> (d1, d0)>>)
   return
 }
+
+// -----
+
+func.func @all_reduce_no_grid(%h: memref<?x64xbf16>) {
+  // expected-error @+1 {{names no symbol @tp}}
+  llm.all_reduce hidden_states(%h : memref<?x64xbf16>) on @tp
+  return
+}
+
+// -----
+
+func.func @tp() { return }
+func.func @all_reduce_not_a_grid(%h: memref<?x64xbf16>) {
+  // expected-error @+1 {{names @tp, which is not a shard.grid}}
+  llm.all_reduce hidden_states(%h : memref<?x64xbf16>) on @tp
+  return
+}
+
+// -----
+
+shard.grid @tp(shape = 2)
+func.func @all_reduce_strided(%h: memref<?x64xbf16, strided<[128, 1]>>) {
+  // expected-error @+1 {{over a grid needs a contiguous 'hidden_states' (identity layout), got 'memref<?x64xbf16, strided<[128, 1]>>'}}
+  llm.all_reduce hidden_states(%h : memref<?x64xbf16, strided<[128, 1]>>) on @tp
+  return
+}

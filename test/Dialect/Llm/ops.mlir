@@ -200,11 +200,17 @@ func.func @paged_attention(%q: memref<?x8x128xbf16>, %ids: memref<?xi32>,
   return
 }
 
+shard.grid @tp(shape = 4)
+
 // CHECK-LABEL: func.func @collectives
 func.func @collectives(%h: memref<?x4096xbf16>, %f: memref<?x?xf32>) {
   // CHECK: llm.all_reduce hidden_states(%{{.*}} : memref<?x4096xbf16>){{$}}
   llm.all_reduce hidden_states(%h : memref<?x4096xbf16>)
   // CHECK: llm.all_reduce hidden_states(%{{.*}} : memref<?x?xf32>) kind max
   llm.all_reduce hidden_states(%f : memref<?x?xf32>) kind max
+  // CHECK: llm.all_reduce hidden_states(%{{.*}} : memref<?x4096xbf16>) on @tp{{$}}
+  llm.all_reduce hidden_states(%h : memref<?x4096xbf16>) on @tp
+  // CHECK: llm.all_reduce hidden_states(%{{.*}} : memref<?x?xf32>) kind min on @tp
+  llm.all_reduce hidden_states(%f : memref<?x?xf32>) kind min on @tp
   return
 }

@@ -48,6 +48,17 @@ func.func @s1(%a: memref<?xi32>) {
 
 // -----
 
+// A table records launches; a collective in a captured step is refused.
+shard.grid @tp(shape = ?)
+// expected-error @+1 {{'wsp.step' op captures @s_collective, which runs a collective (wsp.all_reduce): a table records launches, and replaying collectives is not supported yet}}
+wsp.step @t_collective captures @s_collective patches []
+func.func @s_collective(%a: memref<?xf32>) -> i32 {
+  %s = wsp.all_reduce %a on @tp : memref<?xf32>
+  return %s : i32
+}
+
+// -----
+
 // expected-error @+1 {{'wsp.step' op patches i32 scalar argument 1 (position), which the emitted table does not: operators take positions and KV lengths in per-request buffers (request_positions, request_kv_lens)}}
 wsp.step @t2 captures @s2 patches [#wsp.patch<position, 1>]
 func.func private @l2(%a: memref<?xi32>) -> i32 {

@@ -10,6 +10,7 @@
 #include "wsp/Dialect/Llm/IR/LlmOps.h"
 #include "wsp/Dialect/Llm/IR/LlmDialect.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/StringExtras.h"
@@ -808,5 +809,25 @@ LogicalResult AllReduceOp::verify() {
   Signature sig(*this);
   sig.operand(getHiddenStates(), "hidden_states", {"num_tokens", "hidden_size"},
               BF16 | F32);
-  return sig.result();
+  if (failed(sig.result()))
+    return failure();
+  // Over a grid the buffer goes to the collective as it is stored.
+  auto type = cast<MemRefType>(getHiddenStates().getType());
+  if (getGrid() && !type.getLayout().isIdentity())
+    return emitOpError("over a grid needs a contiguous 'hidden_states' "
+                       "(identity layout), got ")
+           << type;
+  return success();
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (!getGrid())
+    return success();
+  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
+  if (!grid)
+    return emitOpError("names no symbol @") << *getGrid();
+  if (!isa<shard::GridOp>(grid))
+    return emitOpError("names @") << *getGrid()
+                                  << ", which is not a shard.grid";
+  return success();
 }

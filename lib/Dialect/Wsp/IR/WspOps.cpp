@@ -404,6 +404,43 @@ LogicalResult PlanBalancedOp::verifySymbolUses(SymbolTableCollection &tables) {
 }
 
 //===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::verify() {
+  if ((*this)->getParentOfType<KernelOp>())
+    return emitOpError("runs between kernels (on the host or the AICPU), "
+                       "not inside a wsp.kernel");
+  auto type = cast<MemRefType>(getBuffer().getType());
+  Type elem = type.getElementType();
+  if (!elem.isF32() && !elem.isBF16() && !elem.isSignlessInteger(32))
+    return emitOpError("reduces f32, bf16 or i32 elements (the runtime's "
+                       "all_reduce), not ")
+           << elem;
+  if (!type.getLayout().isIdentity())
+    return emitOpError("needs a contiguous buffer (identity layout), not ")
+           << type;
+  switch (getReduction()) {
+  case shard::ReductionKind::Sum:
+  case shard::ReductionKind::Max:
+  case shard::ReductionKind::Min:
+    return success();
+  default:
+    return emitOpError("reduces by sum, max or min, not ")
+           << shard::stringifyReductionKind(getReduction());
+  }
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
+  if (!grid)
+    return emitOpError("names no symbol @") << getGrid();
+  if (!isa<shard::GridOp>(grid))
+    return emitOpError("names @") << getGrid() << ", which is not a shard.grid";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Step capture
 //===----------------------------------------------------------------------===//
 

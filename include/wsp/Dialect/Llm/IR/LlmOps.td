@@ -12,6 +12,7 @@ include "wsp/Dialect/Llm/IR/LlmDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/IR/BuiltinTypes.td"
 include "mlir/IR/EnumAttr.td"
+include "mlir/IR/SymbolInterfaces.td"
 
 // Operand roles. Dtypes and shapes are checked by each op's verifier, which
 // names the operand and the seed's dimension in its message.
@@ -647,13 +648,16 @@ def Llm_ArgmaxOp : Llm_VerifiedOp<"argmax"> {
 // Collectives
 //===----------------------------------------------------------------------===//
 
-def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce"> {
+def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Reduce hidden_states across the ranks of a tensor-parallel group";
   let description = [{
     In place: every rank's `hidden_states` becomes the element-wise `kind`
-    (sum by default) of all ranks' `hidden_states`. On one rank, the program
-    this op is written in, it leaves the buffer as it is; the sharding
-    lowering turns it into a collective over the device grid's ranks.
+    (sum by default) of all ranks' `hidden_states`. Without `on @grid`, the
+    program runs on one rank and the op leaves the buffer as it is. With it,
+    the program is one rank's program of a `shard.grid` (a tensor-parallel
+    group) and the op lowers to the collective (`wsp.all_reduce`: ranks
+    combined in rank order, the same bits on every rank).
 
     | operand | shape | dtype |
     |---|---|---|
@@ -661,8 +665,10 @@ def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce"> {
   }];
   let arguments = (ins Llm_InOut<>:$hidden_states,
                        DefaultValuedAttr<Llm_ReduceKind,
-                                         "::mlir::wsp::llm::ReduceKind::sum">:$kind);
-  let assemblyFormat = Req<"hidden_states">.f # "(`kind` $kind^)? attr-dict";
+                                         "::mlir::wsp::llm::ReduceKind::sum">:$kind,
+                       OptionalAttr<FlatSymbolRefAttr>:$grid);
+  let assemblyFormat = Req<"hidden_states">.f #
+      "(`kind` $kind^)? (`on` $grid^)? attr-dict";
 }
 
 #endif // WSP_DIALECT_LLM_IR_LLMOPS_TD

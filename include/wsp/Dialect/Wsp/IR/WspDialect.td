@@ -24,7 +24,8 @@ def Wsp_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
   let hasConstantMaterializer = 1;
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::shard::ShardDialect"];
   let extraClassDeclaration = [{
     /// Registers the attributes and types (defined next to their storage
     /// classes).

@@ -6,6 +6,7 @@
 include "wsp/Dialect/Wsp/IR/WspDialect.td"
 include "wsp/Dialect/Wsp/IR/WspAttrs.td"
 include "wsp/Dialect/Wsp/IR/WspTypes.td"
+include "mlir/Dialect/Shard/IR/ShardBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
@@ -890,6 +891,53 @@ def Wsp_StepOp : Wsp_Op<"step", [Symbol,
     /// The patches in order.
     ::llvm::SmallVector<::mlir::wsp::PatchAttr> getPatchList();
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives between ranks (seed 002's all_reduce, seed 003)
+//===----------------------------------------------------------------------===//
+
+def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Reduce a buffer in place across the ranks of a device grid";
+  let description = [{
+    Every rank of the `shard.grid` named by `grid` calls it with a buffer of
+    the same shape; afterwards each rank's buffer holds the element-wise
+    `reduction` of all ranks' buffers, combined in rank order 0, 1, ...
+    (bf16 in float, rounded once), so the result is the same bits on every
+    rank, backend and run (pto/runtime/collectives.hpp). `status` is 0, or
+    the runtime's error code with the buffer unchanged: 3 (INVALID_PARAMS)
+    when the ranks' calls disagree or the program runs on a group whose
+    size is not the grid's, 16 (PEER_LOST) when a rank is gone.
+
+    With `after`, the status of the work before it on this rank: when that
+    is not 0 the rank still joins the call, not ready, so that no rank
+    waits for it; every rank's call then fails (INVALID_PARAMS, nothing
+    written) and this rank's op returns `after`.
+
+    The buffer is updated in place (destination passing, as every operator
+    of the llm dialect): `shard.all_reduce` is a pure op whose result is a
+    new value, which a memref program would have to copy back; the device
+    grid itself is MLIR's `shard.grid` (docs/rationale/Sharding.md).
+
+    ```mlir
+    shard.grid @tp(shape = 4)
+    %status = wsp.all_reduce %partial on @tp reduction = sum
+        after(%matmul_status) : memref<?x256xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "the buffer, reduced in place",
+                           [MemRead, MemWrite]>:$buffer,
+                       FlatSymbolRefAttr:$grid,
+                       DefaultValuedAttr<Shard_ReductionKindAttr,
+                           "::mlir::shard::ReductionKind::Sum">:$reduction,
+                       Optional<I32>:$after);
+  let results = (outs I32:$status);
+  let assemblyFormat = [{
+    $buffer `on` $grid (`reduction` `=` $reduction^)? (`after` `(` $after^ `)`)?
+    attr-dict `:` type($buffer)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD
