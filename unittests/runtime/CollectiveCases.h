@@ -110,6 +110,26 @@ inline void all_reduce(Communicator &c) {
     for (size_t i = 0; i < count; ++i)
       ASSERT_EQ(h[i].bits, f32_to_bf16(acc[i]).bits) << i;
   }
+  // f16 (how pto-isa's CPU simulation may store bf16 buffers): a sum in
+  // float, rounded to half once.
+  {
+    std::vector<f16> h(count);
+    const std::vector<float> mine = floats_of(me, count);
+    for (size_t i = 0; i < count; ++i)
+      h[i] = f32_to_f16(mine[i]);
+    std::vector<float> acc(count);
+    for (int r = 0; r < n; ++r) {
+      const std::vector<float> v = floats_of(r, count);
+      for (size_t i = 0; i < count; ++i) {
+        const float x = f16_to_f32(f32_to_f16(v[i]));
+        acc[i] = r == 0 ? x : acc[i] + x;
+      }
+    }
+    ASSERT_EQ(c.all_reduce(h.data(), count, ElemType::F16, ReduceOp::Sum),
+              Status::OK);
+    for (size_t i = 0; i < count; ++i)
+      ASSERT_EQ(h[i].bits, f32_to_f16(acc[i]).bits) << i;
+  }
   // i32 min, and a sum that wraps as int32 arithmetic does on the device.
   std::vector<int32_t> m = {me * 5 - 3, -me, 7}, s = {INT32_MAX, me, -me};
   ASSERT_EQ(c.all_reduce(m.data(), 3, ElemType::I32, ReduceOp::Min),

@@ -81,12 +81,22 @@ constexpr const char *to_string(Status s) {
 
 /// How all_reduce combines (pto-isa's pto::comm::ReduceOp).
 enum class ReduceOp : uint8_t { Sum, Max, Min };
-/// The element types all_reduce combines.
-enum class ElemType : uint8_t { F32, BF16, I32 };
+/// The element types all_reduce combines (16-bit floats in float).
+enum class ElemType : uint8_t { F32, BF16, I32, F16 };
 
 constexpr size_t elem_bytes(ElemType t) {
-  return t == ElemType::BF16 ? 2 : 4;
+  return t == ElemType::BF16 || t == ElemType::F16 ? 2 : 4;
 }
+
+/// How a program's bf16 buffers are stored: bf16 bits, or IEEE half bits
+/// where the build holds bfloat16_t as half (pto-isa's CPU simulation
+/// without std::bfloat16_t; scripts/check-pto-isa.sh then defines
+/// WSP_BF16_STORAGE_IS_F16). Emitted code reduces bf16 buffers as this.
+#ifdef WSP_BF16_STORAGE_IS_F16
+constexpr ElemType kBf16Storage = ElemType::F16;
+#else
+constexpr ElemType kBf16Storage = ElemType::BF16;
+#endif
 
 /// What one rank asks of a call; every rank's header is exchanged first.
 struct CallHeader {
@@ -115,6 +125,8 @@ void combine(A *acc, const T *src, size_t count, ReduceOp op, bool first) {
     A v;
     if constexpr (std::is_same_v<T, bf16>)
       v = bf16_to_f32(src[i]);
+    else if constexpr (std::is_same_v<T, f16>)
+      v = f16_to_f32(src[i]);
     else
       v = src[i];
     if (first)
@@ -174,15 +186,15 @@ public:
                 [&] { return backend_broadcast(buf, bytes, root); });
   }
 
-  /// buf = op over the ranks' bufs in rank order; bf16 combined in float
-  /// and rounded once.
+  /// buf = op over the ranks' bufs in rank order; bf16 and f16 combined in
+  /// float and rounded once.
   Status all_reduce(void *buf, size_t count, ElemType type, ReduceOp op,
                     bool ready = true) {
     CallHeader h;
     h.kind = AllReduce;
     h.elem = static_cast<uint32_t>(type);
     h.op = static_cast<uint32_t>(op);
-    const bool known = type <= ElemType::I32 && op <= ReduceOp::Min;
+    const bool known = type <= ElemType::F16 && op <= ReduceOp::Min;
     const size_t bytes =
         known && count <= kMaxTotal / 4 ? count * elem_bytes(type) : kOverflow;
     h.bytes = bytes;
@@ -205,6 +217,9 @@ public:
       break;
     case ElemType::BF16:
       reduce_in_rank_order<bf16, float>(static_cast<bf16 *>(buf), count, op);
+      break;
+    case ElemType::F16:
+      reduce_in_rank_order<f16, float>(static_cast<f16 *>(buf), count, op);
       break;
     case ElemType::I32:
       reduce_in_rank_order<int32_t, int64_t>(static_cast<int32_t *>(buf), count,
@@ -284,6 +299,8 @@ private:
     for (size_t i = 0; i < count; ++i) {
       if constexpr (std::is_same_v<T, bf16>)
         buf[i] = f32_to_bf16(acc[i]);
+      else if constexpr (std::is_same_v<T, f16>)
+        buf[i] = f32_to_f16(acc[i]);
       else
         buf[i] = static_cast<T>(acc[i]); // an int32 sum wraps as on device
     }

@@ -243,9 +243,11 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
 LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
   auto type = cast<MemRefType>(op.getBuffer().getType());
   Type elem = type.getElementType();
-  const char *elemName = elem.isF32()    ? "F32"
-                         : elem.isBF16() ? "BF16"
-                                         : "I32";
+  // bf16 buffers as the build stores them (kBf16Storage: bf16 bits, or
+  // half bits in pto-isa's CPU simulation without std::bfloat16_t).
+  const char *elemName = elem.isF32()    ? "ElemType::F32"
+                         : elem.isBF16() ? "kBf16Storage"
+                                         : "ElemType::I32";
   const char *kind = op.getReduction() == shard::ReductionKind::Max   ? "Max"
                      : op.getReduction() == shard::ReductionKind::Min ? "Min"
                                                                       : "Sum";
@@ -285,7 +287,7 @@ LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
   }
   os << status << " = static_cast<int32_t>(comm.all_reduce(\n";
   os << (ranks ? "      " : "    ") << buf << ".data, " << count
-     << ", ::pto::runtime::comm::ElemType::" << elemName
+     << ", ::pto::runtime::comm::" << elemName
      << ", ::pto::runtime::comm::ReduceOp::" << kind << ", " << ready
      << "));\n";
   if (op.getAfter())
