@@ -15,10 +15,11 @@
 // - barrier().
 //
 // One result on every backend and every run: all_reduce combines the ranks'
-// values in rank order 0, 1, ..., size - 1 (bf16 in float, rounded once at
-// the end), from an all_gather, in this header; a backend only moves bytes.
-// So a sum is the same bits in-process, over MPI and against a sequential
-// loop over the ranks, at the price of size x the bytes of a ring reduction
+// values in rank order 0, 1, ..., size - 1 (bf16 and f16 in float, rounded
+// once at the end), from an all_gather, in this header; a backend only
+// moves bytes. So a sum is the same bits in-process, over MPI and against a
+// sequential loop over the ranks, at the price of receiving (size - 1) x
+// the buffer where a ring reduction receives about twice it
 // (docs/rationale/Sharding.md).
 //
 // A rank whose earlier work failed still makes the call, with ready =
@@ -29,10 +30,9 @@
 // - INVALID_PARAMS: a null buffer for a non-zero size, overlapping send and
 //   receive buffers, a root outside [0, size), a size that overflows, an
 //   element type or reduction outside the enums; a rank not ready; and a
-//   call the ranks do
-//   not agree on (another operation, size, type or root on some rank): each
-//   call first exchanges a small header, so every rank sees every rank's
-//   arguments and all decide alike;
+//   call the ranks do not agree on (another operation, size, type or root
+//   on some rank): each call first exchanges a small header, so every rank
+//   sees every rank's arguments and all decide alike;
 // - PEER_LOST: a rank that can no longer take part (in-process: its
 //   function returned while the others wait in a collective; MPI: the
 //   library reported an error). The group stays broken: later calls return
@@ -118,26 +118,30 @@ inline bool overlap(const void *a, size_t an, const void *b, size_t bn) {
   return an && bn && x < y + bn && y < x + an;
 }
 
-/// dst[i] = op(dst[i], src[i]) for `count` elements of type T (in A).
+/// acc[i] = src[i] (first) or op(acc[i], src[i]), for `count` elements of
+/// type T combined in A; the operation chosen once, outside the loop.
 template <typename T, typename A>
 void combine(A *acc, const T *src, size_t count, ReduceOp op, bool first) {
-  for (size_t i = 0; i < count; ++i) {
-    A v;
+  auto load = [](T x) -> A {
     if constexpr (std::is_same_v<T, bf16>)
-      v = bf16_to_f32(src[i]);
+      return bf16_to_f32(x);
     else if constexpr (std::is_same_v<T, f16>)
-      v = f16_to_f32(src[i]);
+      return f16_to_f32(x);
     else
-      v = src[i];
-    if (first)
-      acc[i] = v;
-    else if (op == ReduceOp::Sum)
-      acc[i] = static_cast<A>(acc[i] + v);
-    else if (op == ReduceOp::Max)
-      acc[i] = std::max(acc[i], v);
-    else
-      acc[i] = std::min(acc[i], v);
-  }
+      return x;
+  };
+  auto each = [&](auto f) {
+    for (size_t i = 0; i < count; ++i)
+      acc[i] = f(acc[i], load(src[i]));
+  };
+  if (first)
+    each([](A, A v) { return v; });
+  else if (op == ReduceOp::Sum)
+    each([](A a, A v) { return static_cast<A>(a + v); });
+  else if (op == ReduceOp::Max)
+    each([](A a, A v) { return std::max(a, v); });
+  else
+    each([](A a, A v) { return std::min(a, v); });
 }
 } // namespace detail
 
