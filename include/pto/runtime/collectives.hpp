@@ -105,6 +105,9 @@ struct CallHeader {
   uint64_t bytes = 0; // per-rank bytes (all_gather, all_to_all blocks, ...)
   int64_t root = -1;
   uint32_t elem = 0, op = 0;
+  // The address of this rank's send buffer: in one process the others read
+  // it directly (not compared: it differs from rank to rank).
+  uint64_t send = 0;
   bool operator==(const CallHeader &o) const {
     return kind == o.kind && bytes == o.bytes && root == o.root &&
            elem == o.elem && op == o.op;
@@ -161,6 +164,7 @@ public:
     CallHeader h;
     h.kind = AllGather;
     h.bytes = bytes;
+    h.send = reinterpret_cast<uintptr_t>(send);
     const size_t total = checked_total(bytes);
     h.valid = ready && total != kOverflow &&
               buffers_ok(send, bytes, recv, total);
@@ -173,6 +177,7 @@ public:
     CallHeader h;
     h.kind = AllToAll;
     h.bytes = bytes;
+    h.send = reinterpret_cast<uintptr_t>(send);
     const size_t total = checked_total(bytes);
     h.valid = ready && total != kOverflow &&
               buffers_ok(send, total, recv, total);
@@ -185,6 +190,7 @@ public:
     h.kind = Broadcast;
     h.bytes = bytes;
     h.root = root;
+    h.send = reinterpret_cast<uintptr_t>(buf);
     h.valid = ready && root >= 0 && root < size() && (buf || !bytes);
     return call(h, rank() == root ? bytes * uint64_t(size() - 1) : 0,
                 [&] { return backend_broadcast(buf, bytes, root); });
@@ -196,6 +202,7 @@ public:
                     bool ready = true) {
     CallHeader h;
     h.kind = AllReduce;
+    h.send = reinterpret_cast<uintptr_t>(buf);
     h.elem = static_cast<uint32_t>(type);
     h.op = static_cast<uint32_t>(op);
     const bool known = type <= ElemType::F16 && op <= ReduceOp::Min;
@@ -415,8 +422,7 @@ private:
   uint64_t generation_ = 0;
   int arrived_ = 0, left_ = 0;
   bool broken_ = false;
-  std::vector<CallHeader> headers_;
-  std::vector<const void *> sends_;
+  std::vector<CallHeader> headers_[2]; // by call parity, by rank
 };
 
 class ThreadCommunicator final : public Communicator {
@@ -427,60 +433,64 @@ public:
   int size() const override { return group_.size_; }
 
 protected:
+  /// One barrier: every rank publishes its header (with its send buffer's
+  /// address) in the slot of this call's parity and reads all of them. The
+  /// slots alternate, so a rank already in the next call cannot overwrite
+  /// a header a slower rank still reads: it passed this call's barrier, so
+  /// every rank has published this call, and it cannot pass the next one
+  /// before every rank has read this one and published the next (or the
+  /// barrier failed, and then the group is broken and nothing is written).
   Status exchange(const CallHeader &mine,
                   std::vector<CallHeader> &all) override {
+    std::vector<CallHeader> &slot = group_.headers_[calls_++ % 2];
     std::unique_lock<std::mutex> lock(group_.mu_);
-    group_.headers_[rank_] = mine;
+    // A broken group is left at once: a rank past a failed barrier must
+    // not write a slot a slower rank may still read.
+    if (group_.broken_)
+      return Status::PEER_LOST;
+    slot[rank_] = mine;
     if (!group_.arrive(lock))
       return Status::PEER_LOST;
-    all = group_.headers_;
-    // No rank may write its header for the next call before every rank
-    // has read this one.
+    all = slot;
+    sends_.resize(all.size());
+    for (size_t r = 0; r < all.size(); ++r)
+      sends_[r] = reinterpret_cast<const uint8_t *>(all[r].send);
+    return Status::OK;
+  }
+
+  /// Runs copy(sends) over the agreed call's send buffers, then waits for
+  /// every rank, so no rank reuses its buffer while another still reads it.
+  template <typename Copy> Status copy_then_wait(Copy copy) {
+    copy(sends_);
+    std::unique_lock<std::mutex> lock(group_.mu_);
     return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
   }
 
-  /// Publishes `send`, waits for all, runs copy(sends), waits again so no
-  /// rank reuses its buffer while another still reads it.
-  template <typename Copy> Status exchange_pointers(const void *send, Copy copy) {
-    std::unique_lock<std::mutex> lock(group_.mu_);
-    group_.sends_[rank_] = send;
-    if (!group_.arrive(lock))
-      return Status::PEER_LOST;
-    const std::vector<const void *> sends = group_.sends_;
-    lock.unlock();
-    copy(sends);
-    lock.lock();
-    return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
-  }
-
-  Status backend_all_gather(const void *send, void *recv,
-                            size_t bytes) override {
+  // The send buffers: the agreed headers' (exchange()).
+  Status backend_all_gather(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal) // refused by agree() already; said for the compiler
       return Status::INVALID_PARAMS;
-    return exchange_pointers(send, [&](const std::vector<const void *> &s) {
+    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
       for (int r = 0; r < size(); ++r)
         if (bytes)
           std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes, s[r],
                       bytes);
     });
   }
-  Status backend_all_to_all(const void *send, void *recv,
-                            size_t bytes) override {
+  Status backend_all_to_all(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return exchange_pointers(send, [&](const std::vector<const void *> &s) {
+    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
       for (int r = 0; r < size(); ++r)
         if (bytes)
           std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
-                      static_cast<const uint8_t *>(s[r]) +
-                          size_t(rank_) * bytes,
-                      bytes);
+                      s[r] + size_t(rank_) * bytes, bytes);
     });
   }
   Status backend_broadcast(void *buf, size_t bytes, int root) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return exchange_pointers(buf, [&](const std::vector<const void *> &s) {
+    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
       if (rank_ != root && bytes)
         std::memcpy(buf, s[root], bytes);
     });
@@ -489,11 +499,13 @@ protected:
 private:
   ThreadGroup &group_;
   const int rank_;
+  uint64_t calls_ = 0;                 // calls made, for the slot parity
+  std::vector<const uint8_t *> sends_; // the agreed call's send buffers
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
-  headers_.assign(size_, CallHeader{});
-  sends_.assign(size_, nullptr);
+  for (std::vector<CallHeader> &slot : headers_)
+    slot.assign(size_, CallHeader{});
   generation_ = 0;
   arrived_ = left_ = 0;
   broken_ = false;
