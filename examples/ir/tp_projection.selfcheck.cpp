@@ -108,6 +108,21 @@ struct Slice {
   }
 };
 
+/// Each slice's y run alone, outside any group (the all_reduce leaves it:
+/// the partial); `ok` false if a run failed.
+std::vector<std::vector<bf16>> partialsAlone(const std::vector<Slice> &slices,
+                                            bool &ok) {
+  std::vector<std::vector<bf16>> partial;
+  comm::SoloCommunicator solo;
+  comm::CurrentCommunicator scope(solo);
+  for (const Slice &slice : slices) {
+    Slice alone = slice;
+    ok = alone.run() == 0 && ok;
+    partial.push_back(alone.y);
+  }
+  return partial;
+}
+
 /// Runs `body(rank)` on every rank of the run: threads of a ThreadGroup, or
 /// this process's rank alone under MPI (`world` set).
 struct Ranks {
@@ -139,16 +154,8 @@ bool checkSum(Ranks &ranks, int64_t tokens, unsigned seed) {
   std::vector<Slice> slices;
   for (int64_t r = 0; r < ranks.count; ++r)
     slices.emplace_back(p, r);
-  // The partials: each slice alone, outside any group.
-  std::vector<std::vector<bf16>> partial;
   bool ok = true;
-  for (int64_t r = 0; r < ranks.count; ++r) {
-    Slice alone = slices[size_t(r)];
-    comm::SoloCommunicator solo;
-    comm::CurrentCommunicator scope(solo);
-    ok = alone.run() == 0 && ok;
-    partial.push_back(alone.y);
-  }
+  const std::vector<std::vector<bf16>> partial = partialsAlone(slices, ok);
   std::vector<int32_t> status(size_t(ranks.count), -1);
   ranks.run([&](int r) { status[size_t(r)] = slices[size_t(r)].run(); });
   double worst = 0;
@@ -201,14 +208,9 @@ bool checkError(Ranks &ranks, const char *what, int64_t badRank,
   std::vector<Slice> slices;
   for (int64_t r = 0; r < ranks.count; ++r)
     slices.emplace_back(r == badRank && badTokens ? fewer : p, r);
-  std::vector<std::vector<bf16>> partial;
-  for (int64_t r = 0; r < ranks.count; ++r) {
-    Slice alone = slices[size_t(r)];
-    comm::SoloCommunicator solo;
-    comm::CurrentCommunicator scope(solo);
-    alone.run();
-    partial.push_back(alone.y);
-  }
+  // The bad rank's own run may fail: what it leaves is still its partial.
+  bool allRan = true;
+  const std::vector<std::vector<bf16>> partial = partialsAlone(slices, allRan);
   std::vector<int32_t> status(size_t(ranks.count), -1);
   ranks.run([&](int r) {
     status[size_t(r)] = slices[size_t(r)].run(

@@ -24,7 +24,6 @@
 
 #include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
-#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
@@ -234,8 +233,7 @@ int main(int argc, char **argv) {
   // A program with collectives runs its ranks as threads, or as processes
   // under `mpirun -np N` where MPI is installed (pto/runtime/
   // collectives_mpi.hpp; the self-check sees WSP_WITH_MPI).
-  if (module->walk([](wsp::AllReduceOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
+  if (wsp::hasCollectives(*module))
     cmake += "find_package(MPI COMPONENTS CXX QUIET)\nif(MPI_CXX_FOUND)\n"
              "  target_compile_definitions(" + stem +
              "_selfcheck PRIVATE WSP_WITH_MPI)\n  target_link_libraries(" +

@@ -265,6 +265,12 @@ protected:
                                     size_t bytes) = 0;
   virtual Status backend_broadcast(void *buf, size_t bytes, int root) = 0;
 
+  /// Rank r's send buffer in the call being made: its agreed header's
+  /// address (meaningful only where ranks share an address space).
+  const uint8_t *agreed_send(int r) const {
+    return reinterpret_cast<const uint8_t *>(headers_[r].send);
+  }
+
 private:
   size_t checked_total(size_t bytes) const {
     const size_t n = static_cast<size_t>(size());
@@ -452,16 +458,14 @@ protected:
     if (!group_.arrive(lock))
       return Status::PEER_LOST;
     all = slot;
-    sends_.resize(all.size());
-    for (size_t r = 0; r < all.size(); ++r)
-      sends_[r] = reinterpret_cast<const uint8_t *>(all[r].send);
     return Status::OK;
   }
 
-  /// Runs copy(sends) over the agreed call's send buffers, then waits for
-  /// every rank, so no rank reuses its buffer while another still reads it.
+  /// Runs copy() over the agreed call's send buffers (agreed_send), then
+  /// waits for every rank, so no rank reuses its buffer while another still
+  /// reads it.
   template <typename Copy> Status copy_then_wait(Copy copy) {
-    copy(sends_);
+    copy();
     std::unique_lock<std::mutex> lock(group_.mu_);
     return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
   }
@@ -470,37 +474,36 @@ protected:
   Status backend_all_gather(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal) // refused by agree() already; said for the compiler
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
+    return copy_then_wait([&] {
       for (int r = 0; r < size(); ++r)
         if (bytes)
-          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes, s[r],
-                      bytes);
+          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
+                      agreed_send(r), bytes);
     });
   }
   Status backend_all_to_all(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
+    return copy_then_wait([&] {
       for (int r = 0; r < size(); ++r)
         if (bytes)
           std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
-                      s[r] + size_t(rank_) * bytes, bytes);
+                      agreed_send(r) + size_t(rank_) * bytes, bytes);
     });
   }
   Status backend_broadcast(void *buf, size_t bytes, int root) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&](const std::vector<const uint8_t *> &s) {
+    return copy_then_wait([&] {
       if (rank_ != root && bytes)
-        std::memcpy(buf, s[root], bytes);
+        std::memcpy(buf, agreed_send(root), bytes);
     });
   }
 
 private:
   ThreadGroup &group_;
   const int rank_;
-  uint64_t calls_ = 0;                 // calls made, for the slot parity
-  std::vector<const uint8_t *> sends_; // the agreed call's send buffers
+  uint64_t calls_ = 0; // calls made, for the slot parity
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {

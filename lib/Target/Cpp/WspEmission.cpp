@@ -446,13 +446,6 @@ LogicalResult ModuleEmitter::emitTable(DescriptorTableOp op) {
   return success();
 }
 
-/// Whether the module calls collectives (and so needs their header).
-static bool hasCollectives(ModuleOp module) {
-  return module
-      .walk([](AllReduceOp) { return WalkResult::interrupt(); })
-      .wasInterrupted();
-}
-
 /// The AICore form takes tile kernels: data moves between global memory and
 /// the core's buffers in tiles. Element-wise loads of 32- and 64-bit
 /// integers (and of index) and of work descriptors are the scalars a kernel
@@ -842,8 +835,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
            << step.getFunctionAttr()
            << ", which returns no status: run convert-llm-to-wsp first (each "
               "operator becomes a launch the table records)";
-  if (f.walk([](AllReduceOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
+  if (hasCollectives(f))
     return step.emitOpError("captures ")
            << step.getFunctionAttr()
            << ", which runs a collective (wsp.all_reduce): a table records "
@@ -1280,6 +1272,11 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
 }
 
 } // namespace
+
+bool mlir::wsp::hasCollectives(Operation *op) {
+  return op->walk([](AllReduceOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
 
 bool mlir::wsp::isEmittable(Operation *op) {
   Operation *parent = op->getParentOp();

@@ -18,6 +18,9 @@ namespace wsp {
 /// True if the C++ emitters print `op` where it is (module level, or
 /// inside a function or kernel).
 bool isEmittable(Operation *op);
+/// Whether `op` or an op inside it runs a collective (wsp.all_reduce): the
+/// emitted code then needs pto/runtime/collectives.hpp, wspc's tree MPI.
+bool hasCollectives(Operation *op);
 
 } // namespace wsp
 } // namespace mlir
