@@ -211,6 +211,188 @@ inline void bad_arguments(Communicator &c) {
     EXPECT_EQ(recv[r * bytes], uint8_t(r));
 }
 
+
+/// A 4-D int32 tensor of the axis forms: value = rank * 1000000 + the
+/// element's row-major index, so every element says where it came from.
+struct Tensor4 {
+  int64_t sizes[4];
+  std::vector<int32_t> v;
+  explicit Tensor4(const int64_t (&s)[4], int32_t fill = -1)
+      : sizes{s[0], s[1], s[2], s[3]},
+        v(size_t(s[0] * s[1] * s[2] * s[3]), fill) {}
+  int64_t index(const int64_t (&i)[4]) const {
+    return ((i[0] * sizes[1] + i[1]) * sizes[2] + i[2]) * sizes[3] + i[3];
+  }
+  void fill_as(int rank) {
+    for (size_t k = 0; k < v.size(); ++k)
+      v[k] = int32_t(rank * 1000000 + int64_t(k));
+  }
+  /// Calls f(index) for every multi-index, in row-major order.
+  template <typename F> void each(F f) const {
+    int64_t i[4];
+    for (i[0] = 0; i[0] < sizes[0]; ++i[0])
+      for (i[1] = 0; i[1] < sizes[1]; ++i[1])
+        for (i[2] = 0; i[2] < sizes[2]; ++i[2])
+          for (i[3] = 0; i[3] < sizes[3]; ++i[3])
+            f(i);
+  }
+};
+
+/// all_gather_axis along each axis: recv[.., k * s + j, ..] = rank k's
+/// send[.., j, ..].
+inline void all_gather_axis(Communicator &c) {
+  const int n = c.size(), me = c.rank();
+  for (int axis = 0; axis < 4; ++axis) {
+    SCOPED_TRACE(testing::Message() << "axis " << axis);
+    const int64_t base[4] = {2, 3, 4, 5};
+    Tensor4 send(base);
+    send.fill_as(me);
+    int64_t grown[4] = {2, 3, 4, 5};
+    grown[axis] *= n;
+    Tensor4 recv(grown);
+    c.reset_bytes_sent();
+    ASSERT_EQ(c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(),
+                                recv.sizes, 4, axis, sizeof(int32_t)),
+              Status::OK);
+    EXPECT_EQ(c.bytes_sent(), send.v.size() * 4 * size_t(n - 1));
+    recv.each([&](const int64_t (&i)[4]) {
+      int64_t j[4] = {i[0], i[1], i[2], i[3]};
+      const int64_t from = i[axis] / base[axis];
+      j[axis] = i[axis] % base[axis];
+      ASSERT_EQ(recv.v[size_t(recv.index(i))],
+                int32_t(from * 1000000 + send.index(j)));
+    });
+  }
+}
+
+/// all_to_all_axes for several (split, concat) pairs: rank me's recv at
+/// concat index k * p + j holds what rank k's send had at split index
+/// me * q + (that index), q and p the piece's sizes on the two axes.
+inline void all_to_all_axes(Communicator &c) {
+  const int n = c.size(), me = c.rank();
+  const int pairs[][2] = {{0, 2}, {2, 0}, {1, 1}, {0, 3}, {3, 1}, {2, 2}};
+  for (const auto &pair : pairs) {
+    const int split = pair[0], concat = pair[1];
+    SCOPED_TRACE(testing::Message() << "split " << split << " concat "
+                                    << concat);
+    int64_t s[4] = {2, 3, 4, 5};
+    s[split] *= n;
+    Tensor4 send(s);
+    send.fill_as(me);
+    int64_t piece[4] = {s[0], s[1], s[2], s[3]};
+    piece[split] /= n;
+    int64_t r[4] = {piece[0], piece[1], piece[2], piece[3]};
+    r[concat] *= n;
+    Tensor4 recv(r);
+    c.reset_bytes_sent();
+    ASSERT_EQ(c.all_to_all_axes(send.v.data(), send.sizes, recv.v.data(),
+                                recv.sizes, 4, split, concat, sizeof(int32_t)),
+              Status::OK);
+    EXPECT_EQ(c.bytes_sent(), send.v.size() * 4 / size_t(n) * size_t(n - 1));
+    recv.each([&](const int64_t (&i)[4]) {
+      int64_t j[4] = {i[0], i[1], i[2], i[3]};
+      const int64_t from = i[concat] / piece[concat];
+      j[concat] = i[concat] % piece[concat];
+      j[split] += me * piece[split];
+      ASSERT_EQ(recv.v[size_t(recv.index(i))],
+                int32_t(from * 1000000 + send.index(j)));
+    });
+  }
+}
+
+/// all_slice_axis: this rank's piece along each axis, no communication.
+inline void all_slice_axis(Communicator &c) {
+  const int n = c.size(), me = c.rank();
+  for (int axis = 0; axis < 4; ++axis) {
+    int64_t s[4] = {2, 3, 4, 5};
+    const int64_t part = s[axis];
+    s[axis] *= n;
+    Tensor4 send(s);
+    send.fill_as(7);
+    int64_t r[4] = {2, 3, 4, 5};
+    Tensor4 recv(r);
+    ASSERT_EQ(c.all_slice_axis(send.v.data(), send.sizes, recv.v.data(),
+                               recv.sizes, 4, axis, sizeof(int32_t)),
+              Status::OK);
+    recv.each([&](const int64_t (&i)[4]) {
+      int64_t j[4] = {i[0], i[1], i[2], i[3]};
+      j[axis] += me * part;
+      ASSERT_EQ(recv.v[size_t(recv.index(i))],
+                int32_t(7 * 1000000 + send.index(j)));
+    });
+  }
+}
+
+/// The axis forms' bad sizes: INVALID_PARAMS on every rank, nothing
+/// written.
+inline void bad_axis_arguments(Communicator &c) {
+  const int n = c.size(), me = c.rank();
+  const int64_t base[4] = {2, 3, 4, 5};
+  Tensor4 send(base);
+  send.fill_as(me);
+  int64_t grown[4] = {2, 3, 4 * n, 5};
+  Tensor4 recv(grown, -1);
+  auto untouched = [&] {
+    for (int32_t x : recv.v)
+      if (x != -1)
+        return false;
+    return true;
+  };
+  // A receive size that is not size() x the send's, on the last rank.
+  int64_t wrong[4] = {2, 3, me == n - 1 ? 4 * n + 1 : 4 * n, 5};
+  EXPECT_EQ(c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(), wrong,
+                              4, 2, 4),
+            Status::INVALID_PARAMS);
+  EXPECT_TRUE(untouched());
+  // An axis outside the tensor; a negative size.
+  EXPECT_EQ(c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(),
+                              recv.sizes, 4, 4, 4),
+            Status::INVALID_PARAMS);
+  const int64_t negative[4] = {2, -3, 4, 5};
+  EXPECT_EQ(c.all_gather_axis(send.v.data(), negative, recv.v.data(),
+                              recv.sizes, 4, 2, 4),
+            Status::INVALID_PARAMS);
+  EXPECT_TRUE(untouched());
+  // Ranks that cut the same bytes at different axes (rank 0 gathers along
+  // axis 0 of a [1, 120] view: the same bytes per rank, another layout).
+  if (n > 1) {
+    const int64_t flat[4] = {1, 1, 1, 120}, flat_n[4] = {1, 1, 1, 120 * n};
+    const Status s =
+        me == 0 ? c.all_gather_axis(send.v.data(), flat, recv.v.data(), flat_n,
+                                    4, 3, 4)
+                : c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(),
+                                    recv.sizes, 4, 2, 4);
+    EXPECT_EQ(s, Status::INVALID_PARAMS);
+    EXPECT_TRUE(untouched());
+  }
+  // all_to_all: a split axis the ranks do not divide (n > 1), a rank not
+  // ready.
+  if (n > 1) {
+    int64_t odd[4] = {2, 3, 4, 5};
+    EXPECT_EQ(c.all_to_all_axes(send.v.data(), odd, recv.v.data(), recv.sizes,
+                                4, 3, 2, 4),
+              Status::INVALID_PARAMS);
+    EXPECT_TRUE(untouched());
+  }
+  int64_t split_src[4] = {2, 3, 4, 5 * n};
+  Tensor4 big(split_src);
+  EXPECT_EQ(c.all_to_all_axes(big.v.data(), big.sizes, recv.v.data(),
+                              recv.sizes, 4, 3, 2, 4, /*ready=*/me != 0),
+            Status::INVALID_PARAMS);
+  EXPECT_TRUE(untouched());
+  // all_slice: sizes that do not fit, a rank not ready (alone).
+  EXPECT_EQ(c.all_slice_axis(recv.v.data(), recv.sizes, send.v.data(), wrong,
+                             4, 2, 4),
+            Status::INVALID_PARAMS);
+  EXPECT_EQ(c.all_slice_axis(recv.v.data(), recv.sizes, send.v.data(),
+                             send.sizes, 4, 2, 4, /*ready=*/false),
+            Status::INVALID_PARAMS);
+  // The group still works.
+  EXPECT_EQ(c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(),
+                              recv.sizes, 4, 2, 4),
+            Status::OK);
+}
+
 } // namespace collective_cases
 
 #endif // WSP_UNITTESTS_COLLECTIVE_CASES_H

@@ -24,6 +24,10 @@ TEST(CollectivesMpi, AllReduceInRankOrder) {
 TEST(CollectivesMpi, BadArgumentsWriteNothing) {
   collective_cases::bad_arguments(world());
 }
+TEST(CollectivesMpi, AllGatherAlongAnAxis) { collective_cases::all_gather_axis(world()); }
+TEST(CollectivesMpi, AllToAllBetweenAxes) { collective_cases::all_to_all_axes(world()); }
+TEST(CollectivesMpi, AllSliceAlongAnAxis) { collective_cases::all_slice_axis(world()); }
+TEST(CollectivesMpi, BadAxisArgumentsWriteNothing) { collective_cases::bad_axis_arguments(world()); }
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);

@@ -30,6 +30,10 @@ TEST(Collectives, AllReduceInRankOrder) {
 TEST(Collectives, BadArgumentsWriteNothing) {
   on_ranks(collective_cases::bad_arguments);
 }
+TEST(Collectives, AllGatherAlongAnAxis) { on_ranks(collective_cases::all_gather_axis); }
+TEST(Collectives, AllToAllBetweenAxes) { on_ranks(collective_cases::all_to_all_axes); }
+TEST(Collectives, AllSliceAlongAnAxis) { on_ranks(collective_cases::all_slice_axis); }
+TEST(Collectives, BadAxisArgumentsWriteNothing) { on_ranks(collective_cases::bad_axis_arguments); }
 
 TEST(Collectives, RanksAreDistinct) {
   std::atomic<int> seen{0};

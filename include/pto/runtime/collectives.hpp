@@ -12,7 +12,15 @@
 //   r's send (blocks of `bytes`);
 // - broadcast(buf, bytes, root): every rank's buf = root's buf;
 // - all_reduce(buf, count, type, op): buf = op over the ranks' bufs;
-// - barrier().
+// - barrier();
+// and the forms along an axis of a row-major tensor that the IR's
+// collectives print (wsp.all_gather, wsp.all_to_all, wsp.all_slice, with
+// the meaning of shard.all_gather, all_to_all and all_slice):
+// - all_gather_axis: recv = the ranks' sends concatenated along an axis;
+// - all_to_all_axes: send cut along split_axis into size() pieces, piece r
+//   to rank r; recv = the pieces received, concatenated along concat_axis;
+// - all_slice_axis: recv = this rank's piece of send along an axis (local,
+//   no communication).
 //
 // One result on every backend and every run: all_reduce combines the ranks'
 // values in rank order 0, 1, ..., size - 1 (bf16 and f16 in float, rounded
@@ -105,12 +113,16 @@ struct CallHeader {
   uint64_t bytes = 0; // per-rank bytes (all_gather, all_to_all blocks, ...)
   int64_t root = -1;
   uint32_t elem = 0, op = 0;
+  // The axis forms' layouts: the rows before the axis on the send and the
+  // receive side (ranks that cut a tensor differently disagree).
+  uint64_t send_outer = 0, recv_outer = 0;
   // The address of this rank's send buffer: in one process the others read
   // it directly (not compared: it differs from rank to rank).
   uint64_t send = 0;
   bool operator==(const CallHeader &o) const {
     return kind == o.kind && bytes == o.bytes && root == o.root &&
-           elem == o.elem && op == o.op;
+           elem == o.elem && op == o.op && send_outer == o.send_outer &&
+           recv_outer == o.recv_outer;
   }
 };
 
@@ -119,6 +131,61 @@ inline bool overlap(const void *a, size_t an, const void *b, size_t bn) {
   const auto *x = static_cast<const uint8_t *>(a);
   const auto *y = static_cast<const uint8_t *>(b);
   return an && bn && x < y + bn && y < x + an;
+}
+
+/// A row-major tensor of `rank` dimensions cut at `axis`: `outer` rows (the
+/// product of the sizes before it), each of size `at` x `inner` bytes (the
+/// axis and the bytes of one index of it). False when the sizes are not a
+/// tensor (a negative size, an axis outside it) or its bytes overflow.
+struct AxisCut {
+  size_t outer = 1, at = 0, inner = 0;
+  size_t bytes() const { return outer * at * inner; }
+};
+inline bool cut_at(const int64_t *sizes, int rank, int axis, size_t elem,
+                   AxisCut &cut) {
+  if (!sizes || rank < 1 || axis < 0 || axis >= rank || !elem)
+    return false;
+  constexpr size_t kMax = static_cast<size_t>(PTRDIFF_MAX);
+  auto times = [](size_t &x, size_t n) {
+    if (n && x > kMax / n)
+      return false;
+    x *= n;
+    return true;
+  };
+  cut = AxisCut{};
+  cut.inner = elem;
+  size_t total = elem; // the whole tensor's bytes fit an object
+  for (int d = 0; d < rank; ++d) {
+    if (sizes[d] < 0)
+      return false;
+    const size_t n = static_cast<size_t>(sizes[d]);
+    if (!times(total, n))
+      return false;
+    if (d == axis)
+      cut.at = n;
+    else if (!times(d < axis ? cut.outer : cut.inner, n))
+      return false;
+  }
+  return true;
+}
+
+/// Equal sizes except at `axis`.
+inline bool same_but(const int64_t *a, const int64_t *b, int rank, int axis) {
+  for (int d = 0; d < rank; ++d)
+    if (d != axis && a[d] != b[d])
+      return false;
+  return true;
+}
+
+/// dst[o][k] = src[k][o] for o < outer, k < n, blocks of `row` bytes: the
+/// interleave between a rank-major buffer and a tensor cut at an axis.
+inline void transpose_blocks(const uint8_t *src, uint8_t *dst, size_t n,
+                             size_t outer, size_t row) {
+  if (!row)
+    return;
+  for (size_t o = 0; o < outer; ++o)
+    for (size_t k = 0; k < n; ++k)
+      std::memcpy(dst + (o * n + k) * row, src + (k * outer + o) * row, row);
 }
 
 /// acc[i] = src[i] (first) or op(acc[i], src[i]), for `count` elements of
@@ -153,7 +220,15 @@ void combine(A *acc, const T *src, size_t count, ReduceOp op, bool first) {
 /// agreement and all_reduce's combination live here, once.
 class Communicator {
 public:
-  enum Kind : uint32_t { AllGather = 1, AllToAll, Broadcast, AllReduce, Barrier };
+  enum Kind : uint32_t {
+    AllGather = 1,
+    AllToAll,
+    Broadcast,
+    AllReduce,
+    Barrier,
+    AllGatherAxis,
+    AllToAllAxes
+  };
 
   virtual ~Communicator() = default;
   virtual int rank() const = 0;
@@ -246,6 +321,125 @@ public:
     return agree(h);
   }
 
+  // The forms along an axis. Tensors are row-major, of `rank` dimensions
+  // with sizes `send_sizes` and `recv_sizes`, elements of `elem` bytes;
+  // the sizes must fit the operation (below) on every rank, else every
+  // rank gets INVALID_PARAMS and nothing is written.
+
+  /// shard.all_gather: recv = the ranks' sends concatenated along `axis`
+  /// in rank order; recv_sizes = send_sizes but size() x at `axis`.
+  Status all_gather_axis(const void *send, const int64_t *send_sizes,
+                         void *recv, const int64_t *recv_sizes, int rank,
+                         int axis, size_t elem, bool ready = true) {
+    detail::AxisCut in, out;
+    const bool shapes =
+        detail::cut_at(send_sizes, rank, axis, elem, in) &&
+        detail::cut_at(recv_sizes, rank, axis, elem, out) &&
+        detail::same_but(send_sizes, recv_sizes, rank, axis) &&
+        out.at == in.at * size_t(size()) &&
+        (!in.at || out.at / size_t(size()) == in.at);
+    const size_t row = shapes ? in.at * in.inner : 0;
+    const size_t bytes = shapes ? in.bytes() : 0;
+    CallHeader h;
+    h.kind = AllGatherAxis;
+    h.bytes = bytes;
+    h.send_outer = h.recv_outer = shapes ? in.outer : 0;
+    h.send = reinterpret_cast<uintptr_t>(send);
+    h.valid = ready && shapes && buffers_ok(send, bytes, recv, out.bytes());
+    return call(h, bytes * uint64_t(size() - 1), [&] {
+      if (in.outer == 1) // rank-major already
+        return backend_all_gather(send, recv, bytes);
+      gathered_.resize(out.bytes());
+      if (Status s = backend_all_gather(send, gathered_.data(), bytes);
+          s != Status::OK)
+        return s;
+      detail::transpose_blocks(gathered_.data(), static_cast<uint8_t *>(recv),
+                               size_t(size()), in.outer, row);
+      return Status::OK;
+    });
+  }
+
+  /// shard.all_to_all: send cut along `split_axis` into size() equal
+  /// pieces, piece r sent to rank r; recv = the pieces received,
+  /// concatenated along `concat_axis` in rank order. recv_sizes =
+  /// send_sizes with the split axis / size() and the concat axis x size().
+  Status all_to_all_axes(const void *send, const int64_t *send_sizes,
+                         void *recv, const int64_t *recv_sizes, int rank,
+                         int split_axis, int concat_axis, size_t elem,
+                         bool ready = true) {
+    const size_t n = size_t(size());
+    detail::AxisCut in, out;
+    bool shapes = detail::cut_at(send_sizes, rank, split_axis, elem, in) &&
+                  detail::cut_at(recv_sizes, rank, concat_axis, elem, out) &&
+                  in.at % n == 0 && out.at % n == 0;
+    // A piece has the send's sizes with the split axis / size(), and the
+    // receive's with the concat axis / size().
+    for (int d = 0; shapes && d < rank; ++d) {
+      const int64_t a = d == split_axis ? send_sizes[d] / int64_t(n)
+                                        : send_sizes[d];
+      const int64_t b = d == concat_axis ? recv_sizes[d] / int64_t(n)
+                                         : recv_sizes[d];
+      shapes = a == b;
+    }
+    const size_t block = shapes ? in.bytes() / n : 0;
+    const size_t send_row = shapes ? in.at / n * in.inner : 0;
+    const size_t recv_row = shapes ? out.at / n * out.inner : 0;
+    // The pieces rank-major: the send itself when the split axis leads.
+    const void *packed = send;
+    if (shapes && in.outer > 1 && in.bytes() &&
+        buffers_ok(send, in.bytes(), recv, out.bytes())) {
+      packed_.resize(in.bytes());
+      detail::transpose_blocks(static_cast<const uint8_t *>(send),
+                               packed_.data(), in.outer, n, send_row);
+      packed = packed_.data();
+    }
+    CallHeader h;
+    h.kind = AllToAllAxes;
+    h.bytes = block;
+    h.send_outer = shapes ? in.outer : 0;
+    h.recv_outer = shapes ? out.outer : 0;
+    h.send = reinterpret_cast<uintptr_t>(packed);
+    h.valid = ready && shapes && buffers_ok(send, in.bytes(), recv, out.bytes());
+    return call(h, block * uint64_t(n - 1), [&] {
+      if (out.outer == 1)
+        return backend_all_to_all(packed, recv, block);
+      gathered_.resize(out.bytes());
+      if (Status s = backend_all_to_all(packed, gathered_.data(), block);
+          s != Status::OK)
+        return s;
+      detail::transpose_blocks(gathered_.data(), static_cast<uint8_t *>(recv),
+                               n, out.outer, recv_row);
+      return Status::OK;
+    });
+  }
+
+  /// shard.all_slice: recv = this rank's piece of send along `axis` (cut
+  /// into size() equal pieces); send_sizes = recv_sizes but size() x at
+  /// `axis`. Local: no rank waits for another, and a rank not ready (or
+  /// with sizes that do not fit) gets INVALID_PARAMS alone.
+  Status all_slice_axis(const void *send, const int64_t *send_sizes,
+                        void *recv, const int64_t *recv_sizes, int rank,
+                        int axis, size_t elem, bool ready = true) {
+    detail::AxisCut in, out;
+    const bool shapes =
+        detail::cut_at(send_sizes, rank, axis, elem, in) &&
+        detail::cut_at(recv_sizes, rank, axis, elem, out) &&
+        detail::same_but(send_sizes, recv_sizes, rank, axis) &&
+        in.at == out.at * size_t(size()) &&
+        (!out.at || in.at / size_t(size()) == out.at);
+    if (!ready || !shapes || !buffers_ok(send, in.bytes(), recv, out.bytes()))
+      return Status::INVALID_PARAMS;
+    const size_t row = out.at * out.inner;
+    if (!row)
+      return Status::OK;
+    const auto *src = static_cast<const uint8_t *>(send);
+    auto *dst = static_cast<uint8_t *>(recv);
+    for (size_t o = 0; o < out.outer; ++o)
+      std::memcpy(dst + o * row,
+                  src + (o * size_t(size()) + size_t(this->rank())) * row, row);
+    return Status::OK;
+  }
+
   /// Bytes this rank has sent to other ranks through the calls so far (the
   /// bytes a sharded step moves, counted as the formulas count them).
   uint64_t bytes_sent() const { return sent_; }
@@ -325,6 +519,7 @@ private:
 
   std::vector<CallHeader> headers_;
   std::vector<uint8_t> gathered_;
+  std::vector<uint8_t> packed_; // all_to_all_axes' pieces, rank-major
   std::vector<uint8_t> acc_; // raw storage of the accumulators
   uint64_t sent_ = 0;
 };

@@ -405,6 +405,26 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
         return e.declare(o.getResult(), *view + "{" + src + ".data, {" +
                                             llvm::join(sizes, ", ") + "}}");
       });
+  // A copy between two contiguous row-major views of one shape (host
+  // code: a sharded program's staging of its rows).
+  e.add<memref::CopyOp>([](memref::CopyOp o, Emitter &e) -> LogicalResult {
+    auto from = cast<MemRefType>(o.getSource().getType());
+    auto to = cast<MemRefType>(o.getTarget().getType());
+    if (e.flavor == Flavor::Aicore)
+      return o.emitOpError("is host code; an AICore kernel moves data with "
+                           "tile loads and stores");
+    if (!isContiguousRowMajor(from) || !isContiguousRowMajor(to))
+      return o.emitOpError("copies between contiguous row-major views only");
+    if (failed(e.type(from, o)) || failed(e.type(to, o)))
+      return failure();
+    std::string src = e.name(o.getSource());
+    std::string count = "size_t(1)";
+    for (int64_t d = 0; d < from.getRank(); ++d)
+      count += " * size_t(" + src + ".sizes[" + std::to_string(d) + "])";
+    e.os << "std::copy_n(" << src << ".data, " << count << ", "
+         << e.name(o.getTarget()) << ".data);\n";
+    return success();
+  });
   e.add<memref::CastOp>([](memref::CastOp o, Emitter &e) {
     return e.declare(o.getResult(), e.name(o.getSource()));
   });

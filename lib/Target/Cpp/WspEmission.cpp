@@ -237,9 +237,53 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   return success();
 }
 
-/// wsp.all_reduce: the run's communicator (pto/runtime/collectives.hpp),
-/// after checking it has the grid's number of ranks when the grid's shape
-/// is static.
+/// A collective's frame: a block holding the run's communicator
+/// (pto/runtime/collectives.hpp), `ready` from `after`, a check that the
+/// group has the grid's number of ranks when the grid's shape is static,
+/// then `status` = the call `call(ready)` prints (a Status expression).
+LogicalResult emitCollective(Operation *op, StringRef comment,
+                             FlatSymbolRefAttr gridName, Value after,
+                             Value statusValue, Emitter &e,
+                             function_ref<std::string(StringRef)> call) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  if (!grid)
+    return op->emitOpError("names no shard.grid");
+  std::optional<int64_t> ranks = 1;
+  for (int64_t d : grid.getShape())
+    ranks = ShapedType::isDynamic(d) || !ranks ? std::nullopt
+                                               : std::optional(*ranks * d);
+  if (failed(e.declareResult(statusValue, op)))
+    return failure();
+  std::string status = e.name(statusValue);
+  raw_indented_ostream &os = e.os;
+  os << "// " << op->getName().getStringRef() << " on " << gridName << ": "
+     << comment << "\n";
+  os << "{\n";
+  os.indent();
+  os << "::pto::runtime::comm::Communicator &comm = "
+        "::pto::runtime::comm::current();\n";
+  std::string ready = "true";
+  if (after) {
+    os << "// Joined even after a failure here, so no rank waits for this "
+          "one.\n";
+    os << "const bool ready = " << e.name(after) << " == 0;\n";
+    ready = "ready";
+  }
+  if (ranks) {
+    os << "if (comm.size() != " << *ranks << ")\n";
+    os << "  " << status << " = 3; // INVALID_PARAMS: " << gridName
+       << " has " << *ranks << " ranks\n";
+    os << "else\n  ";
+  }
+  os << status << " = static_cast<int32_t>(" << call(ready) << ");\n";
+  if (after)
+    os << "if (!ready)\n  " << status << " = " << e.name(after) << ";\n";
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
+/// wsp.all_reduce: the communicator's all_reduce over the whole buffer.
 LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
   auto type = cast<MemRefType>(op.getBuffer().getType());
   Type elem = type.getElementType();
@@ -251,51 +295,45 @@ LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
   const char *kind = op.getReduction() == shard::ReductionKind::Max   ? "Max"
                      : op.getReduction() == shard::ReductionKind::Min ? "Min"
                                                                       : "Sum";
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
-  if (!grid)
-    return op.emitOpError("names no shard.grid");
-  std::optional<int64_t> ranks = 1;
-  for (int64_t d : grid.getShape())
-    ranks = ShapedType::isDynamic(d) || !ranks ? std::nullopt
-                                               : std::optional(*ranks * d);
-  if (failed(e.declareResult(op.getStatus(), op)))
-    return failure();
-  std::string buf = e.name(op.getBuffer()), status = e.name(op.getStatus());
+  std::string buf = e.name(op.getBuffer());
   std::string count = "size_t(1)";
   for (int64_t i = 0; i < type.getRank(); ++i)
     count += " * size_t(" + buf + ".sizes[" + std::to_string(i) + "])";
-  raw_indented_ostream &os = e.os;
-  os << "// wsp.all_reduce on @" << op.getGrid() << ": " << kind
-     << " over the ranks, in rank order\n";
-  os << "{\n";
-  os.indent();
-  os << "::pto::runtime::comm::Communicator &comm = "
-        "::pto::runtime::comm::current();\n";
-  std::string ready = "true";
-  if (op.getAfter()) {
-    os << "// Joined even after a failure here, so no rank waits for this "
-          "one.\n";
-    os << "const bool ready = " << e.name(op.getAfter()) << " == 0;\n";
-    ready = "ready";
-  }
-  if (ranks) {
-    os << "if (comm.size() != " << *ranks << ")\n";
-    os << "  " << status << " = 3; // INVALID_PARAMS: @" << op.getGrid()
-       << " has " << *ranks << " ranks\n";
-    os << "else\n  ";
-  }
-  os << status << " = static_cast<int32_t>(comm.all_reduce(\n";
-  os << (ranks ? "      " : "    ") << buf << ".data, " << count
-     << ", ::pto::runtime::comm::" << elemName
-     << ", ::pto::runtime::comm::ReduceOp::" << kind << ", " << ready
-     << "));\n";
-  if (op.getAfter())
-    os << "if (!ready)\n  " << status << " = " << e.name(op.getAfter())
-       << ";\n";
-  os.unindent();
-  os << "}\n";
-  return success();
+  return emitCollective(
+      op, (Twine(kind) + " over the ranks, in rank order").str(),
+      op.getGridAttr(), op.getAfter(), op.getStatus(), e,
+      [&](StringRef ready) {
+        return ("comm.all_reduce(\n    " + buf + ".data, " + count +
+                ", ::pto::runtime::comm::" + elemName +
+                ", ::pto::runtime::comm::ReduceOp::" + kind + ", " + ready +
+                ")")
+            .str();
+      });
+}
+
+/// The collectives along an axis: the communicator's *_axis forms over
+/// both views' data and sizes (the runtime checks the sizes on every rank).
+template <typename Op>
+LogicalResult emitAxisCollective(Op op, StringRef method,
+                                 ArrayRef<int64_t> axes, StringRef comment,
+                                 Emitter &e) {
+  auto type = cast<MemRefType>(op.getSource().getType());
+  FailureOr<std::string> elem = e.scalarType(type.getElementType(), op);
+  if (failed(elem))
+    return failure();
+  std::string src = e.name(op.getSource()), dst = e.name(op.getDest());
+  std::string axisArgs;
+  for (int64_t a : axes)
+    axisArgs += ", " + std::to_string(a);
+  return emitCollective(
+      op, comment, op.getGridAttr(), op.getAfter(), op.getStatus(), e,
+      [&](StringRef ready) {
+        return ("comm." + method + "(\n    " + src + ".data, " + src +
+                ".sizes, " + dst + ".data, " + dst + ".sizes, " +
+                Twine(type.getRank()) + axisArgs + ", sizeof(" + *elem +
+                "), " + ready + ")")
+            .str();
+      });
 }
 
 } // namespace
@@ -327,6 +365,36 @@ void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
   e.add<LoadDescriptorsOp>(emitLoadDescriptors);
   e.add<PlanBalancedOp>(emitPlanBalanced);
   e.add<AllReduceOp>(emitAllReduce);
+  // This rank's index in the run's group (the grid's linear index).
+  e.add<shard::ProcessLinearIndexOp>(
+      [](shard::ProcessLinearIndexOp o, Emitter &e) {
+        return e.declare(o.getResult(),
+                         "static_cast<int64_t>(::pto::runtime::comm::current()"
+                         ".rank())");
+      });
+  e.add<AllGatherOp>([](AllGatherOp o, Emitter &e) {
+    return emitAxisCollective(
+        o, "all_gather_axis", {int64_t(o.getGatherAxis())},
+        "every rank's buffer, concatenated along axis " +
+            std::to_string(o.getGatherAxis()),
+        e);
+  });
+  e.add<AllToAllOp>([](AllToAllOp o, Emitter &e) {
+    return emitAxisCollective(
+        o, "all_to_all_axes",
+        {int64_t(o.getSplitAxis()), int64_t(o.getConcatAxis())},
+        "pieces along axis " + std::to_string(o.getSplitAxis()) +
+            " to every rank, received along axis " +
+            std::to_string(o.getConcatAxis()),
+        e);
+  });
+  e.add<AllSliceOp>([](AllSliceOp o, Emitter &e) {
+    return emitAxisCollective(o, "all_slice_axis",
+                              {int64_t(o.getSliceAxis())},
+                              "this rank's piece along axis " +
+                                  std::to_string(o.getSliceAxis()),
+                              e);
+  });
   e.add<ParamOp>([](ParamOp o, Emitter &e) {
     return e.declare(o.getResult(),
                      llvm::formatv("static_cast<int64_t>({0}.params[{1}])",
@@ -838,7 +906,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   if (hasCollectives(f))
     return step.emitOpError("captures ")
            << step.getFunctionAttr()
-           << ", which runs a collective (wsp.all_reduce): a table records "
+           << ", which runs a collective (wsp.all_reduce, ...): a table records "
               "launches, and replaying collectives is not supported yet";
   // The patches, by argument.
   llvm::DenseMap<unsigned, StepPatchKind> tokenPatch;
@@ -1274,7 +1342,13 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
 } // namespace
 
 bool mlir::wsp::hasCollectives(Operation *op) {
-  return op->walk([](AllReduceOp) { return WalkResult::interrupt(); })
+  return op
+      ->walk([](Operation *inner) {
+        return isa<AllReduceOp, AllGatherOp, AllToAllOp, AllSliceOp,
+                   shard::ProcessLinearIndexOp>(inner)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
       .wasInterrupted();
 }
 

@@ -52,3 +52,148 @@ wsp.kernel @k tiers(@Tiers) (%d: !wsp.descriptor<attention>, %h: memref<8xf32>) 
   %s = wsp.all_reduce %h on @tp : memref<8xf32>
   wsp.return
 }
+
+// -----
+// The collectives along an axis.
+
+func.func @f(%a: memref<8xf32>, %b: memref<16xf32>) {
+  // expected-error @+1 {{names no symbol @g}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<8xf32> into memref<16xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8xf32>) {
+  // expected-error @+1 {{needs a destination other than its source}}
+  %s = wsp.all_gather %a into %a on @g gather_axis = 0 : memref<8xf32> into memref<8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8xf32>, %b: memref<16xbf16>) {
+  // expected-error @+1 {{moves elements of one type, not 'f32' into 'bf16'}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<8xf32> into memref<16xbf16>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8xi1>, %b: memref<16xi1>) {
+  // expected-error @+1 {{moves integers or floats of whole bytes, not 'i1'}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<8xi1> into memref<16xi1>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8xf32>, %b: memref<2x8xf32>) {
+  // expected-error @+1 {{needs a source and a destination of one rank (at least 1), not 1 and 2}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<8xf32> into memref<2x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<4x8xf32, strided<[16, 1]>>, %b: memref<8x8xf32>) {
+  // expected-error @+1 {{needs contiguous row-major buffers, not 'memref<4x8xf32, strided<[16, 1]>>'}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<4x8xf32, strided<[16, 1]>> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<4x8xf32>, %b: memref<8x8xf32>) {
+  // expected-error @+1 {{gather_axis 2 is outside the buffers' 2 dimensions}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 2 : memref<4x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<4x8xf32>, %b: memref<8x4xf32>) {
+  // expected-error @+1 {{needs equal sizes outside the axis; dimension 1 is 8 in the source and 4 in the destination}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<4x8xf32> into memref<8x4xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @f(%a: memref<4x8xf32>, %b: memref<8x8xf32>) {
+  // expected-error @+1 {{needs the destination's size at the axis (8) to be the 4 ranks times the source's (4)}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<4x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = ?)
+func.func @f(%a: memref<4x8xf32>, %b: memref<6x8xf32>) {
+  // expected-error @+1 {{needs the destination's size at the axis (6) to be a multiple of the source's (4)}}
+  %s = wsp.all_gather %a into %b on @g gather_axis = 0 : memref<4x8xf32> into memref<6x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @f(%a: memref<8x8xf32>, %b: memref<4x8xf32>) {
+  // expected-error @+1 {{needs the source's size at the axis (8) to be the 4 ranks times the destination's (4)}}
+  %s = wsp.all_slice %a into %b on @g slice_axis = 0 : memref<8x8xf32> into memref<4x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8x8xf32>, %b: memref<4x8xf32>) {
+  // expected-error @+1 {{slice_axis 3 is outside the buffers' 2 dimensions}}
+  %s = wsp.all_slice %a into %b on @g slice_axis = 3 : memref<8x8xf32> into memref<4x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @f(%a: memref<6x8xf32>, %b: memref<2x32xf32>) {
+  // expected-error @+1 {{needs the source's size at the split axis (6) to divide by the 4 ranks}}
+  %s = wsp.all_to_all %a into %b on @g split_axis = 0 concat_axis = 1 : memref<6x8xf32> into memref<2x32xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @f(%a: memref<8x8xf32>, %b: memref<2x8xf32>) {
+  // expected-error @+1 {{needs a destination of size 32 at dimension 1 (the source's 8 x ranks), not 8}}
+  %s = wsp.all_to_all %a into %b on @g split_axis = 0 concat_axis = 1 : memref<8x8xf32> into memref<2x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @f(%a: memref<8x8xf32>, %b: memref<8x8xf32>) {
+  // expected-error @+1 {{concat_axis 2 is outside the buffers' 2 dimensions}}
+  %s = wsp.all_to_all %a into %b on @g split_axis = 0 concat_axis = 2 : memref<8x8xf32> into memref<8x8xf32>
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+wsp.tier_config @Tiers [#wsp.tier<0, [1, 16]>]
+wsp.kernel @k tiers(@Tiers) (%d: !wsp.descriptor<attention>, %a: memref<8xf32>, %b: memref<8xf32>) {
+  // expected-error @+1 {{runs between kernels (on the host or the AICPU), not inside a wsp.kernel}}
+  %s = wsp.all_slice %a into %b on @g slice_axis = 0 : memref<8xf32> into memref<8xf32>
+  wsp.return
+}

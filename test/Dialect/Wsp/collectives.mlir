@@ -16,3 +16,23 @@ func.func @partials(%h: memref<?x256xbf16>, %m: memref<16xf32>,
   %s2 = wsp.all_reduce %i on @tp reduction = min after(%s1) : memref<?xi32>
   return %s2 : i32
 }
+
+// The collectives along an axis (shard's all_gather, all_to_all and
+// all_slice on memrefs, in place).
+shard.grid @kvdp(shape = 4)
+
+// CHECK-LABEL: func.func @along_axes
+// CHECK: %[[G:.*]] = wsp.all_gather %{{.*}} into %{{.*}} on @kvdp gather_axis = 2 : memref<?x1x2x64xbf16> into memref<?x1x8x64xbf16>
+// CHECK: %[[A:.*]] = wsp.all_to_all %{{.*}} into %{{.*}} on @kvdp split_axis = 0 concat_axis = 2 after(%[[G]]) : memref<8x1x2x64xbf16> into memref<2x1x8x64xbf16>
+// CHECK: %{{.*}} = wsp.all_slice %{{.*}} into %{{.*}} on @any slice_axis = 2 after(%[[A]]) : memref<?x1x8x64xbf16> into memref<?x1x2x64xbf16>
+func.func @along_axes(%q: memref<?x1x2x64xbf16>, %q_all: memref<?x1x8x64xbf16>,
+                      %padded: memref<8x1x2x64xbf16>, %mine: memref<2x1x8x64xbf16>,
+                      %out: memref<?x1x2x64xbf16>) -> i32 {
+  %g = wsp.all_gather %q into %q_all on @kvdp gather_axis = 2
+      : memref<?x1x2x64xbf16> into memref<?x1x8x64xbf16>
+  %a = wsp.all_to_all %padded into %mine on @kvdp split_axis = 0 concat_axis = 2
+      after(%g) : memref<8x1x2x64xbf16> into memref<2x1x8x64xbf16>
+  %s = wsp.all_slice %q_all into %out on @any slice_axis = 2 after(%a)
+      : memref<?x1x8x64xbf16> into memref<?x1x2x64xbf16>
+  return %s : i32
+}

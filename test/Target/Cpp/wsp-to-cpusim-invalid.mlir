@@ -50,7 +50,7 @@ func.func @s1(%a: memref<?xi32>) {
 
 // A table records launches; a collective in a captured step is refused.
 shard.grid @tp(shape = ?)
-// expected-error @+1 {{'wsp.step' op captures @s_collective, which runs a collective (wsp.all_reduce): a table records launches, and replaying collectives is not supported yet}}
+// expected-error @+1 {{'wsp.step' op captures @s_collective, which runs a collective (wsp.all_reduce, ...): a table records launches, and replaying collectives is not supported yet}}
 wsp.step @t_collective captures @s_collective patches []
 func.func @s_collective(%a: memref<?xf32>) -> i32 {
   %s = wsp.all_reduce %a on @tp : memref<?xf32>

@@ -440,6 +440,155 @@ LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
   return success();
 }
 
+/// The clauses the collectives along an axis share: outside kernels, two
+/// distinct contiguous row-major buffers of one element type (whole bytes)
+/// and one rank, and axes inside it.
+static LogicalResult verifyAxisCollective(Operation *op, Value source,
+                                          Value dest,
+                                          ArrayRef<std::pair<StringRef, int64_t>>
+                                              axes) {
+  if (op->getParentOfType<KernelOp>())
+    return op->emitOpError("runs between kernels (on the host or the "
+                           "AICPU), not inside a wsp.kernel");
+  if (source == dest)
+    return op->emitOpError("needs a destination other than its source");
+  auto from = cast<MemRefType>(source.getType());
+  auto to = cast<MemRefType>(dest.getType());
+  if (from.getElementType() != to.getElementType())
+    return op->emitOpError("moves elements of one type, not ")
+           << from.getElementType() << " into " << to.getElementType();
+  Type elem = from.getElementType();
+  if (!elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
+    return op->emitOpError("moves integers or floats of whole bytes, not ")
+           << elem;
+  if (from.getRank() != to.getRank() || from.getRank() == 0)
+    return op->emitOpError("needs a source and a destination of one rank "
+                           "(at least 1), not ")
+           << from.getRank() << " and " << to.getRank();
+  for (MemRefType t : {from, to})
+    if (!t.areTrailingDimsContiguous(t.getRank()))
+      return op->emitOpError("needs contiguous row-major buffers, not ") << t;
+  for (auto [name, axis] : axes)
+    if (axis >= from.getRank())
+      return op->emitOpError() << name << " " << axis
+                               << " is outside the buffers' " << from.getRank()
+                               << " dimensions";
+  return success();
+}
+
+/// The number of ranks of the grid `op` names (nullopt when some dimension
+/// is dynamic), or a diagnostic when the name is not a shard.grid.
+static FailureOr<std::optional<int64_t>>
+gridRanks(Operation *op, FlatSymbolRefAttr name,
+          SymbolTableCollection &tables) {
+  Operation *symbol = tables.lookupNearestSymbolFrom(op, name);
+  if (!symbol)
+    return op->emitOpError("names no symbol ") << name;
+  auto grid = dyn_cast<shard::GridOp>(symbol);
+  if (!grid)
+    return op->emitOpError("names ") << name << ", which is not a shard.grid";
+  std::optional<int64_t> ranks = 1;
+  for (int64_t d : grid.getShape())
+    ranks = ShapedType::isDynamic(d) || !ranks ? std::nullopt
+                                               : std::optional(*ranks * d);
+  return ranks;
+}
+
+/// `big`'s size at `axis` against `small`'s (big = ranks x small), and the
+/// other dimensions equal, where the sizes are static. `what` names the
+/// relation in the message.
+static LogicalResult verifyScaledAxis(Operation *op, MemRefType small,
+                                      MemRefType big, int64_t axis,
+                                      std::optional<int64_t> ranks,
+                                      StringRef smallName, StringRef bigName) {
+  for (int64_t d = 0; d < small.getRank(); ++d) {
+    int64_t a = small.getDimSize(d), b = big.getDimSize(d);
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+      continue;
+    if (d != axis && a != b)
+      return op->emitOpError("needs equal sizes outside the axis; dimension ")
+             << d << " is " << a << " in the " << smallName << " and " << b
+             << " in the " << bigName;
+    if (d == axis && ranks && a * *ranks != b)
+      return op->emitOpError("needs the ")
+             << bigName << "'s size at the axis (" << b << ") to be the "
+             << *ranks << " ranks times the " << smallName << "'s (" << a
+             << ")";
+    if (d == axis && !ranks && (a == 0 ? b != 0 : b % a != 0))
+      return op->emitOpError("needs the ")
+             << bigName << "'s size at the axis (" << b
+             << ") to be a multiple of the " << smallName << "'s (" << a
+             << ")";
+  }
+  return success();
+}
+
+LogicalResult AllGatherOp::verify() {
+  return verifyAxisCollective(*this, getSource(), getDest(),
+                              {{"gather_axis", getGatherAxis()}});
+}
+LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<std::optional<int64_t>> ranks =
+      gridRanks(*this, getGridAttr(), tables);
+  if (failed(ranks))
+    return failure();
+  return verifyScaledAxis(*this, getSource().getType(), getDest().getType(),
+                          getGatherAxis(), *ranks, "source", "destination");
+}
+
+LogicalResult AllSliceOp::verify() {
+  return verifyAxisCollective(*this, getSource(), getDest(),
+                              {{"slice_axis", getSliceAxis()}});
+}
+LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<std::optional<int64_t>> ranks =
+      gridRanks(*this, getGridAttr(), tables);
+  if (failed(ranks))
+    return failure();
+  return verifyScaledAxis(*this, getDest().getType(), getSource().getType(),
+                          getSliceAxis(), *ranks, "destination", "source");
+}
+
+LogicalResult AllToAllOp::verify() {
+  return verifyAxisCollective(*this, getSource(), getDest(),
+                              {{"split_axis", getSplitAxis()},
+                               {"concat_axis", getConcatAxis()}});
+}
+LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
+  FailureOr<std::optional<int64_t>> ranks =
+      gridRanks(*this, getGridAttr(), tables);
+  if (failed(ranks))
+    return failure();
+  auto from = cast<MemRefType>(getSource().getType());
+  auto to = cast<MemRefType>(getDest().getType());
+  int64_t split = getSplitAxis(), concat = getConcatAxis();
+  for (int64_t d = 0; d < from.getRank(); ++d) {
+    int64_t a = from.getDimSize(d), b = to.getDimSize(d);
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b))
+      continue;
+    // The size a piece has on this dimension, on each side.
+    bool isSplit = d == split, isConcat = d == concat;
+    if (isSplit && *ranks && a % **ranks)
+      return emitOpError("needs the source's size at the split axis (")
+             << a << ") to divide by the " << **ranks << " ranks";
+    int64_t want = a;
+    if (*ranks) {
+      want = isSplit ? a / **ranks : a;
+      want = isConcat ? want * **ranks : want;
+    } else if (isSplit != isConcat) {
+      continue; // the ranks decide; the runtime checks
+    }
+    if (b != want)
+      return emitOpError("needs a destination of size ")
+             << want << " at dimension " << d << " (the source's " << a
+             << (isSplit && !isConcat ? " / ranks"
+                 : isConcat && !isSplit ? " x ranks"
+                                        : "")
+             << "), not " << b;
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Step capture
 //===----------------------------------------------------------------------===//

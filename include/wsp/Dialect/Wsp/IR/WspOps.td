@@ -940,4 +940,108 @@ def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
   let hasVerifier = 1;
 }
 
+// The collectives along an axis keep shard's names and attributes
+// (`gather_axis`, `split_axis`/`concat_axis`, `slice_axis`), in place:
+// each writes `dest` from `source` and returns the runtime's status.
+class Wsp_AxisCollectiveOp<string mnemonic> : Wsp_Op<mnemonic, [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let results = (outs I32:$status);
+  let hasVerifier = 1;
+  code commonDescription = [{
+    Every rank of the `shard.grid` named by `grid` (all of its ranks, in
+    linear order) calls it. `source` and `dest` are contiguous row-major
+    buffers of one element type and rank; `status` is 0, or the runtime's
+    error code with `dest` unchanged on every rank: 3 (INVALID_PARAMS) when
+    the sizes do not fit the operation on some rank, the ranks' calls
+    disagree, or the program runs on a group whose size is not the grid's;
+    16 (PEER_LOST) when a rank is gone. `after` is the status of the work
+    before it on this rank, as for `wsp.all_reduce`: when it is not 0 the
+    rank joins the call not ready, every rank's call fails, and this rank's
+    op returns `after`. The verifier checks what the static sizes show;
+    the runtime checks the rest.
+  }];
+}
+
+def Wsp_AllGatherOp : Wsp_AxisCollectiveOp<"all_gather"> {
+  let summary = "Concatenate every rank's buffer along an axis";
+  let description = [{
+    `dest` = the ranks' `source` buffers concatenated along `gather_axis`
+    in rank order, on every rank (shard.all_gather on memrefs, in place):
+    `dest` has `source`'s sizes but ranks x at the axis.
+  }] # commonDescription # [{
+    ```mlir
+    shard.grid @kvdp(shape = 4)
+    // Q heads of every rank: [B, 1, 2, 64] -> [B, 1, 8, 64].
+    %s = wsp.all_gather %q into %q_all on @kvdp gather_axis = 2
+        : memref<?x1x2x64xbf16> into memref<?x1x8x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "this rank's part", [MemRead]>:$source,
+                       Arg<AnyMemRef, "the gathered buffer", [MemWrite]>:$dest,
+                       FlatSymbolRefAttr:$grid,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$gather_axis,
+                       Optional<I32>:$after);
+  let assemblyFormat = [{
+    $source `into` $dest `on` $grid `gather_axis` `=` $gather_axis
+    (`after` `(` $after^ `)`)? attr-dict `:` type($source) `into` type($dest)
+  }];
+}
+
+def Wsp_AllToAllOp : Wsp_AxisCollectiveOp<"all_to_all"> {
+  let summary = "Send a piece of a buffer to every rank, concatenate the "
+                "pieces received";
+  let description = [{
+    `source` is cut along `split_axis` into ranks equal pieces; piece r goes
+    to rank r; `dest` = the pieces this rank received, concatenated along
+    `concat_axis` in rank order (shard.all_to_all on memrefs, in place).
+    `dest` has `source`'s sizes with the split axis / ranks and the concat
+    axis x ranks.
+  }] # commonDescription # [{
+    ```mlir
+    shard.grid @kvdp(shape = 4)
+    // This rank's requests with every rank's Q heads:
+    // [4 x c, 1, 2, 64] -> [c, 1, 8, 64].
+    %s = wsp.all_to_all %q_padded into %q_mine on @kvdp split_axis = 0
+        concat_axis = 2 : memref<?x1x2x64xbf16> into memref<?x1x8x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "the pieces to send", [MemRead]>:$source,
+                       Arg<AnyMemRef, "the pieces received", [MemWrite]>:$dest,
+                       FlatSymbolRefAttr:$grid,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$split_axis,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_axis,
+                       Optional<I32>:$after);
+  let assemblyFormat = [{
+    $source `into` $dest `on` $grid `split_axis` `=` $split_axis
+    `concat_axis` `=` $concat_axis (`after` `(` $after^ `)`)? attr-dict `:`
+    type($source) `into` type($dest)
+  }];
+}
+
+def Wsp_AllSliceOp : Wsp_AxisCollectiveOp<"all_slice"> {
+  let summary = "This rank's piece of a buffer along an axis";
+  let description = [{
+    `dest` = this rank's piece of `source` cut along `slice_axis` into
+    ranks equal pieces (shard.all_slice on memrefs, in place): `source` has
+    `dest`'s sizes but ranks x at the axis. No data moves between ranks:
+    a rank whose sizes do not fit, or that is not ready, fails alone.
+  }] # commonDescription # [{
+    ```mlir
+    shard.grid @kvdp(shape = 4)
+    // This rank's heads of every request: [B, 1, 8, 64] -> [B, 1, 2, 64].
+    %s = wsp.all_slice %out_all into %out on @kvdp slice_axis = 2
+        : memref<?x1x8x64xbf16> into memref<?x1x2x64xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "every rank's pieces", [MemRead]>:$source,
+                       Arg<AnyMemRef, "this rank's piece", [MemWrite]>:$dest,
+                       FlatSymbolRefAttr:$grid,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$slice_axis,
+                       Optional<I32>:$after);
+  let assemblyFormat = [{
+    $source `into` $dest `on` $grid `slice_axis` `=` $slice_axis
+    (`after` `(` $after^ `)`)? attr-dict `:` type($source) `into` type($dest)
+  }];
+}
+
 #endif // WSP_DIALECT_WSP_IR_WSPOPS_TD
