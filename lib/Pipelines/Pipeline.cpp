@@ -33,7 +33,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 /// From the form users write to the form the backend emits. Each stage ends
 /// with its contract check.
 void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
-  // Stage 0: operators to workloads (a full conversion: no llm op is left).
+  // Stage 0: operators to workloads (a full conversion: no llm op is left),
+  // sharded attention first rewritten into each rank's program.
+  pm.addPass(createLlmSelectKvSharding());
+  pm.addPass(createConvertLlmKvSharding());
   pm.addPass(createConvertLlmToWsp());
   pm.addPass(createCanonicalizerPass());
   // Stage 1: planning (and the iteration-space queries it leaves).

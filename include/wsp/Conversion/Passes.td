@@ -41,4 +41,52 @@ def ConvertLlmToWsp : Pass<"convert-llm-to-wsp", "::mlir::ModuleOp"> {
   ];
 }
 
+def LlmSelectKvSharding : Pass<"llm-select-kv-sharding", "::mlir::ModuleOp"> {
+  let summary = "Choose how each sharded attention spreads its KV cache "
+                "(seed 003's rule)";
+  let description = [{
+    For every `llm.flash_attention_decode ... on @grid` without a
+    `kv_sharding` attribute, sets it by seed 003's rule: context
+    parallelism (`cp`) when the batch is smaller than the grid's number of
+    ranks, KV data parallelism (`kvdp`) otherwise. An attribute already
+    there is the user's choice and stays. The rule needs both sizes: a
+    dynamic batch or grid is a diagnostic asking for the attribute
+    (docs/rationale/Sharding.md).
+  }];
+}
+
+def ConvertLlmKvSharding
+    : Pass<"convert-llm-kv-sharding", "::mlir::ModuleOp"> {
+  let summary = "Lower sharded attention to each rank's program of "
+                "collectives and local attention";
+  let description = [{
+    Replaces every `llm.flash_attention_decode ... on @grid kv_sharding =
+    kvdp` by the rank's program of seed 003's KV data parallelism, on a
+    grid of static size N (rank r, batch B, c = ceil(B / N)):
+
+    1. the query heads of every rank: `wsp.all_gather` of `q` along its
+       head axis (or, with `kv_sharding = kvdp_all_to_all`, one
+       `wsp.all_to_all` that sends each rank the rows of its requests, the
+       seed's future optimization: the same result, 1/N of the bytes);
+    2. attention of this rank's requests [r c, min(B, (r + 1) c)) with
+       every head, against the rank's own pool and block table, the chunk
+       size planned for the whole batch (`plan_kv_lens`);
+    3. the requests of every rank: `wsp.all_gather` of the outputs along
+       the batch (each rank's c rows, the last ones padding);
+    4. this rank's heads: `wsp.all_slice` into `out`.
+
+    The buffers of steps 1 to 3 are carved from one workspace argument
+    (`llm.workspace`, bf16, at least (B + (N + 1) c) x q_seq_len x H x
+    head_dim elements, H = N x q_head_num; kvdp_all_to_all: (N + 3) c x
+    q_seq_len x H x head_dim), checked at run time: a smaller one is
+    INVALID_PARAMS (3) on every rank. Context parallelism (`cp`) does not
+    lower yet: a diagnostic at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::wsp::WspDialect", "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::shard::ShardDialect"
+  ];
+}
+
 #endif // WSP_CONVERSION_PASSES_TD

@@ -28,6 +28,7 @@
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -3324,6 +3325,33 @@ constexpr StringLiteral kDecodePlan = R"mlir(
       }
       scf.yield %generated : i32)mlir";
 
+/// Decode with plan_kv_lens: the chunk is planned for those lengths (plus
+/// q_seq_len, as the batch's own), each checked (>= 0, within int32), and
+/// the batch's descriptors generated with it.
+constexpr int64_t kMaxPlanBatch = 4096;
+constexpr StringLiteral kDecodePlanFor = R"mlir(
+      %plan_ok = scf.for %pb = %c0 to %plan_batch step %c1
+          iter_args(%plan_acc = %true) -> (i1) {
+        %plan_past_i32 = memref.load %plan_kv_lens[%pb] : ${PLAN_KV_LENS_TYPE}
+        %plan_past = arith.extsi %plan_past_i32 : i32 to i64
+        %plan_seen = arith.addi %plan_past, %q_len_i64 : i64
+        %plan_nonneg = arith.cmpi sge, %plan_past, %zero_i64 : i64
+        %plan_in_i32 = arith.cmpi sle, %plan_seen, %int32_max : i64
+        %plan_seen_i32 = arith.trunci %plan_seen : i64 to i32
+        memref.store %plan_seen_i32, %plan_lens[%pb] : memref<${PLAN_BATCH}xi32>
+        %plan_one = arith.andi %plan_nonneg, %plan_in_i32 : i1
+        %plan_all = arith.andi %plan_acc, %plan_one : i1
+        scf.yield %plan_all : i1
+      }
+      %plan_status = scf.if %plan_ok -> i32 {
+      %chunk = wsp.plan_chunk_size %plan_lens[%plan_batch] heads(%kv_heads)
+          config(${CONFIG}) : memref<${PLAN_BATCH}xi32>)mlir"
+    R"mlir(${DECODE_PLAN}
+      } else {
+        scf.yield %invalid : i32
+      }
+      scf.yield %plan_status : i32)mlir";
+
 /// Prefill: one descriptor per (sequence, KV head, block of query tokens
 /// whose rows fill one tile); each covers its whole causal KV range, so
 /// the units are independent (a grid).
@@ -3454,6 +3482,11 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     args.push_back({"v_scale", op.getVScale()});
   }
   args.push_back({"out", op.getOut()});
+  Value planKvLens;
+  if constexpr (decode)
+    planKvLens = op.getPlanKvLens();
+  if (planKvLens)
+    args.push_back({"plan_kv_lens", planKvLens});
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
 
@@ -3588,6 +3621,18 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["PLAN"] = "      %chunk = wsp.plan_chunk_size %lens[%batch] "
                 "heads(%kv_heads) config(${CONFIG}) : memref<${MAX_BATCH}xi32>" +
                 kDecodePlan.str();
+    if (planKvLens) {
+      // The chunk planned for plan_kv_lens (a sharded rank plans as the
+      // whole batch), in a buffer of its own.
+      v["PLAN"] = kDecodePlanFor.str();
+      v["PLAN_BATCH"] = std::to_string(kMaxPlanBatch);
+      v["DECODE_PLAN"] = kDecodePlan.str();
+      setup += "  %plan_batch = memref.dim %plan_kv_lens, %c0 : "
+               "${PLAN_KV_LENS_TYPE}\n"
+               "  %plan_max = arith.constant ${PLAN_BATCH} : index\n"
+               "  %plan_fits = arith.cmpi ule, %plan_batch, %plan_max : index\n"
+               "  %plan_lens = memref.alloca() : memref<${PLAN_BATCH}xi32>\n";
+    }
     // Chunks of 256 to 4096 positions (the defaults).
     v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
     v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 1024]>, "
@@ -3603,8 +3648,13 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["END_STATE"] = kDecodeEndState;
     // A batch over the stack buffer of lengths is a size the plan does not
     // support.
-    setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n"
-             "  %batch_fits = arith.cmpi ule, %batch, %max_batch : index\n";
+    setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n";
+    setup += planKvLens
+                 ? "  %local_fits = arith.cmpi ule, %batch, %max_batch : "
+                   "index\n"
+                   "  %batch_fits = arith.andi %local_fits, %plan_fits : i1\n"
+                 : "  %batch_fits = arith.cmpi ule, %batch, %max_batch : "
+                   "index\n";
   } else {
     setup += "  %tokens = memref.dim %q, %c0 : ${Q_TYPE}\n"
              "  %tokens_i64 = arith.index_cast %tokens : index to i64\n"
@@ -3634,6 +3684,17 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["END_STATE"] = kAttentionFinish;
     setup += "  %batch_fits = arith.constant true\n";
   }
+  // Decode of an empty batch (a KV-sharded rank whose range of requests is
+  // empty) has nothing to plan: 0, nothing written. The runtime planner
+  // itself refuses a batch of 0.
+  if constexpr (decode)
+    v["PLAN"] = "      %no_requests = arith.cmpi eq, %batch, %c0 : index\n"
+                "      %decoded = scf.if %no_requests -> i32 {\n"
+                "        scf.yield %ok : i32\n"
+                "      } else {\n" +
+                v["PLAN"] +
+                "\n      }\n"
+                "      scf.yield %decoded : i32";
   v["PLAN_SETUP"] = setup;
   v["CHECKS"] = checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
@@ -3692,8 +3753,14 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
     return lowerEmbedding(embedding, name, cores);
   if (auto argmax = dyn_cast<llm::ArgmaxOp>(op))
     return lowerArgmax(argmax, name, cores);
-  if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
+  if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op)) {
+    if (attention.getGrid())
+      return op->emitOpError("is sharded over ")
+             << attention.getGridAttr()
+             << ": convert-llm-kv-sharding lowers it to this rank's program "
+                "first";
     return lowerAttention(attention, name);
+  }
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))
     return lowerAttention(attention, name);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
@@ -3743,6 +3810,13 @@ struct ConvertLlmToWspPass
     SmallVector<Operation *> ops;
     bool ok = true;
     f.walk([&](Operation *op) {
+      // The collectives of a sharded program join the status chain.
+      if (isa<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
+              wsp::AllSliceOp>(op) &&
+          op->getBlock() == &body) {
+        ops.push_back(op);
+        return;
+      }
       if (!isa<llm::LlmDialect>(op->getDialect()))
         return;
       if (op->getBlock() != &body) {
@@ -3757,6 +3831,10 @@ struct ConvertLlmToWspPass
 
     Value status;
     for (auto [i, op] : llvm::enumerate(ops)) {
+      if (!isa<llm::LlmDialect>(op->getDialect())) {
+        status = joinCollective(op, status);
+        continue;
+      }
       // all_reduce without a device grid runs on the one rank this program
       // runs on, where it leaves the buffer as it is; over a grid, it is
       // the collective.
@@ -3913,6 +3991,31 @@ struct ConvertLlmToWspPass
     OpBuilder otherwise = guard.getElseBodyBuilder();
     scf::YieldOp::create(otherwise, loc, status);
     return guard.getResult(0);
+  }
+
+  /// A wsp collective already in the function (a sharded program's): it
+  /// runs after the ops before it, joining the call not ready when one of
+  /// them failed (its own `after`, if any, counts too: the first failure
+  /// wins). Returns the new status.
+  static Value joinCollective(Operation *op, Value status) {
+    MutableOperandRange after =
+        TypeSwitch<Operation *, MutableOperandRange>(op)
+            .Case<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
+                  wsp::AllSliceOp>([](auto c) { return c.getAfterMutable(); });
+    if (status) {
+      Value joined = status;
+      if (!after.empty()) {
+        OpBuilder b(op);
+        Value zero = arith::ConstantOp::create(b, op->getLoc(),
+                                               b.getI32IntegerAttr(0));
+        Value failed = arith::CmpIOp::create(
+            b, op->getLoc(), arith::CmpIPredicate::ne, status, zero);
+        joined = arith::SelectOp::create(b, op->getLoc(), failed, status,
+                                         after[0].get());
+      }
+      after.assign(joined);
+    }
+    return op->getResult(0);
   }
 
   /// llm.all_reduce over a device grid: wsp.all_reduce on the buffer, in

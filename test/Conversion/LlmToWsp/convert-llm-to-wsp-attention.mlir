@@ -130,3 +130,34 @@ func.func @dec8(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
       -> out(%out : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32}
   return
 }
+
+// Decode with plan_kv_lens (a KV-sharded rank's attention): the chunk is
+// planned for those lengths (each + q_seq_len, checked, in a buffer of
+// 4096), the rank's own descriptors generated with it; an empty batch
+// plans nothing and returns 0.
+// CHECK-LABEL: func.func @dec_planned_for(
+// CHECK: %[[LENS:.*]] = memref.alloca() : memref<1024xi32>
+// CHECK: %[[PLAN_LENS:.*]] = memref.alloca() : memref<4096xi32>
+// CHECK: %[[NONE:.*]] = arith.cmpi eq, %{{.*}}, %c0 : index
+// CHECK: scf.if %[[NONE]] -> (i32) {
+// CHECK: scf.yield %c0_i32
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args
+// CHECK: memref.load %arg9[
+// CHECK: memref.store %{{.*}}, %[[PLAN_LENS]][
+// CHECK: %[[CHUNK:.*]] = wsp.plan_chunk_size %[[PLAN_LENS]][%{{.*}}] heads(%c2{{.*}}) config(#wsp.plan_config<max_work_units = 4096>) : memref<4096xi32>
+// CHECK: wsp.generate %[[LENS]][%{{.*}}] heads(%c2{{.*}}) chunk(%[[CHUNK]])
+func.func @dec_planned_for(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
+               %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+               %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+               %k_cache: memref<?x2x16x128xbf16>, %v_cache: memref<?x2x16x128xbf16>,
+               %out: memref<?x1x8x128xbf16>, %batch_kv_lens: memref<?xi32>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x128xbf16>) v_cache(%v_cache : memref<?x2x16x128xbf16>)
+      -> out(%out : memref<?x1x8x128xbf16>) plan_kv_lens(%batch_kv_lens : memref<?xi32>)
+      {q_seq_len = 1 : i32}
+  return
+}

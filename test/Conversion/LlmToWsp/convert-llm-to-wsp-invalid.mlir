@@ -200,3 +200,12 @@ func.func @swiglu_dynamic_experts(%x: memref<?x1024xbf16>, %s: memref<?x512xf32>
   llm.moe_swiglu_dynamic_quant scatter_tokens(%x : memref<?x1024xbf16>) smooth_scale(%s : memref<?x512xf32>) experts_tokens_count(%c : memref<?xi32>) -> y(%y : memref<?x512xi8>) per_token_scale(%ys : memref<?xf32>)
   return
 }
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @sharded_attention(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{is sharded over @g: convert-llm-kv-sharding lowers it to this rank's program first}}
+  llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x4x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}

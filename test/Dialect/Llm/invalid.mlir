@@ -553,6 +553,48 @@ func.func @decode_accum(%q: memref<4x1x8x128xbf16>, %l: memref<4xi32>, %bt: memr
   return
 }
 
+// -----
+
+func.func @decode_sharding_without_grid(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{kv_sharding needs the device grid it shards over (on @grid)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, kv_sharding = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_grid_missing(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{names no symbol @kvdp}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @kvdp() { return }
+func.func @decode_grid_not_a_grid(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{names @kvdp, which is not a shard.grid}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) on @kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_plan_lens_dtype(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %p: memref<?xi64>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{'plan_kv_lens' must hold i32, got 'memref<?xi64>'}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) plan_kv_lens(%p : memref<?xi64>) {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @kvdp(shape = 4)
+func.func @decode_sharded_gqa(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x3x16x64xbf16>) {
+  // expected-error @+1 {{sharded over 4 ranks of 1 query heads: the 4 heads are not a multiple of kv_head_num 3 (each KV head serves a whole group of query heads)}}
+  llm.flash_attention_decode q(%q : memref<?x1x1x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x3x16x64xbf16>) v_cache(%c : memref<?x3x16x64xbf16>) -> out(%q : memref<?x1x1x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
 // == all_reduce ==
 
 // -----

@@ -214,3 +214,46 @@ func.func @collectives(%h: memref<?x4096xbf16>, %f: memref<?x?xf32>) {
   llm.all_reduce hidden_states(%f : memref<?x?xf32>) kind min on @tp
   return
 }
+
+// Sharded decode attention (seed 003): the grid, the mode, the lengths the
+// chunk is planned for.
+shard.grid @kvdp(shape = 4)
+
+// CHECK-LABEL: func.func @sharded_decode
+// CHECK: llm.flash_attention_decode {{.*}} -> out(%{{.*}} : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+// CHECK: llm.flash_attention_decode {{.*}} -> out(%{{.*}} : memref<?x1x2x64xbf16>) on @kvdp {q_seq_len = 1 : i32}
+// CHECK: llm.flash_attention_decode {{.*}} -> out(%{{.*}} : memref<?x1x8x64xbf16>) plan_kv_lens(%{{.*}} : memref<?xi32>) {q_seq_len = 1 : i32}
+func.func @sharded_decode(%q: memref<?x1x2x64xbf16>, %q8: memref<?x1x8x64xbf16>,
+                          %l: memref<?xi32>, %bt: memref<?x?xi32>,
+                          %c: memref<?x2x16x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>)
+      v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>)
+      on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>)
+      v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>)
+      on @kvdp {q_seq_len = 1 : i32}
+  llm.flash_attention_decode q(%q8 : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>)
+      v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q8 : memref<?x1x8x64xbf16>)
+      plan_kv_lens(%l : memref<?xi32>) {q_seq_len = 1 : i32}
+  return
+}
+
+// One query head per rank, two KV heads: the 4 ranks' heads are 2 groups
+// of 2 (the rank's own head count need not cover a group).
+// CHECK-LABEL: func.func @sharded_decode_one_head
+// CHECK: on @kvdp kv_sharding = kvdp_all_to_all
+func.func @sharded_decode_one_head(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>,
+                                   %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x1x64xbf16>) kv_ids(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>)
+      v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x1x64xbf16>)
+      on @kvdp kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}

@@ -533,7 +533,8 @@ namespace {
 /// The shared rules of the two paged attention ops.
 template <typename AttnOp>
 LogicalResult verifyPagedAttention(AttnOp op, Signature &sig,
-                                   ArrayRef<StringRef> tokenDims) {
+                                   ArrayRef<StringRef> tokenDims,
+                                   bool checkGqa = true) {
   SmallVector<StringRef> qDims(tokenDims.begin(), tokenDims.end());
   qDims.append({"q_head_num", "head_dim"});
   SmallVector<StringRef> cache = {"max_block_num", "kv_head_num", "block_size",
@@ -556,7 +557,7 @@ LogicalResult verifyPagedAttention(AttnOp op, Signature &sig,
                                op.getKScale(), "k_scale", op.getVScale(),
                                "v_scale")))
     return failure();
-  return verifyGqa(op, sig);
+  return checkGqa ? verifyGqa(op, sig) : success();
 }
 } // namespace
 
@@ -577,7 +578,45 @@ LogicalResult FlashAttentionDecodeOp::verify() {
     return failure();
   Signature sig(*this);
   sig.bind("q_seq_len", int32_t(getQSeqLen()), "the q_seq_len attribute");
-  return verifyPagedAttention(*this, sig, {"batch_size", "q_seq_len"});
+  sig.optional(getPlanKvLens(), "plan_kv_lens", {"plan_batch"}, I32);
+  // Sharded, q holds this rank's heads: the attention's are every rank's
+  // (checked with the grid's size in verifySymbolUses).
+  if (failed(verifyPagedAttention(*this, sig, {"batch_size", "q_seq_len"},
+                                  /*checkGqa=*/!getGrid())))
+    return failure();
+  if (getKvSharding() && !getGrid())
+    return emitOpError("kv_sharding needs the device grid it shards over "
+                       "(on @grid)");
+  return success();
+}
+
+LogicalResult
+FlashAttentionDecodeOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (!getGrid())
+    return success();
+  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
+  if (!grid)
+    return emitOpError("names no symbol @") << *getGrid();
+  auto gridOp = dyn_cast<shard::GridOp>(grid);
+  if (!gridOp)
+    return emitOpError("names @") << *getGrid()
+                                  << ", which is not a shard.grid";
+  int64_t ranks = 1;
+  for (int64_t d : gridOp.getShape())
+    ranks = ShapedType::isDynamic(d) || ShapedType::isDynamic(ranks)
+                ? ShapedType::kDynamic
+                : ranks * d;
+  int64_t local = getQ().getType().getDimSize(2);
+  int64_t kv = getKCache().getType().getDimSize(1);
+  if (ShapedType::isDynamic(ranks) || ShapedType::isDynamic(local) ||
+      ShapedType::isDynamic(kv) || kv < 1)
+    return success();
+  if ((ranks * local) % kv != 0)
+    return emitOpError("sharded over ")
+           << ranks << " ranks of " << local << " query heads: the "
+           << ranks * local << " heads are not a multiple of kv_head_num "
+           << kv << " (each KV head serves a whole group of query heads)";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

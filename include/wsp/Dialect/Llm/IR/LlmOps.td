@@ -35,6 +35,13 @@ class Llm_VerifiedOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
+def Llm_KvSharding : I32EnumAttr<"KvSharding",
+    "how a sharded attention's KV cache is spread over the ranks (seed 003)", [
+    I32EnumAttrCase<"kvdp", 0>, I32EnumAttrCase<"kvdp_all_to_all", 1>,
+    I32EnumAttrCase<"cp", 2>]> {
+  let cppNamespace = "::mlir::wsp::llm";
+}
+
 def Llm_ReduceKind : I32EnumAttr<"ReduceKind", "reduction of all_reduce", [
     I32EnumAttrCase<"sum", 0>, I32EnumAttrCase<"max", 1>,
     I32EnumAttrCase<"min", 2>]> {
@@ -371,7 +378,8 @@ def Llm_FlashAttentionPrefillOp
 }
 
 def Llm_FlashAttentionDecodeOp
-    : Llm_VerifiedOp<"flash_attention_decode", [AttrSizedOperandSegments]> {
+    : Llm_VerifiedOp<"flash_attention_decode", [AttrSizedOperandSegments,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Decode attention over a paged cache: per-request KV lengths";
   let description = [{
     Every request has `q_seq_len` new tokens (1 to 3 in practice), already
@@ -389,17 +397,41 @@ def Llm_FlashAttentionDecodeOp
     | k_cache, v_cache | [max_block_num, kv_head_num, block_size, head_dim] | bf16 or i8 |
     | k_scale, v_scale (iff int8) | [kv_head_num, head_dim] | f32 |
     | -> out | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |
+    | plan_kv_lens (optional) | [plan_batch] | i32 |
+
+    `plan_kv_lens`: the KV lengths the chunk size is planned for (default
+    `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
+    each of its requests is cut into the chunks the unsharded op would cut
+    it into (and gives the same bits).
+
+    **Sharded** (seed 003): with `on @grid` the op is one rank's part of an
+    attention whose KV cache is spread over the ranks of a `shard.grid`, by
+    `kv_sharding` (`llm-select-kv-sharding` chooses it when absent;
+    `convert-llm-kv-sharding` lowers it to the rank's program). `q` and `out`
+    hold this rank's `q_head_num` query heads of every request (tensor
+    parallel: the heads of all ranks in rank order are the attention's
+    heads); `kv_ids`, `kv_lens`, `q_lens` and `accum_q_len` describe every
+    request. `kvdp`: the ranks hold contiguous ranges of ceil(batch /
+    ranks) requests (rank r: [r c, min(batch, (r + 1) c))), each in its own
+    pool (`k_cache`, `v_cache`) with its own `block_table`, whose rows the
+    requests' `kv_ids` name; `kvdp_all_to_all`: the same, the query heads
+    exchanged by one all_to_all instead of an all_gather (seed 003's future
+    optimization). docs/rationale/Sharding.md.
   }];
   let arguments = (ins Llm_In<>:$q, Llm_In<>:$kv_ids, Llm_In<>:$kv_lens,
                        Llm_In<>:$q_lens, Llm_In<>:$accum_q_len,
                        Llm_In<>:$block_table, Llm_In<>:$k_cache,
                        Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
                        Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
-                       I32Attr:$q_seq_len);
+                       Llm_OptIn<>:$plan_kv_lens,
+                       I32Attr:$q_seq_len,
+                       OptionalAttr<FlatSymbolRefAttr>:$grid,
+                       OptionalAttr<Llm_KvSharding>:$kv_sharding);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Req<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
-      Opt<"v_scale">.f # "`->`" # Req<"out">.f # "attr-dict";
+      Opt<"v_scale">.f # "`->`" # Req<"out">.f # Opt<"plan_kv_lens">.f #
+      "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,479 @@
+// The self-check of examples/ir/kvdp_attention.mlir: decode attention with
+// its KV cache spread over N ranks by KV data parallelism (seed 003),
+// against the unsharded attention, bit for bit.
+//
+// Each case draws a whole batch (ragged KV lengths, pages of 16 positions
+// in a shuffled pool, kv_ids a permutation of the table's rows), runs the
+// unsharded @attend_* on it, then gives each rank r its part: the query
+// heads [r H / N, (r + 1) H / N) of every request, and the requests
+// [r c, min(B, (r + 1) c)), c = ceil(B / N), copied into a pool and a table
+// of its own (pages and rows in another order than the whole batch's).
+// Every rank's out must hold the unsharded out's values of its heads, bit
+// for bit: the rank's attention attends its requests with every head of
+// the group, in the units and chunks the unsharded attention uses (the
+// chunk is planned for the whole batch), so each value is computed by the
+// same operations in the same order.
+//
+// Errors end the step on every rank with nothing written: a workspace too
+// small on one rank, a request whose length its rank's table cannot hold,
+// an accum_q_len that is not a decode batch's, a grid of 4 run on 2 ranks.
+//
+// In one process (pto::runtime::comm::ThreadGroup, one thread per rank) on
+// 1, 2 and 4 ranks, and, started by `mpirun -np N` (built with MPI:
+// WSP_WITH_MPI), on N processes: the functions of N ranks.
+#include "selfcheck.hpp"
+
+#include <pto/runtime/collectives.hpp>
+#ifdef WSP_WITH_MPI
+#include <pto/runtime/collectives_mpi.hpp>
+#endif
+
+#include <cstdlib>
+#include <functional>
+#include <numeric>
+
+using namespace selfcheck;
+namespace comm = pto::runtime::comm;
+
+namespace {
+
+constexpr int64_t kHeads = 8, kKvHeads = 2, kDim = 64, kPage = 16;
+
+/// A whole decode batch, unsharded.
+struct Batch {
+  int64_t batch, seq;
+  bool int8;
+  std::vector<int32_t> kvLens, qLens, accum, kvIds, table;
+  int64_t pagesPerRow = 1;
+  std::vector<bf16> q, k, v; // bf16 caches
+  std::vector<int8_t> k8, v8; // int8 caches
+  std::vector<float> kScale, vScale;
+  int64_t pages = 0;
+
+  /// Lengths in [minLen, maxLen].
+  Batch(int64_t batch, int64_t seq, bool int8, unsigned seed,
+        int32_t minLen = 0, int32_t maxLen = 700)
+      : batch(batch), seq(seq), int8(int8) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<int32_t> len(minLen, maxLen);
+    std::uniform_real_distribution<float> value(-1, 1);
+    std::uniform_int_distribution<int> i8(-127, 127);
+    std::uniform_real_distribution<float> scale(0.002f, 0.02f);
+    for (int64_t b = 0; b < batch; ++b) {
+      kvLens.push_back(len(rng));
+      qLens.push_back(int32_t(seq));
+      pagesPerRow = std::max<int64_t>(pagesPerRow, pagesOf(b));
+    }
+    for (int64_t b = 0; b <= batch; ++b)
+      accum.push_back(int32_t(b * seq));
+    // Rows of the table in a permuted order, pages shuffled in the pool.
+    kvIds.resize(size_t(batch));
+    std::iota(kvIds.begin(), kvIds.end(), 0);
+    std::shuffle(kvIds.begin(), kvIds.end(), rng);
+    for (int64_t b = 0; b < batch; ++b)
+      pages += pagesOf(b);
+    std::vector<int32_t> order(static_cast<size_t>(pages));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    table.assign(size_t(batch * pagesPerRow), -1);
+    int64_t next = 0;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t p = 0; p < pagesOf(b); ++p)
+        table[size_t(kvIds[size_t(b)] * pagesPerRow + p)] =
+            order[size_t(next++)];
+    const size_t cache = size_t(pages * kKvHeads * kPage * kDim);
+    if (int8) {
+      // A cheap generator for the cache (the long batches hold 10^8
+      // values): xorshift, seeded from rng.
+      uint32_t x = rng() | 1;
+      for (auto *c : {&k8, &v8}) {
+        c->resize(cache);
+        for (size_t i = 0; i < cache; ++i) {
+          x ^= x << 13;
+          x ^= x >> 17;
+          x ^= x << 5;
+          (*c)[i] = int8_t(int(x % 255) - 127);
+        }
+      }
+      for (auto *s : {&kScale, &vScale})
+        for (int64_t i = 0; i < kKvHeads * kDim; ++i)
+          s->push_back(scale(rng));
+    } else {
+      for (auto *c : {&k, &v})
+        for (size_t i = 0; i < cache; ++i)
+          c->push_back(toStorage(value(rng)));
+    }
+    for (int64_t i = 0; i < batch * seq * kHeads * kDim; ++i)
+      q.push_back(toStorage(value(rng)));
+  }
+
+  /// The pages request b reads: its prior positions and its new tokens.
+  int64_t pagesOf(int64_t b) const {
+    return (kvLens[size_t(b)] + seq + kPage - 1) / kPage;
+  }
+};
+
+/// The decode attention's workspaces (convert-llm-to-wsp's sizes).
+struct AttentionWorkspaces {
+  std::vector<bf16> h;
+  std::vector<float> f, ml, q, k;
+  std::vector<bf16> v;
+  explicit AttentionWorkspaces(bool int8)
+      : h(size_t(24 * (int8 ? 1 : 2) * 32 * 128)), f(size_t(24 * 3 * 32 * 128)),
+        ml(size_t(24 * 2 * 32)), q(int8 ? size_t(24 * 32 * 128) : 0),
+        k(int8 ? size_t(24 * 64 * 128) : 0), v(int8 ? size_t(24 * 64 * 128) : 0) {}
+};
+
+/// One function's arguments: the whole batch (unsharded) or one rank's part.
+struct Args {
+  int64_t batch, seq, heads;
+  bool int8;
+  std::vector<bf16> q, out;
+  std::vector<int32_t> kvIds, kvLens, qLens, accum, table;
+  int64_t rows, pagesPerRow, pages;
+  std::vector<bf16> k, v;
+  std::vector<int8_t> k8, v8;
+  std::vector<float> kScale, vScale;
+  std::vector<bf16> sharding; // the KV sharding workspace (sharded only)
+  AttentionWorkspaces ws;
+
+  explicit Args(const Batch &whole)
+      : batch(whole.batch), seq(whole.seq), heads(kHeads), int8(whole.int8),
+        q(whole.q), kvIds(whole.kvIds), kvLens(whole.kvLens),
+        qLens(whole.qLens), accum(whole.accum), table(whole.table),
+        rows(whole.batch), pagesPerRow(whole.pagesPerRow), pages(whole.pages),
+        k(whole.k), v(whole.v), k8(whole.k8), v8(whole.v8),
+        kScale(whole.kScale), vScale(whole.vScale), ws(whole.int8) {
+    out.assign(size_t(batch * seq * heads * kDim), sentinel());
+  }
+
+  /// Rank r of n: its heads of q, its requests' pages in a pool and a table
+  /// of its own (rows and pages reversed), kv_ids naming each request's
+  /// row in its own rank's table.
+  Args(const Batch &whole, int64_t r, int64_t n, bool allToAll)
+      : batch(whole.batch), seq(whole.seq), heads(kHeads / n),
+        int8(whole.int8), kvLens(whole.kvLens), qLens(whole.qLens),
+        accum(whole.accum), pagesPerRow(whole.pagesPerRow),
+        kScale(whole.kScale), vScale(whole.vScale), ws(whole.int8) {
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t s = 0; s < seq; ++s)
+        for (int64_t h = 0; h < heads; ++h)
+          for (int64_t d = 0; d < kDim; ++d)
+            q.push_back(whole.q[size_t(((b * seq + s) * kHeads + r * heads + h) *
+                                           kDim +
+                                       d)]);
+    out.assign(size_t(batch * seq * heads * kDim), sentinel());
+    const int64_t c = (batch + n - 1) / n;
+    kvIds.assign(size_t(batch), 0);
+    for (int64_t owner = 0; owner < n; ++owner) {
+      const int64_t b0 = std::min(owner * c, batch),
+                    count = std::min(c, batch - b0);
+      for (int64_t j = 0; j < count; ++j)
+        kvIds[size_t(b0 + j)] = int32_t(count - 1 - j);
+    }
+    const int64_t b0 = std::min(r * c, batch), count = std::min(c, batch - b0);
+    rows = std::max<int64_t>(count, 1);
+    table.assign(size_t(rows * pagesPerRow), -1);
+    std::vector<int32_t> globalPages;
+    for (int64_t j = count - 1; j >= 0; --j)
+      for (int64_t p = 0; p < whole.pagesOf(b0 + j); ++p)
+        globalPages.push_back(whole.table[size_t(
+            whole.kvIds[size_t(b0 + j)] * pagesPerRow + p)]);
+    pages = int64_t(globalPages.size());
+    // Local page i holds global page globalPages[pages - 1 - i].
+    const size_t page = size_t(kKvHeads * kPage * kDim);
+    int64_t next = 0;
+    for (int64_t j = count - 1; j >= 0; --j)
+      for (int64_t p = 0; p < whole.pagesOf(b0 + j); ++p, ++next)
+        table[size_t(kvIds[size_t(b0 + j)] * pagesPerRow + p)] =
+            int32_t(pages - 1 - next);
+    for (int64_t i = 0; i < pages; ++i) {
+      const size_t from = size_t(globalPages[size_t(pages - 1 - i)]) * page;
+      if (int8) {
+        k8.insert(k8.end(), whole.k8.begin() + long(from),
+                  whole.k8.begin() + long(from + page));
+        v8.insert(v8.end(), whole.v8.begin() + long(from),
+                  whole.v8.begin() + long(from + page));
+      } else {
+        k.insert(k.end(), whole.k.begin() + long(from),
+                 whole.k.begin() + long(from + page));
+        v.insert(v.end(), whole.v.begin() + long(from),
+                 whole.v.begin() + long(from + page));
+      }
+    }
+    const int64_t row = seq * kHeads * kDim;
+    sharding.assign(size_t((allToAll ? (n + 3) * c : batch + (n + 1) * c) * row),
+                    bf16{});
+  }
+
+  // The four signatures: unsharded or sharded (the KV sharding workspace
+  // before the attention's), bf16 or int8 caches (scales, three more
+  // workspaces).
+  using I32s = MemRef<int32_t, 1>;
+  using Bf16Whole = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
+                                MemRef<int32_t, 2>, MemRef<bf16, 4>,
+                                MemRef<bf16, 4>, MemRef<bf16, 4>,
+                                MemRef<bf16, 4>, MemRef<float, 4>,
+                                MemRef<float, 3>);
+  using Bf16Part = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
+                               MemRef<int32_t, 2>, MemRef<bf16, 4>,
+                               MemRef<bf16, 4>, MemRef<bf16, 4>,
+                               MemRef<bf16, 1>, MemRef<bf16, 4>,
+                               MemRef<float, 4>, MemRef<float, 3>);
+  using Int8Whole = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
+                                MemRef<int32_t, 2>, MemRef<int8_t, 4>,
+                                MemRef<int8_t, 4>, MemRef<float, 2>,
+                                MemRef<float, 2>, MemRef<bf16, 4>,
+                                MemRef<bf16, 4>, MemRef<float, 4>,
+                                MemRef<float, 3>, MemRef<float, 3>,
+                                MemRef<float, 3>, MemRef<bf16, 3>);
+  using Int8Part = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
+                               MemRef<int32_t, 2>, MemRef<int8_t, 4>,
+                               MemRef<int8_t, 4>, MemRef<float, 2>,
+                               MemRef<float, 2>, MemRef<bf16, 4>,
+                               MemRef<bf16, 1>, MemRef<bf16, 4>,
+                               MemRef<float, 4>, MemRef<float, 3>,
+                               MemRef<float, 3>, MemRef<float, 3>,
+                               MemRef<bf16, 3>);
+
+  MemRef<bf16, 4> qView() { return {q.data(), {batch, seq, heads, kDim}}; }
+  MemRef<bf16, 4> outView() { return {out.data(), {batch, seq, heads, kDim}}; }
+  MemRef<int32_t, 2> tableView() { return {table.data(), {rows, pagesPerRow}}; }
+  template <typename T> MemRef<T, 4> cacheView(std::vector<T> &c) {
+    return {c.data(), {pages, kKvHeads, kPage, kDim}};
+  }
+  MemRef<float, 2> scaleView(std::vector<float> &s) {
+    return {s.data(), {kKvHeads, kDim}};
+  }
+  MemRef<bf16, 4> hView() { return {ws.h.data(), {24, int8 ? 1 : 2, 32, 128}}; }
+  MemRef<float, 4> fView() { return {ws.f.data(), {24, 3, 32, 128}}; }
+  MemRef<float, 3> mlView() { return {ws.ml.data(), {24, 2, 32}}; }
+
+  int32_t call(Bf16Whole f) {
+    return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
+             tableView(), cacheView(k), cacheView(v), outView(), hView(),
+             fView(), mlView());
+  }
+  int32_t call(Bf16Part f) {
+    return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
+             tableView(), cacheView(k), cacheView(v), outView(), vec(sharding),
+             hView(), fView(), mlView());
+  }
+  int32_t call(Int8Whole f) {
+    return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
+             tableView(), cacheView(k8), cacheView(v8), scaleView(kScale),
+             scaleView(vScale), outView(), hView(), fView(), mlView(),
+             {ws.q.data(), {24, 32, 128}}, {ws.k.data(), {24, 64, 128}},
+             {ws.v.data(), {24, 64, 128}});
+  }
+  int32_t call(Int8Part f) {
+    return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
+             tableView(), cacheView(k8), cacheView(v8), scaleView(kScale),
+             scaleView(vScale), outView(), vec(sharding), hView(), fView(),
+             mlView(), {ws.q.data(), {24, 32, 128}},
+             {ws.k.data(), {24, 64, 128}}, {ws.v.data(), {24, 64, 128}});
+  }
+};
+
+/// Runs `body(rank)` on every rank of the run: threads of a ThreadGroup, or
+/// this process's rank alone under MPI (`world` set).
+struct Ranks {
+  int64_t count;
+  comm::Communicator *world = nullptr;
+
+  void run(const std::function<void(int)> &body) {
+    if (world) {
+      body(world->rank());
+      return;
+    }
+    comm::ThreadGroup(int(count)).run(
+        [&](comm::Communicator &c) { body(c.rank()); });
+  }
+  /// Whether `ok` holds on every rank (MPI: all processes agree).
+  bool all(bool ok) {
+    if (!world)
+      return ok;
+    int32_t mine = ok ? 1 : 0;
+    return world->all_reduce(&mine, 1, comm::ElemType::I32,
+                             comm::ReduceOp::Min) == comm::Status::OK &&
+           mine == 1;
+  }
+  bool local(int64_t r) const { return !world || world->rank() == r; }
+};
+
+/// A sharded function and the unsharded one it must equal.
+template <typename Whole, typename Part> struct Case {
+  const char *name;
+  int64_t ranks, seq;
+  bool int8, allToAll;
+  Whole whole;
+  Part part;
+};
+template <typename Whole, typename Part>
+Case<Whole *, Part *> makeCase(const char *name, int64_t ranks, int64_t seq,
+                               bool int8, bool allToAll, Whole &whole,
+                               Part &part) {
+  return {name, ranks, seq, int8, allToAll, &whole, &part};
+}
+
+/// One batch: the unsharded out, then every rank's, compared bit for bit.
+template <typename C>
+bool checkBatch(Ranks &ranks, const C &c, int64_t batch, bool longRows = false) {
+  // Long rows: 16 x 33000 positions cut into chunks of 256 are 2064 units
+  // per KV head, more than the attention's 4096 for two: the whole batch
+  // plans a larger chunk than a rank's quarter of it would on its own.
+  const Batch whole = longRows ? Batch(batch, c.seq, c.int8, 4242, 33000, 33100)
+                               : Batch(batch, c.seq, c.int8,
+                                       unsigned(1000 + batch * 7 + c.seq));
+  Args ref(whole);
+  bool ok = true;
+  {
+    // The unsharded attention, on one rank alone.
+    comm::SoloCommunicator solo;
+    comm::CurrentCommunicator scope(solo);
+    ok = ref.call(c.whole) == 0;
+  }
+  std::vector<Args> parts;
+  for (int64_t r = 0; r < c.ranks; ++r)
+    parts.emplace_back(whole, r, c.ranks, c.allToAll);
+  std::vector<int32_t> status(size_t(c.ranks), -1);
+  ranks.run([&](int r) {
+    status[size_t(r)] = parts[size_t(r)].call(c.part);
+  });
+  const int64_t local = kHeads / c.ranks;
+  int64_t mismatches = 0;
+  for (int64_t r = 0; r < c.ranks; ++r) {
+    if (!ranks.local(r))
+      continue;
+    ok = status[size_t(r)] == 0 && ok;
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t s = 0; s < c.seq; ++s)
+        for (int64_t h = 0; h < local; ++h)
+          for (int64_t d = 0; d < kDim; ++d) {
+            const bf16 got = parts[size_t(r)].out[size_t(
+                ((b * c.seq + s) * local + h) * kDim + d)];
+            const bf16 want = ref.out[size_t(
+                ((b * c.seq + s) * kHeads + r * local + h) * kDim + d)];
+            mismatches += got.bits != want.bits || got.bits == sentinel().bits;
+          }
+  }
+  ok = ranks.all(ok && mismatches == 0);
+  if (ranks.local(0))
+    std::printf("%s B=%lld%s on %lld ranks: %s (bit-equal to the unsharded "
+                "attention: %s)\n",
+                c.name, (long long)batch,
+                longRows ? " of 33000 positions each" : "", (long long)c.ranks,
+                ok ? "ok" : "MISMATCH", mismatches ? "NO" : "yes");
+  return ok;
+}
+
+/// A step that must fail on every rank with no out written. `spoil`
+/// changes rank r's arguments before the run.
+template <typename C>
+bool checkError(Ranks &ranks, const C &c, const char *what,
+                const std::function<void(Args &, int64_t)> &spoil) {
+  const Batch whole(6, c.seq, c.int8, 77);
+  std::vector<Args> parts;
+  for (int64_t r = 0; r < ranks.count; ++r) {
+    parts.emplace_back(whole, r, c.ranks, c.allToAll);
+    spoil(parts.back(), r);
+  }
+  std::vector<int32_t> status(size_t(ranks.count), -1);
+  ranks.run([&](int r) {
+    status[size_t(r)] = parts[size_t(r)].call(c.part);
+  });
+  bool ok = true;
+  for (int64_t r = 0; r < ranks.count; ++r)
+    if (ranks.local(r))
+      ok = ok && status[size_t(r)] == 3 && allSentinel(parts[size_t(r)].out);
+  ok = ranks.all(ok);
+  if (ranks.local(0))
+    std::printf("%s: %s on %lld ranks: %s (INVALID_PARAMS on every rank, "
+                "out untouched)\n",
+                c.name, what, (long long)ranks.count, ok ? "ok" : "MISMATCH");
+  return ok;
+}
+
+template <typename C> bool checkCase(Ranks &ranks, const C &c) {
+  bool ok = true;
+  if (ranks.count == c.ranks) {
+    for (int64_t batch : {1, 2, 3, 5, 8, 13, 16})
+      ok = checkBatch(ranks, c, batch) && ok;
+    if (c.int8 && c.ranks == 4)
+      ok = checkBatch(ranks, c, 16, /*longRows=*/true) && ok;
+    if (c.ranks > 1) {
+      ok = checkError(ranks, c, "a workspace too small on the last rank",
+                      [&](Args &a, int64_t r) {
+                        if (r == c.ranks - 1)
+                          a.sharding.resize(a.sharding.size() - 1);
+                      }) &&
+           ok;
+      ok = checkError(ranks, c, "a request longer than its table on rank 0",
+                      [](Args &a, int64_t r) {
+                        if (r == 0)
+                          a.kvLens[0] = int32_t(a.pagesPerRow * kPage);
+                      }) &&
+           ok;
+      ok = checkError(ranks, c, "an accum_q_len not of a decode batch",
+                      [](Args &a, int64_t) { a.accum[3] += 1; }) &&
+           ok;
+    }
+  } else if (c.ranks == 4 && ranks.count == 2) {
+    ok = checkError(ranks, c, "a grid of 4", [](Args &, int64_t) {}) && ok;
+  }
+  return ok;
+}
+
+bool checkAll(Ranks &ranks) {
+  using namespace wsp_gen;
+  bool ok = true;
+  ok = checkCase(ranks, makeCase("kvdp1_q1", 1, 1, false, false, attend_q1,
+                             kvdp1_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp2_q1", 2, 1, false, false, attend_q1,
+                             kvdp2_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp4_q1", 4, 1, false, false, attend_q1,
+                             kvdp4_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp2_q3", 2, 3, false, false, attend_q3,
+                             kvdp2_q3)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp4_q3 (all_to_all)", 4, 3, false, true,
+                             attend_q3, kvdp4_q3)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp2_int8_q2 (all_to_all)", 2, 2, true, true,
+                             attend_int8_q2, kvdp2_int8_q2)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("kvdp4_int8_q2", 4, 2, true, false,
+                             attend_int8_q2, kvdp4_int8_q2)) &&
+       ok;
+  return ok;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  bool ok = true;
+#ifdef WSP_WITH_MPI
+  // Started by mpirun: this process is one rank of the run.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE")) {
+    MPI_Init(&argc, &argv);
+    {
+      comm::MpiCommunicator world;
+      comm::CurrentCommunicator scope(world);
+      Ranks ranks{world.size(), &world};
+      ok = checkAll(ranks);
+    }
+    MPI_Finalize();
+    return ok ? 0 : 1;
+  }
+#endif
+  (void)argc;
+  (void)argv;
+  for (int64_t count : {1, 2, 4}) {
+    Ranks ranks{count};
+    ok = checkAll(ranks) && ok;
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,51 @@
+// convert-llm-kv-sharding's diagnostics: what it cannot lower is an error
+// at the op.
+// RUN: wsp-opt %s --convert-llm-kv-sharding -split-input-file -verify-diagnostics
+
+shard.grid @g(shape = 4)
+func.func @no_mode(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{is sharded over @g without a mode: llm-select-kv-sharding (or the kv_sharding attribute) chooses it}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @cp(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{context parallelism (kv_sharding = cp) does not lower yet; kvdp does}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g kv_sharding = cp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = ?)
+func.func @dynamic_grid(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{shards over @g, whose number of ranks is dynamic: the rank's attention takes every head of the group, a static count}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @strided_q(%qkv: memref<?x1x6x64xbf16>, %o: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %b = memref.dim %qkv, %c0 : memref<?x1x6x64xbf16>
+  %q = memref.subview %qkv[0, 0, 0, 0] [%b, 1, 4, 64] [1, 1, 1, 1] : memref<?x1x6x64xbf16> to memref<?x1x4x64xbf16, strided<[384, 384, 64, 1]>>
+  // expected-error @+1 {{sharded, needs a contiguous row-major 'q' (the collectives move it as stored), not 'memref<?x1x4x64xbf16, strided<[384, 384, 64, 1]>>'}}
+  llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16, strided<[384, 384, 64, 1]>>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%o : memref<?x1x4x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @nested(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>, %go: i1) {
+  scf.if %go {
+    // expected-error @+1 {{sharded, lowers only in its function's top block}}
+    llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x4x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
+  }
+  return
+}

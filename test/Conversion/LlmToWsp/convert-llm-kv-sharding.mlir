@@ -1,0 +1,80 @@
+// convert-llm-kv-sharding: a KV-data-parallel decode attention becomes the
+// rank's program (seed 003): the query heads of every rank gathered (an
+// all_gather along the heads, or one all_to_all of the rows each rank
+// attends), the attention of the rank's requests [r c, min(B, (r + 1) c))
+// with every head against its own pool, the chunk planned for the whole
+// batch (plan_kv_lens), the outputs gathered along the batch and the rank's
+// heads sliced out. Its buffers come from one workspace argument, checked
+// at run time with accum_q_len.
+// RUN: wsp-opt %s --convert-llm-kv-sharding --canonicalize | FileCheck %s
+
+shard.grid @kvdp(shape = 4)
+
+// Arguments: q %arg0, kv_lens %arg2, out %arg8, then the workspace.
+// CHECK-LABEL: func.func @gathered(
+// CHECK-SAME: %[[Q:arg0]]: memref<?x1x2x64xbf16>
+// CHECK-SAME: %[[KV_LENS:arg2]]: memref<?xi32>
+// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %[[WS:arg9]]: memref<?xbf16> {llm.workspace = "gathered_kv_sharding"})
+// The rank's requests: c = ceil(B / 4) from r c.
+// CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
+// CHECK: %[[B:.*]] = memref.dim %[[KV_LENS]], %c0
+// CHECK: %[[C:.*]] = arith.ceildivui %[[B]], %c4
+// CHECK: %[[START:.*]] = arith.muli %[[RANK]], %[[C]]
+// CHECK: %[[B0:.*]] = arith.minui %[[START]], %[[B]]
+// CHECK: %[[LEFT:.*]] = arith.subi %[[B]], %[[B0]]
+// CHECK: %[[COUNT:.*]] = arith.minui %[[C]], %[[LEFT]]
+// The workspace holds B + 5 c requests of 1 x 8 x 64 values.
+// CHECK: %[[NEED:.*]] = arith.muli %{{.*}}, %c512
+// CHECK: %[[HAVE:.*]] = memref.dim %[[WS]], %c0
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[NEED]], %[[HAVE]]
+// CHECK: %[[READY:.*]] = arith.select %{{.*}}, %c0_i32, %c3_i32 : i32
+// CHECK: %[[Q_ALL:.*]] = memref.expand_shape %{{.*}} output_shape [%[[B]], 1, 8, 64]
+// CHECK: wsp.all_gather %[[Q]] into %{{.*}} on @kvdp gather_axis = 2 after(%[[READY]]) : memref<?x1x2x64xbf16> into memref<?x1x8x64xbf16
+// CHECK: %[[Q_MINE:.*]] = memref.subview %[[Q_ALL]][%[[B0]], 0, 0, 0] [%[[COUNT]], 1, 8, 64]
+// CHECK: %[[O_MINE:.*]] = memref.expand_shape %{{.*}} output_shape [%[[C]], 1, 8, 64]
+// CHECK: %[[O_ALL:.*]] = memref.expand_shape %{{.*}} output_shape [%{{.*}}, 1, 8, 64]
+// The rank's accum_q_len: 0, 1, ..., count.
+// CHECK: %[[ACC:.*]] = memref.alloca() : memref<1025xi32>
+// CHECK: %[[O_ROWS:.*]] = memref.subview %[[O_MINE]][0, 0, 0, 0] [%[[COUNT]], 1, 8, 64]
+// CHECK: llm.flash_attention_decode q(%[[Q_MINE]] : {{.*}}) kv_ids({{.*}}) kv_lens({{.*}}) q_lens({{.*}}) accum_q_len({{.*}}) block_table({{.*}}) k_cache({{.*}}) v_cache({{.*}}) -> out(%[[O_ROWS]] : {{.*}}) plan_kv_lens(%[[KV_LENS]] : memref<?xi32>) {q_seq_len = 1 : i32}
+// CHECK: %[[GATHERED:.*]] = wsp.all_gather %[[O_MINE]] into %[[O_ALL]] on @kvdp gather_axis = 0 :
+// CHECK: %[[ROWS:.*]] = memref.subview %[[O_ALL]][0, 0, 0, 0] [%[[B]], 1, 8, 64]
+// CHECK: wsp.all_slice %[[ROWS]] into %[[OUT]] on @kvdp slice_axis = 2 after(%[[GATHERED]])
+// CHECK-NOT: llm.flash_attention_decode
+func.func @gathered(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                    %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
+                    %block_table: memref<?x?xi32>, %k_cache: memref<?x2x16x64xbf16>,
+                    %v_cache: memref<?x2x16x64xbf16>, %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%kv_ids : memref<?xi32>)
+      kv_lens(%kv_lens : memref<?xi32>) q_lens(%q_lens : memref<?xi32>)
+      accum_q_len(%accum_q_len : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// With kvdp_all_to_all, q is copied into rows padded to 4 c (when the
+// workspace fits) and one all_to_all sends rank r its requests' rows:
+// [4 c, 1, 2, 64] cut along the batch, received along the heads.
+// CHECK-LABEL: func.func @exchanged(
+// CHECK-SAME: %[[Q:arg0]]: memref<?x1x2x64xbf16>
+// CHECK: %[[PADDED:.*]] = memref.expand_shape %{{.*}} output_shape [%{{.*}}, 1, 2, 64]
+// CHECK: %[[MINE:.*]] = memref.expand_shape %{{.*}} output_shape [%{{.*}}, 1, 8, 64]
+// CHECK: scf.if %{{.*}} {
+// CHECK: memref.copy %[[Q]], %{{.*}} : memref<?x1x2x64xbf16> to memref<?x1x2x64xbf16
+// CHECK: }
+// CHECK: wsp.all_to_all %{{.*}} into %[[MINE]] on @kvdp split_axis = 0 concat_axis = 2 after(%{{.*}}) : memref<?x1x2x64xbf16{{.*}}> into memref<?x1x8x64xbf16
+// CHECK: llm.flash_attention_decode
+// CHECK: wsp.all_gather {{.*}} gather_axis = 0
+// CHECK: wsp.all_slice {{.*}} slice_axis = 2
+func.func @exchanged(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                     %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
+                     %block_table: memref<?x?xi32>, %k_cache: memref<?x2x16x64xbf16>,
+                     %v_cache: memref<?x2x16x64xbf16>, %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%kv_ids : memref<?xi32>)
+      kv_lens(%kv_lens : memref<?xi32>) q_lens(%q_lens : memref<?xi32>)
+      accum_q_len(%accum_q_len : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}

@@ -1,0 +1,45 @@
+// llm-select-kv-sharding: seed 003's rule, context parallelism when the
+// batch is smaller than the ranks, KV data parallelism otherwise; a mode
+// already named stays.
+// RUN: wsp-opt %s --llm-select-kv-sharding -split-input-file -verify-diagnostics | FileCheck %s
+
+shard.grid @g(shape = 4)
+
+// CHECK-LABEL: func.func @small
+// CHECK: on @g kv_sharding = cp
+func.func @small(%q: memref<2x1x2x64xbf16>, %l: memref<2xi32>, %a: memref<3xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<2x1x2x64xbf16>) kv_ids(%l : memref<2xi32>) kv_lens(%l : memref<2xi32>) q_lens(%l : memref<2xi32>) accum_q_len(%a : memref<3xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<2x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
+  return
+}
+
+// CHECK-LABEL: func.func @even
+// CHECK: on @g kv_sharding = kvdp {
+func.func @even(%q: memref<4x1x2x64xbf16>, %l: memref<4xi32>, %a: memref<5xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<4x1x2x64xbf16>) kv_ids(%l : memref<4xi32>) kv_lens(%l : memref<4xi32>) q_lens(%l : memref<4xi32>) accum_q_len(%a : memref<5xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<4x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
+  return
+}
+
+// CHECK-LABEL: func.func @named
+// CHECK: on @g kv_sharding = kvdp_all_to_all
+func.func @named(%q: memref<2x1x2x64xbf16>, %l: memref<2xi32>, %a: memref<3xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<2x1x2x64xbf16>) kv_ids(%l : memref<2xi32>) kv_lens(%l : memref<2xi32>) q_lens(%l : memref<2xi32>) accum_q_len(%a : memref<3xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<2x1x2x64xbf16>) on @g kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 4)
+func.func @dynamic(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{is sharded over @g with a dynamic batch: seed 003's rule compares the batch with the ranks; name the mode (kv_sharding = kvdp or cp)}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = ?)
+func.func @dynamic_grid(%q: memref<4x1x2x64xbf16>, %l: memref<4xi32>, %a: memref<5xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{is sharded over @g with a dynamic number of ranks}}
+  llm.flash_attention_decode q(%q : memref<4x1x2x64xbf16>) kv_ids(%l : memref<4xi32>) kv_lens(%l : memref<4xi32>) q_lens(%l : memref<4xi32>) accum_q_len(%a : memref<5xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<4x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
+  return
+}
