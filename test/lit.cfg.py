@@ -14,6 +14,9 @@ config.excludes = ["Inputs", "downstream", "CMakeLists.txt", "lit.cfg.py", "lit.
 
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.wsp_obj_root, "test")
+# ctest gives each file its own output root (test/CMakeLists.txt).
+if os.environ.get("WSP_LIT_EXEC_ROOT"):
+    config.test_exec_root = os.environ["WSP_LIT_EXEC_ROOT"]
 
 # The sanitizer build (scripts/sanitize.sh): its libraries need the
 # sanitizer runtimes, so a downstream project cannot link them as they are.
