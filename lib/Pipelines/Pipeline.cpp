@@ -51,6 +51,8 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createWspSpecializeTiers());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Values CSE made one fold again (a size checked against itself).
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createWspCheckSpecialized());
   // Stage 3: tile kernels placed in their buffers and synchronized.
   pm.addPass(tile::createTilePlanMemory());

@@ -61,8 +61,8 @@ def ConvertLlmKvSharding
                 "collectives and local attention";
   let description = [{
     Replaces every `llm.flash_attention_decode ... on @grid kv_sharding =
-    kvdp` by the rank's program of seed 003's KV data parallelism, on a
-    grid of static size N (rank r, batch B, c = ceil(B / N)):
+    <mode>` by the rank's program of seed 003, on a grid of static size N
+    (rank r, batch B). KV data parallelism (`kvdp`, c = ceil(B / N)):
 
     1. the query heads of every rank: `wsp.all_gather` of `q` along its
        head axis (or, with `kv_sharding = kvdp_all_to_all`, one
@@ -75,17 +75,31 @@ def ConvertLlmKvSharding
        the batch (each rank's c rows, the last ones padding);
     4. this rank's heads: `wsp.all_slice` into `out`.
 
-    The buffers of steps 1 to 3 are carved from one workspace argument
-    (`llm.workspace`, bf16, at least (B + (N + 1) c) x q_seq_len x H x
-    head_dim elements, H = N x q_head_num; kvdp_all_to_all: (N + 3) c x
-    q_seq_len x H x head_dim), checked at run time: a smaller one is
-    INVALID_PARAMS (3) on every rank. Context parallelism (`cp`) does not
-    lower yet: a diagnostic at the op.
+    Context parallelism (`cp`; the rank's cache holds positions
+    [r bs, (r + 1) bs) of every block of N bs, bs its block size, with the
+    whole table):
+
+    1. `wsp.all_gather` of the query heads;
+    2. attention of every request with every head over the rank's
+       positions (`visible_lens`: how many of them each token sees) into
+       softmax states (`state_o`, `state_m`, `state_l`);
+    3. one `wsp.all_to_all` per state part: each rank gets its heads'
+       states from every rank;
+    4. their merge into `out` (m = max m_r, weights e^(m_r - m), in rank
+       order, f32, rounded once), on the host, once every exchange
+       succeeded.
+
+    The buffers come from workspace arguments (`llm.workspace`), checked
+    at run time (with `accum_q_len`): a smaller one is INVALID_PARAMS (3)
+    on every rank. kvdp: one of bf16, (B + (N + 1) c) x q_seq_len x H x
+    head_dim values, H = N x q_head_num (kvdp_all_to_all: (N + 3) c x
+    ...); cp: one of bf16, B x q_seq_len x H x head_dim, and one of f32,
+    2 B x q_seq_len x H x (head_dim + 16).
   }];
   let dependentDialects = [
     "::mlir::wsp::WspDialect", "::mlir::arith::ArithDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::shard::ShardDialect"
+    "::mlir::shard::ShardDialect", "::mlir::math::MathDialect"
   ];
 }
 

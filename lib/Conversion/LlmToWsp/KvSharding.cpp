@@ -15,11 +15,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
+
+#include <limits>
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_LLMSELECTKVSHARDING
@@ -76,12 +79,12 @@ struct LlmSelectKvShardingPass
   }
 };
 
-/// Builds one rank's program of a KV-data-parallel decode attention in
-/// place of the op (the pass's description lists the steps).
-class KvdpLowering {
+/// Builds one rank's program of a sharded decode attention in place of the
+/// op (the pass's description lists the steps of each mode).
+class KvShardingLowering {
 public:
-  KvdpLowering(llm::FlashAttentionDecodeOp op, int64_t ranks, bool allToAll)
-      : op(op), ranks(ranks), allToAll(allToAll), b(op), loc(op.getLoc()) {}
+  KvShardingLowering(llm::FlashAttentionDecodeOp op, int64_t ranks)
+      : op(op), ranks(ranks), b(op), loc(op.getLoc()) {}
 
   LogicalResult run(func::FuncOp f) {
     auto qType = cast<MemRefType>(op.getQ().getType());
@@ -97,31 +100,28 @@ public:
     if (ShapedType::isDynamic(localHeads) || ShapedType::isDynamic(headDim))
       return op.emitOpError("sharded, needs static q_head_num and head_dim");
     heads = localHeads * ranks;
-    int64_t row = seqLen * heads * headDim; // one request, every head
+    row = seqLen * heads * headDim; // one request, every head
     elem = qType.getElementType();
+    llm::KvSharding mode = *op.getKvSharding();
+    if (mode == llm::KvSharding::cp) {
+      blockSize = op.getKCache().getType().getDimSize(2);
+      if (ShapedType::isDynamic(blockSize))
+        return op.emitOpError("sharded by sequence, needs a static "
+                              "block_size (each rank's part of a block)");
+    }
 
-    // The workspace: one bf16 buffer the rank's views are carved from.
-    auto wsType = MemRefType::get({ShapedType::kDynamic}, elem);
-    unsigned at = f.getNumArguments();
-    // Named for the function, numbered when it shards several ops.
-    std::string label = (f.getSymName() + "_kv_sharding").str();
-    unsigned earlier = 0;
-    for (unsigned i = 0; i < at; ++i)
-      if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
-        earlier += name.getValue().starts_with(label);
-    if (earlier)
-      label += "_" + std::to_string(earlier);
-    if (failed(f.insertArgument(
-            at, wsType,
-            b.getDictionaryAttr(b.getNamedAttr("llm.workspace",
-                                               b.getStringAttr(label))),
-            loc)))
-      return failure();
-    Value ws = f.getArgument(at);
+    ws = workspace(f, elem, "");
+    rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+    batch = memref::DimOp::create(b, loc, op.getKvLens(), idx(0));
+    if (mode == llm::KvSharding::cp)
+      return contextParallel(f);
+    return dataParallel(mode == llm::KvSharding::kvdp_all_to_all);
+  }
 
+private:
+  /// KV data parallelism: the rank attends its requests with every head.
+  LogicalResult dataParallel(bool allToAll) {
     // This rank's requests: [b0, b0 + count), c = ceil(B / N) per rank.
-    Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
-    Value batch = memref::DimOp::create(b, loc, op.getKvLens(), idx(0));
     Value perRank = arith::CeilDivUIOp::create(b, loc, batch, idx(ranks));
     Value start = arith::MulIOp::create(b, loc, rank, perRank);
     Value b0 = arith::MinUIOp::create(b, loc, start, batch);
@@ -136,47 +136,15 @@ public:
       parts = {perRank, perRank, perRank, allRows};
     else // every q, this rank's output, every output
       parts = {batch, perRank, allRows};
-    Value needRows = parts.front();
-    for (Value p : ArrayRef(parts).drop_front())
-      needRows = arith::AddIOp::create(b, loc, needRows, p);
-    Value need = arith::MulIOp::create(b, loc, needRows, idx(row));
-    Value have = memref::DimOp::create(b, loc, ws, idx(0));
-    Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
-                                       have);
-    // accum_q_len of a decode batch is b x q_seq_len; checked here, as the
-    // rank's attention checks only its own (rebuilt) one.
-    Value accumOk = checkAccum(batch);
-    Value ready = arith::AndIOp::create(b, loc, fits, accumOk);
-    Value ok32 = i32(0), invalid32 = i32(3);
-    Value first = arith::SelectOp::create(b, loc, ready, ok32, invalid32);
+    Value fits = holds(ws, parts, row);
+    Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
+    Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
 
-    // Views of the parts: `rows` requests of every head, cut in rows of
-    // `rowHeads` heads.
     Value offset = idx(0);
-    auto part = [&](Value rows, int64_t rowHeads) {
-      Value elems = arith::MulIOp::create(b, loc, rows, idx(row));
-      auto flatType = MemRefType::get(
-          {ShapedType::kDynamic}, elem,
-          StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic, {1}));
-      Value flat = memref::SubViewOp::create(
-          b, loc, flatType, ws, ValueRange{offset}, ValueRange{elems},
-          ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-          b.getDenseI64ArrayAttr({1}));
-      offset = arith::AddIOp::create(b, loc, offset, elems);
-      // [rows x (heads / rowHeads), seq, rowHeads, dim].
-      int64_t perRequest = heads / rowHeads;
-      Value viewRows =
-          perRequest == 1
-              ? rows
-              : Value(arith::MulIOp::create(b, loc, rows, idx(perRequest)));
-      return expand(flat, viewRows, rowHeads);
-    };
-    Value status = first;
     Value qMine;
     if (allToAll) {
-      Value padded = part(perRank, localHeads);  // [N c, S, Hl, D]
-      Value mineAll = part(perRank, heads);      // [c, S, H, D]
+      Value padded = part(ws, offset, perRank, localHeads); // [N c, S, Hl, D]
+      Value mineAll = part(ws, offset, perRank, heads);     // [c, S, H, D]
       // Copy q into the padded rows (only when the workspace fits).
       Value zero = idx(0);
       auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
@@ -190,24 +158,28 @@ public:
           b.getI64IntegerAttr(0), b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, mineAll, idx(0), count);
     } else {
-      Value qAll = part(batch, heads); // [B, S, H, D]
-      status = wsp::AllGatherOp::create(
-          b, loc, b.getI32Type(), op.getQ(), qAll, op.getGridAttr(),
-          b.getI64IntegerAttr(2), status);
+      Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
+      status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), op.getQ(),
+                                        qAll, op.getGridAttr(),
+                                        b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, qAll, b0, count);
     }
-    Value outMine = part(perRank, heads); // [c, S, H, D]
-    Value outAll = part(allRows, heads);  // [N c, S, H, D]
+    Value outMine = part(ws, offset, perRank, heads); // [c, S, H, D]
+    Value outAll = part(ws, offset, allRows, heads);  // [N c, S, H, D]
 
-    // The rank's attention: its requests, every head, its pool.
+    // The rank's attention: its requests, every head, its pool, the chunk
+    // planned for the whole batch (its operands built in this order).
     Value accum = localAccum(count);
+    Value outRowsMine = rowsOf(b, outMine, idx(0), count);
+    Value kvIds = rowsOf1(op.getKvIds(), b0, count);
+    Value kvLens = rowsOf1(op.getKvLens(), b0, count);
+    Value qLens = rowsOf1(op.getQLens(), b0, count);
     llm::FlashAttentionDecodeOp::create(
-        b, loc, qMine, rowsOf1(op.getKvIds(), b0, count),
-        rowsOf1(op.getKvLens(), b0, count), rowsOf1(op.getQLens(), b0, count),
-        accum, op.getBlockTable(), op.getKCache(), op.getVCache(),
-        op.getKScale(), op.getVScale(), rowsOf(b, outMine, idx(0), count),
-        /*plan_kv_lens=*/op.getKvLens(), op.getQSeqLenAttr(),
-        /*grid=*/nullptr, /*kv_sharding=*/nullptr);
+        b, loc, qMine, kvIds, kvLens, qLens, accum, op.getBlockTable(),
+        op.getKCache(), op.getVCache(), op.getKScale(), op.getVScale(),
+        outRowsMine, /*plan_kv_lens=*/op.getKvLens(), /*visible_lens=*/Value(),
+        /*state_o=*/Value(), /*state_m=*/Value(), /*state_l=*/Value(),
+        op.getQSeqLenAttr(), /*grid=*/nullptr, /*kv_sharding=*/nullptr);
 
     // Every rank's requests, then this rank's heads.
     Value gathered = wsp::AllGatherOp::create(
@@ -221,24 +193,329 @@ public:
     return success();
   }
 
-private:
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int32_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  /// Context parallelism: the rank attends its part of every block of
+  /// every request with every head; the ranks' softmax states merge.
+  LogicalResult contextParallel(func::FuncOp f) {
+    Type f32 = b.getF32Type();
+    Value states = workspace(f, f32, "_state");
+    // bf16: every q. f32: the rank's states (o, m, l), the states of its
+    // heads from every rank (o, m, l).
+    int64_t stateRow = seqLen * heads * kStateRow; // m or l of one request
+    Value qFits = holds(ws, {batch}, row);
+    Value statesFit = holds(states, {batch, batch}, row + 2 * stateRow);
+    Value fits = arith::AndIOp::create(b, loc, qFits, statesFit);
+    Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                        batch, idx(kMaxBatch));
+    Value sized = arith::AndIOp::create(b, loc, fits, small);
+    Value ready = arith::AndIOp::create(b, loc, sized, checkAccum());
+    Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
+
+    Value offset = idx(0);
+    Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
+    status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), op.getQ(), qAll,
+                                      op.getGridAttr(), b.getI64IntegerAttr(2),
+                                      status);
+    Value stateOffset = idx(0);
+    Value stateO = part(states, stateOffset, batch, heads); // [B, S, H, D]
+    Value stateM = rowState(states, stateOffset, batch, heads);
+    Value stateL = rowState(states, stateOffset, batch, heads);
+    Value allRows = arith::MulIOp::create(b, loc, batch, idx(ranks));
+    Value recvO = part(states, stateOffset, batch, localHeads); // [N B,S,Hl,D]
+    Value recvM = rowState(states, stateOffset, allRows, localHeads);
+    Value recvL = rowState(states, stateOffset, allRows, localHeads);
+
+    // How many of its cached positions each query token sees: rank r holds
+    // positions [r bs, (r + 1) bs) of every block of N bs.
+    Value visible = visibleLens();
+    // A row the rank has no position of gets no descriptor: its state
+    // starts as "nothing seen" (m = the lowest float).
+    {
+      auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+      OpBuilder in = guard.getThenBodyBuilder();
+      Value lowest = arith::ConstantOp::create(
+          in, loc, in.getF32FloatAttr(-std::numeric_limits<float>::max()));
+      Value dims[3] = {batch, idx(in, seqLen), idx(in, heads)};
+      nest(in, dims, [&](OpBuilder &at, ValueRange i) {
+        memref::StoreOp::create(at, loc, lowest, stateM,
+                                ValueRange{i[0], i[1], i[2], idx(at, 0)});
+      });
+    }
+
+    // The rank's attention: every request, every head, its part of the
+    // sequence; its softmax state out.
+    llm::FlashAttentionDecodeOp::create(
+        b, loc, qAll, op.getKvIds(), op.getKvLens(), op.getQLens(),
+        op.getAccumQLen(), op.getBlockTable(), op.getKCache(), op.getVCache(),
+        op.getKScale(), op.getVScale(), /*out=*/Value(),
+        /*plan_kv_lens=*/Value(), visible, stateO, stateM, stateL,
+        op.getQSeqLenAttr(), /*grid=*/nullptr, /*kv_sharding=*/nullptr);
+
+    // The states of this rank's heads from every rank, in rank order.
+    Value exchanged;
+    for (auto [from, to] :
+         {std::pair(stateO, recvO), std::pair(stateM, recvM),
+          std::pair(stateL, recvL)})
+      exchanged = wsp::AllToAllOp::create(
+          b, loc, b.getI32Type(), from, to, op.getGridAttr(),
+          b.getI64IntegerAttr(2), b.getI64IntegerAttr(0), Value());
+
+    // The merge, on this rank's heads, once every exchange succeeded.
+    Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     exchanged, i32(0));
+    auto guard = scf::IfOp::create(b, loc, go, /*withElse=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    merge(in, recvO, recvM, recvL);
+    op.erase();
+    return success();
   }
 
-  /// A flat part as [rows, seq, rowHeads, dim].
-  Value expand(Value flat, Value rows, int64_t rowHeads) {
+  /// out[b, s, h] = the merge of the ranks' states (o_r, m_r, l_r) of
+  /// (b, s, h), in rank order, as a row's chunks merge: m = max m_r, w_r =
+  /// e^(m_r - m), out = (sum w_r o_r) / (sum w_r l_r), in f32, rounded to
+  /// bf16 once. A rank that saw nothing (m_r the lowest float) adds
+  /// nothing.
+  void merge(OpBuilder &in, Value recvO, Value recvM, Value recvL) {
+    Type f32 = in.getF32Type();
+    Value lowest = arith::ConstantOp::create(
+        in, loc, in.getF32FloatAttr(-std::numeric_limits<float>::max()));
+    Value zero = arith::ConstantOp::create(in, loc, in.getF32FloatAttr(0));
+    Value c0 = arith::ConstantIndexOp::create(in, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(in, loc, 1);
+    Value acc = memref::AllocaOp::create(
+        in, loc, MemRefType::get({headDim}, f32));
+    Value dims[3] = {batch, idx(in, seqLen), idx(in, localHeads)};
+    nest(in, dims, [&](OpBuilder &at, ValueRange i) {
+      Value req = i[0], s = i[1], h = i[2];
+      auto stateAt = [&](OpBuilder &bb, Value r) {
+        // Rank r's state of (req, s, h): row r B + req.
+        Value rowIdx = arith::AddIOp::create(
+            bb, loc, arith::MulIOp::create(bb, loc, r, batch), req);
+        return rowIdx;
+      };
+      Value ranksV = idx(at, ranks);
+      auto maxLoop = scf::ForOp::create(
+          at, loc, c0, ranksV, c1, ValueRange{lowest},
+          [&](OpBuilder &bb, Location l, Value r, ValueRange m) {
+            Value mr = memref::LoadOp::create(
+                bb, l, recvM, ValueRange{stateAt(bb, r), s, h, idx(bb, 0)});
+            Value larger =
+                arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT, mr, m[0]);
+            scf::YieldOp::create(
+                bb, l, ValueRange{arith::SelectOp::create(bb, l, larger, mr, m[0])
+                                      .getResult()});
+          });
+      Value mMax = maxLoop.getResult(0);
+      Value dimV = idx(at, headDim);
+      scf::ForOp::create(at, loc, c0, dimV, c1, ValueRange{},
+                         [&](OpBuilder &bb, Location l, Value d, ValueRange) {
+                           memref::StoreOp::create(bb, l, zero, acc, d);
+                           scf::YieldOp::create(bb, l);
+                         });
+      auto sumLoop = scf::ForOp::create(
+          at, loc, c0, ranksV, c1, ValueRange{zero},
+          [&](OpBuilder &bb, Location l, Value r, ValueRange sum) {
+            Value rowIdx = stateAt(bb, r);
+            Value mr = memref::LoadOp::create(bb, l, recvM,
+                                              ValueRange{rowIdx, s, h, idx(bb, 0)});
+            Value saw = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT,
+                                              mr, lowest);
+            auto ifSaw = scf::IfOp::create(bb, l, f32, saw, /*withElse=*/true);
+            {
+              OpBuilder t = ifSaw.getThenBodyBuilder();
+              Value w = math::ExpOp::create(
+                  t, l, arith::SubFOp::create(t, l, mr, mMax));
+              Value lr = memref::LoadOp::create(
+                  t, l, recvL, ValueRange{rowIdx, s, h, idx(t, 0)});
+              Value dimT = arith::ConstantIndexOp::create(t, l, headDim);
+              Value c0t = arith::ConstantIndexOp::create(t, l, 0);
+              Value c1t = arith::ConstantIndexOp::create(t, l, 1);
+              scf::ForOp::create(
+                  t, l, c0t, dimT, c1t, ValueRange{},
+                  [&](OpBuilder &dd, Location ll, Value d, ValueRange) {
+                    Value o = memref::LoadOp::create(
+                        dd, ll, recvO, ValueRange{rowIdx, s, h, d});
+                    Value a = memref::LoadOp::create(dd, ll, acc, d);
+                    Value sumD = arith::AddFOp::create(
+                        dd, ll, a, arith::MulFOp::create(dd, ll, w, o));
+                    memref::StoreOp::create(dd, ll, sumD, acc, d);
+                    scf::YieldOp::create(dd, ll);
+                  });
+              scf::YieldOp::create(
+                  t, l,
+                  ValueRange{arith::AddFOp::create(
+                                 t, l, sum[0], arith::MulFOp::create(t, l, w, lr))
+                                 .getResult()});
+            }
+            {
+              OpBuilder e = ifSaw.getElseBodyBuilder();
+              scf::YieldOp::create(e, l, ValueRange{sum[0]});
+            }
+            scf::YieldOp::create(bb, l, ValueRange{ifSaw.getResult(0)});
+          });
+      Value total = sumLoop.getResult(0);
+      scf::ForOp::create(
+          at, loc, c0, dimV, c1, ValueRange{},
+          [&](OpBuilder &bb, Location l, Value d, ValueRange) {
+            Value a = memref::LoadOp::create(bb, l, acc, d);
+            Value o = arith::DivFOp::create(bb, l, a, total);
+            Value v = arith::TruncFOp::create(bb, l, elem, o);
+            memref::StoreOp::create(bb, l, v, op.getOut(),
+                                    ValueRange{req, s, h, d});
+            scf::YieldOp::create(bb, l);
+          });
+    });
+  }
+
+  /// visible_lens of the rank's part of the sequence: query token s of
+  /// request b sees positions [0, kv_lens[b] + s + 1), of which rank r
+  /// holds L_r(x) = (x / (N bs)) bs + clamp(x mod (N bs) - r bs, 0, bs), in
+  /// host scratch ([kMaxBatch, S]; a larger batch is refused above).
+  Value visibleLens() {
+    auto type = MemRefType::get({kMaxBatch, seqLen}, b.getI32Type());
+    Value buffer = memref::AllocaOp::create(b, loc, type);
+    Value rows = arith::MinUIOp::create(b, loc, batch, idx(kMaxBatch));
+    Value dims[2] = {rows, idx(seqLen)};
+    nest(b, dims, [&](OpBuilder &at, ValueRange i) {
+      Value past = memref::LoadOp::create(at, loc, op.getKvLens(), i[0]);
+      Value pastIdx = arith::IndexCastOp::create(at, loc, at.getIndexType(),
+                                                 past);
+      Value x = arith::AddIOp::create(
+          at, loc, arith::AddIOp::create(at, loc, pastIdx, i[1]), idx(at, 1));
+      Value whole = idx(at, ranks * blockSize);
+      Value blocks = arith::DivSIOp::create(at, loc, x, whole);
+      Value inBlock = arith::RemSIOp::create(at, loc, x, whole);
+      Value mine = arith::SubIOp::create(
+          at, loc, inBlock,
+          arith::MulIOp::create(at, loc, rank, idx(at, blockSize)));
+      Value clamped = arith::MinSIOp::create(
+          at, loc, arith::MaxSIOp::create(at, loc, mine, idx(at, 0)),
+          idx(at, blockSize));
+      Value count = arith::AddIOp::create(
+          at, loc, arith::MulIOp::create(at, loc, blocks, idx(at, blockSize)),
+          clamped);
+      Value v = arith::IndexCastOp::create(at, loc, at.getI32Type(), count);
+      memref::StoreOp::create(at, loc, v, buffer, i);
+    });
+    return memref::SubViewOp::create(
+        b, loc, buffer,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(seqLen)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+  }
+
+  /// A loop nest over `dims` (indices from 0) calling body(indices).
+  void nest(OpBuilder &at, ArrayRef<Value> dims,
+            function_ref<void(OpBuilder &, ValueRange)> body,
+            SmallVector<Value> outer = {}) {
+    if (outer.size() == dims.size()) {
+      body(at, outer);
+      return;
+    }
+    Value c0 = arith::ConstantIndexOp::create(at, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(at, loc, 1);
+    scf::ForOp::create(at, loc, c0, dims[outer.size()], c1, ValueRange{},
+                       [&](OpBuilder &in, Location, Value i, ValueRange) {
+                         SmallVector<Value> next = outer;
+                         next.push_back(i);
+                         nest(in, dims, body, next);
+                         scf::YieldOp::create(in, loc);
+                       });
+  }
+
+  /// A workspace argument of `elem` values, named for the function.
+  Value workspace(func::FuncOp f, Type elemType, StringRef suffix) {
+    auto type = MemRefType::get({ShapedType::kDynamic}, elemType);
+    unsigned at = f.getNumArguments();
+    // Named for the function, numbered when it shards several ops.
+    std::string label = (f.getSymName() + "_kv_sharding" + suffix).str();
+    unsigned earlier = 0;
+    for (unsigned i = 0; i < at; ++i)
+      if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
+        earlier += name.getValue() == label ||
+                   name.getValue().starts_with(label + "_");
+    if (earlier)
+      label += "_" + std::to_string(earlier);
+    (void)f.insertArgument(
+        at, type,
+        b.getDictionaryAttr(
+            b.getNamedAttr("llm.workspace", b.getStringAttr(label))),
+        loc);
+    return f.getArgument(at);
+  }
+
+  /// Whether `buffer` holds sum(parts) x perPart elements.
+  Value holds(Value buffer, ArrayRef<Value> parts, int64_t perPart) {
+    Value rows = parts.front();
+    for (Value p : parts.drop_front())
+      rows = arith::AddIOp::create(b, loc, rows, p);
+    Value need = arith::MulIOp::create(b, loc, rows, idx(perPart));
+    Value have = memref::DimOp::create(b, loc, buffer, idx(0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
+                                 have);
+  }
+
+  /// The next part of a flat workspace from `offset` on: `rows` requests
+  /// of every head, as [rows x (heads / rowHeads), seq, rowHeads, dim].
+  Value part(Value buffer, Value &offset, Value rows, int64_t rowHeads) {
+    Value flat = carve(buffer, offset,
+                       arith::MulIOp::create(b, loc, rows, idx(row)));
+    int64_t perRequest = heads / rowHeads;
+    Value viewRows =
+        perRequest == 1
+            ? rows
+            : Value(arith::MulIOp::create(b, loc, rows, idx(perRequest)));
+    Type elemType = cast<MemRefType>(buffer.getType()).getElementType();
     auto type = MemRefType::get(
-        {ShapedType::kDynamic, seqLen, rowHeads, headDim}, elem,
+        {ShapedType::kDynamic, seqLen, rowHeads, headDim}, elemType,
         StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
                                {seqLen * rowHeads * headDim,
                                 rowHeads * headDim, headDim, 1}));
     return memref::ExpandShapeOp::create(
         b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
-        ArrayRef<OpFoldResult>{rows, b.getIndexAttr(seqLen),
+        ArrayRef<OpFoldResult>{viewRows, b.getIndexAttr(seqLen),
                                b.getIndexAttr(rowHeads),
                                b.getIndexAttr(headDim)});
+  }
+
+  /// The next [rows, seq, rowHeads, 8] part of a flat f32 workspace (a
+  /// state's m or l, over a row of 8).
+  Value rowState(Value buffer, Value &offset, Value rows, int64_t rowHeads) {
+    Value flat = carve(buffer, offset,
+                       arith::MulIOp::create(
+                           b, loc, rows, idx(seqLen * rowHeads * kStateRow)));
+    auto type = MemRefType::get(
+        {ShapedType::kDynamic, seqLen, rowHeads, kStateRow}, b.getF32Type(),
+        StridedLayoutAttr::get(
+            op.getContext(), ShapedType::kDynamic,
+            {seqLen * rowHeads * kStateRow, rowHeads * kStateRow, kStateRow, 1}));
+    return memref::ExpandShapeOp::create(
+        b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
+        ArrayRef<OpFoldResult>{rows, b.getIndexAttr(seqLen),
+                               b.getIndexAttr(rowHeads),
+                               b.getIndexAttr(kStateRow)});
+  }
+
+  /// Elements [offset, offset + n) of a flat buffer; advances offset.
+  Value carve(Value buffer, Value &offset, Value n) {
+    Type elemType = cast<MemRefType>(buffer.getType()).getElementType();
+    auto flatType = MemRefType::get(
+        {ShapedType::kDynamic}, elemType,
+        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic, {1}));
+    Value flat = memref::SubViewOp::create(
+        b, loc, flatType, buffer, ValueRange{offset}, ValueRange{n},
+        ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+        b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+        b.getDenseI64ArrayAttr({1}));
+    offset = arith::AddIOp::create(b, loc, offset, n);
+    return flat;
+  }
+
+  Value idx(int64_t v) { return idx(b, v); }
+  Value idx(OpBuilder &at, int64_t v) {
+    return arith::ConstantIndexOp::create(at, loc, v);
+  }
+  Value i32(int32_t v) {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
 
   /// Rows [from, from + n) of a 4-D view.
@@ -262,7 +539,7 @@ private:
   }
 
   /// accum_q_len[i] == i x q_seq_len for i <= batch (a decode batch's).
-  Value checkAccum(Value batch) {
+  Value checkAccum() {
     Value end = arith::AddIOp::create(b, loc, batch, idx(1));
     Value have = memref::DimOp::create(b, loc, op.getAccumQLen(), idx(0));
     Value sized =
@@ -289,11 +566,11 @@ private:
   /// The rank's accum_q_len: i x q_seq_len for i <= count, in host scratch
   /// (count beyond the attention's batch limit: the attention refuses it).
   Value localAccum(Value count) {
-    int64_t capacity = kLocalAccum;
-    auto type = MemRefType::get({capacity}, b.getI32Type());
+    auto type = MemRefType::get({kMaxBatch + 1}, b.getI32Type());
     Value buffer = memref::AllocaOp::create(b, loc, type);
     Value end = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, count, idx(1)), idx(capacity));
+        b, loc, arith::AddIOp::create(b, loc, count, idx(1)),
+        idx(kMaxBatch + 1));
     scf::ForOp::create(
         b, loc, idx(0), end, idx(1), ValueRange{},
         [&](OpBuilder &in, Location l, Value i, ValueRange) {
@@ -308,16 +585,19 @@ private:
         ArrayRef<OpFoldResult>{end}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
   }
 
-  // The decode attention's batch limit (its stack buffer of lengths) + 1.
-  static constexpr int64_t kLocalAccum = 1025;
+  // The decode attention's batch limit (its stack buffer of lengths).
+  static constexpr int64_t kMaxBatch = 1024;
+  // A state's m or l per (request, token, head): a 32-byte row of f32.
+  static constexpr int64_t kStateRow = 8;
 
   llm::FlashAttentionDecodeOp op;
   int64_t ranks;
-  bool allToAll;
   OpBuilder b;
   Location loc;
-  int64_t seqLen = 0, localHeads = 0, heads = 0, headDim = 0;
+  int64_t seqLen = 0, localHeads = 0, heads = 0, headDim = 0, row = 0,
+          blockSize = 0;
   Type elem;
+  Value ws, rank, batch;
 };
 
 struct ConvertLlmKvShardingPass
@@ -337,11 +617,6 @@ struct ConvertLlmKvShardingPass
                "kv_sharding attribute) chooses it";
         return signalPassFailure();
       }
-      if (*op.getKvSharding() == llm::KvSharding::cp) {
-        op.emitOpError("context parallelism (kv_sharding = cp) does not "
-                       "lower yet; kvdp does");
-        return signalPassFailure();
-      }
       std::optional<int64_t> ranks = gridRanks(op);
       if (!ranks) {
         op.emitOpError("shards over ")
@@ -355,10 +630,7 @@ struct ConvertLlmKvShardingPass
         op.emitOpError("sharded, lowers only in its function's top block");
         return signalPassFailure();
       }
-      if (failed(KvdpLowering(op, *ranks,
-                               *op.getKvSharding() ==
-                                   llm::KvSharding::kvdp_all_to_all)
-                      .run(f)))
+      if (failed(KvShardingLowering(op, *ranks).run(f)))
         return signalPassFailure();
     }
   }

@@ -2904,6 +2904,63 @@ constexpr int64_t kMaxDecodeBatch = 1024, kAttentionUnits = 4096;
 /// %q_count, %prior, %kv_start, %kv_end, %init, %last), where query token
 /// %s sits (`${TOKEN_AT}`, `${Q_IDX}`) and what happens to the state at the
 /// start and end (`${START_STATE}`, `${END_STATE}`) are the op's.
+/// Each row's visible positions in the attention kernel (%lo_t, %hi_t per
+/// row; %lo_max and %hi_min: the range every row sees).
+constexpr StringLiteral kCausalRowRanges = R"mlir(  // Each row's visible positions: causal (query token s at position
+  // prior + s sees [0, prior + s + 1)), cut to [kv_start, kv_end). A tile
+  // inside every row's range needs no mask: [largest lo, smallest hi) =
+  // [the last token's lo, the first token's hi).
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  scf.for %r = %c0 to %rows step %c1 {
+    %sl = arith.divui %r, %group : index
+    %s = arith.addi %q_first, %sl : index
+    %pos = arith.addi %prior, %s : index
+    %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
+    %lo = arith.maxui %kv_start, %mask_lo : index
+    %hi = arith.minui %kv_end, %mask_hi : index
+    %lo_i32 = arith.index_cast %lo : index to i32
+    %lo_f = arith.sitofp %lo_i32 : i32 to f32
+    %hi_i32 = arith.index_cast %hi : index to i32
+    %hi_f = arith.sitofp %hi_i32 : i32 to f32
+    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+  }
+  %last_sl = arith.subi %q_count, %c1 : index
+  %last_s = arith.addi %q_first, %last_sl : index
+  %last_pos = arith.addi %prior, %last_s : index
+  %lo_last, %hi_last = wsp.mask_range standard query(%last_s) pos(%last_pos) prior(%prior) : index, index
+  %lo_max = arith.maxui %kv_start, %lo_last : index
+  %first_pos = arith.addi %prior, %q_first : index
+  %lo_first, %hi_first = wsp.mask_range standard query(%q_first) pos(%first_pos) prior(%prior) : index, index
+  %hi_min = arith.minui %kv_end, %hi_first : index)mlir";
+
+/// The same from visible_lens: query token s sees the first
+/// visible_lens[req][s] positions of the cached sequence (not decreasing
+/// in s, so the first token's is the smallest).
+constexpr StringLiteral kVisibleRowRanges = R"mlir(  // Each row's visible positions: the first visible_lens[req][s] of the
+  // cached sequence, cut to [kv_start, kv_end). The first token sees the
+  // fewest (the planner checked they do not decrease).
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %lo_i32 = arith.index_cast %kv_start : index to i32
+  %lo_f = arith.sitofp %lo_i32 : i32 to f32
+  scf.for %r = %c0 to %rows step %c1 {
+    %sl = arith.divui %r, %group : index
+    %s = arith.addi %q_first, %sl : index
+    %vis_i32 = memref.load %visible_lens[%req, %s] : ${VISIBLE_LENS_TYPE}
+    %vis = arith.index_cast %vis_i32 : i32 to index
+    %hi = arith.minui %kv_end, %vis : index
+    %hi_i32 = arith.index_cast %hi : index to i32
+    %hi_f = arith.sitofp %hi_i32 : i32 to f32
+    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
+  }
+  %lo_max = arith.addi %kv_start, %c0 : index
+  %vis_first_i32 = memref.load %visible_lens[%req, %q_first] : ${VISIBLE_LENS_TYPE}
+  %vis_first = arith.index_cast %vis_first_i32 : i32 to index
+  %hi_min = arith.minui %kv_end, %vis_first : index)mlir";
+
 constexpr StringLiteral kAttentionKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {TILE_K = ${TILE_KS}}
     (%desc: ${DESC}, ${SIGNATURE}) {
@@ -2943,34 +3000,7 @@ ${Q_PACK}
   %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
 ${START_STATE}
 
-  // Each row's visible positions: causal (query token s at position
-  // prior + s sees [0, prior + s + 1)), cut to [kv_start, kv_end). A tile
-  // inside every row's range needs no mask: [largest lo, smallest hi) =
-  // [the last token's lo, the first token's hi).
-  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  scf.for %r = %c0 to %rows step %c1 {
-    %sl = arith.divui %r, %group : index
-    %s = arith.addi %q_first, %sl : index
-    %pos = arith.addi %prior, %s : index
-    %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
-    %lo = arith.maxui %kv_start, %mask_lo : index
-    %hi = arith.minui %kv_end, %mask_hi : index
-    %lo_i32 = arith.index_cast %lo : index to i32
-    %lo_f = arith.sitofp %lo_i32 : i32 to f32
-    %hi_i32 = arith.index_cast %hi : index to i32
-    %hi_f = arith.sitofp %hi_i32 : i32 to f32
-    tile.setval %lo_t[%r, %c0], %lo_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
-    tile.setval %hi_t[%r, %c0], %hi_f : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, f32
-  }
-  %last_sl = arith.subi %q_count, %c1 : index
-  %last_s = arith.addi %q_first, %last_sl : index
-  %last_pos = arith.addi %prior, %last_s : index
-  %lo_last, %hi_last = wsp.mask_range standard query(%last_s) pos(%last_pos) prior(%prior) : index, index
-  %lo_max = arith.maxui %kv_start, %lo_last : index
-  %first_pos = arith.addi %prior, %q_first : index
-  %lo_first, %hi_first = wsp.mask_range standard query(%q_first) pos(%first_pos) prior(%prior) : index, index
-  %hi_min = arith.minui %kv_end, %hi_first : index
+${ROW_RANGES}
 
   // KV tiles of TILE_K positions from the multiple of TILE_K at or before
   // kv_start.
@@ -3272,7 +3302,7 @@ ${CHECKS}
       %len_ok = arith.cmpi sge, %len, %zero_i64 : i64
       %slot_lo = arith.cmpi sge, %slot, %zero_i64 : i64
       %slot_hi = arith.cmpi slt, %slot, %slots_i64 : i64
-      %seen = arith.addi %past, %len : i64
+${SEEN}
       %in_capacity = arith.cmpi sle, %seen, %capacity_i64 : i64
       %a1 = arith.andi %past_ok, %len_ok : i1
       %a2 = arith.andi %a1, %slot_lo : i1
@@ -3415,6 +3445,47 @@ constexpr StringLiteral kDecodeEndState = R"mlir(
     tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   })mlir";
 
+/// The last chunk writes the row's softmax state (state_o, state_m,
+/// state_l) instead of its output; the others leave the state as above.
+constexpr StringLiteral kDecodeEndStateToStates = R"mlir(
+  scf.if %last {${FINISH_SCALE}
+    // m and l of a row over a 32-byte row of 8 (a vector store's least).
+    %m8 = tile.alloc valid(%rows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
+    %l8 = tile.alloc valid(%rows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
+    tile.rowexpand %m8, %m : !tile.tile<vec, 32x8xf32, valid = ?x8>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.rowexpand %l8, %l : !tile.tile<vec, 32x8xf32, valid = ?x8>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    scf.for %sl = %c0 to %q_count step %c1 {
+      %r0 = arith.muli %sl, %group : index
+      %s = arith.addi %q_first, %sl : index
+      %o_token = tile.subview %o[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?> to !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      tile.store %state_o[%req, %s, %head_base, %c0], %o_token : ${STATE_O_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      %m_token = tile.subview %m8[%r0, %c0] valid(%group) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
+      tile.store %state_m[%req, %s, %head_base, %c0], %m_token : ${STATE_M_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
+      %l_token = tile.subview %l8[%r0, %c0] valid(%group) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
+      tile.store %state_l[%req, %s, %head_base, %c0], %l_token : ${STATE_L_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
+    }
+  } else {
+    tile.store %ws_f[%blk, %c2, %c0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.store %ws_ml[%blk, %c0, %c0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  })mlir";
+
+/// Decode with visible_lens: the range a request reads is its last
+/// token's; every entry from 0 up, not decreasing.
+constexpr StringLiteral kVisibleSeen = R"mlir(
+      %vis_last_i32 = memref.load %visible_lens[%b, %q_last] : ${VISIBLE_LENS_TYPE}
+      %seen = arith.extsi %vis_last_i32 : i32 to i64)mlir";
+constexpr StringLiteral kVisibleChecks = R"mlir(
+      %vis_checked:2 = scf.for %vs = %c0 to %q_len step %c1
+          iter_args(%vis_acc = %true, %vis_prev = %zero_i64) -> (i1, i64) {
+        %vis_i32 = memref.load %visible_lens[%b, %vs] : ${VISIBLE_LENS_TYPE}
+        %vis = arith.extsi %vis_i32 : i32 to i64
+        %vis_up = arith.cmpi sge, %vis, %vis_prev : i64
+        %vis_and = arith.andi %vis_acc, %vis_up : i1
+        scf.yield %vis_and, %vis : i1, i64
+      }
+      %a5 = arith.andi %a5_decode, %vis_checked#0 : i1)mlir";
+
 /// The run-time checks of one decode request beyond the shared ones: its
 /// q_lens and accum_q_len entries as q_seq_len says; its length, for the
 /// planner, kv_lens + q_seq_len (inside i32).
@@ -3481,12 +3552,24 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     args.push_back({"k_scale", op.getKScale()});
     args.push_back({"v_scale", op.getVScale()});
   }
-  args.push_back({"out", op.getOut()});
-  Value planKvLens;
-  if constexpr (decode)
+  if (op.getOut())
+    args.push_back({"out", op.getOut()});
+  Value planKvLens, visibleLens, stateO;
+  if constexpr (decode) {
     planKvLens = op.getPlanKvLens();
+    visibleLens = op.getVisibleLens();
+    stateO = op.getStateO();
+  }
   if (planKvLens)
     args.push_back({"plan_kv_lens", planKvLens});
+  if (visibleLens)
+    args.push_back({"visible_lens", visibleLens});
+  if constexpr (decode)
+    if (stateO) {
+      args.push_back({"state_o", stateO});
+      args.push_back({"state_m", op.getStateM()});
+      args.push_back({"state_l", op.getStateL()});
+    }
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
 
@@ -3605,11 +3688,35 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     dims.push_back({"q", 0, "%batch"});
     dims.push_back({"q", 1, "%q_len"});
     dims.push_back({"q", 3, "%head_dim"});
-    dims.push_back({"out", 0, "%batch"});
-    dims.push_back({"out", 1, "%q_len"});
-    dims.push_back({"out", 2, "%q_heads"});
-    dims.push_back({"out", 3, "%head_dim"});
+    for (StringRef result : {"out", "state_o"})
+      if (result == "out" ? bool(op.getOut()) : bool(stateO)) {
+        dims.push_back({result.str(), 0, "%batch"});
+        dims.push_back({result.str(), 1, "%q_len"});
+        dims.push_back({result.str(), 2, "%q_heads"});
+        dims.push_back({result.str(), 3, "%head_dim"});
+      }
+    if (stateO) {
+      setup += "  %state_row = arith.constant 8 : index\n";
+      for (StringRef part : {"state_m", "state_l"}) {
+        dims.push_back({part.str(), 0, "%batch"});
+        dims.push_back({part.str(), 1, "%q_len"});
+        dims.push_back({part.str(), 2, "%q_heads"});
+        dims.push_back({part.str(), 3, "%state_row"});
+      }
+    }
     v["SEQ_CHECKS"] = kDecodeSeqChecks;
+    if (visibleLens) {
+      dims.push_back({"visible_lens", 0, "%batch"});
+      dims.push_back({"visible_lens", 1, "%q_len"});
+      std::string checks = kDecodeSeqChecks.str();
+      size_t at = checks.rfind("%a5 = ");
+      checks.replace(at, 3, "%a5_decode");
+      v["SEQ_CHECKS"] = checks + kVisibleChecks.str();
+      v["SEEN"] = kVisibleSeen.str();
+      v["ROW_RANGES"] = kVisibleRowRanges.str();
+      setup += "  %q_last = arith.constant " + std::to_string(qLen - 1) +
+               " : index\n";
+    }
     v["SEQ_EXTRA"] = kDecodeSeqExtra;
     v["TOTAL_CHECK"] =
         "    %batch_i64 = arith.index_cast %batch : index to i64\n"
@@ -3645,7 +3752,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["TOKEN_AT"] = "";
     v["Q_IDX"] = "%req, %s";
     v["START_STATE"] = kDecodeStartState;
-    v["END_STATE"] = kDecodeEndState;
+    v["END_STATE"] = stateO ? kDecodeEndStateToStates : kDecodeEndState;
     // A batch over the stack buffer of lengths is a size the plan does not
     // support.
     setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n";
@@ -3695,6 +3802,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
                 v["PLAN"] +
                 "\n      }\n"
                 "      scf.yield %decoded : i32";
+  v.insert({"SEEN", "      %seen = arith.addi %past, %len : i64"});
+  v.insert({"ROW_RANGES", kCausalRowRanges.str()});
   v["PLAN_SETUP"] = setup;
   v["CHECKS"] = checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";

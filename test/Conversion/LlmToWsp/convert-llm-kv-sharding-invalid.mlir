@@ -12,9 +12,9 @@ func.func @no_mode(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?
 // -----
 
 shard.grid @g(shape = 4)
-func.func @cp(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
-  // expected-error @+1 {{context parallelism (kv_sharding = cp) does not lower yet; kvdp does}}
-  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g kv_sharding = cp {q_seq_len = 1 : i32}
+func.func @cp_dynamic_block(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x?x64xbf16>) {
+  // expected-error @+1 {{sharded by sequence, needs a static block_size (each rank's part of a block)}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x?x64xbf16>) v_cache(%c : memref<?x2x?x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g kv_sharding = cp {q_seq_len = 1 : i32}
   return
 }
 

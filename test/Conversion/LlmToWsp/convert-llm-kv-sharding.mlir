@@ -1,4 +1,4 @@
-// convert-llm-kv-sharding: a KV-data-parallel decode attention becomes the
+// convert-llm-kv-sharding: a KV-sharded decode attention becomes the
 // rank's program (seed 003): the query heads of every rank gathered (an
 // all_gather along the heads, or one all_to_all of the rows each rank
 // attends), the attention of the rank's requests [r c, min(B, (r + 1) c))
@@ -76,5 +76,48 @@ func.func @exchanged(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens
       accum_q_len(%accum_q_len : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
       -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}
+
+// Context parallelism: every q head gathered; the rank attends every
+// request over its part of each page (positions [4 r, 4 r + 4) of 16:
+// visible_lens from kv_lens), into softmax states (m prefilled with the
+// lowest float for rows it holds nothing of); one all_to_all per state part
+// sends each rank its heads' states; they merge in rank order once every
+// exchange succeeded.
+// CHECK-LABEL: func.func @sequence(
+// CHECK-SAME: %[[KV_LENS:arg2]]: memref<?xi32>
+// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %{{.*}}: memref<?xbf16> {llm.workspace = "sequence_kv_sharding"}, %{{.*}}: memref<?xf32> {llm.workspace = "sequence_kv_sharding_state"})
+// CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
+// CHECK: wsp.all_gather %arg0 into %[[Q_ALL:.*]] on @kvdp gather_axis = 2 after(%{{.*}})
+// The rank's positions seen by each token: L_r(kv_lens + s + 1).
+// CHECK: %[[VIS:.*]] = memref.alloca() : memref<1024x1xi32>
+// CHECK: memref.load %[[KV_LENS]][
+// CHECK: arith.divsi %{{.*}}, %c16
+// CHECK: arith.remsi %{{.*}}, %c16
+// CHECK: arith.muli %[[RANK]], %c4
+// CHECK: memref.store %{{.*}}, %[[VIS]][
+// CHECK: llm.flash_attention_decode q(%[[Q_ALL]] : {{.*}}) {{.*}} visible_lens(%{{.*}} : memref<?x1xi32, strided<[1, 1]>>) -> state_o(%[[SO:[^ ]*]] : {{.*}}) state_m(%[[SM:[^ ]*]] : {{.*}}) state_l(%[[SL:[^ ]*]] : {{.*}}) {q_seq_len = 1 : i32}
+// CHECK: wsp.all_to_all %[[SO]] into %[[RO:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x64xf32{{.*}}> into memref<?x1x2x64xf32
+// CHECK: wsp.all_to_all %[[SM]] into %[[RM:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x8xf32{{.*}}> into memref<?x1x2x8xf32
+// CHECK: %[[LAST:.*]] = wsp.all_to_all %[[SL]] into %[[RL:.*]] on @kvdp split_axis = 2 concat_axis = 0
+// CHECK: %[[GO:.*]] = arith.cmpi eq, %[[LAST]], %c0_i32
+// CHECK: scf.if %[[GO]] {
+// The largest m over the ranks, then the weighted sums.
+// CHECK: arith.cmpf ogt
+// CHECK: math.exp
+// CHECK: arith.divf
+// CHECK: arith.truncf %{{.*}} : f32 to bf16
+// CHECK: memref.store %{{.*}}, %[[OUT]][
+// CHECK-NOT: llm.flash_attention_decode
+func.func @sequence(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                    %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
+                    %block_table: memref<?x?xi32>, %k_cache: memref<?x2x4x64xbf16>,
+                    %v_cache: memref<?x2x4x64xbf16>, %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%kv_ids : memref<?xi32>)
+      kv_lens(%kv_lens : memref<?xi32>) q_lens(%q_lens : memref<?xi32>)
+      accum_q_len(%accum_q_len : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x4x64xbf16>) v_cache(%v_cache : memref<?x2x4x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = cp {q_seq_len = 1 : i32}
   return
 }

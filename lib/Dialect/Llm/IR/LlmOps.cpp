@@ -550,7 +550,7 @@ LogicalResult verifyPagedAttention(AttnOp op, Signature &sig,
       .operand(op.getVCache(), "v_cache", cache, BF16 | I8)
       .optional(op.getKScale(), "k_scale", {"kv_head_num", "head_dim"}, F32)
       .optional(op.getVScale(), "v_scale", {"kv_head_num", "head_dim"}, F32)
-      .operand(op.getOut(), "out", qDims, BF16);
+      .optional(op.getOut(), "out", qDims, BF16);
   if (!sig.ok())
     return failure();
   if (failed(verifyCacheScales(op, op.getKCache(), op.getVCache(),
@@ -578,7 +578,29 @@ LogicalResult FlashAttentionDecodeOp::verify() {
     return failure();
   Signature sig(*this);
   sig.bind("q_seq_len", int32_t(getQSeqLen()), "the q_seq_len attribute");
-  sig.optional(getPlanKvLens(), "plan_kv_lens", {"plan_batch"}, I32);
+  sig.optional(getPlanKvLens(), "plan_kv_lens", {"plan_batch"}, I32)
+      .optional(getVisibleLens(), "visible_lens", {"batch_size", "q_seq_len"},
+                I32)
+      .optional(getStateO(), "state_o",
+                {"batch_size", "q_seq_len", "q_head_num", "head_dim"}, F32)
+      .bind("state_row", 8, "a vector store's 32-byte row of f32")
+      .optional(getStateM(), "state_m",
+                {"batch_size", "q_seq_len", "q_head_num", "state_row"}, F32)
+      .optional(getStateL(), "state_l",
+                {"batch_size", "q_seq_len", "q_head_num", "state_row"}, F32);
+  bool states = getStateO() || getStateM() || getStateL();
+  if (states && !(getStateO() && getStateM() && getStateL()))
+    return emitOpError("writes its softmax state as state_o, state_m and "
+                       "state_l together");
+  if (states == bool(getOut()))
+    return emitOpError(states ? "writes either out or its softmax state "
+                                "(state_o, state_m, state_l), not both"
+                              : "needs out, or its softmax state (state_o, "
+                                "state_m, state_l)");
+  if (getGrid() && (states || getVisibleLens()))
+    return emitOpError("sharded, takes q and writes out as the whole "
+                       "attention's; visible_lens and the softmax state are "
+                       "what its ranks' programs use");
   // Sharded, q holds this rank's heads: the attention's are every rank's
   // (checked with the grid's size in verifySymbolUses).
   if (failed(verifyPagedAttention(*this, sig, {"batch_size", "q_seq_len"},

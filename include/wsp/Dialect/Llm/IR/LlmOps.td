@@ -398,6 +398,24 @@ def Llm_FlashAttentionDecodeOp
     | k_scale, v_scale (iff int8) | [kv_head_num, head_dim] | f32 |
     | -> out | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |
     | plan_kv_lens (optional) | [plan_batch] | i32 |
+    | visible_lens (optional) | [batch_size, q_seq_len] | i32 |
+    | -> state_o (instead of out) | [batch_size, q_seq_len, q_head_num, head_dim] | f32 |
+    | -> state_m, state_l (with state_o) | [batch_size, q_seq_len, q_head_num, 8] | f32 |
+
+    `visible_lens`: how many cached positions each query token sees, from
+    the first (default `kv_lens[b] + s + 1`: causal); each between 0 and
+    the request's last entry, not decreasing, which is the range the
+    request reads. With it, the cache holds any sequence the caller chooses
+    (a rank's shard of it).
+
+    `state_o`, `state_m`, `state_l` (all three, instead of `out`): the
+    softmax state of each (request, token, head) rather than its output:
+    the unnormalized sum o = sum_p e^(s_p - m) v_p, the running max m of
+    the scores s_p and the sum l = sum_p e^(s_p - m), in f32, over the
+    positions the token sees (none: m is the lowest float); m and l fill
+    a row of 8 (the 32 bytes a vector store writes at least). States over
+    disjoint positions merge as the chunks of a row do: m = max m_i,
+    weights e^(m_i - m), o / l at the end.
 
     `plan_kv_lens`: the KV lengths the chunk size is planned for (default
     `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
@@ -422,15 +440,20 @@ def Llm_FlashAttentionDecodeOp
                        Llm_In<>:$q_lens, Llm_In<>:$accum_q_len,
                        Llm_In<>:$block_table, Llm_In<>:$k_cache,
                        Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
-                       Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
+                       Llm_OptIn<>:$v_scale, Llm_OptOut<>:$out,
                        Llm_OptIn<>:$plan_kv_lens,
+                       Llm_OptIn<>:$visible_lens,
+                       Llm_OptOut<>:$state_o, Llm_OptOut<>:$state_m,
+                       Llm_OptOut<>:$state_l,
                        I32Attr:$q_seq_len,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
                        OptionalAttr<Llm_KvSharding>:$kv_sharding);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Req<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
-      Opt<"v_scale">.f # "`->`" # Req<"out">.f # Opt<"plan_kv_lens">.f #
+      Opt<"v_scale">.f # Opt<"visible_lens">.f # "`->`" # Opt<"out">.f #
+      Opt<"state_o">.f # Opt<"state_m">.f # Opt<"state_l">.f #
+      Opt<"plan_kv_lens">.f #
       "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
 }
 

@@ -1,26 +1,36 @@
-// KV data parallelism (seed 003) on decode attention: 8 query heads over 2
-// KV heads (GQA 4), head_dim 64, pages of 16 positions, bf16 or int8
-// caches, 1 to 3 new tokens per request. The @attend_* functions are the
-// unsharded attention; each @kvdpN_* function is one rank's part of the
-// same attention on a grid of N ranks: its q and out hold the rank's 8 / N
-// query heads of every request (tensor parallel), its k_cache, v_cache and
-// block_table the KV of its own requests, ceil(batch / N) of them in
-// order (rank r: requests [r c, min(batch, (r + 1) c))), in a pool and a
-// table of its own, whose rows the requests' kv_ids name.
+// The KV cache of decode attention sharded over N ranks (seed 003), both
+// ways: KV data parallelism (each rank holds whole requests) and context
+// parallelism (each rank holds part of every request's sequence). 8 query
+// heads over 2 KV heads (GQA 4), head_dim 64, pages of 16 positions, bf16
+// or int8 caches, 1 to 3 new tokens per request.
+//
+// The @attend_* functions are the unsharded attention. Each @kvdpN_* and
+// @cpN_* function is one rank's part of the same attention on a grid of
+// N ranks: its q and out hold the rank's 8 / N query heads of every
+// request (tensor parallel). Its cache:
+// - kvdp (and kvdp_all_to_all): the KV of its own requests, ceil(batch /
+//   N) of them in order (rank r: [r c, min(batch, (r + 1) c))), in a pool
+//   and a table of its own, whose rows the requests' kv_ids name;
+// - cp: positions [r 16 / N, (r + 1) 16 / N) of every page (element-level
+//   sharding of each block): a pool of the same pages with 16 / N
+//   positions each, and the same table.
 //
 // The pipeline (convert-llm-kv-sharding) rewrites each into the rank's
-// program: an all_gather of the query heads (kvdp; kvdp_all_to_all: one
+// program. kvdp: an all_gather of the query heads (kvdp_all_to_all: one
 // all_to_all of the rows each rank attends), the attention of the rank's
-// requests with every head, the chunk size planned for the whole batch,
-// an all_gather of the outputs along the batch and the rank's heads out
-// of it. `wspc --run` runs the self-check (kvdp_attention.selfcheck.cpp):
-// for batches 1 to 16 with ragged lengths, every rank's out equals the
-// unsharded out's heads bit for bit, on 1, 2 and 4 ranks in one process
+// requests with every head, the chunk planned for the whole batch, an
+// all_gather of the outputs along the batch and the rank's heads out of
+// it. cp: an all_gather of the query heads, the attention of every request
+// over the rank's positions into softmax states, an all_to_all of the
+// states of each rank's heads and their merge (max, rescale, sum, in rank
+// order). `wspc --run` runs the self-check (kv_sharding.selfcheck.cpp):
+// kvdp equals the unsharded attention bit for bit, cp stays within the
+// stated bound of a naive reference, on 1, 2 and 4 ranks in one process
 // and, started by `mpirun -np N`, on N processes.
 
-shard.grid @kvdp1(shape = 1)
-shard.grid @kvdp2(shape = 2)
-shard.grid @kvdp4(shape = 4)
+shard.grid @ranks1(shape = 1)
+shard.grid @ranks2(shape = 2)
+shard.grid @ranks4(shape = 4)
 
 func.func @attend_q1(%q: memref<?x1x8x64xbf16>,
                      %kv_ids: memref<?xi32>,
@@ -95,7 +105,7 @@ func.func @kvdp1_q1(%q: memref<?x1x8x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      -> out(%out : memref<?x1x8x64xbf16>) on @kvdp1 kv_sharding = kvdp {q_seq_len = 1 : i32}
+      -> out(%out : memref<?x1x8x64xbf16>) on @ranks1 kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
 
@@ -113,7 +123,7 @@ func.func @kvdp2_q1(%q: memref<?x1x4x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      -> out(%out : memref<?x1x4x64xbf16>) on @kvdp2 kv_sharding = kvdp {q_seq_len = 1 : i32}
+      -> out(%out : memref<?x1x4x64xbf16>) on @ranks2 kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
 
@@ -131,7 +141,7 @@ func.func @kvdp4_q1(%q: memref<?x1x2x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      -> out(%out : memref<?x1x2x64xbf16>) on @kvdp4 kv_sharding = kvdp {q_seq_len = 1 : i32}
+      -> out(%out : memref<?x1x2x64xbf16>) on @ranks4 kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
 
@@ -149,7 +159,7 @@ func.func @kvdp2_q3(%q: memref<?x3x4x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      -> out(%out : memref<?x3x4x64xbf16>) on @kvdp2 kv_sharding = kvdp {q_seq_len = 3 : i32}
+      -> out(%out : memref<?x3x4x64xbf16>) on @ranks2 kv_sharding = kvdp {q_seq_len = 3 : i32}
   return
 }
 
@@ -167,7 +177,7 @@ func.func @kvdp4_q3(%q: memref<?x3x2x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      -> out(%out : memref<?x3x2x64xbf16>) on @kvdp4 kv_sharding = kvdp_all_to_all {q_seq_len = 3 : i32}
+      -> out(%out : memref<?x3x2x64xbf16>) on @ranks4 kv_sharding = kvdp_all_to_all {q_seq_len = 3 : i32}
   return
 }
 
@@ -188,7 +198,7 @@ func.func @kvdp2_int8_q2(%q: memref<?x2x4x64xbf16>,
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xi8>) v_cache(%v_cache : memref<?x2x16x64xi8>)
       k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
-      -> out(%out : memref<?x2x4x64xbf16>) on @kvdp2 kv_sharding = kvdp_all_to_all {q_seq_len = 2 : i32}
+      -> out(%out : memref<?x2x4x64xbf16>) on @ranks2 kv_sharding = kvdp_all_to_all {q_seq_len = 2 : i32}
   return
 }
 
@@ -209,7 +219,106 @@ func.func @kvdp4_int8_q2(%q: memref<?x2x2x64xbf16>,
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xi8>) v_cache(%v_cache : memref<?x2x16x64xi8>)
       k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
-      -> out(%out : memref<?x2x2x64xbf16>) on @kvdp4 kv_sharding = kvdp {q_seq_len = 2 : i32}
+      -> out(%out : memref<?x2x2x64xbf16>) on @ranks4 kv_sharding = kvdp {q_seq_len = 2 : i32}
+  return
+}
+
+// One rank's part of the same attentions, context parallel: its part
+// of every page (16 / N positions).
+
+func.func @cp2_q1(%q: memref<?x1x4x64xbf16>,
+                  %kv_ids: memref<?xi32>,
+                  %kv_lens: memref<?xi32>,
+                  %q_lens: memref<?xi32>,
+                  %accum_q_len: memref<?xi32>,
+                  %block_table: memref<?x?xi32>,
+                  %k_cache: memref<?x2x8x64xbf16>,
+                  %v_cache: memref<?x2x8x64xbf16>,
+                  %out: memref<?x1x4x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x8x64xbf16>) v_cache(%v_cache : memref<?x2x8x64xbf16>)
+      -> out(%out : memref<?x1x4x64xbf16>) on @ranks2 kv_sharding = cp {q_seq_len = 1 : i32}
+  return
+}
+
+func.func @cp4_q1(%q: memref<?x1x2x64xbf16>,
+                  %kv_ids: memref<?xi32>,
+                  %kv_lens: memref<?xi32>,
+                  %q_lens: memref<?xi32>,
+                  %accum_q_len: memref<?xi32>,
+                  %block_table: memref<?x?xi32>,
+                  %k_cache: memref<?x2x4x64xbf16>,
+                  %v_cache: memref<?x2x4x64xbf16>,
+                  %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x4x64xbf16>) v_cache(%v_cache : memref<?x2x4x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @ranks4 kv_sharding = cp {q_seq_len = 1 : i32}
+  return
+}
+
+func.func @cp4_q3(%q: memref<?x3x2x64xbf16>,
+                  %kv_ids: memref<?xi32>,
+                  %kv_lens: memref<?xi32>,
+                  %q_lens: memref<?xi32>,
+                  %accum_q_len: memref<?xi32>,
+                  %block_table: memref<?x?xi32>,
+                  %k_cache: memref<?x2x4x64xbf16>,
+                  %v_cache: memref<?x2x4x64xbf16>,
+                  %out: memref<?x3x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x3x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x4x64xbf16>) v_cache(%v_cache : memref<?x2x4x64xbf16>)
+      -> out(%out : memref<?x3x2x64xbf16>) on @ranks4 kv_sharding = cp {q_seq_len = 3 : i32}
+  return
+}
+
+func.func @cp2_int8_q2(%q: memref<?x2x4x64xbf16>,
+                       %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>,
+                       %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>,
+                       %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x2x8x64xi8>,
+                       %v_cache: memref<?x2x8x64xi8>,
+                       %k_scale: memref<2x64xf32>,
+                       %v_scale: memref<2x64xf32>,
+                       %out: memref<?x2x4x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x8x64xi8>) v_cache(%v_cache : memref<?x2x8x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x2x4x64xbf16>) on @ranks2 kv_sharding = cp {q_seq_len = 2 : i32}
+  return
+}
+
+func.func @cp4_int8_q2(%q: memref<?x2x2x64xbf16>,
+                       %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>,
+                       %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>,
+                       %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x2x4x64xi8>,
+                       %v_cache: memref<?x2x4x64xi8>,
+                       %k_scale: memref<2x64xf32>,
+                       %v_scale: memref<2x64xf32>,
+                       %out: memref<?x2x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x4x64xi8>) v_cache(%v_cache : memref<?x2x4x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x2x2x64xbf16>) on @ranks4 kv_sharding = cp {q_seq_len = 2 : i32}
   return
 }
 
