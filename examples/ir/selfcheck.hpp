@@ -20,6 +20,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <tuple>
@@ -78,6 +79,22 @@ inline bf16 sentinel() {
 inline bool allSentinel(const std::vector<bf16> &values) {
   return std::all_of(values.begin(), values.end(),
                      [](bf16 v) { return v.bits == sentinel().bits; });
+}
+
+/// The rank counts a self-check of a program with collectives runs: the
+/// one `wspc --run --ranks N` asks for (WSP_RANKS), else `defaults`.
+/// Returns an empty list for a malformed WSP_RANKS.
+inline std::vector<int64_t> rankCounts(std::vector<int64_t> defaults) {
+  const char *asked = std::getenv("WSP_RANKS");
+  if (!asked)
+    return defaults;
+  char *end = nullptr;
+  const long n = std::strtol(asked, &end, 10);
+  if (end == asked || *end || n < 1 || n > 64) {
+    std::printf("WSP_RANKS=%s: not a rank count from 1 to 64\n", asked);
+    return {};
+  }
+  return {int64_t(n)};
 }
 
 /// Prints the line of a run-time error case: `what` must have returned

@@ -1,7 +1,8 @@
 //===- wspc.cpp - the wsp compiler driver ---------------------------------===//
 //
 //   wspc workload.mlir -o out/ [--target=cpusim|ascend]
-//        [--static-planning=true|false] [--run [--check selfcheck.cpp]]
+//        [--static-planning=true|false]
+//        [--run [--check selfcheck.cpp] [--ranks N]]
 //
 // Runs the whole compiler in-process (parse -> wsp-pipeline -> emission) and
 // writes the emitted tree (--target=ascend: the device form only, the first
@@ -17,8 +18,10 @@
 // --run configures and builds that CMake project with the host compiler and
 // runs its self-check (by default <input>.selfcheck.cpp next to the input):
 // random inputs, the planned tiered run against a naive reference, and a
-// report. Every failure ends with a message and a nonzero exit; files are
-// written only after the whole compilation succeeded.
+// report. With --ranks N, a program with collectives runs its self-check on
+// N ranks as threads of one process (the self-check reads WSP_RANKS). Every
+// failure ends with a message and a nonzero exit; files are written only
+// after the whole compilation succeeded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,8 +52,11 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <optional>
 #include <string>
 #include <vector>
+
+extern char **environ;
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -86,6 +92,12 @@ static cl::opt<std::string>
     checkFile("check", cl::desc("Self-check source (default: "
                                 "<input without .mlir>.selfcheck.cpp)"),
               cl::value_desc("file.cpp"), cl::cat(wspcCategory));
+static cl::opt<int> ranks(
+    "ranks", cl::init(0),
+    cl::desc("With --run, for a program with collectives: run the "
+             "self-check on this many ranks (threads of one process) "
+             "instead of its own choice"),
+    cl::value_desc("N"), cl::cat(wspcCategory));
 static cl::opt<std::string>
     runtimeInclude("runtime-include",
                    cl::desc("Directory holding pto/runtime/runtime.hpp"),
@@ -114,10 +126,10 @@ static std::string findRuntimeInclude(const char *argv0) {
 }
 
 static int runProgram(StringRef program, ArrayRef<StringRef> args,
-                      StringRef what) {
+                      StringRef what,
+                      std::optional<ArrayRef<StringRef>> env = std::nullopt) {
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, {}, 0, 0,
-                                     &message);
+  int rc = llvm::sys::ExecuteAndWait(program, args, env, {}, 0, 0, &message);
   if (rc != 0)
     return fail(what + " failed" + (message.empty() ? "" : ": " + message) +
                 " (exit " + llvm::Twine(rc) + ")");
@@ -141,6 +153,13 @@ int main(int argc, char **argv) {
   if (deviceOnly && run)
     return fail("--run builds and runs the CPU simulation; it needs "
                 "--target=cpusim (the default)");
+  // The in-process group's ranks are threads: a bounded count.
+  constexpr int kMaxRanks = 64;
+  if (ranks.getNumOccurrences() && !run)
+    return fail("--ranks says how many ranks --run runs; it needs --run");
+  if (ranks.getNumOccurrences() && (ranks < 1 || ranks > kMaxRanks))
+    return fail("--ranks must be between 1 and " + llvm::Twine(kMaxRanks) +
+                ", got " + llvm::Twine(ranks));
 
   // Parse.
   DialectRegistry registry;
@@ -233,7 +252,11 @@ int main(int argc, char **argv) {
   // A program with collectives runs its ranks as threads, or as processes
   // under `mpirun -np N` where MPI is installed (pto/runtime/
   // collectives_mpi.hpp; the self-check sees WSP_WITH_MPI).
-  if (wsp::hasCollectives(*module))
+  const bool collectives = wsp::hasCollectives(*module);
+  if (ranks.getNumOccurrences() && !collectives)
+    return fail("--ranks: the program has no collectives, so it runs on one "
+                "rank");
+  if (collectives)
     cmake += "find_package(MPI COMPONENTS CXX QUIET)\nif(MPI_CXX_FOUND)\n"
              "  target_compile_definitions(" + stem +
              "_selfcheck PRIVATE WSP_WITH_MPI)\n  target_link_libraries(" +
@@ -282,7 +305,20 @@ int main(int argc, char **argv) {
     return rc;
   llvm::SmallString<256> exe(buildDir);
   llvm::sys::path::append(exe, stem + "_selfcheck");
-  llvm::outs() << "wspc: running " << exe << "\n";
+  llvm::outs() << "wspc: running " << exe
+               << (ranks.getNumOccurrences()
+                       ? " on " + std::to_string(ranks) + " ranks"
+                       : std::string())
+               << "\n";
   llvm::outs().flush();
-  return runProgram(exe, {exe}, "the self-check") ? 1 : 0;
+  if (!ranks.getNumOccurrences())
+    return runProgram(exe, {exe}, "the self-check") ? 1 : 0;
+  // The environment, and WSP_RANKS for the self-check.
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e)
+    if (!StringRef(*e).starts_with("WSP_RANKS="))
+      env.push_back(*e);
+  env.push_back("WSP_RANKS=" + std::to_string(ranks));
+  std::vector<StringRef> envRefs(env.begin(), env.end());
+  return runProgram(exe, {exe}, "the self-check", ArrayRef(envRefs)) ? 1 : 0;
 }
