@@ -13,6 +13,9 @@ bool mlir::wsp::isContiguousRowMajor(MemRefType type) {
     return false;
   int64_t expect = 1;
   for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    // A dimension of one index has no stride that matters.
+    if (type.getDimSize(d) == 1)
+      continue;
     if (strides[d] != expect)
       return false;
     if (d > 0) {

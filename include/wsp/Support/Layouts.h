@@ -18,8 +18,9 @@ namespace mlir {
 namespace wsp {
 
 /// True if `type` is row-major contiguous: its strides are the row-major
-/// strides of its shape (any offset). A dynamic size is allowed in the
-/// leading dimension only, the one no stride depends on.
+/// strides of its shape (any offset; a dimension of size 1 may have any
+/// stride, none of its elements is a stride away). A dynamic size is
+/// allowed in the leading dimension only, the one no stride depends on.
 bool isContiguousRowMajor(MemRefType type);
 
 } // namespace wsp

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -36,9 +37,8 @@ using namespace mlir::wsp;
 namespace {
 
 /// The number of ranks of the grid a sharded op names, when static.
-std::optional<int64_t> gridRanks(llm::FlashAttentionDecodeOp op) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-      op, op.getGridAttr());
+std::optional<int64_t> gridRanks(Operation *op, FlatSymbolRefAttr name) {
+  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, name);
   if (!grid)
     return std::nullopt;
   int64_t ranks = 1;
@@ -54,11 +54,10 @@ struct LlmSelectKvShardingPass
     : public wsp::impl::LlmSelectKvShardingBase<LlmSelectKvShardingPass> {
   void runOnOperation() override {
     bool ok = true;
-    getOperation().walk([&](llm::FlashAttentionDecodeOp op) {
+    auto select = [&](auto op, int64_t batch) {
       if (!op.getGrid() || op.getKvSharding())
         return;
-      std::optional<int64_t> ranks = gridRanks(op);
-      int64_t batch = op.getKvLens().getType().getDimSize(0);
+      std::optional<int64_t> ranks = gridRanks(op, op.getGridAttr());
       if (!ranks || ShapedType::isDynamic(batch)) {
         op.emitOpError("is sharded over ")
             << op.getGridAttr()
@@ -73,6 +72,12 @@ struct LlmSelectKvShardingPass
       // KV data parallelism degree, KV data parallelism otherwise.
       op.setKvSharding(batch < *ranks ? llm::KvSharding::cp
                                       : llm::KvSharding::kvdp);
+    };
+    getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
+        select(attention, attention.getKvLens().getType().getDimSize(0));
+      else if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
+        select(store, store.getQLens().getType().getDimSize(0));
     });
     if (!ok)
       signalPassFailure();
@@ -89,11 +94,26 @@ public:
   LogicalResult run(func::FuncOp f) {
     auto qType = cast<MemRefType>(op.getQ().getType());
     auto outType = cast<MemRefType>(op.getOut().getType());
-    for (auto [name, type] : {std::pair("q", qType), std::pair("out", outType)})
-      if (!isContiguousRowMajor(type))
-        return op.emitOpError("sharded, needs a contiguous row-major '")
-               << name << "' (the collectives move it as stored), not "
-               << type;
+    if (!isContiguousRowMajor(outType))
+      return op.emitOpError("sharded, needs a contiguous row-major 'out' (the "
+                            "collectives write it as stored), not ")
+             << outType;
+    // q may be a head range of a contiguous buffer (a packed QKV): the
+    // program packs it first.
+    if (!isContiguousRowMajor(qType)) {
+      qRange = op.getQ().getDefiningOp<memref::SubViewOp>();
+      if (!qRange || !isContiguousRowMajor(qRange.getSourceType()) ||
+          qRange.getSourceType().getRank() != 4 ||
+          !llvm::all_of(qRange.getStaticStrides(),
+                        [](int64_t s) { return s == 1; }) ||
+          !llvm::equal(ArrayRef(qRange.getStaticOffsets()).take_front(2),
+                       ArrayRef<int64_t>{0, 0}) ||
+          qRange.getStaticOffsets()[3] != 0 ||
+          ShapedType::isDynamic(qRange.getStaticOffsets()[2]))
+        return op.emitOpError("sharded, needs 'q' contiguous row-major or a "
+                              "head range of a contiguous buffer, not ")
+               << qType;
+    }
     seqLen = qType.getDimSize(1);
     localHeads = qType.getDimSize(2);
     headDim = qType.getDimSize(3);
@@ -136,9 +156,11 @@ private:
       parts = {perRank, perRank, perRank, allRows};
     else // every q, this rank's output, every output
       parts = {batch, perRank, allRows};
-    Value fits = holds(ws, parts, row);
+    Value packAt;
+    Value fits = holds(ws, parts, row, &packAt);
     Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
     Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
+    Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
     Value qMine;
@@ -151,7 +173,7 @@ private:
       {
         OpBuilder in = guard.getThenBodyBuilder();
         Value rows = rowsOf(in, padded, zero, batch);
-        memref::CopyOp::create(in, loc, op.getQ(), rows);
+        memref::CopyOp::create(in, loc, q, rows);
       }
       status = wsp::AllToAllOp::create(
           b, loc, b.getI32Type(), padded, mineAll, op.getGridAttr(),
@@ -159,8 +181,8 @@ private:
       qMine = rowsOf(b, mineAll, idx(0), count);
     } else {
       Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
-      status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), op.getQ(),
-                                        qAll, op.getGridAttr(),
+      status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), q, qAll,
+                                        op.getGridAttr(),
                                         b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, qAll, b0, count);
     }
@@ -201,7 +223,8 @@ private:
     // bf16: every q. f32: the rank's states (o, m, l), the states of its
     // heads from every rank (o, m, l).
     int64_t stateRow = seqLen * heads * kStateRow; // m or l of one request
-    Value qFits = holds(ws, {batch}, row);
+    Value packAt;
+    Value qFits = holds(ws, {batch}, row, &packAt);
     Value statesFit = holds(states, {batch, batch}, row + 2 * stateRow);
     Value fits = arith::AndIOp::create(b, loc, qFits, statesFit);
     Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
@@ -209,10 +232,11 @@ private:
     Value sized = arith::AndIOp::create(b, loc, fits, small);
     Value ready = arith::AndIOp::create(b, loc, sized, checkAccum());
     Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
+    Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
     Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
-    status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), op.getQ(), qAll,
+    status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), q, qAll,
                                       op.getGridAttr(), b.getI64IntegerAttr(2),
                                       status);
     Value stateOffset = idx(0);
@@ -443,15 +467,69 @@ private:
     return f.getArgument(at);
   }
 
-  /// Whether `buffer` holds sum(parts) x perPart elements.
-  Value holds(Value buffer, ArrayRef<Value> parts, int64_t perPart) {
+  /// Whether `buffer` holds sum(parts) x perPart elements, and, when q
+  /// must be packed (`packAt` given), B x S x Hl x D more after them, from
+  /// *packAt.
+  Value holds(Value buffer, ArrayRef<Value> parts, int64_t perPart,
+              Value *packAt = nullptr) {
     Value rows = parts.front();
     for (Value p : parts.drop_front())
       rows = arith::AddIOp::create(b, loc, rows, p);
     Value need = arith::MulIOp::create(b, loc, rows, idx(perPart));
+    if (packAt && qRange) {
+      *packAt = need;
+      Value packed =
+          arith::MulIOp::create(b, loc, batch, idx(row / ranks));
+      need = arith::AddIOp::create(b, loc, need, packed);
+    }
     Value have = memref::DimOp::create(b, loc, buffer, idx(0));
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
                                  have);
+  }
+
+  /// q as a contiguous [B, S, Hl, D] buffer: q itself, or (a head range)
+  /// its rows copied from the buffer it is a range of into the workspace
+  /// from `at`, when the workspace `fits`.
+  Value contiguousQ(Value at, Value fits) {
+    if (!qRange)
+      return op.getQ();
+    Value offset = at;
+    Value flat = carve(ws, offset, arith::MulIOp::create(b, loc, batch,
+                                                         idx(row / ranks)));
+    auto type = MemRefType::get(
+        {ShapedType::kDynamic, seqLen, localHeads, headDim}, elem,
+        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
+                               {seqLen * localHeads * headDim,
+                                localHeads * headDim, headDim, 1}));
+    Value packed = memref::ExpandShapeOp::create(
+        b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(seqLen),
+                               b.getIndexAttr(localHeads),
+                               b.getIndexAttr(headDim)});
+    int64_t head0 = qRange.getStaticOffsets()[2];
+    auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    Value dims[2] = {batch, idx(in, seqLen)};
+    nest(in, dims, [&](OpBuilder &at, ValueRange i) {
+      // One token's heads: contiguous in both buffers.
+      SmallVector<OpFoldResult> ones(4, at.getIndexAttr(1));
+      SmallVector<OpFoldResult> sizes = {at.getIndexAttr(1),
+                                         at.getIndexAttr(1),
+                                         at.getIndexAttr(localHeads),
+                                         at.getIndexAttr(headDim)};
+      Value from = memref::SubViewOp::create(
+          at, loc, qRange.getSource(),
+          ArrayRef<OpFoldResult>{i[0], i[1], at.getIndexAttr(head0),
+                                 at.getIndexAttr(0)},
+          sizes, ones);
+      Value to = memref::SubViewOp::create(
+          at, loc, packed,
+          ArrayRef<OpFoldResult>{i[0], i[1], at.getIndexAttr(0),
+                                 at.getIndexAttr(0)},
+          sizes, ones);
+      memref::CopyOp::create(at, loc, from, to);
+    });
+    return packed;
   }
 
   /// The next part of a flat workspace from `offset` on: `rows` requests
@@ -598,39 +676,195 @@ private:
           blockSize = 0;
   Type elem;
   Value ws, rank, batch;
+  memref::SubViewOp qRange; // q's view of a packed buffer, when it is one
 };
+
+/// Rows [from, from + n) of `v` along its first dimension, as a view the
+/// lowerings take: of `v` itself when it is contiguous, else of the
+/// contiguous buffer `v` is a head range of (`memref.subview %base[0, h0,
+/// 0]`, whole in every other dimension), the head range taken again from
+/// those rows. Null when `v` is neither.
+Value leadingRows(OpBuilder &b, Location loc, Value v, Value from, Value n) {
+  auto rowsOf = [&](Value of) {
+    auto type = cast<MemRefType>(of.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
+        sizes, strides(type.getRank(), b.getIndexAttr(1));
+    offsets[0] = from;
+    sizes.push_back(n);
+    for (int64_t d = 1; d < type.getRank(); ++d)
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    return memref::SubViewOp::create(b, loc, of, offsets, sizes, strides)
+        .getResult();
+  };
+  auto type = cast<MemRefType>(v.getType());
+  if (isContiguousRowMajor(type))
+    return rowsOf(v);
+  auto view = v.getDefiningOp<memref::SubViewOp>();
+  if (!view || !isContiguousRowMajor(view.getSourceType()) ||
+      view.getSourceType().getRank() != type.getRank())
+    return {};
+  int64_t rank = type.getRank();
+  for (int64_t d = 0; d < rank; ++d) {
+    std::optional<int64_t> offset =
+        getConstantIntValue(view.getMixedOffsets()[d]);
+    std::optional<int64_t> stride =
+        getConstantIntValue(view.getMixedStrides()[d]);
+    if (!stride || *stride != 1 || !offset || (d != rank - 2 && *offset))
+      return {};
+    if (d != 0 && d != rank - 2 &&
+        type.getDimSize(d) != view.getSourceType().getDimSize(d))
+      return {};
+  }
+  Value rows = rowsOf(view.getSource());
+  SmallVector<OpFoldResult> offsets = view.getMixedOffsets(),
+                            sizes = view.getMixedSizes();
+  sizes[0] = n;
+  return memref::SubViewOp::create(b, loc, rows, offsets, sizes,
+                                   view.getMixedStrides())
+      .getResult();
+}
+
+/// A KV-data-parallel store: the rank's requests [b0, b0 + count) (as its
+/// attention: c = ceil(B / N) each) and their tokens, into its own pool.
+/// Tokens packed by q_lens start at the sum of the q_lens before b0; when
+/// the lengths before do not add up inside the tokens (a negative one, too
+/// many), the rank's store gets no tokens and refuses its requests itself.
+LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
+  llm::KvSharding mode = *op.getKvSharding();
+  if (mode == llm::KvSharding::cp)
+    return op.emitOpError("sharded by sequence (kv_sharding = cp) does not "
+                          "lower yet: a rank would store the positions of "
+                          "its part of each block");
+  if (op.getAccumQLen())
+    return op.emitOpError("sharded, takes its tokens packed by q_lens (no "
+                          "accum_q_len) or one row per request");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc, v).getResult();
+  };
+  Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+  Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(0));
+  Value perRank = arith::CeilDivUIOp::create(b, loc, batch, idx(ranks));
+  Value start = arith::MulIOp::create(b, loc, rank, perRank);
+  Value b0 = arith::MinUIOp::create(b, loc, start, batch);
+  Value left = arith::SubIOp::create(b, loc, batch, b0);
+  Value count = arith::MinUIOp::create(b, loc, perRank, left);
+  Value end = arith::AddIOp::create(b, loc, b0, count);
+
+  auto keyType = cast<MemRefType>(op.getKey().getType());
+  Value from = b0, n = count;
+  if (keyType.getRank() == 3) {
+    // The tokens before b0 and the rank's: sums of q_lens, in i64.
+    Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+    Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    auto sums = scf::ForOp::create(
+        b, loc, idx(0), batch, idx(1), ValueRange{zero, zero, trueV},
+        [&](OpBuilder &in, Location l, Value i, ValueRange acc) {
+          Value len32 = memref::LoadOp::create(in, l, op.getQLens(), i);
+          Value len = arith::ExtSIOp::create(in, l, in.getI64Type(), len32);
+          Value before = arith::CmpIOp::create(in, l, arith::CmpIPredicate::ult,
+                                               i, b0);
+          Value atOrAfter =
+              arith::CmpIOp::create(in, l, arith::CmpIPredicate::uge, i, b0);
+          Value beforeEnd =
+              arith::CmpIOp::create(in, l, arith::CmpIPredicate::ult, i, end);
+          Value mine = arith::AndIOp::create(in, l, atOrAfter, beforeEnd);
+          Value z = arith::ConstantOp::create(in, l, in.getI64IntegerAttr(0));
+          Value lenBefore = arith::SelectOp::create(in, l, before, len, z);
+          Value lenMine = arith::SelectOp::create(in, l, mine, len, z);
+          Value nonneg =
+              arith::CmpIOp::create(in, l, arith::CmpIPredicate::sge, len, z);
+          scf::YieldOp::create(
+              in, l,
+              ValueRange{arith::AddIOp::create(in, l, acc[0], lenBefore),
+                         arith::AddIOp::create(in, l, acc[1], lenMine),
+                         arith::AndIOp::create(in, l, acc[2], nonneg)});
+        });
+    Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(0));
+    Value tokens64 =
+        arith::IndexCastOp::create(b, loc, b.getI64Type(), tokens);
+    Value upTo = arith::AddIOp::create(b, loc, sums.getResult(0),
+                                       sums.getResult(1));
+    Value inside = arith::AndIOp::create(
+        b, loc, sums.getResult(2),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, upTo,
+                              tokens64));
+    Value first = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                             sums.getResult(0));
+    Value mine = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                            sums.getResult(1));
+    from = arith::SelectOp::create(b, loc, inside, first, idx(0));
+    n = arith::SelectOp::create(b, loc, inside, mine, idx(0));
+  }
+  Value key = leadingRows(b, loc, op.getKey(), from, n);
+  Value value = leadingRows(b, loc, op.getValue(), from, n);
+  if (!key || !value)
+    return op.emitOpError("sharded, needs key and value contiguous or head "
+                          "ranges of a contiguous buffer (the rank takes "
+                          "their rows)");
+  auto requests = [&](Value v) -> Value {
+    if (!v)
+      return {};
+    return memref::SubViewOp::create(b, loc, v, ArrayRef<OpFoldResult>{b0},
+                                     ArrayRef<OpFoldResult>{count},
+                                     ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  };
+  Value kvIds = requests(op.getKvIds());
+  Value qLens = requests(op.getQLens());
+  Value kvLens = requests(op.getKvLens());
+  llm::StorePagedKvCacheOp::create(
+      b, loc, key, value, op.getBlockTable(), kvIds, qLens, kvLens,
+      /*accum_q_len=*/Value(), op.getKeyScale(), op.getValueScale(),
+      op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
+      /*kv_sharding=*/nullptr);
+  op.erase();
+  return success();
+}
 
 struct ConvertLlmKvShardingPass
     : public wsp::impl::ConvertLlmKvShardingBase<ConvertLlmKvShardingPass> {
 
   void runOnOperation() override {
-    SmallVector<llm::FlashAttentionDecodeOp> sharded;
-    getOperation().walk([&](llm::FlashAttentionDecodeOp op) {
-      if (op.getGrid())
+    SmallVector<Operation *> sharded;
+    getOperation().walk([&](Operation *op) {
+      if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op);
+          attention && attention.getGrid())
+        sharded.push_back(op);
+      if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op);
+          store && store.getGrid())
         sharded.push_back(op);
     });
-    for (llm::FlashAttentionDecodeOp op : sharded) {
-      if (!op.getKvSharding()) {
-        op.emitOpError("is sharded over ")
-            << op.getGridAttr()
+    for (Operation *op : sharded) {
+      auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+      auto mode = op->getAttrOfType<llm::KvShardingAttr>("kv_sharding");
+      if (!mode) {
+        op->emitOpError("is sharded over ")
+            << grid
             << " without a mode: llm-select-kv-sharding (or the "
                "kv_sharding attribute) chooses it";
         return signalPassFailure();
       }
-      std::optional<int64_t> ranks = gridRanks(op);
+      std::optional<int64_t> ranks = gridRanks(op, grid);
       if (!ranks) {
-        op.emitOpError("shards over ")
-            << op.getGridAttr()
-            << ", whose number of ranks is dynamic: the rank's attention "
-               "takes every head of the group, a static count";
+        op->emitOpError("shards over ")
+            << grid
+            << ", whose number of ranks is dynamic: a rank's part of the "
+               "batch and of the heads needs a static count";
         return signalPassFailure();
       }
       auto f = op->getParentOfType<func::FuncOp>();
       if (!f || op->getBlock() != &f.getBody().front()) {
-        op.emitOpError("sharded, lowers only in its function's top block");
+        op->emitOpError("sharded, lowers only in its function's top block");
         return signalPassFailure();
       }
-      if (failed(KvShardingLowering(op, *ranks).run(f)))
+      LogicalResult lowered =
+          isa<llm::StorePagedKvCacheOp>(op)
+              ? lowerShardedStore(cast<llm::StorePagedKvCacheOp>(op), *ranks)
+              : KvShardingLowering(cast<llm::FlashAttentionDecodeOp>(op),
+                                   *ranks)
+                    .run(f);
+      if (failed(lowered))
         return signalPassFailure();
     }
   }

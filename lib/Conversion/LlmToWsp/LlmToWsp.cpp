@@ -1244,7 +1244,9 @@ ${PAGES_IN_POOL}
 /// is its own base at head 0.
 std::pair<Value, int64_t> headRangeOf(Value v) {
   auto view = v.getDefiningOp<memref::SubViewOp>();
-  if (!view || !view.getSourceType().getLayout().isIdentity() ||
+  // The source: a whole buffer, or a contiguous range of its rows (a
+  // KV-sharded rank's tokens).
+  if (!view || !isContiguousRowMajor(view.getSourceType()) ||
       view.getSourceType().getRank() != view.getType().getRank())
     return {v, 0};
   int64_t rank = view.getType().getRank();
@@ -3846,8 +3848,14 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
                        name);
   if (auto store = dyn_cast<llm::StoreKvCacheOp>(op))
     return lowerStore(store, name, cores, Value());
-  if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op))
+  if (auto store = dyn_cast<llm::StorePagedKvCacheOp>(op)) {
+    if (store.getGrid())
+      return op->emitOpError("is sharded over ")
+             << store.getGridAttr()
+             << ": convert-llm-kv-sharding lowers it to this rank's program "
+                "first";
     return lowerStore(store, name, cores, store.getBlockTable());
+  }
   if (auto gemm = dyn_cast<llm::MoeQuantGroupGemmOp>(op))
     return lowerGroupGemm(gemm, name);
   if (auto swiglu = dyn_cast<llm::MoeSwigluDynamicQuantOp>(op))

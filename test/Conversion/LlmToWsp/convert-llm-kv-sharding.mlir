@@ -121,3 +121,40 @@ func.func @sequence(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens:
       -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = cp {q_seq_len = 1 : i32}
   return
 }
+
+// A KV-data-parallel store: the rank's requests (c = ceil(B / 4) from r c)
+// and their tokens, packed by q_lens: the sum of the q_lens before the
+// rank's first request, the sum of its own, checked to lie inside the
+// tokens (else no tokens: the rank's store refuses its requests). K and V
+// are head ranges of the packed QKV: the rank takes those rows of the QKV,
+// then the same heads.
+// CHECK-LABEL: func.func @store(
+// CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
+// CHECK: %[[B:.*]] = memref.dim %arg2, %c0
+// CHECK: %[[C:.*]] = arith.ceildivui %[[B]], %c4
+// CHECK: %[[SUMS:.*]]:3 = scf.for {{.*}} iter_args(
+// CHECK: %[[FROM:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
+// CHECK: %[[N:.*]] = arith.select %{{.*}}, %{{.*}}, %c0 : index
+// CHECK: %[[ROWS:.*]] = memref.subview %arg0[%[[FROM]], 0, 0] [%[[N]], 6, 64] [1, 1, 1]
+// CHECK: %[[KEY:.*]] = memref.subview %[[ROWS]][0, 4, 0] [%[[N]], 1, 64] [1, 1, 1]
+// CHECK: %[[VROWS:.*]] = memref.subview %arg0[%[[FROM]], 0, 0] [%[[N]], 6, 64] [1, 1, 1]
+// CHECK: %[[VALUE:.*]] = memref.subview %[[VROWS]][0, 5, 0] [%[[N]], 1, 64] [1, 1, 1]
+// CHECK: llm.store_paged_kv_cache key(%[[KEY]] : {{.*}}) value(%[[VALUE]] : {{.*}}) block_table(%arg1 : memref<?x?xi32>) kv_ids(%{{.*}}) q_lens(%{{.*}}) kv_lens(%{{.*}}) -> k_cache(%arg5 : {{.*}}) v_cache(%arg6 : {{.*}}) {max_q_len = 64 : i32}
+// CHECK-NOT: on @kvdp
+func.func @store(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
+                 %q_lens: memref<?xi32>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                 %k: memref<?x1x16x64xbf16>, %v: memref<?x1x16x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %t = memref.dim %qkv, %c0 : memref<?x6x64xbf16>
+  %key = memref.subview %qkv[0, 4, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>
+  %value = memref.subview %qkv[0, 5, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>)
+      value(%value : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>)
+      block_table(%table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      -> k_cache(%k : memref<?x1x16x64xbf16>) v_cache(%v : memref<?x1x16x64xbf16>)
+      on @kvdp kv_sharding = kvdp {max_q_len = 64 : i32}
+  return
+}

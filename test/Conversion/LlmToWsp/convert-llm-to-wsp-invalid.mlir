@@ -209,3 +209,12 @@ func.func @sharded_attention(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: 
   llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x4x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
+
+// -----
+
+shard.grid @g(shape = 2)
+func.func @sharded_store(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x16x64xbf16>) {
+  // expected-error @+1 {{is sharded over @g: convert-llm-kv-sharding lowers it to this rank's program first}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @g kv_sharding = kvdp {max_q_len = 64 : i32}
+  return
+}

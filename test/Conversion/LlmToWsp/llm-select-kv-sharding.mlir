@@ -26,6 +26,14 @@ func.func @named(%q: memref<2x1x2x64xbf16>, %l: memref<2xi32>, %a: memref<3xi32>
   return
 }
 
+// The store's batch is its q_lens'.
+// CHECK-LABEL: func.func @store_small
+// CHECK: on @g kv_sharding = cp
+func.func @store_small(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<3xi32>, %c: memref<?x1x16x64xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<3xi32>) q_lens(%l : memref<3xi32>) kv_lens(%l : memref<3xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @g {max_q_len = 64 : i32}
+  return
+}
+
 // -----
 
 shard.grid @g(shape = 4)

@@ -595,6 +595,22 @@ func.func @decode_sharded_gqa(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>, %bt:
   return
 }
 
+// -----
+
+func.func @store_sharding_without_grid(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x16x64xbf16>) {
+  // expected-error @+1 {{kv_sharding needs the device grid it shards over (on @grid)}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) {max_q_len = 64 : i32, kv_sharding = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @store_grid_missing(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x16x64xbf16>) {
+  // expected-error @+1 {{names no symbol @nowhere}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @nowhere kv_sharding = kvdp {max_q_len = 64 : i32}
+  return
+}
+
 // == all_reduce ==
 
 // -----

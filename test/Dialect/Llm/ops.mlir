@@ -257,3 +257,15 @@ func.func @sharded_decode_one_head(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>,
       on @kvdp kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
   return
 }
+
+// A KV-data-parallel store.
+// CHECK-LABEL: func.func @sharded_store
+// CHECK: llm.store_paged_kv_cache {{.*}} -> k_cache(%{{.*}}) v_cache(%{{.*}}) on @kvdp kv_sharding = kvdp {max_q_len = 64 : i32}
+func.func @sharded_store(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>,
+                         %c: memref<?x1x16x64xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>)
+      block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>)
+      v_cache(%c : memref<?x1x16x64xbf16>) on @kvdp kv_sharding = kvdp {max_q_len = 64 : i32}
+  return
+}

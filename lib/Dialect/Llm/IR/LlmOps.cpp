@@ -451,9 +451,27 @@ LogicalResult StoreKvCacheOp::verify() {
 }
 
 LogicalResult StorePagedKvCacheOp::verify() {
-  return verifyStore(
-      *this, {"max_block_num", "kv_head_num", "block_size", "head_dim"},
-      getBlockTable());
+  if (failed(verifyStore(
+          *this, {"max_block_num", "kv_head_num", "block_size", "head_dim"},
+          getBlockTable())))
+    return failure();
+  if (getKvSharding() && !getGrid())
+    return emitOpError("kv_sharding needs the device grid it shards over "
+                       "(on @grid)");
+  return success();
+}
+
+LogicalResult
+StorePagedKvCacheOp::verifySymbolUses(SymbolTableCollection &tables) {
+  if (!getGrid())
+    return success();
+  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
+  if (!grid)
+    return emitOpError("names no symbol @") << *getGrid();
+  if (!isa<shard::GridOp>(grid))
+    return emitOpError("names @") << *getGrid()
+                                  << ", which is not a shard.grid";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -260,7 +260,8 @@ def Llm_StoreKvCacheOp
 }
 
 def Llm_StorePagedKvCacheOp
-    : Llm_VerifiedOp<"store_paged_kv_cache", [AttrSizedOperandSegments]> {
+    : Llm_VerifiedOp<"store_paged_kv_cache", [AttrSizedOperandSegments,
+        DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Append this step's keys and values to a paged KV cache";
   let description = [{
     As `store_kv_cache`, into pages: position `p = kv_lens[b] + s` of
@@ -277,17 +278,29 @@ def Llm_StorePagedKvCacheOp
     | accum_q_len (optional, packed only) | [batch_size + 1] | i32 |
     | key_scale, value_scale (iff int8 caches) | [kv_head_num, head_dim] | f32 |
     | -> k_cache, v_cache | [max_block_num, kv_head_num, block_size, head_dim] | bf16 or i8 |
+
+    **Sharded** (seed 003): with `on @grid kv_sharding = kvdp` (or
+    `kvdp_all_to_all`) the op is one rank's part of the update of a
+    KV-data-parallel cache: `key`, `value` and the per-sequence operands
+    describe every request (the rank computed them all), `k_cache`,
+    `v_cache` and `block_table` are the rank's own, as for
+    `flash_attention_decode`; the rank stores its requests' tokens only.
+    The tokens are packed by `q_lens` (no `accum_q_len`) or one row per
+    request. Context parallelism does not lower yet.
   }];
   let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
                        Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
                        Llm_OptIn<>:$kv_lens, Llm_OptIn<>:$accum_q_len,
                        Llm_OptIn<>:$key_scale, Llm_OptIn<>:$value_scale,
                        Llm_InOut<>:$k_cache, Llm_InOut<>:$v_cache,
-                       I32Attr:$max_q_len);
+                       I32Attr:$max_q_len,
+                       OptionalAttr<FlatSymbolRefAttr>:$grid,
+                       OptionalAttr<Llm_KvSharding>:$kv_sharding);
   let assemblyFormat = Req<"key">.f # Req<"value">.f # Req<"block_table">.f #
       Opt<"kv_ids">.f # Req<"q_lens">.f # Opt<"kv_lens">.f #
       Opt<"accum_q_len">.f # Opt<"key_scale">.f # Opt<"value_scale">.f #
-      "`->`" # Req<"k_cache">.f # Req<"v_cache">.f # "attr-dict";
+      "`->`" # Req<"k_cache">.f # Req<"v_cache">.f #
+      "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
