@@ -36,38 +36,6 @@ namespace {
 
 using namespace attention_block;
 
-/// @decode_block's arguments: the block's buffers, with the requests'
-/// positions and KV lengths (the cached counts) in `positions` and
-/// `kv_lens`.
-auto decodeArgs(Block &blk, Outputs &o, std::vector<int32_t> &positions,
-                std::vector<int32_t> &kv_lens) {
-  int64_t t = blk.tokens;
-  return std::make_tuple(
-      MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
-      MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
-      vec(blk.smooth), MemRef<int8_t, 2>{blk.w.data(), {kQkv, kHidden}},
-      vec(blk.qkvScale), MemRef<float, 2>{blk.qkNormW.data(), {5, kDim}},
-      MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
-      MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(positions),
-      vec(blk.lens), vec(blk.accum),
-      MemRef<int32_t, 2>{blk.table.data(), {blk.slots, kPagesPerSeq}},
-      vec(blk.ids), vec(kv_lens),
-      MemRef<bf16, 4>{blk.kc.data(), {blk.pool, 1, kBlock, kDim}},
-      MemRef<bf16, 4>{blk.vc.data(), {blk.pool, 1, kBlock, kDim}},
-      vec(blk.oSmooth), MemRef<int8_t, 2>{blk.ow.data(), {kHidden, kAttn}},
-      vec(blk.oScale), MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}}, vec(o.pts),
-      MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
-      MemRef<bf16, 2>{o.qkv.data(), {t, kQkv}},
-      MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}},
-      MemRef<int8_t, 2>{o.attn8.data(), {t, kAttn}}, vec(o.attnScale),
-      MemRef<bf16, 2>{o.y.data(), {t, kHidden}},
-      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
-      MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
-      MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
-      MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
-}
-
 int32_t run(Block &blk, Outputs &o) {
   // Rope's positions are the cached counts: the step's tokens follow them.
   if (blk.decode)

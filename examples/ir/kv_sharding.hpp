@@ -23,7 +23,7 @@ struct Batch {
   int64_t pageSize; // positions per page
   std::vector<int32_t> kvLens, qLens, accum, kvIds, table;
   int64_t pagesPerRow = 1;
-  std::vector<bf16> q, k, v; // bf16 caches
+  std::vector<bf16> q, k, v;  // bf16 caches
   std::vector<int8_t> k8, v8; // int8 caches
   std::vector<float> kScale, vScale;
   int64_t pages = 0;
@@ -99,7 +99,8 @@ struct AttentionWorkspaces {
   explicit AttentionWorkspaces(bool int8)
       : h(size_t(24 * (int8 ? 1 : 2) * 32 * 128)), f(size_t(24 * 3 * 32 * 128)),
         ml(size_t(24 * 2 * 32)), q(int8 ? size_t(24 * 32 * 128) : 0),
-        k(int8 ? size_t(24 * 64 * 128) : 0), v(int8 ? size_t(24 * 64 * 128) : 0) {}
+        k(int8 ? size_t(24 * 64 * 128) : 0),
+        v(int8 ? size_t(24 * 64 * 128) : 0) {}
 };
 
 /// How a rank's part of the cache is cut (the function's kv_sharding).
@@ -134,22 +135,36 @@ struct Args {
   /// Rank r of n: its heads of q, and its part of the cache as `mode` says
   /// (KV data parallel or context parallel).
   Args(const Batch &whole, int64_t r, int64_t n, Mode mode)
-      : batch(whole.batch), seq(whole.seq), heads(kHeads / n),
-        int8(whole.int8), kvLens(whole.kvLens), qLens(whole.qLens),
-        accum(whole.accum), pagesPerRow(whole.pagesPerRow),
-        kScale(whole.kScale), vScale(whole.vScale), ws(whole.int8) {
+      : batch(whole.batch), seq(whole.seq), heads(kHeads / n), int8(whole.int8),
+        kvLens(whole.kvLens), qLens(whole.qLens), accum(whole.accum),
+        pagesPerRow(whole.pagesPerRow), kScale(whole.kScale),
+        vScale(whole.vScale), ws(whole.int8) {
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t s = 0; s < seq; ++s)
         for (int64_t h = 0; h < heads; ++h)
           for (int64_t d = 0; d < kDim; ++d)
-            q.push_back(whole.q[size_t(((b * seq + s) * kHeads + r * heads + h) *
-                                           kDim +
-                                       d)]);
+            q.push_back(whole.q[size_t(
+                ((b * seq + s) * kHeads + r * heads + h) * kDim + d)]);
     out.assign(size_t(batch * seq * heads * kDim), sentinel());
     if (mode == Mode::Cp)
       contextPart(whole, r, n);
     else
       dataPart(whole, r, n, mode == Mode::KvdpAllToAll);
+  }
+
+  /// Appends `n` values of the whole batch's caches, from `from`, to this
+  /// pool's.
+  void appendCache(const Batch &whole, size_t from, size_t n) {
+    auto take = [&](auto &to, const auto &of) {
+      to.insert(to.end(), of.begin() + long(from), of.begin() + long(from + n));
+    };
+    if (int8) {
+      take(k8, whole.k8);
+      take(v8, whole.v8);
+    } else {
+      take(k, whole.k);
+      take(v, whole.v);
+    }
   }
 
   /// Context parallel: positions [r 16 / n, (r + 1) 16 / n) of every page,
@@ -166,17 +181,7 @@ struct Args {
       for (int64_t h = 0; h < kKvHeads; ++h) {
         const size_t from =
             size_t(((p * kKvHeads + h) * whole.pageSize + r * page) * kDim);
-        if (int8) {
-          k8.insert(k8.end(), whole.k8.begin() + long(from),
-                    whole.k8.begin() + long(from + row));
-          v8.insert(v8.end(), whole.v8.begin() + long(from),
-                    whole.v8.begin() + long(from + row));
-        } else {
-          k.insert(k.end(), whole.k.begin() + long(from),
-                   whole.k.begin() + long(from + row));
-          v.insert(v.end(), whole.v.begin() + long(from),
-                   whole.v.begin() + long(from + row));
-        }
+        appendCache(whole, from, row);
       }
     const int64_t row4 = seq * kHeads * kDim, state = seq * kHeads * 8;
     sharding.assign(size_t(batch * row4), bf16{});
@@ -202,8 +207,8 @@ struct Args {
     std::vector<int32_t> globalPages;
     for (int64_t j = count - 1; j >= 0; --j)
       for (int64_t p = 0; p < whole.pagesOf(b0 + j); ++p)
-        globalPages.push_back(whole.table[size_t(
-            whole.kvIds[size_t(b0 + j)] * pagesPerRow + p)]);
+        globalPages.push_back(
+            whole.table[size_t(whole.kvIds[size_t(b0 + j)] * pagesPerRow + p)]);
     pages = int64_t(globalPages.size());
     // Local page i holds global page globalPages[pages - 1 - i].
     const size_t pageBytes = size_t(kKvHeads * whole.pageSize * kDim);
@@ -213,22 +218,13 @@ struct Args {
         table[size_t(kvIds[size_t(b0 + j)] * pagesPerRow + p)] =
             int32_t(pages - 1 - next);
     for (int64_t i = 0; i < pages; ++i) {
-      const size_t from = size_t(globalPages[size_t(pages - 1 - i)]) * pageBytes;
-      if (int8) {
-        k8.insert(k8.end(), whole.k8.begin() + long(from),
-                  whole.k8.begin() + long(from + pageBytes));
-        v8.insert(v8.end(), whole.v8.begin() + long(from),
-                  whole.v8.begin() + long(from + pageBytes));
-      } else {
-        k.insert(k.end(), whole.k.begin() + long(from),
-                 whole.k.begin() + long(from + pageBytes));
-        v.insert(v.end(), whole.v.begin() + long(from),
-                 whole.v.begin() + long(from + pageBytes));
-      }
+      const size_t from =
+          size_t(globalPages[size_t(pages - 1 - i)]) * pageBytes;
+      appendCache(whole, from, pageBytes);
     }
     const int64_t row = seq * kHeads * kDim;
-    sharding.assign(size_t((allToAll ? (n + 3) * c : batch + (n + 1) * c) * row),
-                    bf16{});
+    sharding.assign(
+        size_t((allToAll ? (n + 3) * c : batch + (n + 1) * c) * row), bf16{});
   }
 
   // The four signatures: unsharded or sharded (the KV sharding workspace
@@ -252,14 +248,11 @@ struct Args {
                                 MemRef<bf16, 4>, MemRef<float, 4>,
                                 MemRef<float, 3>, MemRef<float, 3>,
                                 MemRef<float, 3>, MemRef<bf16, 3>);
-  using Int8Part = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
-                               MemRef<int32_t, 2>, MemRef<int8_t, 4>,
-                               MemRef<int8_t, 4>, MemRef<float, 2>,
-                               MemRef<float, 2>, MemRef<bf16, 4>,
-                               MemRef<bf16, 1>, MemRef<bf16, 4>,
-                               MemRef<float, 4>, MemRef<float, 3>,
-                               MemRef<float, 3>, MemRef<float, 3>,
-                               MemRef<bf16, 3>);
+  using Int8Part = int32_t (*)(
+      MemRef<bf16, 4>, I32s, I32s, I32s, I32s, MemRef<int32_t, 2>,
+      MemRef<int8_t, 4>, MemRef<int8_t, 4>, MemRef<float, 2>, MemRef<float, 2>,
+      MemRef<bf16, 4>, MemRef<bf16, 1>, MemRef<bf16, 4>, MemRef<float, 4>,
+      MemRef<float, 3>, MemRef<float, 3>, MemRef<float, 3>, MemRef<bf16, 3>);
 
   using Bf16Cp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                              MemRef<int32_t, 2>, MemRef<bf16, 4>,
@@ -269,11 +262,11 @@ struct Args {
   using Int8Cp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                              MemRef<int32_t, 2>, MemRef<int8_t, 4>,
                              MemRef<int8_t, 4>, MemRef<float, 2>,
-                             MemRef<float, 2>, MemRef<bf16, 4>,
-                             MemRef<bf16, 1>, MemRef<float, 1>,
-                             MemRef<bf16, 4>, MemRef<float, 4>,
+                             MemRef<float, 2>, MemRef<bf16, 4>, MemRef<bf16, 1>,
+                             MemRef<float, 1>, MemRef<bf16, 4>,
+                             MemRef<float, 4>, MemRef<float, 3>,
                              MemRef<float, 3>, MemRef<float, 3>,
-                             MemRef<float, 3>, MemRef<bf16, 3>);
+                             MemRef<bf16, 3>);
 
   MemRef<bf16, 4> qView() { return {q.data(), {batch, seq, heads, kDim}}; }
   MemRef<bf16, 4> outView() { return {out.data(), {batch, seq, heads, kDim}}; }

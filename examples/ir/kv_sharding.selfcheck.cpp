@@ -31,11 +31,7 @@
 // 1, 2 and 4 ranks, and, started by `mpirun -np N` (built with MPI:
 // WSP_WITH_MPI), on N processes: the functions of N ranks.
 #include "kv_sharding.hpp"
-
-#include <pto/runtime/collectives.hpp>
-#ifdef WSP_WITH_MPI
-#include <pto/runtime/collectives_mpi.hpp>
-#endif
+#include "ranks.hpp"
 
 #include <cstdlib>
 #include <functional>
@@ -43,35 +39,8 @@
 
 using namespace selfcheck;
 using namespace kv_sharding;
-namespace comm = pto::runtime::comm;
 
 namespace {
-
-/// Runs `body(rank)` on every rank of the run: threads of a ThreadGroup, or
-/// this process's rank alone under MPI (`world` set).
-struct Ranks {
-  int64_t count;
-  comm::Communicator *world = nullptr;
-
-  void run(const std::function<void(int)> &body) {
-    if (world) {
-      body(world->rank());
-      return;
-    }
-    comm::ThreadGroup(int(count)).run(
-        [&](comm::Communicator &c) { body(c.rank()); });
-  }
-  /// Whether `ok` holds on every rank (MPI: all processes agree).
-  bool all(bool ok) {
-    if (!world)
-      return ok;
-    int32_t mine = ok ? 1 : 0;
-    return world->all_reduce(&mine, 1, comm::ElemType::I32,
-                             comm::ReduceOp::Min) == comm::Status::OK &&
-           mine == 1;
-  }
-  bool local(int64_t r) const { return !world || world->rank() == r; }
-};
 
 /// A sharded function and the unsharded one it must match.
 template <typename Whole, typename Part> struct Case {
@@ -97,11 +66,10 @@ struct Reference {
     out.assign(size_t(w.batch * w.seq * kHeads * kDim), 0);
     vmax.assign(size_t(w.batch * w.seq * kHeads), 0);
     auto at = [&](int64_t b, int64_t p, int64_t kvh, int64_t d) {
-      const int64_t page = w.table[size_t(w.kvIds[size_t(b)] * w.pagesPerRow +
-                                          p / w.pageSize)];
-      return size_t(((page * kKvHeads + kvh) * w.pageSize + p % w.pageSize) *
-                        kDim +
-                    d);
+      const int64_t page =
+          w.table[size_t(w.kvIds[size_t(b)] * w.pagesPerRow + p / w.pageSize)];
+      return size_t(
+          ((page * kKvHeads + kvh) * w.pageSize + p % w.pageSize) * kDim + d);
     };
     auto key = [&](int64_t b, int64_t p, int64_t kvh, int64_t d) {
       return w.int8 ? double(w.k8[at(b, p, kvh, d)]) *
@@ -142,16 +110,17 @@ struct Reference {
   /// |got - ref| / the bound of the file comment, at (row, d).
   double ratio(float got, size_t row, int64_t d) const {
     const double ref = out[row * kDim + size_t(d)];
-    const double bound = std::ldexp(vmax[row] + std::fabs(ref), -8) *
-                             (1 + 0x1p-6) +
-                         kSubnormalRounding;
+    const double bound =
+        std::ldexp(vmax[row] + std::fabs(ref), -8) * (1 + 0x1p-6) +
+        kSubnormalRounding;
     return std::fabs(double(got) - ref) / bound;
   }
 };
 
 /// One batch: the unsharded out, then every rank's, compared bit for bit.
 template <typename C>
-bool checkBatch(Ranks &ranks, const C &c, int64_t batch, bool longRows = false) {
+bool checkBatch(Ranks &ranks, const C &c, int64_t batch,
+                bool longRows = false) {
   // Long rows: 16 x 33000 positions cut into chunks of 256 are 2064 units
   // per KV head, more than the attention's 4096 for two: the whole batch
   // plans a larger chunk than a rank's quarter of it would on its own.
@@ -170,9 +139,7 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch, bool longRows = false) 
   for (int64_t r = 0; r < c.ranks; ++r)
     parts.emplace_back(whole, r, c.ranks, c.mode);
   std::vector<int32_t> status(size_t(c.ranks), -1);
-  ranks.run([&](int r) {
-    status[size_t(r)] = parts[size_t(r)].call(c.part);
-  });
+  ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].call(c.part); });
   const int64_t local = kHeads / c.ranks;
   const bool exact = c.mode != Mode::Cp;
   std::unique_ptr<Reference> naive;
@@ -188,12 +155,14 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch, bool longRows = false) 
       for (int64_t s = 0; s < c.seq; ++s)
         for (int64_t h = 0; h < local; ++h)
           for (int64_t d = 0; d < kDim; ++d) {
-            const bf16 got = parts[size_t(r)].out[size_t(
-                ((b * c.seq + s) * local + h) * kDim + d)];
+            const bf16 got =
+                parts[size_t(r)]
+                    .out[size_t(((b * c.seq + s) * local + h) * kDim + d)];
             const size_t row = size_t((b * c.seq + s) * kHeads + r * local + h);
             const bf16 want = ref.out[row * kDim + size_t(d)];
             if (exact) {
-              mismatches += got.bits != want.bits || got.bits == sentinel().bits;
+              mismatches +=
+                  got.bits != want.bits || got.bits == sentinel().bits;
               continue;
             }
             mismatches += got.bits == sentinel().bits;
@@ -234,9 +203,7 @@ bool checkError(Ranks &ranks, const C &c, const char *what,
     spoil(parts.back(), r);
   }
   std::vector<int32_t> status(size_t(ranks.count), -1);
-  ranks.run([&](int r) {
-    status[size_t(r)] = parts[size_t(r)].call(c.part);
-  });
+  ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].call(c.part); });
   bool ok = true;
   for (int64_t r = 0; r < ranks.count; ++r)
     if (ranks.local(r))
@@ -304,20 +271,20 @@ bool checkAll(Ranks &ranks) {
   ok = checkCase(ranks, makeCase("kvdp4_int8_q2", 4, 2, true, kvdp,
                                  attend_int8_q2, kvdp4_int8_q2)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp2_q1", 2, 1, false, cp, attend_q1,
-                                 cp2_q1)) &&
+  ok = checkCase(ranks,
+                 makeCase("cp2_q1", 2, 1, false, cp, attend_q1, cp2_q1)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp4_q1", 4, 1, false, cp, attend_q1,
-                                 cp4_q1)) &&
+  ok = checkCase(ranks,
+                 makeCase("cp4_q1", 4, 1, false, cp, attend_q1, cp4_q1)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp4_q3", 4, 3, false, cp, attend_q3,
-                                 cp4_q3)) &&
+  ok = checkCase(ranks,
+                 makeCase("cp4_q3", 4, 3, false, cp, attend_q3, cp4_q3)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp2_int8_q2", 2, 2, true, cp,
-                                 attend_int8_q2, cp2_int8_q2)) &&
+  ok = checkCase(ranks, makeCase("cp2_int8_q2", 2, 2, true, cp, attend_int8_q2,
+                                 cp2_int8_q2)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp4_int8_q2", 4, 2, true, cp,
-                                 attend_int8_q2, cp4_int8_q2)) &&
+  ok = checkCase(ranks, makeCase("cp4_int8_q2", 4, 2, true, cp, attend_int8_q2,
+                                 cp4_int8_q2)) &&
        ok;
   return ok;
 }
@@ -325,32 +292,13 @@ bool checkAll(Ranks &ranks) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool ok = true;
-#ifdef WSP_WITH_MPI
-  // Started by mpirun: this process is one rank of the run.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE")) {
-    MPI_Init(&argc, &argv);
-    {
-      comm::MpiCommunicator world;
-      comm::CurrentCommunicator scope(world);
-      Ranks ranks{world.size(), &world};
-      ok = checkAll(ranks);
+  return runOnRanks(argc, argv, {1, 2, 4}, [](Ranks &ranks) {
+    if (ranks.count != 1 && ranks.count != 2 && ranks.count != 4) {
+      if (ranks.local(0))
+        std::printf("kv_sharding has programs for 1, 2 and 4 ranks, not %lld\n",
+                    (long long)ranks.count);
+      return false;
     }
-    MPI_Finalize();
-    return ok ? 0 : 1;
-  }
-#endif
-  (void)argc;
-  (void)argv;
-  const std::vector<int64_t> counts = rankCounts({1, 2, 4});
-  for (int64_t count : counts) {
-    if (count != 1 && count != 2 && count != 4) {
-      std::printf("kv_sharding has programs for 1, 2 and 4 ranks, not %lld\n",
-                  (long long)count);
-      return 1;
-    }
-    Ranks ranks{count};
-    ok = checkAll(ranks) && ok;
-  }
-  return ok && !counts.empty() ? 0 : 1;
+    return checkAll(ranks);
+  });
 }

@@ -29,17 +29,12 @@
 // On 4 ranks as threads of one process (`wspc --run --ranks 4`), and,
 // started by `mpirun -np 4` (built with MPI: WSP_WITH_MPI), on 4 processes.
 #include "attention_block.hpp"
-
-#include <pto/runtime/collectives.hpp>
-#ifdef WSP_WITH_MPI
-#include <pto/runtime/collectives_mpi.hpp>
-#endif
+#include "ranks.hpp"
 
 #include <functional>
 #include <numeric>
 
 using namespace attention_block;
-namespace comm = pto::runtime::comm;
 
 namespace {
 
@@ -147,79 +142,35 @@ struct Rank {
 
 /// The unsharded block's step on one rank alone.
 int32_t runWhole(Block &blk, Outputs &o) {
-  const int64_t t = blk.tokens;
   comm::SoloCommunicator solo;
   comm::CurrentCommunicator scope(solo);
-  return wsp_gen::decode_block(
-      MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
-      MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
-      vec(blk.smooth), MemRef<int8_t, 2>{blk.w.data(), {kQkv, kHidden}},
-      vec(blk.qkvScale), MemRef<float, 2>{blk.qkNormW.data(), {5, kDim}},
-      MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
-      MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(blk.past),
-      vec(blk.lens), vec(blk.accum),
-      MemRef<int32_t, 2>{blk.table.data(), {blk.slots, kPagesPerSeq}},
-      vec(blk.ids), vec(blk.past),
-      MemRef<bf16, 4>{blk.kc.data(), {blk.pool, 1, kBlock, kDim}},
-      MemRef<bf16, 4>{blk.vc.data(), {blk.pool, 1, kBlock, kDim}},
-      vec(blk.oSmooth), MemRef<int8_t, 2>{blk.ow.data(), {kHidden, kAttn}},
-      vec(blk.oScale), MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}},
-      vec(o.pts), MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
-      MemRef<bf16, 2>{o.qkv.data(), {t, kQkv}},
-      MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}},
-      MemRef<int8_t, 2>{o.attn8.data(), {t, kAttn}}, vec(o.attnScale),
-      MemRef<bf16, 2>{o.y.data(), {t, kHidden}},
-      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
-      MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
-      MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
-      MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+  return std::apply(wsp_gen::decode_block,
+                    decodeArgs(blk, o, blk.past, blk.past));
 }
 
-/// Runs `body(rank)` on every rank: threads, or this process's rank alone
-/// under MPI (`world` set).
-struct Ranks {
-  comm::Communicator *world = nullptr;
-  void run(const std::function<void(int)> &body) {
-    if (world) {
-      body(world->rank());
+/// Under MPI, every rank's int8 output, scales and y into every process's
+/// copy of the ranks (the check needs them all).
+void share(Ranks &ranks, std::vector<Rank> &parts) {
+  if (!ranks.world)
+    return;
+  comm::Communicator &world = *ranks.world;
+  Rank &mine = parts[size_t(world.rank())];
+  auto gather = [&](auto member) {
+    auto &own = mine.*member;
+    using T = typename std::decay_t<decltype(own)>::value_type;
+    std::vector<T> all(own.size() * size_t(kRanks));
+    if (world.all_gather(own.data(), all.data(), own.size() * sizeof(T)) !=
+        comm::Status::OK)
       return;
-    }
-    comm::ThreadGroup(int(kRanks)).run(
-        [&](comm::Communicator &c) { body(c.rank()); });
-  }
-  bool all(bool ok) {
-    if (!world)
-      return ok;
-    int32_t mine = ok ? 1 : 0;
-    return world->all_reduce(&mine, 1, comm::ElemType::I32,
-                             comm::ReduceOp::Min) == comm::Status::OK &&
-           mine == 1;
-  }
-  bool local(int64_t r) const { return !world || world->rank() == r; }
-  /// Under MPI, every rank's int8 output, scales and y into every
-  /// process's copy of the ranks (the check needs them all).
-  void share(std::vector<Rank> &parts) {
-    if (!world)
-      return;
-    Rank &mine = parts[size_t(world->rank())];
-    auto gather = [&](auto member) {
-      auto &own = mine.*member;
-      using T = typename std::decay_t<decltype(own)>::value_type;
-      std::vector<T> all(own.size() * size_t(kRanks));
-      if (world->all_gather(own.data(), all.data(), own.size() * sizeof(T)) !=
-          comm::Status::OK)
-        return;
-      for (int64_t q = 0; q < kRanks; ++q)
-        std::copy(all.begin() + long(size_t(q) * own.size()),
-                  all.begin() + long(size_t(q + 1) * own.size()),
-                  (parts[size_t(q)].*member).begin());
-    };
-    gather(&Rank::attn8);
-    gather(&Rank::attnScale);
-    gather(&Rank::y);
-  }
-};
+    for (int64_t q = 0; q < kRanks; ++q)
+      std::copy(all.begin() + long(size_t(q) * own.size()),
+                all.begin() + long(size_t(q + 1) * own.size()),
+                (parts[size_t(q)].*member).begin());
+  };
+  gather(&Rank::attn8);
+  gather(&Rank::attnScale);
+  gather(&Rank::y);
+}
 
 Block makeBlock(int64_t batch, unsigned seed) {
   std::mt19937 rng(seed);
@@ -245,7 +196,7 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
     parts.emplace_back(initial, r);
   std::vector<int32_t> status(size_t(kRanks), -1);
   ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].run(shared); });
-  ranks.share(parts);
+  share(ranks, parts);
 
   bool caches = true, heads = true, same = true;
   double worst = 0;
@@ -259,12 +210,11 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
     for (int64_t j = 0; j < part.count; ++j) {
       const size_t b = size_t(part.b0 + j);
       for (int64_t p = 0; p <= initial.past[b]; ++p) {
-        const size_t local =
-            size_t((part.table[size_t(part.kvIds[b] * kPagesPerSeq +
-                                      p / kBlock)] *
-                        kBlock +
-                    p % kBlock) *
-                   kDim);
+        const size_t local = size_t(
+            (part.table[size_t(part.kvIds[b] * kPagesPerSeq + p / kBlock)] *
+                 kBlock +
+             p % kBlock) *
+            kDim);
         for (int64_t c = 0; c < kDim; ++c)
           caches = caches &&
                    part.kc[local + size_t(c)].bits ==
@@ -280,28 +230,27 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
     // y against the ranks' partials in double, from their own int8
     // outputs and scales.
     for (int64_t i = 0; i < t; ++i)
-        for (int64_t n = 0; n < kHidden; ++n) {
-          double ref = 0, magnitude = 0;
-          for (int64_t q = 0; q < kRanks; ++q) {
-            const Rank &other = parts[size_t(q)];
-            int64_t acc = 0;
-            for (int64_t k = 0; k < kDim; ++k)
-              acc += int64_t(other.attn8[size_t(i * kDim + k)]) *
-                     other.ow[size_t(n * kDim + k)];
-            const double partial = double(acc) *
-                                   other.attnScale[size_t(i)] *
-                                   initial.oScale[size_t(n)];
-            ref += partial;
-            magnitude += std::fabs(partial);
-          }
-          const double got = toFloat(part.y[size_t(i * kHidden + n)]);
-          const double bound =
-              std::ldexp(std::fabs(ref) + magnitude, -8) * (1 + 1e-4) +
-              std::ldexp(magnitude, -21) + kSubnormalRounding;
-          worst = std::fmax(worst, std::fabs(got - ref) / bound);
-          same = same && part.y[size_t(i * kHidden + n)].bits ==
-                             parts[0].y[size_t(i * kHidden + n)].bits;
+      for (int64_t n = 0; n < kHidden; ++n) {
+        double ref = 0, magnitude = 0;
+        for (int64_t q = 0; q < kRanks; ++q) {
+          const Rank &other = parts[size_t(q)];
+          int64_t acc = 0;
+          for (int64_t k = 0; k < kDim; ++k)
+            acc += int64_t(other.attn8[size_t(i * kDim + k)]) *
+                   other.ow[size_t(n * kDim + k)];
+          const double partial = double(acc) * other.attnScale[size_t(i)] *
+                                 initial.oScale[size_t(n)];
+          ref += partial;
+          magnitude += std::fabs(partial);
         }
+        const double got = toFloat(part.y[size_t(i * kHidden + n)]);
+        const double bound =
+            std::ldexp(std::fabs(ref) + magnitude, -8) * (1 + 1e-4) +
+            std::ldexp(magnitude, -21) + kSubnormalRounding;
+        worst = std::fmax(worst, std::fabs(got - ref) / bound);
+        same = same && part.y[size_t(i * kHidden + n)].bits ==
+                           parts[0].y[size_t(i * kHidden + n)].bits;
+      }
   }
   ok = ranks.all(ok && caches && heads && same && worst <= 1);
   if (ranks.local(0))
@@ -346,38 +295,13 @@ bool checkAll(Ranks &ranks) {
 } // namespace
 
 int main(int argc, char **argv) {
-#ifdef WSP_WITH_MPI
-  // Started by mpirun: this process is one rank of the run.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE")) {
-    MPI_Init(&argc, &argv);
-    bool ok = false;
-    {
-      comm::MpiCommunicator world;
-      comm::CurrentCommunicator scope(world);
-      if (world.size() != kRanks) {
-        if (world.rank() == 0)
-          std::printf("decode_block_tp4 runs on %lld ranks, not %d\n",
-                      (long long)kRanks, world.size());
-      } else {
-        Ranks ranks{&world};
-        ok = checkAll(ranks);
-      }
+  return runOnRanks(argc, argv, {kRanks}, [](Ranks &ranks) {
+    if (ranks.count != kRanks) {
+      if (ranks.local(0))
+        std::printf("decode_block_tp4 runs on %lld ranks, not %lld\n",
+                    (long long)kRanks, (long long)ranks.count);
+      return false;
     }
-    MPI_Finalize();
-    return ok ? 0 : 1;
-  }
-#endif
-  (void)argc;
-  (void)argv;
-  for (int64_t count : rankCounts({kRanks})) {
-    if (count != kRanks) {
-      std::printf("decode_block_tp4 runs on %lld ranks, not %lld\n",
-                  (long long)kRanks, (long long)count);
-      return 1;
-    }
-    Ranks ranks;
-    if (!checkAll(ranks))
-      return 1;
-  }
-  return 0;
+    return checkAll(ranks);
+  });
 }

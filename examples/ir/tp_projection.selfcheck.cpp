@@ -24,17 +24,11 @@
 //   (a grid of 2) on 4 ranks, ranks that disagree on the token count, and
 //   a rank whose quant_matmul failed (too few per-token scales): every
 //   rank returns an error and the collective writes nothing.
-#include "selfcheck.hpp"
-
-#include <pto/runtime/collectives.hpp>
-#ifdef WSP_WITH_MPI
-#include <pto/runtime/collectives_mpi.hpp>
-#endif
+#include "ranks.hpp"
 
 #include <cstdlib>
 
 using namespace selfcheck;
-namespace comm = pto::runtime::comm;
 
 namespace {
 
@@ -122,32 +116,6 @@ std::vector<std::vector<bf16>> partialsAlone(const std::vector<Slice> &slices,
   }
   return partial;
 }
-
-/// Runs `body(rank)` on every rank of the run: threads of a ThreadGroup, or
-/// this process's rank alone under MPI (`world` set).
-struct Ranks {
-  int64_t count;
-  comm::Communicator *world = nullptr; // MPI: this process's rank
-
-  template <typename F> void run(F body) {
-    if (world) {
-      body(world->rank());
-      return;
-    }
-    comm::ThreadGroup(int(count)).run(
-        [&](comm::Communicator &c) { body(c.rank()); });
-  }
-  /// Whether `ok` holds on every rank (MPI: all processes agree).
-  bool all(bool ok) {
-    if (!world)
-      return ok;
-    int32_t mine = ok ? 1 : 0;
-    return world->all_reduce(&mine, 1, comm::ElemType::I32,
-                             comm::ReduceOp::Min) == comm::Status::OK &&
-           mine == 1;
-  }
-  bool local(int64_t r) const { return !world || world->rank() == r; }
-};
 
 bool checkSum(Ranks &ranks, int64_t tokens, unsigned seed) {
   const Problem p(tokens, ranks.count, seed);
@@ -260,27 +228,5 @@ bool checkAll(Ranks &ranks) {
 } // namespace
 
 int main(int argc, char **argv) {
-  bool ok = true;
-#ifdef WSP_WITH_MPI
-  // Started by mpirun: this process is one rank of the run.
-  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE")) {
-    MPI_Init(&argc, &argv);
-    {
-      comm::MpiCommunicator world;
-      comm::CurrentCommunicator scope(world);
-      Ranks ranks{world.size(), &world};
-      ok = checkAll(ranks);
-    }
-    MPI_Finalize();
-    return ok ? 0 : 1;
-  }
-#endif
-  (void)argc;
-  (void)argv;
-  const std::vector<int64_t> counts = rankCounts({1, 2, 4});
-  for (int64_t count : counts) {
-    Ranks ranks{count};
-    ok = checkAll(ranks) && ok;
-  }
-  return ok && !counts.empty() ? 0 : 1;
+  return runOnRanks(argc, argv, {1, 2, 4}, checkAll);
 }

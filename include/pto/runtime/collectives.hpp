@@ -177,6 +177,17 @@ inline bool same_but(const int64_t *a, const int64_t *b, int rank, int axis) {
   return true;
 }
 
+/// Two tensors cut at `axis` (into `small` and `big`) whose sizes are equal
+/// but at the axis, where big's is n times small's.
+inline bool scaled_at(const int64_t *small_sizes, const int64_t *big_sizes,
+                      int rank, int axis, size_t elem, size_t n,
+                      AxisCut &small, AxisCut &big) {
+  return cut_at(small_sizes, rank, axis, elem, small) &&
+         cut_at(big_sizes, rank, axis, elem, big) &&
+         same_but(small_sizes, big_sizes, rank, axis) &&
+         big.at == small.at * n && (!small.at || big.at / n == small.at);
+}
+
 /// dst[o][k] = src[k][o] for o < outer, k < n, blocks of `row` bytes: the
 /// interleave between a rank-major buffer and a tensor cut at an axis.
 inline void transpose_blocks(const uint8_t *src, uint8_t *dst, size_t n,
@@ -332,12 +343,8 @@ public:
                          void *recv, const int64_t *recv_sizes, int rank,
                          int axis, size_t elem, bool ready = true) {
     detail::AxisCut in, out;
-    const bool shapes =
-        detail::cut_at(send_sizes, rank, axis, elem, in) &&
-        detail::cut_at(recv_sizes, rank, axis, elem, out) &&
-        detail::same_but(send_sizes, recv_sizes, rank, axis) &&
-        out.at == in.at * size_t(size()) &&
-        (!in.at || out.at / size_t(size()) == in.at);
+    const bool shapes = detail::scaled_at(send_sizes, recv_sizes, rank, axis,
+                                          elem, size_t(size()), in, out);
     const size_t row = shapes ? in.at * in.inner : 0;
     const size_t bytes = shapes ? in.bytes() : 0;
     CallHeader h;
@@ -421,12 +428,8 @@ public:
                         void *recv, const int64_t *recv_sizes, int rank,
                         int axis, size_t elem, bool ready = true) {
     detail::AxisCut in, out;
-    const bool shapes =
-        detail::cut_at(send_sizes, rank, axis, elem, in) &&
-        detail::cut_at(recv_sizes, rank, axis, elem, out) &&
-        detail::same_but(send_sizes, recv_sizes, rank, axis) &&
-        in.at == out.at * size_t(size()) &&
-        (!out.at || in.at / size_t(size()) == out.at);
+    const bool shapes = detail::scaled_at(recv_sizes, send_sizes, rank, axis,
+                                          elem, size_t(size()), out, in);
     if (!ready || !shapes || !buffers_ok(send, in.bytes(), recv, out.bytes()))
       return Status::INVALID_PARAMS;
     const size_t row = out.at * out.inner;

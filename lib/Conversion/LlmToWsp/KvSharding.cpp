@@ -60,8 +60,7 @@ struct LlmSelectKvShardingPass
       std::optional<int64_t> ranks = gridRanks(op, op.getGridAttr());
       if (!ranks || ShapedType::isDynamic(batch)) {
         op.emitOpError("is sharded over ")
-            << op.getGridAttr()
-            << " with a dynamic "
+            << op.getGridAttr() << " with a dynamic "
             << (ranks ? "batch" : "number of ranks")
             << ": seed 003's rule compares the batch with the ranks; name "
                "the mode (kv_sharding = kvdp or cp)";
@@ -175,9 +174,9 @@ private:
         Value rows = rowsOf(in, padded, zero, batch);
         memref::CopyOp::create(in, loc, q, rows);
       }
-      status = wsp::AllToAllOp::create(
-          b, loc, b.getI32Type(), padded, mineAll, op.getGridAttr(),
-          b.getI64IntegerAttr(0), b.getI64IntegerAttr(2), status);
+      status = wsp::AllToAllOp::create(b, loc, b.getI32Type(), padded, mineAll,
+                                       op.getGridAttr(), b.getI64IntegerAttr(0),
+                                       b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, mineAll, idx(0), count);
     } else {
       Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
@@ -204,13 +203,12 @@ private:
         op.getQSeqLenAttr(), /*grid=*/nullptr, /*kv_sharding=*/nullptr);
 
     // Every rank's requests, then this rank's heads.
-    Value gathered = wsp::AllGatherOp::create(
-        b, loc, b.getI32Type(), outMine, outAll, op.getGridAttr(),
-        b.getI64IntegerAttr(0), Value());
+    Value gathered = wsp::AllGatherOp::create(b, loc, b.getI32Type(), outMine,
+                                              outAll, op.getGridAttr(),
+                                              b.getI64IntegerAttr(0), Value());
     Value outRows = rowsOf(b, outAll, idx(0), batch);
     wsp::AllSliceOp::create(b, loc, b.getI32Type(), outRows, op.getOut(),
-                            op.getGridAttr(), b.getI64IntegerAttr(2),
-                            gathered);
+                            op.getGridAttr(), b.getI64IntegerAttr(2), gathered);
     op.erase();
     return success();
   }
@@ -276,9 +274,8 @@ private:
 
     // The states of this rank's heads from every rank, in rank order.
     Value exchanged;
-    for (auto [from, to] :
-         {std::pair(stateO, recvO), std::pair(stateM, recvM),
-          std::pair(stateL, recvL)})
+    for (auto [from, to] : {std::pair(stateO, recvO), std::pair(stateM, recvM),
+                            std::pair(stateL, recvL)})
       exchanged = wsp::AllToAllOp::create(
           b, loc, b.getI32Type(), from, to, op.getGridAttr(),
           b.getI64IntegerAttr(2), b.getI64IntegerAttr(0), Value());
@@ -305,8 +302,8 @@ private:
     Value zero = arith::ConstantOp::create(in, loc, in.getF32FloatAttr(0));
     Value c0 = arith::ConstantIndexOp::create(in, loc, 0);
     Value c1 = arith::ConstantIndexOp::create(in, loc, 1);
-    Value acc = memref::AllocaOp::create(
-        in, loc, MemRefType::get({headDim}, f32));
+    Value acc =
+        memref::AllocaOp::create(in, loc, MemRefType::get({headDim}, f32));
     Value dims[3] = {batch, idx(in, seqLen), idx(in, localHeads)};
     nest(in, dims, [&](OpBuilder &at, ValueRange i) {
       Value req = i[0], s = i[1], h = i[2];
@@ -322,11 +319,12 @@ private:
           [&](OpBuilder &bb, Location l, Value r, ValueRange m) {
             Value mr = memref::LoadOp::create(
                 bb, l, recvM, ValueRange{stateAt(bb, r), s, h, idx(bb, 0)});
-            Value larger =
-                arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT, mr, m[0]);
+            Value larger = arith::CmpFOp::create(
+                bb, l, arith::CmpFPredicate::OGT, mr, m[0]);
             scf::YieldOp::create(
-                bb, l, ValueRange{arith::SelectOp::create(bb, l, larger, mr, m[0])
-                                      .getResult()});
+                bb, l,
+                ValueRange{arith::SelectOp::create(bb, l, larger, mr, m[0])
+                               .getResult()});
           });
       Value mMax = maxLoop.getResult(0);
       Value dimV = idx(at, headDim);
@@ -339,8 +337,8 @@ private:
           at, loc, c0, ranksV, c1, ValueRange{zero},
           [&](OpBuilder &bb, Location l, Value r, ValueRange sum) {
             Value rowIdx = stateAt(bb, r);
-            Value mr = memref::LoadOp::create(bb, l, recvM,
-                                              ValueRange{rowIdx, s, h, idx(bb, 0)});
+            Value mr = memref::LoadOp::create(
+                bb, l, recvM, ValueRange{rowIdx, s, h, idx(bb, 0)});
             Value saw = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT,
                                               mr, lowest);
             auto ifSaw = scf::IfOp::create(bb, l, f32, saw, /*withElse=*/true);
@@ -366,9 +364,10 @@ private:
                   });
               scf::YieldOp::create(
                   t, l,
-                  ValueRange{arith::AddFOp::create(
-                                 t, l, sum[0], arith::MulFOp::create(t, l, w, lr))
-                                 .getResult()});
+                  ValueRange{
+                      arith::AddFOp::create(t, l, sum[0],
+                                            arith::MulFOp::create(t, l, w, lr))
+                          .getResult()});
             }
             {
               OpBuilder e = ifSaw.getElseBodyBuilder();
@@ -377,16 +376,15 @@ private:
             scf::YieldOp::create(bb, l, ValueRange{ifSaw.getResult(0)});
           });
       Value total = sumLoop.getResult(0);
-      scf::ForOp::create(
-          at, loc, c0, dimV, c1, ValueRange{},
-          [&](OpBuilder &bb, Location l, Value d, ValueRange) {
-            Value a = memref::LoadOp::create(bb, l, acc, d);
-            Value o = arith::DivFOp::create(bb, l, a, total);
-            Value v = arith::TruncFOp::create(bb, l, elem, o);
-            memref::StoreOp::create(bb, l, v, op.getOut(),
-                                    ValueRange{req, s, h, d});
-            scf::YieldOp::create(bb, l);
-          });
+      scf::ForOp::create(at, loc, c0, dimV, c1, ValueRange{},
+                         [&](OpBuilder &bb, Location l, Value d, ValueRange) {
+                           Value a = memref::LoadOp::create(bb, l, acc, d);
+                           Value o = arith::DivFOp::create(bb, l, a, total);
+                           Value v = arith::TruncFOp::create(bb, l, elem, o);
+                           memref::StoreOp::create(bb, l, v, op.getOut(),
+                                                   ValueRange{req, s, h, d});
+                           scf::YieldOp::create(bb, l);
+                         });
     });
   }
 
@@ -401,8 +399,8 @@ private:
     Value dims[2] = {rows, idx(seqLen)};
     nest(b, dims, [&](OpBuilder &at, ValueRange i) {
       Value past = memref::LoadOp::create(at, loc, op.getKvLens(), i[0]);
-      Value pastIdx = arith::IndexCastOp::create(at, loc, at.getIndexType(),
-                                                 past);
+      Value pastIdx =
+          arith::IndexCastOp::create(at, loc, at.getIndexType(), past);
       Value x = arith::AddIOp::create(
           at, loc, arith::AddIOp::create(at, loc, pastIdx, i[1]), idx(at, 1));
       Value whole = idx(at, ranks * blockSize);
@@ -459,11 +457,10 @@ private:
                    name.getValue().starts_with(label + "_");
     if (earlier)
       label += "_" + std::to_string(earlier);
-    (void)f.insertArgument(
-        at, type,
-        b.getDictionaryAttr(
-            b.getNamedAttr("llm.workspace", b.getStringAttr(label))),
-        loc);
+    (void)f.insertArgument(at, type,
+                           b.getDictionaryAttr(b.getNamedAttr(
+                               "llm.workspace", b.getStringAttr(label))),
+                           loc);
     return f.getArgument(at);
   }
 
@@ -478,13 +475,11 @@ private:
     Value need = arith::MulIOp::create(b, loc, rows, idx(perPart));
     if (packAt && qRange) {
       *packAt = need;
-      Value packed =
-          arith::MulIOp::create(b, loc, batch, idx(row / ranks));
+      Value packed = arith::MulIOp::create(b, loc, batch, idx(row / ranks));
       need = arith::AddIOp::create(b, loc, need, packed);
     }
     Value have = memref::DimOp::create(b, loc, buffer, idx(0));
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need,
-                                 have);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need, have);
   }
 
   /// q as a contiguous [B, S, Hl, D] buffer: q itself, or (a head range)
@@ -494,13 +489,13 @@ private:
     if (!qRange)
       return op.getQ();
     Value offset = at;
-    Value flat = carve(ws, offset, arith::MulIOp::create(b, loc, batch,
-                                                         idx(row / ranks)));
+    Value flat = carve(ws, offset,
+                       arith::MulIOp::create(b, loc, batch, idx(row / ranks)));
     auto type = MemRefType::get(
         {ShapedType::kDynamic, seqLen, localHeads, headDim}, elem,
-        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
-                               {seqLen * localHeads * headDim,
-                                localHeads * headDim, headDim, 1}));
+        StridedLayoutAttr::get(
+            op.getContext(), ShapedType::kDynamic,
+            {seqLen * localHeads * headDim, localHeads * headDim, headDim, 1}));
     Value packed = memref::ExpandShapeOp::create(
         b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
         ArrayRef<OpFoldResult>{batch, b.getIndexAttr(seqLen),
@@ -513,8 +508,7 @@ private:
     nest(in, dims, [&](OpBuilder &at, ValueRange i) {
       // One token's heads: contiguous in both buffers.
       SmallVector<OpFoldResult> ones(4, at.getIndexAttr(1));
-      SmallVector<OpFoldResult> sizes = {at.getIndexAttr(1),
-                                         at.getIndexAttr(1),
+      SmallVector<OpFoldResult> sizes = {at.getIndexAttr(1), at.getIndexAttr(1),
                                          at.getIndexAttr(localHeads),
                                          at.getIndexAttr(headDim)};
       Value from = memref::SubViewOp::create(
@@ -535,8 +529,8 @@ private:
   /// The next part of a flat workspace from `offset` on: `rows` requests
   /// of every head, as [rows x (heads / rowHeads), seq, rowHeads, dim].
   Value part(Value buffer, Value &offset, Value rows, int64_t rowHeads) {
-    Value flat = carve(buffer, offset,
-                       arith::MulIOp::create(b, loc, rows, idx(row)));
+    Value flat =
+        carve(buffer, offset, arith::MulIOp::create(b, loc, rows, idx(row)));
     int64_t perRequest = heads / rowHeads;
     Value viewRows =
         perRequest == 1
@@ -545,9 +539,9 @@ private:
     Type elemType = cast<MemRefType>(buffer.getType()).getElementType();
     auto type = MemRefType::get(
         {ShapedType::kDynamic, seqLen, rowHeads, headDim}, elemType,
-        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
-                               {seqLen * rowHeads * headDim,
-                                rowHeads * headDim, headDim, 1}));
+        StridedLayoutAttr::get(
+            op.getContext(), ShapedType::kDynamic,
+            {seqLen * rowHeads * headDim, rowHeads * headDim, headDim, 1}));
     return memref::ExpandShapeOp::create(
         b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
         ArrayRef<OpFoldResult>{viewRows, b.getIndexAttr(seqLen),
@@ -563,9 +557,9 @@ private:
                            b, loc, rows, idx(seqLen * rowHeads * kStateRow)));
     auto type = MemRefType::get(
         {ShapedType::kDynamic, seqLen, rowHeads, kStateRow}, b.getF32Type(),
-        StridedLayoutAttr::get(
-            op.getContext(), ShapedType::kDynamic,
-            {seqLen * rowHeads * kStateRow, rowHeads * kStateRow, kStateRow, 1}));
+        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
+                               {seqLen * rowHeads * kStateRow,
+                                rowHeads * kStateRow, kStateRow, 1}));
     return memref::ExpandShapeOp::create(
         b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
         ArrayRef<OpFoldResult>{rows, b.getIndexAttr(seqLen),
@@ -599,9 +593,8 @@ private:
   /// Rows [from, from + n) of a 4-D view.
   Value rowsOf(OpBuilder &at, Value view, Value from, Value n) {
     auto type = cast<MemRefType>(view.getType());
-    SmallVector<OpFoldResult> offsets = {from, at.getIndexAttr(0),
-                                         at.getIndexAttr(0),
-                                         at.getIndexAttr(0)};
+    SmallVector<OpFoldResult> offsets = {
+        from, at.getIndexAttr(0), at.getIndexAttr(0), at.getIndexAttr(0)};
     SmallVector<OpFoldResult> sizes = {n};
     for (int64_t d = 1; d < 4; ++d)
       sizes.push_back(at.getIndexAttr(type.getDimSize(d)));
@@ -612,8 +605,8 @@ private:
   /// Elements [from, from + n) of a 1-D buffer.
   Value rowsOf1(Value buffer, Value from, Value n) {
     return memref::SubViewOp::create(
-        b, loc, buffer, ArrayRef<OpFoldResult>{from},
-        ArrayRef<OpFoldResult>{n}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+        b, loc, buffer, ArrayRef<OpFoldResult>{from}, ArrayRef<OpFoldResult>{n},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
   }
 
   /// accum_q_len[i] == i x q_seq_len for i <= batch (a decode batch's).
@@ -633,10 +626,10 @@ private:
           Value want = arith::IndexCastOp::create(in, l, in.getI32Type(), iq);
           Value same =
               arith::CmpIOp::create(in, l, arith::CmpIPredicate::eq, got, want);
-          scf::YieldOp::create(in, l,
-                               ValueRange{arith::AndIOp::create(in, l, acc[0],
-                                                                same)
-                                              .getResult()});
+          scf::YieldOp::create(
+              in, l,
+              ValueRange{
+                  arith::AndIOp::create(in, l, acc[0], same).getResult()});
         });
     return arith::AndIOp::create(b, loc, sized, loop.getResult(0));
   }
@@ -687,8 +680,8 @@ private:
 Value leadingRows(OpBuilder &b, Location loc, Value v, Value from, Value n) {
   auto rowsOf = [&](Value of) {
     auto type = cast<MemRefType>(of.getType());
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)),
-        sizes, strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0)), sizes,
+        strides(type.getRank(), b.getIndexAttr(1));
     offsets[0] = from;
     sizes.push_back(n);
     for (int64_t d = 1; d < type.getRank(); ++d)
@@ -763,8 +756,8 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
         [&](OpBuilder &in, Location l, Value i, ValueRange acc) {
           Value len32 = memref::LoadOp::create(in, l, op.getQLens(), i);
           Value len = arith::ExtSIOp::create(in, l, in.getI64Type(), len32);
-          Value before = arith::CmpIOp::create(in, l, arith::CmpIPredicate::ult,
-                                               i, b0);
+          Value before =
+              arith::CmpIOp::create(in, l, arith::CmpIPredicate::ult, i, b0);
           Value atOrAfter =
               arith::CmpIOp::create(in, l, arith::CmpIPredicate::uge, i, b0);
           Value beforeEnd =
@@ -782,18 +775,17 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
                          arith::AndIOp::create(in, l, acc[2], nonneg)});
         });
     Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(0));
-    Value tokens64 =
-        arith::IndexCastOp::create(b, loc, b.getI64Type(), tokens);
-    Value upTo = arith::AddIOp::create(b, loc, sums.getResult(0),
-                                       sums.getResult(1));
+    Value tokens64 = arith::IndexCastOp::create(b, loc, b.getI64Type(), tokens);
+    Value upTo =
+        arith::AddIOp::create(b, loc, sums.getResult(0), sums.getResult(1));
     Value inside = arith::AndIOp::create(
         b, loc, sums.getResult(2),
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, upTo,
                               tokens64));
-    Value first = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                             sums.getResult(0));
-    Value mine = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                            sums.getResult(1));
+    Value first =
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), sums.getResult(0));
+    Value mine =
+        arith::IndexCastOp::create(b, loc, b.getIndexType(), sums.getResult(1));
     from = arith::SelectOp::create(b, loc, inside, first, idx(0));
     n = arith::SelectOp::create(b, loc, inside, mine, idx(0));
   }

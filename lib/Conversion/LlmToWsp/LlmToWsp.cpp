@@ -1242,6 +1242,20 @@ ${PAGES_IN_POOL}
 /// (or [0, 0, h0, 0] unpacked) with unit strides, whole in every other
 /// dimension, of a row-major base. Returns the base and h0; any other value
 /// is its own base at head 0.
+/// Whether a dynamic leading size of `view` is its source's whole: the
+/// source a whole buffer (what the head ranges of a packed QKV are views
+/// of), or a view made with that same size (a KV-sharded rank's rows).
+bool coversLeadingSize(memref::SubViewOp view, OpFoldResult size) {
+  Value source = view.getSource();
+  if (cast<MemRefType>(source.getType()).getLayout().isIdentity())
+    return true;
+  if (auto rows = source.getDefiningOp<memref::SubViewOp>())
+    return rows.getMixedSizes()[0] == size;
+  if (auto expanded = source.getDefiningOp<memref::ExpandShapeOp>())
+    return expanded.getMixedOutputShape()[0] == size;
+  return false;
+}
+
 std::pair<Value, int64_t> headRangeOf(Value v) {
   auto view = v.getDefiningOp<memref::SubViewOp>();
   // The source: a whole buffer, or a contiguous range of its rows (a
@@ -1258,8 +1272,13 @@ std::pair<Value, int64_t> headRangeOf(Value v) {
     if (d == rank - 2)
       continue;
     int64_t whole = view.getSourceType().getDimSize(d);
-    std::optional<int64_t> size = getConstantIntValue(view.getMixedSizes()[d]);
-    if (size ? *size != whole : !ShapedType::isDynamic(whole))
+    OpFoldResult size = view.getMixedSizes()[d];
+    if (std::optional<int64_t> known = getConstantIntValue(size)) {
+      if (*known != whole)
+        return {v, 0};
+      continue;
+    }
+    if (!ShapedType::isDynamic(whole) || !coversLeadingSize(view, size))
       return {v, 0};
   }
   return {view.getSource(),
@@ -3441,11 +3460,15 @@ constexpr StringLiteral kDecodeStartState = R"mlir(
 /// The last chunk writes the output; the others leave the state.
 constexpr StringLiteral kDecodeEndState = R"mlir(
   scf.if %last {${FINISH}
-  } else {
+  } else {${CARRY_STATE}
+  })mlir";
+
+/// A chunk that is not its row's last leaves the state in the block's slot
+/// for the next.
+constexpr StringLiteral kDecodeCarryState = R"mlir(
     tile.store %ws_f[%blk, %c2, %c0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
     tile.store %ws_ml[%blk, %c0, %c0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  })mlir";
+    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>)mlir";
 
 /// The last chunk writes the row's softmax state (state_o, state_m,
 /// state_l) instead of its output; the others leave the state as above.
@@ -3466,10 +3489,7 @@ constexpr StringLiteral kDecodeEndStateToStates = R"mlir(
       %l_token = tile.subview %l8[%r0, %c0] valid(%group) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
       tile.store %state_l[%req, %s, %head_base, %c0], %l_token : ${STATE_L_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
     }
-  } else {
-    tile.store %ws_f[%blk, %c2, %c0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.store %ws_ml[%blk, %c0, %c0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  } else {${CARRY_STATE}
   })mlir";
 
 /// Decode with visible_lens: the range a request reads is its last
@@ -3755,6 +3775,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["Q_IDX"] = "%req, %s";
     v["START_STATE"] = kDecodeStartState;
     v["END_STATE"] = stateO ? kDecodeEndStateToStates : kDecodeEndState;
+    v["CARRY_STATE"] = kDecodeCarryState;
     // A batch over the stack buffer of lengths is a size the plan does not
     // support.
     setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n";

@@ -450,28 +450,40 @@ LogicalResult StoreKvCacheOp::verify() {
                      Value());
 }
 
+/// The shard.grid an op's optional `grid` names: null when it names none
+/// (no grid), failure with a diagnostic when the name is not a grid.
+static FailureOr<shard::GridOp> gridOf(Operation *op, FlatSymbolRefAttr name,
+                                       SymbolTableCollection &tables) {
+  if (!name)
+    return shard::GridOp();
+  Operation *grid = tables.lookupNearestSymbolFrom(op, name);
+  if (!grid)
+    return op->emitOpError("names no symbol ") << name;
+  auto gridOp = dyn_cast<shard::GridOp>(grid);
+  if (!gridOp)
+    return op->emitOpError("names ") << name << ", which is not a shard.grid";
+  return gridOp;
+}
+
+/// A KV sharding mode only with the grid it shards over.
+template <typename ShardedOp> LogicalResult verifyShardedOn(ShardedOp op) {
+  if (op.getKvSharding() && !op.getGrid())
+    return op.emitOpError("kv_sharding needs the device grid it shards over "
+                          "(on @grid)");
+  return success();
+}
+
 LogicalResult StorePagedKvCacheOp::verify() {
   if (failed(verifyStore(
           *this, {"max_block_num", "kv_head_num", "block_size", "head_dim"},
           getBlockTable())))
     return failure();
-  if (getKvSharding() && !getGrid())
-    return emitOpError("kv_sharding needs the device grid it shards over "
-                       "(on @grid)");
-  return success();
+  return verifyShardedOn(*this);
 }
 
 LogicalResult
 StorePagedKvCacheOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (!getGrid())
-    return success();
-  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
-  if (!grid)
-    return emitOpError("names no symbol @") << *getGrid();
-  if (!isa<shard::GridOp>(grid))
-    return emitOpError("names @") << *getGrid()
-                                  << ", which is not a shard.grid";
-  return success();
+  return failure(failed(gridOf(*this, getGridAttr(), tables)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -624,23 +636,15 @@ LogicalResult FlashAttentionDecodeOp::verify() {
   if (failed(verifyPagedAttention(*this, sig, {"batch_size", "q_seq_len"},
                                   /*checkGqa=*/!getGrid())))
     return failure();
-  if (getKvSharding() && !getGrid())
-    return emitOpError("kv_sharding needs the device grid it shards over "
-                       "(on @grid)");
-  return success();
+  return verifyShardedOn(*this);
 }
 
 LogicalResult
 FlashAttentionDecodeOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (!getGrid())
-    return success();
-  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
-  if (!grid)
-    return emitOpError("names no symbol @") << *getGrid();
-  auto gridOp = dyn_cast<shard::GridOp>(grid);
-  if (!gridOp)
-    return emitOpError("names @") << *getGrid()
-                                  << ", which is not a shard.grid";
+  FailureOr<shard::GridOp> grid = gridOf(*this, getGridAttr(), tables);
+  if (failed(grid) || !*grid)
+    return failure(failed(grid));
+  shard::GridOp gridOp = *grid;
   int64_t ranks = 1;
   for (int64_t d : gridOp.getShape())
     ranks = ShapedType::isDynamic(d) || ShapedType::isDynamic(ranks)
@@ -900,13 +904,5 @@ LogicalResult AllReduceOp::verify() {
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
-  if (!getGrid())
-    return success();
-  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
-  if (!grid)
-    return emitOpError("names no symbol @") << *getGrid();
-  if (!isa<shard::GridOp>(grid))
-    return emitOpError("names @") << *getGrid()
-                                  << ", which is not a shard.grid";
-  return success();
+  return failure(failed(gridOf(*this, getGridAttr(), tables)));
 }
