@@ -59,9 +59,9 @@ bool timeSteps(int64_t ranks, int steps, Body body, double &us,
         ok = body(c.rank()) == 0 && ok;
       ok = c.barrier() == comm::Status::OK && ok;
       if (c.rank() == 0)
-        seconds = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - t0)
-                      .count();
+        seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+                .count();
       sent[size_t(c.rank())] = c.bytes_sent() / uint64_t(steps);
     });
     samples.push_back(seconds / steps * 1e6);
@@ -114,9 +114,9 @@ template <typename Body> double slowestAlone(int64_t ranks, Body body) {
   for (int64_t r = 0; r < ranks; ++r) {
     LoneCommunicator lone{int(r), int(ranks)};
     comm::CurrentCommunicator scope(lone);
-    slowest = std::max(slowest, wsp_bench::median_us([&] {
-                                  wsp_bench::sink = body(int(r));
-                                }, 5));
+    slowest = std::max(
+        slowest,
+        wsp_bench::median_us([&] { wsp_bench::sink = body(int(r)); }, 5));
   }
   return slowest;
 }
@@ -152,16 +152,18 @@ int main(int argc, char **argv) {
     }
     double usOne = 0, usKvdp = 0, usCp = 0;
     std::vector<uint64_t> sentOne, sentKvdp, sentCp;
-    bool ok = timeSteps(1, steps,
-                        [&](int) { return one.call(wsp_gen::attend_q1); },
-                        usOne, sentOne);
-    ok = timeSteps(kRanks, steps,
-                   [&](int r) { return kvdp[size_t(r)].call(wsp_gen::kvdp4_q1); },
-                   usKvdp, sentKvdp) &&
+    bool ok = timeSteps(
+        1, steps, [&](int) { return one.call(wsp_gen::attend_q1); }, usOne,
+        sentOne);
+    ok = timeSteps(
+             kRanks, steps,
+             [&](int r) { return kvdp[size_t(r)].call(wsp_gen::kvdp4_q1); },
+             usKvdp, sentKvdp) &&
          ok;
-    ok = timeSteps(kRanks, steps,
-                   [&](int r) { return cp[size_t(r)].call(wsp_gen::cp4_q1); },
-                   usCp, sentCp) &&
+    ok = timeSteps(
+             kRanks, steps,
+             [&](int r) { return cp[size_t(r)].call(wsp_gen::cp4_q1); }, usCp,
+             sentCp) &&
          ok;
     allOk = allOk && ok;
 
@@ -178,17 +180,17 @@ int main(int argc, char **argv) {
         uint64_t((n - 1) * (b * local * d + c * kHeads * d) * 2);
     // CP: the q all_gather as above; the all_to_alls of the states send
     // N - 1 of N pieces: o (B H D f32), m and l (B H 8 f32 each).
-    const uint64_t cpFormula = uint64_t(
-        (n - 1) * b * local * d * 2 +
-        (n - 1) * (b * local * d + 2 * b * local * 8) * 4);
+    const uint64_t cpFormula =
+        uint64_t((n - 1) * b * local * d * 2 +
+                 (n - 1) * (b * local * d + 2 * b * local * 8) * 4);
     bool sentOk = true;
     for (int64_t r = 0; r < n; ++r)
       sentOk = sentOk && sentKvdp[size_t(r)] == kvdpFormula &&
                sentCp[size_t(r)] == cpFormula;
     allOk = allOk && sentOk;
 
-    const double aloneOne = slowestAlone(
-        1, [&](int) { return one.call(wsp_gen::attend_q1); });
+    const double aloneOne =
+        slowestAlone(1, [&](int) { return one.call(wsp_gen::attend_q1); });
     const double aloneKvdp = slowestAlone(
         n, [&](int r) { return kvdp[size_t(r)].call(wsp_gen::kvdp4_q1); });
     const double aloneCp = slowestAlone(
@@ -213,8 +215,8 @@ int main(int argc, char **argv) {
                 "D) 2 = %llu; cp %llu B = (N - 1)(B Hl D 2 + (B Hl D + 2 B Hl "
                 "8) 4) = %llu: %s\n",
                 (unsigned long long)sentKvdp[0],
-                (unsigned long long)kvdpFormula,
-                (unsigned long long)sentCp[0], (unsigned long long)cpFormula,
+                (unsigned long long)kvdpFormula, (unsigned long long)sentCp[0],
+                (unsigned long long)cpFormula,
                 sentOk ? "equal on every rank" : "DIFFERENT");
     std::printf("  seed 003's rule picks %s; faster (slowest rank alone): %s "
                 "(%s)\n",
