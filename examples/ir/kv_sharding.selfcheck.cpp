@@ -247,44 +247,47 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
 }
 
 bool checkAll(Ranks &ranks) {
-  using namespace wsp_gen;
   const Mode kvdp = Mode::Kvdp, toAll = Mode::KvdpAllToAll, cp = Mode::Cp;
   bool ok = true;
-  ok = checkCase(ranks, makeCase("kvdp1_q1", 1, 1, false, kvdp, attend_q1,
-                                 kvdp1_q1)) &&
+  ok = checkCase(ranks, makeCase("kvdp1_q1", 1, 1, false, kvdp,
+                                 wsp_gen::attend_q1, wsp_gen::kvdp1_q1)) &&
        ok;
-  ok = checkCase(ranks, makeCase("kvdp2_q1", 2, 1, false, kvdp, attend_q1,
-                                 kvdp2_q1)) &&
+  ok = checkCase(ranks, makeCase("kvdp2_q1", 2, 1, false, kvdp,
+                                 wsp_gen::attend_q1, wsp_gen::kvdp2_q1)) &&
        ok;
-  ok = checkCase(ranks, makeCase("kvdp4_q1", 4, 1, false, kvdp, attend_q1,
-                                 kvdp4_q1)) &&
+  ok = checkCase(ranks, makeCase("kvdp4_q1", 4, 1, false, kvdp,
+                                 wsp_gen::attend_q1, wsp_gen::kvdp4_q1)) &&
        ok;
-  ok = checkCase(ranks, makeCase("kvdp2_q3", 2, 3, false, kvdp, attend_q3,
-                                 kvdp2_q3)) &&
+  ok = checkCase(ranks, makeCase("kvdp2_q3", 2, 3, false, kvdp,
+                                 wsp_gen::attend_q3, wsp_gen::kvdp2_q3)) &&
        ok;
   ok = checkCase(ranks, makeCase("kvdp4_q3 (all_to_all)", 4, 3, false, toAll,
-                                 attend_q3, kvdp4_q3)) &&
-       ok;
-  ok = checkCase(ranks, makeCase("kvdp2_int8_q2 (all_to_all)", 2, 2, true,
-                                 toAll, attend_int8_q2, kvdp2_int8_q2)) &&
-       ok;
-  ok = checkCase(ranks, makeCase("kvdp4_int8_q2", 4, 2, true, kvdp,
-                                 attend_int8_q2, kvdp4_int8_q2)) &&
+                                 wsp_gen::attend_q3, wsp_gen::kvdp4_q3)) &&
        ok;
   ok = checkCase(ranks,
-                 makeCase("cp2_q1", 2, 1, false, cp, attend_q1, cp2_q1)) &&
+                 makeCase("kvdp2_int8_q2 (all_to_all)", 2, 2, true, toAll,
+                          wsp_gen::attend_int8_q2, wsp_gen::kvdp2_int8_q2)) &&
        ok;
   ok = checkCase(ranks,
-                 makeCase("cp4_q1", 4, 1, false, cp, attend_q1, cp4_q1)) &&
+                 makeCase("kvdp4_int8_q2", 4, 2, true, kvdp,
+                          wsp_gen::attend_int8_q2, wsp_gen::kvdp4_int8_q2)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("cp2_q1", 2, 1, false, cp, wsp_gen::attend_q1,
+                                 wsp_gen::cp2_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("cp4_q1", 4, 1, false, cp, wsp_gen::attend_q1,
+                                 wsp_gen::cp4_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("cp4_q3", 4, 3, false, cp, wsp_gen::attend_q3,
+                                 wsp_gen::cp4_q3)) &&
        ok;
   ok = checkCase(ranks,
-                 makeCase("cp4_q3", 4, 3, false, cp, attend_q3, cp4_q3)) &&
+                 makeCase("cp2_int8_q2", 2, 2, true, cp,
+                          wsp_gen::attend_int8_q2, wsp_gen::cp2_int8_q2)) &&
        ok;
-  ok = checkCase(ranks, makeCase("cp2_int8_q2", 2, 2, true, cp, attend_int8_q2,
-                                 cp2_int8_q2)) &&
-       ok;
-  ok = checkCase(ranks, makeCase("cp4_int8_q2", 4, 2, true, cp, attend_int8_q2,
-                                 cp4_int8_q2)) &&
+  ok = checkCase(ranks,
+                 makeCase("cp4_int8_q2", 4, 2, true, cp,
+                          wsp_gen::attend_int8_q2, wsp_gen::cp4_int8_q2)) &&
        ok;
   return ok;
 }
