@@ -118,6 +118,8 @@ struct Args {
   std::vector<float> kScale, vScale;
   std::vector<bf16> sharding; // the KV sharding workspace (sharded only)
   std::vector<float> states;  // context parallel: the states' workspace
+  std::vector<int32_t> ints;  // the i32 workspace: kvdp's accum_q_len, cp's
+                              // visible_lens
   AttentionWorkspaces ws;
   int64_t page = 16; // positions per page of this pool
 
@@ -186,6 +188,7 @@ struct Args {
     const int64_t row4 = seq * kHeads * kDim, state = seq * kHeads * 8;
     sharding.assign(size_t(batch * row4), bf16{});
     states.assign(size_t(batch * (2 * row4 + 4 * state)), 0.f);
+    ints.assign(size_t(batch * seq), 0);
   }
 
   /// KV data parallel: its requests' pages in a pool and a table of its
@@ -225,6 +228,7 @@ struct Args {
     const int64_t row = seq * kHeads * kDim;
     sharding.assign(
         size_t((allToAll ? (n + 3) * c : batch + (n + 1) * c) * row), bf16{});
+    ints.assign(size_t(c + 1), 0);
   }
 
   // The four signatures: unsharded or sharded (the KV sharding workspace
@@ -239,7 +243,7 @@ struct Args {
   using Bf16Part = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                                MemRef<int32_t, 2>, MemRef<bf16, 4>,
                                MemRef<bf16, 4>, MemRef<bf16, 4>,
-                               MemRef<bf16, 1>, MemRef<bf16, 4>,
+                               MemRef<bf16, 1>, I32s, MemRef<bf16, 4>,
                                MemRef<float, 4>, MemRef<float, 3>);
   using Int8Whole = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                                 MemRef<int32_t, 2>, MemRef<int8_t, 4>,
@@ -251,19 +255,19 @@ struct Args {
   using Int8Part = int32_t (*)(
       MemRef<bf16, 4>, I32s, I32s, I32s, I32s, MemRef<int32_t, 2>,
       MemRef<int8_t, 4>, MemRef<int8_t, 4>, MemRef<float, 2>, MemRef<float, 2>,
-      MemRef<bf16, 4>, MemRef<bf16, 1>, MemRef<bf16, 4>, MemRef<float, 4>,
+      MemRef<bf16, 4>, MemRef<bf16, 1>, I32s, MemRef<bf16, 4>, MemRef<float, 4>,
       MemRef<float, 3>, MemRef<float, 3>, MemRef<float, 3>, MemRef<bf16, 3>);
 
   using Bf16Cp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                              MemRef<int32_t, 2>, MemRef<bf16, 4>,
                              MemRef<bf16, 4>, MemRef<bf16, 4>, MemRef<bf16, 1>,
-                             MemRef<float, 1>, MemRef<bf16, 4>,
+                             MemRef<float, 1>, I32s, MemRef<bf16, 4>,
                              MemRef<float, 4>, MemRef<float, 3>);
   using Int8Cp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                              MemRef<int32_t, 2>, MemRef<int8_t, 4>,
                              MemRef<int8_t, 4>, MemRef<float, 2>,
                              MemRef<float, 2>, MemRef<bf16, 4>, MemRef<bf16, 1>,
-                             MemRef<float, 1>, MemRef<bf16, 4>,
+                             MemRef<float, 1>, I32s, MemRef<bf16, 4>,
                              MemRef<float, 4>, MemRef<float, 3>,
                              MemRef<float, 3>, MemRef<float, 3>,
                              MemRef<bf16, 3>);
@@ -289,19 +293,20 @@ struct Args {
   int32_t call(Bf16Part f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
              tableView(), cacheView(k), cacheView(v), outView(), vec(sharding),
-             hView(), fView(), mlView());
+             vec(ints), hView(), fView(), mlView());
   }
   int32_t call(Bf16Cp f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
              tableView(), cacheView(k), cacheView(v), outView(), vec(sharding),
-             vec(states), hView(), fView(), mlView());
+             vec(states), vec(ints), hView(), fView(), mlView());
   }
   int32_t call(Int8Cp f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
              tableView(), cacheView(k8), cacheView(v8), scaleView(kScale),
-             scaleView(vScale), outView(), vec(sharding), vec(states), hView(),
-             fView(), mlView(), {ws.q.data(), {24, 32, 128}},
-             {ws.k.data(), {24, 64, 128}}, {ws.v.data(), {24, 64, 128}});
+             scaleView(vScale), outView(), vec(sharding), vec(states),
+             vec(ints), hView(), fView(), mlView(),
+             {ws.q.data(), {24, 32, 128}}, {ws.k.data(), {24, 64, 128}},
+             {ws.v.data(), {24, 64, 128}});
   }
   int32_t call(Int8Whole f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
@@ -313,8 +318,8 @@ struct Args {
   int32_t call(Int8Part f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
              tableView(), cacheView(k8), cacheView(v8), scaleView(kScale),
-             scaleView(vScale), outView(), vec(sharding), hView(), fView(),
-             mlView(), {ws.q.data(), {24, 32, 128}},
+             scaleView(vScale), outView(), vec(sharding), vec(ints), hView(),
+             fView(), mlView(), {ws.q.data(), {24, 32, 128}},
              {ws.k.data(), {24, 64, 128}}, {ws.v.data(), {24, 64, 128}});
   }
 };

@@ -53,6 +53,7 @@ struct Rank {
   std::vector<float> attnScale; // the rank's per-token scales of attn
   std::vector<bf16> y;          // and its y
   std::vector<bf16> qkv, attn, sharding;
+  std::vector<int32_t> accum; // the rank's accum_q_len's workspace
 
   Rank(const Block &blk, int64_t r) : o(blk.tokens) {
     const int64_t rowsOfQkv[3] = {r, 4, 5}; // its Q head, K, V
@@ -110,6 +111,7 @@ struct Rank {
     y.assign(size_t(t * kHidden), sentinel());
     // Every q, each rank's and every rank's outputs, and q packed.
     sharding.assign(size_t((t + (kRanks + 1) * c) * kAttn + t * kDim), bf16{});
+    accum.assign(size_t(c + 1), 0);
   }
 
   int32_t run(Block &blk) {
@@ -131,7 +133,7 @@ struct Rank {
         MemRef<bf16, 2>{qkv.data(), {t, kRankQkv}},
         MemRef<bf16, 4>{attn.data(), {t, 1, 1, kDim}},
         MemRef<int8_t, 2>{attn8.data(), {t, kDim}}, vec(attnScale),
-        MemRef<bf16, 2>{y.data(), {t, kHidden}}, vec(sharding),
+        MemRef<bf16, 2>{y.data(), {t, kHidden}}, vec(sharding), vec(accum),
         MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
         MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
         MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},

@@ -93,8 +93,9 @@ def ConvertLlmKvSharding
     at run time (with `accum_q_len`): a smaller one is INVALID_PARAMS (3)
     on every rank. kvdp: one of bf16, (B + (N + 1) c) x q_seq_len x H x
     head_dim values, H = N x q_head_num (kvdp_all_to_all: (N + 3) c x
-    ...); cp: one of bf16, B x q_seq_len x H x head_dim, and one of f32,
-    2 B x q_seq_len x H x (head_dim + 16).
+    ...), and one of i32, c + 1 (the rank's accum_q_len); cp: one of bf16, B x q_seq_len x H x head_dim, one of f32,
+    2 B x q_seq_len x H x (head_dim + 16), and one of i32 (visible_lens,
+    which the kernels read), B x q_seq_len.
   }];
   let dependentDialects = [
     "::mlir::wsp::WspDialect", "::mlir::arith::ArithDialect",

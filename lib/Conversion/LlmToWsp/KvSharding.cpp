@@ -134,12 +134,12 @@ public:
     batch = memref::DimOp::create(b, loc, op.getKvLens(), idx(0));
     if (mode == llm::KvSharding::cp)
       return contextParallel(f);
-    return dataParallel(mode == llm::KvSharding::kvdp_all_to_all);
+    return dataParallel(f, mode == llm::KvSharding::kvdp_all_to_all);
   }
 
 private:
   /// KV data parallelism: the rank attends its requests with every head.
-  LogicalResult dataParallel(bool allToAll) {
+  LogicalResult dataParallel(func::FuncOp f, bool allToAll) {
     // This rank's requests: [b0, b0 + count), c = ceil(B / N) per rank.
     Value perRank = arith::CeilDivUIOp::create(b, loc, batch, idx(ranks));
     Value start = arith::MulIOp::create(b, loc, rank, perRank);
@@ -156,7 +156,13 @@ private:
     else // every q, this rank's output, every output
       parts = {batch, perRank, allRows};
     Value packAt;
-    Value fits = holds(ws, parts, row, &packAt);
+    Value qFits = holds(ws, parts, row, &packAt);
+    // The rank's accum_q_len (c + 1 values), in global memory: it is an
+    // argument of the attention's kernels.
+    Value accumWs = workspace(f, b.getI32Type(), "_accum");
+    Value accumRows = arith::AddIOp::create(b, loc, perRank, idx(1));
+    Value accumFits = holds(accumWs, {accumRows}, 1);
+    Value fits = arith::AndIOp::create(b, loc, qFits, accumFits);
     Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
     Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
     Value q = contiguousQ(packAt, fits);
@@ -190,7 +196,7 @@ private:
 
     // The rank's attention: its requests, every head, its pool, the chunk
     // planned for the whole batch (its operands built in this order).
-    Value accum = localAccum(count);
+    Value accum = localAccum(accumWs, count, fits);
     Value outRowsMine = rowsOf(b, outMine, idx(0), count);
     Value kvIds = rowsOf1(op.getKvIds(), b0, count);
     Value kvLens = rowsOf1(op.getKvLens(), b0, count);
@@ -218,17 +224,18 @@ private:
   LogicalResult contextParallel(func::FuncOp f) {
     Type f32 = b.getF32Type();
     Value states = workspace(f, f32, "_state");
+    Value lens = workspace(f, b.getI32Type(), "_lens");
     // bf16: every q. f32: the rank's states (o, m, l), the states of its
-    // heads from every rank (o, m, l).
+    // heads from every rank (o, m, l). i32: visible_lens (the kernels read
+    // it: global memory, not the host's scratch).
     int64_t stateRow = seqLen * heads * kStateRow; // m or l of one request
     Value packAt;
     Value qFits = holds(ws, {batch}, row, &packAt);
     Value statesFit = holds(states, {batch, batch}, row + 2 * stateRow);
-    Value fits = arith::AndIOp::create(b, loc, qFits, statesFit);
-    Value small = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                        batch, idx(kMaxBatch));
-    Value sized = arith::AndIOp::create(b, loc, fits, small);
-    Value ready = arith::AndIOp::create(b, loc, sized, checkAccum());
+    Value lensFit = holds(lens, {batch}, seqLen);
+    Value fits = arith::AndIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, qFits, statesFit), lensFit);
+    Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
     Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
     Value q = contiguousQ(packAt, fits);
 
@@ -248,7 +255,7 @@ private:
 
     // How many of its cached positions each query token sees: rank r holds
     // positions [r bs, (r + 1) bs) of every block of N bs.
-    Value visible = visibleLens();
+    Value visible = visibleLens(lens, fits);
     // A row the rank has no position of gets no descriptor: its state
     // starts as "nothing seen" (m = the lowest float).
     {
@@ -391,13 +398,22 @@ private:
   /// visible_lens of the rank's part of the sequence: query token s of
   /// request b sees positions [0, kv_lens[b] + s + 1), of which rank r
   /// holds L_r(x) = (x / (N bs)) bs + clamp(x mod (N bs) - r bs, 0, bs), in
-  /// host scratch ([kMaxBatch, S]; a larger batch is refused above).
-  Value visibleLens() {
-    auto type = MemRefType::get({kMaxBatch, seqLen}, b.getI32Type());
-    Value buffer = memref::AllocaOp::create(b, loc, type);
-    Value rows = arith::MinUIOp::create(b, loc, batch, idx(kMaxBatch));
-    Value dims[2] = {rows, idx(seqLen)};
-    nest(b, dims, [&](OpBuilder &at, ValueRange i) {
+  /// the workspace `lens` ([B, S], written when the workspaces `fit`).
+  Value visibleLens(Value lens, Value fits) {
+    Value offset = idx(0);
+    Value flat =
+        carve(lens, offset, arith::MulIOp::create(b, loc, batch, idx(seqLen)));
+    auto type = MemRefType::get({ShapedType::kDynamic, seqLen}, b.getI32Type(),
+                                StridedLayoutAttr::get(op.getContext(),
+                                                       ShapedType::kDynamic,
+                                                       {seqLen, 1}));
+    Value buffer = memref::ExpandShapeOp::create(
+        b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1}},
+        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(seqLen)});
+    auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    Value dims[2] = {batch, idx(in, seqLen)};
+    nest(in, dims, [&](OpBuilder &at, ValueRange i) {
       Value past = memref::LoadOp::create(at, loc, op.getKvLens(), i[0]);
       Value pastIdx =
           arith::IndexCastOp::create(at, loc, at.getIndexType(), past);
@@ -418,11 +434,7 @@ private:
       Value v = arith::IndexCastOp::create(at, loc, at.getI32Type(), count);
       memref::StoreOp::create(at, loc, v, buffer, i);
     });
-    return memref::SubViewOp::create(
-        b, loc, buffer,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{batch, b.getIndexAttr(seqLen)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+    return buffer;
   }
 
   /// A loop nest over `dims` (indices from 0) calling body(indices).
@@ -634,26 +646,21 @@ private:
     return arith::AndIOp::create(b, loc, sized, loop.getResult(0));
   }
 
-  /// The rank's accum_q_len: i x q_seq_len for i <= count, in host scratch
-  /// (count beyond the attention's batch limit: the attention refuses it).
-  Value localAccum(Value count) {
-    auto type = MemRefType::get({kMaxBatch + 1}, b.getI32Type());
-    Value buffer = memref::AllocaOp::create(b, loc, type);
-    Value end = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, count, idx(1)),
-        idx(kMaxBatch + 1));
-    scf::ForOp::create(
-        b, loc, idx(0), end, idx(1), ValueRange{},
-        [&](OpBuilder &in, Location l, Value i, ValueRange) {
-          Value iq = arith::MulIOp::create(
-              in, l, i, arith::ConstantIndexOp::create(in, l, seqLen));
-          Value v = arith::IndexCastOp::create(in, l, in.getI32Type(), iq);
-          memref::StoreOp::create(in, l, v, buffer, i);
-          scf::YieldOp::create(in, l);
-        });
-    return memref::SubViewOp::create(
-        b, loc, buffer, ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{end}, ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  /// The rank's accum_q_len: i x q_seq_len for i <= count, in the
+  /// workspace `buffer` (written when the workspaces `fit`).
+  Value localAccum(Value buffer, Value count, Value fits) {
+    Value offset = idx(0);
+    Value end = arith::AddIOp::create(b, loc, count, idx(1));
+    Value accum = carve(buffer, offset, end);
+    auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+    OpBuilder in = guard.getThenBodyBuilder();
+    Value dims[1] = {end};
+    nest(in, dims, [&](OpBuilder &at, ValueRange i) {
+      Value iq = arith::MulIOp::create(at, loc, i[0], idx(at, seqLen));
+      Value v = arith::IndexCastOp::create(at, loc, at.getI32Type(), iq);
+      memref::StoreOp::create(at, loc, v, accum, i);
+    });
+    return accum;
   }
 
   // The decode attention's batch limit (its stack buffer of lengths).

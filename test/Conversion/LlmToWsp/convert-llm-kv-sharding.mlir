@@ -14,7 +14,7 @@ shard.grid @kvdp(shape = 4)
 // CHECK-LABEL: func.func @gathered(
 // CHECK-SAME: %[[Q:arg0]]: memref<?x1x2x64xbf16>
 // CHECK-SAME: %[[KV_LENS:arg2]]: memref<?xi32>
-// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %[[WS:arg9]]: memref<?xbf16> {llm.workspace = "gathered_kv_sharding"})
+// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %[[WS:arg9]]: memref<?xbf16> {llm.workspace = "gathered_kv_sharding"}, %[[ACCUM_WS:arg10]]: memref<?xi32> {llm.workspace = "gathered_kv_sharding_accum"})
 // The rank's requests: c = ceil(B / 4) from r c.
 // CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
 // CHECK: %[[B:.*]] = memref.dim %[[KV_LENS]], %c0
@@ -33,8 +33,9 @@ shard.grid @kvdp(shape = 4)
 // CHECK: %[[Q_MINE:.*]] = memref.subview %[[Q_ALL]][%[[B0]], 0, 0, 0] [%[[COUNT]], 1, 8, 64]
 // CHECK: %[[O_MINE:.*]] = memref.expand_shape %{{.*}} output_shape [%[[C]], 1, 8, 64]
 // CHECK: %[[O_ALL:.*]] = memref.expand_shape %{{.*}} output_shape [%{{.*}}, 1, 8, 64]
-// The rank's accum_q_len: 0, 1, ..., count.
-// CHECK: %[[ACC:.*]] = memref.alloca() : memref<1025xi32>
+// The rank's accum_q_len: 0, 1, ..., count, in its workspace (global
+// memory: an argument of the attention's kernels).
+// CHECK: memref.subview %[[ACCUM_WS]][0] [%{{.*}}] [1]
 // CHECK: %[[O_ROWS:.*]] = memref.subview %[[O_MINE]][0, 0, 0, 0] [%[[COUNT]], 1, 8, 64]
 // CHECK: llm.flash_attention_decode q(%[[Q_MINE]] : {{.*}}) kv_ids({{.*}}) kv_lens({{.*}}) q_lens({{.*}}) accum_q_len({{.*}}) block_table({{.*}}) k_cache({{.*}}) v_cache({{.*}}) -> out(%[[O_ROWS]] : {{.*}}) plan_kv_lens(%[[KV_LENS]] : memref<?xi32>) {q_seq_len = 1 : i32}
 // CHECK: %[[GATHERED:.*]] = wsp.all_gather %[[O_MINE]] into %[[O_ALL]] on @kvdp gather_axis = 0 :
@@ -87,17 +88,18 @@ func.func @exchanged(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens
 // exchange succeeded.
 // CHECK-LABEL: func.func @sequence(
 // CHECK-SAME: %[[KV_LENS:arg2]]: memref<?xi32>
-// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %{{.*}}: memref<?xbf16> {llm.workspace = "sequence_kv_sharding"}, %{{.*}}: memref<?xf32> {llm.workspace = "sequence_kv_sharding_state"})
+// CHECK-SAME: %[[OUT:arg8]]: memref<?x1x2x64xbf16>, %{{.*}}: memref<?xbf16> {llm.workspace = "sequence_kv_sharding"}, %{{.*}}: memref<?xf32> {llm.workspace = "sequence_kv_sharding_state"}, %[[LENS:arg11]]: memref<?xi32> {llm.workspace = "sequence_kv_sharding_lens"})
 // CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
 // CHECK: wsp.all_gather %arg0 into %[[Q_ALL:.*]] on @kvdp gather_axis = 2 after(%{{.*}})
-// The rank's positions seen by each token: L_r(kv_lens + s + 1).
-// CHECK: %[[VIS:.*]] = memref.alloca() : memref<1024x1xi32>
+// The rank's positions seen by each token, L_r(kv_lens + s + 1), in the
+// i32 workspace (global memory: the kernels read it).
+// CHECK: %[[VIS:.*]] = memref.expand_shape %{{.*}} {{\[}}[0, 1]] output_shape [%{{.*}}, 1] : memref<?xi32, strided<[1]>> into memref<?x1xi32>
 // CHECK: memref.load %[[KV_LENS]][
 // CHECK: arith.divsi %{{.*}}, %c16
 // CHECK: arith.remsi %{{.*}}, %c16
 // CHECK: arith.muli %[[RANK]], %c4
 // CHECK: memref.store %{{.*}}, %[[VIS]][
-// CHECK: llm.flash_attention_decode q(%[[Q_ALL]] : {{.*}}) {{.*}} visible_lens(%{{.*}} : memref<?x1xi32, strided<[1, 1]>>) -> state_o(%[[SO:[^ ]*]] : {{.*}}) state_m(%[[SM:[^ ]*]] : {{.*}}) state_l(%[[SL:[^ ]*]] : {{.*}}) {q_seq_len = 1 : i32}
+// CHECK: llm.flash_attention_decode q(%[[Q_ALL]] : {{.*}}) {{.*}} visible_lens(%{{.*}} : memref<?x1xi32{{.*}}>) -> state_o(%[[SO:[^ ]*]] : {{.*}}) state_m(%[[SM:[^ ]*]] : {{.*}}) state_l(%[[SL:[^ ]*]] : {{.*}}) {q_seq_len = 1 : i32}
 // CHECK: wsp.all_to_all %[[SO]] into %[[RO:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x64xf32{{.*}}> into memref<?x1x2x64xf32
 // CHECK: wsp.all_to_all %[[SM]] into %[[RM:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x8xf32{{.*}}> into memref<?x1x2x8xf32
 // CHECK: %[[LAST:.*]] = wsp.all_to_all %[[SL]] into %[[RL:.*]] on @kvdp split_axis = 2 concat_axis = 0
