@@ -100,11 +100,8 @@ constexpr size_t elem_bytes(ElemType t) {
 /// where the build holds bfloat16_t as half (pto-isa's CPU simulation
 /// without std::bfloat16_t; scripts/check-pto-isa.sh then defines
 /// WSP_BF16_STORAGE_IS_F16). Emitted code reduces bf16 buffers as this.
-#ifdef WSP_BF16_STORAGE_IS_F16
-constexpr ElemType kBf16Storage = ElemType::F16;
-#else
-constexpr ElemType kBf16Storage = ElemType::BF16;
-#endif
+constexpr ElemType kBf16Storage =
+    kBf16StoredAsF16 ? ElemType::F16 : ElemType::BF16;
 
 /// What one rank asks of a call; every rank's header is exchanged first.
 struct CallHeader {

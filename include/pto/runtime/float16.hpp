@@ -85,6 +85,24 @@ inline f16 f32_to_f16(float f) {
   return f16{static_cast<uint16_t>(sign | (v >> 13))};
 }
 
+/// Whether this build stores bf16 tensors as IEEE half bits: pto-isa's CPU
+/// simulation without std::bfloat16_t holds bfloat16_t as half, and
+/// scripts/check-pto-isa.sh then defines WSP_BF16_STORAGE_IS_F16. Host code
+/// of emitted programs converts bf16 through the two functions below, so a
+/// bf16 it writes reads back right in either build.
+#ifdef WSP_BF16_STORAGE_IS_F16
+constexpr bool kBf16StoredAsF16 = true;
+#else
+constexpr bool kBf16StoredAsF16 = false;
+#endif
+
+inline float bf16_storage_to_f32(bf16 x) {
+  return kBf16StoredAsF16 ? f16_to_f32(f16{x.bits}) : bf16_to_f32(x);
+}
+inline bf16 f32_to_bf16_storage(float f) {
+  return kBf16StoredAsF16 ? bf16{f32_to_f16(f).bits} : f32_to_bf16(f);
+}
+
 } // namespace runtime
 } // namespace pto
 

@@ -169,7 +169,8 @@ std::string Emitter::constant(Attribute value, Type type) {
   // bf16 and f16 are 16-bit structs, made from a float (exactly: every
   // value they hold is a float).
   if (type.isBF16() || type.isF16())
-    return std::string(type.isBF16() ? "f32_to_bf16(" : "f32_to_f16(") +
+    return std::string(type.isBF16() ? "f32_to_bf16_storage("
+                                     : "f32_to_f16(") +
            constant(FloatAttr::get(Float32Type::get(type.getContext()), d),
                     Float32Type::get(type.getContext())) +
            ")";

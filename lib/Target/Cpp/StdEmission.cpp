@@ -273,7 +273,7 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   e.add<arith::ExtFOp>([](arith::ExtFOp o, Emitter &e) -> LogicalResult {
     Type from = o.getIn().getType(), to = o.getType();
     if (to.isF32() && (from.isBF16() || from.isF16()))
-      return call(o, e, from.isBF16() ? "bf16_to_f32" : "f16_to_f32");
+      return call(o, e, from.isBF16() ? "bf16_storage_to_f32" : "f16_to_f32");
     if (from.isF32() && to.isF64())
       return e.declare(o.getResult(),
                        "static_cast<double>(" + e.name(o.getIn()) + ")");
@@ -282,7 +282,7 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   e.add<arith::TruncFOp>([](arith::TruncFOp o, Emitter &e) -> LogicalResult {
     Type from = o.getIn().getType(), to = o.getType();
     if (from.isF32() && (to.isBF16() || to.isF16()))
-      return call(o, e, to.isBF16() ? "f32_to_bf16" : "f32_to_f16");
+      return call(o, e, to.isBF16() ? "f32_to_bf16_storage" : "f32_to_f16");
     if (from.isF64() && to.isF32())
       return e.declare(o.getResult(),
                        "static_cast<float>(" + e.name(o.getIn()) + ")");

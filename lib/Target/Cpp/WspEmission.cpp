@@ -53,12 +53,15 @@ struct MemRef {
   int64_t sizes[Rank];
 };
 
-/// bf16 and f16 are stored as their 16 bits and computed in fp32.
+/// bf16 and f16 are stored as their 16 bits and computed in fp32 (bf16 as
+/// the build stores it: pto/runtime/float16.hpp's kBf16StoredAsF16).
 using ::pto::runtime::bf16;
+using ::pto::runtime::bf16_storage_to_f32;
 using ::pto::runtime::bf16_to_f32;
 using ::pto::runtime::f16;
 using ::pto::runtime::f16_to_f32;
 using ::pto::runtime::f32_to_bf16;
+using ::pto::runtime::f32_to_bf16_storage;
 using ::pto::runtime::f32_to_f16;
 /// arith.maximumf: NaN if either operand is NaN; +0 over -0.
 template <typename T> inline T maximumf(T a, T b) {

@@ -9,12 +9,12 @@
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/scalar-forms-main.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s --check-prefix=OUT
 
-// CHECK: static const bf16 g_table[2] = {f32_to_bf16(0x1.8p+0f), f32_to_bf16(-0x1p+1f)};
+// CHECK: static const bf16 g_table[2] = {f32_to_bf16_storage(0x1.8p+0f), f32_to_bf16_storage(-0x1p+1f)};
 memref.global "private" constant @table : memref<2xbf16> = dense<[1.5, -2.0]>
 
 // CHECK-LABEL: float scalars(
 // CHECK: (void)a1;
-// CHECK: bf16 [[H:v[0-9]+]] = f32_to_bf16(0x1.4p+1f);
+// CHECK: bf16 [[H:v[0-9]+]] = f32_to_bf16_storage(0x1.4p+1f);
 // CHECK-NOT: make_unsigned_t<bool>
 func.func @scalars(%x: f32, %unused: i32, %b: i1, %c: i1, %n: index) -> f32 {
   %h = arith.constant 2.5 : bf16
