@@ -663,8 +663,6 @@ private:
     return accum;
   }
 
-  // The decode attention's batch limit (its stack buffer of lengths).
-  static constexpr int64_t kMaxBatch = 1024;
   // A state's m or l per (request, token, head): a 32-byte row of f32.
   static constexpr int64_t kStateRow = 8;
 
