@@ -246,6 +246,82 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
   return ok;
 }
 
+/// The context-parallel store on 4 ranks: each rank's pool after the step
+/// must hold the unsharded cache's bits at every position of its part of
+/// every page (the step's token stored by the rank that holds its
+/// position, nothing else changed); a batch that is not one token per
+/// request fails on every rank with nothing stored.
+bool checkStore(Ranks &ranks, int64_t batch, bool oneEach) {
+  constexpr int64_t n = 4;
+  const Batch whole(batch, 1, false, unsigned(3000 + batch));
+  std::mt19937 rng(static_cast<unsigned>(batch));
+  std::uniform_real_distribution<float> value(-1, 1);
+  std::vector<bf16> key, val;
+  for (int64_t i = 0; i < batch * kKvHeads * kDim; ++i) {
+    key.push_back(toStorage(value(rng)));
+    val.push_back(toStorage(value(rng)));
+  }
+  std::vector<int32_t> qLens(size_t(batch), 1);
+  if (!oneEach)
+    qLens[0] = 2; // two tokens for the first request: not a decode step
+  auto tokens = [&](std::vector<bf16> &v) {
+    return MemRef<bf16, 3>{v.data(), {batch, kKvHeads, kDim}};
+  };
+  Args ref(whole);
+  std::vector<int32_t> kvLens = whole.kvLens;
+  bool ok = true;
+  if (oneEach) {
+    comm::SoloCommunicator solo;
+    comm::CurrentCommunicator scope(solo);
+    ok = wsp_gen::store_whole(tokens(key), tokens(val), ref.tableView(),
+                              vec(ref.kvIds), vec(qLens), vec(kvLens),
+                              ref.cacheView(ref.k), ref.cacheView(ref.v)) == 0;
+  }
+  std::vector<Args> parts;
+  for (int64_t r = 0; r < n; ++r) {
+    parts.emplace_back(whole, r, n, Mode::Cp);
+    parts.back().ints.assign(size_t(2 * batch), 0);
+  }
+  std::vector<std::vector<bf16>> before;
+  for (const Args &a : parts)
+    before.push_back(a.k);
+  std::vector<int32_t> status(size_t(n), -1);
+  ranks.run([&](int r) {
+    Args &a = parts[size_t(r)];
+    std::vector<int32_t> lens = qLens, past = kvLens;
+    status[size_t(r)] = wsp_gen::cp4_store(
+        tokens(key), tokens(val), a.tableView(), vec(a.kvIds), vec(lens),
+        vec(past), a.cacheView(a.k), a.cacheView(a.v), vec(a.ints));
+  });
+  int64_t mismatches = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (!ranks.local(r))
+      continue;
+    const Args &a = parts[size_t(r)];
+    ok = ok && status[size_t(r)] == (oneEach ? 0 : 3);
+    for (int64_t p = 0; p < whole.pages; ++p)
+      for (int64_t h = 0; h < kKvHeads; ++h)
+        for (int64_t i = 0; i < a.page * kDim; ++i) {
+          const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
+          const size_t global = size_t(
+              ((p * kKvHeads + h) * whole.pageSize + r * a.page) * kDim + i);
+          const bf16 want = oneEach ? ref.k[global] : before[size_t(r)][local];
+          const bf16 wantV = oneEach ? ref.v[global] : whole.v[global];
+          mismatches +=
+              a.k[local].bits != want.bits || a.v[local].bits != wantV.bits;
+        }
+  }
+  ok = ranks.all(ok && mismatches == 0);
+  if (ranks.local(0))
+    std::printf("cp4_store B=%lld%s on %lld ranks: %s (%s)\n", (long long)batch,
+                oneEach ? "" : ", two tokens for one request", (long long)n,
+                ok ? "ok" : "MISMATCH",
+                oneEach ? "every rank's part of every page as the unsharded "
+                          "store's"
+                        : "INVALID_PARAMS on every rank, nothing stored");
+  return ok;
+}
+
 bool checkAll(Ranks &ranks) {
   const Mode kvdp = Mode::Kvdp, toAll = Mode::KvdpAllToAll, cp = Mode::Cp;
   bool ok = true;
@@ -289,6 +365,11 @@ bool checkAll(Ranks &ranks) {
                  makeCase("cp4_int8_q2", 4, 2, true, cp,
                           wsp_gen::attend_int8_q2, wsp_gen::cp4_int8_q2)) &&
        ok;
+  if (ranks.count == 4) {
+    for (int64_t batch : {1, 3, 16})
+      ok = checkStore(ranks, batch, true) && ok;
+    ok = checkStore(ranks, 5, false) && ok;
+  }
   return ok;
 }
 

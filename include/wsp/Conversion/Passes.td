@@ -89,6 +89,11 @@ def ConvertLlmKvSharding
        order, f32, rounded once), on the host, once every exchange
        succeeded.
 
+    A sharded `llm.store_paged_kv_cache` stores the rank's tokens: kvdp,
+    its requests' (their rows of the tokens); cp (one token per request),
+    those whose positions fall in the rank's part of their block, at their
+    place in it.
+
     The buffers come from workspace arguments (`llm.workspace`), checked
     at run time (with `accum_q_len`): a smaller one is INVALID_PARAMS (3)
     on every rank. kvdp: one of bf16, (B + (N + 1) c) x q_seq_len x H x

@@ -727,12 +727,182 @@ Value leadingRows(OpBuilder &b, Location loc, Value v, Value from, Value n) {
 /// Tokens packed by q_lens start at the sum of the q_lens before b0; when
 /// the lengths before do not add up inside the tokens (a negative one, too
 /// many), the rank's store gets no tokens and refuses its requests itself.
+/// A context-parallel store of one new token per request (decode): rank r
+/// stores token b at position p = kv_lens[b] when p falls in its part of
+/// its block ([r bs, (r + 1) bs) of every N bs), at its local position
+/// L_r(p). The plain store does it when given, per request, q_lens 1 or 0
+/// (the rank holds p or not) and kv_lens L_r(p), on the tokens as one row
+/// per request: those two arrays go to an i32 workspace (2 B values). A
+/// batch that is not one token per request, or a workspace too small,
+/// makes the rank's store refuse (q_lens -1, or no requests for its rows).
+LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
+  auto keyType = cast<MemRefType>(op.getKey().getType());
+  auto cacheType = cast<MemRefType>(op.getKCache().getType());
+  int64_t blockSize = cacheType.getDimSize(2);
+  if (keyType.getRank() != 3 || op.getAccumQLen() || !op.getKvLens())
+    return op.emitOpError("sharded by sequence, takes one new token per "
+                          "request packed by q_lens (no accum_q_len) and "
+                          "their positions (kv_lens)");
+  if (ShapedType::isDynamic(blockSize))
+    return op.emitOpError("sharded by sequence, needs a static block_size "
+                          "(each rank's part of a block)");
+  auto f = op->getParentOfType<func::FuncOp>();
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto idx = [&](OpBuilder &at, int64_t v) {
+    return arith::ConstantIndexOp::create(at, loc, v).getResult();
+  };
+  // The workspace: the rank's q_lens and kv_lens.
+  unsigned at = f.getNumArguments();
+  std::string label = (f.getSymName() + "_kv_sharding_store").str();
+  unsigned earlier = 0;
+  for (unsigned i = 0; i < at; ++i)
+    if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
+      earlier += name.getValue() == label ||
+                 name.getValue().starts_with(label + "_");
+  if (earlier)
+    label += "_" + std::to_string(earlier);
+  if (failed(f.insertArgument(
+          at, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
+          b.getDictionaryAttr(
+              b.getNamedAttr("llm.workspace", b.getStringAttr(label))),
+          loc)))
+    return failure();
+  Value ws = f.getArgument(at);
+  Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+  Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(b, 0));
+  Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(b, 0));
+  Value need = arith::MulIOp::create(b, loc, batch, idx(b, 2));
+  Value have = memref::DimOp::create(b, loc, ws, idx(b, 0));
+  Value fits =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need, have);
+  Value oneEach =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tokens, batch);
+  // The rank's requests: all of them when the workspace holds their
+  // arrays, none otherwise (the store then refuses the token rows).
+  Value rows = arith::SelectOp::create(b, loc, fits, batch, idx(b, 0));
+  auto flatType = MemRefType::get(
+      {ShapedType::kDynamic}, b.getI32Type(),
+      StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic, {1}));
+  Value qLens = memref::SubViewOp::create(
+      b, loc, flatType, ws, ValueRange{idx(b, 0)}, ValueRange{rows},
+      ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({1}));
+  Value kvLens = memref::SubViewOp::create(
+      b, loc, flatType, ws, ValueRange{rows}, ValueRange{rows}, ValueRange{},
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+      b.getDenseI64ArrayAttr({1}));
+  auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+  {
+    OpBuilder in = guard.getThenBodyBuilder();
+    scf::ForOp::create(
+        in, loc, idx(in, 0), rows, idx(in, 1), ValueRange{},
+        [&](OpBuilder &at, Location l, Value i, ValueRange) {
+          Value len = memref::LoadOp::create(at, l, op.getQLens(), i);
+          Value past32 = memref::LoadOp::create(at, l, op.getKvLens(), i);
+          Value p = arith::IndexCastOp::create(at, l, at.getIndexType(), past32);
+          Value whole = idx(at, ranks * blockSize);
+          Value blocks = arith::DivSIOp::create(at, l, p, whole);
+          Value inBlock = arith::RemSIOp::create(at, l, p, whole);
+          Value mine = arith::SubIOp::create(
+              at, l, inBlock,
+              arith::MulIOp::create(at, l, rank, idx(at, blockSize)));
+          Value lo = arith::CmpIOp::create(at, l, arith::CmpIPredicate::sge,
+                                           mine, idx(at, 0));
+          Value hi = arith::CmpIOp::create(at, l, arith::CmpIPredicate::slt,
+                                           mine, idx(at, blockSize));
+          Value owned = arith::AndIOp::create(at, l, lo, hi);
+          Value clamped = arith::MinSIOp::create(
+              at, l, arith::MaxSIOp::create(at, l, mine, idx(at, 0)),
+              idx(at, blockSize));
+          Value local = arith::AddIOp::create(
+              at, l, arith::MulIOp::create(at, l, blocks, idx(at, blockSize)),
+              clamped);
+          Value one32 =
+              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(1));
+          Value zero32 =
+              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(0));
+          Value bad32 =
+              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(-1));
+          Value single =
+              arith::CmpIOp::create(at, l, arith::CmpIPredicate::eq, len, one32);
+          Value valid = arith::AndIOp::create(at, l, single, oneEach);
+          Value stored = arith::SelectOp::create(at, l, owned, one32, zero32);
+          Value lenOut = arith::SelectOp::create(at, l, valid, stored, bad32);
+          Value localPast =
+              arith::IndexCastOp::create(at, l, at.getI32Type(), local);
+          // A negative position stays negative: the store refuses it.
+          Value negative = arith::CmpIOp::create(
+              at, l, arith::CmpIPredicate::slt, past32, zero32);
+          Value pastOut =
+              arith::SelectOp::create(at, l, negative, past32, localPast);
+          memref::StoreOp::create(at, l, lenOut, qLens, i);
+          memref::StoreOp::create(at, l, pastOut, kvLens, i);
+          scf::YieldOp::create(at, l);
+        });
+  }
+  // The tokens as one row per request: [T, 1, kv_head_num, head_dim], of
+  // the buffer `key` is a head range of, when it is one.
+  auto oneRowEach = [&](Value v) -> Value {
+    auto type = cast<MemRefType>(v.getType());
+    Value of = v;
+    auto view = v.getDefiningOp<memref::SubViewOp>();
+    if (!isContiguousRowMajor(type)) {
+      if (!view || !isContiguousRowMajor(view.getSourceType()))
+        return {};
+      of = view.getSource();
+    }
+    auto ofType = cast<MemRefType>(of.getType());
+    SmallVector<int64_t> shape = {ofType.getDimSize(0), 1,
+                                  ofType.getDimSize(1), ofType.getDimSize(2)};
+    FailureOr<MemRefType> expandedType = memref::ExpandShapeOp::computeExpandedType(
+        ofType, shape, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    if (failed(expandedType))
+      return {};
+    Value t = memref::DimOp::create(b, loc, of, idx(b, 0));
+    Value expanded = memref::ExpandShapeOp::create(
+        b, loc, *expandedType, of,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}},
+        ArrayRef<OpFoldResult>{t, b.getIndexAttr(1),
+                               b.getIndexAttr(ofType.getDimSize(1)),
+                               b.getIndexAttr(ofType.getDimSize(2))});
+    if (of == v)
+      return expanded;
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0)},
+                              sizes = {t, b.getIndexAttr(1)},
+                              strides(4, b.getIndexAttr(1));
+    offsets.push_back(view.getMixedOffsets()[1]);
+    offsets.push_back(view.getMixedOffsets()[2]);
+    sizes.push_back(view.getMixedSizes()[1]);
+    sizes.push_back(view.getMixedSizes()[2]);
+    return memref::SubViewOp::create(b, loc, expanded, offsets, sizes, strides);
+  };
+  Value key = oneRowEach(op.getKey());
+  Value value = oneRowEach(op.getValue());
+  if (!key || !value)
+    return op.emitOpError("sharded, needs key and value contiguous or head "
+                          "ranges of a contiguous buffer");
+  Value kvIds;
+  if (op.getKvIds())
+    kvIds = memref::SubViewOp::create(
+        b, loc, op.getKvIds(), ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{rows},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  llm::StorePagedKvCacheOp::create(
+      b, loc, key, value, op.getBlockTable(), kvIds, qLens, kvLens,
+      /*accum_q_len=*/Value(), op.getKeyScale(), op.getValueScale(),
+      op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
+      /*kv_sharding=*/nullptr);
+  op.erase();
+  return success();
+}
+
 LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   llm::KvSharding mode = *op.getKvSharding();
   if (mode == llm::KvSharding::cp)
-    return op.emitOpError("sharded by sequence (kv_sharding = cp) does not "
-                          "lower yet: a rank would store the positions of "
-                          "its part of each block");
+    return lowerSequenceStore(op, ranks);
   if (op.getAccumQLen())
     return op.emitOpError("sharded, takes its tokens packed by q_lens (no "
                           "accum_q_len) or one row per request");

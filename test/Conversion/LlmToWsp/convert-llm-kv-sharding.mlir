@@ -160,3 +160,37 @@ func.func @store(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
       on @kvdp kv_sharding = kvdp {max_q_len = 64 : i32}
   return
 }
+
+// A context-parallel store of one token per request: per request, q_lens
+// 1 or 0 (the rank holds the position or not) and kv_lens the position in
+// the rank's part, in an i32 workspace; the tokens as one row per request,
+// taken from the QKV they are head ranges of.
+// CHECK-LABEL: func.func @store_seq(
+// CHECK-SAME: %[[WS:arg7]]: memref<?xi32> {llm.workspace = "store_seq_kv_sharding_store"})
+// CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
+// CHECK: scf.for
+// CHECK: arith.remsi %{{.*}}, %c64 : index
+// CHECK: arith.muli %[[RANK]], %c16 : index
+// CHECK: memref.store %{{.*}}, %{{[a-z_0-9]+}}[
+// CHECK: memref.store %{{.*}}, %[[KL:[a-z_0-9]+]][
+// CHECK: %[[ROWS:.*]] = memref.expand_shape %arg0 {{\[}}[0, 1], [2], [3]] output_shape [%{{.*}}, 1, 6, 64]
+// CHECK: %[[KEY:.*]] = memref.subview %[[ROWS]][0, 0, 4, 0] [%{{.*}}, 1, 1, 64] [1, 1, 1, 1]
+// CHECK: llm.store_paged_kv_cache key(%[[KEY]] : {{.*}}) {{.*}} q_lens({{.*}}) kv_lens(%[[KL]] : {{.*}}) -> k_cache(%arg5 : memref<?x1x16x64xbf16>)
+// CHECK-NOT: on @kvdp
+func.func @store_seq(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
+                     %q_lens: memref<?xi32>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                     %k: memref<?x1x16x64xbf16>, %v: memref<?x1x16x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %t = memref.dim %qkv, %c0 : memref<?x6x64xbf16>
+  %key = memref.subview %qkv[0, 4, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>
+  %value = memref.subview %qkv[0, 5, 0] [%t, 1, 64] [1, 1, 1]
+      : memref<?x6x64xbf16> to memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 256>>)
+      value(%value : memref<?x1x64xbf16, strided<[384, 64, 1], offset: 320>>)
+      block_table(%table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      -> k_cache(%k : memref<?x1x16x64xbf16>) v_cache(%v : memref<?x1x16x64xbf16>)
+      on @kvdp kv_sharding = cp {max_q_len = 1 : i32}
+  return
+}

@@ -286,7 +286,9 @@ def Llm_StorePagedKvCacheOp
     `v_cache` and `block_table` are the rank's own, as for
     `flash_attention_decode`; the rank stores its requests' tokens only.
     The tokens are packed by `q_lens` (no `accum_q_len`) or one row per
-    request. Context parallelism does not lower yet.
+    request. With `kv_sharding = cp` the cache holds the rank's part of
+    every block (as for the attention) and the rank stores the tokens whose
+    positions fall in it; one new token per request (decode), packed.
   }];
   let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
                        Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
