@@ -83,6 +83,54 @@ struct LlmSelectKvShardingPass
   }
 };
 
+/// A workspace argument of `elem` values added to `f`, named for it
+/// (`<f>_kv_sharding<suffix>`, numbered when it shards several ops).
+Value addWorkspace(func::FuncOp f, Type elem, StringRef suffix, Location loc) {
+  Builder b(f.getContext());
+  auto type = MemRefType::get({ShapedType::kDynamic}, elem);
+  unsigned at = f.getNumArguments();
+  std::string label = (f.getSymName() + "_kv_sharding" + suffix).str();
+  unsigned earlier = 0;
+  for (unsigned i = 0; i < at; ++i)
+    if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
+      earlier +=
+          name.getValue() == label || name.getValue().starts_with(label + "_");
+  if (earlier)
+    label += "_" + std::to_string(earlier);
+  (void)f.insertArgument(at, type,
+                         b.getDictionaryAttr(b.getNamedAttr(
+                             "llm.workspace", b.getStringAttr(label))),
+                         loc);
+  return f.getArgument(at);
+}
+
+/// Context parallelism's element-level sharding: of the positions [0, x)
+/// of a sequence, rank r holds L_r(x) = (x / (N bs)) bs + clamp(x mod (N
+/// bs) - r bs, 0, bs), bs the rank's block size. Returns L_r(x) and
+/// whether the rank holds position x itself.
+std::pair<Value, Value> rankPositions(OpBuilder &at, Location loc, Value x,
+                                      Value rank, int64_t ranks,
+                                      int64_t blockSize) {
+  auto idx = [&](int64_t v) {
+    return arith::ConstantIndexOp::create(at, loc, v).getResult();
+  };
+  Value whole = idx(ranks * blockSize);
+  Value blocks = arith::DivSIOp::create(at, loc, x, whole);
+  Value inBlock = arith::RemSIOp::create(at, loc, x, whole);
+  Value mine = arith::SubIOp::create(
+      at, loc, inBlock, arith::MulIOp::create(at, loc, rank, idx(blockSize)));
+  Value lo =
+      arith::CmpIOp::create(at, loc, arith::CmpIPredicate::sge, mine, idx(0));
+  Value hi = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, mine,
+                                   idx(blockSize));
+  Value owned = arith::AndIOp::create(at, loc, lo, hi);
+  Value clamped = arith::MinSIOp::create(
+      at, loc, arith::MaxSIOp::create(at, loc, mine, idx(0)), idx(blockSize));
+  Value count = arith::AddIOp::create(
+      at, loc, arith::MulIOp::create(at, loc, blocks, idx(blockSize)), clamped);
+  return {count, owned};
+}
+
 /// Builds one rank's program of a sharded decode attention in place of the
 /// op (the pass's description lists the steps of each mode).
 class KvShardingLowering {
@@ -419,18 +467,7 @@ private:
           arith::IndexCastOp::create(at, loc, at.getIndexType(), past);
       Value x = arith::AddIOp::create(
           at, loc, arith::AddIOp::create(at, loc, pastIdx, i[1]), idx(at, 1));
-      Value whole = idx(at, ranks * blockSize);
-      Value blocks = arith::DivSIOp::create(at, loc, x, whole);
-      Value inBlock = arith::RemSIOp::create(at, loc, x, whole);
-      Value mine = arith::SubIOp::create(
-          at, loc, inBlock,
-          arith::MulIOp::create(at, loc, rank, idx(at, blockSize)));
-      Value clamped = arith::MinSIOp::create(
-          at, loc, arith::MaxSIOp::create(at, loc, mine, idx(at, 0)),
-          idx(at, blockSize));
-      Value count = arith::AddIOp::create(
-          at, loc, arith::MulIOp::create(at, loc, blocks, idx(at, blockSize)),
-          clamped);
+      Value count = rankPositions(at, loc, x, rank, ranks, blockSize).first;
       Value v = arith::IndexCastOp::create(at, loc, at.getI32Type(), count);
       memref::StoreOp::create(at, loc, v, buffer, i);
     });
@@ -458,22 +495,7 @@ private:
 
   /// A workspace argument of `elem` values, named for the function.
   Value workspace(func::FuncOp f, Type elemType, StringRef suffix) {
-    auto type = MemRefType::get({ShapedType::kDynamic}, elemType);
-    unsigned at = f.getNumArguments();
-    // Named for the function, numbered when it shards several ops.
-    std::string label = (f.getSymName() + "_kv_sharding" + suffix).str();
-    unsigned earlier = 0;
-    for (unsigned i = 0; i < at; ++i)
-      if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
-        earlier += name.getValue() == label ||
-                   name.getValue().starts_with(label + "_");
-    if (earlier)
-      label += "_" + std::to_string(earlier);
-    (void)f.insertArgument(at, type,
-                           b.getDictionaryAttr(b.getNamedAttr(
-                               "llm.workspace", b.getStringAttr(label))),
-                           loc);
-    return f.getArgument(at);
+    return addWorkspace(f, elemType, suffix, loc);
   }
 
   /// Whether `buffer` holds sum(parts) x perPart elements, and, when q
@@ -753,22 +775,7 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
     return arith::ConstantIndexOp::create(at, loc, v).getResult();
   };
   // The workspace: the rank's q_lens and kv_lens.
-  unsigned at = f.getNumArguments();
-  std::string label = (f.getSymName() + "_kv_sharding_store").str();
-  unsigned earlier = 0;
-  for (unsigned i = 0; i < at; ++i)
-    if (auto name = f.getArgAttrOfType<StringAttr>(i, "llm.workspace"))
-      earlier += name.getValue() == label ||
-                 name.getValue().starts_with(label + "_");
-  if (earlier)
-    label += "_" + std::to_string(earlier);
-  if (failed(f.insertArgument(
-          at, MemRefType::get({ShapedType::kDynamic}, b.getI32Type()),
-          b.getDictionaryAttr(
-              b.getNamedAttr("llm.workspace", b.getStringAttr(label))),
-          loc)))
-    return failure();
-  Value ws = f.getArgument(at);
+  Value ws = addWorkspace(f, b.getI32Type(), "_store", loc);
   Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
   Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(b, 0));
   Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(b, 0));
@@ -802,32 +809,17 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
         [&](OpBuilder &at, Location l, Value i, ValueRange) {
           Value len = memref::LoadOp::create(at, l, op.getQLens(), i);
           Value past32 = memref::LoadOp::create(at, l, op.getKvLens(), i);
-          Value p = arith::IndexCastOp::create(at, l, at.getIndexType(), past32);
-          Value whole = idx(at, ranks * blockSize);
-          Value blocks = arith::DivSIOp::create(at, l, p, whole);
-          Value inBlock = arith::RemSIOp::create(at, l, p, whole);
-          Value mine = arith::SubIOp::create(
-              at, l, inBlock,
-              arith::MulIOp::create(at, l, rank, idx(at, blockSize)));
-          Value lo = arith::CmpIOp::create(at, l, arith::CmpIPredicate::sge,
-                                           mine, idx(at, 0));
-          Value hi = arith::CmpIOp::create(at, l, arith::CmpIPredicate::slt,
-                                           mine, idx(at, blockSize));
-          Value owned = arith::AndIOp::create(at, l, lo, hi);
-          Value clamped = arith::MinSIOp::create(
-              at, l, arith::MaxSIOp::create(at, l, mine, idx(at, 0)),
-              idx(at, blockSize));
-          Value local = arith::AddIOp::create(
-              at, l, arith::MulIOp::create(at, l, blocks, idx(at, blockSize)),
-              clamped);
+          Value p =
+              arith::IndexCastOp::create(at, l, at.getIndexType(), past32);
+          auto [local, owned] = rankPositions(at, l, p, rank, ranks, blockSize);
           Value one32 =
               arith::ConstantOp::create(at, l, at.getI32IntegerAttr(1));
           Value zero32 =
               arith::ConstantOp::create(at, l, at.getI32IntegerAttr(0));
           Value bad32 =
               arith::ConstantOp::create(at, l, at.getI32IntegerAttr(-1));
-          Value single =
-              arith::CmpIOp::create(at, l, arith::CmpIPredicate::eq, len, one32);
+          Value single = arith::CmpIOp::create(at, l, arith::CmpIPredicate::eq,
+                                               len, one32);
           Value valid = arith::AndIOp::create(at, l, single, oneEach);
           Value stored = arith::SelectOp::create(at, l, owned, one32, zero32);
           Value lenOut = arith::SelectOp::create(at, l, valid, stored, bad32);
@@ -855,10 +847,11 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
       of = view.getSource();
     }
     auto ofType = cast<MemRefType>(of.getType());
-    SmallVector<int64_t> shape = {ofType.getDimSize(0), 1,
-                                  ofType.getDimSize(1), ofType.getDimSize(2)};
-    FailureOr<MemRefType> expandedType = memref::ExpandShapeOp::computeExpandedType(
-        ofType, shape, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
+    SmallVector<int64_t> shape = {ofType.getDimSize(0), 1, ofType.getDimSize(1),
+                                  ofType.getDimSize(2)};
+    FailureOr<MemRefType> expandedType =
+        memref::ExpandShapeOp::computeExpandedType(
+            ofType, shape, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
     if (failed(expandedType))
       return {};
     Value t = memref::DimOp::create(b, loc, of, idx(b, 0));
