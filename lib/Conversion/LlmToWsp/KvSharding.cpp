@@ -744,11 +744,6 @@ Value leadingRows(OpBuilder &b, Location loc, Value v, Value from, Value n) {
       .getResult();
 }
 
-/// A KV-data-parallel store: the rank's requests [b0, b0 + count) (as its
-/// attention: c = ceil(B / N) each) and their tokens, into its own pool.
-/// Tokens packed by q_lens start at the sum of the q_lens before b0; when
-/// the lengths before do not add up inside the tokens (a negative one, too
-/// many), the rank's store gets no tokens and refuses its requests itself.
 /// A context-parallel store of one new token per request (decode): rank r
 /// stores token b at position p = kv_lens[b] when p falls in its part of
 /// its block ([r bs, (r + 1) bs) of every N bs), at its local position
@@ -892,6 +887,12 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   return success();
 }
 
+/// A sharded store. Context-parallel goes to lowerSequenceStore; a
+/// KV-data-parallel one stores the rank's requests [b0, b0 + count) (as its
+/// attention: c = ceil(B / N) each) and their tokens, into its own pool.
+/// Tokens packed by q_lens start at the sum of the q_lens before b0; when
+/// the lengths before do not add up inside the tokens (a negative one, too
+/// many), the rank's store gets no tokens and refuses its requests itself.
 LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   llm::KvSharding mode = *op.getKvSharding();
   if (mode == llm::KvSharding::cp)
