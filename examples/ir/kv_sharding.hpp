@@ -196,15 +196,9 @@ struct Args {
   /// own rank's table.
   void dataPart(const Batch &whole, int64_t r, int64_t n, bool allToAll) {
     page = whole.pageSize;
-    const int64_t c = (batch + n - 1) / n;
-    kvIds.assign(size_t(batch), 0);
-    for (int64_t owner = 0; owner < n; ++owner) {
-      const int64_t b0 = std::min(owner * c, batch),
-                    count = std::min(c, batch - b0);
-      for (int64_t j = 0; j < count; ++j)
-        kvIds[size_t(b0 + j)] = int32_t(count - 1 - j);
-    }
-    const int64_t b0 = std::min(r * c, batch), count = std::min(c, batch - b0);
+    const int64_t c = (batch + n - 1) / n; // the requests of a rank
+    kvIds = reversedRankRows(batch, n);
+    const auto [b0, count] = rankRequests(batch, r, n);
     rows = std::max<int64_t>(count, 1);
     table.assign(size_t(rows * pagesPerRow), -1);
     std::vector<int32_t> globalPages;

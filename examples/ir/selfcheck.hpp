@@ -97,6 +97,28 @@ inline std::vector<int64_t> rankCounts(std::vector<int64_t> defaults) {
   return {int64_t(n)};
 }
 
+/// KV data parallel over n ranks: rank r's requests [first, first +
+/// count), ceil(batch / n) to a rank (the last ranks may get fewer, none).
+struct RankRequests {
+  int64_t first, count;
+};
+inline RankRequests rankRequests(int64_t batch, int64_t r, int64_t n) {
+  const int64_t c = (batch + n - 1) / n, first = std::min(r * c, batch);
+  return {first, std::min(c, batch - first)};
+}
+
+/// The kv_ids of a batch whose ranks keep their requests in tables of
+/// their own, rows reversed: request first + j at row count - 1 - j.
+inline std::vector<int32_t> reversedRankRows(int64_t batch, int64_t n) {
+  std::vector<int32_t> ids(size_t(batch), 0);
+  for (int64_t owner = 0; owner < n; ++owner) {
+    const RankRequests part = rankRequests(batch, owner, n);
+    for (int64_t j = 0; j < part.count; ++j)
+      ids[size_t(part.first + j)] = int32_t(part.count - 1 - j);
+  }
+  return ids;
+}
+
 /// Prints the line of a run-time error case: `what` must have returned
 /// INVALID_PARAMS (3) with `outputs` untouched. Returns whether it did.
 inline bool reportInvalid(const char *what, int32_t status, bool untouched,

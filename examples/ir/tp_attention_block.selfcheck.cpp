@@ -73,16 +73,11 @@ struct Rank {
       oSmooth.push_back(blk.oSmooth[size_t(r * kDim + k)]);
     // Its requests, rows reversed; their pages in order of use.
     const int64_t batch = int64_t(blk.lens.size());
-    const int64_t c = (batch + kRanks - 1) / kRanks;
-    kvIds.assign(size_t(batch), 0);
-    for (int64_t owner = 0; owner < kRanks; ++owner) {
-      const int64_t first = std::min(owner * c, batch),
-                    n = std::min(c, batch - first);
-      for (int64_t j = 0; j < n; ++j)
-        kvIds[size_t(first + j)] = int32_t(n - 1 - j);
-    }
-    b0 = std::min(r * c, batch);
-    count = std::min(c, batch - b0);
+    const int64_t c = (batch + kRanks - 1) / kRanks; // a rank's requests
+    kvIds = reversedRankRows(batch, kRanks);
+    const RankRequests mine = rankRequests(batch, r, kRanks);
+    b0 = mine.first;
+    count = mine.count;
     rows = std::max<int64_t>(count, 1);
     table.assign(size_t(rows * kPagesPerSeq), 0);
     for (int64_t j = 0; j < count; ++j)
