@@ -492,23 +492,45 @@ private:
 
     // Per-slot events for a multi-buffered site whose copies follow the
     // loop's iterations (the copy the producer used comes back after
-    // `buffers` iterations).
+    // `buffers` iterations), or one allocated before the loop, whose copy
+    // stays the same through it.
     AllocOp slotted;
     if (loopFrame && place.isTile && place.slot >= 0) {
       AllocOp a = rootAlloc(place.tile);
-      if (a && a.getSlot() && a->getBlock() == block &&
-          a->isBeforeInBlock(posA) && a->isBeforeInBlock(posB))
-        slotted = a;
+      if (a && a.getSlot()) {
+        if (a->getBlock() == block) {
+          if (a->isBeforeInBlock(posA) && a->isBeforeInBlock(posB))
+            slotted = a;
+        } else if (Operation *loop = a->getBlock()->findAncestorOpInBlock(
+                       *loopFrame->loop)) {
+          if (a->isBeforeInBlock(loop))
+            slotted = a;
+        }
+      }
     }
     int count = slotted ? static_cast<int>(slotted.getNumBuffers()) : 1;
+    // The loop the flags of a pair across iterations go around: the loop
+    // itself, or, when the copies alternate with an enclosing loop's
+    // iterations (`slot(%j)` of an outer `scf.for`), that loop. Each
+    // iteration of the inner loop waits on and sets again its copy's
+    // event, so the events stay balanced however often it runs; priming
+    // them around the outer loop lets one copy be filled while the other
+    // is still read, where flags around the inner loop would drain both
+    // copies at its every exit.
+    Operation *around = loopFrame ? loopFrame->loop : nullptr;
+    if (slotted)
+      if (auto iv = dyn_cast<BlockArgument>(slotted.getSlot()))
+        if (auto outer = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()))
+          if (iv == outer.getInductionVar() &&
+              outer->isProperAncestor(loopFrame->loop))
+            around = outer;
 
     // The new flag is live from the set to the wait: after posA until posB,
     // or, across a loop's iterations, from before the loop to after it.
     llvm::SmallSet<int, 16> used;
     auto reserve = [&](auto &&events) {
       if (loopFrame)
-        liveIds(loopFrame->loop, nullptr, nullptr, loopFrame->loop, events,
-                used);
+        liveIds(around, nullptr, nullptr, around, events, used);
       else
         liveIds(nullptr, posA, posB, nullptr, events, used);
     };
@@ -555,10 +577,10 @@ private:
     if (loopFrame) {
       // The first iterations wait for a flag set before the loop; the last
       // ones' flags are consumed after it.
-      builder.setInsertionPoint(loopFrame->loop);
+      builder.setInsertionPoint(around);
       for (int i = 0; i < count; ++i)
         set(builder, *base + i, Value());
-      builder.setInsertionPointAfter(loopFrame->loop);
+      builder.setInsertionPointAfter(around);
       for (int i = 0; i < count; ++i)
         wait(builder, *base + i, Value());
     }

@@ -339,6 +339,88 @@ func.func @multi_buffered(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: i
 
 // -----
 
+// Copies that alternate with an outer loop (`slot(%j)`) used in an inner
+// loop: each inner iteration waits on and sets again its copy's event, and
+// the events are primed around the outer loop, not drained at every exit
+// of the inner one (which would make each copy wait for the other).
+// CHECK-LABEL: func.func @outer_loop_slot
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.set_flag v -> mte2 event(1)
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to
+// CHECK-NEXT:   scf.for
+// CHECK-NEXT:     %[[A:.*]] = tile.alloc slot(%[[J]]) buffers(2)
+// CHECK-NEXT:     %[[N:.*]] = arith.constant 2 : index
+// CHECK-NEXT:     %[[SLOT:.*]] = arith.remui %[[J]], %[[N]] : index
+// CHECK-NEXT:     tile.wait_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT:     tile.load %[[A]],
+// CHECK-NEXT:     tile.set_flag mte2 -> v event(0)
+// CHECK-NEXT:     tile.wait_flag mte2 -> v event(0)
+// CHECK-NEXT:     tile.add %{{.*}}, %{{.*}}, %[[A]]
+// CHECK-NEXT:     tile.set_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.set_flag v -> mte3 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(1)
+func.func @outer_loop_slot(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  scf.for %j = %c0 to %n step %c1 {
+    scf.for %p = %c0 to %m step %c1 {
+      %a = tile.alloc slot(%j) buffers(2) : !tile.tile<vec, 16x128xf32>
+      tile.load %a, %in[%p, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+      tile.add %b, %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    }
+  }
+  tile.store %out[%c0, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+// The same copies allocated in the outer loop's body, before the inner loop
+// that uses them: per-copy events too, primed around the outer loop.
+// CHECK-LABEL: func.func @slot_before_inner_loop
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.set_flag v -> mte2 event(1)
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to
+// CHECK-NEXT:   %[[A:.*]] = tile.alloc slot(%[[J]]) buffers(2)
+// CHECK-NEXT:   %[[N:.*]] = arith.constant 2 : index
+// CHECK-NEXT:   %[[SLOT:.*]] = arith.remui %[[J]], %[[N]] : index
+// CHECK-NEXT:   scf.for
+// CHECK-NEXT:     arith.cmpi
+// CHECK-NEXT:     tile.wait_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT:     scf.if
+// CHECK-NEXT:       tile.load %[[A]],
+// CHECK-NEXT:     }
+// CHECK:          tile.add %{{.*}}, %{{.*}}, %[[A]]
+// CHECK-NEXT:     tile.set_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.set_flag v -> mte3 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(1)
+func.func @slot_before_inner_loop(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  scf.for %j = %c0 to %n step %c1 {
+    %a = tile.alloc slot(%j) buffers(2) : !tile.tile<vec, 16x128xf32>
+    scf.for %p = %c0 to %m step %c1 {
+      %first = arith.cmpi eq, %p, %c0 : index
+      scf.if %first {
+        tile.load %a, %in[%j, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+      }
+      tile.add %b, %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    }
+  }
+  tile.store %out[%c0, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
 // Cube and vector share a workspace in a loop: RAW cube -> vector per
 // iteration, and a loop-carried cross-core WAR (vector read, next cube store).
 // CHECK-LABEL: func.func @cross_core_loop
