@@ -200,126 +200,169 @@ wsp.kernel @decode_partial tiers(@DecodeAttentionTiers)
   %hi_min = arith.minui %kv_end, %hi_first : index
 
   // KV tiles of TILE_K positions from the multiple of TILE_K at or before
-  // kv_start.
+  // kv_start, software-pipelined over three stages so that the K/V loads,
+  // the cube and the vector core work on different tiles at once.
+  // Iteration j of the loop runs, in this order:
+  //   A. vector: the softmax of tile j - 1 (its S from the workspace, its P
+  //      to the workspace), and o scaled to the new row maximum;
+  //   B. cube: S = Q K^T of tile j (K pages into double-buffered L1 tiles);
+  //   C. vector: o += alpha O_t of tile j - 2 (its P V from the workspace,
+  //      brought to the maximum A just set);
+  //   D. cube: O_t = P V of tile j - 1 (V pages double-buffered in L1).
+  // Each workspace then has one reader between two writes, and the cube
+  // loads K and V of one tile while the vector core runs the softmax of
+  // the one before. Iterations 0, T and T + 1 (T tiles) fill and drain the
+  // pipeline.
   %w_first_q = arith.divui %kv_start, %tile_k : index
   %w_first = arith.muli %w_first_q, %tile_k : index
   %span = arith.subi %kv_end, %w_first : index
   %num_tiles = arith.ceildivui %span, %tile_k : index
-  scf.for %j = %c0 to %num_tiles step %c1 {
-    %j_off = arith.muli %j, %tile_k : index
-    %w = arith.addi %w_first, %j_off : index
-    %left = arith.subi %kv_end, %w : index
-    %n = arith.minui %tile_k, %left : index
-
-    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
-    // page is smaller than TILE_K): K^T of the page's positions into L1,
-    // its columns of S to the workspace.
-    %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
-    %w_end = arith.addi %w, %n : index
-    scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %col = arith.subi %p, %w : index
-      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
-      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %p transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
-      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, 128x?xbf16, valid = ?x?>
-      tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
-      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
-      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
-      tile.store %ws_s[%blk, %c0, %col], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
+  %num_steps = arith.addi %num_tiles, %c2 : index
+  %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
+  // alpha = e^(m_old - m_new) of the last softmax, per row: C brings tile
+  // j - 2's O_t to the maximum after tile j - 1 with it.
+  %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  scf.for %j = %c0 to %num_steps step %c1 {
+    // A. Vector, tile t = j - 1: the scaled, masked scores, then the online
+    // softmax: m' = max(m, max_c s), alpha = e^(m - m'), p = e^(s - m'),
+    // l' = l alpha + sum_c p, o' = o alpha.
+    %a_t = arith.subi %j, %c1 : index
+    %a_live = arith.cmpi ult, %a_t, %num_tiles : index
+    scf.if %a_live {
+      %t_off = arith.muli %a_t, %tile_k : index
+      %w = arith.addi %w_first, %t_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
+      %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
+      tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      %cut_lo = arith.cmpi ult, %w, %lo_max : index
+      %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
+      %masked = arith.ori %cut_lo, %cut_hi : i1
+      scf.if %masked {
+        // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
+        // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
+        %w_i32 = arith.index_cast %w : index to i32
+        %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
+        %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
+        tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
+        %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+        tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+        tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+        tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      }
+      %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+      tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
+      tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+      tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    } else {
+      // No softmax ran: C adds tile j - 2's O_t as it is.
+      tile.expands %alpha_row, %one : !tile.tile<vec, 1x32xf32>, f32
     }
 
-    // Vector: the scaled, masked scores of the tile.
-    %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-    %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
-    tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-    %cut_lo = arith.cmpi ult, %w, %lo_max : index
-    %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
-    %masked = arith.ori %cut_lo, %cut_hi : i1
-    scf.if %masked {
-      // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
-      // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
-      %w_i32 = arith.index_cast %w : index to i32
-      %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
-      %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
-      tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
-      %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-      tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-      tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    }
-
-    // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
-    // p = e^(s - m'), l' = l alpha + sum_c p.
-    %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
-    tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
-    tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
-
-    // Cube: O_t = P V, one page at a time: V of the page's positions into
-    // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
-    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    tile.load %pm, %ws_p[%blk, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, memref<?x32x128xbf16>
-    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x128xf32, valid = ?x?>
-    scf.for %p = %w to %w_end step %block_size {
-      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %col = arith.subi %p, %w : index
-      %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
-      tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
-      %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
-      tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %p : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
-      %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
-      tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
-      %first_page = arith.cmpi eq, %p, %w : index
-      scf.if %first_page {
-        tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
-      } else {
-        tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+    // B. Cube, tile j: S = Q K^T, one page at a time (a KV tile spans pages
+    // when the page is smaller than TILE_K): K^T of the page's positions
+    // into L1 (two copies, alternating by tile), its columns of S to the
+    // workspace.
+    %b_live = arith.cmpi ult, %j, %num_tiles : index
+    scf.if %b_live {
+      %j_off = arith.muli %j, %tile_k : index
+      %w = arith.addi %w_first, %j_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
+      scf.for %p = %w to %w_end step %block_size {
+        %p_page = arith.divui %p, %block_size : index
+        %p_next_page = arith.addi %p_page, %c1 : index
+        %p_page_end = arith.muli %p_next_page, %block_size : index
+        %p_end = arith.minui %p_page_end, %w_end : index
+        %seg = arith.subi %p_end, %p : index
+        %col = arith.subi %p, %w : index
+        %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) slot(%j) buffers(2) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+        tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %p transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+        %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, 128x?xbf16, valid = ?x?>
+        tile.mov %kr, %kt : !tile.tile<right, 128x?xbf16, valid = ?x?>, !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+        %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+        tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<right, 128x?xbf16, valid = ?x?>
+        tile.store %ws_s[%blk, %c0, %col], %sa : memref<?x32x128xf32>, !tile.tile<acc, 32x?xf32, valid = ?x?>
       }
     }
-    tile.store %ws_o[%blk, %c0, %c0], %oa : memref<?x32x128xf32>, !tile.tile<acc, 32x128xf32, valid = ?x?>
 
-    // Vector: o = o alpha + O_t.
-    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
-    tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
-    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
-    tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    // C. Vector, tile j - 2: o += alpha O_t.
+    %c_live = arith.cmpi uge, %j, %c2 : index
+    scf.if %c_live {
+      %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+      tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
+      tile.rowexpandmul %ot, %ot, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+      tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    }
+
+    // D. Cube, tile j - 1: O_t = P V, one page at a time: V of the page's
+    // positions into L1 (two copies), the matching columns of P from L1
+    // into L0A, accumulated in L0C. P is loaded after the first V page, so
+    // that the V loads do not queue behind the softmax.
+    scf.if %a_live {
+      %t_off = arith.muli %a_t, %tile_k : index
+      %w = arith.addi %w_first, %t_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
+      %pm = tile.alloc shape(%tile_k) valid(%rows, %n) slot(%j) buffers(2) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x128xf32, valid = ?x?>
+      scf.for %p = %w to %w_end step %block_size {
+        %p_page = arith.divui %p, %block_size : index
+        %p_next_page = arith.addi %p_page, %c1 : index
+        %p_page_end = arith.muli %p_next_page, %block_size : index
+        %p_end = arith.minui %p_page_end, %w_end : index
+        %seg = arith.subi %p_end, %p : index
+        %col = arith.subi %p, %w : index
+        %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) slot(%j) buffers(2) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
+        tile.load_paged %vm, %v_cache[%kv_head], %block_table[%kv_id], %p : !tile.tile<mat, ?x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>, memref<?x?xi32>
+        %first_page = arith.cmpi eq, %p, %w : index
+        scf.if %first_page {
+          tile.load %pm, %ws_p[%blk, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, memref<?x32x128xbf16>
+        }
+        %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x128xbf16, valid = ?x?>
+        tile.mov %vr, %vm : !tile.tile<right, ?x128xbf16, valid = ?x?>, !tile.tile<mat, ?x128xbf16, valid = ?x?>
+        %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+        tile.extract %pl, %pm[%c0, %col] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+        scf.if %first_page {
+          tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+        } else {
+          tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x128xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x128xbf16, valid = ?x?>
+        }
+      }
+      tile.store %ws_o[%blk, %c0, %c0], %oa : memref<?x32x128xf32>, !tile.tile<acc, 32x128xf32, valid = ?x?>
+    }
   }
-
   scf.if %whole {
     // A whole row needs no merge: o / l, as bf16, one query token's group
     // of rows at a time.

@@ -88,14 +88,20 @@ def decode_step(m):
         fits = arith.andi(rows_fit, dim_fits)
         status = scf.if_(fits, ["i32"], name="status")
         with status.then():
-            config = Attr("#wsp.plan_config<chunk_min = 256, chunk_max = "
+            config = Attr("#wsp.plan_config<chunk_min = 1024, chunk_max = "
                           "4096, max_work_units = 65536>")
-            chunk = w.plan_chunk_size(f.kv_lens, batch, kv_heads,
-                                      config=config, result_name="chunk")
+            planned_chunk = w.plan_chunk_size(f.kv_lens, batch, kv_heads,
+                                              config=config,
+                                              result_name="planned_chunk")
+            # Chunks start on the 128-position grid of the KV tiles.
+            tiles_per_chunk = arith.ceildivui(planned_chunk, c128,
+                                              result_name="tiles_per_chunk")
+            chunk = arith.muli(tiles_per_chunk, c128, result_name="chunk")
             count, planned_status = w.generate(
                 lengths=f.kv_lens, batch=batch, heads=kv_heads, chunk=chunk,
                 tiers="DecodeAttentionTiers",
-                config=Attr("#wsp.plan_config<>"), buffer=f.descs)
+                config=Attr("#wsp.plan_config<balance_chunks = false>"),
+                buffer=f.descs)
             planned = arith.cmpi("eq", planned_status, ok)
             run = scf.if_(planned)
             with run.then():
@@ -193,121 +199,92 @@ def decode_kernel(m):
                                    prior=prior)
         hi_min = arith.minui(kv_end, hi_first, result_name="hi_min")
 
-        # KV tiles of TILE_K positions.
+        # KV tiles of TILE_K positions, software-pipelined: iteration j runs
+        # A (vector: softmax of tile j - 1), B (cube: S of tile j), C
+        # (vector: o += alpha O_t of tile j - 2), D (cube: P V of tile j - 1).
         w_first = arith.muli(arith.divui(kv_start, tile_k), tile_k,
                              result_name="w_first")
         span = arith.subi(kv_end, w_first, result_name="span")
         num_tiles = arith.ceildivui(span, tile_k, result_name="num_tiles")
-        with scf.for_(c0, num_tiles, c1, iv_name="j") as tiles:
-            j_off = arith.muli(tiles.iv, tile_k, result_name="j_off")
-            wpos = arith.addi(w_first, j_off, result_name="w")
-            left = arith.subi(kv_end, wpos, result_name="left")
-            n = arith.minui(tile_k, left, result_name="n")
+        num_steps = arith.addi(num_tiles, c2, result_name="num_steps")
+        block_size = mr.dim(k.k_cache, c2, result_name="block_size")
+        alpha = t.alloc(dynamic_valid=[rows], type=COL)
+        alpha_row = t.reshape(alpha, type=ROW32)
+        with scf.for_(c0, num_steps, c1, iv_name="j") as steps:
+            j = steps.iv
+            a_t = arith.subi(j, c1, result_name="a_t")
+            a_live = arith.cmpi("ult", a_t, num_tiles, result_name="a_live")
+            stage_a = scf.if_(a_live)
+            with stage_a.then():
+                wpos, n, w_end = kv_tile(a_t, tile_k, w_first, kv_end)
+                softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max,
+                        hi_min, lo_t, hi_t, m_row, l_row, alpha, alpha_row,
+                        zero, one, minus_one, largest, c0)
+                t.rowexpandmul(o, o, alpha, otmp)
+            with stage_a.else_():
+                t.expands(alpha_row, one)
 
-            # Cube: S = Q K^T, page by page.
-            block_size = mr.dim(k.k_cache, c2, result_name="block_size")
-            w_end = arith.addi(wpos, n, result_name="w_end")
-            with scf.for_(wpos, w_end, block_size, iv_name="p") as page:
-                seg, col = page_segment(page.iv, block_size, w_end, wpos, c1)
-                kt = t.alloc(dynamic_shape=[tile_k],
-                             dynamic_valid=[head_dim, seg], type=KT_MAT)
-                t.load_paged(kt, k.k_cache, kv_head, k.block_table, kv_id,
-                             page.iv, transpose=True)
-                kr = t.alloc(dynamic_shape=[tile_k],
-                             dynamic_valid=[head_dim, seg], type=KT_RIGHT)
-                t.mov(kr, kt)
-                sa = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, seg],
-                             type=S_ACC)
-                t.matmul(sa, ql, kr)
-                t.store(k.ws_s, [blk, c0, col], sa)
+            b_live = arith.cmpi("ult", j, num_tiles, result_name="b_live")
+            stage_b = scf.if_(b_live)
+            with stage_b.then():
+                wpos, n, w_end = kv_tile(j, tile_k, w_first, kv_end)
+                # Cube: S = Q K^T, page by page, K in two L1 copies.
+                with scf.for_(wpos, w_end, block_size, iv_name="p") as page:
+                    seg, col = page_segment(page.iv, block_size, w_end, wpos,
+                                            c1)
+                    kt = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[head_dim, seg], slot=j,
+                                 buffers=2, type=KT_MAT)
+                    t.load_paged(kt, k.k_cache, kv_head, k.block_table, kv_id,
+                                 page.iv, transpose=True)
+                    kr = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[head_dim, seg], type=KT_RIGHT)
+                    t.mov(kr, kt)
+                    sa = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[rows, seg], type=S_ACC)
+                    t.matmul(sa, ql, kr)
+                    t.store(k.ws_s, [blk, c0, col], sa)
 
-            # Vector: the scaled, masked scores.
-            sv = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
-                         type=S_VEC)
-            tmp = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
-                          type=S_VEC)
-            t.load(sv, k.ws_s, [blk, c0, c0])
-            t.muls(sv, sv, scale)
-            cut_lo = arith.cmpi("ult", wpos, lo_max)
-            cut_hi = arith.cmpi("ugt", w_end, hi_min)
-            masked = scf.if_(arith.ori(cut_lo, cut_hi, result_name="masked"))
-            with masked.then():
-                w_i32 = arith.index_cast(wpos, type="i32", result_name="w_i32")
-                pos_i = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[n],
-                                type=POS_I32)
-                pos_f = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[n],
-                                type=POS_F32)
-                t.ci(pos_i, w_i32)
-                t.cvt(pos_f, pos_i)
-                to_hi = t.alloc(dynamic_shape=[tile_k],
-                                dynamic_valid=[rows, n], type=S_VEC)
-                from_lo = t.alloc(dynamic_shape=[tile_k],
-                                  dynamic_valid=[rows, n], type=S_VEC)
-                t.rowexpand(to_hi, hi_t)
-                t.colexpandsub(to_hi, to_hi, pos_f)
-                t.rowexpand(from_lo, lo_t)
-                t.colexpandsub(from_lo, from_lo, pos_f)
-                t.muls(from_lo, from_lo, minus_one)
-                t.adds(from_lo, from_lo, one)
-                t.min(to_hi, to_hi, from_lo)
-                t.mins(to_hi, to_hi, one)
-                t.maxs(to_hi, to_hi, zero)
-                t.adds(to_hi, to_hi, minus_one)
-                t.muls(to_hi, to_hi, largest)
-                t.add(sv, sv, to_hi)
+            c_live = arith.cmpi("uge", j, c2, result_name="c_live")
+            stage_c = scf.if_(c_live)
+            with stage_c.then():
+                ot = t.alloc(dynamic_valid=[rows, head_dim], type=O_VEC)
+                t.load(ot, k.ws_o, [blk, c0, c0])
+                t.rowexpandmul(ot, ot, alpha, otmp)
+                t.add(o, o, ot)
 
-            # Online softmax.
-            mt = t.alloc(dynamic_valid=[rows], type=COL)
-            mt_row = t.reshape(mt, type=ROW32)
-            alpha = t.alloc(dynamic_valid=[rows], type=COL)
-            alpha_row = t.reshape(alpha, type=ROW32)
-            t.rowmax(mt, sv, tmp)
-            t.max(mt_row, mt_row, m_row)
-            t.sub(alpha_row, m_row, mt_row)
-            t.exp(alpha_row, alpha_row)
-            t.adds(m_row, mt_row, zero)
-            t.rowexpandsub(sv, sv, mt, tmp)
-            t.exp(sv, sv)
-            lt = t.alloc(dynamic_valid=[rows], type=COL)
-            lt_row = t.reshape(lt, type=ROW32)
-            t.rowsum(lt, sv, tmp)
-            t.mul(l_row, l_row, alpha_row)
-            t.add(l_row, l_row, lt_row)
-            pb = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
-                         type=P_VEC)
-            t.cvt(pb, sv)
-            t.store(k.ws_p, [blk, c0, c0], pb)
-
-            # Cube: O_t = P V, page by page.
-            pm = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
-                         type=P_MAT)
-            t.load(pm, k.ws_p, [blk, c0, c0])
-            oa = t.alloc(dynamic_valid=[rows, head_dim], type=O_ACC)
-            with scf.for_(wpos, w_end, block_size, iv_name="p") as page:
-                seg, col = page_segment(page.iv, block_size, w_end, wpos, c1)
-                pl = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, seg],
-                             type=P_LEFT)
-                t.extract(pl, pm, c0, col)
-                vm = t.alloc(dynamic_shape=[tile_k],
-                             dynamic_valid=[seg, head_dim], type=V_MAT)
-                t.load_paged(vm, k.v_cache, kv_head, k.block_table, kv_id,
-                             page.iv)
-                vr = t.alloc(dynamic_shape=[tile_k],
-                             dynamic_valid=[seg, head_dim], type=V_RIGHT)
-                t.mov(vr, vm)
-                first = scf.if_(arith.cmpi("eq", page.iv, wpos,
-                                           result_name="first_page"))
-                with first.then():
-                    t.matmul(oa, pl, vr)
-                with first.else_():
-                    t.matmul_acc(oa, pl, vr)
-            t.store(k.ws_o, [blk, c0, c0], oa)
-
-            # Vector: o = o alpha + O_t.
-            ot = t.alloc(dynamic_valid=[rows, head_dim], type=O_VEC)
-            t.load(ot, k.ws_o, [blk, c0, c0])
-            t.rowexpandmul(o, o, alpha, otmp)
-            t.add(o, o, ot)
+            stage_d = scf.if_(a_live)
+            with stage_d.then():
+                wpos, n, w_end = kv_tile(a_t, tile_k, w_first, kv_end)
+                # Cube: O_t = P V, page by page, V and P in two L1 copies.
+                pm = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
+                             slot=j, buffers=2, type=P_MAT)
+                oa = t.alloc(dynamic_valid=[rows, head_dim], type=O_ACC)
+                with scf.for_(wpos, w_end, block_size, iv_name="p") as page:
+                    seg, col = page_segment(page.iv, block_size, w_end, wpos,
+                                            c1)
+                    vm = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[seg, head_dim], slot=j,
+                                 buffers=2, type=V_MAT)
+                    t.load_paged(vm, k.v_cache, kv_head, k.block_table, kv_id,
+                                 page.iv)
+                    first_page = arith.cmpi("eq", page.iv, wpos,
+                                            result_name="first_page")
+                    load_p = scf.if_(first_page)
+                    with load_p.then():
+                        t.load(pm, k.ws_p, [blk, c0, c0])
+                    vr = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[seg, head_dim], type=V_RIGHT)
+                    t.mov(vr, vm)
+                    pl = t.alloc(dynamic_shape=[tile_k],
+                                 dynamic_valid=[rows, seg], type=P_LEFT)
+                    t.extract(pl, pm, c0, col)
+                    first = scf.if_(first_page)
+                    with first.then():
+                        t.matmul(oa, pl, vr)
+                    with first.else_():
+                        t.matmul_acc(oa, pl, vr)
+                t.store(k.ws_o, [blk, c0, c0], oa)
 
         finish = scf.if_(last)
         with finish.then():
@@ -324,6 +301,72 @@ def decode_kernel(m):
             t.store(k.acc_o, [req, kv_head, c0, c0], o)
             t.store(k.acc_m, [req, kv_head, c0], m_col, transpose=True)
             t.store(k.acc_l, [req, kv_head, c0], l_col, transpose=True)
+
+
+def kv_tile(t_idx, tile_k, w_first, kv_end):
+    """KV tile t: its first position, its length and its end."""
+    t_off = arith.muli(t_idx, tile_k, result_name="t_off")
+    wpos = arith.addi(w_first, t_off, result_name="w")
+    left = arith.subi(kv_end, wpos, result_name="left")
+    n = arith.minui(tile_k, left, result_name="n")
+    return wpos, n, arith.addi(wpos, n, result_name="w_end")
+
+
+def softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max, hi_min,
+            lo_t, hi_t, m_row, l_row, alpha, alpha_row, zero, one, minus_one,
+            largest, c0):
+    """Stage A's vector work on one KV tile: its scores from the
+    workspace, scaled and masked, then the online softmax (m, l and alpha
+    updated, P to the workspace)."""
+    sv = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=S_VEC)
+    tmp = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=S_VEC)
+    t.load(sv, k.ws_s, [blk, c0, c0])
+    t.muls(sv, sv, scale)
+    cut_lo = arith.cmpi("ult", wpos, lo_max)
+    cut_hi = arith.cmpi("ugt", w_end, hi_min)
+    masked = scf.if_(arith.ori(cut_lo, cut_hi, result_name="masked"))
+    with masked.then():
+        w_i32 = arith.index_cast(wpos, type="i32", result_name="w_i32")
+        pos_i = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[n],
+                        type=POS_I32)
+        pos_f = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[n],
+                        type=POS_F32)
+        t.ci(pos_i, w_i32)
+        t.cvt(pos_f, pos_i)
+        to_hi = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
+                        type=S_VEC)
+        from_lo = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n],
+                          type=S_VEC)
+        t.rowexpand(to_hi, hi_t)
+        t.colexpandsub(to_hi, to_hi, pos_f)
+        t.rowexpand(from_lo, lo_t)
+        t.colexpandsub(from_lo, from_lo, pos_f)
+        t.muls(from_lo, from_lo, minus_one)
+        t.adds(from_lo, from_lo, one)
+        t.min(to_hi, to_hi, from_lo)
+        t.mins(to_hi, to_hi, one)
+        t.maxs(to_hi, to_hi, zero)
+        t.adds(to_hi, to_hi, minus_one)
+        t.muls(to_hi, to_hi, largest)
+        t.add(sv, sv, to_hi)
+
+    mt = t.alloc(dynamic_valid=[rows], type=COL)
+    mt_row = t.reshape(mt, type=ROW32)
+    t.rowmax(mt, sv, tmp)
+    t.max(mt_row, mt_row, m_row)
+    t.sub(alpha_row, m_row, mt_row)
+    t.exp(alpha_row, alpha_row)
+    t.adds(m_row, mt_row, zero)
+    t.rowexpandsub(sv, sv, mt, tmp)
+    t.exp(sv, sv)
+    lt = t.alloc(dynamic_valid=[rows], type=COL)
+    lt_row = t.reshape(lt, type=ROW32)
+    t.rowsum(lt, sv, tmp)
+    t.mul(l_row, l_row, alpha_row)
+    t.add(l_row, l_row, lt_row)
+    pb = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=P_VEC)
+    t.cvt(pb, sv)
+    t.store(k.ws_p, [blk, c0, c0], pb)
 
 
 def page_segment(p, block_size, w_end, wpos, c1):
