@@ -3024,80 +3024,125 @@ ${START_STATE}
 ${ROW_RANGES}
 
   // KV tiles of TILE_K positions from the multiple of TILE_K at or before
-  // kv_start.
+  // kv_start, software-pipelined over three stages so that the K/V loads,
+  // the cube and the vector core work on different tiles at once.
+  // Iteration j of the loop runs, in this order:
+  //   A. vector: the softmax of tile j - 1 (its S from the workspace, its P
+  //      to the workspace), and o scaled to the new row maximum;
+  //   B. S = Q K^T of tile j on the cube;
+  //   C. vector: o += alpha O_t of tile j - 2 (its P V from the workspace,
+  //      brought to the maximum A just set);
+  //   D. O_t = P V of tile j - 1 on the cube.
+  // Each workspace then has one reader between two writes, and the cube
+  // loads K and V of one tile while the vector core runs the softmax of
+  // the one before. Iterations 0, T and T + 1 (T tiles) fill and drain the
+  // pipeline.
   %w_first_q = arith.divui %kv_start, %tile_k : index
   %w_first = arith.muli %w_first_q, %tile_k : index
   %span = arith.subi %kv_end, %w_first : index
   %num_tiles = arith.ceildivui %span, %tile_k : index
-  scf.for %j = %c0 to %num_tiles step %c1 {
-    %j_off = arith.muli %j, %tile_k : index
-    %w = arith.addi %w_first, %j_off : index
-    %left = arith.subi %kv_end, %w : index
-    %n = arith.minui %tile_k, %left : index
-    %w_end = arith.addi %w, %n : index
+  %num_steps = arith.addi %num_tiles, %c2 : index
+  // alpha = e^(m_old - m_new) of the last softmax, per row: C brings tile
+  // j - 2's O_t to the maximum after tile j - 1 with it.
+  %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+${DEQUANT_SCRATCH}
+  scf.for %j = %c0 to %num_steps step %c1 {
+    // A. Vector, tile t = j - 1: the scaled, masked scores, then the
+    // online softmax.
+    %a_t = arith.subi %j, %c1 : index
+    %a_live = arith.cmpi ult, %a_t, %num_tiles : index
+    scf.if %a_live {
+      %t_off = arith.muli %a_t, %tile_k : index
+      %w = arith.addi %w_first, %t_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
+      %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.load %sv, %ws_f[%blk, %c0, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
+      tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+      %cut_lo = arith.cmpi ult, %w, %lo_max : index
+      %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
+      %masked = arith.ori %cut_lo, %cut_hi : i1
+      scf.if %masked {
+        // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
+        // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
+        %w_i32 = arith.index_cast %w : index to i32
+        %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
+        %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
+        tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
+        %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+        tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+        tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
+        tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+        tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
+        tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      }
 
-${S_TILE}
-
-    // Vector: the scaled, masked scores of the tile.
-    %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-    %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.load %sv, %ws_f[%blk, %c0, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
-    tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-    %cut_lo = arith.cmpi ult, %w, %lo_max : index
-    %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
-    %masked = arith.ori %cut_lo, %cut_hi : i1
-    scf.if %masked {
-      // bias = 0 where lo <= p < hi, else the lowest float, for p = w + c:
-      // visible = clamp(min(hi - p, p - lo + 1), 0, 1).
-      %w_i32 = arith.index_cast %w : index to i32
-      %pos_i = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xi32, valid = 1x?>
-      %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
-      tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
-      %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-      tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-      tile.colexpandsub %from_lo, %from_lo, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
-      tile.muls %from_lo, %from_lo, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.adds %from_lo, %from_lo, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.min %to_hi, %to_hi, %from_lo : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.mins %to_hi, %to_hi, %one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.maxs %to_hi, %to_hi, %zero : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.adds %to_hi, %to_hi, %minus_one : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
-      tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
+      // p = e^(s - m'), l' = l alpha + sum_c p, o' = o alpha.
+      %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+      tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
+      tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+      tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
+      %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.store %ws_h[%blk, %c${P_SLOT}, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    } else {
+      // No softmax ran: C adds tile j - 2's O_t as it is.
+      tile.expands %alpha_row, %one : !tile.tile<vec, 1x32xf32>, f32
     }
 
-    // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
-    // p = e^(s - m'), l' = l alpha + sum_c p.
-    %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.sub %alpha_row, %m_row, %mt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.exp %alpha_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
-    tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
-    tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-    %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
-    tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-    tile.store %ws_h[%blk, %c${P_SLOT}, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+    // B. Tile j.
+    %b_live = arith.cmpi ult, %j, %num_tiles : index
+    scf.if %b_live {
+      %t_off = arith.muli %j, %tile_k : index
+      %w = arith.addi %w_first, %t_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
+${S_TILE}
+    }
 
+    // C. Vector, tile j - 2: o += alpha O_t.
+    %c_live = arith.cmpi uge, %j, %c2 : index
+    scf.if %c_live {
+      %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+      tile.rowexpandmul %ot, %ot, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    }
+
+    // D. Tile j - 1.
+    scf.if %a_live {
+      %t_off = arith.muli %a_t, %tile_k : index
+      %w = arith.addi %w_first, %t_off : index
+      %left = arith.subi %kv_end, %w : index
+      %n = arith.minui %tile_k, %left : index
+      %w_end = arith.addi %w, %n : index
 ${PV_TILE}
-    // Vector: o = o alpha + O_t.
-    %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
-    tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    }
   }
 ${END_STATE}
   wsp.return
@@ -3109,12 +3154,12 @@ ${END_STATE}
 /// One page's segment [p, p_end) of a KV tile [w, w_end): %seg positions
 /// at offset %off in the tile (a tile spans pages when the page is smaller
 /// than TILE_K).
-constexpr StringLiteral kPageSegment = R"mlir(      %p_page = arith.divui %p, %block_size : index
-      %p_next_page = arith.addi %p_page, %c1 : index
-      %p_page_end = arith.muli %p_next_page, %block_size : index
-      %p_end = arith.minui %p_page_end, %w_end : index
-      %seg = arith.subi %p_end, %p : index
-      %off = arith.subi %p, %w : index)mlir";
+constexpr StringLiteral kPageSegment = R"mlir(        %p_page = arith.divui %p, %block_size : index
+        %p_next_page = arith.addi %p_page, %c1 : index
+        %p_page_end = arith.muli %p_next_page, %block_size : index
+        %p_end = arith.minui %p_page_end, %w_end : index
+        %seg = arith.subi %p_end, %p : index
+        %off = arith.subi %p, %w : index)mlir";
 
 
 /// bf16 cache, Q: the vector core packs the rows (token s, head g) ->
@@ -3138,43 +3183,48 @@ ${TOKEN_AT}
 
 /// bf16 cache, S = Q K^T: K straight from the pages.
 constexpr StringLiteral kAttentionSBf16 = R"mlir(
-    // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
-    // page is smaller than TILE_K): K^T of the page's positions into L1,
-    // its columns of S to the workspace.
-    scf.for %p = %w to %w_end step %block_size {
+      // Cube: S = Q K^T, one page at a time (a KV tile spans pages when the
+      // page is smaller than TILE_K): K^T of the page's positions into L1
+      // (two copies, alternating by tile), its columns of S to the
+      // workspace.
+      scf.for %p = %w to %w_end step %block_size {
 ${PAGE_SEGMENT}
-      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
-      tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
-      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
-      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
-      %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
-      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
-      tile.store %ws_f[%blk, %c0, %c0, %off], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
-    })mlir";
+        %kt = tile.alloc shape(%tile_k) valid(%head_dim, %seg) slot(%j) buffers(2) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+        tile.load_paged %kt, %k_cache[%kv_head], %block_table[%slot], %p transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+        %kr = tile.alloc shape(%tile_k) valid(%head_dim, %seg) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+        tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+        %sa = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+        tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+        tile.store %ws_f[%blk, %c0, %c0, %off], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>
+      })mlir";
 
 /// bf16 cache, O_t = P V: V straight from the pages.
 constexpr StringLiteral kAttentionPvBf16 = R"mlir(
-    // Cube: O_t = P V, one page at a time: V of the page's positions into
-    // L1, the matching columns of P from L1 into L0A, accumulated in L0C.
-    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
-    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
-    scf.for %p = %w to %w_end step %block_size {
+      // Cube: O_t = P V, one page at a time: V of the page's positions into
+      // L1 (two copies), the matching columns of P from L1 into L0A,
+      // accumulated in L0C. P is loaded after the first V page, so that
+      // the V loads do not queue behind the softmax.
+      %pm = tile.alloc shape(%tile_k) valid(%rows, %n) slot(%j) buffers(2) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+      scf.for %p = %w to %w_end step %block_size {
 ${PAGE_SEGMENT}
-      %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
-      tile.extract %pl, %pm[%c0, %off] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
-      %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
-      tile.load_paged %vm, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
-      %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
-      tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
-      %first_page = arith.cmpi eq, %p, %w : index
-      scf.if %first_page {
-        tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
-      } else {
-        tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+        %vm = tile.alloc shape(%tile_k) valid(%seg, %head_dim) slot(%j) buffers(2) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+        tile.load_paged %vm, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+        %first_page = arith.cmpi eq, %p, %w : index
+        scf.if %first_page {
+          tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+        }
+        %vr = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+        tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+        %pl = tile.alloc shape(%tile_k) valid(%rows, %seg) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+        tile.extract %pl, %pm[%c0, %off] : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+        scf.if %first_page {
+          tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+        } else {
+          tile.matmul_acc %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+        }
       }
-    }
-    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
+      tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
 
 /// int8 cache, Q: packed in f32, each column scaled by K's dequantization
 /// scale (q . k = sum_d q[d] k_scale[d] k8[d]), for the cube's f32 product
@@ -3205,49 +3255,67 @@ ${TOKEN_AT}
 /// workspaces, one page at a time (A2/A3's cube multiplies operands of one
 /// type); the cube reads K^T from there.
 constexpr StringLiteral kAttentionSInt8 = R"mlir(
-    // Vector: K and V of the tile's pages, int8 through f16 (exact) to f32
-    // (K) or bf16 (V), into the workspaces.
-    scf.for %p = %w to %w_end step %block_size {
+      // Vector: K of the tile's pages, int8 through f16 (exact) to f32,
+      // into the workspace.
+      scf.for %p = %w to %w_end step %block_size {
 ${PAGE_SEGMENT}
-      %k8s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xi8, valid = ?x?>
-      %k16s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf16, valid = ?x?>
-      %k32s = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xf32, valid = ?x?>
-      %kbs = tile.alloc shape(%tile_k) valid(%seg, %head_dim) : !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
-      tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
-      tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
-      tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
-      tile.store %ws_k[%blk, %off, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
-      tile.load_paged %k8s, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ?x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
-      tile.cvt %k16s, %k8s : !tile.tile<vec, ?x${D}xf16, valid = ?x?>, !tile.tile<vec, ?x${D}xi8, valid = ?x?>
-      tile.cvt %k32s, %k16s : !tile.tile<vec, ?x${D}xf32, valid = ?x?>, !tile.tile<vec, ?x${D}xf16, valid = ?x?>
-      tile.cvt %kbs, %k32s : !tile.tile<vec, ?x${D}xbf16, valid = ?x?>, !tile.tile<vec, ?x${D}xf32, valid = ?x?>
-      tile.store %ws_v[%blk, %off, %c0], %kbs : ${WS_V_TYPE}, !tile.tile<vec, ?x${D}xbf16, valid = ?x?>
-    }
+        %k8s = tile.subview %x8[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        %k16s = tile.subview %x16[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        %k32s = tile.subview %x32[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+        tile.cvt %k16s, %k8s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        tile.cvt %k32s, %k16s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        tile.store %ws_k[%blk, %off, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+      }
 
-    // Cube: S = Q K^T in f32, K^T loaded transposed from the workspace.
-    %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
-    tile.load %kt, %ws_k[%blk, %c0, %c0] transpose : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>, ${WS_K_TYPE}
-    %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, ${D}x?xf32, valid = ?x?>
-    tile.mov %kr, %kt : !tile.tile<right, ${D}x?xf32, valid = ?x?>, !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
-    %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
-    tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xf32, valid = ?x?>, !tile.tile<right, ${D}x?xf32, valid = ?x?>
-    tile.store %ws_f[%blk, %c0, %c0, %c0], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>)mlir";
+      // Cube: S = Q K^T in f32, K^T loaded transposed from the workspace.
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
+      tile.load %kt, %ws_k[%blk, %c0, %c0] transpose : !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>, ${WS_K_TYPE}
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, ${D}x?xf32, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xf32, valid = ?x?>, !tile.tile<mat, ${D}x?xf32, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xf32, valid = ?x?>, !tile.tile<right, ${D}x?xf32, valid = ?x?>
+      tile.store %ws_f[%blk, %c0, %c0, %c0], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>)mlir";
+
+/// int8 cache: the vector core's scratch for turning a page of K or V into
+/// f32 or bf16 (stages B and D of the pipelined loop take its rows in
+/// turn), as wide as the widest int8 KV tile.
+constexpr StringLiteral kAttentionDequantScratch = R"mlir(  // Scratch for the pages of K and V on their way from int8 to f32.
+  %x8 = tile.alloc valid(%tile_k, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+  %x16 = tile.alloc valid(%tile_k, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+  %x32 = tile.alloc valid(%tile_k, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+  %xb = tile.alloc valid(%tile_k, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>)mlir";
 
 /// int8 cache, O_t = P V8 (bf16), V from the workspace; v_scale is applied
 /// once, at the end of the row.
 constexpr StringLiteral kAttentionPvInt8 = R"mlir(
-    // Cube: O_t = P V8 in bf16, V loaded from the workspace.
-    %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
-    %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
-    tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
-    %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
-    tile.load %vm, %ws_v[%blk, %c0, %c0] : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${WS_V_TYPE}
-    %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
-    tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
-    %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
-    tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
-    tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
+      // Vector: V of the tile's pages, int8 through f16 and f32 to bf16
+      // (exact: |v8| <= 127), into the workspace.
+      scf.for %p = %w to %w_end step %block_size {
+${PAGE_SEGMENT}
+        %v8s = tile.subview %x8[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        %v16s = tile.subview %x16[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        %v32s = tile.subview %x32[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        %vbs = tile.subview %xb[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
+        tile.load_paged %v8s, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+        tile.cvt %v16s, %v8s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        tile.cvt %v32s, %v16s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        tile.cvt %vbs, %v32s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        tile.store %ws_v[%blk, %off, %c0], %vbs : ${WS_V_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
+      }
+
+      // Cube: O_t = P V8 in bf16, V loaded from the workspace.
+      %pm = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+      %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+      tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+      tile.load %vm, %ws_v[%blk, %c0, %c0] : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${WS_V_TYPE}
+      %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+      %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+      tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
 
 /// int8 cache, the end of a row: each column by V's dequantization scale.
 constexpr StringLiteral kAttentionFinishInt8 = R"mlir(
@@ -3648,6 +3716,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   v["Q_PACK"] = int8 ? kAttentionQInt8 : kAttentionQBf16;
   v["S_TILE"] = int8 ? kAttentionSInt8 : kAttentionSBf16;
   v["PV_TILE"] = int8 ? kAttentionPvInt8 : kAttentionPvBf16;
+  v["DEQUANT_SCRATCH"] = int8 ? kAttentionDequantScratch : "";
+  v["INT8_KV_TILE"] = std::to_string(kMaxInt8KvTile);
   v["FINISH_SCALE"] = int8 ? kAttentionFinishInt8 : "";
   addTypeValues(v, args);
   v.insert({{"NAME", name.str()},

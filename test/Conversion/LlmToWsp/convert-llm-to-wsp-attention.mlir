@@ -23,9 +23,21 @@
 // CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c2, %c0, %c0]
 // CHECK: tile.load %{{.*}}, %[[WS_ML]][%[[BLK]], %c0, %c0] transpose
 // CHECK: wsp.mask_range standard
-// CHECK: tile.load_paged %{{.*}} transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
-// CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>
+// The KV loop, software-pipelined: iteration j runs the softmax of tile
+// j - 1, S of tile j (K in two L1 copies), o += alpha O_t of tile j - 2 and
+// P V of tile j - 1 (V and P in two L1 copies).
+// CHECK: %[[STEPS:.*]] = arith.addi %{{.*}}, %c2 : index
+// CHECK: scf.for %[[J:.*]] = %c0 to %[[STEPS]] step %c1 {
 // CHECK: tile.rowmax
+// CHECK: tile.rowexpandmul
+// CHECK: } else {
+// CHECK-NEXT: tile.expands
+// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+// CHECK-NEXT: tile.load_paged %{{.*}} transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
+// CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>
+// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c1, %c0, %c0]
+// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
 // CHECK: tile.matmul_acc
 // CHECK: scf.if %[[LAST]] {
 // CHECK: tile.rowexpanddiv
@@ -103,11 +115,16 @@ func.func @pre(%qkv: memref<?x12x64xbf16>, %kv_ids: memref<?xi32>,
 // CHECK: tile.load %{{.*}}, %[[KS]][
 // CHECK: tile.colexpandmul
 // CHECK: tile.store %[[WQ]][
-// CHECK: tile.load_paged %{{.*}} : !tile.tile<vec, ?x128xi8, valid = ?x?>
+// Stage B turns K's pages into f32, stage D V's into bf16, both through
+// one scratch as wide as the widest int8 KV tile.
+// CHECK: tile.alloc valid(%{{.*}}) : !tile.tile<vec, 64x128xi8, valid = ?x?>
+// CHECK: scf.for
+// CHECK: tile.load_paged %{{.*}} : !tile.tile<vec, 64x128xi8, valid = ?x?>
 // CHECK: tile.store %[[WK]][
-// CHECK: tile.store %[[WV]][
 // CHECK: tile.load %{{.*}}, %[[WK]][{{.*}}] transpose : !tile.tile<mat, 128x?xf32, valid = ?x?, zn>
 // CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xf32, valid = ?x?>
+// CHECK: tile.load_paged %{{.*}} : !tile.tile<vec, 64x128xi8, valid = ?x?>
+// CHECK: tile.store %[[WV]][
 // CHECK: tile.load %{{.*}}, %[[WV]][
 // CHECK: scf.if
 // CHECK: tile.load %{{.*}}, %[[VS]][
