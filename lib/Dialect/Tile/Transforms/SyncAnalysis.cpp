@@ -49,7 +49,13 @@ struct Frame {
   Value iv;
 };
 
-/// One access of one instruction, as remembered for later conflicts.
+/// The enclosing loops of an instruction and the pass each was in.
+using PassList = SmallVector<std::pair<Operation *, int>, 2>;
+
+/// One access of one instruction, as remembered for later conflicts. States
+/// hold many and are copied at every branch and loop, so what is the same
+/// for all accesses of one execution of an instruction lives in the
+/// solver's stores, referenced.
 struct Touch {
   Operation *op;
   int agent;
@@ -58,8 +64,8 @@ struct Touch {
   bool elementwise;
   Value tile;  // the tile operand (for element-wise footprints); null in GM
   int slot;    // copy of a multi-buffered site, -1 if not known / single
-  Clock know;  // what the agent knew right after the instruction
-  SmallVector<std::pair<Operation *, int>, 2> passes; // enclosing loops
+  const Clock *know;      // what the agent knew right after the instruction
+  const PassList *passes; // enclosing loops
 };
 
 /// What is known of one place: its possible last writers and the reads
@@ -81,16 +87,73 @@ struct Place {
 
 using FlagKey = std::tuple<int, int, int, int>; // unit, src, dst, event
 
+/// The cells of one place by slot (-1 = every slot / single buffer), in
+/// increasing slot order. Nearly every place has one slot: inline storage
+/// lets a State be copied (at every branch and loop) without allocating.
+class SlotCells {
+public:
+  using Entry = std::pair<int, Cell>;
+  Cell &operator[](int slot) {
+    auto *it = llvm::lower_bound(
+        entries, slot, [](const Entry &e, int s) { return e.first < s; });
+    if (it == entries.end() || it->first != slot)
+      it = entries.insert(it, Entry{slot, Cell()});
+    return it->second;
+  }
+  Entry *begin() { return entries.begin(); }
+  Entry *end() { return entries.end(); }
+  const Entry *begin() const { return entries.begin(); }
+  const Entry *end() const { return entries.end(); }
+
+private:
+  SmallVector<Entry, 1> entries;
+};
+
+/// A queue of pending flags: rarely more than two, so inline storage too.
+template <typename T> class Fifo {
+public:
+  bool empty() const { return items.empty(); }
+  size_t size() const { return items.size(); }
+  const T &front() const { return items.front(); }
+  void push_back(const T &t) { items.push_back(t); }
+  void pop_front() { items.erase(items.begin()); }
+  const T *begin() const { return items.begin(); }
+  const T *end() const { return items.end(); }
+
+private:
+  SmallVector<T, 2> items;
+};
+
+/// A map of few keys, in increasing key order, in one small vector (a
+/// kernel uses a handful of flags at a time).
+template <typename K, typename V> class FlatMap {
+public:
+  using Entry = std::pair<K, V>;
+  V &operator[](const K &key) {
+    auto *it = llvm::lower_bound(
+        entries, key, [](const Entry &e, const K &k) { return e.first < k; });
+    if (it == entries.end() || it->first != key)
+      it = entries.insert(it, Entry{key, V()});
+    return it->second;
+  }
+  Entry *begin() { return entries.begin(); }
+  Entry *end() { return entries.end(); }
+  const Entry *begin() const { return entries.begin(); }
+  const Entry *end() const { return entries.end(); }
+
+private:
+  SmallVector<Entry, 4> entries;
+};
+
 struct State {
   std::array<Clock, kAgents> know{};
   std::array<uint32_t, 2> vBarrier{};
-  // Per place key: cells by slot (-1 = every slot / single buffer).
-  llvm::DenseMap<const void *, std::map<int, Cell>> cells;
-  std::map<FlagKey, std::deque<Clock>> flags;
-  std::map<std::pair<int, int>, std::deque<Clock>> cross; // setter unit, event
+  llvm::DenseMap<const void *, SlotCells> cells;
+  FlatMap<FlagKey, Fifo<Clock>> flags;
+  FlatMap<std::pair<int, int>, Fifo<Clock>> cross; // setter unit, event
   // Which set op pushed each pending snapshot (check mode: pairing).
-  std::map<FlagKey, std::deque<Operation *>> flagSetters;
-  std::map<std::pair<int, int>, std::deque<Operation *>> crossSetters;
+  FlatMap<FlagKey, Fifo<Operation *>> flagSetters;
+  FlatMap<std::pair<int, int>, Fifo<Operation *>> crossSetters;
 };
 
 void joinClock(Clock &into, const Clock &from) {
@@ -417,7 +480,7 @@ private:
   /// across that loop's iterations), if any.
   const Frame *backEdgeOf(const Touch &t) {
     for (const Frame &f : frames)
-      for (auto &[loop, pass] : t.passes)
+      for (auto &[loop, pass] : *t.passes)
         if (loop == f.loop && pass < f.pass)
           return &f;
     return nullptr;
@@ -465,7 +528,7 @@ private:
                << (loopFrame ? "another region of the loop's iterations"
                              : "a block it shares no block with")
                << "; cannot place a flag between them (synchronize by hand)";
-      return t.know;
+      return *t.know;
     }
     Operation *posA = block->findAncestorOpInBlock(*t.op);
     Operation *posB = block->findAncestorOpInBlock(*op);
@@ -477,9 +540,9 @@ private:
                << t.op->getName() << "' in another region of the same '"
                << (posA ? posA->getName().getStringRef() : StringRef("op"))
                << "'; cannot place a flag between them (synchronize by hand)";
-      return t.know;
+      return *t.know;
     }
-    Clock carried = t.know;
+    Clock carried = *t.know;
     if (posA != t.op) {
       auto it = knowAfter.find(posA);
       if (it != knowAfter.end())
@@ -715,7 +778,7 @@ private:
     for (auto &[agent, need] : needs)
       pending.push_back(need);
     auto covers = [](const Touch &by, const Touch &t) {
-      return by.know[t.agent] >= t.clock;
+      return (*by.know)[t.agent] >= t.clock;
     };
     while (!pending.empty()) {
       auto best = std::max_element(
@@ -749,12 +812,13 @@ private:
     st.know[b][b] = clock;
 
     // Remember the accesses.
-    SmallVector<std::pair<Operation *, int>, 2> passes;
+    PassList &passes = passStore.emplace_back();
     for (const Frame &f : frames)
       passes.push_back({f.loop, f.pass});
+    const Clock &know = knowStore.emplace_back(st.know[b]);
     for (const Access &x : accesses) {
-      Touch t{op, b, clock, x.write, x.elementwise, x.place.tile,
-              x.place.slot, st.know[b], passes};
+      Touch t{op,           b,           clock, x.write, x.elementwise,
+              x.place.tile, x.place.slot, &know, &passes};
       Cell &cell = st.cells[x.place.key][x.place.slot];
       if (x.write) {
         // A write to a known copy (or a single buffer) replaces what was
@@ -794,9 +858,8 @@ private:
     return static_cast<int>(base + ((*v % mod) + mod) % mod);
   }
 
-  void pop(Operation *op, std::deque<Clock> &queue,
-           std::deque<Operation *> *setters, SmallVector<int> agents,
-           State &st) {
+  void pop(Operation *op, Fifo<Clock> &queue, Fifo<Operation *> *setters,
+           SmallVector<int> agents, State &st) {
     if (queue.empty()) {
       if (!insert) {
         if (diagnose)
@@ -1010,6 +1073,9 @@ private:
   /// it ran): what a flag set after it carries.
   llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
+  /// What Touches reference (stable addresses, kept for the whole solve).
+  std::deque<Clock> knowStore;
+  std::deque<PassList> passStore;
 };
 
 } // namespace
@@ -1121,14 +1187,14 @@ static void addInvocationFence(FunctionOpInterface fn, SyncResult &result,
 }
 
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
-                                                 bool insert, bool prune) {
+                                                 bool insert, bool redundant) {
   Solver solver(fn, insert);
   FailureOr<SyncResult> result = solver.run();
   if (failed(result))
     return result;
   if (insert) {
     addInvocationFence(fn, *result, solver.insertedOps);
-    if (!prune)
+    if (!redundant)
       return result;
     // Flags placed early can be made unnecessary by later ones: drop what
     // the final program does not need. The groups are redundant together
@@ -1143,6 +1209,8 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     }
     return result;
   }
+  if (!redundant)
+    return result;
   for (auto &group : redundantFlags(fn, nullptr))
     for (Operation *op : group)
       if (isa<SetFlagOp, SyncSetOp>(op)) {

@@ -34,9 +34,10 @@ struct SyncResult {
 
 /// Inserts the synchronization `fn` needs (insert = true) or reports what is
 /// missing, unbalanced or redundant (insert = false). Fails on a diagnosed
-/// error.
+/// error. `redundant`: after inserting, remove the inserted flags the result
+/// does not need; when checking, warn at flags the kernel does not need.
 FailureOr<SyncResult> solveSync(FunctionOpInterface fn, bool insert,
-                                bool prune = true);
+                                bool redundant = true);
 
 } // namespace tile
 } // namespace wsp
