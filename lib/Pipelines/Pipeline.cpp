@@ -58,7 +58,11 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(tile::createTilePlanMemory());
   pm.addPass(tile::createTileInsertSync());
   pm.addPass(tile::createTileCheckPlanned());
-  pm.addPass(tile::createTileCheckSync());
+  // Every pair ordered; the search for redundant flags is the one
+  // tile-insert-sync just ran (and acted on), so it is not repeated.
+  tile::TileCheckSyncOptions checkSync;
+  checkSync.redundant = false;
+  pm.addPass(tile::createTileCheckSync(checkSync));
   // Stage 4: ready for emission.
   WspSetTargetOptions target;
   target.target = options.target;

@@ -45,10 +45,11 @@ struct InsertSyncPass
 
 struct CheckSyncPass
     : public mlir::wsp::tile::impl::TileCheckSyncBase<CheckSyncPass> {
+  using TileCheckSyncBase::TileCheckSyncBase;
   void runOnOperation() override {
     bool ok = true;
     for (FunctionOpInterface fn : tileFunctions(getOperation()))
-      ok &= succeeded(solveSync(fn, /*insert=*/false));
+      ok &= succeeded(solveSync(fn, /*insert=*/false, redundant));
     if (!ok)
       signalPassFailure();
   }

@@ -58,9 +58,11 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     gets its flag set right after the producer (or after the loop or branch
     around it) and waited before the consumer in the next iteration, with
     one flag set before the loop and waited after it;
-    for a multi-buffered tile whose slot is the loop's induction variable
+    for a multi-buffered tile whose slot is a loop's induction variable
     the flag is per slot (`event(e + %slot)`), so iteration i only waits
-    for iteration i - buffers. A synchronization already implied (by
+    for iteration i - buffers, and is primed before and waited after the
+    loop that picks the slot (also for a pair carried by a loop nested in
+    it). A synchronization already implied (by
     another flag, or by program order on one pipe) is not repeated. Event
     ids are allocated per pipe pair (8) and per block (16 cross-core),
     keeping clear of every id live between the new set and its wait (an
@@ -89,10 +91,17 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
     accesses on different pipes or cores is ordered by flags (an error at
     the consumer naming the producer, the pipes and the buffer otherwise),
     every `tile.wait_flag` has a matching `tile.set_flag` on every path
-    and no set is left unwaited (errors), and no flag could be removed
-    without breaking an order (a warning at the redundant pair's set; of
-    several that order the same pairs, all but one).
+    and no set is left unwaited (errors), and, with `redundant` (default),
+    no flag could be removed without breaking an order (a warning at the
+    redundant pair's set; of several that order the same pairs, all but
+    one). The redundancy search solves the kernel once per flag; the
+    default pipeline turns it off, since `tile-insert-sync` has just run
+    the same search and removed what it found.
   }];
+  let options = [
+    Option<"redundant", "redundant", "bool", "true",
+           "Warn at flags the kernel does not need">,
+  ];
 }
 
 def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
