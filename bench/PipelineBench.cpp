@@ -3,7 +3,9 @@
 // more): decode attention's workload, or a file of llm operators, whose
 // lowering is then timed too. Prints the time per copy for each size;
 // linear growth keeps it flat. Each size is the median of 3 runs; parsing
-// is timed apart.
+// is timed apart. Then the split by pass over 10 copies (the pipeline's
+// stages run in that order; a pass that runs twice is summed), beside the
+// goal of 1 ms per copy.
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
@@ -13,6 +15,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
@@ -21,6 +24,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -68,6 +73,31 @@ static std::string layers(const std::string &example, int n) {
   }
   return out;
 }
+
+/// Wall time per pass (by its command-line name), in first-run order.
+struct PassTimes : public PassInstrumentation {
+  std::vector<std::string> order;
+  std::map<std::string, double> ms;
+  std::chrono::steady_clock::time_point start;
+  void runBeforePass(Pass *, Operation *) override {
+    start = std::chrono::steady_clock::now();
+  }
+  void runAfterPass(Pass *pass, Operation *) override {
+    record(pass);
+  }
+  void runAfterPassFailed(Pass *pass, Operation *) override { record(pass); }
+  void record(Pass *pass) {
+    const double t = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    std::string name = pass->getArgument().str();
+    if (name.empty())
+      name = pass->getName().str();
+    if (!ms.count(name))
+      order.push_back(name);
+    ms[name] += t;
+  }
+};
 
 int main(int argc, char **argv) {
   if (argc != 2) {
@@ -134,5 +164,31 @@ int main(int argc, char **argv) {
     std::printf("%10d %12.2f %14.2f %16.1f\n", n, parse[mid], pipe[mid],
                 pipe[mid] * 1000.0 / n);
   }
+
+  // The split by pass, 10 copies, one run.
+  constexpr int kSplitCopies = 10;
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(layers(example, kSplitCopies), &context);
+  if (!module)
+    return 1;
+  PassManager pm(&context, ModuleOp::getOperationName());
+  if (failed(parsePassPipeline("wsp-pipeline", pm)))
+    return 1;
+  auto times = std::make_unique<PassTimes>();
+  PassTimes *split = times.get();
+  pm.addInstrumentation(std::move(times));
+  if (failed(pm.run(*module)))
+    return 1;
+  double total = 0;
+  for (auto &[name, t] : split->ms)
+    total += t;
+  std::printf("\nby pass (%d copies, one run)%22s %8s\n", kSplitCopies,
+              "us per copy", "share");
+  for (const std::string &name : split->order)
+    std::printf("  %-40s %10.1f %7.1f%%\n", name.c_str(),
+                split->ms[name] * 1000.0 / kSplitCopies,
+                100.0 * split->ms[name] / total);
+  std::printf("  %-40s %10.1f   (goal: <= 1000 us per copy)\n", "total",
+              total * 1000.0 / kSplitCopies);
   return 0;
 }
