@@ -1,11 +1,22 @@
 // plan_svg (plan_svg.hpp): the chart read back agrees with the plan: one
 // lane per core, one bar per unit, each lane's bars summing to the core's
-// planned cost, a merge mark per split row, the lower bound line.
+// planned cost, a merge mark per split row, the lower bound line; the plan
+// rebuilt from the planner's buffers, and the simulation's recorder.
 #include <pto/runtime/plan_svg.hpp>
 #include <pto/runtime/runtime.hpp>
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -67,4 +78,96 @@ TEST(PlanSvg, ChartAgreesWithThePlan) {
     }
     EXPECT_NE(svg.find("</svg>"), std::string::npos);
   }
+}
+
+// What the CPU-sim form draws: the plan rebuilt from the buffers
+// plan_balanced_into filled is the planner's own, costs and bound included.
+TEST(PlanSvg, BuffersGiveThePlannersPlan) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int batch = 1 + int(rng() % 40), heads = 1 + int(rng() % 4);
+    std::vector<int> lens(batch), q(batch);
+    for (int b = 0; b < batch; ++b) {
+      lens[b] = rng() % 5 == 0 ? int(rng() % 20000) : 1 + int(rng() % 3000);
+      q[b] = 1 + int(rng() % 3);
+      q[b] = lens[b] == 0 ? 1 : std::min(q[b], lens[b]);
+    }
+    BalancedConfig config;
+    config.num_cores = 1 + int(rng() % 30);
+    config.batch_invariant = trial % 3 == 0;
+    config.invariant_chunk = 256;
+    const int *qp = trial % 2 ? q.data() : nullptr;
+    BalancedPlan want;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &want, qp),
+              PlanResult::OK);
+    // Room as the planner asks it (rows + cores at least).
+    std::vector<WorkDescriptor> descs(
+        size_t(want.count + want.rows + config.num_cores));
+    std::vector<int> cores(size_t(config.num_cores) + 1),
+        merges(size_t(want.rows) + 1);
+    int count = 0;
+    ASSERT_EQ(plan_balanced_into(lens.data(), batch, heads, config,
+                                 DecodeAttentionTiers{}, descs.data(),
+                                 int(descs.size()), cores.data(),
+                                 int(cores.size()), merges.data(),
+                                 int(merges.size()), &count, nullptr, nullptr,
+                                 qp),
+              PlanResult::OK);
+    const BalancedPlan got =
+        plan_from_buffers(lens.data(), batch, heads, config, descs.data(),
+                          count, cores.data(), merges.data(), qp);
+    EXPECT_EQ(got.count, want.count);
+    EXPECT_EQ(got.rows, want.rows);
+    EXPECT_EQ(got.core_indptr, want.core_indptr);
+    EXPECT_EQ(got.merge_indptr, want.merge_indptr);
+    EXPECT_EQ(got.core_cost, want.core_cost) << "trial " << trial;
+    EXPECT_EQ(got.lower_bound_cost, want.lower_bound_cost);
+    EXPECT_EQ(plan_svg(got, config, qp), plan_svg(want, config, qp));
+  }
+}
+
+// The simulation's recorder writes each plan's chart into
+// WSP_PLAN_SVG_DIR, and nothing without it.
+TEST(PlanSvg, RecorderWritesOnlyWhenAsked) {
+  std::vector<int> lens = {3000, 20, 700};
+  BalancedConfig config;
+  config.num_cores = 4;
+  BalancedPlan plan;
+  ASSERT_EQ(plan_balanced(lens.data(), 3, 2, config, DecodeAttentionTiers{},
+                          &plan),
+            PlanResult::OK);
+  char tmpl[] = "/tmp/wsp-plan-svg-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  auto files = [&] {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+      while (dirent *e = readdir(d))
+        if (e->d_name[0] != '.')
+          names.push_back(e->d_name);
+      closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  auto record = [&] {
+    sim::record_balanced_plan(lens.data(), 3, 2, config,
+                              plan.descriptors.data(), plan.count,
+                              plan.core_indptr.data(), plan.merge_indptr.data());
+  };
+  unsetenv("WSP_PLAN_SVG_DIR");
+  record();
+  EXPECT_TRUE(files().empty());
+  setenv("WSP_PLAN_SVG_DIR", dir.c_str(), 1);
+  record();
+  unsetenv("WSP_PLAN_SVG_DIR");
+  const std::vector<std::string> written = files();
+  ASSERT_EQ(written.size(), 1u);
+  std::ifstream in(dir + "/" + written[0]);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), plan_svg(plan, config));
+  std::remove((dir + "/" + written[0]).c_str());
+  rmdir(dir.c_str());
 }

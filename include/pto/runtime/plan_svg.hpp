@@ -15,8 +15,10 @@
 #include "pto/runtime/balanced_planner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 namespace pto {
@@ -106,6 +108,89 @@ inline std::string plan_svg(const BalancedPlan &plan,
   svg += "</svg>\n";
   return svg;
 }
+
+/// The plan plan_balanced_into wrote into caller buffers (`count`
+/// descriptors, `core_indptr` of config.num_cores + 1 entries over
+/// contiguous ranges, `merge_indptr`), as the BalancedPlan plan_svg draws:
+/// each core's cost from its descriptors (unit_cost), the lower bound from
+/// the same input (balanced_lower_bound). `q_lens` as the planner's.
+inline BalancedPlan plan_from_buffers(const int *kv_lens, int batch,
+                                      int kv_heads, const BalancedConfig &config,
+                                      const WorkDescriptor *descs, int count,
+                                      const int *core_indptr,
+                                      const int *merge_indptr,
+                                      const int *q_lens = nullptr) {
+  BalancedPlan plan;
+  plan.count = count;
+  plan.descriptors.assign(descs, descs + count);
+  plan.core_indptr.assign(core_indptr, core_indptr + config.num_cores + 1);
+  plan.core_items.resize(count);
+  for (int i = 0; i < count; ++i)
+    plan.core_items[i] = i;
+  plan.rows = 0;
+  for (int i = 0; i < count; ++i)
+    plan.rows += descs[i].is_first();
+  plan.merge_indptr.assign(merge_indptr, merge_indptr + plan.rows + 1);
+  plan.core_cost.assign(config.num_cores, 0);
+  for (int c = 0; c < config.num_cores; ++c)
+    for (int i = core_indptr[c]; i < core_indptr[c + 1]; ++i)
+      plan.core_cost[c] += unit_cost(descs[i], config.cost, q_lens);
+  plan.lower_bound_cost =
+      balanced_lower_bound(kv_lens, batch, kv_heads, config, q_lens);
+  return plan;
+}
+
+namespace sim {
+
+/// Plans a run draws at most (a model's decode loop plans every step).
+constexpr int kMaxPlanCharts = 100;
+
+/// The CPU simulation's picture of each balanced plan it makes (the
+/// CPU-sim form calls it after every successful plan_balanced_into; `wspc
+/// --run --plan-svg DIR` sets WSP_PLAN_SVG_DIR): plan_svg of the plan into
+/// DIR/plan_<n>.svg, n counting the run's plans from 0 (ranks running as
+/// threads share the count). Nothing without WSP_PLAN_SVG_DIR. A file is
+/// written whole or not at all (a temporary renamed into place); past
+/// kMaxPlanCharts plans, one line on stderr says the rest were not drawn.
+inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
+                                 const BalancedConfig &config,
+                                 const WorkDescriptor *descs, int count,
+                                 const int *core_indptr,
+                                 const int *merge_indptr,
+                                 const int *q_lens = nullptr) {
+  const char *dir = std::getenv("WSP_PLAN_SVG_DIR");
+  if (!dir || !*dir)
+    return;
+  static std::atomic<int> next{0};
+  const int n = next++;
+  if (n >= kMaxPlanCharts) {
+    if (n == kMaxPlanCharts)
+      std::fprintf(stderr,
+                   "wsp: %d plan charts written to %s; later plans not "
+                   "drawn\n",
+                   kMaxPlanCharts, dir);
+    return;
+  }
+  const std::string svg =
+      plan_svg(plan_from_buffers(kv_lens, batch, kv_heads, config, descs,
+                                 count, core_indptr, merge_indptr, q_lens),
+               config, q_lens);
+  const std::string path =
+      std::string(dir) + "/plan_" + std::to_string(n) + ".svg";
+  const std::string tmp = path + ".tmp";
+  bool ok = false;
+  if (std::FILE *f = std::fopen(tmp.c_str(), "w")) {
+    ok = std::fwrite(svg.data(), 1, svg.size(), f) == svg.size();
+    ok = std::fclose(f) == 0 && ok;
+  }
+  if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    std::fprintf(stderr, "wsp: cannot write the plan chart %s\n",
+                 path.c_str());
+  }
+}
+
+} // namespace sim
 
 } // namespace runtime
 } // namespace pto

@@ -232,6 +232,18 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
      << buffer(op.getMergeIndptr()) << ", &count, nullptr, nullptr, "
      << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
      << "));\n";
+  if (e.flavor == Flavor::CpuSim) {
+    // The simulation's picture of the plan (wspc --run --plan-svg).
+    os << "if (" << e.name(op.getStatus()) << " == 0)\n";
+    os << "  ::pto::runtime::sim::record_balanced_plan(\n";
+    os << "      " << lengths << ".data, to_runtime_int(" << batch
+       << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
+    os << "      " << e.name(op.getBuffer()) << ".data, count, "
+       << e.name(op.getCoreIndptr()) << ".data, "
+       << e.name(op.getMergeIndptr()) << ".data, "
+       << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
+       << ");\n";
+  }
   os.unindent();
   os << "}\n";
   os << e.name(op.getCount()) << " = count;\n";
@@ -1292,6 +1304,10 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
     os << "#include <pto/runtime/collectives.hpp>\n";
   if (!module.getOps<StepOp>().empty())
     os << "#include <pto/runtime/step_table.hpp>\n";
+  // The simulation draws each balanced plan it makes (wspc --plan-svg).
+  if (module->walk([](PlanBalancedOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    os << "#include <pto/runtime/plan_svg.hpp>\n";
   os << kPrelude;
   os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
   os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "

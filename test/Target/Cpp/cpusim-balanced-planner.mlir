@@ -18,6 +18,8 @@
 // CHECK: idle: an empty plan
 // CHECK: persistent: every descriptor ran once
 
+// The simulation draws its balanced plans (wspc --run --plan-svg).
+// EMIT: #include <pto/runtime/plan_svg.hpp>
 // EMIT: // wsp.descriptor_table @__wsp_plan_0: 5 descriptors planned at compile time (balanced)
 // EMIT: static const int32_t g___wsp_plan_0_cores[] = {0, 3, 5};
 // EMIT-NEXT: static const int32_t g___wsp_plan_0_merges[] = {0, 1, 2, 4, 5};
@@ -27,6 +29,8 @@
 // EMIT: ::pto::runtime::plan_balanced_into(
 // EMIT-NEXT: {{.*}}, config,
 // EMIT-NEXT: ::pto::runtime::TierConfig<::pto::runtime::Tier<0, 1, 1024>, ::pto::runtime::Tier<1, 1025, 4096>, ::pto::runtime::Tier<2, 4097, 16384>, ::pto::runtime::Tier<3, 16385, 131072>>{},
+// EMIT: if ([[STATUS:.*]] == 0)
+// EMIT-NEXT: ::pto::runtime::sim::record_balanced_plan(
 // EMIT-LABEL: int32_t plan_static(
 // EMIT: std::copy(g___wsp_plan_0_cores, g___wsp_plan_0_cores + {{.*}}, a1.data);
 // EMIT-LABEL: void run_all(
