@@ -2,7 +2,7 @@
 //
 //   wspc workload.mlir -o out/ [--target=cpusim|ascend]
 //        [--static-planning=true|false]
-//        [--run [--check selfcheck.cpp] [--ranks N]]
+//        [--run [--check selfcheck.cpp] [--ranks N] [--plan-svg DIR]]
 //
 // Runs the whole compiler in-process (parse -> wsp-pipeline -> emission) and
 // writes the emitted tree (--target=ascend: the device form only, the first
@@ -19,7 +19,9 @@
 // runs its self-check (by default <input>.selfcheck.cpp next to the input):
 // random inputs, the planned tiered run against a naive reference, and a
 // report. With --ranks N, a program with collectives runs its self-check on
-// N ranks as threads of one process (the self-check reads WSP_RANKS). Every
+// N ranks as threads of one process (the self-check reads WSP_RANKS). With
+// --plan-svg DIR the run draws each balanced plan it makes into
+// DIR/plan_<n>.svg (a Gantt chart of the simulated cores). Every
 // failure ends with a message and a nonzero exit; files are written only
 // after the whole compilation succeeded.
 //
@@ -98,6 +100,12 @@ static cl::opt<int> ranks(
              "self-check on this many ranks (threads of one process) "
              "instead of its own choice"),
     cl::value_desc("N"), cl::cat(wspcCategory));
+static cl::opt<std::string> planSvg(
+    "plan-svg",
+    cl::desc("With --run: draw each balanced plan the run makes into "
+             "DIR/plan_<n>.svg (one lane per core, one bar per work unit, "
+             "the lower bound as a line)"),
+    cl::value_desc("DIR"), cl::cat(wspcCategory));
 static cl::opt<std::string>
     runtimeInclude("runtime-include",
                    cl::desc("Directory holding pto/runtime/runtime.hpp"),
@@ -160,6 +168,10 @@ int main(int argc, char **argv) {
   if (ranks.getNumOccurrences() && (ranks < 1 || ranks > kMaxRanks))
     return fail("--ranks must be between 1 and " + llvm::Twine(kMaxRanks) +
                 ", got " + llvm::Twine(ranks));
+  if (planSvg.getNumOccurrences() && !run)
+    return fail("--plan-svg draws the plans --run makes; it needs --run");
+  if (planSvg.getNumOccurrences() && planSvg.empty())
+    return fail("--plan-svg needs a directory");
 
   // Parse.
   DialectRegistry registry;
@@ -311,14 +323,48 @@ int main(int argc, char **argv) {
                        : std::string())
                << "\n";
   llvm::outs().flush();
-  if (!ranks.getNumOccurrences())
-    return runProgram(exe, {exe}, "the self-check") ? 1 : 0;
-  // The environment, and WSP_RANKS for the self-check.
+  // The environment, with WSP_RANKS and WSP_PLAN_SVG_DIR as asked (and
+  // without them otherwise: the run is the command line's).
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e)
-    if (!StringRef(*e).starts_with("WSP_RANKS="))
+    if (!StringRef(*e).starts_with("WSP_RANKS=") &&
+        !StringRef(*e).starts_with("WSP_PLAN_SVG_DIR="))
       env.push_back(*e);
-  env.push_back("WSP_RANKS=" + std::to_string(ranks));
+  if (ranks.getNumOccurrences())
+    env.push_back("WSP_RANKS=" + std::to_string(ranks));
+  llvm::SmallString<256> charts;
+  if (planSvg.getNumOccurrences()) {
+    // A fresh directory: charts of an earlier run are not this run's.
+    charts = planSvg.getValue();
+    if (std::error_code ec = llvm::sys::fs::make_absolute(charts))
+      return fail("--plan-svg '" + planSvg + "': " + ec.message());
+    if (llvm::sys::fs::exists(charts)) {
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(charts, ec), end;
+           !ec && it != end; it.increment(ec))
+        if (StringRef name = llvm::sys::path::filename(it->path());
+            name.starts_with("plan_") && name.ends_with(".svg"))
+          llvm::sys::fs::remove(it->path());
+    } else if (std::error_code ec =
+                   llvm::sys::fs::create_directories(charts)) {
+      return fail("cannot create '" + planSvg + "': " + ec.message());
+    }
+    env.push_back("WSP_PLAN_SVG_DIR=" + std::string(charts));
+  }
   std::vector<StringRef> envRefs(env.begin(), env.end());
-  return runProgram(exe, {exe}, "the self-check", ArrayRef(envRefs)) ? 1 : 0;
+  if (runProgram(exe, {exe}, "the self-check", ArrayRef(envRefs)))
+    return 1;
+  if (!charts.empty()) {
+    unsigned drawn = 0;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(charts, ec), end;
+         !ec && it != end; it.increment(ec))
+      if (StringRef name = llvm::sys::path::filename(it->path());
+          name.starts_with("plan_") && name.ends_with(".svg"))
+        ++drawn;
+    llvm::outs() << "wspc: " << drawn << " plan chart" << (drawn == 1 ? "" : "s")
+                 << " in " << charts
+                 << (drawn ? "" : " (the run made no balanced plan)") << "\n";
+  }
+  return 0;
 }
