@@ -249,6 +249,9 @@ static std::pair<Value, Value> windowed(Lowering &l, Value len, Value queries,
 /// Spec §6.3.4, the runtime's contract included: 0 for invalid inputs
 /// (batch or heads < 1, a negative length), else the smallest chunk in
 /// [chunk_min, chunk_max] whose count fits max_work_units, else chunk_max.
+/// The search is the runtime's (WorkPlanner::plan_chunk_size): one pass for
+/// the bounds max(nz, ceil(S/c)) <= count(c) <= (S + nz (c - 1)) / c, which
+/// narrow the range the binary search counts over (or decide it alone).
 static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
   OpBuilder b(op);
   Lowering l{b, op.getLoc()};
@@ -256,18 +259,36 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
   PlanConfigAttr config = op.getConfig();
   using P = arith::CmpIPredicate;
 
-  // Smallest length, to reject negative ones.
-  Value minLen =
-      scf::ForOp::create(
-          b, l.loc, l.index(0), batch, l.index(1), ValueRange{l.i32(0)},
-          [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
-            Lowering n{nb, loc};
-            Value len = n.load(lengths, i);
-            scf::YieldOp::create(
-                nb, loc,
-                ValueRange{arith::MinSIOp::create(nb, loc, acc[0], len)});
-          })
-          .getResult(0);
+  // What a chunk size is planned for: the length, or a sliding window's
+  // part of it.
+  auto planned = [&](Lowering &n, Value len) {
+    if (op.getWindowAttr())
+      len = windowed(n, len, op.getQueries(), op.getWindowAttr().getInt())
+                .second;
+    return len;
+  };
+
+  // One pass: the smallest length (to reject negative ones), and over the
+  // planned lengths their sum, how many are not 0, and the largest.
+  auto survey = scf::ForOp::create(
+      b, l.loc, l.index(0), batch, l.index(1),
+      ValueRange{l.i32(0), l.index(0), l.index(0), l.index(0)},
+      [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
+        Lowering n{nb, loc};
+        Value len32 = n.load(lengths, i);
+        Value len = planned(
+            n, n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0))));
+        Value nonzero =
+            n.select(n.cmp(P::ne, len, n.index(0)), n.index(1), n.index(0));
+        scf::YieldOp::create(
+            nb, loc,
+            ValueRange{arith::MinSIOp::create(nb, loc, acc[0], len32),
+                       arith::AddIOp::create(nb, loc, acc[1], len),
+                       arith::AddIOp::create(nb, loc, acc[2], nonzero),
+                       arith::MaxUIOp::create(nb, loc, acc[3], len)});
+      });
+  Value minLen = survey.getResult(0), sum = survey.getResult(1),
+        nonzero = survey.getResult(2), maxLen = survey.getResult(3);
   Value valid = arith::AndIOp::create(
       b, l.loc,
       arith::AndIOp::create(b, l.loc, l.cmp(P::sgt, batch, l.index(0)),
@@ -278,13 +299,53 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
       b, l.loc, valid,
       [&](OpBuilder &tb, Location loc) {
         Lowering t{tb, loc};
+        Value chunkMin = t.index(config.getChunkMin()),
+              chunkMax = t.index(config.getChunkMax());
         // count(c) * heads <= max_work_units  <=>  count(c) <= limit.
         Value limit = arith::DivUIOp::create(
             tb, loc, t.index(config.getMaxWorkUnits()), heads);
+        // Every fitting c is >= first_lower (ceil(S / c) <= limit), and
+        // first_upper fits ((S + nz (c - 1)) / c <= limit, or c >= the
+        // largest length). Decided without a count: more nonzero lengths
+        // than the limit (nothing fits: chunk_max), none (everything fits:
+        // chunk_min), first_lower past chunk_max, first_upper at or below
+        // chunk_min; otherwise the search runs over [max(chunk_min,
+        // first_lower), min(chunk_max, first_upper)].
+        Value tooMany = t.cmp(P::ugt, nonzero, limit);
+        Value none = t.cmp(P::eq, nonzero, t.index(0));
+        Value safeLimit =
+            t.select(t.cmp(P::eq, limit, t.index(0)), t.index(1), limit);
+        Value firstLower = arith::CeilDivUIOp::create(tb, loc, sum, safeLimit);
+        // limit + 1 - nz > 0 where it is used (nz <= limit).
+        Value room = t.select(
+            tooMany, t.index(1),
+            arith::SubIOp::create(
+                tb, loc, arith::AddIOp::create(tb, loc, limit, t.index(1)),
+                nonzero));
+        Value firstUpper = arith::MinUIOp::create(
+            tb, loc,
+            arith::AddIOp::create(
+                tb, loc,
+                arith::DivUIOp::create(
+                    tb, loc, arith::SubIOp::create(tb, loc, sum, nonzero),
+                    room),
+                t.index(1)),
+            maxLen);
+        Value atMax = arith::OrIOp::create(
+            tb, loc, tooMany, t.cmp(P::ugt, firstLower, chunkMax));
+        Value atMin = arith::OrIOp::create(
+            tb, loc, none, t.cmp(P::ule, firstUpper, chunkMin));
+        Value lo0 = t.select(
+            atMax, chunkMax,
+            t.select(atMin, chunkMin,
+                     arith::MaxUIOp::create(tb, loc, chunkMin, firstLower)));
+        Value hi0 = t.select(
+            atMax, chunkMax,
+            t.select(atMin, chunkMin,
+                     arith::MinUIOp::create(tb, loc, chunkMax, firstUpper)));
         auto search = scf::WhileOp::create(
             tb, loc, TypeRange{tb.getIndexType(), tb.getIndexType()},
-            ValueRange{t.index(config.getChunkMin()),
-                       t.index(config.getChunkMax())},
+            ValueRange{lo0, hi0},
             [&](OpBuilder &cb, Location loc, ValueRange args) {
               Lowering c{cb, loc};
               scf::ConditionOp::create(cb, loc, c.cmp(P::ult, args[0], args[1]),
@@ -303,11 +364,7 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
                       [&](OpBuilder &fb, Location loc, Value i,
                           ValueRange acc) {
                         Lowering f{fb, loc};
-                        Value len = f.toIndex(f.load(lengths, i));
-                        if (op.getWindowAttr())
-                          len = windowed(f, len, op.getQueries(),
-                                         op.getWindowAttr().getInt())
-                                    .second;
+                        Value len = planned(f, f.toIndex(f.load(lengths, i)));
                         Value chunks =
                             arith::CeilDivUIOp::create(fb, loc, len, mid);
                         scf::YieldOp::create(fb, loc,
@@ -433,53 +490,61 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
           Value nMinus1 = arith::SubIOp::create(rb, loc, safeN, r.index(1));
           Value lastSize = arith::SubIOp::create(
               rb, loc, len, arith::MulIOp::create(rb, loc, nMinus1, chunk));
-          auto heads_loop = scf::ForOp::create(
-              rb, loc, r.index(0), heads, r.index(1), reqAcc,
-              [&](OpBuilder &hb, Location loc, Value head, ValueRange hAcc) {
-                Lowering h{hb, loc};
-                auto chunk_loop = scf::ForOp::create(
-                    hb, loc, h.index(0), n, h.index(1), hAcc,
-                    [&](OpBuilder &cb, Location loc, Value i, ValueRange id) {
-                      Lowering c{cb, loc};
-                      Value isFirst = c.cmp(P::eq, i, c.index(0));
-                      Value isLast = c.cmp(P::eq, i, nMinus1);
-                      Value start, size;
-                      if (balanced) {
-                        Value longer = c.cmp(P::ult, i, extra);
-                        size = arith::AddIOp::create(
-                            cb, loc, base,
-                            c.select(longer, c.index(1), c.index(0)));
-                        start = arith::AddIOp::create(
-                            cb, loc, arith::MulIOp::create(cb, loc, i, base),
-                            arith::MinUIOp::create(cb, loc, i, extra));
-                      } else {
-                        size = c.select(isLast, lastSize, chunk);
-                        start = arith::MulIOp::create(cb, loc, i, chunk);
-                      }
-                      if (window)
-                        start = arith::AddIOp::create(cb, loc, windowStart,
-                                                      start);
-                      Value flags = arith::OrIOp::create(
-                          cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
-                          c.select(isLast, flagLast, c.i32(0)));
+          // The request's descriptors are its heads' rows of n chunks,
+          // head after head: id = reqFirst + head n + i. A chunk's place, size
+          // and flags are the same for every head, so the chunk loop is
+          // the outer one and computes them once for all heads.
+          Value reqFirst = reqAcc[0];
+          scf::ForOp::create(
+              rb, loc, r.index(0), n, r.index(1), ValueRange{},
+              [&](OpBuilder &cb, Location loc, Value i, ValueRange) {
+                Lowering c{cb, loc};
+                Value isFirst = c.cmp(P::eq, i, c.index(0));
+                Value isLast = c.cmp(P::eq, i, nMinus1);
+                Value start, size;
+                if (balanced) {
+                  Value longer = c.cmp(P::ult, i, extra);
+                  size = arith::AddIOp::create(
+                      cb, loc, base,
+                      c.select(longer, c.index(1), c.index(0)));
+                  start = arith::AddIOp::create(
+                      cb, loc, arith::MulIOp::create(cb, loc, i, base),
+                      arith::MinUIOp::create(cb, loc, i, extra));
+                } else {
+                  size = c.select(isLast, lastSize, chunk);
+                  start = arith::MulIOp::create(cb, loc, i, chunk);
+                }
+                if (window)
+                  start = arith::AddIOp::create(cb, loc, windowStart, start);
+                Value flags = arith::OrIOp::create(
+                    cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
+                    c.select(isLast, flagLast, c.i32(0)));
+                Value first = arith::AddIOp::create(cb, loc, reqFirst, i);
+                scf::ForOp::create(
+                    cb, loc, c.index(0), heads, c.index(1), ValueRange{},
+                    [&](OpBuilder &hb, Location loc, Value head, ValueRange) {
+                      Value id = arith::AddIOp::create(
+                          hb, loc, first,
+                          arith::MulIOp::create(hb, loc, head, n));
                       // attention: (request, head, start, len); moe per
                       // expert: (batch group, expert, start, count).
                       SmallVector<Value> params =
                           moe ? SmallVector<Value>{head, req, start, size}
                               : SmallVector<Value>{req, head, start, size};
                       Value desc = MakeDescriptorOp::create(
-                          cb, loc,
+                          hb, loc,
                           cast<MemRefType>(buffer.getType()).getElementType(),
-                          id[0], tier, flags, params);
-                      memref::StoreOp::create(cb, loc, desc, buffer,
-                                              ValueRange{id[0]});
-                      scf::YieldOp::create(cb, loc,
-                                           ValueRange{arith::AddIOp::create(
-                                               cb, loc, id[0], c.index(1))});
+                          id, tier, flags, params);
+                      memref::StoreOp::create(hb, loc, desc, buffer,
+                                              ValueRange{id});
+                      scf::YieldOp::create(hb, loc);
                     });
-                scf::YieldOp::create(hb, loc, chunk_loop.getResults());
+                scf::YieldOp::create(cb, loc);
               });
-          scf::YieldOp::create(rb, loc, heads_loop.getResults());
+          scf::YieldOp::create(
+              rb, loc,
+              ValueRange{arith::AddIOp::create(
+                  rb, loc, reqFirst, arith::MulIOp::create(rb, loc, heads, n))});
         });
     scf::YieldOp::create(tb, loc);
   });

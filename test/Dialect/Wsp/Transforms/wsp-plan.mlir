@@ -124,14 +124,22 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
   wsp.return
 }
 // The binary search: 0 for invalid inputs (a negative length, batch or
-// heads < 1), else a while loop over [chunk_min, chunk_max] that counts
-// chunks against max_work_units / heads.
+// heads < 1), else a while loop that counts chunks against max_work_units
+// / heads, over [chunk_min, chunk_max] narrowed by the bounds one pass
+// gives (the sum S, the nonzero lengths nz, the largest): [max(chunk_min,
+// ceil(S / limit)), min(chunk_max, (S - nz) / (limit + 1 - nz) + 1, the
+// largest)], as the runtime's planner searches.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[LENS:[^:]*]]: memref<?xi32>, %[[B:[^:]*]]: index, %[[H:[^:]*]]: index, %[[BUF:[^:]*]]: memref<?x!wsp.descriptor<attention>>)
-// CHECK: arith.minsi
+// CHECK: %[[ONE_PASS:.*]]:4 = scf.for
+// CHECK:   arith.minsi
+// CHECK:   arith.maxui
 // CHECK: %[[CHUNK:.*]] = scf.if %{{.*}} -> (index) {
 // CHECK:   %[[LIMIT:.*]] = arith.divui %c65536, %[[H]] : index
-// CHECK:   %[[SEARCH:.*]]:2 = scf.while (%{{.*}} = %c256, %{{.*}} = %c4096)
+// CHECK:   %[[LOWER:.*]] = arith.ceildivui %[[ONE_PASS]]#1,
+// CHECK:   %[[LO:.*]] = arith.select %{{.*}}, %c4096, %{{.*}} : index
+// CHECK:   %[[HI:.*]] = arith.select %{{.*}}, %c4096, %{{.*}} : index
+// CHECK:   %[[SEARCH:.*]]:2 = scf.while (%{{.*}} = %[[LO]], %{{.*}} = %[[HI]])
 // CHECK:     arith.cmpi ult
 // CHECK:     scf.condition
 // CHECK:   } do {
@@ -149,12 +157,19 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: arith.select %{{.*}}, %c1_i32, %c0_i32
 // CHECK: arith.select %[[SURVEY]]#1, %c2_i32
 // CHECK: arith.select %{{.*}}, %c3_i32
+// A request's chunk loop is outside its head loop: a chunk's place, size
+// and flags are computed once for all heads, and head h's copy goes to id
+// first + h n.
 // CHECK: scf.if
-// CHECK:   scf.for %[[REQ:[^ ]*]] = {{.*}} to %[[B]]
-// CHECK:     scf.for %[[HEAD:[^ ]*]] = {{.*}} to %[[H]]
-// CHECK:       scf.for
-// CHECK:         %[[D:.*]] = wsp.make_descriptor id(%{{.*}}) tier(%{{.*}}) flags(%{{.*}}) params(%[[REQ]], %[[HEAD]], %{{.*}}, %{{.*}}) : !wsp.descriptor<attention>
-// CHECK:         memref.store %[[D]], %[[BUF]]
+// CHECK:   scf.for %[[REQ:[^ ]*]] = {{.*}} to %[[B]] {{.*}} iter_args(%[[FIRST:[^ ]*]] =
+// CHECK:     %[[N:.*]] = arith.ceildivui
+// CHECK:     scf.for %[[I:[^ ]*]] = {{.*}} to %[[N]]
+// CHECK:       %[[AT:.*]] = arith.addi %[[FIRST]], %[[I]] : index
+// CHECK:       scf.for %[[HEAD:[^ ]*]] = {{.*}} to %[[H]]
+// CHECK:         %[[ROW:.*]] = arith.muli %[[HEAD]], %[[N]] : index
+// CHECK:         %[[ID:.*]] = arith.addi %[[AT]], %[[ROW]] : index
+// CHECK:         %[[D:.*]] = wsp.make_descriptor id(%[[ID]]) tier(%{{.*}}) flags(%{{.*}}) params(%[[REQ]], %[[HEAD]], %{{.*}}, %{{.*}}) : !wsp.descriptor<attention>
+// CHECK:         memref.store %[[D]], %[[BUF]][%[[ID]]]
 // With the declared bounds [1, 3000], only tiers 0 and 1 are reachable.
 // CHECK: wsp.dispatch @k() {{.*}} {reachable_tiers = array<i64: 0, 1>}
 func.func @dynamic(%lens: memref<?xi32>, %b: index, %h: index,
@@ -176,8 +191,9 @@ wsp.tier_config @E [#wsp.tier<0, [1, 4096]>]
 // CHECK-LABEL: func.func @dynamic_moe
 // CHECK: scf.if
 // CHECK: scf.for %[[EXPERT:[^ ]*]] = {{.*}} iter_args
-// CHECK:   scf.for %[[GROUP:[^ ]*]] = {{.*}} iter_args
-// CHECK:     wsp.make_descriptor {{.*}} params(%[[GROUP]], %[[EXPERT]], %{{.*}}, %{{.*}}) : !wsp.descriptor<moe>
+// CHECK:   scf.for
+// CHECK:     scf.for %[[GROUP:[^ ]*]] =
+// CHECK:       wsp.make_descriptor {{.*}} params(%[[GROUP]], %[[EXPERT]], %{{.*}}, %{{.*}}) : !wsp.descriptor<moe>
 func.func @dynamic_moe(%counts: memref<?xi32>, %e: index, %c: index,
                        %buf: memref<?x!wsp.descriptor<moe>>) -> i32 {
   %c1 = arith.constant 1 : index
@@ -256,8 +272,8 @@ wsp.tier_config @T [#wsp.tier<0, [1, 131072]>]
 // CHECK:   %[[BACK2:.*]] = arith.addi %[[Q]], %c2047
 // CHECK:   %[[WSTART:.*]] = arith.maxsi
 // CHECK:   scf.for
+// CHECK:     %[[KVSTART:.*]] = arith.addi %[[WSTART]], %{{.*}} : index
 // CHECK:     scf.for
-// CHECK:       %[[KVSTART:.*]] = arith.addi %[[WSTART]], %{{.*}} : index
 // CHECK:       wsp.make_descriptor {{.*}} params(%{{.*}}, %{{.*}}, %[[KVSTART]], %{{.*}})
 func.func @dynamic_window(%lens: memref<?xi32>, %b: index, %h: index,
                           %q: index, %c: index,
