@@ -325,7 +325,8 @@ func.func @cp4_int8_q2(%q: memref<?x2x2x64xbf16>,
 
 // The step's new keys and values into the cache: unsharded, and into a
 // context-parallel rank's part of every page (the rank that holds a
-// token's position stores it, at its place in the rank's page).
+// token's position stores it, at its place in the rank's page). One token
+// per request (decode) or several (a chunk of prefill), packed by q_lens.
 func.func @store_whole(%key: memref<?x2x64xbf16>, %value: memref<?x2x64xbf16>,
                        %block_table: memref<?x?xi32>, %kv_ids: memref<?xi32>,
                        %q_lens: memref<?xi32>, %kv_lens: memref<?xi32>,
@@ -334,7 +335,7 @@ func.func @store_whole(%key: memref<?x2x64xbf16>, %value: memref<?x2x64xbf16>,
       block_table(%block_table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
       q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
       -> k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
-      {max_q_len = 1 : i32}
+      {max_q_len = 64 : i32}
   return
 }
 
@@ -346,6 +347,6 @@ func.func @cp4_store(%key: memref<?x2x64xbf16>, %value: memref<?x2x64xbf16>,
       block_table(%block_table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
       q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
       -> k_cache(%k_cache : memref<?x2x4x64xbf16>) v_cache(%v_cache : memref<?x2x4x64xbf16>)
-      on @ranks4 kv_sharding = cp {max_q_len = 1 : i32}
+      on @ranks4 kv_sharding = cp {max_q_len = 64 : i32}
   return
 }

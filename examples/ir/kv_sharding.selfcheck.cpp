@@ -246,31 +246,38 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
   return ok;
 }
 
-/// The context-parallel store on 4 ranks: each rank's pool after the step
-/// must hold the unsharded cache's bits at every position of its part of
-/// every page (the step's token stored by the rank that holds its
-/// position, nothing else changed); a batch that is not one token per
-/// request fails on every rank with nothing stored.
-bool checkStore(Ranks &ranks, int64_t batch, bool oneEach) {
+/// The context-parallel store on 4 ranks of the step's tokens, 1 to `seq`
+/// per request (decode, or a chunk of prefill whose tokens span several
+/// blocks): each rank's pool after the step must hold the unsharded cache's
+/// bits at every position of its part of every page (each token stored by
+/// the rank that holds its position, nothing else changed). With `bad`, the
+/// lengths ask for one token more than there are: every rank fails with
+/// nothing stored.
+bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   constexpr int64_t n = 4;
-  const Batch whole(batch, 1, false, unsigned(3000 + batch));
-  std::mt19937 rng(static_cast<unsigned>(batch));
+  const Batch whole(batch, seq, false, unsigned(3000 + 7 * batch + seq));
+  std::mt19937 rng(static_cast<unsigned>(batch * 131 + seq));
   std::uniform_real_distribution<float> value(-1, 1);
+  std::vector<int32_t> qLens(static_cast<size_t>(batch));
+  int64_t tokenCount = 0;
+  for (int32_t &q : qLens) {
+    q = 1 + int32_t(rng() % uint32_t(seq));
+    tokenCount += q;
+  }
   std::vector<bf16> key, val;
-  for (int64_t i = 0; i < batch * kKvHeads * kDim; ++i) {
+  for (int64_t i = 0; i < tokenCount * kKvHeads * kDim; ++i) {
     key.push_back(toStorage(value(rng)));
     val.push_back(toStorage(value(rng)));
   }
-  std::vector<int32_t> qLens(size_t(batch), 1);
-  if (!oneEach)
-    qLens[0] = 2; // two tokens for the first request: not a decode step
+  if (bad)
+    qLens[0] += 1; // one token more than the step has
   auto tokens = [&](std::vector<bf16> &v) {
-    return MemRef<bf16, 3>{v.data(), {batch, kKvHeads, kDim}};
+    return MemRef<bf16, 3>{v.data(), {tokenCount, kKvHeads, kDim}};
   };
   Args ref(whole);
   std::vector<int32_t> kvLens = whole.kvLens;
   bool ok = true;
-  if (oneEach) {
+  if (!bad) {
     comm::SoloCommunicator solo;
     comm::CurrentCommunicator scope(solo);
     ok = wsp_gen::store_whole(tokens(key), tokens(val), ref.tableView(),
@@ -280,7 +287,9 @@ bool checkStore(Ranks &ranks, int64_t batch, bool oneEach) {
   std::vector<Args> parts;
   for (int64_t r = 0; r < n; ++r) {
     parts.emplace_back(whole, r, n, Mode::Cp);
-    parts.back().ints.assign(size_t(2 * batch), 0);
+    // The rows of the rank's runs: 4 R + 1 values, R <= 2 B + T / (N bs).
+    const int64_t runs = 2 * batch + tokenCount / (n * parts.back().page);
+    parts.back().ints.assign(size_t(4 * runs + 1), 0);
   }
   std::vector<std::vector<bf16>> before;
   for (const Args &a : parts)
@@ -298,27 +307,29 @@ bool checkStore(Ranks &ranks, int64_t batch, bool oneEach) {
     if (!ranks.local(r))
       continue;
     const Args &a = parts[size_t(r)];
-    ok = ok && status[size_t(r)] == (oneEach ? 0 : 3);
+    ok = ok && status[size_t(r)] == (bad ? 3 : 0);
     for (int64_t p = 0; p < whole.pages; ++p)
       for (int64_t h = 0; h < kKvHeads; ++h)
         for (int64_t i = 0; i < a.page * kDim; ++i) {
           const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
           const size_t global = size_t(
               ((p * kKvHeads + h) * whole.pageSize + r * a.page) * kDim + i);
-          const bf16 want = oneEach ? ref.k[global] : before[size_t(r)][local];
-          const bf16 wantV = oneEach ? ref.v[global] : whole.v[global];
+          const bf16 want = bad ? before[size_t(r)][local] : ref.k[global];
+          const bf16 wantV = bad ? whole.v[global] : ref.v[global];
           mismatches +=
               a.k[local].bits != want.bits || a.v[local].bits != wantV.bits;
         }
   }
   ok = ranks.all(ok && mismatches == 0);
   if (ranks.local(0))
-    std::printf("cp4_store B=%lld%s on %lld ranks: %s (%s)\n", (long long)batch,
-                oneEach ? "" : ", two tokens for one request", (long long)n,
+    std::printf("cp4_store B=%lld, 1-%lld tokens each%s on %lld ranks: %s "
+                "(%s)\n",
+                (long long)batch, (long long)seq,
+                bad ? ", lengths past the tokens" : "", (long long)n,
                 ok ? "ok" : "MISMATCH",
-                oneEach ? "every rank's part of every page as the unsharded "
-                          "store's"
-                        : "INVALID_PARAMS on every rank, nothing stored");
+                bad ? "INVALID_PARAMS on every rank, nothing stored"
+                    : "every rank's part of every page as the unsharded "
+                      "store's");
   return ok;
 }
 
@@ -367,8 +378,10 @@ bool checkAll(Ranks &ranks) {
        ok;
   if (ranks.count == 4) {
     for (int64_t batch : {1, 3, 16})
-      ok = checkStore(ranks, batch, true) && ok;
-    ok = checkStore(ranks, 5, false) && ok;
+      ok = checkStore(ranks, batch, 1, false) && ok; // decode
+    for (int64_t batch : {1, 3, 6})
+      ok = checkStore(ranks, batch, 40, false) && ok; // prefill chunks
+    ok = checkStore(ranks, 5, 7, true) && ok;
   }
   return ok;
 }

@@ -90,9 +90,9 @@ def ConvertLlmKvSharding
        succeeded.
 
     A sharded `llm.store_paged_kv_cache` stores the rank's tokens: kvdp,
-    its requests' (their rows of the tokens); cp (one token per request),
+    its requests' (their rows of the tokens); cp (any number per request),
     those whose positions fall in the rank's part of their block, at their
-    place in it.
+    place in it (one row of the plain store per run of such tokens).
 
     The buffers come from workspace arguments (`llm.workspace`), checked
     at run time (with `accum_q_len`): a smaller one is INVALID_PARAMS (3)
@@ -100,7 +100,9 @@ def ConvertLlmKvSharding
     head_dim values, H = N x q_head_num (kvdp_all_to_all: (N + 3) c x
     ...), and one of i32, c + 1 (the rank's accum_q_len); cp: one of bf16, B x q_seq_len x H x head_dim, one of f32,
     2 B x q_seq_len x H x (head_dim + 16), and one of i32 (visible_lens,
-    which the kernels read), B x q_seq_len.
+    which the kernels read), B x q_seq_len. A cp store: one of i32, 4 R +
+    1 values for the rank's R runs of tokens, R <= 2 B + T / (N bs) (T
+    tokens, bs the rank's part of a block).
   }];
   let dependentDialects = [
     "::mlir::wsp::WspDialect", "::mlir::arith::ArithDialect",

@@ -744,143 +744,251 @@ Value leadingRows(OpBuilder &b, Location loc, Value v, Value from, Value n) {
       .getResult();
 }
 
-/// A context-parallel store of one new token per request (decode): rank r
-/// stores token b at position p = kv_lens[b] when p falls in its part of
-/// its block ([r bs, (r + 1) bs) of every N bs), at its local position
-/// L_r(p). The plain store does it when given, per request, q_lens 1 or 0
-/// (the rank holds p or not) and kv_lens L_r(p), on the tokens as one row
-/// per request: those two arrays go to an i32 workspace (2 B values). A
-/// batch that is not one token per request, or a workspace too small,
-/// makes the rank's store refuse (q_lens -1, or no requests for its rows).
+/// A context-parallel store of the step's tokens, any number per request
+/// (decode or prefill). Position p of a sequence lives on the rank whose
+/// part of its block holds it: rank r holds the runs [k bs, (k + 1) bs) of
+/// positions with k mod N = r (bs the rank's part of a block), at local
+/// positions that run on from one held run to the next (L_r). So a
+/// request's tokens held by rank r are a few runs of consecutive tokens,
+/// each stored at consecutive local positions: the plain store does it with
+/// one row per run (its request's kv_id, its length, its local start
+/// L_r(p), its first token's place in the packed tokens as accum_q_len).
+/// Those four arrays go to an i32 workspace of 4 R + 1 values, R the rank's
+/// runs: at most 2 B + T / (N bs) for B requests and T tokens. Lengths that
+/// do not fit the tokens, a negative length or position, a kv_id outside
+/// the block table, a sequence past the table's N x its pages of positions,
+/// or a workspace too small make the rank's store refuse (one row of length
+/// -1: INVALID_PARAMS); the checks see every request, so every rank
+/// decides alike.
 LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   auto keyType = cast<MemRefType>(op.getKey().getType());
   auto cacheType = cast<MemRefType>(op.getKCache().getType());
   int64_t blockSize = cacheType.getDimSize(2);
   if (keyType.getRank() != 3 || op.getAccumQLen() || !op.getKvLens())
-    return op.emitOpError("sharded by sequence, takes one new token per "
-                          "request packed by q_lens (no accum_q_len) and "
-                          "their positions (kv_lens)");
+    return op.emitOpError("sharded by sequence, takes the tokens packed by "
+                          "q_lens (no accum_q_len) and their positions "
+                          "(kv_lens)");
   if (ShapedType::isDynamic(blockSize))
     return op.emitOpError("sharded by sequence, needs a static block_size "
                           "(each rank's part of a block)");
   auto f = op->getParentOfType<func::FuncOp>();
   OpBuilder b(op);
   Location loc = op.getLoc();
+  using P = arith::CmpIPredicate;
   auto idx = [&](OpBuilder &at, int64_t v) {
     return arith::ConstantIndexOp::create(at, loc, v).getResult();
   };
-  // The workspace: the rank's q_lens and kv_lens.
+  auto i32 = [&](OpBuilder &at, int64_t v) {
+    return arith::ConstantOp::create(at, loc, at.getI32IntegerAttr(v))
+        .getResult();
+  };
+  auto toIndex = [&](OpBuilder &at, Value v) {
+    return arith::IndexCastOp::create(at, loc, at.getIndexType(), v)
+        .getResult();
+  };
+  auto toI32 = [&](OpBuilder &at, Value v) {
+    return arith::IndexCastOp::create(at, loc, at.getI32Type(), v).getResult();
+  };
   Value ws = addWorkspace(f, b.getI32Type(), "_store", loc);
   Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
   Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(b, 0));
   Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(b, 0));
-  Value need = arith::MulIOp::create(b, loc, batch, idx(b, 2));
+  Value n = idx(b, ranks), bs = idx(b, blockSize);
+  // The positions a sequence can have: the table's pages of N parts each.
+  Value capacity = arith::MulIOp::create(
+      b, loc, memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 1)),
+      idx(b, ranks * blockSize));
+  Value tableRows = memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 0));
+
+  // Request i's tokens [a, a + q) at positions [p, p + q): the runs k =
+  // p / bs ... (p + q - 1) / bs it spans, of which rank r holds those with
+  // k mod N = r, from k0 (the first such k) by N.
+  struct Span {
+    Value q, p, first, last, k0;
+  };
+  auto spanOf = [&](OpBuilder &at, Value i) {
+    Span sp;
+    Value q32 = memref::LoadOp::create(at, loc, op.getQLens(), i);
+    Value p32 = memref::LoadOp::create(at, loc, op.getKvLens(), i);
+    sp.q = toIndex(at, arith::MaxSIOp::create(at, loc, q32, i32(at, 0)));
+    sp.p = toIndex(at, arith::MaxSIOp::create(at, loc, p32, i32(at, 0)));
+    sp.first = arith::DivUIOp::create(at, loc, sp.p, bs);
+    Value end = arith::AddIOp::create(at, loc, sp.p, sp.q);
+    // (the last run; unused for an empty request)
+    sp.last = arith::DivUIOp::create(
+        at, loc,
+        arith::SubIOp::create(
+            at, loc, arith::MaxUIOp::create(at, loc, end, idx(at, 1)),
+            idx(at, 1)),
+        bs);
+    // k0 = first + ((r - first) mod N), in [first, first + N).
+    Value behind = arith::RemUIOp::create(
+        at, loc,
+        arith::SubIOp::create(at, loc, arith::AddIOp::create(at, loc, rank, n),
+                              arith::RemUIOp::create(at, loc, sp.first, n)),
+        n);
+    sp.k0 = arith::AddIOp::create(at, loc, sp.first, behind);
+    return sp;
+  };
+
+  // Pass 1: every length and position valid, the tokens they use, and the
+  // rank's runs.
+  Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  auto survey = scf::ForOp::create(
+      b, loc, idx(b, 0), batch, idx(b, 1), ValueRange{yes, idx(b, 0), idx(b, 0)},
+      [&](OpBuilder &at, Location l, Value i, ValueRange acc) {
+        Value q32 = memref::LoadOp::create(at, l, op.getQLens(), i);
+        Value p32 = memref::LoadOp::create(at, l, op.getKvLens(), i);
+        Value ok = arith::AndIOp::create(
+            at, l, arith::CmpIOp::create(at, l, P::sge, q32, i32(at, 0)),
+            arith::CmpIOp::create(at, l, P::sge, p32, i32(at, 0)));
+        Span sp = spanOf(at, i);
+        ok = arith::AndIOp::create(
+            at, l, ok,
+            arith::CmpIOp::create(at, l, P::ule,
+                                  arith::AddIOp::create(at, l, sp.p, sp.q),
+                                  capacity));
+        if (op.getKvIds()) {
+          Value id32 = memref::LoadOp::create(at, l, op.getKvIds(), i);
+          Value id = toIndex(at, arith::MaxSIOp::create(at, l, id32,
+                                                        i32(at, 0)));
+          ok = arith::AndIOp::create(
+              at, l, ok,
+              arith::AndIOp::create(
+                  at, l, arith::CmpIOp::create(at, l, P::sge, id32, i32(at, 0)),
+                  arith::CmpIOp::create(at, l, P::ult, id, tableRows)));
+        }
+        Value held = arith::CmpIOp::create(at, l, P::ule, sp.k0, sp.last);
+        Value some = arith::CmpIOp::create(at, l, P::ugt, sp.q, idx(at, 0));
+        Value runs = arith::SelectOp::create(
+            at, l, arith::AndIOp::create(at, l, held, some),
+            arith::AddIOp::create(
+                at, l,
+                arith::DivUIOp::create(
+                    at, l, arith::SubIOp::create(at, l, sp.last, sp.k0), n),
+                idx(at, 1)),
+            idx(at, 0));
+        scf::YieldOp::create(
+            at, l,
+            ValueRange{arith::AndIOp::create(at, l, acc[0], ok),
+                       arith::AddIOp::create(at, l, acc[1], sp.q),
+                       arith::AddIOp::create(at, l, acc[2], runs)});
+      });
+  Value lengthsOk = arith::AndIOp::create(
+      b, loc, survey.getResult(0),
+      arith::CmpIOp::create(b, loc, P::ule, survey.getResult(1), tokens));
+  // At least one row (of length 0 when the rank holds none of the tokens).
+  Value runs = arith::MaxUIOp::create(b, loc, survey.getResult(2), idx(b, 1));
+  Value need = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, runs, idx(b, 4)), idx(b, 1));
   Value have = memref::DimOp::create(b, loc, ws, idx(b, 0));
-  Value fits =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, need, have);
-  Value oneEach =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tokens, batch);
-  // The rank's requests: all of them when the workspace holds their
-  // arrays, none otherwise (the store then refuses the token rows).
-  Value rows = arith::SelectOp::create(b, loc, fits, batch, idx(b, 0));
+  Value ok = arith::AndIOp::create(
+      b, loc, lengthsOk, arith::CmpIOp::create(b, loc, P::ule, need, have));
+
+  // The rows: in the workspace, or a refusal of their own.
   auto flatType = MemRefType::get(
       {ShapedType::kDynamic}, b.getI32Type(),
       StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic, {1}));
-  Value qLens = memref::SubViewOp::create(
-      b, loc, flatType, ws, ValueRange{idx(b, 0)}, ValueRange{rows},
-      ValueRange{}, b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-      b.getDenseI64ArrayAttr({1}));
-  Value kvLens = memref::SubViewOp::create(
-      b, loc, flatType, ws, ValueRange{rows}, ValueRange{rows}, ValueRange{},
-      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-      b.getDenseI64ArrayAttr({ShapedType::kDynamic}),
-      b.getDenseI64ArrayAttr({1}));
-  auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
-  {
-    OpBuilder in = guard.getThenBodyBuilder();
-    scf::ForOp::create(
-        in, loc, idx(in, 0), rows, idx(in, 1), ValueRange{},
-        [&](OpBuilder &at, Location l, Value i, ValueRange) {
-          Value len = memref::LoadOp::create(at, l, op.getQLens(), i);
-          Value past32 = memref::LoadOp::create(at, l, op.getKvLens(), i);
-          Value p =
-              arith::IndexCastOp::create(at, l, at.getIndexType(), past32);
-          auto [local, owned] = rankPositions(at, l, p, rank, ranks, blockSize);
-          Value one32 =
-              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(1));
-          Value zero32 =
-              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(0));
-          Value bad32 =
-              arith::ConstantOp::create(at, l, at.getI32IntegerAttr(-1));
-          Value single = arith::CmpIOp::create(at, l, arith::CmpIPredicate::eq,
-                                               len, one32);
-          Value valid = arith::AndIOp::create(at, l, single, oneEach);
-          Value stored = arith::SelectOp::create(at, l, owned, one32, zero32);
-          Value lenOut = arith::SelectOp::create(at, l, valid, stored, bad32);
-          Value localPast =
-              arith::IndexCastOp::create(at, l, at.getI32Type(), local);
-          // A negative position stays negative: the store refuses it.
-          Value negative = arith::CmpIOp::create(
-              at, l, arith::CmpIPredicate::slt, past32, zero32);
-          Value pastOut =
-              arith::SelectOp::create(at, l, negative, past32, localPast);
-          memref::StoreOp::create(at, l, lenOut, qLens, i);
-          memref::StoreOp::create(at, l, pastOut, kvLens, i);
-          scf::YieldOp::create(at, l);
-        });
-  }
-  // The tokens as one row per request: [T, 1, kv_head_num, head_dim], of
-  // the buffer `key` is a head range of, when it is one.
-  auto oneRowEach = [&](Value v) -> Value {
-    auto type = cast<MemRefType>(v.getType());
-    Value of = v;
-    auto view = v.getDefiningOp<memref::SubViewOp>();
-    if (!isContiguousRowMajor(type)) {
-      if (!view || !isContiguousRowMajor(view.getSourceType()))
-        return {};
-      of = view.getSource();
-    }
-    auto ofType = cast<MemRefType>(of.getType());
-    SmallVector<int64_t> shape = {ofType.getDimSize(0), 1, ofType.getDimSize(1),
-                                  ofType.getDimSize(2)};
-    FailureOr<MemRefType> expandedType =
-        memref::ExpandShapeOp::computeExpandedType(
-            ofType, shape, ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}});
-    if (failed(expandedType))
-      return {};
-    Value t = memref::DimOp::create(b, loc, of, idx(b, 0));
-    Value expanded = memref::ExpandShapeOp::create(
-        b, loc, *expandedType, of,
-        ArrayRef<ReassociationIndices>{{0, 1}, {2}, {3}},
-        ArrayRef<OpFoldResult>{t, b.getIndexAttr(1),
-                               b.getIndexAttr(ofType.getDimSize(1)),
-                               b.getIndexAttr(ofType.getDimSize(2))});
-    if (of == v)
-      return expanded;
-    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0)},
-                              sizes = {t, b.getIndexAttr(1)},
-                              strides(4, b.getIndexAttr(1));
-    offsets.push_back(view.getMixedOffsets()[1]);
-    offsets.push_back(view.getMixedOffsets()[2]);
-    sizes.push_back(view.getMixedSizes()[1]);
-    sizes.push_back(view.getMixedSizes()[2]);
-    return memref::SubViewOp::create(b, loc, expanded, offsets, sizes, strides);
+  auto part = [&](OpBuilder &at, Value of, Value offset, Value size) {
+    return memref::SubViewOp::create(
+               at, loc, flatType, of, ValueRange{offset}, ValueRange{size},
+               ValueRange{}, at.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+               at.getDenseI64ArrayAttr({ShapedType::kDynamic}),
+               at.getDenseI64ArrayAttr({1}))
+        .getResult();
   };
-  Value key = oneRowEach(op.getKey());
-  Value value = oneRowEach(op.getValue());
-  if (!key || !value)
-    return op.emitOpError("sharded, needs key and value contiguous or head "
-                          "ranges of a contiguous buffer");
-  Value kvIds;
-  if (op.getKvIds())
-    kvIds = memref::SubViewOp::create(
-        b, loc, op.getKvIds(), ArrayRef<OpFoldResult>{b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{rows},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  auto views = [&](OpBuilder &at, Value of, Value rows) {
+    Value twice = arith::MulIOp::create(at, loc, rows, idx(at, 2));
+    Value thrice = arith::MulIOp::create(at, loc, rows, idx(at, 3));
+    return SmallVector<Value>{
+        part(at, of, idx(at, 0), rows), part(at, of, rows, rows),
+        part(at, of, twice, rows),
+        part(at, of, thrice, arith::AddIOp::create(at, loc, rows, idx(at, 1)))};
+  };
+  // kv_id 0, q_len -1 (the store's INVALID_PARAMS), kv_len 0, accum 0, 0.
+  Value refusal = memref::AllocaOp::create(
+      b, loc, MemRefType::get({5}, b.getI32Type()));
+  for (int64_t i = 0; i < 5; ++i)
+    memref::StoreOp::create(b, loc, i32(b, i == 1 ? -1 : 0), refusal,
+                            ValueRange{idx(b, i)});
+  auto rowsIf = scf::IfOp::create(
+      b, loc, TypeRange{flatType, flatType, flatType, flatType}, ok,
+      /*withElse=*/true);
+  {
+    OpBuilder in = rowsIf.getThenBodyBuilder();
+    SmallVector<Value> v = views(in, ws, runs);
+    // Pass 2: the rows, request by request, run by run.
+    Value zeroRow = arith::CmpIOp::create(in, loc, P::eq, survey.getResult(2),
+                                          idx(in, 0));
+    auto none = scf::IfOp::create(in, loc, zeroRow, /*withElse=*/false);
+    {
+      OpBuilder z = none.getThenBodyBuilder();
+      // The rank holds none of the tokens: one empty row (of the table's
+      // first sequence, which a 0-length row reads nothing of).
+      memref::StoreOp::create(z, loc, i32(z, 0), v[0], ValueRange{idx(z, 0)});
+      memref::StoreOp::create(z, loc, i32(z, 0), v[1], ValueRange{idx(z, 0)});
+      memref::StoreOp::create(z, loc, i32(z, 0), v[2], ValueRange{idx(z, 0)});
+      memref::StoreOp::create(z, loc, i32(z, 0), v[3], ValueRange{idx(z, 0)});
+    }
+    scf::ForOp::create(
+        in, loc, idx(in, 0), batch, idx(in, 1),
+        ValueRange{idx(in, 0), idx(in, 0)},
+        [&](OpBuilder &at, Location l, Value i, ValueRange acc) {
+          Span sp = spanOf(at, i);
+          Value id = op.getKvIds()
+                         ? memref::LoadOp::create(at, l, op.getKvIds(), i)
+                               .getResult()
+                         : toI32(at, i);
+          Value end = arith::AddIOp::create(at, l, sp.p, sp.q);
+          Value stop = arith::SelectOp::create(
+              at, l, arith::CmpIOp::create(at, l, P::ugt, sp.q, idx(at, 0)),
+              arith::AddIOp::create(at, l, sp.last, idx(at, 1)), sp.k0);
+          auto rowLoop = scf::ForOp::create(
+              at, l, sp.k0, arith::MaxUIOp::create(at, l, stop, sp.k0), n,
+              ValueRange{acc[1]},
+              [&](OpBuilder &rb, Location rl, Value k, ValueRange row) {
+                Value from = arith::MaxUIOp::create(
+                    rb, rl, sp.p, arith::MulIOp::create(rb, rl, k, bs));
+                Value to = arith::MinUIOp::create(
+                    rb, rl, end,
+                    arith::MulIOp::create(
+                        rb, rl, arith::AddIOp::create(rb, rl, k, idx(rb, 1)),
+                        bs));
+                Value local =
+                    rankPositions(rb, rl, from, rank, ranks, blockSize).first;
+                Value token = arith::AddIOp::create(
+                    rb, rl, acc[0], arith::SubIOp::create(rb, rl, from, sp.p));
+                memref::StoreOp::create(rb, rl, id, v[0], row[0]);
+                memref::StoreOp::create(
+                    rb, rl, toI32(rb, arith::SubIOp::create(rb, rl, to, from)),
+                    v[1], row[0]);
+                memref::StoreOp::create(rb, rl, toI32(rb, local), v[2],
+                                        row[0]);
+                memref::StoreOp::create(rb, rl, toI32(rb, token), v[3],
+                                        row[0]);
+                scf::YieldOp::create(
+                    rb, rl,
+                    ValueRange{arith::AddIOp::create(rb, rl, row[0],
+                                                     idx(rb, 1))});
+              });
+          scf::YieldOp::create(
+              at, l,
+              ValueRange{arith::AddIOp::create(at, l, acc[0], sp.q),
+                         rowLoop.getResult(0)});
+        });
+    // accum_q_len's last entry: the tokens' end.
+    memref::StoreOp::create(in, loc, toI32(in, survey.getResult(1)), v[3],
+                            ValueRange{runs});
+    scf::YieldOp::create(in, loc, v);
+  }
+  {
+    OpBuilder in = rowsIf.getElseBodyBuilder();
+    scf::YieldOp::create(in, loc, views(in, refusal, idx(in, 1)));
+  }
   llm::StorePagedKvCacheOp::create(
-      b, loc, key, value, op.getBlockTable(), kvIds, qLens, kvLens,
-      /*accum_q_len=*/Value(), op.getKeyScale(), op.getValueScale(),
+      b, loc, op.getKey(), op.getValue(), op.getBlockTable(),
+      rowsIf.getResult(0), rowsIf.getResult(1), rowsIf.getResult(2),
+      rowsIf.getResult(3), op.getKeyScale(), op.getValueScale(),
       op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
       /*kv_sharding=*/nullptr);
   op.erase();

@@ -55,7 +55,7 @@ func.func @nested(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?x
 
 shard.grid @g(shape = 2)
 func.func @store_cp(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %a: memref<?xi32>, %c: memref<?x1x8x64xbf16>) {
-  // expected-error @+1 {{sharded by sequence, takes one new token per request packed by q_lens (no accum_q_len) and their positions (kv_lens)}}
+  // expected-error @+1 {{sharded by sequence, takes the tokens packed by q_lens (no accum_q_len) and their positions (kv_lens)}}
   llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) accum_q_len(%a : memref<?xi32>) -> k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) on @g kv_sharding = cp {max_q_len = 64 : i32}
   return
 }

@@ -161,21 +161,31 @@ func.func @store(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
   return
 }
 
-// A context-parallel store of one token per request: per request, q_lens
-// 1 or 0 (the rank holds the position or not) and kv_lens the position in
-// the rank's part, in an i32 workspace; the tokens as one row per request,
-// taken from the QKV they are head ranges of.
+// A context-parallel store: rank r holds the runs of positions [k bs,
+// (k + 1) bs) with k mod N = r (bs = 16, N = 4 here), so each request's
+// tokens it holds are runs of consecutive tokens at consecutive local
+// positions. One pass checks every request and counts the runs; the next
+// writes a row per run (kv_id, length, local start, first token) into the
+// i32 workspace, and the plain store takes the packed tokens (the QKV's
+// head range as it is) with those rows as accum_q_len. A failed check
+// gives the store a refusal of its own (length -1).
 // CHECK-LABEL: func.func @store_seq(
 // CHECK-SAME: %[[WS:arg7]]: memref<?xi32> {llm.workspace = "store_seq_kv_sharding_store"})
+// CHECK: %[[KEY:.*]] = memref.subview %arg0[0, 4, 0]
 // CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
-// CHECK: scf.for
-// CHECK: arith.remsi %{{.*}}, %c64 : index
-// CHECK: arith.muli %[[RANK]], %c16 : index
-// CHECK: memref.store %{{.*}}, %{{[a-z_0-9]+}}[
-// CHECK: memref.store %{{.*}}, %[[KL:[a-z_0-9]+]][
-// CHECK: %[[ROWS:.*]] = memref.expand_shape %arg0 {{\[}}[0, 1], [2], [3]] output_shape [%{{.*}}, 1, 6, 64]
-// CHECK: %[[KEY:.*]] = memref.subview %[[ROWS]][0, 0, 4, 0] [%{{.*}}, 1, 1, 64] [1, 1, 1, 1]
-// CHECK: llm.store_paged_kv_cache key(%[[KEY]] : {{.*}}) {{.*}} q_lens({{.*}}) kv_lens(%[[KL]] : {{.*}}) -> k_cache(%arg5 : memref<?x1x16x64xbf16>)
+// CHECK: %[[SURVEY:.*]]:3 = scf.for
+// CHECK:   arith.remui %{{.*}}, %c4 : index
+// CHECK:   arith.addi %[[RANK]], %c4 : index
+// CHECK: %[[REFUSAL:.*]] = memref.alloca() : memref<5xi32>
+// CHECK: memref.store %c-1_i32, %[[REFUSAL]]
+// CHECK: %[[ROWS:.*]]:4 = scf.if
+// CHECK:   memref.subview %[[WS]]
+// CHECK:   scf.for
+// CHECK:     scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// CHECK:       arith.muli %[[RANK]], %c16 : index
+// CHECK: } else {
+// CHECK:   memref.subview %[[REFUSAL]]
+// CHECK: llm.store_paged_kv_cache key(%[[KEY]] : {{.*}}) {{.*}} kv_ids(%[[ROWS]]#0 : {{.*}}) q_lens(%[[ROWS]]#1 : {{.*}}) kv_lens(%[[ROWS]]#2 : {{.*}}) accum_q_len(%[[ROWS]]#3 : {{.*}}) -> k_cache(%arg5 : memref<?x1x16x64xbf16>)
 // CHECK-NOT: on @kvdp
 func.func @store_seq(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
                      %q_lens: memref<?xi32>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,

@@ -288,7 +288,7 @@ def Llm_StorePagedKvCacheOp
     The tokens are packed by `q_lens` (no `accum_q_len`) or one row per
     request. With `kv_sharding = cp` the cache holds the rank's part of
     every block (as for the attention) and the rank stores the tokens whose
-    positions fall in it; one new token per request (decode), packed.
+    positions fall in it, packed by `q_lens`, any number per request.
   }];
   let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
                        Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
