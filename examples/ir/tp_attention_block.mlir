@@ -16,11 +16,18 @@
 // them), the quantization of its head's output, its partial output
 // projection and the all_reduce that sums the partials.
 //
+// @decode_block_cp4 is the same rank with the KV cache sharded by sequence
+// instead (context parallelism): its pool holds its part of every page
+// under the unsharded table, the store keeps the step's K and V of the
+// positions in its parts, the attention merges the ranks' softmax states.
+//
 // `wspc --run --ranks 4` runs the self-check (tp_attention_block.selfcheck.cpp)
 // on 4 ranks as threads, `mpirun -np 4` on the emitted tree as 4
-// processes: every rank's cache and attention output equal the unsharded
-// block's bit for bit, and the summed projection is within the stated
-// bound of the ranks' partials computed in double.
+// processes: every rank's cache equals the unsharded block's where it
+// holds positions, its attention output equals the unsharded output's head
+// bit for bit (KV data parallel) or within the stated bound (context
+// parallel), and the summed projection is within the stated bound of the
+// ranks' partials computed in double.
 
 shard.grid @tp(shape = 4)
 
@@ -156,6 +163,85 @@ func.func @decode_block_tp4(
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x1x16x64xbf16>) v_cache(%v_cache : memref<?x1x16x64xbf16>)
       -> out(%attn : memref<?x1x1x64xbf16>) on @tp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  %attn2 = memref.collapse_shape %attn [[0], [1, 2, 3]]
+      : memref<?x1x1x64xbf16> into memref<?x64xbf16>
+  llm.scale_dynamic_quant hidden_states(%attn2 : memref<?x64xbf16>)
+      smooth_scale(%o_smooth : memref<64xf32>)
+      -> y(%attn8 : memref<?x64xi8>) scale(%attn_scale : memref<?xf32>)
+  llm.quant_matmul hidden_states(%attn8 : memref<?x64xi8>)
+      per_token_scale(%attn_scale : memref<?xf32>)
+      weight(%o_weight : memref<256x64xi8>) weight_scale(%o_scale : memref<256xf32>)
+      -> y(%y : memref<?x256xbf16>) {transpose_b = true}
+  llm.all_reduce hidden_states(%y : memref<?x256xbf16>) on @tp
+  return
+}
+
+// The same rank with the KV cache sharded by sequence (context
+// parallelism): its pool holds its part of every page (positions [4 r, 4 r
+// + 4) of each page of 16), under the unsharded block table. The store
+// keeps the step's K and V of the positions in its parts; the attention
+// attends every request over its positions and merges the ranks' softmax
+// states (Sharding.md).
+func.func @decode_block_cp4(
+    %hidden_states: memref<?x256xbf16>, %residual: memref<?x256xbf16>,
+    %norm_weight: memref<256xbf16>, %smooth_scale: memref<256xf32>,
+    %qkv_weight: memref<192x256xi8>, %qkv_scale: memref<192xf32>,
+    %qk_norm_weight: memref<2x64xf32>,
+    %sin: memref<?x64xbf16>, %cos: memref<?x64xbf16>,
+    %position_ids: memref<?xi32>, %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
+    %block_table: memref<?x?xi32>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+    %k_cache: memref<?x1x4x64xbf16>, %v_cache: memref<?x1x4x64xbf16>,
+    %o_smooth: memref<64xf32>, %o_weight: memref<256x64xi8>,
+    %o_scale: memref<256xf32>,
+    %x8: memref<?x256xi8>, %per_token_scale: memref<?xf32>,
+    %after_res: memref<?x256xbf16>, %qkv: memref<?x192xbf16>,
+    %attn: memref<?x1x1x64xbf16>, %attn8: memref<?x64xi8>, %attn_scale: memref<?xf32>,
+    %y: memref<?x256xbf16>) {
+  %c0 = arith.constant 0 : index
+  %tokens = memref.dim %hidden_states, %c0 : memref<?x256xbf16>
+  llm.add_rms_norm_dynamic_quant hidden_states(%hidden_states : memref<?x256xbf16>)
+      residual(%residual : memref<?x256xbf16>) weight(%norm_weight : memref<256xbf16>)
+      smooth_scale(%smooth_scale : memref<256xf32>)
+      -> y(%x8 : memref<?x256xi8>) per_token_scale(%per_token_scale : memref<?xf32>)
+         after_res(%after_res : memref<?x256xbf16>) {eps = 1.0e-06 : f32}
+  llm.quant_matmul hidden_states(%x8 : memref<?x256xi8>)
+      per_token_scale(%per_token_scale : memref<?xf32>)
+      weight(%qkv_weight : memref<192x256xi8>) weight_scale(%qkv_scale : memref<192xf32>)
+      -> y(%qkv : memref<?x192xbf16>) {transpose_b = true}
+  // The rank's heads: Q 0, K 1, V 2.
+  %heads = memref.expand_shape %qkv [[0], [1, 2]] output_shape [%tokens, 3, 64]
+      : memref<?x192xbf16> into memref<?x3x64xbf16>
+  llm.head_rms_norm hidden_states(%heads : memref<?x3x64xbf16>)
+      weight(%qk_norm_weight : memref<2x64xf32>) -> y(%heads : memref<?x3x64xbf16>)
+      {eps = 1.0e-06 : f32, head_offset = 0 : i32, head_num = 2 : i32}
+  llm.rotary_embedding qkv(%heads : memref<?x3x64xbf16>)
+      sin(%sin : memref<?x64xbf16>) cos(%cos : memref<?x64xbf16>)
+      position_ids(%position_ids : memref<?xi32>) q_lens(%q_lens : memref<?xi32>)
+      -> out(%heads : memref<?x3x64xbf16>)
+      {q_head_num = 1 : i32, kv_head_num = 1 : i32, rope_dim = 64 : i32,
+       max_q_len = 64 : i32}
+  // Every request's K and V; the rank stores those of its positions.
+  %key = memref.subview %heads[0, 1, 0] [%tokens, 1, 64] [1, 1, 1]
+      : memref<?x3x64xbf16> to memref<?x1x64xbf16, strided<[192, 64, 1], offset: 64>>
+  %value = memref.subview %heads[0, 2, 0] [%tokens, 1, 64] [1, 1, 1]
+      : memref<?x3x64xbf16> to memref<?x1x64xbf16, strided<[192, 64, 1], offset: 128>>
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16, strided<[192, 64, 1], offset: 64>>)
+      value(%value : memref<?x1x64xbf16, strided<[192, 64, 1], offset: 128>>)
+      block_table(%block_table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      -> k_cache(%k_cache : memref<?x1x4x64xbf16>) v_cache(%v_cache : memref<?x1x4x64xbf16>)
+      on @tp kv_sharding = cp {max_q_len = 64 : i32}
+  // The rank's query head of every request.
+  %heads4 = memref.expand_shape %heads [[0, 1], [2], [3]] output_shape [%tokens, 1, 3, 64]
+      : memref<?x3x64xbf16> into memref<?x1x3x64xbf16>
+  %q = memref.subview %heads4[0, 0, 0, 0] [%tokens, 1, 1, 64] [1, 1, 1, 1]
+      : memref<?x1x3x64xbf16> to memref<?x1x1x64xbf16, strided<[192, 192, 64, 1]>>
+  llm.flash_attention_decode q(%q : memref<?x1x1x64xbf16, strided<[192, 192, 64, 1]>>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x4x64xbf16>) v_cache(%v_cache : memref<?x1x4x64xbf16>)
+      -> out(%attn : memref<?x1x1x64xbf16>) on @tp kv_sharding = cp {q_seq_len = 1 : i32}
   %attn2 = memref.collapse_shape %attn [[0], [1, 2, 3]]
       : memref<?x1x1x64xbf16> into memref<?x64xbf16>
   llm.scale_dynamic_quant hidden_states(%attn2 : memref<?x64xbf16>)

@@ -25,6 +25,11 @@
 //   + 2^-21 sum_r |ref_r| plus half the storage's subnormal spacing;
 // - a request longer than its rank's table (on rank 0): every rank
 //   returns INVALID_PARAMS, no y written.
+// And @decode_block_cp4 (the cache sharded by sequence: each rank's pool
+// holds positions [4 r, 4 r + 4) of every page of 16, under the block's
+// table), for batches of 1, 3 and 9: every rank's part of every page as
+// the unsharded cache at the positions it holds; its attention head within
+// twice the stated bound of the unsharded head (checkBatchCp); y as above.
 //
 // On 4 ranks as threads of one process (`wspc --run --ranks 4`), and,
 // started by `mpirun -np 4` (built with MPI: WSP_WITH_MPI), on 4 processes.
@@ -40,22 +45,19 @@ namespace {
 
 constexpr int64_t kRanks = 4, kRankQkv = 3 * kDim;
 
-/// One rank's slice of the block's weights and cache, and its outputs.
-struct Rank {
+/// One rank's slice of the block's weights (its query head, K and V, and
+/// W_out's columns of its head) and its outputs, whatever the cache's
+/// sharding.
+struct RankSlice {
   std::vector<int8_t> w, ow;
   std::vector<float> qkvScale, qkNormW, oSmooth;
-  std::vector<int32_t> table, kvIds, kvLens;
-  std::vector<bf16> kc, vc;
-  int64_t rows = 1, pool = 0, b0 = 0, count = 0;
-  std::vector<size_t> pageOf; // local page -> the block's page
   Outputs o;
   std::vector<int8_t> attn8;
   std::vector<float> attnScale; // the rank's per-token scales of attn
   std::vector<bf16> y;          // and its y
-  std::vector<bf16> qkv, attn, sharding;
-  std::vector<int32_t> accum; // the rank's accum_q_len's workspace
+  std::vector<bf16> qkv, attn;
 
-  Rank(const Block &blk, int64_t r) : o(blk.tokens) {
+  RankSlice(const Block &blk, int64_t r) : o(blk.tokens) {
     const int64_t rowsOfQkv[3] = {r, 4, 5}; // its Q head, K, V
     for (int64_t h : rowsOfQkv)
       for (int64_t i = 0; i < kDim; ++i) {
@@ -71,6 +73,26 @@ struct Rank {
         ow.push_back(blk.ow[size_t(n * kAttn + r * kDim + k)]);
     for (int64_t k = 0; k < kDim; ++k)
       oSmooth.push_back(blk.oSmooth[size_t(r * kDim + k)]);
+    const int64_t t = blk.tokens;
+    qkv.assign(size_t(t * kRankQkv), bf16{});
+    attn.assign(size_t(t * kDim), sentinel());
+    attn8.assign(size_t(t * kDim), 0);
+    attnScale.assign(size_t(t), 0.f);
+    y.assign(size_t(t * kHidden), sentinel());
+  }
+};
+
+/// A KV-data-parallel rank (@decode_block_tp4): its requests' pages in a
+/// pool and a table of its own.
+struct Rank : RankSlice {
+  std::vector<int32_t> table, kvIds, kvLens;
+  std::vector<bf16> kc, vc;
+  int64_t rows = 1, pool = 0, b0 = 0, count = 0;
+  std::vector<size_t> pageOf; // local page -> the block's page
+  std::vector<bf16> sharding;
+  std::vector<int32_t> accum; // the rank's accum_q_len's workspace
+
+  Rank(const Block &blk, int64_t r) : RankSlice(blk, r) {
     // Its requests, rows reversed; their pages in order of use.
     const int64_t batch = int64_t(blk.lens.size());
     const int64_t c = (batch + kRanks - 1) / kRanks; // a rank's requests
@@ -99,11 +121,6 @@ struct Rank {
       }
     kvLens = blk.past;
     const int64_t t = blk.tokens;
-    qkv.assign(size_t(t * kRankQkv), bf16{});
-    attn.assign(size_t(t * kDim), sentinel());
-    attn8.assign(size_t(t * kDim), 0);
-    attnScale.assign(size_t(t), 0.f);
-    y.assign(size_t(t * kHidden), sentinel());
     // Every q, each rank's and every rank's outputs, and q packed.
     sharding.assign(size_t((t + (kRanks + 1) * c) * kAttn + t * kDim), bf16{});
     accum.assign(size_t(c + 1), 0);
@@ -137,6 +154,62 @@ struct Rank {
   }
 };
 
+/// A context-parallel rank (@decode_block_cp4): its part of every page,
+/// positions [4 r, 4 r + 4) of each page of 16, under the block's own table.
+struct RankCp : RankSlice {
+  static constexpr int64_t kPart = kBlock / kRanks;
+  std::vector<bf16> kc, vc, sharding;
+  std::vector<float> states;
+  std::vector<int32_t> lens, store;
+
+  RankCp(const Block &blk, int64_t r) : RankSlice(blk, r) {
+    for (const std::vector<bf16> *whole : {&blk.kc, &blk.vc}) {
+      std::vector<bf16> &part = whole == &blk.kc ? kc : vc;
+      for (int64_t page = 0; page < blk.pool; ++page)
+        for (int64_t i = 0; i < kPart * kDim; ++i)
+          part.push_back(
+              (*whole)[size_t((page * kBlock + r * kPart) * kDim + i)]);
+    }
+    // The workspaces (convert-llm-kv-sharding's sizes): q of every head
+    // and the rank's q packed (a head range of the QKV), the states of
+    // every head, visible_lens, the store's rows.
+    const int64_t t = blk.tokens;
+    sharding.assign(size_t(t * (kQHeads + 1) * kDim), bf16{});
+    states.assign(size_t(2 * t * kQHeads * (kDim + 16)), 0.f);
+    lens.assign(size_t(t), 0);
+    store.assign(size_t(4 * (2 * t + t / (kRanks * kPart) + 1) + 1), 0);
+  }
+
+  int32_t run(Block &blk) {
+    const int64_t t = blk.tokens;
+    return wsp_gen::decode_block_cp4(
+        MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
+        MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
+        vec(blk.smooth), MemRef<int8_t, 2>{w.data(), {kRankQkv, kHidden}},
+        vec(qkvScale), MemRef<float, 2>{qkNormW.data(), {2, kDim}},
+        MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
+        MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(blk.past),
+        vec(blk.lens), vec(blk.accum),
+        MemRef<int32_t, 2>{blk.table.data(), {blk.slots, kPagesPerSeq}},
+        vec(blk.ids), vec(blk.past),
+        MemRef<bf16, 4>{kc.data(), {blk.pool, 1, kPart, kDim}},
+        MemRef<bf16, 4>{vc.data(), {blk.pool, 1, kPart, kDim}}, vec(oSmooth),
+        MemRef<int8_t, 2>{ow.data(), {kHidden, kDim}}, vec(blk.oScale),
+        MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}}, vec(o.pts),
+        MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
+        MemRef<bf16, 2>{qkv.data(), {t, kRankQkv}},
+        MemRef<bf16, 4>{attn.data(), {t, 1, 1, kDim}},
+        MemRef<int8_t, 2>{attn8.data(), {t, kDim}}, vec(attnScale),
+        MemRef<bf16, 2>{y.data(), {t, kHidden}}, vec(store), vec(sharding),
+        vec(states), vec(lens),
+        MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+        MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
+        MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
+        MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
+        MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+  }
+};
+
 /// The unsharded block's step on one rank alone.
 int32_t runWhole(Block &blk, Outputs &o) {
   comm::SoloCommunicator solo;
@@ -147,11 +220,11 @@ int32_t runWhole(Block &blk, Outputs &o) {
 
 /// Under MPI, every rank's int8 output, scales and y into every process's
 /// copy of the ranks (the check needs them all).
-void share(Ranks &ranks, std::vector<Rank> &parts) {
+template <typename Part> void share(Ranks &ranks, std::vector<Part> &parts) {
   if (!ranks.world)
     return;
   comm::Communicator &world = *ranks.world;
-  Rank &mine = parts[size_t(world.rank())];
+  Part &mine = parts[size_t(world.rank())];
   auto gather = [&](auto member) {
     auto &own = mine.*member;
     using T = typename std::decay_t<decltype(own)>::value_type;
@@ -164,9 +237,43 @@ void share(Ranks &ranks, std::vector<Rank> &parts) {
                 all.begin() + long(size_t(q + 1) * own.size()),
                 (parts[size_t(q)].*member).begin());
   };
-  gather(&Rank::attn8);
-  gather(&Rank::attnScale);
-  gather(&Rank::y);
+  gather(&Part::attn8);
+  gather(&Part::attnScale);
+  gather(&Part::y);
+}
+
+/// Rank r's y against the ranks' partials in double, from their own int8
+/// outputs and scales: the largest error over its bound (file comment),
+/// and whether y has rank 0's bits.
+template <typename Part>
+void checkY(const std::vector<Part> &parts, int64_t r, const Block &initial,
+            double &worst, bool &same) {
+  const Part &part = parts[size_t(r)];
+  const int64_t t = initial.tokens;
+  for (int64_t i = 0; i < t; ++i)
+    for (int64_t n = 0; n < kHidden; ++n) {
+      double ref = 0, magnitude = 0;
+      for (int64_t q = 0; q < kRanks; ++q) {
+        const Part &other = parts[size_t(q)];
+        int64_t acc = 0;
+        for (int64_t k = 0; k < kDim; ++k)
+          acc += int64_t(other.attn8[size_t(i * kDim + k)]) *
+                 other.ow[size_t(n * kDim + k)];
+        const double partial = double(acc) * other.attnScale[size_t(i)] *
+                               initial.oScale[size_t(n)];
+        ref += partial;
+        magnitude += std::fabs(partial);
+      }
+      const double got = toFloat(part.y[size_t(i * kHidden + n)]);
+      const double bound =
+          std::ldexp(std::fabs(ref) + magnitude, -8) * (1 + 1e-4) +
+          std::ldexp(magnitude, -21) + kSubnormalRounding;
+      // (A NaN, an unwritten sentinel say, is an infinite error.)
+      const double err = std::fabs(got - ref) / bound;
+      worst = std::isnan(err) ? INFINITY : std::fmax(worst, err);
+      same = same && part.y[size_t(i * kHidden + n)].bits ==
+                         parts[0].y[size_t(i * kHidden + n)].bits;
+    }
 }
 
 Block makeBlock(int64_t batch, unsigned seed) {
@@ -224,30 +331,7 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
       for (int64_t c = 0; c < kDim; ++c)
         heads = heads && part.attn[size_t(i * kDim + c)].bits ==
                              wo.attn[size_t(i * kAttn + r * kDim + c)].bits;
-    // y against the ranks' partials in double, from their own int8
-    // outputs and scales.
-    for (int64_t i = 0; i < t; ++i)
-      for (int64_t n = 0; n < kHidden; ++n) {
-        double ref = 0, magnitude = 0;
-        for (int64_t q = 0; q < kRanks; ++q) {
-          const Rank &other = parts[size_t(q)];
-          int64_t acc = 0;
-          for (int64_t k = 0; k < kDim; ++k)
-            acc += int64_t(other.attn8[size_t(i * kDim + k)]) *
-                   other.ow[size_t(n * kDim + k)];
-          const double partial = double(acc) * other.attnScale[size_t(i)] *
-                                 initial.oScale[size_t(n)];
-          ref += partial;
-          magnitude += std::fabs(partial);
-        }
-        const double got = toFloat(part.y[size_t(i * kHidden + n)]);
-        const double bound =
-            std::ldexp(std::fabs(ref) + magnitude, -8) * (1 + 1e-4) +
-            std::ldexp(magnitude, -21) + kSubnormalRounding;
-        worst = std::fmax(worst, std::fabs(got - ref) / bound);
-        same = same && part.y[size_t(i * kHidden + n)].bits ==
-                           parts[0].y[size_t(i * kHidden + n)].bits;
-      }
+    checkY(parts, r, initial, worst, same);
   }
   ok = ranks.all(ok && caches && heads && same && worst <= 1);
   if (ranks.local(0))
@@ -257,6 +341,81 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
                 (long long)batch, (long long)kRanks, ok ? "ok" : "MISMATCH",
                 caches ? "yes" : "NO", heads ? "yes" : "NO",
                 same ? "yes" : "NO", worst);
+  return ok;
+}
+
+/// The block with the cache sharded by sequence: every rank's part of
+/// every page holds the unsharded cache's bits at the positions it holds
+/// (the step's K and V stored by the rank whose part holds its position);
+/// every rank's attention head is the unsharded one's within twice the
+/// bound each has of the exact attention (Sharding.md: 2^-8 (max|v| +
+/// |out|) (1 + 2^-6), bf16 P and output; the ranks merge their softmax
+/// states in another order than one device sums its chunks); y as for
+/// KV data parallelism.
+bool checkBatchCp(Ranks &ranks, int64_t batch) {
+  const Block initial = makeBlock(batch, unsigned(700 + batch));
+  Block whole = initial;
+  Outputs wo(whole.tokens);
+  bool ok = runWhole(whole, wo) == 0;
+  Block shared = initial;
+  std::vector<RankCp> parts;
+  for (int64_t r = 0; r < kRanks; ++r)
+    parts.emplace_back(initial, r);
+  std::vector<int32_t> status(size_t(kRanks), -1);
+  ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].run(shared); });
+  share(ranks, parts);
+
+  bool caches = true, same = true;
+  double worst = 0, attention = 0;
+  const int64_t t = whole.tokens, part = RankCp::kPart;
+  for (int64_t r = 0; r < kRanks; ++r) {
+    if (!ranks.local(r))
+      continue;
+    const RankCp &rank = parts[size_t(r)];
+    ok = status[size_t(r)] == 0 && ok;
+    for (size_t b = 0; b < initial.lens.size(); ++b) {
+      double maxV = 0;
+      for (int64_t p = 0; p <= initial.past[b]; ++p) {
+        for (int64_t c = 0; c < kDim; ++c)
+          maxV = std::fmax(maxV,
+                           std::fabs(toFloat(whole.vc[whole.at(b, p, c)])));
+        if ((p % kBlock) / part != r)
+          continue;
+        const int64_t page = initial.table[size_t(
+            initial.ids[b] * kPagesPerSeq + p / kBlock)];
+        const size_t local =
+            size_t((page * part + p % kBlock - r * part) * kDim);
+        for (int64_t c = 0; c < kDim; ++c)
+          caches = caches &&
+                   rank.kc[local + size_t(c)].bits ==
+                       whole.kc[whole.at(b, p, c)].bits &&
+                   rank.vc[local + size_t(c)].bits ==
+                       whole.vc[whole.at(b, p, c)].bits;
+      }
+      // Request b's token is row b (one token each).
+      for (int64_t c = 0; c < kDim; ++c) {
+        const double want =
+            toFloat(wo.attn[size_t(int64_t(b) * kAttn + r * kDim + c)]);
+        const double got = toFloat(rank.attn[size_t(int64_t(b) * kDim + c)]);
+        const double bound =
+            std::ldexp(maxV + std::fabs(want), -7) * (1 + std::ldexp(1, -6));
+        const double err = std::fabs(got - want) / bound;
+        attention = std::isnan(err) ? INFINITY : std::fmax(attention, err);
+      }
+    }
+    checkY(parts, r, initial, worst, same);
+  }
+  ok = ranks.all(ok && caches && attention <= 1 && same && worst <= 1);
+  if (ranks.local(0) && status[0] != 0)
+    std::printf("decode_block_cp4 B=%lld: status %d on rank 0\n",
+                (long long)batch, status[0]);
+  if (ranks.local(0))
+    std::printf("decode_block_cp4 B=%lld on %lld ranks: %s (caches as the "
+                "unsharded block's: %s, attention heads: max diff / bound "
+                "%.3f, same y on every rank: %s, max err / bound %.3f)\n",
+                (long long)batch, (long long)kRanks, ok ? "ok" : "MISMATCH",
+                caches ? "yes" : "NO", attention, same ? "yes" : "NO", worst);
+  (void)t;
   return ok;
 }
 
@@ -286,6 +445,10 @@ bool checkAll(Ranks &ranks) {
   bool ok = true;
   for (int64_t batch : {1, 3, 4, 9})
     ok = checkBatch(ranks, batch) && ok;
+  // Context parallelism: fewer requests than ranks is its case (seed 003's
+  // rule), and more.
+  for (int64_t batch : {1, 3, 9})
+    ok = checkBatchCp(ranks, batch) && ok;
   return checkTooLong(ranks) && ok;
 }
 

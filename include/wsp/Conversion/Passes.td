@@ -100,7 +100,9 @@ def ConvertLlmKvSharding
     head_dim values, H = N x q_head_num (kvdp_all_to_all: (N + 3) c x
     ...), and one of i32, c + 1 (the rank's accum_q_len); cp: one of bf16, B x q_seq_len x H x head_dim, one of f32,
     2 B x q_seq_len x H x (head_dim + 16), and one of i32 (visible_lens,
-    which the kernels read), B x q_seq_len. A cp store: one of i32, 4 R +
+    which the kernels read), B x q_seq_len. When q is a head range of a
+    packed QKV, the bf16 one holds B x q_seq_len x (H / N) x head_dim more
+    (q packed). A cp store: one of i32, 4 R +
     1 values for the rank's R runs of tokens, R <= 2 B + T / (N bs) (T
     tokens, bs the rank's part of a block).
   }];
