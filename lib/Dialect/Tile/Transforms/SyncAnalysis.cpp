@@ -87,28 +87,6 @@ struct Place {
 
 using FlagKey = std::tuple<int, int, int, int>; // unit, src, dst, event
 
-/// The cells of one place by slot (-1 = every slot / single buffer), in
-/// increasing slot order. Nearly every place has one slot: inline storage
-/// lets a State be copied (at every branch and loop) without allocating.
-class SlotCells {
-public:
-  using Entry = std::pair<int, Cell>;
-  Cell &operator[](int slot) {
-    auto *it = llvm::lower_bound(
-        entries, slot, [](const Entry &e, int s) { return e.first < s; });
-    if (it == entries.end() || it->first != slot)
-      it = entries.insert(it, Entry{slot, Cell()});
-    return it->second;
-  }
-  Entry *begin() { return entries.begin(); }
-  Entry *end() { return entries.end(); }
-  const Entry *begin() const { return entries.begin(); }
-  const Entry *end() const { return entries.end(); }
-
-private:
-  SmallVector<Entry, 1> entries;
-};
-
 /// A queue of pending flags: rarely more than two, so inline storage too.
 template <typename T> class Fifo {
 public:
@@ -124,9 +102,10 @@ private:
   SmallVector<T, 2> items;
 };
 
-/// A map of few keys, in increasing key order, in one small vector (a
-/// kernel uses a handful of flags at a time).
-template <typename K, typename V> class FlatMap {
+/// A map of few keys, in increasing key order, in one small vector of N
+/// inline entries: a State, copied at every branch and loop entry, then
+/// copies without allocating.
+template <typename K, typename V, unsigned N> class FlatMap {
 public:
   using Entry = std::pair<K, V>;
   V &operator[](const K &key) {
@@ -142,18 +121,21 @@ public:
   const Entry *end() const { return entries.end(); }
 
 private:
-  SmallVector<Entry, 4> entries;
+  SmallVector<Entry, N> entries;
 };
 
 struct State {
   std::array<Clock, kAgents> know{};
   std::array<uint32_t, 2> vBarrier{};
-  llvm::DenseMap<const void *, SlotCells> cells;
-  FlatMap<FlagKey, Fifo<Clock>> flags;
-  FlatMap<std::pair<int, int>, Fifo<Clock>> cross; // setter unit, event
+  // Per place key: its cells by slot (-1 = every slot / single buffer);
+  // nearly every place has one.
+  llvm::DenseMap<const void *, FlatMap<int, Cell, 1>> cells;
+  // Pending flags (a kernel uses a handful at a time).
+  FlatMap<FlagKey, Fifo<Clock>, 4> flags;
+  FlatMap<std::pair<int, int>, Fifo<Clock>, 4> cross; // setter unit, event
   // Which set op pushed each pending snapshot (check mode: pairing).
-  FlatMap<FlagKey, Fifo<Operation *>> flagSetters;
-  FlatMap<std::pair<int, int>, Fifo<Operation *>> crossSetters;
+  FlatMap<FlagKey, Fifo<Operation *>, 4> flagSetters;
+  FlatMap<std::pair<int, int>, Fifo<Operation *>, 4> crossSetters;
 };
 
 void joinClock(Clock &into, const Clock &from) {
