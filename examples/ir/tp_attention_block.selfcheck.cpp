@@ -82,6 +82,37 @@ struct RankSlice {
   }
 };
 
+/// Calls one rank's program `f` (@decode_block_tp4 or _cp4): the block's
+/// inputs, the rank's slice, its cache (table, kv_ids, kv_lens, pools), its
+/// outputs, its sharding workspaces `sharding...`, the operators'
+/// workspaces.
+template <typename F, typename... Ws>
+int32_t runRank(F &&f, Block &blk, RankSlice &s, MemRef<int32_t, 2> table,
+                MemRef<int32_t, 1> kvIds, MemRef<int32_t, 1> kvLens,
+                MemRef<bf16, 4> kc, MemRef<bf16, 4> vc, Ws... sharding) {
+  const int64_t t = blk.tokens;
+  Outputs &o = s.o;
+  return f(MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
+           MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
+           vec(blk.smooth), MemRef<int8_t, 2>{s.w.data(), {kRankQkv, kHidden}},
+           vec(s.qkvScale), MemRef<float, 2>{s.qkNormW.data(), {2, kDim}},
+           MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
+           MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(blk.past),
+           vec(blk.lens), vec(blk.accum), table, kvIds, kvLens, kc, vc,
+           vec(s.oSmooth), MemRef<int8_t, 2>{s.ow.data(), {kHidden, kDim}},
+           vec(blk.oScale), MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}},
+           vec(o.pts), MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
+           MemRef<bf16, 2>{s.qkv.data(), {t, kRankQkv}},
+           MemRef<bf16, 4>{s.attn.data(), {t, 1, 1, kDim}},
+           MemRef<int8_t, 2>{s.attn8.data(), {t, kDim}}, vec(s.attnScale),
+           MemRef<bf16, 2>{s.y.data(), {t, kHidden}}, sharding...,
+           MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+           MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
+           MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
+           MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
+           MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+}
+
 /// A KV-data-parallel rank (@decode_block_tp4): its requests' pages in a
 /// pool and a table of its own.
 struct Rank : RankSlice {
@@ -127,30 +158,12 @@ struct Rank : RankSlice {
   }
 
   int32_t run(Block &blk) {
-    const int64_t t = blk.tokens;
-    return wsp_gen::decode_block_tp4(
-        MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
-        MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
-        vec(blk.smooth), MemRef<int8_t, 2>{w.data(), {kRankQkv, kHidden}},
-        vec(qkvScale), MemRef<float, 2>{qkNormW.data(), {2, kDim}},
-        MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
-        MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(blk.past),
-        vec(blk.lens), vec(blk.accum),
-        MemRef<int32_t, 2>{table.data(), {rows, kPagesPerSeq}}, vec(kvIds),
-        vec(kvLens), MemRef<bf16, 4>{kc.data(), {pool, 1, kBlock, kDim}},
-        MemRef<bf16, 4>{vc.data(), {pool, 1, kBlock, kDim}}, vec(oSmooth),
-        MemRef<int8_t, 2>{ow.data(), {kHidden, kDim}}, vec(blk.oScale),
-        MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}}, vec(o.pts),
-        MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
-        MemRef<bf16, 2>{qkv.data(), {t, kRankQkv}},
-        MemRef<bf16, 4>{attn.data(), {t, 1, 1, kDim}},
-        MemRef<int8_t, 2>{attn8.data(), {t, kDim}}, vec(attnScale),
-        MemRef<bf16, 2>{y.data(), {t, kHidden}}, vec(sharding), vec(accum),
-        MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
-        MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
-        MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
-        MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-        MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+    return runRank(wsp_gen::decode_block_tp4, blk, *this,
+                   MemRef<int32_t, 2>{table.data(), {rows, kPagesPerSeq}},
+                   vec(kvIds), vec(kvLens),
+                   MemRef<bf16, 4>{kc.data(), {pool, 1, kBlock, kDim}},
+                   MemRef<bf16, 4>{vc.data(), {pool, 1, kBlock, kDim}},
+                   vec(sharding), vec(accum));
   }
 };
 
@@ -181,32 +194,13 @@ struct RankCp : RankSlice {
   }
 
   int32_t run(Block &blk) {
-    const int64_t t = blk.tokens;
-    return wsp_gen::decode_block_cp4(
-        MemRef<bf16, 2>{blk.x.data(), {t, kHidden}},
-        MemRef<bf16, 2>{blk.r.data(), {t, kHidden}}, vec(blk.normW),
-        vec(blk.smooth), MemRef<int8_t, 2>{w.data(), {kRankQkv, kHidden}},
-        vec(qkvScale), MemRef<float, 2>{qkNormW.data(), {2, kDim}},
-        MemRef<bf16, 2>{blk.sin.data(), {kTable, kDim}},
-        MemRef<bf16, 2>{blk.cos.data(), {kTable, kDim}}, vec(blk.past),
-        vec(blk.lens), vec(blk.accum),
+    return runRank(
+        wsp_gen::decode_block_cp4, blk, *this,
         MemRef<int32_t, 2>{blk.table.data(), {blk.slots, kPagesPerSeq}},
         vec(blk.ids), vec(blk.past),
         MemRef<bf16, 4>{kc.data(), {blk.pool, 1, kPart, kDim}},
-        MemRef<bf16, 4>{vc.data(), {blk.pool, 1, kPart, kDim}}, vec(oSmooth),
-        MemRef<int8_t, 2>{ow.data(), {kHidden, kDim}}, vec(blk.oScale),
-        MemRef<int8_t, 2>{o.x8.data(), {t, kHidden}}, vec(o.pts),
-        MemRef<bf16, 2>{o.after.data(), {t, kHidden}},
-        MemRef<bf16, 2>{qkv.data(), {t, kRankQkv}},
-        MemRef<bf16, 4>{attn.data(), {t, 1, 1, kDim}},
-        MemRef<int8_t, 2>{attn8.data(), {t, kDim}}, vec(attnScale),
-        MemRef<bf16, 2>{y.data(), {t, kHidden}}, vec(store), vec(sharding),
-        vec(states), vec(lens),
-        MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
-        MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
-        MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
-        MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-        MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+        MemRef<bf16, 4>{vc.data(), {blk.pool, 1, kPart, kDim}}, vec(store),
+        vec(sharding), vec(states), vec(lens));
   }
 };
 
