@@ -283,18 +283,36 @@ Block makeBlock(int64_t batch, unsigned seed) {
   return Block(true, lens, ids, past, rng);
 }
 
+/// One step of a random block of `batch` requests: unsharded (`whole`,
+/// `wo`, `ok`) and by every rank of `Part` (`parts`, `status`), from the
+/// same inputs.
+template <typename Part> struct Step {
+  const Block initial;
+  Block whole;
+  Outputs wo;
+  bool ok;
+  std::vector<Part> parts;
+  std::vector<int32_t> status = std::vector<int32_t>(size_t(kRanks), -1);
+
+  Step(Ranks &ranks, int64_t batch, unsigned seed)
+      : initial(makeBlock(batch, seed)), whole(initial), wo(whole.tokens) {
+    ok = runWhole(whole, wo) == 0;
+    Block shared = initial; // the inputs every rank reads
+    for (int64_t r = 0; r < kRanks; ++r)
+      parts.emplace_back(initial, r);
+    ranks.run(
+        [&](int r) { status[size_t(r)] = parts[size_t(r)].run(shared); });
+    share(ranks, parts);
+  }
+};
+
 bool checkBatch(Ranks &ranks, int64_t batch) {
-  const Block initial = makeBlock(batch, unsigned(500 + batch));
-  Block whole = initial;
-  Outputs wo(whole.tokens);
-  bool ok = runWhole(whole, wo) == 0;
-  Block shared = initial; // the inputs every rank reads
-  std::vector<Rank> parts;
-  for (int64_t r = 0; r < kRanks; ++r)
-    parts.emplace_back(initial, r);
-  std::vector<int32_t> status(size_t(kRanks), -1);
-  ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].run(shared); });
-  share(ranks, parts);
+  Step<Rank> step(ranks, batch, unsigned(500 + batch));
+  const Block &initial = step.initial, &whole = step.whole;
+  const Outputs &wo = step.wo;
+  const std::vector<Rank> &parts = step.parts;
+  const std::vector<int32_t> &status = step.status;
+  bool ok = step.ok;
 
   bool caches = true, heads = true, same = true;
   double worst = 0;
@@ -347,17 +365,12 @@ bool checkBatch(Ranks &ranks, int64_t batch) {
 /// states in another order than one device sums its chunks); y as for
 /// KV data parallelism.
 bool checkBatchCp(Ranks &ranks, int64_t batch) {
-  const Block initial = makeBlock(batch, unsigned(700 + batch));
-  Block whole = initial;
-  Outputs wo(whole.tokens);
-  bool ok = runWhole(whole, wo) == 0;
-  Block shared = initial;
-  std::vector<RankCp> parts;
-  for (int64_t r = 0; r < kRanks; ++r)
-    parts.emplace_back(initial, r);
-  std::vector<int32_t> status(size_t(kRanks), -1);
-  ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].run(shared); });
-  share(ranks, parts);
+  Step<RankCp> step(ranks, batch, unsigned(700 + batch));
+  const Block &initial = step.initial, &whole = step.whole;
+  const Outputs &wo = step.wo;
+  const std::vector<RankCp> &parts = step.parts;
+  const std::vector<int32_t> &status = step.status;
+  bool ok = step.ok;
 
   bool caches = true, same = true;
   double worst = 0, attention = 0;
