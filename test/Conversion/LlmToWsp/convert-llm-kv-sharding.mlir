@@ -174,8 +174,8 @@ func.func @store(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
 // CHECK: %[[KEY:.*]] = memref.subview %arg0[0, 4, 0]
 // CHECK: %[[RANK:.*]] = shard.process_linear_index on @kvdp : index
 // CHECK: %[[SURVEY:.*]]:3 = scf.for
-// CHECK:   arith.remui %{{.*}}, %c4 : index
 // CHECK:   arith.addi %[[RANK]], %c4 : index
+// CHECK:   arith.remui %{{.*}}, %c4 : index
 // CHECK: %[[REFUSAL:.*]] = memref.alloca() : memref<5xi32>
 // CHECK: memref.store %c-1_i32, %[[REFUSAL]]
 // CHECK: %[[ROWS:.*]]:4 = scf.if
