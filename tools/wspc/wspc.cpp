@@ -172,6 +172,9 @@ int main(int argc, char **argv) {
     return fail("--plan-svg draws the plans --run makes; it needs --run");
   if (planSvg.getNumOccurrences() && planSvg.empty())
     return fail("--plan-svg needs a directory");
+  if (planSvg.getNumOccurrences() && llvm::sys::fs::exists(planSvg) &&
+      !llvm::sys::fs::is_directory(planSvg))
+    return fail("--plan-svg '" + planSvg + "' is not a directory");
 
   // Parse.
   DialectRegistry registry;

@@ -151,7 +151,8 @@ constexpr int kMaxPlanCharts = 100;
 /// DIR/plan_<n>.svg, n counting the run's plans from 0 (ranks running as
 /// threads share the count). Nothing without WSP_PLAN_SVG_DIR. A file is
 /// written whole or not at all (a temporary renamed into place); past
-/// kMaxPlanCharts plans, one line on stderr says the rest were not drawn.
+/// kMaxPlanCharts plans, one line on stderr says the rest were not drawn,
+/// and a chart that cannot be written says so once per run.
 inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
                                  const BalancedConfig &config,
                                  const WorkDescriptor *descs, int count,
@@ -185,8 +186,10 @@ inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
   }
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    std::fprintf(stderr, "wsp: cannot write the plan chart %s\n",
-                 path.c_str());
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      std::fprintf(stderr, "wsp: cannot write the plan chart %s\n",
+                   path.c_str());
   }
 }
 
