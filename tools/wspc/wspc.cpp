@@ -326,12 +326,13 @@ int main(int argc, char **argv) {
                        : std::string())
                << "\n";
   llvm::outs().flush();
-  // The environment, with WSP_RANKS and WSP_PLAN_SVG_DIR as asked (and
-  // without them otherwise: the run is the command line's).
+  // The environment, with WSP_RANKS and WSP_PLAN_SVG_DIR as the options
+  // ask (an option replaces the variable; without it, it is inherited).
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e)
-    if (!StringRef(*e).starts_with("WSP_RANKS=") &&
-        !StringRef(*e).starts_with("WSP_PLAN_SVG_DIR="))
+    if (!(ranks.getNumOccurrences() && StringRef(*e).starts_with("WSP_RANKS=")) &&
+        !(planSvg.getNumOccurrences() &&
+          StringRef(*e).starts_with("WSP_PLAN_SVG_DIR=")))
       env.push_back(*e);
   if (ranks.getNumOccurrences())
     env.push_back("WSP_RANKS=" + std::to_string(ranks));
