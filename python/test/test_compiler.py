@@ -1,5 +1,8 @@
 """The wsp Python package drives the compiler in-process."""
 
+import os
+
+import numpy as np
 import pytest
 
 import wsp
@@ -161,3 +164,44 @@ def test_operator_verifier_error_names_the_dimension():
         wsp.parse(bad)
     assert ("'weight' has hidden_size = 128 but 'hidden_states' has "
             "hidden_size = 256") in str(info.value)
+
+
+BALANCED_PLAN = DECODE_TIERS + """
+func.func @plan(%lens: memref<?xi32>, %b: index, %h: index,
+                %buf: memref<?x!wsp.descriptor<attention>>,
+                %cores: memref<?xi32>, %merges: memref<?xi32>) -> i32 {
+  %n, %s = wsp.generate %lens[%b] heads(%h) tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 6>) into %buf
+      cores(%cores : memref<?xi32>) merges(%merges : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %s : i32
+}
+"""
+
+
+def test_plan_charts_of_a_call():
+    # Each call's balanced plans as SVG Gantt charts (plan_svg.hpp): one
+    # lane per core, one bar per descriptor the plan wrote, numbered anew
+    # per call.
+    prog = wsp.compile(BALANCED_PLAN)
+    lens = np.array([4000, 17, 900, 2500, 1], np.int32)
+    descs = np.zeros(256, wsp.DESCRIPTOR)
+    cores = np.zeros(7, np.int32)
+    merges = np.zeros(64, np.int32)
+    for _ in range(2):
+        result = prog.plan(lens, len(lens), 2, descs, cores, merges,
+                           plan_charts=True)
+        assert result.ok and len(result.plan_charts) == 1
+        svg = result.plan_charts[0]
+        assert svg.count('<g class="lane"') == 6
+        assert svg.count('<rect class="unit') == cores[6] > 0
+        assert 'data-units="%d"' % cores[6] in svg
+    # Without the option there are none, and the environment is as it was.
+    assert prog.plan(lens, len(lens), 2, descs, cores, merges).plan_charts \
+        is None
+    assert "WSP_PLAN_SVG_DIR" not in os.environ
+    # A program that makes no balanced plan has none to draw.
+    norm = wsp.compile(RMS_NORM)
+    x = np.zeros((2, 256), np.uint16)
+    with pytest.raises(ValueError, match="makes none"):
+        norm.norm(x, np.ones(256, np.float32), x.copy(), plan_charts=True)

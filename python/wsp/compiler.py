@@ -293,13 +293,16 @@ class Report:
 class RunResult:
     """What a call returns: the PlanResult code (a function's i32 result;
     0 for functions without one), its name, the report when one was asked
-    for, and `value`, a function's other scalar result (else None)."""
+    for, `value`, a function's other scalar result (else None), and
+    `plan_charts`, when asked for: the SVG Gantt chart of each balanced plan
+    the call made, in order (pto/runtime/plan_svg.hpp)."""
 
-    def __init__(self, status, report, value=None):
+    def __init__(self, status, report, value=None, plan_charts=None):
         self.status = status
         self.name = STATUS_NAMES.get(status, "UNKNOWN")
         self.report = report
         self.value = value
+        self.plan_charts = plan_charts
 
     @property
     def ok(self):
@@ -382,7 +385,12 @@ class Function:
             self._workspaces[a.name] = np.zeros(a.shape, a.dtype)
         return self._workspaces[a.name]
 
-    def __call__(self, *args, report=False, **kwargs):
+    def __call__(self, *args, report=False, plan_charts=False, **kwargs):
+        lib = self.program._lib
+        restart = getattr(lib, "wsp_capi_plan_charts_restart", None)
+        if plan_charts and restart is None:
+            raise ValueError("%s: plan_charts draws balanced plans, and %s "
+                             "makes none" % (self.name, self.program.stem))
         values = self._bind(args, kwargs)
         keep = []  # scalars' ctypes objects live until the call returns
         s = 0
@@ -441,17 +449,38 @@ class Function:
         if self.result is not None:
             value = self.result.ctype()
             self._pointers[len(self.args)] = ctypes.addressof(value)
-        lib = self.program._lib
         if report:
             lib.wsp_capi_record(1)
+        charts_dir = None
+        if plan_charts:
+            # The simulation writes each plan's chart into
+            # WSP_PLAN_SVG_DIR, numbered from 0 for this call.
+            charts_dir = tempfile.mkdtemp(prefix="wsp-plans-")
+            saved = os.environ.get("WSP_PLAN_SVG_DIR")
+            os.environ["WSP_PLAN_SVG_DIR"] = charts_dir
+            restart()
         try:
             status = self._entry(self._pointers, self._sizes)
         finally:
             if report:
                 rep = self.program._read_report()
                 lib.wsp_capi_record(0)
+            charts = None
+            if plan_charts:
+                if saved is None:
+                    del os.environ["WSP_PLAN_SVG_DIR"]
+                else:
+                    os.environ["WSP_PLAN_SVG_DIR"] = saved
+                names = [n for n in os.listdir(charts_dir)
+                         if n.startswith("plan_") and n.endswith(".svg")]
+                names.sort(key=lambda n: int(n[len("plan_"):-len(".svg")]))
+                charts = []
+                for n in names:
+                    with open(os.path.join(charts_dir, n)) as f:
+                        charts.append(f.read())
+                shutil.rmtree(charts_dir, ignore_errors=True)
         return RunResult(int(status), rep if report else None,
-                         None if value is None else value.value)
+                         None if value is None else value.value, charts)
 
 
 class CompiledProgram:

@@ -145,6 +145,26 @@ namespace sim {
 /// Plans a run draws at most (a model's decode loop plans every step).
 constexpr int kMaxPlanCharts = 100;
 
+namespace detail {
+/// The run's charts so far, and whether one could not be written.
+inline std::atomic<int> &plan_charts() {
+  static std::atomic<int> count{0};
+  return count;
+}
+inline std::atomic<bool> &plan_chart_failed() {
+  static std::atomic<bool> failed{false};
+  return failed;
+}
+} // namespace detail
+
+/// Numbers the next charts from 0 again, as a new run's: a process that
+/// runs several steps and draws each one's plans (the Python package's
+/// calls) restarts before each.
+inline void restart_plan_charts() {
+  detail::plan_charts() = 0;
+  detail::plan_chart_failed() = false;
+}
+
 /// The CPU simulation's picture of each balanced plan it makes (the
 /// CPU-sim form calls it after every successful plan_balanced_into; `wspc
 /// --run --plan-svg DIR` sets WSP_PLAN_SVG_DIR): plan_svg of the plan into
@@ -152,7 +172,8 @@ constexpr int kMaxPlanCharts = 100;
 /// threads share the count). Nothing without WSP_PLAN_SVG_DIR. A file is
 /// written whole or not at all (a temporary renamed into place); past
 /// kMaxPlanCharts plans, one line on stderr says the rest were not drawn,
-/// and a chart that cannot be written says so once per run.
+/// and a chart that cannot be written says so once per run (until
+/// restart_plan_charts).
 inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
                                  const BalancedConfig &config,
                                  const WorkDescriptor *descs, int count,
@@ -162,8 +183,7 @@ inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
   const char *dir = std::getenv("WSP_PLAN_SVG_DIR");
   if (!dir || !*dir)
     return;
-  static std::atomic<int> next{0};
-  const int n = next++;
+  const int n = detail::plan_charts()++;
   if (n >= kMaxPlanCharts) {
     if (n == kMaxPlanCharts)
       std::fprintf(stderr,
@@ -186,8 +206,7 @@ inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
   }
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    static std::atomic<bool> said{false};
-    if (!said.exchange(true))
+    if (!detail::plan_chart_failed().exchange(true))
       std::fprintf(stderr, "wsp: cannot write the plan chart %s\n",
                    path.c_str());
   }

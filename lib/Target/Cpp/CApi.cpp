@@ -18,6 +18,7 @@
 
 #include "CppEmitter.h"
 
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -201,6 +202,14 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
       << kReportFields
       << " + t] = static_cast<int64_t>(c.per_tier[static_cast<size_t>(t)]);\n"
          "  return 0;\n}\n";
+  // A program that plans balanced draws its plans (WSP_PLAN_SVG_DIR); a
+  // caller numbers each call's charts from 0.
+  if (module->walk([](PlanBalancedOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    out << "\n/// Numbers the next balanced plans' charts (WSP_PLAN_SVG_DIR) "
+           "from 0 again.\n"
+           "void wsp_capi_plan_charts_restart(void) {\n"
+           "  ::pto::runtime::sim::restart_plan_charts();\n}\n";
   for (const CallSignature &sig : *signatures) {
     out << "\n/// func.func @" << sig.name << "\n";
     int sizeIndex = 0;
