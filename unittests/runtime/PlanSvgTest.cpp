@@ -160,10 +160,11 @@ TEST(PlanSvg, RecorderWritesOnlyWhenAsked) {
   record();
   EXPECT_TRUE(files().empty());
   setenv("WSP_PLAN_SVG_DIR", dir.c_str(), 1);
+  sim::restart_plan_charts(); // a new run's charts count from 0
   record();
   unsetenv("WSP_PLAN_SVG_DIR");
   const std::vector<std::string> written = files();
-  ASSERT_EQ(written.size(), 1u);
+  ASSERT_EQ(written, std::vector<std::string>{"plan_0.svg"});
   std::ifstream in(dir + "/" + written[0]);
   std::stringstream text;
   text << in.rdbuf();
