@@ -269,6 +269,84 @@ int main(int argc, char **argv) {
   std::printf("makespan goal with merge cost %d: %s\n", merge_cost,
               goals_met_8 ? "met" : "NOT met");
 
+  // Issue 17's goal for the form the AICPU runs: the plan as cuts
+  // (plan_sweep_into: num_cores + 1 points; each core expands its own
+  // descriptors with for_each_sweep_piece) against a memcpy of the
+  // descriptor bytes the materialized plan holds, same run. Also the
+  // materialized plan's time, and what the expansion costs: all cores'
+  // pieces on one thread (the work the AICores share) and the busiest
+  // core's alone (what one AICore adds before its first piece finishes,
+  // at most).
+  std::printf("\nthe plan as cuts (plan_sweep_into), us, median of 15:\n"
+              "slots dist     B     | materialized  cuts  memcpy  "
+              "cuts/memcpy | expand all  busiest core\n");
+  bool cuts_goal = true;
+  for (int slots : {264, 48})
+    for (int dist = 0; dist < 3; ++dist)
+      for (int batch : {16, 64, 256, 1024}) {
+        std::vector<int> lens = lengths(batch, dist);
+        BalancedConfig config;
+        config.num_cores = slots;
+        config.block_size = block;
+        BalancedPlan plan;
+        plan_balanced(lens.data(), batch, kv_heads, config,
+                      DecodeAttentionTiers{}, &plan);
+        std::vector<WorkDescriptor> descs(plan.descriptors.size());
+        std::vector<int> indptr(slots + 1), merge(batch * kv_heads + 1);
+        const double t_full = wsp_bench::median_us([&] {
+          int count = 0;
+          plan_balanced_into(lens.data(), batch, kv_heads, config,
+                             DecodeAttentionTiers{}, descs.data(),
+                             static_cast<int>(descs.size()), indptr.data(),
+                             slots + 1, merge.data(),
+                             static_cast<int>(merge.size()), &count);
+          wsp_bench::sink = count;
+        });
+        std::vector<SweepCut> cuts(slots + 1);
+        const double t_cuts = wsp_bench::median_us([&] {
+          int count = 0;
+          plan_sweep_into(lens.data(), batch, kv_heads, config,
+                          DecodeAttentionTiers{}, cuts.data(), slots + 1,
+                          &count);
+          wsp_bench::sink = count;
+        });
+        const size_t bytes = plan.count * sizeof(WorkDescriptor);
+        std::vector<char> from(bytes, 1), to(bytes);
+        const double t_copy = wsp_bench::median_us([&] {
+          std::memcpy(to.data(), from.data(), bytes);
+          wsp_bench::sink = to[bytes / 2];
+        });
+        int busiest = 0;
+        for (int c = 1; c < slots; ++c)
+          if (cuts[c + 1].desc - cuts[c].desc >
+              cuts[busiest + 1].desc - cuts[busiest].desc)
+            busiest = c;
+        auto expand = [&](int first, int last) {
+          uint32_t sum = 0;
+          for (int c = first; c < last; ++c)
+            for_each_sweep_piece(lens.data(), batch, kv_heads, config,
+                                 DecodeAttentionTiers{}, cuts[c], cuts[c + 1],
+                                 [&](const WorkDescriptor &d) {
+                                   sum += d.params[3];
+                                 });
+          wsp_bench::sink = static_cast<int>(sum);
+        };
+        const double t_all = wsp_bench::median_us([&] { expand(0, slots); });
+        const double t_one =
+            wsp_bench::median_us([&] { expand(busiest, busiest + 1); });
+        const double ratio = t_cuts / t_copy;
+        if ((batch >= 256 && ratio > 2) ||
+            (batch == 16 && slots == 264 && t_cuts > 1.5))
+          cuts_goal = false;
+        std::printf("%5d %-8s %5d | %12.2f %5.2f %7.2f %11.2f | %10.2f "
+                    "%13.3f\n",
+                    slots, dists[dist], batch, t_full, t_cuts, t_copy, ratio,
+                    t_all, t_one);
+      }
+  std::printf("goals (cuts <= 2x memcpy of the descriptor bytes at B >= 256, "
+              "<= 1.5 us at B = 16 on 264 slots): %s\n",
+              cuts_goal ? "met" : "NOT met");
+
   std::printf("\nB=1024 balanced plan time over a memcpy of its descriptor "
               "bytes (same run):");
   for (const auto &[plan_us, copy_us, store_us] : floors)

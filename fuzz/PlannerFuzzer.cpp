@@ -6,6 +6,8 @@
 // contract:
 //  * the result is one of the spec's four codes;
 //  * the balanced planner's lower bound is -1 or a cost no plan beats;
+//  * the balanced plan as cuts (plan_sweep_into) gives the materialized
+//    form's result and, expanded core by core, its descriptors;
 //  * an IncrementalPlan updated through a sequence of lengths the input
 //    describes (growth, replacement, rows joining and leaving) returns what
 //    a fresh plan of the same lengths returns and holds its descriptors
@@ -174,6 +176,54 @@ void fuzzSpecPlanner(Input &in, const std::vector<int> &lens, int heads,
   checkCoverage(lens, heads, buffer.data(), count, tiers);
 }
 
+/// The plan as cuts (plan_sweep_into) on the input the materialized planner
+/// just took, with a cut buffer of the same length as its core_indptr: the
+/// same result wherever the descriptor and merge buffers were big enough
+/// (OK, or an error that is not BUFFER_OVERFLOW), nothing written on error,
+/// and on OK the materialized plan, core by core.
+void fuzzSweepCuts(const std::vector<int> &lens, int heads,
+                   const BalancedConfig &config, const TierList &tiers,
+                   int cutsSize, const int *q, PlanResult materialized,
+                   const WorkDescriptor *descs, int count,
+                   const int *indptr) {
+  std::vector<SweepCut> cuts(static_cast<size_t>(cutsSize) + 4);
+  std::memset(cuts.data(), kCanary, cuts.size() * sizeof(SweepCut));
+  int n = -12345;
+  const PlanResult r = plan_sweep_into(
+      lens.data(), static_cast<int>(lens.size()), heads, config, tiers,
+      cuts.data(), cutsSize, &n, nullptr, nullptr, q);
+  require(validCode(r) && r != PlanResult::BUFFER_OVERFLOW,
+          "cuts: a result code outside the spec");
+  require(untouched(cuts.data() + cutsSize, 4 * sizeof(SweepCut)),
+          "cuts: a write past the buffer");
+  if (r != PlanResult::OK) {
+    require(untouched(cuts.data(), cuts.size() * sizeof(SweepCut)) &&
+                n == -12345,
+            "cuts: an error wrote a buffer");
+    require(materialized != PlanResult::OK,
+            "cuts: an error the materialized form does not have");
+    return;
+  }
+  if (materialized == PlanResult::BUFFER_OVERFLOW)
+    return; // (the materialized form had too little room to compare)
+  require(materialized == PlanResult::OK,
+          "cuts: a plan the materialized form refuses");
+  require(n == count, "cuts: another descriptor count");
+  for (int c = 0; c < config.num_cores; ++c) {
+    require(cuts[c].desc == indptr[c], "cuts: another core boundary");
+    int i = cuts[c].desc;
+    for_each_sweep_piece(lens.data(), static_cast<int>(lens.size()), heads,
+                         config, tiers, cuts[c], cuts[c + 1],
+                         [&](const WorkDescriptor &d) {
+                           require(i < count && std::memcmp(&d, &descs[i],
+                                                            sizeof d) == 0,
+                                   "cuts: another descriptor");
+                           ++i;
+                         });
+    require(i == cuts[c + 1].desc, "cuts: another piece count");
+  }
+}
+
 void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
                          const TierList &tiers) {
   BalancedConfig config;
@@ -214,6 +264,9 @@ void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
     require(*std::max_element(coreCost.begin(), coreCost.end()) >= bound,
             "a plan beat the lower bound");
   require(validCode(r), "a result code outside the spec");
+  fuzzSweepCuts(lens, heads, config, tiers, indptrSize,
+                withQ ? q.data() : nullptr, r, descs.data(), count,
+                indptr.data());
   require(untouched(descs.data() + capacity, 4 * sizeof(WorkDescriptor)) &&
               untouched(indptr.data() + indptrSize, 4 * sizeof(int)) &&
               untouched(merge.data() + mergeSize, 4 * sizeof(int)),

@@ -547,3 +547,162 @@ TEST(BalancedLowerBound, BadInput) {
   config.cost = {kMaxCostCoefficient, 1, kMaxCostCoefficient};
   EXPECT_GT(balanced_lower_bound(lens.data(), 2, 1, config), 0);
 }
+
+// The plan as cuts (plan_sweep_into): each core's descriptors, expanded from
+// its two cuts, are the materialized plan's, byte for byte, on random inputs
+// of both modes (zero lengths, query lengths, one core to more cores than
+// rows, random cost models and blocks).
+namespace {
+
+struct SweepForm {
+  PlanResult result = PlanResult::OK;
+  std::vector<SweepCut> cuts;
+  std::vector<int64_t> cost;
+  std::vector<WorkDescriptor> descriptors;
+  int count = -1, rows = -1;
+};
+
+SweepForm plan_and_expand(const std::vector<int> &lens, int heads,
+                          const BalancedConfig &config,
+                          const std::vector<int> &q_lens) {
+  SweepForm f;
+  const int batch = static_cast<int>(lens.size());
+  f.cuts.resize(config.num_cores + 1);
+  f.cost.assign(config.num_cores, -1);
+  const int *q = q_lens.empty() ? nullptr : q_lens.data();
+  f.result = plan_sweep_into(lens.data(), batch, heads, config,
+                             DecodeAttentionTiers{}, f.cuts.data(),
+                             config.num_cores + 1, &f.count, &f.rows,
+                             f.cost.data(), q);
+  if (f.result != PlanResult::OK)
+    return f;
+  for (int c = 0; c < config.num_cores; ++c) {
+    const int n = for_each_sweep_piece(
+        lens.data(), batch, heads, config, DecodeAttentionTiers{}, f.cuts[c],
+        f.cuts[c + 1],
+        [&](const WorkDescriptor &d) { f.descriptors.push_back(d); });
+    EXPECT_EQ(n, f.cuts[c + 1].desc - f.cuts[c].desc) << "core " << c;
+  }
+  return f;
+}
+
+void expect_same_plan(const std::vector<int> &lens, int heads,
+                      const BalancedConfig &config,
+                      const std::vector<int> &q_lens = {}) {
+  BalancedPlan plan;
+  ASSERT_EQ(plan_balanced(lens.data(), static_cast<int>(lens.size()), heads,
+                          config, DecodeAttentionTiers{}, &plan,
+                          q_lens.empty() ? nullptr : q_lens.data()),
+            PlanResult::OK);
+  SweepForm f = plan_and_expand(lens, heads, config, q_lens);
+  ASSERT_EQ(f.result, PlanResult::OK);
+  ASSERT_EQ(f.count, plan.count);
+  ASSERT_EQ(f.rows, plan.rows);
+  ASSERT_EQ(static_cast<int>(f.descriptors.size()), plan.count);
+  for (int i = 0; i < plan.count; ++i)
+    ASSERT_EQ(0, std::memcmp(&f.descriptors[i], &plan.descriptors[i],
+                             sizeof(WorkDescriptor)))
+        << "descriptor " << i << ": request "
+        << params::Attention::request_idx(f.descriptors[i]) << " head "
+        << params::Attention::head_idx(f.descriptors[i]) << " kv "
+        << params::Attention::kv_start(f.descriptors[i]) << "+"
+        << params::Attention::kv_len(f.descriptors[i]) << ", materialized kv "
+        << params::Attention::kv_start(plan.descriptors[i]) << "+"
+        << params::Attention::kv_len(plan.descriptors[i]);
+  for (int c = 0; c <= config.num_cores; ++c)
+    ASSERT_EQ(f.cuts[c].desc, plan.core_indptr[c]) << "core " << c;
+  ASSERT_EQ(f.cost, plan.core_cost);
+}
+
+} // namespace
+
+TEST(SweepCuts, ExpandToTheMaterializedPlan) {
+  std::mt19937 rng(2026);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int batch = 1 + rng() % (trial % 4 == 0 ? 2000 : 40);
+    const int heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % (trial % 5 == 0 ? 600 : 64);
+    config.block_size = 1 + rng() % 256;
+    config.cost.per_unit = rng() % 300;
+    config.cost.per_token = 1 + rng() % 4;
+    config.cost.per_merge = rng() % 300;
+    config.batch_invariant = trial % 4 == 1;
+    config.invariant_chunk = 1 + rng() % 8192;
+    std::vector<int> q;
+    if (trial % 3 == 2) {
+      q.resize(batch);
+      for (int b = 0; b < batch; ++b)
+        q[b] = lens[b] > 0 ? 1 + static_cast<int>(rng() % std::min(lens[b], 8))
+                           : 0;
+    }
+    SCOPED_TRACE(testing::Message()
+                 << "trial " << trial << ": batch " << batch << ", heads "
+                 << heads << ", cores " << config.num_cores << ", block "
+                 << config.block_size << (config.batch_invariant ? ", invariant"
+                                                                  : ""));
+    expect_same_plan(lens, heads, config, q);
+  }
+}
+
+TEST(SweepCuts, CornerCases) {
+  BalancedConfig config;
+  config.num_cores = 5;
+  // Every length zero: every cut at the end, no pieces.
+  expect_same_plan({0, 0, 0}, 4, config);
+  // One core takes everything; more cores than rows; one row over every
+  // core; rows that end exactly on a core's capacity.
+  config.num_cores = 1;
+  expect_same_plan({100, 0, 7000}, 2, config);
+  config.num_cores = 264;
+  expect_same_plan({3, 5}, 1, config);
+  expect_same_plan({131072}, 1, config);
+  config.num_cores = 4;
+  config.cost = CostModel{0, 1, 0};
+  config.block_size = 1;
+  expect_same_plan({100, 100, 100, 100}, 1, config);
+  expect_same_plan({0, 50, 0, 50, 0}, 3, config);
+}
+
+TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {
+  const BalancedConfig config;
+  std::vector<SweepCut> cuts(config.num_cores + 1, SweepCut{-7, -7, -7, -7});
+  std::vector<int64_t> cost(config.num_cores, -7);
+  int count = -7;
+  auto plan = [&](std::vector<int> lens, int heads, const BalancedConfig &c,
+                  int cuts_size) {
+    return plan_sweep_into(lens.data(), static_cast<int>(lens.size()), heads,
+                           c, DecodeAttentionTiers{}, cuts.data(), cuts_size,
+                           &count, nullptr, cost.data());
+  };
+  const int size = config.num_cores + 1;
+  EXPECT_EQ(plan({100, -1}, 1, config, size), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan({200000, -1}, 1, config, size), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan({100}, 0, config, size), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan({5, 200000}, 1, config, size), PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_EQ(plan({100}, 1, config, size - 1), PlanResult::INVALID_PARAMS);
+  BalancedConfig bad = config;
+  bad.block_size = 0;
+  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::INVALID_PARAMS);
+  bad = config;
+  bad.num_cores = INT32_MAX;
+  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::UNSUPPORTED_SIZE);
+  bad = config;
+  bad.cost.per_unit = kMaxCostCoefficient + 1;
+  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::UNSUPPORTED_SIZE);
+  // More pieces than 32-bit work ids.
+  std::vector<int> many(1 << 16, 4096);
+  EXPECT_EQ(plan(many, 1 << 15, config, size), PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_EQ(plan_sweep_into(many.data(), 1, 1, config, DecodeAttentionTiers{},
+                            nullptr, size, &count),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan_sweep_into(many.data(), 1, 1, config, DecodeAttentionTiers{},
+                            cuts.data(), size, nullptr),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(count, -7);
+  for (const SweepCut &c : cuts)
+    EXPECT_EQ(c.request, -7);
+  for (int64_t c : cost)
+    EXPECT_EQ(c, -7);
+}

@@ -256,6 +256,97 @@ inline int write_rows(const WorkDescriptor &tmpl, int n, int rows,
 /// exact count is known only once it ran, so the capacity it needs is its
 /// bound, rows + num_cores (batch-invariant: the exact piece count); on
 /// overflow *out_count is that bound.
+namespace detail {
+/// What plan_balanced_into and plan_sweep_into check and sum before they
+/// plan: the rows, the invariant pieces (times kv_heads), and the base cost
+/// still to place (tokens and one unit per row; the fixed pieces and their
+/// merges when batch-invariant).
+struct BalancedTotals {
+  int64_t rows = 0;
+  int64_t invariant_units = 0;
+  int64_t remaining = 0;
+};
+
+/// The validation both forms share (their "Errors" paragraph), in order,
+/// before anything is written. `cuts_size` is the per-core buffer's length
+/// (core_indptr or the cuts): INVALID_PARAMS below num_cores + 1.
+template <typename TierCfg>
+PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
+                          const BalancedConfig &config, const TierCfg &tiers,
+                          int cuts_size, const int *q_lens,
+                          BalancedTotals *out) {
+  for (int b = 0; b < batch; ++b) {
+    const int len = kv_lens[b];
+    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
+      return PlanResult::INVALID_PARAMS;
+  }
+  const CostModel &c = config.cost;
+  if (config.num_cores > kMaxBalancedCores ||
+      c.per_unit > kMaxCostCoefficient || c.per_token > kMaxCostCoefficient ||
+      c.per_merge > kMaxCostCoefficient)
+    return PlanResult::UNSUPPORTED_SIZE;
+  // (Checked once num_cores is within its limit, so num_cores + 1 fits.)
+  if (cuts_size < config.num_cores + 1)
+    return PlanResult::INVALID_PARAMS;
+  const int64_t block = config.block_size;
+  const int64_t piece =
+      std::max<int64_t>(block, config.invariant_chunk / block * block);
+  // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
+  // Every sum is checked: a plan whose cost does not fit is unsupported.
+  int64_t tokens = 0, rows = 0, invariant_units = 0;
+  bool fits = true;
+  for (int b = 0; b < batch; ++b) {
+    const int len = kv_lens[b];
+    if (len > 0 && tiers.select_tier(len) < 0)
+      return PlanResult::UNSUPPORTED_SIZE;
+    const int64_t weighted =
+        static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
+    fits = fits && !__builtin_add_overflow(tokens, weighted, &tokens);
+    rows += len > 0;
+    if (config.batch_invariant) // (a division: only where it is used)
+      invariant_units += (len + piece - 1) / piece;
+  }
+  // The total cost, with headroom for the per-core arithmetic
+  // (capacity plus one split, used plus one row).
+  int64_t remaining = 0;
+  {
+    int64_t t = 0, u = 0, m = 0;
+    const int64_t units = config.batch_invariant ? invariant_units : rows;
+    fits = fits && !__builtin_mul_overflow(tokens, int64_t(kv_heads), &tokens) &&
+           !__builtin_mul_overflow(c.per_token, tokens, &t) &&
+           !__builtin_mul_overflow(c.per_unit, units * kv_heads, &u) &&
+           !__builtin_add_overflow(t, u, &remaining) &&
+           (!config.batch_invariant ||
+            (!__builtin_mul_overflow(
+                 c.per_merge, (invariant_units - rows) * kv_heads, &m) &&
+             !__builtin_add_overflow(remaining, m, &remaining))) &&
+           remaining <= kMaxPlanCost;
+  }
+  if (!fits)
+    return PlanResult::UNSUPPORTED_SIZE;
+  out->rows = rows * kv_heads;
+  out->invariant_units = invariant_units * kv_heads;
+  out->remaining = remaining;
+  return PlanResult::OK;
+}
+
+/// A sweep core's capacity: its fair share of the base cost still to
+/// place over the cores left, plus room for one split (`split`: per_unit +
+/// per_merge; 0 when batch-invariant). Recomputed per core, so rounding
+/// slack never piles up on the last one.
+inline int64_t core_capacity(int64_t remaining, int cores_left,
+                             int64_t split) {
+  return (remaining + cores_left - 1) / cores_left + split;
+}
+
+/// Where the sweep cuts a row that does not fit: the KV tokens `free` cost
+/// units buy at `per_token` each, rounded to the nearest block, so that
+/// block rounding does not leave every core short and pile up on the last.
+inline int64_t cut_room(int64_t free, int64_t per_token, int64_t block) {
+  return free > 0 ? (free / per_token + block / 2) / block * block : 0;
+}
+} // namespace detail
+
 template <typename TierCfg>
 PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                               const BalancedConfig &config,
@@ -273,57 +364,19 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
       !core_indptr || !merge_indptr || desc_capacity < 0 ||
       (desc_capacity > 0 && !descs))
     return PlanResult::INVALID_PARAMS;
-  for (int b = 0; b < batch; ++b) {
-    const int len = kv_lens[b];
-    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
-      return PlanResult::INVALID_PARAMS;
-  }
+  detail::BalancedTotals totals;
+  const PlanResult checked =
+      detail::check_balanced(kv_lens, batch, kv_heads, config, tiers,
+                             indptr_size, q_lens, &totals);
+  if (checked != PlanResult::OK)
+    return checked;
   const CostModel &c = config.cost;
-  if (config.num_cores > kMaxBalancedCores ||
-      c.per_unit > kMaxCostCoefficient || c.per_token > kMaxCostCoefficient ||
-      c.per_merge > kMaxCostCoefficient)
-    return PlanResult::UNSUPPORTED_SIZE;
-  // (Checked once num_cores is within its limit, so num_cores + 1 fits.)
-  if (indptr_size < config.num_cores + 1)
-    return PlanResult::INVALID_PARAMS;
   const int cores = config.num_cores;
   const int64_t block = config.block_size;
   const int64_t piece =
       std::max<int64_t>(block, config.invariant_chunk / block * block);
-  // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
-  // Every sum is checked: a plan whose cost does not fit is unsupported.
-  int64_t tokens = 0, rows = 0, invariant_units = 0;
-  bool fits = true;
-  for (int b = 0; b < batch; ++b) {
-    const int len = kv_lens[b];
-    if (len > 0 && tiers.select_tier(len) < 0)
-      return PlanResult::UNSUPPORTED_SIZE;
-    const int64_t weighted =
-        static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
-    fits = fits && !__builtin_add_overflow(tokens, weighted, &tokens);
-    rows += len > 0;
-    invariant_units += (len + piece - 1) / piece;
-  }
-  // The total cost, with headroom for the per-core arithmetic below
-  // (capacity plus one split, used plus one row).
-  int64_t remaining = 0;
-  {
-    int64_t t = 0, u = 0, m = 0;
-    const int64_t units = config.batch_invariant ? invariant_units : rows;
-    fits = fits && !__builtin_mul_overflow(tokens, int64_t(kv_heads), &tokens) &&
-           !__builtin_mul_overflow(c.per_token, tokens, &t) &&
-           !__builtin_mul_overflow(c.per_unit, units * kv_heads, &u) &&
-           !__builtin_mul_overflow(c.per_merge,
-                                   (invariant_units - rows) * kv_heads, &m) &&
-           !__builtin_add_overflow(t, u, &remaining) &&
-           (!config.batch_invariant ||
-            !__builtin_add_overflow(remaining, m, &remaining)) &&
-           remaining <= kMaxPlanCost;
-  }
-  rows *= kv_heads;
-  invariant_units *= kv_heads;
-  if (!fits)
-    return PlanResult::UNSUPPORTED_SIZE;
+  const int64_t rows = totals.rows, invariant_units = totals.invariant_units;
+  int64_t remaining = totals.remaining;
 
   const bool invariant = config.batch_invariant;
   // Upper bound on pieces: one per row, plus one split per core boundary
@@ -344,14 +397,14 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
   // what remains, recomputed per core so rounding slack never piles up at
   // the end; a sweep core may also take one split (an extra unit + merge).
   const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
-  int64_t capacity = (remaining + cores - 1) / cores + split;
+  int64_t capacity = detail::core_capacity(remaining, cores, split);
   int64_t used = 0;
   auto next_core = [&] {
     if (core_cost)
       core_cost[core] = used;
     core_indptr[++core] = n;
     used = 0;
-    capacity = (remaining + (cores - core) - 1) / (cores - core) + split;
+    capacity = detail::core_capacity(remaining, cores - core, split);
   };
 
   for (int b = 0; b < batch; ++b) {
@@ -416,10 +469,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
             place(rest, true);
             break;
           }
-          // Round the cut to the nearest block, so that block rounding
-          // does not leave every core short and pile up on the last one.
-          const int64_t room =
-              free > 0 ? (free / per_token + block / 2) / block * block : 0;
+          const int64_t room = detail::cut_room(free, per_token, block);
           if (room >= rest) {
             place(rest, true);
             break;
@@ -499,6 +549,231 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   for (int i = 0; i < p.count; ++i)
     p.core_items[i] = i;
   return PlanResult::OK;
+}
+
+/// The sweep plan without its descriptors: one point per core in
+/// (request, KV head, KV position) order. Core c runs every KV position from
+/// cuts[c] up to cuts[c + 1]; `desc` counts the descriptors before the
+/// point, so it is the first work id core c runs in the materialized plan.
+/// A point at a row's start has kv 0 and names a nonempty request, or
+/// request == batch past the last row.
+struct SweepCut {
+  int32_t request = 0;
+  int32_t head = 0;
+  int32_t kv = 0;
+  int32_t desc = 0;
+};
+
+/// The balanced plan as cuts, not descriptors: the plan plan_balanced_into
+/// writes, described by num_cores + 1 points instead of one descriptor per
+/// piece. An AICPU planning function that calls this writes O(cores) bytes;
+/// each AICore expands its own descriptors from its two cuts and the
+/// lengths it already holds (for_each_sweep_piece). The sweep jumps over
+/// the rows a core takes whole, a compare per request, so the plan costs
+/// O(batch + cores), whatever the number of heads; the batch-invariant mode
+/// walks its pieces, O(pieces), still writing only the cuts.
+///
+/// `cuts[cuts_size]`, at least num_cores + 1; `core_cost[num_cores]` when
+/// not null. Writes *out_count (the descriptors the plan holds) and, when
+/// not null, *out_rows. Errors as plan_balanced_into's, before anything is
+/// written, with the cuts in place of core_indptr; a plan of more than
+/// INT32_MAX pieces (work ids) is UNSUPPORTED_SIZE. There is no descriptor
+/// or merge buffer, so no BUFFER_OVERFLOW.
+template <typename TierCfg>
+PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
+                           const BalancedConfig &config, const TierCfg &tiers,
+                           SweepCut *cuts, int cuts_size, int *out_count,
+                           int *out_rows = nullptr,
+                           int64_t *core_cost = nullptr,
+                           const int *q_lens = nullptr) {
+  if (!out_count || !kv_lens || batch <= 0 || kv_heads <= 0 ||
+      config.num_cores <= 0 || config.block_size <= 0 ||
+      config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
+      config.cost.per_token <= 0 || config.cost.per_merge < 0 || !cuts)
+    return PlanResult::INVALID_PARAMS;
+  detail::BalancedTotals totals;
+  const PlanResult checked = detail::check_balanced(
+      kv_lens, batch, kv_heads, config, tiers, cuts_size, q_lens, &totals);
+  if (checked != PlanResult::OK)
+    return checked;
+  const bool invariant = config.batch_invariant;
+  const int cores = config.num_cores;
+  if ((invariant ? totals.invariant_units : totals.rows + cores) > INT32_MAX)
+    return PlanResult::UNSUPPORTED_SIZE;
+  const CostModel &c = config.cost;
+  const int64_t block = config.block_size;
+  const int64_t piece =
+      std::max<int64_t>(block, config.invariant_chunk / block * block);
+  const int64_t rows = totals.rows;
+  const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
+  int64_t remaining = totals.remaining;
+  // The position: KV position k of row (b, h); r rows before that row; n
+  // descriptors before the position.
+  int b = 0, h = 0;
+  int64_t k = 0, r = 0, n = 0;
+  auto skip_empty = [&] {
+    while (b < batch && kv_lens[b] == 0)
+      ++b;
+  };
+  auto next_row = [&] {
+    k = 0;
+    ++r;
+    if (++h == kv_heads) {
+      h = 0;
+      ++b;
+      skip_empty();
+    }
+  };
+  auto per_token = [&](int at) {
+    return c.per_token * (q_lens ? q_lens[at] : 1);
+  };
+  skip_empty();
+  for (int core = 0; core < cores; ++core) {
+    cuts[core] = SweepCut{b, h, static_cast<int32_t>(k),
+                          static_cast<int32_t>(n)};
+    int64_t used = 0;
+    if (b < batch && core == cores - 1 && !invariant) {
+      // The last core takes the rest: each whole row at its base cost, a
+      // row cut before it with its merge.
+      used = remaining + (k > 0 ? split : 0);
+      n += rows - r;
+      b = batch;
+    } else if (b < batch && invariant) {
+      // Whole pieces per core, each taken while the core is under its
+      // capacity by more than half the piece (plan_balanced_into's rule).
+      const int64_t capacity =
+          detail::core_capacity(remaining, cores - core, 0);
+      while (b < batch) {
+        const int64_t len = kv_lens[b];
+        const int64_t size = std::min(piece, len - k);
+        const int64_t cost = c.piece(per_token(b) * size, k == 0);
+        if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
+          break;
+        used += cost;
+        remaining -= cost;
+        ++n;
+        k += size;
+        if (k == len)
+          next_row();
+      }
+    } else if (b < batch) {
+      const int64_t capacity =
+          detail::core_capacity(remaining, cores - core, split);
+      bool full = false;
+      // 1. The rest of a row cut on an earlier core: whole if it fits (or
+      // its cut rounds up to its end), else cut again.
+      if (k > 0) {
+        const int64_t rest = kv_lens[b] - k, pt = per_token(b);
+        const int64_t free = capacity - split;
+        int64_t take = rest;
+        if (pt * rest > free) {
+          const int64_t room = detail::cut_room(free, pt, block);
+          take = room >= rest ? rest : room >= block ? room : 0;
+        }
+        if (take > 0) {
+          used = split + pt * take;
+          remaining -= pt * take;
+          ++n;
+        }
+        if (take < rest) {
+          k += take;
+          full = true;
+        } else {
+          next_row();
+        }
+      }
+      // 2. Whole rows while they fit: a request's rows are alike, so a
+      // compare per request, a division where it stops.
+      while (!full && b < batch) {
+        const int64_t row_cost = c.piece(per_token(b) * kv_lens[b], true);
+        const int64_t left = kv_heads - h;
+        const int64_t budget = capacity - used;
+        const int64_t fit =
+            left * row_cost <= budget ? left
+            : budget >= row_cost      ? budget / row_cost
+                                      : 0;
+        used += fit * row_cost;
+        remaining -= fit * row_cost;
+        n += fit;
+        r += fit;
+        if (fit < left) {
+          h += static_cast<int>(fit);
+          break;
+        }
+        h = 0;
+        ++b;
+        skip_empty();
+      }
+      // 3. The row that does not fit whole: cut at a block boundary (or
+      // whole, when the cut rounds up to its end).
+      if (!full && b < batch) {
+        const int64_t len = kv_lens[b], pt = per_token(b);
+        const int64_t room =
+            detail::cut_room(capacity - used - c.per_unit, pt, block);
+        const int64_t take = room >= len ? len : room >= block ? room : 0;
+        if (take > 0) {
+          used += c.piece(pt * take, true);
+          remaining -= c.per_unit + pt * take;
+          ++n;
+          k = take;
+          if (take == len)
+            next_row();
+        }
+      }
+    }
+    if (core_cost)
+      core_cost[core] = used;
+  }
+  cuts[cores] = SweepCut{b, h, static_cast<int32_t>(k),
+                         static_cast<int32_t>(n)};
+  *out_count = static_cast<int>(n);
+  if (out_rows)
+    *out_rows = static_cast<int>(rows);
+  return PlanResult::OK;
+}
+
+/// Calls `fn(descriptor)` for every piece from `from` up to `to` (a core's
+/// cuts[c] and cuts[c + 1], from plan_sweep_into with the same lengths,
+/// heads, config and tiers), in order: exactly the descriptors the
+/// materialized plan holds at [from.desc, to.desc). What a persistent core
+/// runs over its own share; it reads the lengths of the requests it visits
+/// and nothing else. Returns the number of pieces.
+template <typename TierCfg, typename Fn>
+int for_each_sweep_piece(const int *kv_lens, int batch, int kv_heads,
+                         const BalancedConfig &config, const TierCfg &tiers,
+                         SweepCut from, SweepCut to, Fn &&fn) {
+  const int64_t block = config.block_size;
+  const int64_t piece =
+      std::max<int64_t>(block, config.invariant_chunk / block * block);
+  int b = from.request, h = from.head;
+  int64_t k = from.kv;
+  uint32_t id = static_cast<uint32_t>(from.desc);
+  const int end_b = std::min(to.request, batch);
+  while (b < end_b || (b == to.request && b < batch &&
+                       (h < to.head || (h == to.head && k < to.kv)))) {
+    const int64_t len = kv_lens[b];
+    if (len <= 0) {
+      ++b;
+      h = 0;
+      continue;
+    }
+    const int tier = tiers.select_tier(static_cast<int>(len));
+    int64_t end = b == to.request && h == to.head ? to.kv : len;
+    if (config.batch_invariant) // pieces end on the row's own grid
+      end = std::min(end, (k / piece + 1) * piece);
+    fn(detail::make_piece(id++, tier, static_cast<uint32_t>(b),
+                          static_cast<uint32_t>(h), k, end - k, k == 0,
+                          end == len));
+    k = end;
+    if (k == len) {
+      k = 0;
+      if (++h == kv_heads) {
+        h = 0;
+        ++b;
+      }
+    }
+  }
+  return static_cast<int>(id - static_cast<uint32_t>(from.desc));
 }
 
 } // namespace runtime
