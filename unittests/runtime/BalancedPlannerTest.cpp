@@ -694,6 +694,12 @@ TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {
   // More pieces than 32-bit work ids.
   std::vector<int> many(1 << 16, 4096);
   EXPECT_EQ(plan(many, 1 << 15, config, size), PlanResult::UNSUPPORTED_SIZE);
+  // A batch-invariant plan of more pieces than kMaxBalancedPieces (it walks
+  // them): 2^13 pieces of 16 tokens per row, 2^12 rows.
+  bad = config;
+  bad.batch_invariant = true;
+  bad.invariant_chunk = 16;
+  EXPECT_EQ(plan({131072}, 1 << 12, bad, size), PlanResult::UNSUPPORTED_SIZE);
   EXPECT_EQ(plan_sweep_into(many.data(), 1, 1, config, DecodeAttentionTiers{},
                             nullptr, size, &count),
             PlanResult::INVALID_PARAMS);
@@ -705,4 +711,86 @@ TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {
     EXPECT_EQ(c.request, -7);
   for (int64_t c : cost)
     EXPECT_EQ(c, -7);
+}
+
+// The sweep's rule against a naive reading of it: lay every row out in base
+// cost one by one, put core c's start at c x ceil(total / cores), find its
+// row by scanning, round its tokens to the nearest block (halves up), move
+// a cut that leaves less than a block after it to the row's end, and price
+// each core by summing its descriptors' piece costs.
+TEST(SweepCuts, EachCoreStartsAtItsEvenShareRounded) {
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int batch = 1 + rng() % 50;
+    const int heads = 1 + rng() % 6;
+    std::vector<int> lens = random_lengths(rng, batch);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 300;
+    config.block_size = 1 + rng() % 200;
+    config.cost.per_unit = rng() % 200;
+    config.cost.per_token = 1 + rng() % 3;
+    config.cost.per_merge = rng() % 200;
+    const CostModel &cm = config.cost;
+    std::vector<SweepCut> cuts(config.num_cores + 1);
+    std::vector<int64_t> cost(config.num_cores);
+    int count = 0;
+    ASSERT_EQ(plan_sweep_into(lens.data(), batch, heads, config,
+                              DecodeAttentionTiers{}, cuts.data(),
+                              config.num_cores + 1, &count, nullptr,
+                              cost.data()),
+              PlanResult::OK);
+    struct Row {
+      int b, h;
+      int64_t start, len;
+    };
+    std::vector<Row> rows;
+    int64_t total = 0;
+    for (int b = 0; b < batch; ++b)
+      for (int h = 0; lens[b] > 0 && h < heads; ++h) {
+        rows.push_back({b, h, total, lens[b]});
+        total += cm.per_unit + cm.per_token * lens[b];
+      }
+    const int64_t share = (total + config.num_cores - 1) / config.num_cores;
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    for (int c = 0; c <= config.num_cores; ++c) {
+      int64_t at = static_cast<int64_t>(c) * share;
+      int eb = batch, eh = 0;
+      int64_t ek = 0;
+      if (c < config.num_cores && at < total) {
+        size_t i = 0;
+        while (i + 1 < rows.size() && rows[i + 1].start <= at)
+          ++i;
+        const int64_t in_row = at - rows[i].start;
+        int64_t k = 0;
+        if (in_row > cm.per_unit) {
+          const int64_t tokens = (in_row - cm.per_unit) / cm.per_token;
+          k = (tokens + config.block_size / 2) / config.block_size *
+              config.block_size;
+        }
+        if (k > 0 && k > rows[i].len - config.block_size) { // < a block left
+          ++i; // the next row's start, or the end
+          k = 0;
+        }
+        if (i < rows.size()) {
+          eb = rows[i].b;
+          eh = rows[i].h;
+          ek = k;
+        }
+      }
+      ASSERT_EQ(cuts[c].request, eb) << "core " << c;
+      ASSERT_EQ(cuts[c].head, eh) << "core " << c;
+      ASSERT_EQ(cuts[c].kv, ek) << "core " << c;
+    }
+    // Each core's cost: its pieces' costs.
+    for (int c = 0; c < config.num_cores; ++c) {
+      int64_t sum = 0;
+      for_each_sweep_piece(
+          lens.data(), batch, heads, config, DecodeAttentionTiers{}, cuts[c],
+          cuts[c + 1], [&](const WorkDescriptor &d) {
+            sum += cm.piece(cm.per_token * params::Attention::kv_len(d),
+                            d.is_first());
+          });
+      ASSERT_EQ(cost[c], sum) << "core " << c;
+    }
+  }
 }

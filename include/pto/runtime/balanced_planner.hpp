@@ -6,12 +6,15 @@
 // one long request dominates the step. This planner plans per core instead:
 //
 // * Sweep (default). The rows (request x KV head, in order) are laid end to
-//   end and cut into one contiguous range per core, each holding the same
-//   cost: KV tokens (times the request's query tokens, when given) + a
-//   fixed overhead per work unit + a merge cost per extra piece of a split
-//   row. A row is cut only at a KV block boundary, and only where a core
-//   fills up, so at most one row per core boundary is split.
-//   O(batch + cores); deterministic.
+//   end in cost: a fixed overhead per work unit + KV tokens (times the
+//   request's query tokens, when given). Core c starts at c times the even
+//   share, moved to the nearest KV block boundary of the row it falls in;
+//   a piece after a cut also pays a merge. At most one row per core
+//   boundary is split. Each core's start depends on its position alone, so
+//   the plan is one pass over the requests, O(batch + cores), and can be
+//   kept as its cuts (plan_sweep_into: num_cores + 1 points, each core
+//   expanding its own descriptors) instead of its descriptors.
+//   Deterministic.
 // * Batch-invariant. A row's chunk boundaries depend only on its own length
 //   (pieces of `invariant_chunk` tokens, block aligned); pieces are then
 //   dealt to cores in order, each core filled to the average cost.
@@ -184,78 +187,81 @@ inline WorkDescriptor make_piece(uint32_t id, int tier, uint32_t req,
                          static_cast<uint32_t>(len));
   return d;
 }
-#if defined(__GNUC__)
-typedef uint32_t u32x4 __attribute__((vector_size(16)));
-#endif
-
-/// Writes `rows` descriptors from `tmpl` at desc[n..): work ids n, n+1, ...
-/// and heads 0, 1, ... (params[1]), everything else as `tmpl`; merge[i] =
-/// n + i + 1 (each row one piece). Returns n + rows. Where the compiler
-/// has vector types, two descriptors (48 bytes) go out as three 16-byte
-/// stores: the generation is store-bound, and this halves the stores.
-inline int write_rows(const WorkDescriptor &tmpl, int n, int rows,
-                      WorkDescriptor *desc, int *merge) {
-  static_assert(sizeof(WorkDescriptor) == 24, "the spec's 24-byte layout");
-  int h = 0;
-#if defined(__GNUC__)
-  uint32_t w[6];
-  std::memcpy(w, &tmpl, sizeof w); // work_id, tier|flags|reserved, params
-  u32x4 a = {static_cast<uint32_t>(n), w[1], w[2], 0u};
-  u32x4 b = {w[4], w[5], static_cast<uint32_t>(n) + 1, w[1]};
-  u32x4 c = {w[2], 1u, w[4], w[5]};
-  const u32x4 da = {2u, 0u, 0u, 2u}, db = {0u, 0u, 2u, 0u},
-              dc = {0u, 2u, 0u, 0u};
-  for (; h + 1 < rows; h += 2) {
-    char *out = reinterpret_cast<char *>(desc + n + h);
-    std::memcpy(out, &a, 16);
-    std::memcpy(out + 16, &b, 16);
-    std::memcpy(out + 32, &c, 16);
-    merge[h] = n + h + 1;
-    merge[h + 1] = n + h + 2;
-    a += da;
-    b += db;
-    c += dc;
-  }
-#endif
-  for (; h < rows; ++h) {
-    desc[n + h] = tmpl;
-    desc[n + h].work_id = static_cast<uint32_t>(n + h);
-    desc[n + h].params[1] = static_cast<uint32_t>(h); // head_idx
-    merge[h] = n + h + 1;
-  }
-  return n + rows;
-}
 } // namespace detail
 
-/// Plans `batch` requests of `kv_lens` with `kv_heads` rows each into
-/// caller-owned buffers, allocating nothing (what an AICPU planning function
-/// calls every step). `tiers` selects each descriptor's tier from its
-/// request's length (any type with select_tier(int): a TierConfig or a
-/// TierList).
-///
-/// Buffers: `descs[desc_capacity]`; `core_indptr[indptr_size]`, at least
-/// num_cores + 1; `merge_indptr[merge_size]`, at least rows + 1 (rows =
-/// nonzero lengths x kv_heads); `core_cost[num_cores]` when not null.
-/// Writes *out_count (descriptors) and, when not null, *out_rows.
-///
-/// `q_lens` (optional, per request): query tokens. Every query token reads
-/// every KV token of its row, so a request's KV tokens cost
-/// per_token x q_len (chunked prefill beside decode); null means one query
-/// token each (decode). The KV length counts the new tokens, so a nonempty
-/// request's q_len lies in [1, kv_len]; anything else is INVALID_PARAMS.
-///
-/// Errors, as the spec's planner, validated before anything is written,
-/// in this order whatever the position of the offending input:
-/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config),
-/// UNSUPPORTED_SIZE (more than kMaxBalancedCores cores, a cost coefficient
-/// over kMaxCostCoefficient, a length no tier covers, a plan whose total
-/// cost would not fit the planner's 64-bit arithmetic), INVALID_PARAMS again
-/// for core_indptr shorter than num_cores + 1 (a buffer sized from a
-/// supported core count), BUFFER_OVERFLOW (merge_indptr shorter than
-/// rows + 1, or fewer descriptors than the plan may need). The sweep's
-/// exact count is known only once it ran, so the capacity it needs is its
-/// bound, rows + num_cores (batch-invariant: the exact piece count); on
-/// overflow *out_count is that bound.
+/// The sweep plan without its descriptors: one point per core in
+/// (request, KV head, KV position) order. Core c runs every KV position from
+/// cuts[c] up to cuts[c + 1]; `desc` counts the descriptors before the
+/// point, so it is the first work id core c runs in the materialized plan.
+/// A point at a row's start has kv 0 and names a nonempty request, or
+/// request == batch past the last row.
+struct SweepCut {
+  int32_t request = 0;
+  int32_t head = 0;
+  int32_t kv = 0;
+  int32_t desc = 0;
+};
+
+/// Calls `fn(descriptor)` for every piece from `from` up to `to` (a core's
+/// cuts[c] and cuts[c + 1], from plan_sweep_into with the same lengths,
+/// heads, config and tiers), in order: exactly the descriptors the
+/// materialized plan holds at [from.desc, to.desc). What a persistent core
+/// runs over its own share; it reads the lengths of the requests it visits
+/// and nothing else. Returns the number of pieces.
+template <typename TierCfg, typename Fn>
+int for_each_sweep_piece(const int *kv_lens, int batch, int kv_heads,
+                         const BalancedConfig &config, const TierCfg &tiers,
+                         SweepCut from, SweepCut to, Fn &&fn) {
+  const bool invariant = config.batch_invariant;
+  const int64_t block = config.block_size;
+  const int64_t piece =
+      std::max<int64_t>(block, config.invariant_chunk / block * block);
+  uint32_t id = static_cast<uint32_t>(from.desc);
+  // The pieces of row (b, h) over [k, end): one, or the invariant grid's.
+  auto pieces = [&](int b, int h, int64_t k, int64_t end, int64_t len,
+                    int tier) {
+    while (k < end) {
+      const int64_t stop =
+          invariant ? std::min(end, (k / piece + 1) * piece) : end;
+      fn(detail::make_piece(id++, tier, static_cast<uint32_t>(b),
+                            static_cast<uint32_t>(h), k, stop - k, k == 0,
+                            stop == len));
+      k = stop;
+    }
+  };
+  for (int b = from.request; b < batch && b <= to.request; ++b) {
+    const int64_t len = kv_lens[b];
+    if (len <= 0)
+      continue;
+    const bool last = b == to.request;
+    int h = b == from.request ? from.head : 0;
+    int64_t k = b == from.request ? from.kv : 0;
+    const int whole_end = last ? to.head : kv_heads; // rows that run to len
+    const int tier = tiers.select_tier(static_cast<int>(len));
+    if (k > 0 && h < whole_end) { // the rest of a row cut before `from`
+      pieces(b, h++, k, len, len, tier);
+      k = 0;
+    }
+    if (invariant) {
+      for (; h < whole_end; ++h)
+        pieces(b, h, 0, len, len, tier);
+    } else {
+      // Whole rows: one template, the work id and head changing.
+      WorkDescriptor whole =
+          detail::make_piece(0, tier, static_cast<uint32_t>(b), 0, 0, len,
+                             true, true);
+      for (; h < whole_end; ++h) {
+        whole.work_id = id++;
+        whole.params[1] = static_cast<uint32_t>(h); // head_idx
+        fn(whole);
+      }
+    }
+    if (last && to.kv > 0) // the start of a row cut at `to`
+      pieces(b, h, k, to.kv, len, tier);
+  }
+  return static_cast<int>(id - static_cast<uint32_t>(from.desc));
+}
+
 namespace detail {
 /// What plan_balanced_into and plan_sweep_into check and sum before they
 /// plan: the rows, the invariant pieces (times kv_heads), and the base cost
@@ -294,14 +300,14 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
   // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
   // Every sum is checked: a plan whose cost does not fit is unsupported.
   int64_t tokens = 0, rows = 0, invariant_units = 0;
-  bool fits = true;
+  bool overflow = false; // (a flag, not a branch per request)
   for (int b = 0; b < batch; ++b) {
     const int len = kv_lens[b];
     if (len > 0 && tiers.select_tier(len) < 0)
       return PlanResult::UNSUPPORTED_SIZE;
     const int64_t weighted =
         static_cast<int64_t>(len) * (q_lens && len > 0 ? q_lens[b] : 1);
-    fits = fits && !__builtin_add_overflow(tokens, weighted, &tokens);
+    overflow |= __builtin_add_overflow(tokens, weighted, &tokens);
     rows += len > 0;
     if (config.batch_invariant) // (a division: only where it is used)
       invariant_units += (len + piece - 1) / piece;
@@ -309,6 +315,7 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
   // The total cost, with headroom for the per-core arithmetic
   // (capacity plus one split, used plus one row).
   int64_t remaining = 0;
+  bool fits = !overflow;
   {
     int64_t t = 0, u = 0, m = 0;
     const int64_t units = config.batch_invariant ? invariant_units : rows;
@@ -330,23 +337,188 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
   return PlanResult::OK;
 }
 
-/// A sweep core's capacity: its fair share of the base cost still to
-/// place over the cores left, plus room for one split (`split`: per_unit +
-/// per_merge; 0 when batch-invariant). Recomputed per core, so rounding
+/// A batch-invariant core's capacity: its fair share of the base cost
+/// still to place over the cores left. Recomputed per core, so rounding
 /// slack never piles up on the last one.
-inline int64_t core_capacity(int64_t remaining, int cores_left,
-                             int64_t split) {
-  return (remaining + cores_left - 1) / cores_left + split;
+inline int64_t core_capacity(int64_t remaining, int cores_left) {
+  return (remaining + cores_left - 1) / cores_left;
 }
 
-/// Where the sweep cuts a row that does not fit: the KV tokens `free` cost
-/// units buy at `per_token` each, rounded to the nearest block, so that
-/// block rounding does not leave every core short and pile up on the last.
-inline int64_t cut_room(int64_t free, int64_t per_token, int64_t block) {
-  return free > 0 ? (free / per_token + block / 2) / block * block : 0;
+/// The balanced plan's rule, in one place: calls `cut(c, point, cost)` for
+/// c = 0 .. num_cores in order, `point` where core c starts (the last one
+/// past every row) and `cost` what core c - 1 runs (0 for c = 0). Both
+/// forms call it: plan_sweep_into keeps the points; plan_balanced_into
+/// expands the pieces between consecutive points as it goes. `total` is
+/// check_balanced's base cost.
+///
+/// Sweep: the rows (request x KV head, in order) are laid end to end in
+/// base cost, a unit and then per_token x q_len per KV token each. Core c
+/// starts at c x ceil(total / cores), moved to the nearest block boundary
+/// of the row it falls in (to the row's start when it falls in the row's
+/// unit or its first half block; to the next row's start when it rounds to
+/// the row's end or past it). So every core's start depends on its own
+/// position only: one pass over the requests, jumping the ones no start
+/// falls in, O(batch + cores) with no recurrence between cores. A core
+/// costs the base cost between its start and the next core's, plus a unit
+/// and a merge when it starts inside a row: at most the even share, plus
+/// two rounding moves (a block's tokens, or a unit), plus a unit and a
+/// merge.
+///
+/// Batch-invariant: a row's pieces are `invariant_chunk` tokens (block
+/// aligned) whatever the batch; they are dealt in order, a piece going to
+/// the next core once the current one is over its fair share of what
+/// remains by more than half the piece. This walks every piece.
+template <typename Fn>
+void plan_cuts(const int *kv_lens, int batch, int kv_heads,
+               const BalancedConfig &config, const int *q_lens, int64_t rows,
+               int64_t total, Fn &&cut) {
+  const CostModel &cm = config.cost;
+  const int cores = config.num_cores;
+  const int64_t block = config.block_size;
+  auto per_token = [&](int b) {
+    return cm.per_token * (q_lens ? q_lens[b] : 1);
+  };
+  auto next_request = [&](int b) {
+    while (b < batch && kv_lens[b] == 0)
+      ++b;
+    return b;
+  };
+  const int first = next_request(0);
+  if (config.batch_invariant) {
+    const int64_t piece =
+        std::max<int64_t>(block, config.invariant_chunk / block * block);
+    int core = 0;
+    int64_t remaining = total, used = 0, n = 0;
+    int64_t capacity = core_capacity(remaining, cores);
+    cut(0, SweepCut{first, 0, 0, 0}, int64_t(0));
+    for (int b = first; b < batch; b = next_request(b + 1)) {
+      const int64_t len = kv_lens[b], pt = per_token(b);
+      for (int h = 0; h < kv_heads; ++h)
+        for (int64_t start = 0; start < len; start += piece) {
+          const int64_t cost = cm.piece(pt * std::min(piece, len - start),
+                                        start == 0);
+          if (used > 0 && used + cost / 2 > capacity && core < cores - 1) {
+            cut(++core,
+                SweepCut{b, h, static_cast<int32_t>(start),
+                         static_cast<int32_t>(n)},
+                used);
+            used = 0;
+            capacity = core_capacity(remaining, cores - core);
+          }
+          ++n;
+          used += cost;
+          remaining -= cost;
+        }
+    }
+    const SweepCut end{batch, 0, 0, static_cast<int32_t>(n)};
+    cut(++core, end, used);
+    while (core < cores)
+      cut(++core, end, int64_t(0));
+    return;
+  }
+  const int64_t share = total > 0 ? (total + cores - 1) / cores : 0;
+  const int block_shift =
+      (block & (block - 1)) == 0 ? __builtin_ctzll(block) : -1;
+  // The previous point's base position, and whether it was inside a row.
+  int64_t prev_base = 0;
+  bool prev_inside = false;
+  int c = 0;
+  auto emit = [&](const SweepCut &p, int64_t base) {
+    int64_t cost = 0;
+    if (c > 0 && base > prev_base)
+      cost = base - prev_base + (prev_inside ? cm.per_unit + cm.per_merge : 0);
+    cut(c++, p, cost);
+    prev_base = base;
+    prev_inside = p.kv > 0;
+  };
+  emit(SweepCut{first, 0, 0, 0}, 0);
+  // Points inside rows so far, distinct: each adds a piece.
+  int64_t inside = 0;
+  SweepCut last_inside{-1, -1, -1, -1};
+  int64_t pos = 0, row = 0; // base position and index of request b's row 0
+  // (A plain loop over b, so that no load sits on the loop's dependency
+  // chain: the next nonempty request is looked up only where a point needs
+  // it.)
+  int64_t at = c * share; // core c's even-share position
+  for (int b = first; b < batch && c < cores; ++b) {
+    const int64_t len = kv_lens[b];
+    if (len == 0)
+      continue;
+    const int64_t pt = per_token(b);
+    const int64_t row_cost = cm.piece(pt * len, true);
+    const int64_t span = row_cost * kv_heads;
+    for (; c < cores && at < pos + span && at < total; at = c * share) {
+      // (Divisions only where they are not trivial: this runs once per
+      // core, with no dependency between cores.)
+      const int64_t off = at - pos;
+      int64_t h = off < row_cost ? 0 : off / row_cost;
+      const int64_t in_row = off - h * row_cost;
+      int64_t k = 0;
+      if (in_row > cm.per_unit) {
+        const int64_t tokens = pt == 1 ? in_row - cm.per_unit
+                                       : (in_row - cm.per_unit) / pt;
+        k = block_shift >= 0
+                ? (tokens + block / 2) >> block_shift << block_shift
+                : (tokens + block / 2) / block * block;
+      }
+      // No cut leaves less than a block after it: such a cut moves to the
+      // row's end (the next row's start), as one that rounds to the end or
+      // past it does. (The rounding leaves at least a block before it.)
+      if (k > 0 && k > len - block) {
+        ++h;
+        k = 0;
+      }
+      SweepCut p = h == kv_heads
+                       ? SweepCut{next_request(b + 1), 0, 0, 0}
+                       : SweepCut{b, static_cast<int32_t>(h),
+                                  static_cast<int32_t>(k), 0};
+      p.desc = static_cast<int32_t>(row + h + inside + (k > 0));
+      if (k > 0 && (p.request != last_inside.request ||
+                    p.head != last_inside.head || p.kv != last_inside.kv)) {
+        ++inside;
+        last_inside = p;
+      }
+      emit(p, pos + h * row_cost + (k > 0 ? cm.per_unit + pt * k : 0));
+    }
+    pos += span;
+    row += kv_heads;
+  }
+  const SweepCut end{batch, 0, 0, static_cast<int32_t>(rows + inside)};
+  while (c <= cores)
+    emit(end, total);
 }
+
 } // namespace detail
 
+/// Plans `batch` requests of `kv_lens` with `kv_heads` rows each into
+/// caller-owned buffers, allocating nothing (what an AICPU planning function
+/// calls every step). `tiers` selects each descriptor's tier from its
+/// request's length (any type with select_tier(int): a TierConfig or a
+/// TierList).
+///
+/// Buffers: `descs[desc_capacity]`; `core_indptr[indptr_size]`, at least
+/// num_cores + 1; `merge_indptr[merge_size]`, at least rows + 1 (rows =
+/// nonzero lengths x kv_heads); `core_cost[num_cores]` when not null.
+/// Writes *out_count (descriptors) and, when not null, *out_rows.
+///
+/// `q_lens` (optional, per request): query tokens. Every query token reads
+/// every KV token of its row, so a request's KV tokens cost
+/// per_token x q_len (chunked prefill beside decode); null means one query
+/// token each (decode). The KV length counts the new tokens, so a nonempty
+/// request's q_len lies in [1, kv_len]; anything else is INVALID_PARAMS.
+///
+/// Errors, as the spec's planner, validated before anything is written,
+/// in this order whatever the position of the offending input:
+/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config),
+/// UNSUPPORTED_SIZE (more than kMaxBalancedCores cores, a cost coefficient
+/// over kMaxCostCoefficient, a length no tier covers, a plan whose total
+/// cost would not fit the planner's 64-bit arithmetic), INVALID_PARAMS again
+/// for core_indptr shorter than num_cores + 1 (a buffer sized from a
+/// supported core count), BUFFER_OVERFLOW (merge_indptr shorter than
+/// rows + 1, or fewer descriptors than the plan may need). The sweep's
+/// exact count is known only once it ran, so the capacity it needs is its
+/// bound, rows + num_cores (batch-invariant: the exact piece count); on
+/// overflow *out_count is that bound.
 template <typename TierCfg>
 PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                               const BalancedConfig &config,
@@ -370,126 +542,35 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                              indptr_size, q_lens, &totals);
   if (checked != PlanResult::OK)
     return checked;
-  const CostModel &c = config.cost;
-  const int cores = config.num_cores;
-  const int64_t block = config.block_size;
-  const int64_t piece =
-      std::max<int64_t>(block, config.invariant_chunk / block * block);
-  const int64_t rows = totals.rows, invariant_units = totals.invariant_units;
-  int64_t remaining = totals.remaining;
-
-  const bool invariant = config.batch_invariant;
   // Upper bound on pieces: one per row, plus one split per core boundary
   // (sweep) or the invariant pieces.
-  const int64_t max_pieces = invariant ? invariant_units : rows + cores;
-  if (merge_size < rows + 1 || desc_capacity < max_pieces) {
+  const int64_t max_pieces = config.batch_invariant
+                                 ? totals.invariant_units
+                                 : totals.rows + config.num_cores;
+  if (merge_size < totals.rows + 1 || desc_capacity < max_pieces) {
     *out_count = static_cast<int>(std::min<int64_t>(max_pieces, INT32_MAX));
     return PlanResult::BUFFER_OVERFLOW;
   }
-  WorkDescriptor *desc = descs;
-  int *merge = merge_indptr;
-  int n = 0, row = 0, core = 0;
-  merge[0] = 0;
-  core_indptr[0] = 0;
-  // The base cost still to place: tokens and one unit per piece the plan
-  // needs anyway (one per row in the sweep; the fixed pieces and their
-  // merges when batch-invariant). Each core's capacity is its fair share of
-  // what remains, recomputed per core so rounding slack never piles up at
-  // the end; a sweep core may also take one split (an extra unit + merge).
-  const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
-  int64_t capacity = detail::core_capacity(remaining, cores, split);
-  int64_t used = 0;
-  auto next_core = [&] {
-    if (core_cost)
-      core_cost[core] = used;
-    core_indptr[++core] = n;
-    used = 0;
-    capacity = detail::core_capacity(remaining, cores - core, split);
-  };
-
-  for (int b = 0; b < batch; ++b) {
-    const int64_t len = kv_lens[b];
-    if (len == 0)
-      continue;
-    const int tier = tiers.select_tier(static_cast<int>(len));
-    // This request's cost per KV token.
-    const int64_t per_token = c.per_token * (q_lens ? q_lens[b] : 1);
-    int h0 = 0;
-    if (!invariant) {
-      // Fast path: the request's rows are alike; write every one that fits
-      // whole on this core (what the per-row loop below would do) from one
-      // template, changing only the work id and the head. A compare per
-      // row, no division: the row is written anyway.
-      const int64_t row_cost = c.piece(per_token * len, true);
-      const int64_t room = core == cores - 1 ? INT64_MAX : capacity - used;
-      const WorkDescriptor whole =
-          detail::make_piece(0, tier, b, 0, 0, len, true, true);
-      int fit = 0;
-      for (int64_t taken = row_cost; fit < kv_heads && taken <= room;
-           ++fit, taken += row_cost) {
-      }
-      n = detail::write_rows(whole, n, fit, desc, merge + row + 1);
-      row += fit;
-      h0 = fit;
-      used += h0 * row_cost;
-      remaining -= h0 * row_cost;
-    }
-    for (int h = h0; h < kv_heads; ++h) {
-      if (invariant) {
-        // Boundaries from the row's own length; whole pieces per core.
-        for (int64_t start = 0; start < len; start += piece) {
-          const int64_t size = std::min(piece, len - start);
-          const int64_t cost = c.piece(per_token * size, start == 0);
-          if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
-            next_core();
-          desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
-                                       start + size >= len);
-          ++n;
-          used += cost;
-          remaining -= cost;
+  // Each core's pieces, expanded between its two points as they come.
+  int n = 0, row = 0;
+  SweepCut from;
+  detail::plan_cuts(
+      kv_lens, batch, kv_heads, config, q_lens, totals.rows, totals.remaining,
+      [&](int c, const SweepCut &to, int64_t cost) {
+        if (c > 0) {
+          if (core_cost)
+            core_cost[c - 1] = cost;
+          for_each_sweep_piece(kv_lens, batch, kv_heads, config, tiers, from,
+                               to, [&](const WorkDescriptor &d) {
+                                 if (d.is_first())
+                                   merge_indptr[row++] = n;
+                                 descs[n++] = d;
+                               });
         }
-      } else {
-        // Sweep: fill this core; cut the row at a block boundary when full.
-        int64_t start = 0;
-        // Places [start, start + size) on this core.
-        auto place = [&](int64_t size, bool last) {
-          desc[n] = detail::make_piece(n, tier, b, h, start, size, start == 0,
-                                       last);
-          ++n;
-          used += c.piece(per_token * size, start == 0);
-          remaining -= per_token * size + (start == 0 ? c.per_unit : 0);
-          start += size;
-        };
-        while (start < len) {
-          const int64_t rest = len - start;
-          // What still fits on this core, in cost units; divide only when
-          // the row must be cut (at most once per core), not per row.
-          const int64_t free = capacity - used - c.piece(0, start == 0);
-          if (core == cores - 1 || per_token * rest <= free) {
-            place(rest, true);
-            break;
-          }
-          const int64_t room = detail::cut_room(free, per_token, block);
-          if (room >= rest) {
-            place(rest, true);
-            break;
-          }
-          if (room >= block)
-            place(room, false);
-          next_core();
-        }
-      }
-      merge[++row] = n;
-    }
-  }
-  // Close the last used core; the rest are empty.
-  if (core_cost) {
-    core_cost[core] = used;
-    for (int i = core + 1; i < cores; ++i)
-      core_cost[i] = 0;
-  }
-  for (int i = core + 1; i <= cores; ++i)
-    core_indptr[i] = n;
+        core_indptr[c] = to.desc;
+        from = to;
+      });
+  merge_indptr[row] = n;
   *out_count = n;
   if (out_rows)
     *out_rows = row;
@@ -551,19 +632,6 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
   return PlanResult::OK;
 }
 
-/// The sweep plan without its descriptors: one point per core in
-/// (request, KV head, KV position) order. Core c runs every KV position from
-/// cuts[c] up to cuts[c + 1]; `desc` counts the descriptors before the
-/// point, so it is the first work id core c runs in the materialized plan.
-/// A point at a row's start has kv 0 and names a nonempty request, or
-/// request == batch past the last row.
-struct SweepCut {
-  int32_t request = 0;
-  int32_t head = 0;
-  int32_t kv = 0;
-  int32_t desc = 0;
-};
-
 /// The balanced plan as cuts, not descriptors: the plan plan_balanced_into
 /// writes, described by num_cores + 1 points instead of one descriptor per
 /// piece. An AICPU planning function that calls this writes O(cores) bytes;
@@ -577,8 +645,9 @@ struct SweepCut {
 /// not null. Writes *out_count (the descriptors the plan holds) and, when
 /// not null, *out_rows. Errors as plan_balanced_into's, before anything is
 /// written, with the cuts in place of core_indptr; a plan of more than
-/// INT32_MAX pieces (work ids) is UNSUPPORTED_SIZE. There is no descriptor
-/// or merge buffer, so no BUFFER_OVERFLOW.
+/// INT32_MAX pieces (work ids), or a batch-invariant one of more than
+/// kMaxBalancedPieces, is UNSUPPORTED_SIZE. There is no descriptor or merge
+/// buffer, so no BUFFER_OVERFLOW.
 template <typename TierCfg>
 PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
                            const BalancedConfig &config, const TierCfg &tiers,
@@ -596,184 +665,22 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
       kv_lens, batch, kv_heads, config, tiers, cuts_size, q_lens, &totals);
   if (checked != PlanResult::OK)
     return checked;
-  const bool invariant = config.batch_invariant;
-  const int cores = config.num_cores;
-  if ((invariant ? totals.invariant_units : totals.rows + cores) > INT32_MAX)
+  // The batch-invariant mode walks its pieces: bounded as the allocating
+  // form's buffers are, so that no call runs for seconds.
+  if (config.batch_invariant ? totals.invariant_units > kMaxBalancedPieces
+                             : totals.rows + config.num_cores > INT32_MAX)
     return PlanResult::UNSUPPORTED_SIZE;
-  const CostModel &c = config.cost;
-  const int64_t block = config.block_size;
-  const int64_t piece =
-      std::max<int64_t>(block, config.invariant_chunk / block * block);
-  const int64_t rows = totals.rows;
-  const int64_t split = invariant ? 0 : c.per_unit + c.per_merge;
-  int64_t remaining = totals.remaining;
-  // The position: KV position k of row (b, h); r rows before that row; n
-  // descriptors before the position.
-  int b = 0, h = 0;
-  int64_t k = 0, r = 0, n = 0;
-  auto skip_empty = [&] {
-    while (b < batch && kv_lens[b] == 0)
-      ++b;
-  };
-  auto next_row = [&] {
-    k = 0;
-    ++r;
-    if (++h == kv_heads) {
-      h = 0;
-      ++b;
-      skip_empty();
-    }
-  };
-  auto per_token = [&](int at) {
-    return c.per_token * (q_lens ? q_lens[at] : 1);
-  };
-  skip_empty();
-  for (int core = 0; core < cores; ++core) {
-    cuts[core] = SweepCut{b, h, static_cast<int32_t>(k),
-                          static_cast<int32_t>(n)};
-    int64_t used = 0;
-    if (b < batch && core == cores - 1 && !invariant) {
-      // The last core takes the rest: each whole row at its base cost, a
-      // row cut before it with its merge.
-      used = remaining + (k > 0 ? split : 0);
-      n += rows - r;
-      b = batch;
-    } else if (b < batch && invariant) {
-      // Whole pieces per core, each taken while the core is under its
-      // capacity by more than half the piece (plan_balanced_into's rule).
-      const int64_t capacity =
-          detail::core_capacity(remaining, cores - core, 0);
-      while (b < batch) {
-        const int64_t len = kv_lens[b];
-        const int64_t size = std::min(piece, len - k);
-        const int64_t cost = c.piece(per_token(b) * size, k == 0);
-        if (used > 0 && used + cost / 2 > capacity && core < cores - 1)
-          break;
-        used += cost;
-        remaining -= cost;
-        ++n;
-        k += size;
-        if (k == len)
-          next_row();
-      }
-    } else if (b < batch) {
-      const int64_t capacity =
-          detail::core_capacity(remaining, cores - core, split);
-      bool full = false;
-      // 1. The rest of a row cut on an earlier core: whole if it fits (or
-      // its cut rounds up to its end), else cut again.
-      if (k > 0) {
-        const int64_t rest = kv_lens[b] - k, pt = per_token(b);
-        const int64_t free = capacity - split;
-        int64_t take = rest;
-        if (pt * rest > free) {
-          const int64_t room = detail::cut_room(free, pt, block);
-          take = room >= rest ? rest : room >= block ? room : 0;
-        }
-        if (take > 0) {
-          used = split + pt * take;
-          remaining -= pt * take;
-          ++n;
-        }
-        if (take < rest) {
-          k += take;
-          full = true;
-        } else {
-          next_row();
-        }
-      }
-      // 2. Whole rows while they fit: a request's rows are alike, so a
-      // compare per request, a division where it stops.
-      while (!full && b < batch) {
-        const int64_t row_cost = c.piece(per_token(b) * kv_lens[b], true);
-        const int64_t left = kv_heads - h;
-        const int64_t budget = capacity - used;
-        const int64_t fit =
-            left * row_cost <= budget ? left
-            : budget >= row_cost      ? budget / row_cost
-                                      : 0;
-        used += fit * row_cost;
-        remaining -= fit * row_cost;
-        n += fit;
-        r += fit;
-        if (fit < left) {
-          h += static_cast<int>(fit);
-          break;
-        }
-        h = 0;
-        ++b;
-        skip_empty();
-      }
-      // 3. The row that does not fit whole: cut at a block boundary (or
-      // whole, when the cut rounds up to its end).
-      if (!full && b < batch) {
-        const int64_t len = kv_lens[b], pt = per_token(b);
-        const int64_t room =
-            detail::cut_room(capacity - used - c.per_unit, pt, block);
-        const int64_t take = room >= len ? len : room >= block ? room : 0;
-        if (take > 0) {
-          used += c.piece(pt * take, true);
-          remaining -= c.per_unit + pt * take;
-          ++n;
-          k = take;
-          if (take == len)
-            next_row();
-        }
-      }
-    }
-    if (core_cost)
-      core_cost[core] = used;
-  }
-  cuts[cores] = SweepCut{b, h, static_cast<int32_t>(k),
-                         static_cast<int32_t>(n)};
-  *out_count = static_cast<int>(n);
+  detail::plan_cuts(kv_lens, batch, kv_heads, config, q_lens, totals.rows,
+                    totals.remaining,
+                    [&](int c, const SweepCut &point, int64_t cost) {
+                      cuts[c] = point;
+                      if (c > 0 && core_cost)
+                        core_cost[c - 1] = cost;
+                    });
+  *out_count = cuts[config.num_cores].desc;
   if (out_rows)
-    *out_rows = static_cast<int>(rows);
+    *out_rows = static_cast<int>(totals.rows);
   return PlanResult::OK;
-}
-
-/// Calls `fn(descriptor)` for every piece from `from` up to `to` (a core's
-/// cuts[c] and cuts[c + 1], from plan_sweep_into with the same lengths,
-/// heads, config and tiers), in order: exactly the descriptors the
-/// materialized plan holds at [from.desc, to.desc). What a persistent core
-/// runs over its own share; it reads the lengths of the requests it visits
-/// and nothing else. Returns the number of pieces.
-template <typename TierCfg, typename Fn>
-int for_each_sweep_piece(const int *kv_lens, int batch, int kv_heads,
-                         const BalancedConfig &config, const TierCfg &tiers,
-                         SweepCut from, SweepCut to, Fn &&fn) {
-  const int64_t block = config.block_size;
-  const int64_t piece =
-      std::max<int64_t>(block, config.invariant_chunk / block * block);
-  int b = from.request, h = from.head;
-  int64_t k = from.kv;
-  uint32_t id = static_cast<uint32_t>(from.desc);
-  const int end_b = std::min(to.request, batch);
-  while (b < end_b || (b == to.request && b < batch &&
-                       (h < to.head || (h == to.head && k < to.kv)))) {
-    const int64_t len = kv_lens[b];
-    if (len <= 0) {
-      ++b;
-      h = 0;
-      continue;
-    }
-    const int tier = tiers.select_tier(static_cast<int>(len));
-    int64_t end = b == to.request && h == to.head ? to.kv : len;
-    if (config.batch_invariant) // pieces end on the row's own grid
-      end = std::min(end, (k / piece + 1) * piece);
-    fn(detail::make_piece(id++, tier, static_cast<uint32_t>(b),
-                          static_cast<uint32_t>(h), k, end - k, k == 0,
-                          end == len));
-    k = end;
-    if (k == len) {
-      k = 0;
-      if (++h == kv_heads) {
-        h = 0;
-        ++b;
-      }
-    }
-  }
-  return static_cast<int>(id - static_cast<uint32_t>(from.desc));
 }
 
 } // namespace runtime

@@ -289,13 +289,14 @@ func.func @dynamic_window(%lens: memref<?xi32>, %b: index, %h: index,
 // == Balanced strategy, static ==
 //
 // Lengths {600, 0, 1500}, 2 KV heads, 2 cores, block 16, cost = 64 per unit
-// + 1 per token + 64 per extra piece. Base cost 4 x 64 + 4200 = 4456; core
-// 0 takes its share 2228 plus one split allowance (64 + 64): 2356. Both
-// 600-token rows fit whole (1328); row (2, 0) gets the 964 that remain less
-// its unit, cut at a block: 960 tokens (FIRST|INIT = 5). Core 1 takes the
-// rest of that row (540, LAST = 2, +64 merge) and row (2, 1) whole.
-// Work lists [0, 3, 5]; merge plan: rows (0,0) (0,1) (2,0) (2,1) ->
-// [0, 1, 2, 4, 5].
+// + 1 per token + 64 per extra piece. Rows laid end to end in base cost
+// (unit + tokens): (0,0) [0, 664), (0,1) [664, 1328), (2,0) [1328, 2892),
+// (2,1) [2892, 4456). Core 1 starts at the even share, 4456 / 2 = 2228:
+// 900 into row (2, 0), 836 tokens past its unit, rounded to the nearest
+// block: 832. So core 0 runs both 600-token rows and tokens [0, 832) of
+// row (2, 0) (FIRST|INIT = 5); core 1 the rest of that row (668, LAST = 2)
+// and row (2, 1) whole. Work lists [0, 3, 5]; merge plan: rows (0,0) (0,1)
+// (2,0) (2,1) -> [0, 1, 2, 4, 5].
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
                     #wsp.tier<2, [4097, 16384]>]
 memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
@@ -304,7 +305,7 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 }
 
 // CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 3, 5]) merges([0, 1, 2, 4, 5]) = dense<
-// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 960], [3, 1, 2, 2, 0, 960, 540], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
+// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 832], [3, 1, 2, 2, 0, 832, 668], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
 // CHECK-LABEL: func.func @static_balanced
 // CHECK-NOT: wsp.generate
 // CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.load_descriptors @__wsp_plan_0 into %[[BUF:.*]] cores(%[[CORES:.*]] : memref<3xi32>) merges(%[[MERGES:.*]] : memref<?xi32>)
@@ -425,15 +426,15 @@ func.func @balanced_idle(%buf: memref<?x!wsp.descriptor<attention>>,
 
 // Query lengths weight the cost: the same workload as @static_balanced with
 // request 2 carrying 2 query tokens (2 x 1500 weighted tokens per row).
-// Base cost 2 x 600 + 2 x 3000 + 4 x 64 = 7456; core 0 takes 3728 + 128 =
-// 3856: both 600-token rows (1328), then row (2, 0) gets (3856 - 1328 -
-// 64) / 2 = 1232 tokens, block aligned; core 1 the remaining 268 and row
-// (2, 1) whole.
+// Base cost 2 x 600 + 2 x 3000 + 4 x 64 = 7456; core 1 starts at 3728,
+// 2400 into row (2, 0) [1328, 4392): (2400 - 64) / 2 = 1168 tokens, on a
+// block. Core 0 runs both 600-token rows and [0, 1168) of row (2, 0); core
+// 1 the remaining 332 and row (2, 1) whole.
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
 memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
 memref.global "private" constant @q : memref<3xi32> = dense<[1, 1, 2]>
 // CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 3, 5]) merges([0, 1, 2, 4, 5]) = dense<
-// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 1232], [3, 1, 2, 2, 0, 1232, 268], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
+// CHECK-SAME: {{\[\[}}0, 0, 7, 0, 0, 0, 600], [1, 0, 7, 0, 1, 0, 600], [2, 1, 5, 2, 0, 0, 1168], [3, 1, 2, 2, 0, 1168, 332], [4, 1, 7, 2, 1, 0, 1500]]> : tensor<5x7xi32>
 // CHECK-LABEL: func.func @static_balanced_q
 // CHECK-LABEL: func.func @dynamic_balanced_q
 // CHECK: wsp.plan_balanced {{.*}} q_lens(%{{.*}} : memref<?xi32>)
