@@ -663,6 +663,13 @@ TEST(SweepCuts, CornerCases) {
   config.block_size = 1;
   expect_same_plan({100, 100, 100, 100}, 1, config);
   expect_same_plan({0, 50, 0, 50, 0}, 3, config);
+  // More cores than blocks (a fuzz finding): several cores start at the
+  // same point inside a row; the ones between are empty, and the point's
+  // descriptor count must not grow with its repeats.
+  config.num_cores = 19;
+  config.block_size = 60;
+  config.cost = CostModel{0, 5, 124};
+  expect_same_plan({255, 46}, 1, config);
 }
 
 TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {

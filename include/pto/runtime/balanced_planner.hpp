@@ -473,10 +473,14 @@ void plan_cuts(const int *kv_lens, int batch, int kv_heads,
                        : SweepCut{b, static_cast<int32_t>(h),
                                   static_cast<int32_t>(k), 0};
       p.desc = static_cast<int32_t>(row + h + inside + (k > 0));
-      if (k > 0 && (p.request != last_inside.request ||
-                    p.head != last_inside.head || p.kv != last_inside.kv)) {
-        ++inside;
-        last_inside = p;
+      if (k > 0) {
+        if (p.request == last_inside.request && p.head == last_inside.head &&
+            p.kv == last_inside.kv) {
+          p.desc = last_inside.desc; // the same point again: an empty core
+        } else {
+          ++inside;
+          last_inside = p;
+        }
       }
       emit(p, pos + h * row_cost + (k > 0 ? cm.per_unit + pt * k : 0));
     }
