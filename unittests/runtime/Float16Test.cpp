@@ -62,6 +62,26 @@ TEST(Float16Test, F16KnownValues) {
 }
 
 #if defined(__FLT16_MAX__)
+// Every half to float against the compiler's _Float16 conversion (exact),
+// NaNs as NaNs.
+TEST(Float16Test, F16ToF32MatchesCompilerEveryPattern) {
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    const uint16_t bits = static_cast<uint16_t>(b);
+    _Float16 h;
+    std::memcpy(&h, &bits, sizeof h);
+    const float want = static_cast<float>(h);
+    const float got = f16_to_f32(f16{bits});
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got)) << b;
+      continue;
+    }
+    uint32_t w, g;
+    std::memcpy(&w, &want, sizeof w);
+    std::memcpy(&g, &got, sizeof g);
+    EXPECT_EQ(g, w) << b;
+  }
+}
+
 // The compiler's _Float16 conversion (round to nearest even) as reference,
 // over random floats of every magnitude.
 TEST(Float16Test, F16MatchesCompilerConversion) {

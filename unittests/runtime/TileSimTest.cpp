@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -702,3 +703,27 @@ TEST(TileSimTest, DoubleBufferedPipelineIsOrdered) {
 }
 
 } // namespace
+
+// round_even (TCVT's default rounding) against std::nearbyint: every 997th
+// float bit pattern (sign, every exponent, NaNs and infinities included)
+// and the ties and limits where an add-and-subtract rounding goes wrong
+// first.
+TEST(TileSim, RoundEvenIsNearbyint) {
+  auto same = [](float f) {
+    const float got = pto::runtime::tile::round_even(f);
+    const float want = std::nearbyint(f);
+    if (want != want)
+      return got != got;
+    return std::memcmp(&got, &want, sizeof got) == 0; // -0 stays -0
+  };
+  for (uint64_t u = 0; u <= 0xffffffffull; u += 997) {
+    const uint32_t bits = static_cast<uint32_t>(u);
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    ASSERT_TRUE(same(f)) << "bits 0x" << std::hex << bits;
+  }
+  for (float f : {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 0.49999997f, 4194304.5f,
+                  4194305.5f, 8388607.5f, -8388607.5f, 8388608.0f,
+                  16777217.0f, 1e30f, -0.0f, 0.0f})
+    EXPECT_TRUE(same(f)) << f;
+}

@@ -38,23 +38,21 @@ inline bf16 f32_to_bf16(float f) {
 }
 
 inline float f16_to_f32(f16 x) {
+  // The exponent and mantissa moved to a float's place, then scaled by
+  // 2^(127 - 15): exact for normal and subnormal halves alike (a subnormal
+  // half lands on a float subnormal, which the power-of-two product makes
+  // normal). Infinity and NaN keep an all-ones exponent. No branch on the
+  // value: the simulation converts every element of a tile this way.
   const uint32_t sign = static_cast<uint32_t>(x.bits & 0x8000u) << 16;
-  uint32_t exp = (x.bits >> 10) & 0x1fu, man = x.bits & 0x3ffu, u;
-  if (exp == 0x1f) { // inf / NaN
-    u = sign | 0x7f800000u | (man << 13);
-  } else if (exp != 0) { // normal
-    u = sign | ((exp + 112) << 23) | (man << 13);
-  } else if (man == 0) { // zero
-    u = sign;
-  } else { // subnormal: normalize
-    exp = 113;
-    while (!(man & 0x400u)) {
-      man <<= 1;
-      --exp;
-    }
-    u = sign | (exp << 23) | ((man & 0x3ffu) << 13);
-  }
+  const uint32_t em = x.bits & 0x7fffu;
+  const uint32_t moved = em << 13;
   float f;
+  std::memcpy(&f, &moved, sizeof f);
+  f *= 5.192296858534828e+33f; // 2^112
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  u = em >= 0x7c00u ? 0x7f800000u | moved : u; // inf / NaN
+  u |= sign;
   std::memcpy(&f, &u, sizeof f);
   return f;
 }

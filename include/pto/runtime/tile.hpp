@@ -109,15 +109,50 @@ constexpr bool is_float_v =
 /// How a float becomes an integer (TCVT's rounding modes).
 enum class Round : uint8_t { Rint, Round, Floor, Ceil, Trunc };
 
+/// `f` rounded to the nearest integer, ties to even: std::nearbyint, which
+/// without SSE4.1 is a libm call per element (most of a conversion's time
+/// in the simulation). Adding and subtracting 2^23 rounds |f| < 2^23 in
+/// the default rounding mode; from 2^23 up every float is an integer. Not
+/// under -ffast-math, which may fold the two additions away.
+inline float round_even(float f) {
+#if defined(__FAST_MATH__)
+  return std::nearbyint(f);
+#else
+  const float a = std::fabs(f);
+  if (!(a < 8388608.0f)) // >= 2^23, or NaN
+    return f;
+  return std::copysign((a + 8388608.0f) - 8388608.0f, f);
+#endif
+}
+
 /// Saturating conversion to an integer type, rounding by `mode`.
 template <typename To> To saturate_round(float f, Round mode = Round::Rint) {
+  if constexpr (sizeof(To) < 4) {
+    if (mode == Round::Rint) {
+      // The common case (int8 quantization), without a branch on the value:
+      // the narrow type's limits are floats, so clamp, then convert.
+      const float a = std::fabs(f);
+#if defined(__FAST_MATH__)
+      float r = std::nearbyint(f);
+#else
+      float r = a < 8388608.0f
+                    ? std::copysign((a + 8388608.0f) - 8388608.0f, f)
+                    : f;
+#endif
+      const float lo = static_cast<float>(std::numeric_limits<To>::min());
+      const float hi = static_cast<float>(std::numeric_limits<To>::max());
+      r = r > lo ? r : lo;
+      r = r < hi ? r : hi;
+      return static_cast<To>(f == f ? r : 0.0f); // NaN: 0
+    }
+  }
   if (f != f)
     return 0;
   const float r = mode == Round::Round   ? std::round(f)
                   : mode == Round::Floor ? std::floor(f)
                   : mode == Round::Ceil  ? std::ceil(f)
                   : mode == Round::Trunc ? std::trunc(f)
-                                         : std::nearbyint(f); // nearest even
+                                         : round_even(f); // nearest even
   if (r <= static_cast<float>(std::numeric_limits<To>::min()))
     return std::numeric_limits<To>::min();
   if (r >= static_cast<float>(std::numeric_limits<To>::max()))
@@ -350,7 +385,25 @@ struct Checker {
   // The simulated core run the state belongs to (0: none).
   uint64_t run = 0;
 
-  void reset() { *this = Checker(); }
+  /// Forgets everything, keeping the containers' storage: a fresh Checker
+  /// constructs its 816 flag queues (each allocating), and reset runs once
+  /// per simulated core of every launch.
+  void reset() {
+    std::memset(know, 0, sizeof know);
+    for (std::vector<Region> &t : regions)
+      t.clear();
+    for (auto &unit : flags)
+      for (auto &src : unit)
+        for (auto &dst : src)
+          for (std::deque<std::vector<uint32_t>> &q : dst)
+            q.clear();
+    for (auto &unit : cross)
+      for (std::deque<std::vector<uint32_t>> &q : unit)
+        q.clear();
+    v_barrier[0] = v_barrier[1] = 0;
+    span.clear();
+    run = 0;
+  }
 
   /// Orders agent `a` after `snapshot`.
   void join(int a, const std::vector<uint32_t> &snapshot) {
@@ -999,9 +1052,16 @@ void elementwise(const char *op, D &dst, F &&f, const S &...src) {
   check_valid(dst, op);
   checker().instr(op, Unit::Vector, Pipe::V,
                   {on_chip(src, false, true)..., on_chip(dst, true, true)});
-  for (int r = 0; r < dst.rows; ++r)
-    for (int c = 0; c < dst.cols; ++c)
-      dst.at(r, c) = from_value<T>(f(value(src.at(r, c))...));
+  // Local copies of the handles: a store through an int8 element may alias
+  // anything, and would make the compiler reload every handle's pointer and
+  // extent per element.
+  const D d = dst;
+  auto run = [&](const S &...s) {
+    for (int r = 0; r < d.rows; ++r)
+      for (int c = 0; c < d.cols; ++c)
+        d.at(r, c) = from_value<T>(f(value(s.at(r, c))...));
+  };
+  run(S(src)...);
 }
 } // namespace detail
 
@@ -1072,13 +1132,14 @@ void cvt(D &dst, const S &src, Round mode = Round::Rint) {
   detail::checker().instr("TCVT", Unit::Vector, Pipe::V,
                           {detail::on_chip(src, false, true),
                            detail::on_chip(dst, true, true)});
-  for (int r = 0; r < dst.rows; ++r)
-    for (int c = 0; c < dst.cols; ++c) {
+  const D d = dst; // (local handles: see detail::elementwise)
+  const S s = src;
+  for (int r = 0; r < d.rows; ++r)
+    for (int c = 0; c < d.cols; ++c) {
       if constexpr (is_float_v<ST> && !is_float_v<DT>)
-        dst.at(r, c) =
-            saturate_round<DT>(Elem<ST>::to_f32(src.at(r, c)), mode);
+        d.at(r, c) = saturate_round<DT>(Elem<ST>::to_f32(s.at(r, c)), mode);
       else
-        dst.at(r, c) = convert<DT>(src.at(r, c));
+        d.at(r, c) = convert<DT>(s.at(r, c));
     }
 }
 
