@@ -84,6 +84,24 @@ double lower_bound(const std::vector<int> &lens, int heads, int slots,
          (kv_tokens(lens, heads) / slots);
 }
 
+/// The materialized plan's time as an AICPU step runs it: into buffers
+/// sized once (from `plan`, the same input's plan).
+double time_into(const std::vector<int> &lens, int kv_heads,
+                 const BalancedConfig &config, const BalancedPlan &plan) {
+  const int batch = static_cast<int>(lens.size()), slots = config.num_cores;
+  std::vector<WorkDescriptor> descs(plan.descriptors.size());
+  std::vector<int> indptr(slots + 1), merge(batch * kv_heads + 1);
+  return wsp_bench::median_us([&] {
+    int count = 0;
+    plan_balanced_into(lens.data(), batch, kv_heads, config,
+                       DecodeAttentionTiers{}, descs.data(),
+                       static_cast<int>(descs.size()), indptr.data(),
+                       slots + 1, merge.data(), static_cast<int>(merge.size()),
+                       &count);
+    wsp_bench::sink = count;
+  });
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -163,18 +181,7 @@ int main(int argc, char **argv) {
           BalancedPlan plan;
           plan_balanced(lens.data(), batch, kv_heads, config,
                         DecodeAttentionTiers{}, &plan);
-          // Timed as an AICPU step runs it: into buffers sized once.
-          std::vector<WorkDescriptor> descs(plan.descriptors.size());
-          std::vector<int> indptr(slots + 1), merge(batch * kv_heads + 1);
-          const double t = wsp_bench::median_us([&] {
-            int count = 0;
-            plan_balanced_into(lens.data(), batch, kv_heads, config,
-                               DecodeAttentionTiers{}, descs.data(),
-                               static_cast<int>(descs.size()), indptr.data(),
-                               slots + 1, merge.data(),
-                               static_cast<int>(merge.size()), &count);
-            wsp_bench::sink = count;
-          });
+          const double t = time_into(lens, kv_heads, config, plan);
           double cost = 0, make = 0;
           for (int64_t c : plan.core_cost) {
             cost += c;
@@ -291,17 +298,7 @@ int main(int argc, char **argv) {
         BalancedPlan plan;
         plan_balanced(lens.data(), batch, kv_heads, config,
                       DecodeAttentionTiers{}, &plan);
-        std::vector<WorkDescriptor> descs(plan.descriptors.size());
-        std::vector<int> indptr(slots + 1), merge(batch * kv_heads + 1);
-        const double t_full = wsp_bench::median_us([&] {
-          int count = 0;
-          plan_balanced_into(lens.data(), batch, kv_heads, config,
-                             DecodeAttentionTiers{}, descs.data(),
-                             static_cast<int>(descs.size()), indptr.data(),
-                             slots + 1, merge.data(),
-                             static_cast<int>(merge.size()), &count);
-          wsp_bench::sink = count;
-        });
+        const double t_full = time_into(lens, kv_heads, config, plan);
         std::vector<SweepCut> cuts(slots + 1);
         const double t_cuts = wsp_bench::median_us([&] {
           int count = 0;

@@ -273,6 +273,16 @@ struct BalancedTotals {
   int64_t remaining = 0;
 };
 
+/// INVALID_PARAMS of both forms' shared arguments: null lengths,
+/// non-positive sizes, a bad config.
+inline bool bad_arguments(const int *kv_lens, int batch, int kv_heads,
+                          const BalancedConfig &config) {
+  return !kv_lens || batch <= 0 || kv_heads <= 0 || config.num_cores <= 0 ||
+         config.block_size <= 0 || config.invariant_chunk <= 0 ||
+         config.cost.per_unit < 0 || config.cost.per_token <= 0 ||
+         config.cost.per_merge < 0;
+}
+
 /// The validation both forms share (their "Errors" paragraph), in order,
 /// before anything is written. `cuts_size` is the per-core buffer's length
 /// (core_indptr or the cuts): INVALID_PARAMS below num_cores + 1.
@@ -533,10 +543,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                               int *out_rows = nullptr,
                               int64_t *core_cost = nullptr,
                               const int *q_lens = nullptr) {
-  if (!out_count || !kv_lens || batch <= 0 || kv_heads <= 0 ||
-      config.num_cores <= 0 || config.block_size <= 0 ||
-      config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
-      config.cost.per_token <= 0 || config.cost.per_merge < 0 ||
+  if (!out_count || detail::bad_arguments(kv_lens, batch, kv_heads, config) ||
       !core_indptr || !merge_indptr || desc_capacity < 0 ||
       (desc_capacity > 0 && !descs))
     return PlanResult::INVALID_PARAMS;
@@ -659,10 +666,8 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
                            int *out_rows = nullptr,
                            int64_t *core_cost = nullptr,
                            const int *q_lens = nullptr) {
-  if (!out_count || !kv_lens || batch <= 0 || kv_heads <= 0 ||
-      config.num_cores <= 0 || config.block_size <= 0 ||
-      config.invariant_chunk <= 0 || config.cost.per_unit < 0 ||
-      config.cost.per_token <= 0 || config.cost.per_merge < 0 || !cuts)
+  if (!out_count || detail::bad_arguments(kv_lens, batch, kv_heads, config) ||
+      !cuts)
     return PlanResult::INVALID_PARAMS;
   detail::BalancedTotals totals;
   const PlanResult checked = detail::check_balanced(
