@@ -2923,8 +2923,11 @@ constexpr int64_t kMaxDecodeBatch = 1024, kAttentionUnits = 4096;
 /// against a KV range [kv_start, kv_end) of one sequence's pages, online
 /// softmax. The descriptor's meaning (`${WHICH}`: %req, %kv_head, %q_first,
 /// %q_count, %prior, %kv_start, %kv_end, %init, %last), where query token
-/// %s sits (`${TOKEN_AT}`, `${Q_IDX}`) and what happens to the state at the
-/// start and end (`${START_STATE}`, `${END_STATE}`) are the op's.
+/// %s sits (`${TOKEN_AT}`, `${Q_IDX}`), what happens to the state at the
+/// start and end (`${START_STATE}`, `${END_STATE}`), where K and V come
+/// from (`${KV_SOURCE}`, `${S_TILE}`, `${PV_TILE}`: a paged cache or
+/// contiguous rows) and how the KV range is cut into tiles
+/// (`${TILE_COUNT}`, `${TILE_AT_*}`, addTileGeometry) are the op's.
 /// Each row's visible positions in the attention kernel (%lo_t, %hi_t per
 /// row; %lo_max and %hi_min: the range every row sees).
 constexpr StringLiteral kCausalRowRanges = R"mlir(  // Each row's visible positions: causal (query token s at position
@@ -2997,16 +3000,15 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {TILE_K = ${TILE_KS}}
   %largest = arith.constant 3.40282347e+38 : f32
   %group = arith.constant ${GROUP} : index
   %head_dim = arith.constant ${D} : index
-  %block_size = arith.constant ${BLOCK_SIZE} : index
   %scale = arith.constant ${SCALE} : f32
   %tile_k = wsp.tier_constant "TILE_K" : index
   %blk = tile.block_idx : index
 ${WHICH}
   %rows = arith.muli %q_count, %group : index
   %head_base = arith.muli %kv_head, %group : index
-  %q_head = arith.addi %head_base, %c${Q_HEAD0} : index
-  %slot_i32 = memref.load %kv_ids[%req] : ${KV_IDS_TYPE}
-  %slot = arith.index_cast %slot_i32 : i32 to index
+  %q_head0 = arith.constant ${Q_HEAD0} : index
+  %q_head = arith.addi %head_base, %q_head0 : index
+${KV_SOURCE}
 
 ${Q_PACK}
 
@@ -3039,8 +3041,7 @@ ${ROW_RANGES}
   // pipeline.
   %w_first_q = arith.divui %kv_start, %tile_k : index
   %w_first = arith.muli %w_first_q, %tile_k : index
-  %span = arith.subi %kv_end, %w_first : index
-  %num_tiles = arith.ceildivui %span, %tile_k : index
+${TILE_COUNT}
   %num_steps = arith.addi %num_tiles, %c2 : index
   // alpha = e^(m_old - m_new) of the last softmax, per row: C brings tile
   // j - 2's O_t to the maximum after tile j - 1 with it.
@@ -3053,11 +3054,7 @@ ${DEQUANT_SCRATCH}
     %a_t = arith.subi %j, %c1 : index
     %a_live = arith.cmpi ult, %a_t, %num_tiles : index
     scf.if %a_live {
-      %t_off = arith.muli %a_t, %tile_k : index
-      %w = arith.addi %w_first, %t_off : index
-      %left = arith.subi %kv_end, %w : index
-      %n = arith.minui %tile_k, %left : index
-      %w_end = arith.addi %w, %n : index
+${TILE_AT_A}
       %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
       %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.load %sv, %ws_f[%blk, %c0, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
@@ -3117,11 +3114,7 @@ ${DEQUANT_SCRATCH}
     // B. Tile j.
     %b_live = arith.cmpi ult, %j, %num_tiles : index
     scf.if %b_live {
-      %t_off = arith.muli %j, %tile_k : index
-      %w = arith.addi %w_first, %t_off : index
-      %left = arith.subi %kv_end, %w : index
-      %n = arith.minui %tile_k, %left : index
-      %w_end = arith.addi %w, %n : index
+${TILE_AT_B}
 ${S_TILE}
     }
 
@@ -3136,11 +3129,7 @@ ${S_TILE}
 
     // D. Tile j - 1.
     scf.if %a_live {
-      %t_off = arith.muli %a_t, %tile_k : index
-      %w = arith.addi %w_first, %t_off : index
-      %left = arith.subi %kv_end, %w : index
-      %n = arith.minui %tile_k, %left : index
-      %w_end = arith.addi %w, %n : index
+${TILE_AT_D}
 ${PV_TILE}
     }
   }
@@ -3486,6 +3475,12 @@ constexpr StringLiteral kPrefillPlan = R"mlir(
       }
       scf.yield %generated : i32)mlir";
 
+/// Decode's length tiers: TILE_K 64 up to 1024 positions, 128 above.
+constexpr StringLiteral kDecodeTiers =
+    "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 1024]>, "
+    "#wsp.tier<1, [1025, 4096]>, #wsp.tier<2, [4097, 16384]>, "
+    "#wsp.tier<3, [16385, 131072]>]";
+
 /// The descriptor of a decode unit: a KV chunk of one (request, KV head)
 /// row, its q_seq_len query tokens.
 constexpr StringLiteral kDecodeWhich = R"mlir(
@@ -3497,8 +3492,7 @@ constexpr StringLiteral kDecodeWhich = R"mlir(
   %last = wsp.has_flag %desc, last : !wsp.descriptor<attention>
   %q_first = arith.constant 0 : index
   %q_count = arith.constant ${Q_LEN} : index
-  %prior_i32 = memref.load %kv_lens[%req] : ${KV_LENS_TYPE}
-  %prior = arith.index_cast %prior_i32 : i32 to index)mlir";
+${PRIOR})mlir";
 
 /// The descriptor of a prefill unit: query tokens [token_start, + count)
 /// of sequence expert_idx, KV head batch_idx, all the KV they see.
@@ -3507,8 +3501,7 @@ constexpr StringLiteral kPrefillWhich = R"mlir(
   %kv_head = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
   %q_first = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
   %q_count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
-  %prior_i32 = memref.load %kv_lens[%req] : ${KV_LENS_TYPE}
-  %prior = arith.index_cast %prior_i32 : i32 to index
+${PRIOR}
   %kv_start = arith.constant 0 : index
   %q_end = arith.addi %q_first, %q_count : index
   %kv_end = arith.addi %prior, %q_end : index
@@ -3618,6 +3611,57 @@ constexpr StringLiteral kSeqStartPrefix = R"mlir(
     scf.yield %sum1 : index
   })mlir";
 
+/// A paged cache: its page size and the sequence's block-table row.
+constexpr StringLiteral kPagedSlot = R"mlir(  %block_size = arith.constant ${BLOCK_SIZE} : index
+  %slot_i32 = memref.load %kv_ids[%req] : ${KV_IDS_TYPE}
+  %slot = arith.index_cast %slot_i32 : i32 to index)mlir";
+
+/// The tokens of sequence %req cached before the step.
+constexpr StringLiteral kPriorFromKvLens = R"mlir(  %prior_i32 = memref.load %kv_lens[%req] : ${KV_LENS_TYPE}
+  %prior = arith.index_cast %prior_i32 : i32 to index)mlir";
+
+/// The kernel's KV tiles: their number (`TILE_COUNT`, from %w_first and
+/// %kv_end) and where tile `index` lies (`TILE_AT_*`: %w, %n, %w_end), in
+/// each stage that reads one. With `newToken` (flash_decoding) the cached
+/// positions [w_first, min(kv_end, prior)) come first, in tiles of TILE_K,
+/// and the step's own key and value, at position prior, are one more tile
+/// of one position when the range reaches it (%in_cache tells the two
+/// apart).
+void addTileGeometry(std::map<std::string, std::string> &v, bool newToken) {
+  if (!newToken) {
+    v["TILE_COUNT"] = "  %span = arith.subi %kv_end, %w_first : index\n"
+                      "  %num_tiles = arith.ceildivui %span, %tile_k : index";
+  } else {
+    v["TILE_COUNT"] =
+        "  %cache_end = arith.minui %kv_end, %prior : index\n"
+        "  %cache_span = arith.subi %cache_end, %w_first : index\n"
+        "  %cache_tiles = arith.ceildivui %cache_span, %tile_k : index\n"
+        "  %has_new = arith.cmpi ugt, %kv_end, %prior : index\n"
+        "  %new_tiles = arith.select %has_new, %c1, %c0 : index\n"
+        "  %num_tiles = arith.addi %cache_tiles, %new_tiles : index";
+  }
+  auto at = [&](StringRef index) {
+    std::string t = index.str();
+    if (!newToken)
+      return "      %t_off = arith.muli " + t + ", %tile_k : index\n"
+             "      %w = arith.addi %w_first, %t_off : index\n"
+             "      %left = arith.subi %kv_end, %w : index\n"
+             "      %n = arith.minui %tile_k, %left : index\n"
+             "      %w_end = arith.addi %w, %n : index";
+    return "      %in_cache = arith.cmpi ult, " + t + ", %cache_tiles : index\n"
+           "      %t_off = arith.muli " + t + ", %tile_k : index\n"
+           "      %w_cached = arith.addi %w_first, %t_off : index\n"
+           "      %left = arith.subi %cache_end, %w_cached : index\n"
+           "      %n_cached = arith.minui %tile_k, %left : index\n"
+           "      %w = arith.select %in_cache, %w_cached, %prior : index\n"
+           "      %n = arith.select %in_cache, %n_cached, %c1 : index\n"
+           "      %w_end = arith.addi %w, %n : index";
+  };
+  v["TILE_AT_A"] = at("%a_t");
+  v["TILE_AT_B"] = at("%j");
+  v["TILE_AT_D"] = at("%a_t");
+}
+
 template <typename AttentionOp>
 FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   constexpr bool decode =
@@ -3710,6 +3754,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   }
   v["P_SLOT"] = int8 ? "0" : "1";
   v["PAGE_SEGMENT"] = kPageSegment;
+  v["KV_SOURCE"] = kPagedSlot;
+  v["PRIOR"] = kPriorFromKvLens;
+  addTileGeometry(v, false);
   v["PAGES_IN_POOL"] = kPagesInPool;
   v["PAGES_FROM"] = "%c0";
   v["PAGES_TO"] = "%pages";
@@ -3834,9 +3881,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     }
     // Chunks of 256 to 4096 positions (the defaults).
     v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
-    v["TIERS"] = "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 1024]>, "
-                 "#wsp.tier<1, [1025, 4096]>, #wsp.tier<2, [4097, 16384]>, "
-                 "#wsp.tier<3, [16385, 131072]>]";
+    v["TIERS"] = kDecodeTiers;
     v["TILE_KS"] = int8 ? "array<i64: 32, 64, 64, 64>"
                         : "array<i64: 64, 128, 128, 128>";
     v["DESC"] = "!wsp.descriptor<attention>";
@@ -3901,6 +3946,354 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   v["CHECKS"] = checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
   return instantiate(v, kAttentionPlanner, kAttentionKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// The two benchmark attention operators: contiguous K/V, no page table
+//===----------------------------------------------------------------------===//
+
+/// K and V tiles straight from contiguous rows (flash_attention,
+/// flash_decoding): `${K_LOAD}`/`${V_LOAD}` fill %kt / %vm with the tile's
+/// %n positions from %w.
+constexpr StringLiteral kAttentionSRows = R"mlir(
+      // Cube: S = Q K^T: K^T of the tile's positions into L1 (two copies,
+      // alternating by tile), S to the workspace.
+      %kt = tile.alloc shape(%tile_k) valid(%head_dim, %n) slot(%j) buffers(2) : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+${K_LOAD}
+      %kr = tile.alloc shape(%tile_k) valid(%head_dim, %n) : !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.mov %kr, %kt : !tile.tile<right, ${D}x?xbf16, valid = ?x?>, !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>
+      %sa = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<acc, 32x?xf32, valid = ?x?>
+      tile.matmul %sa, %ql, %kr : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x${D}xbf16, valid = ?x?>, !tile.tile<right, ${D}x?xbf16, valid = ?x?>
+      tile.store %ws_f[%blk, %c0, %c0, %c0], %sa : ${WS_F_TYPE}, !tile.tile<acc, 32x?xf32, valid = ?x?>)mlir";
+
+constexpr StringLiteral kAttentionPvRows = R"mlir(
+      // Cube: O_t = P V: V of the tile's positions into L1 (two copies),
+      // then P (loaded after V, so that the V load does not queue behind
+      // the softmax), O_t to the workspace.
+      %vm = tile.alloc shape(%tile_k) valid(%n, %head_dim) slot(%j) buffers(2) : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+${V_LOAD}
+      %pm = tile.alloc shape(%tile_k) valid(%rows, %n) slot(%j) buffers(2) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      tile.load %pm, %ws_h[%blk, %c${P_SLOT}, %c0, %c0] : !tile.tile<mat, 32x?xbf16, valid = ?x?>, ${WS_H_TYPE}
+      %vr = tile.alloc shape(%tile_k) valid(%n, %head_dim) : !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      tile.mov %vr, %vm : !tile.tile<right, ?x${D}xbf16, valid = ?x?>, !tile.tile<mat, ?x${D}xbf16, valid = ?x?>
+      %pl = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<left, 32x?xbf16, valid = ?x?>
+      tile.mov %pl, %pm : !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<mat, 32x?xbf16, valid = ?x?>
+      %oa = tile.alloc valid(%rows, %head_dim) : !tile.tile<acc, 32x${D}xf32, valid = ?x?>
+      tile.matmul %oa, %pl, %vr : !tile.tile<acc, 32x${D}xf32, valid = ?x?>, !tile.tile<left, 32x?xbf16, valid = ?x?>, !tile.tile<right, ?x${D}xbf16, valid = ?x?>
+      tile.store %ws_f[%blk, %c1, %c0, %c0], %oa : ${WS_F_TYPE}, !tile.tile<acc, 32x${D}xf32, valid = ?x?>)mlir";
+
+/// Where the K and V heads of KV head %kv_head are in `k` and `v` (their
+/// own buffers, or ranges of a packed qkv).
+constexpr StringLiteral kKvHeads = R"mlir(  %k_head0 = arith.constant ${K_HEAD0} : index
+  %k_head = arith.addi %kv_head, %k_head0 : index
+  %v_head0 = arith.constant ${V_HEAD0} : index
+  %v_head = arith.addi %kv_head, %v_head0 : index)mlir";
+
+/// flash_attention: k and v [1, q_seq_len, heads, head_dim] seen as rows of
+/// positions [q_seq_len, heads x head_dim]; a KV head is a range of
+/// columns.
+constexpr StringLiteral kKvRows = R"mlir(
+  %k_rows = memref.collapse_shape %k [[0, 1], [2, 3]] : ${K_TYPE} into ${K_ROWS_TYPE}
+  %v_rows = memref.collapse_shape %v [[0, 1], [2, 3]] : ${V_TYPE} into ${V_ROWS_TYPE}
+  %k_col = arith.muli %k_head, %head_dim : index
+  %v_col = arith.muli %v_head, %head_dim : index)mlir";
+
+/// A flash_attention unit: query tokens [token_start, + count) of the one
+/// sequence, KV head batch_idx; causal, it reads the positions up to its
+/// last token, otherwise all of them.
+constexpr StringLiteral kBenchmarkPrefillWhich = R"mlir(
+  %kv_head = wsp.param %desc["batch_idx"] : !wsp.descriptor<moe>
+  %q_first = wsp.param %desc["token_start"] : !wsp.descriptor<moe>
+  %q_count = wsp.param %desc["token_count"] : !wsp.descriptor<moe>
+  %prior = arith.constant 0 : index
+  %kv_start = arith.constant 0 : index
+${KV_END})mlir";
+
+/// Not causal: every row sees [kv_start, kv_end), so no tile is masked.
+constexpr StringLiteral kAllRowRanges = R"mlir(  // Each row's visible positions: all of them (not causal), so no tile
+  // needs a mask.
+  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %lo_all = tile.reshape %lo_t : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  %hi_all = tile.reshape %hi_t : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
+  %kv_end_i32 = arith.index_cast %kv_end : index to i32
+  %kv_end_f = arith.sitofp %kv_end_i32 : i32 to f32
+  tile.expands %lo_all, %zero : !tile.tile<vec, 1x32xf32>, f32
+  tile.expands %hi_all, %kv_end_f : !tile.tile<vec, 1x32xf32>, f32
+  %lo_max = arith.addi %kv_start, %c0 : index
+  %hi_min = arith.addi %kv_end, %c0 : index)mlir";
+
+/// The planner of the two benchmark ops: shape checks (`${CHECKS}` sets
+/// %shapes_ok), the size check (%batch_fits), then `${PLAN}`.
+constexpr StringLiteral kBenchmarkAttentionPlanner = R"mlir(
+${TIERS}
+
+func.func @plan(${SIGNATURE}) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %ok = arith.constant 0 : i32
+  %unsupported = arith.constant 2 : i32
+  %invalid = arith.constant 3 : i32
+  %kv_heads = arith.constant ${KV_HEADS} : index
+${PLAN_SETUP}
+${CHECKS}
+  %size_status = arith.select %batch_fits, %ok, %unsupported : i32
+  %check = arith.select %shapes_ok, %size_status, %invalid : i32
+  %checked = arith.cmpi eq, %check, %ok : i32
+  %status = scf.if %checked -> i32 {
+${PLAN}
+  } else {
+    scf.yield %check : i32
+  }
+  return %status : i32
+}
+)mlir";
+
+/// flash_attention: the one sequence's q_seq_len tokens as prefill units.
+constexpr StringLiteral kBenchmarkPrefillSetup = R"mlir(  %q_batch = memref.dim %q, %c0 : ${Q_TYPE}
+  %tokens = memref.dim %q, %c1 : ${Q_TYPE}
+  %batch = arith.constant 1 : index
+  %int32_max = arith.constant 2147483647 : index
+  %batch_fits = arith.cmpi ule, %tokens, %int32_max : index
+  %tokens_per_unit = arith.constant ${TOKENS_PER_UNIT} : index
+  %q_lens = memref.alloca() : memref<1xi32>
+  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<moe>>)mlir";
+
+constexpr StringLiteral kBenchmarkPrefillPlan = R"mlir(    %no_tokens = arith.cmpi eq, %tokens, %c0 : index
+    %planned = scf.if %no_tokens -> i32 {
+      scf.yield %ok : i32
+    } else {
+      %tokens_i32 = arith.index_cast %tokens : index to i32
+      memref.store %tokens_i32, %q_lens[%c0] : memref<1xi32>
+${PREFILL_PLAN}
+    }
+    scf.yield %planned : i32)mlir";
+
+/// flash_decoding: every request sees kv_len + 1 positions.
+constexpr StringLiteral kBenchmarkDecodeSetup = R"mlir(  %batch = memref.dim %q, %c0 : ${Q_TYPE}
+  %q_len = memref.dim %q, %c1 : ${Q_TYPE}
+  %one_token = arith.cmpi eq, %q_len, %c1 : index
+  %kv_len = arith.constant ${KV_LEN} : index
+  %max_batch = arith.constant ${MAX_BATCH} : index
+  %batch_fits = arith.cmpi ule, %batch, %max_batch : index
+  %slots = memref.dim %k_cache, %c0 : ${K_CACHE_TYPE}
+  %capacity = memref.dim %k_cache, %c2 : ${K_CACHE_TYPE}
+  %slots_ok = arith.cmpi ule, %batch, %slots : index
+  %capacity_ok = arith.cmpi ule, %kv_len, %capacity : index
+  %lens = memref.alloca() : memref<${MAX_BATCH}xi32>
+  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<attention>>)mlir";
+
+constexpr StringLiteral kBenchmarkDecodePlan = R"mlir(    %no_requests = arith.cmpi eq, %batch, %c0 : index
+    %planned = scf.if %no_requests -> i32 {
+      scf.yield %ok : i32
+    } else {
+      %seen_i32 = arith.constant ${SEEN} : i32
+      scf.for %b = %c0 to %batch step %c1 {
+        memref.store %seen_i32, %lens[%b] : memref<${MAX_BATCH}xi32>
+      }
+      %chunk = wsp.plan_chunk_size %lens[%batch] heads(%kv_heads)
+          config(${CONFIG}) : memref<${MAX_BATCH}xi32>${DECODE_PLAN}
+    }
+    scf.yield %planned : i32)mlir";
+
+/// flash_decoding's K (V) tile: cached positions from the request's cache
+/// row, the new position from the step's own key (value).
+constexpr StringLiteral kNewTokenKLoad = R"mlir(      scf.if %in_cache {
+        tile.load %kt, %k_cache[%req, %kv_head, %w, %c0] transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_CACHE_TYPE}
+      } else {
+        tile.load %kt, %k[%req, %c0, %k_head, %c0] transpose : !tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, ${K_TYPE}
+      })mlir";
+constexpr StringLiteral kNewTokenVLoad = R"mlir(      scf.if %in_cache {
+        tile.load %vm, %v_cache[%req, %kv_head, %w, %c0] : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_CACHE_TYPE}
+      } else {
+        tile.load %vm, %v[%req, %c0, %v_head, %c0] : !tile.tile<mat, ?x${D}xbf16, valid = ?x?>, ${V_TYPE}
+      })mlir";
+
+/// flash_attention and flash_decoding. Their K and V are contiguous: the
+/// kernel reads them without a page table. flash_attention is prefill's
+/// kernel over one sequence with nothing cached (its units read every
+/// position they see, causal or not); flash_decoding is decode's (KV
+/// chunks of a request in order on one block), over each request's
+/// cache row of kv_len positions and then its own new key and value.
+template <typename BenchmarkOp>
+FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
+  constexpr bool decode = std::is_same_v<BenchmarkOp, llm::FlashDecodingOp>;
+  auto outType = cast<MemRefType>(op.getOut().getType());
+  int64_t heads = outType.getDimSize(2), dim = outType.getDimSize(3);
+  // The three inputs: q, k and v, or three head ranges of qkv.
+  Value q = op.getQkv() ? op.getQkv() : op.getQ();
+  Value k = op.getQkv() ? op.getQkv() : op.getK();
+  Value v = op.getQkv() ? op.getQkv() : op.getV();
+  int64_t kvHeads;
+  int64_t kHead0 = 0, vHead0 = 0;
+  if (op.getQkv()) {
+    int64_t all = cast<MemRefType>(q.getType()).getDimSize(2);
+    kvHeads = ShapedType::isDynamic(all) || ShapedType::isDynamic(heads)
+                  ? ShapedType::kDynamic
+                  : (all - heads) / 2;
+    kHead0 = heads;
+    vHead0 = heads + kvHeads;
+  } else {
+    kvHeads = cast<MemRefType>(k.getType()).getDimSize(2);
+  }
+  // Heads and head_dim are static in every operand: the run-time checks
+  // are of the batch and sequence dimensions only.
+  SmallVector<std::pair<Value, SmallVector<unsigned>>> fixed = {
+      {q, {2, 3}}, {k, {2, 3}}, {v, {2, 3}}, {op.getOut(), {2, 3}}};
+  if constexpr (decode) {
+    fixed.push_back({op.getKCache(), {1, 3}});
+    fixed.push_back({op.getVCache(), {1, 3}});
+  }
+  for (auto &[value, fixedDims] : fixed)
+    for (unsigned d : fixedDims)
+      if (cast<MemRefType>(value.getType()).isDynamicDim(d))
+        return op.emitOpError("lowers with static head counts and head_dim "
+                              "only");
+  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
+    return op.emitOpError("lowers with a static head_dim, a multiple of 32 "
+                          "up to ")
+           << kMaxHeadDim << " (one cube tile)";
+  int64_t group = heads / kvHeads;
+  if (group > kAttentionRows)
+    return op.emitOpError("lowers with at most ")
+           << kAttentionRows << " query heads per KV head (one tile of rows), "
+           << "got " << group;
+  int64_t kvLen = 0;
+  if constexpr (decode) {
+    kvLen = int64_t(op.getKvLen());
+    if (kvLen + 1 > std::numeric_limits<int32_t>::max())
+      return op.emitOpError("lowers with kv_len + 1 inside int32, got kv_len ")
+             << kvLen;
+  }
+
+  SmallVector<NamedOperand> args = {{"q", q}, {"k", k}, {"v", v}};
+  if constexpr (decode) {
+    args.push_back({"k_cache", op.getKCache()});
+    args.push_back({"v_cache", op.getVCache()});
+  }
+  args.push_back({"out", op.getOut()});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  Builder b(op.getContext());
+  int64_t blocks = kAttentionBlocks, rows = kAttentionRows;
+  auto ws = [&](StringRef part, SmallVector<int64_t> shape, Type elem) {
+    args.push_back({part.str(), Value(), MemRefType::get(shape, elem)});
+  };
+  // As prefill's and decode's bf16 kernels: Q and P in bf16; S, O_t and,
+  // decode, the request's o in f32; decode, its m and l.
+  ws("ws_h", {blocks, 2, rows, kMaxKvTile}, b.getBF16Type());
+  ws("ws_f", {blocks, decode ? 3 : 2, rows, kMaxKvTile}, b.getF32Type());
+  if (decode)
+    ws("ws_ml", {blocks, 2, rows}, b.getF32Type());
+
+  std::map<std::string, std::string> vals;
+  addTypeValues(vals, args);
+  addTileGeometry(vals, decode);
+  vals.insert({{"NAME", name.str()},
+               {"SIGNATURE", signature(args)},
+               {"CALL_ARGS", callArgs(args)},
+               {"D", std::to_string(dim)},
+               {"GROUP", std::to_string(group)},
+               {"KV_HEADS", std::to_string(kvHeads)},
+               {"Q_HEAD0", "0"},
+               {"K_HEAD0", std::to_string(kHead0)},
+               {"V_HEAD0", std::to_string(vHead0)},
+               {"BLOCKS", std::to_string(blocks)},
+               {"UNITS", std::to_string(kAttentionUnits)},
+               {"MAX_BATCH", std::to_string(kMaxDecodeBatch)},
+               {"SCALE",
+                llvm::formatv("{0:e9}", 1.0 / std::sqrt(double(dim))).str()},
+               {"P_SLOT", "1"},
+               {"Q_PACK", kAttentionQBf16.str()},
+               {"S_TILE", kAttentionSRows.str()},
+               {"PV_TILE", kAttentionPvRows.str()},
+               {"DEQUANT_SCRATCH", ""},
+               {"FINISH_SCALE", ""},
+               {"FRESH_STATE", kAttentionFreshState.str()},
+               {"FINISH", kAttentionFinish.str()},
+               {"TOKEN_AT", ""},
+               {"CONFIG", "#wsp.plan_config<max_work_units = ${UNITS}>"}});
+
+  SmallVector<DimCheck> dims;
+  std::string extraChecks;
+  if constexpr (decode) {
+    // A request's cache row is its index; its length kv_len + 1.
+    vals["KV_LEN"] = std::to_string(kvLen);
+    vals["SEEN"] = std::to_string(kvLen + 1);
+    vals["KV_SOURCE"] = kKvHeads;
+    vals["K_LOAD"] = kNewTokenKLoad;
+    vals["V_LOAD"] = kNewTokenVLoad;
+    vals["PLAN_SETUP"] = kBenchmarkDecodeSetup;
+    vals["PLAN"] = kBenchmarkDecodePlan;
+    vals["DECODE_PLAN"] = kDecodePlan;
+    vals["TIERS"] = kDecodeTiers;
+    vals["TILE_KS"] = "array<i64: 64, 128, 128, 128>";
+    vals["DESC"] = "!wsp.descriptor<attention>";
+    vals["WHICH"] = kDecodeWhich;
+    vals["PRIOR"] = "  %prior = arith.constant ${KV_LEN} : index";
+    vals["Q_LEN"] = "1";
+    vals["Q_IDX"] = "%req, %s";
+    vals["ROW_RANGES"] = kCausalRowRanges;
+    vals["START_STATE"] = kDecodeStartState;
+    vals["END_STATE"] = kDecodeEndState;
+    vals["CARRY_STATE"] = kDecodeCarryState;
+    for (StringRef part : {"k", "v", "out"}) {
+      dims.push_back({part.str(), 0, "%batch"});
+      dims.push_back({part.str(), 1, "%c1"});
+    }
+    extraChecks = "  %c3 = arith.constant 3 : index\n";
+    for (unsigned d = 0; d < 4; ++d) {
+      std::string at = std::to_string(d);
+      extraChecks += "  %cache_dim_" + at + " = memref.dim %k_cache, %c" +
+                     at + " : ${K_CACHE_TYPE}\n";
+      dims.push_back({"v_cache", d, "%cache_dim_" + at});
+    }
+    vals["SHAPES_OK"] = "  %e1 = arith.andi %dims_ok, %one_token : i1\n"
+                        "  %e2 = arith.andi %e1, %slots_ok : i1\n"
+                        "  %shapes_ok = arith.andi %e2, %capacity_ok : i1\n";
+  } else {
+    vals["TOKENS_PER_UNIT"] = std::to_string(rows / group);
+    MemRefType kType = cast<MemRefType>(k.getType()),
+               vType = cast<MemRefType>(v.getType());
+    vals["K_ROWS_TYPE"] = str(memref::CollapseShapeOp::computeCollapsedType(
+        kType, {{0, 1}, {2, 3}}));
+    vals["V_ROWS_TYPE"] = str(memref::CollapseShapeOp::computeCollapsedType(
+        vType, {{0, 1}, {2, 3}}));
+    vals["KV_SOURCE"] = (kKvHeads + kKvRows).str();
+    vals["K_LOAD"] = "      tile.load %kt, %k_rows[%w, %k_col] transpose : "
+                     "!tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, "
+                     "${K_ROWS_TYPE}";
+    vals["V_LOAD"] = "      tile.load %vm, %v_rows[%w, %v_col] : "
+                     "!tile.tile<mat, ?x${D}xbf16, valid = ?x?>, "
+                     "${V_ROWS_TYPE}";
+    vals["PLAN_SETUP"] = kBenchmarkPrefillSetup;
+    vals["PLAN"] = kBenchmarkPrefillPlan;
+    vals["PREFILL_PLAN"] = kPrefillPlan;
+    vals["Q_LENS_TYPE"] = "memref<1xi32>";
+    vals["TIERS"] =
+        "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]";
+    vals["TILE_KS"] = "array<i64: 128>";
+    vals["DESC"] = "!wsp.descriptor<moe>";
+    vals["WHICH"] = kBenchmarkPrefillWhich;
+    vals["KV_END"] = op.getIsCausal()
+                         ? "  %kv_end = arith.addi %q_first, %q_count : index"
+                         : "  %kv_end = memref.dim %q, %c1 : ${Q_TYPE}";
+    vals["Q_IDX"] = "%c0, %s";
+    vals["ROW_RANGES"] = op.getIsCausal() ? kCausalRowRanges : kAllRowRanges;
+    vals["START_STATE"] = kAttentionFreshState;
+    vals["END_STATE"] = kAttentionFinish;
+    for (StringRef part : {"k", "v", "out"}) {
+      dims.push_back({part.str(), 0, "%c1"});
+      dims.push_back({part.str(), 1, "%tokens"});
+    }
+    vals["SHAPES_OK"] = "  %one_seq = arith.cmpi eq, %q_batch, %c1 : index\n"
+                        "  %shapes_ok = arith.andi %dims_ok, %one_seq : i1\n";
+  }
+  vals["CHECKS"] = extraChecks + checks(args, dims, "%dims_ok") +
+                   vals["SHAPES_OK"];
+  return instantiate(vals, kBenchmarkAttentionPlanner, kAttentionKernel,
+                     args);
 }
 
 //===----------------------------------------------------------------------===//
@@ -3971,6 +4364,10 @@ FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) {
   }
   if (auto attention = dyn_cast<llm::FlashAttentionPrefillOp>(op))
     return lowerAttention(attention, name);
+  if (auto attention = dyn_cast<llm::FlashAttentionOp>(op))
+    return lowerBenchmarkAttention(attention, name);
+  if (auto attention = dyn_cast<llm::FlashDecodingOp>(op))
+    return lowerBenchmarkAttention(attention, name);
   return op->emitOpError("has no lowering to a wsp workload yet (see "
                          "docs/rationale/Operators.md for the ops that lower)");
 }

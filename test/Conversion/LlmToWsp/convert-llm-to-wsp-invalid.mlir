@@ -25,9 +25,25 @@ func.func @strided(%x: memref<?x64xbf16, strided<[128, 1]>>, %w: memref<64xf32>,
 
 // -----
 
-func.func @not_yet(%qkv: memref<1x?x12x128xbf16>, %o: memref<1x?x8x128xbf16>) {
-  // expected-error @+1 {{has no lowering to a wsp workload yet}}
-  llm.flash_attention qkv(%qkv : memref<1x?x12x128xbf16>) -> out(%o : memref<1x?x8x128xbf16>)
+func.func @benchmark_attention_dynamic_heads(%qkv: memref<1x?x?x128xbf16>, %o: memref<1x?x8x128xbf16>) {
+  // expected-error @+1 {{lowers with static head counts and head_dim only}}
+  llm.flash_attention qkv(%qkv : memref<1x?x?x128xbf16>) -> out(%o : memref<1x?x8x128xbf16>)
+  return
+}
+
+// -----
+
+func.func @benchmark_attention_head_dim(%q: memref<?x1x8x48xbf16>, %k: memref<?x1x2x48xbf16>, %v: memref<?x1x2x48xbf16>, %kc: memref<?x2x?x48xbf16>, %vc: memref<?x2x?x48xbf16>, %o: memref<?x1x8x48xbf16>) {
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 128 (one cube tile)}}
+  llm.flash_decoding q(%q : memref<?x1x8x48xbf16>) k(%k : memref<?x1x2x48xbf16>) v(%v : memref<?x1x2x48xbf16>) k_cache(%kc : memref<?x2x?x48xbf16>) v_cache(%vc : memref<?x2x?x48xbf16>) -> out(%o : memref<?x1x8x48xbf16>) {kv_len = 10}
+  return
+}
+
+// -----
+
+func.func @benchmark_decoding_kv_len(%q: memref<?x1x8x64xbf16>, %k: memref<?x1x2x64xbf16>, %v: memref<?x1x2x64xbf16>, %kc: memref<?x2x?x64xbf16>, %vc: memref<?x2x?x64xbf16>, %o: memref<?x1x8x64xbf16>) {
+  // expected-error @+1 {{lowers with kv_len + 1 inside int32, got kv_len 2147483647}}
+  llm.flash_decoding q(%q : memref<?x1x8x64xbf16>) k(%k : memref<?x1x2x64xbf16>) v(%v : memref<?x1x2x64xbf16>) k_cache(%kc : memref<?x2x?x64xbf16>) v_cache(%vc : memref<?x2x?x64xbf16>) -> out(%o : memref<?x1x8x64xbf16>) {kv_len = 2147483647}
   return
 }
 
