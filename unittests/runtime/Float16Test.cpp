@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 using namespace pto::runtime;
 
@@ -96,6 +97,35 @@ TEST(Float16Test, F16MatchesCompilerConversion) {
     std::memcpy(&want, &h, sizeof want);
     EXPECT_EQ(f32_to_f16(f).bits, want) << f;
   }
+}
+
+// The same over every 1021st float bit pattern and every pattern within 4096
+// of the places where f32_to_f16 changes case (half's smallest subnormal,
+// its smallest normal, overflow to infinity, infinity and NaN), both signs.
+TEST(Float16Test, F16MatchesCompilerAtEveryCase) {
+  std::vector<uint32_t> patterns;
+  for (uint64_t b = 0; b <= 0xffffffffu; b += 1021)
+    patterns.push_back(static_cast<uint32_t>(b));
+  for (uint32_t edge : {0x33000000u, 0x38800000u, 0x477ff000u, 0x7f800000u})
+    for (uint32_t sign : {0u, 0x80000000u})
+      for (uint32_t d = 0; d < 8192; ++d)
+        patterns.push_back((edge - 4096 + d) | sign);
+  int wrong = 0;
+  for (uint32_t b : patterns) {
+    const float f = from_bits(b);
+    const uint16_t got = f32_to_f16(f).bits;
+    if (std::isnan(f)) {
+      wrong += (got & 0x7c00u) != 0x7c00u || (got & 0x3ffu) == 0;
+      continue;
+    }
+    const _Float16 h = static_cast<_Float16>(f);
+    uint16_t want;
+    std::memcpy(&want, &h, sizeof want);
+    if (got != want && ++wrong <= 10)
+      ADD_FAILURE() << std::hex << "pattern 0x" << b << ": 0x" << got
+                    << ", want 0x" << want;
+  }
+  EXPECT_EQ(wrong, 0);
 }
 #endif
 

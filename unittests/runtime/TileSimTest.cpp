@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <tuple>
@@ -726,4 +727,46 @@ TEST(TileSim, RoundEvenIsNearbyint) {
                   4194305.5f, 8388607.5f, -8388607.5f, 8388608.0f,
                   16777217.0f, 1e30f, -0.0f, 0.0f})
     EXPECT_TRUE(same(f)) << f;
+}
+
+// TCVT's default float -> int8 / int16 / int32 (branch-free, clamped as
+// floats) against a naive reading: nearbyint in double, then saturate; NaN
+// to 0. Every 997th bit pattern and the values around each type's limits.
+template <typename To> void expectSaturatingRint(float f) {
+  long long want = 0;
+  if (f == f) {
+    const double n = std::nearbyint(double(f));
+    want = n <= double(std::numeric_limits<To>::min())
+               ? std::numeric_limits<To>::min()
+           : n >= double(std::numeric_limits<To>::max())
+               ? std::numeric_limits<To>::max()
+               : static_cast<long long>(n);
+  }
+  const To got = pto::runtime::tile::saturate_round<To>(f);
+  ASSERT_EQ(static_cast<long long>(got), want) << std::hexfloat << f;
+}
+TEST(TileSim, SaturatingRintIsClampedNearbyint) {
+  std::vector<float> values;
+  for (uint64_t u = 0; u <= 0xffffffffull; u += 997) {
+    const uint32_t bits = static_cast<uint32_t>(u);
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    values.push_back(f);
+  }
+  for (double edge : {127.0, 128.0, 32767.0, 32768.0, 2147483520.0,
+                      2147483648.0, 8388608.0})
+    for (double sign : {1.0, -1.0})
+      for (int step = -3; step <= 3; ++step) {
+        const float e = static_cast<float>(sign * edge);
+        values.push_back(std::nextafter(e, step < 0 ? -INFINITY : INFINITY));
+        values.push_back(e + 0.5f * float(step));
+      }
+  values.push_back(INFINITY);
+  values.push_back(-INFINITY);
+  values.push_back(NAN);
+  for (float f : values) {
+    expectSaturatingRint<int8_t>(f);
+    expectSaturatingRint<int16_t>(f);
+    expectSaturatingRint<int32_t>(f);
+  }
 }

@@ -112,38 +112,52 @@ enum class Round : uint8_t { Rint, Round, Floor, Ceil, Trunc };
 /// `f` rounded to the nearest integer, ties to even: std::nearbyint, which
 /// without SSE4.1 is a libm call per element (most of a conversion's time
 /// in the simulation). Adding and subtracting 2^23 rounds |f| < 2^23 in
-/// the default rounding mode; from 2^23 up every float is an integer. Not
-/// under -ffast-math, which may fold the two additions away.
+/// the default rounding mode; from 2^23 up every float is an integer. The
+/// sum is picked by its bits (select_bits), so a loop of roundings
+/// vectorizes. Not under -ffast-math, which may fold the two additions
+/// away.
 inline float round_even(float f) {
 #if defined(__FAST_MATH__)
   return std::nearbyint(f);
 #else
-  const float a = std::fabs(f);
-  if (!(a < 8388608.0f)) // >= 2^23, or NaN
-    return f;
-  return std::copysign((a + 8388608.0f) - 8388608.0f, f);
+  uint32_t u, rounded_bits;
+  std::memcpy(&u, &f, sizeof u);
+  const uint32_t abs = u & 0x7fffffffu;
+  float a;
+  std::memcpy(&a, &abs, sizeof a);
+  const float rounded = (a + 8388608.0f) - 8388608.0f;
+  std::memcpy(&rounded_bits, &rounded, sizeof rounded_bits);
+  const uint32_t r = select_bits(abs < 0x4b000000u, rounded_bits, abs) | // < 2^23
+                     (u & 0x80000000u);
+  float out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
 #endif
 }
 
 /// Saturating conversion to an integer type, rounding by `mode`.
 template <typename To> To saturate_round(float f, Round mode = Round::Rint) {
-  if constexpr (sizeof(To) < 4) {
+  // The default rounding to int8, int16 or int32 (a quantization's steps):
+  // clamp as floats, then convert, without a branch on the value, so that
+  // TCVT's loop vectorizes. INT32_MAX is no float: clamp below 2^31 and
+  // pick INT32_MAX for what reached it. NaN gives 0.
+  if constexpr (sizeof(To) <= 4 && std::is_signed_v<To>) {
     if (mode == Round::Rint) {
-      // The common case (int8 quantization), without a branch on the value:
-      // the narrow type's limits are floats, so clamp, then convert.
-      const float a = std::fabs(f);
-#if defined(__FAST_MATH__)
-      float r = std::nearbyint(f);
-#else
-      float r = a < 8388608.0f
-                    ? std::copysign((a + 8388608.0f) - 8388608.0f, f)
-                    : f;
-#endif
+      float r = round_even(f);
       const float lo = static_cast<float>(std::numeric_limits<To>::min());
-      const float hi = static_cast<float>(std::numeric_limits<To>::max());
-      r = r > lo ? r : lo;
-      r = r < hi ? r : hi;
-      return static_cast<To>(f == f ? r : 0.0f); // NaN: 0
+      if constexpr (sizeof(To) < 4) {
+        const float hi = static_cast<float>(std::numeric_limits<To>::max());
+        r = r > lo ? r : lo;
+        r = r < hi ? r : hi;
+        return static_cast<To>(f == f ? r : 0.0f);
+      } else {
+        const bool over = r >= 2147483648.0f;
+        r = r > lo ? r : lo;
+        r = r < 2147483520.0f ? r : 2147483520.0f; // the float below 2^31
+        To v = static_cast<To>(r);
+        v = over ? std::numeric_limits<To>::max() : v;
+        return f == f ? v : 0;
+      }
     }
   }
   if (f != f)
@@ -1134,13 +1148,29 @@ void cvt(D &dst, const S &src, Round mode = Round::Rint) {
                            detail::on_chip(dst, true, true)});
   const D d = dst; // (local handles: see detail::elementwise)
   const S s = src;
-  for (int r = 0; r < d.rows; ++r)
-    for (int c = 0; c < d.cols; ++c) {
-      if constexpr (is_float_v<ST> && !is_float_v<DT>)
-        d.at(r, c) = saturate_round<DT>(Elem<ST>::to_f32(s.at(r, c)), mode);
-      else
-        d.at(r, c) = convert<DT>(s.at(r, c));
+  if constexpr (is_float_v<ST> && !is_float_v<DT>) {
+    if (mode != Round::Rint) {
+      for (int r = 0; r < d.rows; ++r)
+        for (int c = 0; c < d.cols; ++c)
+          d.at(r, c) = saturate_round<DT>(Elem<ST>::to_f32(s.at(r, c)), mode);
+      return;
     }
+  }
+  // The default rounding: one straight loop per row when both tiles store
+  // rows, which the compiler vectorizes (the conversions have no branch on
+  // the value), else element by element.
+  if constexpr (!col_storage(D::layout) && !col_storage(S::layout)) {
+    for (int r = 0; r < d.rows; ++r) {
+      DT *__restrict out = &d.at(r, 0);
+      const ST *__restrict in = &s.at(r, 0);
+      for (int c = 0; c < d.cols; ++c)
+        out[c] = convert<DT>(in[c]);
+    }
+  } else {
+    for (int r = 0; r < d.rows; ++r)
+      for (int c = 0; c < d.cols; ++c)
+        d.at(r, c) = convert<DT>(s.at(r, c));
+  }
 }
 
 /// TQUANT (symmetric): dst = saturate_i8(rint(src * scale[r])).
