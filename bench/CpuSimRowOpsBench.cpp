@@ -3,7 +3,10 @@
 // hidden 4096: bytes the operator must move (its inputs read once, its
 // outputs written once) per second, against memcpy of the same number of
 // bytes in the same run. Decode (64 tokens) and prefill (2048 tokens)
-// batches. Goal (issue 12): >= 0.3x memcpy.
+// batches: the norms and quantizations at hidden 4096, then the rotary
+// embedding of a packed qkv (32 query and 8 KV heads of 128) and the
+// paged KV store of its 8 K and 8 V heads. Goal (issue 12): >= 0.3x
+// memcpy.
 //
 // The simulation runs its cores on all hardware threads; memcpy runs on
 // one. The kernels read a row 2 (rms_norm) or 3 (the fused quant) times
@@ -70,6 +73,45 @@ int main() {
              status |= wsp_gen::add_rms_norm_dynamic_quant(
                  rows(x, t), rows(r, t), vec(w), vec(s), rows(q, t),
                  vec(scale), rows(a, t));
+           }, 7));
+
+    // Rotary embedding: the 40 query and key heads of each token read and
+    // written, its sin and cos rows read. One sequence from position 0.
+    const int64_t heads = 48, ropeHeads = 40, dim = 128;
+    std::vector<bf16> qkv(size_t(t * heads * dim)), sin(size_t(t * dim)),
+        cos(sin.size());
+    for (size_t i = 0; i < qkv.size(); ++i)
+      qkv[i].bits = uint16_t(0x3f80 + (i % 64));
+    for (size_t i = 0; i < sin.size(); ++i) {
+      sin[i].bits = uint16_t(0x3e80 + (i % 16));
+      cos[i].bits = uint16_t(0x3f00 + (i % 16));
+    }
+    std::vector<int32_t> zero = {0}, len = {int32_t(t)};
+    report("rotary_embedding", t,
+           t * (2.0 * ropeHeads * dim * 2 + 2.0 * dim * 2),
+           wsp_bench::median_us([&] {
+             status |= wsp_gen::rope(MemRef<bf16, 3>{qkv.data(), {t, heads, dim}},
+                                     MemRef<bf16, 2>{sin.data(), {t, dim}},
+                                     MemRef<bf16, 2>{cos.data(), {t, dim}},
+                                     vec(zero), vec(len));
+           }, 7));
+
+    // Paged KV store: each token's 8 K and 8 V heads read and written once.
+    const int64_t kvHeads = 8, page = 128, pages = (t + page - 1) / page;
+    std::vector<bf16> key(size_t(t * kvHeads * dim)), value(key.size()),
+        kCache(size_t(pages * kvHeads * page * dim)), vCache(kCache.size());
+    std::vector<int32_t> table(static_cast<size_t>(pages));
+    for (int64_t p = 0; p < pages; ++p)
+      table[size_t(p)] = int32_t(pages - 1 - p);
+    report("store_paged_kv_cache", t, t * (2.0 * kvHeads * dim * 2) * 2,
+           wsp_bench::median_us([&] {
+             status |= wsp_gen::store_paged(
+                 MemRef<bf16, 3>{key.data(), {t, kvHeads, dim}},
+                 MemRef<bf16, 3>{value.data(), {t, kvHeads, dim}},
+                 MemRef<int32_t, 2>{table.data(), {1, pages}}, vec(zero),
+                 vec(len), vec(zero),
+                 MemRef<bf16, 4>{kCache.data(), {pages, kvHeads, page, dim}},
+                 MemRef<bf16, 4>{vCache.data(), {pages, kvHeads, page, dim}});
            }, 7));
     if (status)
       std::printf("status %d: the runs failed\n", status);

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -388,14 +389,13 @@ struct Access {
 /// ordered after.
 struct Checker {
   uint32_t know[kAgents][kAgents] = {};
-  std::vector<Region> regions[kNumBuffers + 1];
+  std::vector<Region> regions[kNumBuffers];
+  std::map<uintptr_t, Region> gm; // global memory's
   // Pending flags: set snapshots by (unit, src, dst, event).
   std::deque<std::vector<uint32_t>> flags[2][kPipes][kPipes][8];
   std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
   // The V pipe: clock of the last pipe_barrier(V).
   uint32_t v_barrier[2] = {0, 0};
-  // touch()'s working list, kept to reuse its storage.
-  std::vector<Region> span;
   // The simulated core run the state belongs to (0: none).
   uint64_t run = 0;
 
@@ -406,6 +406,7 @@ struct Checker {
     std::memset(know, 0, sizeof know);
     for (std::vector<Region> &t : regions)
       t.clear();
+    gm.clear();
     for (auto &unit : flags)
       for (auto &src : unit)
         for (auto &dst : src)
@@ -415,7 +416,6 @@ struct Checker {
       for (std::deque<std::vector<uint32_t>> &q : unit)
         q.clear();
     v_barrier[0] = v_barrier[1] = 0;
-    span.clear();
     run = 0;
   }
 
@@ -466,31 +466,60 @@ struct Checker {
   }
 
   // A table is sorted by address, its regions disjoint: each access finds
-  // what it overlaps by binary search.
+  // what it overlaps by binary search. An on-chip buffer's table is a
+  // vector (a few dozen tiles at most); global memory's is a map, since a
+  // kernel may store thousands of separate rows (a KV store into shuffled
+  // pages), and inserting into the middle of a vector of them is quadratic.
+  using GmTable = std::map<uintptr_t, Region>;
+  static Region &reg(std::vector<Region>::iterator it) { return *it; }
+  static Region &reg(GmTable::iterator it) { return it->second; }
+  static std::vector<Region>::iterator put(std::vector<Region> &t,
+                                           std::vector<Region>::iterator at,
+                                           const Region &r) {
+    return t.insert(at, r);
+  }
+  static GmTable::iterator put(GmTable &t, GmTable::iterator at,
+                               const Region &r) {
+    return t.emplace_hint(at, r.lo, r);
+  }
 
   /// The first region of `t` that ends after `at`.
-  static size_t first_after(const std::vector<Region> &t, uintptr_t at) {
+  static std::vector<Region>::iterator first_after(std::vector<Region> &t,
+                                                   uintptr_t at) {
     return std::partition_point(t.begin(), t.end(),
-                                [&](const Region &r) { return r.hi <= at; }) -
-           t.begin();
+                                [&](const Region &r) { return r.hi <= at; });
+  }
+  static GmTable::iterator first_after(GmTable &t, uintptr_t at) {
+    auto it = t.upper_bound(at); // the first region starting after `at`
+    if (it != t.begin() && std::prev(it)->second.hi > at)
+      return std::prev(it);
+    return it;
   }
 
   /// Splits the region that straddles `at`, if any.
-  static void split(std::vector<Region> &t, uintptr_t at) {
-    const size_t i = first_after(t, at);
-    if (i < t.size() && t[i].lo < at) {
-      Region right = t[i];
+  template <typename Table> static void split(Table &t, uintptr_t at) {
+    auto it = first_after(t, at);
+    if (it != t.end() && reg(it).lo < at) {
+      Region right = reg(it);
       right.lo = at;
-      t[i].hi = at;
-      t.insert(t.begin() + i + 1, right);
+      reg(it).hi = at;
+      put(t, std::next(it), right);
     }
   }
 
   void touch(const char *op, int a, const Access &x, uint32_t clock) {
-    std::vector<Region> &t = regions[x.table];
-    for (size_t i = first_after(t, x.lo); i < t.size() && t[i].lo < x.hi;
-         ++i) {
-      const Region &r = t[i];
+    if (x.table == kGm)
+      touch(gm, op, a, x, clock);
+    else
+      touch(regions[x.table], op, a, x, clock);
+  }
+
+  template <typename Table>
+  void touch(Table &t, const char *op, int a, const Access &x,
+             uint32_t clock) {
+    for (auto it = first_after(t, x.lo); it != t.end() && reg(it).lo < x.hi;
+         ++it) {
+      const Region &r = reg(it);
       const bool same_bytes = x.elementwise && r.lo == x.lo && r.hi == x.hi;
       const bool same = same_bytes && r.writer_elementwise;
       // The instruction's own accesses (an in-place update) are ordered.
@@ -507,12 +536,12 @@ struct Checker {
     }
     split(t, x.lo);
     split(t, x.hi);
-    const size_t begin = first_after(t, x.lo);
-    size_t end = begin;
-    while (end < t.size() && t[end].lo < x.hi)
-      ++end;
+    auto it = first_after(t, x.lo);
     if (x.write) {
       // One region for what was written, replacing what was there.
+      auto end = it;
+      while (end != t.end() && reg(end).lo < x.hi)
+        ++end;
       Region r{};
       r.lo = x.lo;
       r.hi = x.hi;
@@ -520,8 +549,7 @@ struct Checker {
       r.writer_elementwise = x.elementwise;
       r.wclock = clock;
       r.wname = op;
-      t.erase(t.begin() + begin, t.begin() + end);
-      t.insert(t.begin() + begin, r);
+      put(t, t.erase(it, end), r);
       return;
     }
     // The read, recorded everywhere in [lo, hi), gaps filled: a later write
@@ -532,31 +560,26 @@ struct Checker {
       r.rname[a] = op;
       r.read_elementwise[a] = x.elementwise;
     };
-    span.clear();
-    uintptr_t at = x.lo;
-    for (size_t i = begin; i < end; ++i) {
-      if (at < t[i].lo) {
-        Region g{};
-        g.lo = at;
-        g.hi = t[i].lo;
-        g.writer = -1;
-        mark(g);
-        span.push_back(g);
-      }
-      mark(t[i]);
-      span.push_back(t[i]);
-      at = t[i].hi;
-    }
-    if (at < x.hi) {
+    auto gap = [&](uintptr_t lo, uintptr_t hi) {
       Region g{};
-      g.lo = at;
-      g.hi = x.hi;
+      g.lo = lo;
+      g.hi = hi;
       g.writer = -1;
       mark(g);
-      span.push_back(g);
+      return g;
+    };
+    uintptr_t at = x.lo;
+    while (it != t.end() && reg(it).lo < x.hi) {
+      if (at < reg(it).lo) {
+        const uintptr_t lo = reg(it).lo;
+        it = std::next(put(t, it, gap(at, lo)));
+      }
+      mark(reg(it));
+      at = reg(it).hi;
+      ++it;
     }
-    t.erase(t.begin() + begin, t.begin() + end);
-    t.insert(t.begin() + begin, span.begin(), span.end());
+    if (at < x.hi)
+      put(t, it, gap(at, x.hi));
   }
 
   /// Forgets what every agent is ordered after already: such a record can
@@ -569,17 +592,18 @@ struct Checker {
           return false;
       return true;
     };
+    auto settled = [&](const Region &r) {
+      if (r.writer >= 0 && !known(r.writer, r.wclock))
+        return false;
+      for (int b = 0; b < kAgents; ++b)
+        if (r.reads[b] && !known(b, r.reads[b]))
+          return false;
+      return true;
+    };
     for (std::vector<Region> &t : regions)
-      t.erase(std::remove_if(t.begin(), t.end(),
-                             [&](const Region &r) {
-                               if (r.writer >= 0 && !known(r.writer, r.wclock))
-                                 return false;
-                               for (int b = 0; b < kAgents; ++b)
-                                 if (r.reads[b] && !known(b, r.reads[b]))
-                                   return false;
-                               return true;
-                             }),
-              t.end());
+      t.erase(std::remove_if(t.begin(), t.end(), settled), t.end());
+    for (auto it = gm.begin(); it != gm.end();)
+      it = settled(it->second) ? gm.erase(it) : std::next(it);
   }
 
   /// One instruction on (unit, pipe) with its accesses.
