@@ -652,6 +652,42 @@ TEST(TileSimTest, CrossCoreNeedsSync) {
                             "sync_set/sync_wait");
 }
 
+// Global memory's table holds a region per separate store: every other row
+// stored in decreasing address order (as a KV store into shuffled pages),
+// then a load across stored rows and the gaps between them. Unsynced, the
+// load is caught against a stored row; synced, a later store into a gap the
+// load read is caught against the load.
+void reversed_rows(bool synced, bool store_into_gap) {
+  std::vector<float> ws(64 * 64);
+  KernelScope scope;
+  Tile<Loc::Vec, float, 1, 64> row(1, 64);
+  assign(row, 0);
+  expands(row, 2.0f);
+  set_flag(V, Pipe::V, Pipe::MTE3, 0);
+  wait_flag(V, Pipe::V, Pipe::MTE3, 0);
+  for (int r = 63; r >= 1; r -= 2)
+    store(ws.data() + r * 64, 64, row);
+  if (synced) {
+    set_flag(V, Pipe::MTE3, Pipe::MTE2, 1);
+    wait_flag(V, Pipe::MTE3, Pipe::MTE2, 1);
+  }
+  Vec16x64 t(16, 64);
+  assign(t, 4096);
+  load(t, ws.data() + 20 * 64, 64); // rows 20 to 35
+  if (store_into_gap)
+    store(ws.data() + 22 * 64, 64, row);
+}
+
+TEST(TileSimTest, GlobalMemoryRowsInAnyOrderAreChecked) {
+  reversed_rows(true, false);
+  EXPECT_DEATH(reversed_rows(false, false),
+               "TLOAD on vector MTE2 reads global memory .* that TSTORE on "
+               "vector MTE3 wrote with no set_flag/wait_flag");
+  EXPECT_DEATH(reversed_rows(true, true),
+               "TSTORE on vector MTE3 writes global memory .* that TLOAD on "
+               "vector MTE2 read \\(write after read\\)");
+}
+
 TEST(TileSimTest, UnmatchedFlagsAreCaught) {
   EXPECT_DEATH(
       ([&] {
