@@ -720,6 +720,53 @@ TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {
     EXPECT_EQ(c, -7);
 }
 
+// What the emitted AICPU function passes besides the cuts: the descriptor
+// buffer's capacity (below the materialized form's bound: BUFFER_OVERFLOW
+// with that count, nothing written) and the work lists (each core's first
+// descriptor: the materialized plan's core_indptr).
+TEST(SweepCuts, CapacityAndWorkListsAsTheMaterializedForm) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int batch = 1 + rng() % 64, heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 300;
+    config.batch_invariant = trial % 5 == 4;
+    BalancedPlan plan;
+    ASSERT_EQ(plan_balanced(lens.data(), batch, heads, config,
+                            DecodeAttentionTiers{}, &plan),
+              PlanResult::OK);
+    // The materialized form's bound on its buffer.
+    std::vector<WorkDescriptor> none;
+    std::vector<int> indptr(config.num_cores + 1), merge(plan.rows + 1);
+    int bound = 0;
+    ASSERT_EQ(plan_balanced_into(lens.data(), batch, heads, config,
+                                 DecodeAttentionTiers{}, none.data(), 0,
+                                 indptr.data(), config.num_cores + 1,
+                                 merge.data(), plan.rows + 1, &bound),
+              PlanResult::BUFFER_OVERFLOW); // the bound is >= num_cores
+    const int size = config.num_cores + 1;
+    std::vector<SweepCut> cuts(size, SweepCut{-7, -7, -7, -7});
+    std::vector<int> lists(size, -7);
+    int count = -7;
+    auto sweep = [&](int capacity, int lists_size) {
+      return plan_sweep_into(lens.data(), batch, heads, config,
+                             DecodeAttentionTiers{}, cuts.data(), size, &count,
+                             nullptr, nullptr, nullptr, capacity,
+                             lists.data(), lists_size);
+    };
+    EXPECT_EQ(sweep(bound - 1, size), PlanResult::BUFFER_OVERFLOW);
+    EXPECT_EQ(count, bound);
+    for (int c = 0; c < size; ++c)
+      ASSERT_TRUE(cuts[c].request == -7 && lists[c] == -7);
+    EXPECT_EQ(sweep(bound, size - 1), PlanResult::INVALID_PARAMS);
+    ASSERT_EQ(sweep(bound, size), PlanResult::OK);
+    EXPECT_EQ(count, plan.count);
+    for (int c = 0; c < size; ++c)
+      ASSERT_EQ(lists[c], plan.core_indptr[c]) << "core " << c;
+  }
+}
+
 // The sweep's rule against a naive reading of it: lay every row out in base
 // cost one by one, put core c's start at c x ceil(total / cores), find its
 // row by scanning, round its tokens to the nearest block (halves up), move

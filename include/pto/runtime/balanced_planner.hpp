@@ -273,6 +273,15 @@ struct BalancedTotals {
   int64_t remaining = 0;
 };
 
+/// The descriptors a plan may need, which a descriptor buffer must hold:
+/// one per row plus one split per core boundary (sweep), or the invariant
+/// pieces. (The sweep's exact count is known only once it ran.)
+inline int64_t max_pieces(const BalancedTotals &totals,
+                          const BalancedConfig &config) {
+  return config.batch_invariant ? totals.invariant_units
+                                : totals.rows + config.num_cores;
+}
+
 /// INVALID_PARAMS of both forms' shared arguments: null lengths,
 /// non-positive sizes, a bad config.
 inline bool bad_arguments(const int *kv_lens, int batch, int kv_heads,
@@ -553,11 +562,7 @@ PlanResult plan_balanced_into(const int *kv_lens, int batch, int kv_heads,
                              indptr_size, q_lens, &totals);
   if (checked != PlanResult::OK)
     return checked;
-  // Upper bound on pieces: one per row, plus one split per core boundary
-  // (sweep) or the invariant pieces.
-  const int64_t max_pieces = config.batch_invariant
-                                 ? totals.invariant_units
-                                 : totals.rows + config.num_cores;
+  const int64_t max_pieces = detail::max_pieces(totals, config);
   if (merge_size < totals.rows + 1 || desc_capacity < max_pieces) {
     *out_count = static_cast<int>(std::min<int64_t>(max_pieces, INT32_MAX));
     return PlanResult::BUFFER_OVERFLOW;
@@ -657,15 +662,24 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
 /// not null, *out_rows. Errors as plan_balanced_into's, before anything is
 /// written, with the cuts in place of core_indptr; a plan of more than
 /// INT32_MAX pieces (work ids), or a batch-invariant one of more than
-/// kMaxBalancedPieces, is UNSUPPORTED_SIZE. There is no descriptor or merge
-/// buffer, so no BUFFER_OVERFLOW.
+/// kMaxBalancedPieces, is UNSUPPORTED_SIZE.
+///
+/// What an AICPU function whose cores expand the plan passes too (the
+/// emitted `wsp.plan_balanced ... cuts`): `desc_capacity`, the descriptor
+/// buffer the cores will fill (BUFFER_OVERFLOW, nothing written and the
+/// count it needs in *out_count, below the materialized form's bound);
+/// `core_indptr[indptr_size]`, at least num_cores + 1 (INVALID_PARAMS
+/// otherwise), which gets each core's first descriptor for a persistent
+/// dispatch. A negative capacity means no descriptor buffer.
 template <typename TierCfg>
 PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
                            const BalancedConfig &config, const TierCfg &tiers,
                            SweepCut *cuts, int cuts_size, int *out_count,
                            int *out_rows = nullptr,
                            int64_t *core_cost = nullptr,
-                           const int *q_lens = nullptr) {
+                           const int *q_lens = nullptr,
+                           int desc_capacity = -1, int *core_indptr = nullptr,
+                           int indptr_size = 0) {
   if (!out_count || detail::bad_arguments(kv_lens, batch, kv_heads, config) ||
       !cuts)
     return PlanResult::INVALID_PARAMS;
@@ -674,6 +688,13 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
       kv_lens, batch, kv_heads, config, tiers, cuts_size, q_lens, &totals);
   if (checked != PlanResult::OK)
     return checked;
+  if (core_indptr && indptr_size < config.num_cores + 1)
+    return PlanResult::INVALID_PARAMS;
+  if (desc_capacity >= 0 && desc_capacity < detail::max_pieces(totals, config)) {
+    *out_count = static_cast<int>(
+        std::min<int64_t>(detail::max_pieces(totals, config), INT32_MAX));
+    return PlanResult::BUFFER_OVERFLOW;
+  }
   // The batch-invariant mode walks its pieces: bounded as the allocating
   // form's buffers are, so that no call runs for seconds.
   if (config.batch_invariant ? totals.invariant_units > kMaxBalancedPieces
@@ -687,6 +708,9 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
                         core_cost[c - 1] = cost;
                     });
   *out_count = cuts[config.num_cores].desc;
+  if (core_indptr)
+    for (int c = 0; c <= config.num_cores; ++c)
+      core_indptr[c] = cuts[c].desc;
   if (out_rows)
     *out_rows = static_cast<int>(totals.rows);
   return PlanResult::OK;

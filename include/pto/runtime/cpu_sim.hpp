@@ -310,11 +310,16 @@ PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
 /// core_indptr / core_items). Null `items` is the identity list: core c
 /// runs descriptors [indptr[c], indptr[c+1]) (the balanced planner's lists
 /// are contiguous ranges). INVALID_PARAMS (running nothing) on a bad list.
-template <typename Kernel>
-PlanResult
-run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
-               int count, const int *indptr, const int *items, Kernel &&kernel,
-               LaunchReport *report = nullptr, const Options &options = {}) {
+/// Each core first runs `expand(core)` on itself: a plan made as cuts
+/// (wsp.dispatch ... expand), whose cores write their own descriptors
+/// [indptr[c], indptr[c+1]) before they run them.
+template <typename Expand, typename Kernel>
+PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
+                                    const WorkDescriptor *descs, int count,
+                                    const int *indptr, const int *items,
+                                    Expand &&expand, Kernel &&kernel,
+                                    LaunchReport *report = nullptr,
+                                    const Options &options = {}) {
   if (num_cores <= 0 || num_cores > sim::num_cores(kind) || !indptr ||
       count < 0 || (count > 0 && !descs) || indptr[0] != 0 ||
       indptr[num_cores] > count)
@@ -335,11 +340,23 @@ run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
   detail::simulate(
       stats, options.os_threads, [&](int) { return num_cores; },
       [&](CoreStats &s) {
+        expand(s.block_idx);
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
           detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
       });
   detail::record(report, std::move(stats), launch_start);
   return PlanResult::OK;
+}
+
+/// Persistent style over a plan already in the buffer.
+template <typename Kernel>
+PlanResult
+run_persistent(CoreKind kind, int num_cores, const WorkDescriptor *descs,
+               int count, const int *indptr, const int *items, Kernel &&kernel,
+               LaunchReport *report = nullptr, const Options &options = {}) {
+  return run_persistent_expanding(
+      kind, num_cores, descs, count, indptr, items, [](int) {},
+      std::forward<Kernel>(kernel), report, options);
 }
 
 /// A plain grid launch, `entry<<<num_blocks>>>()`: `entry` runs once per
