@@ -132,7 +132,9 @@ struct Case {
   bool overflow = false;
 };
 
-static bool run(const Case &c, std::mt19937 &rng) {
+// `cuts` (balanced only): run @decode_step_cuts, the plan as cuts, whose
+// cores expand their own descriptors.
+static bool run(const Case &c, std::mt19937 &rng, bool cuts = false) {
   const int batch = static_cast<int>(c.kv_lens.size());
   const int group = c.heads / c.kv_heads;
   std::uniform_real_distribution<float> uni(-1.f, 1.f);
@@ -250,7 +252,11 @@ static bool run(const Case &c, std::mt19937 &rng) {
   MemRef<float, 3> ml{part_l.data(), {cap, c.q_len, group}};
   MemRef<int32_t, 1> mcores{core_indptr.data(), {kBlocks + 1}};
   MemRef<int32_t, 1> mmerges{merge_indptr.data(), {rows_max + 1}};
+  // The plan as cuts: 4 int32 per core's start, kBlocks + 1 of them.
+  std::vector<int32_t> cut_points(4 * (kBlocks + 1));
+  MemRef<int32_t, 1> mcuts{cut_points.data(), {4 * (kBlocks + 1)}};
 #define WSP_PLAN_LISTS , mcores, mmerges
+#define WSP_CUT_LISTS , mcores, mcuts
 #else
   MemRef<float, 4> mo{acc_o.data(), {batch, c.kv_heads, 32, 128}};
   MemRef<float, 3> mm{acc_m.data(), {batch, c.kv_heads, 32}};
@@ -284,11 +290,29 @@ static bool run(const Case &c, std::mt19937 &rng) {
   wsp_gen::decode_step_args args{mq, mids,  mlens, mtable, mk,
                                  mv, WSP_SCALES mo, mm,    ml,
                                  mout, mdescs WSP_PLAN_LISTS WSP_WORKSPACE};
-  const int32_t status = decode_step(&args);
+#ifdef WSP_BALANCED
+  wsp_gen::decode_step_cuts_args cut_args{
+      mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm, ml,
+      mout, mdescs WSP_CUT_LISTS WSP_WORKSPACE};
+  const int32_t status = cuts ? decode_step_cuts(&cut_args) : decode_step(&args);
 #else
+  const int32_t status = decode_step(&args);
+#endif
+#else
+#ifdef WSP_BALANCED
+  const int32_t status =
+      cuts ? wsp_gen::decode_step_cuts(mq, mids, mlens, mtable, mk, mv,
+                                       WSP_SCALES mo, mm, ml, mout,
+                                       mdescs WSP_CUT_LISTS WSP_WORKSPACE)
+           : wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv,
+                                  WSP_SCALES mo, mm, ml, mout,
+                                  mdescs WSP_PLAN_LISTS WSP_WORKSPACE);
+#else
+  (void)cuts;
   const int32_t status =
       wsp_gen::decode_step(mq, mids, mlens, mtable, mk, mv, WSP_SCALES mo, mm,
                            ml, mout, mdescs WSP_PLAN_LISTS WSP_WORKSPACE);
+#endif
 #endif
   const double elapsed_ms = std::chrono::duration<double, std::milli>(
                                 std::chrono::steady_clock::now() - start)
@@ -416,6 +440,26 @@ static bool run(const Case &c, std::mt19937 &rng) {
   std::printf("    balanced plan: %d descriptors, %d split rows merged from "
               "%d pieces\n",
               core_indptr[kBlocks], split_rows, pieces);
+  if (cuts) {
+    // The cores expanded their shares of the cuts: the buffer must hold the
+    // materialized plan of the same lengths, byte for byte.
+    rt::BalancedConfig config;
+    config.num_cores = kBlocks;
+    config.block_size = 16;
+    rt::BalancedPlan plan;
+    const bool planned =
+        rt::plan_balanced(lens.data(), batch, c.kv_heads, config,
+                          rt::DecodeAttentionTiers{}, &plan) ==
+        rt::PlanResult::OK;
+    bool same = planned && plan.count == core_indptr[kBlocks];
+    for (int i = 0; same && i < plan.count; ++i)
+      same = std::memcmp(&descs[i], &plan.descriptors[i],
+                         sizeof(rt::WorkDescriptor)) == 0;
+    std::printf("    the cores' descriptors: %s the materialized plan's\n",
+                same ? "equal to" : "DIFFERENT FROM");
+    if (!same)
+      return false;
+  }
 #endif
   // The details a kernel engineer looks at.
   uint32_t largest = 0;
@@ -458,7 +502,16 @@ int main() {
 #endif
   };
   bool ok = true;
-  for (const Case &c : cases)
+  for (const Case &c : cases) {
     ok &= run(c, rng);
+#ifdef WSP_BALANCED
+    // The same case planned as cuts (named apart: the device form compares
+    // its outputs by name).
+    const std::string name = std::string(c.name) + " (cuts)";
+    Case as_cuts = c;
+    as_cuts.name = name.c_str();
+    ok &= run(as_cuts, rng, true);
+#endif
+  }
   return ok ? 0 : 1;
 }

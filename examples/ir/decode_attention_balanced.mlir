@@ -9,6 +9,11 @@
 //    the plan's per-core work lists: the partial pass on 24 blocks, each a
 //    cube core with its two vector cores (mix(24)), then the merge on the
 //    vector cores.
+//  * @decode_step_cuts is the same step with the plan as cuts: the AICPU
+//    function writes where each core's share starts (`cuts`, O(batch +
+//    cores)) and no descriptor; the partial pass (`expand`) has each core
+//    write its own descriptors from its two cuts before it runs them, and
+//    the merge pass finds the whole plan in the buffer.
 //  * @decode_partial: one descriptor = one KV range of one KV head for all
 //    query heads of its GQA group (q_len x group rows of one 32-row tile), so
 //    each K/V byte is read once. The cube computes S = Q K^T and O_t = P V
@@ -82,6 +87,53 @@ func.func @decode_step(
           memref<?x32x128xbf16>, memref<?x32x128xf32>)
         descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
         on mix(24) persistent(%core_indptr : memref<?xi32>)
+    wsp.dispatch @decode_merge(%descs, %part_o, %part_m, %part_l, %out
+        : memref<?x!wsp.descriptor<attention>>, memref<?x?x?x?xf32>,
+          memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xbf16>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on vector(24) persistent(%core_indptr : memref<?xi32>)
+  }
+  return %status : i32
+}
+
+func.func @decode_step_cuts(
+    %q: memref<?x?x?x?xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+    %block_table: memref<?x?xi32>,
+    %k_cache: memref<?x?x?x?xbf16>, %v_cache: memref<?x?x?x?xbf16>,
+    %part_o: memref<?x?x?x?xf32>, %part_m: memref<?x?x?xf32>,
+    %part_l: memref<?x?x?xf32>, %out: memref<?x?x?x?xbf16>,
+    %descs: memref<?x!wsp.descriptor<attention>>,
+    %core_indptr: memref<?xi32>, %cuts: memref<?xi32>,
+    %ws_q: memref<?x32x128xbf16>, %ws_s: memref<?x32x128xf32>,
+    %ws_p: memref<?x32x128xbf16>, %ws_o: memref<?x32x128xf32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ok = arith.constant 0 : i32
+  %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
+  %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xbf16>
+
+  %count, %status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced, cores = 24, block_size = 16>)
+      into %descs cores(%core_indptr : memref<?xi32>)
+      cuts(%cuts : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+
+  // Run only a plan that was written (an error leaves the buffers as they
+  // were).
+  %planned = arith.cmpi eq, %status, %ok : i32
+  scf.if %planned {
+    wsp.dispatch @decode_partial(
+          %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
+          %part_o, %part_m, %part_l, %out, %ws_q, %ws_s, %ws_p, %ws_o
+        : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
+          memref<?x?x?x?xbf16>, memref<?x?x?x?xbf16>,
+          memref<?x?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?xf32>,
+          memref<?x?x?x?xbf16>, memref<?x32x128xbf16>, memref<?x32x128xf32>,
+          memref<?x32x128xbf16>, memref<?x32x128xf32>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on mix(24) persistent(%core_indptr : memref<?xi32>)
+        expand(%cuts : memref<?xi32>)
     wsp.dispatch @decode_merge(%descs, %part_o, %part_m, %part_l, %out
         : memref<?x!wsp.descriptor<attention>>, memref<?x?x?x?xf32>,
           memref<?x?x?xf32>, memref<?x?x?xf32>, memref<?x?x?x?xbf16>)

@@ -95,12 +95,92 @@ const char *simCoreKind(CoreKind kind) {
 }
 
 std::string describeDispatch(DispatchOp op) {
-  return llvm::formatv("// wsp.dispatch @{0} on {1}({2}){3}{4}\n",
+  return llvm::formatv("// wsp.dispatch @{0} on {1}({2}){3}{4}{5}\n",
                        op.getKernel(), stringifyCoreKind(op.getCoreKind()),
                        op.getNumCoresAttr().getInt(),
                        op.getRowAffine() ? " row_affine" : "",
-                       op.getCoreIndptr() ? " persistent" : "")
+                       op.getCoreIndptr() ? " persistent" : "",
+                       op.getCuts() ? " expand" : "")
       .str();
+}
+
+/// `::pto::runtime::BalancedConfig config` set from a plan's config, as
+/// local statements: what the planner and the cores expanding its cuts run
+/// with.
+void printBalancedConfig(PlanConfigAttr c, raw_indented_ostream &os) {
+  os << "::pto::runtime::BalancedConfig config;\n";
+  os << "config.num_cores = " << c.getCores() << ";\n";
+  os << "config.block_size = " << c.getBlockSize() << ";\n";
+  os << "config.cost.per_unit = " << c.getUnitCost() << ";\n";
+  os << "config.cost.per_token = " << c.getTokenCost() << ";\n";
+  os << "config.cost.per_merge = " << c.getMergeCost() << ";\n";
+  os << "config.batch_invariant = "
+     << (c.getBatchInvariant() ? "true" : "false") << ";\n";
+  os << "config.invariant_chunk = " << c.getInvariantChunk() << ";\n";
+}
+
+/// The balanced plan whose cuts an `expand` dispatch expands, with the
+/// tier configuration it names; or a diagnostic.
+FailureOr<std::pair<PlanBalancedOp, TierConfigOp>>
+sweepPlanOf(DispatchOp op) {
+  auto plan = dyn_cast_if_present<PlanBalancedOp>(op.getSweepPlan());
+  if (!plan)
+    return op.emitOpError("expands cuts that no wsp.plan_balanced wrote "
+                          "(run wsp-plan first)");
+  auto tiers = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+      plan, plan.getTiersAttr());
+  if (!tiers)
+    return plan.emitOpError("names no wsp.tier_config");
+  return std::make_pair(plan, tiers);
+}
+
+/// Whether some dispatch of kernel table `t` expands a plan's cuts: its
+/// argument block then carries what the cores expand them from.
+bool tableExpands(KernelTableOp t) {
+  bool expands = false;
+  if (auto module = t->getParentOfType<ModuleOp>())
+    module.walk([&](DispatchOp d) {
+      expands |= d.getKernel() == t.getSymName() && d.getCuts();
+    });
+  return expands;
+}
+
+/// The CPU-sim form of a persistent dispatch that expands a plan's cuts:
+/// each simulated core writes its own descriptors
+/// (pto::runtime::for_each_sweep_piece between its two cuts) into the
+/// buffer, then runs them.
+LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
+  FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> found = sweepPlanOf(op);
+  if (failed(found))
+    return failure();
+  auto [plan, tiers] = *found;
+  raw_indented_ostream &os = e.os;
+  std::string descs = e.name(op.getDescriptors());
+  os << "{\n";
+  os.indent();
+  printBalancedConfig(plan.getConfig(), os);
+  os << "const auto *sweep_cuts = reinterpret_cast<const "
+        "::pto::runtime::SweepCut *>("
+     << e.name(op.getCuts()) << ".data);\n";
+  os << "::pto::runtime::sim::run_persistent_expanding("
+     << simCoreKind(op.getCoreKind()) << ", " << op.getNumCoresAttr().getInt()
+     << ", " << descs << ".data, static_cast<int>(" << e.name(op.getCount())
+     << "), " << e.name(op.getCoreIndptr()) << ".data, nullptr,\n";
+  os << "    [&](int core) { // this core's descriptors, from its cuts\n";
+  os << "      ::pto::runtime::for_each_sweep_piece(\n";
+  os << "          " << e.name(plan.getLengths()) << ".data, to_runtime_int("
+     << e.name(plan.getBatch()) << "), to_runtime_int("
+     << e.name(plan.getHeads()) << "), config,\n";
+  os << "          " << getTierConfigCppType(tiers)
+     << "{}, sweep_cuts[core], sweep_cuts[core + 1],\n";
+  os << "          [&](const ::pto::runtime::WorkDescriptor &w) { " << descs
+     << ".data[w.work_id] = w; });\n";
+  os << "    },\n";
+  os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+     << "; }, wsp_launch_report);\n";
+  os.unindent();
+  os << "}\n";
+  return success();
 }
 
 LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
@@ -116,12 +196,29 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
     e.os << describeDispatch(op);
     e.os << "{\n";
     e.os.indent();
+    // An expanding dispatch passes what the cores expand the cuts from.
+    std::string sweep;
+    if (op.getCuts()) {
+      FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> found =
+          sweepPlanOf(op);
+      if (failed(found))
+        return failure();
+      PlanBalancedOp plan = found->first;
+      printBalancedConfig(plan.getConfig(), e.os);
+      sweep = ", reinterpret_cast<const ::pto::runtime::SweepCut *>(" +
+              e.name(op.getCuts()) + ".data), " + e.name(plan.getLengths()) +
+              ".data, to_runtime_int(" + e.name(plan.getBatch()) +
+              "), to_runtime_int(" + e.name(plan.getHeads()) + "), config";
+    } else if (tableExpands(table)) {
+      sweep = ", nullptr, nullptr, 0, 0, {}";
+    }
     e.os << t << "_args launch{" << e.name(op.getDescriptors()) << ".data, "
          << e.name(op.getCount()) << ", "
          << (op.getCoreIndptr() ? 2 : op.getRowAffine() ? 1 : 0) << ", "
          << op.getNumCoresAttr().getInt() << ", 0, "
          << (op.getCoreIndptr() ? e.name(op.getCoreIndptr()) + ".data"
-                                : std::string("nullptr"));
+                                : std::string("nullptr"))
+         << sweep;
     for (Value arg : op.getArgs())
       e.os << ", " << e.name(arg);
     e.os << "};\n";
@@ -141,6 +238,8 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
             : (op.getKernel() + "(d" + (args.empty() ? "" : ", ") + args + ")")
                   .str();
   e.os << describeDispatch(op);
+  if (op.getCuts())
+    return emitExpandingDispatch(op, call, e);
   // Persistent: core c walks descriptors [lists[c], lists[c+1]); otherwise
   // a grid, or whole rows per core (row_affine).
   Value lists = op.getCoreIndptr();
@@ -198,18 +297,12 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   std::string lengths = e.name(op.getLengths()), batch = e.name(op.getBatch());
   raw_indented_ostream &os = e.os;
   os << "// wsp.plan_balanced over @" << op.getTiers()
-     << ": pto::runtime's balanced planner\n";
+     << (op.getCuts() ? ": pto::runtime's balanced planner, the plan as cuts "
+                        "(the cores expand the descriptors)\n"
+                      : ": pto::runtime's balanced planner\n");
   os << "{\n";
   os.indent();
-  os << "::pto::runtime::BalancedConfig config;\n";
-  os << "config.num_cores = " << c.getCores() << ";\n";
-  os << "config.block_size = " << c.getBlockSize() << ";\n";
-  os << "config.cost.per_unit = " << c.getUnitCost() << ";\n";
-  os << "config.cost.per_token = " << c.getTokenCost() << ";\n";
-  os << "config.cost.per_merge = " << c.getMergeCost() << ";\n";
-  os << "config.batch_invariant = "
-     << (c.getBatchInvariant() ? "true" : "false") << ";\n";
-  os << "config.invariant_chunk = " << c.getInvariantChunk() << ";\n";
+  printBalancedConfig(c, os);
   os << "int count = 0;\n";
   os << "if (" << batch << " > " << lengths << ".sizes[0]";
   if (op.getQLens())
@@ -222,6 +315,27 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   auto buffer = [&](Value v) {
     return e.name(v) + ".data, to_runtime_int(" + e.name(v) + ".sizes[0])";
   };
+  if (Value cuts = op.getCuts()) {
+    // The cuts (4 int32 per point: a SweepCut), the work lists and the
+    // count; BUFFER_OVERFLOW when the buffer the cores fill is too small.
+    os << e.name(op.getStatus())
+       << " = static_cast<int32_t>(::pto::runtime::plan_sweep_into(\n";
+    os << "    " << lengths << ".data, to_runtime_int(" << batch
+       << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
+    os << "    " << getTierConfigCppType(tiers) << "{},\n";
+    os << "    reinterpret_cast<::pto::runtime::SweepCut *>(" << e.name(cuts)
+       << ".data), to_runtime_int(" << e.name(cuts) << ".sizes[0] / 4),\n";
+    os << "    &count, nullptr, nullptr, "
+       << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
+       << ", to_runtime_int(" << e.name(op.getBuffer()) << ".sizes[0]),\n";
+    os << "    " << buffer(op.getCoreIndptr()) << "));\n";
+    os.unindent();
+    os << "}\n";
+    os << e.name(op.getCount()) << " = count;\n";
+    os.unindent();
+    os << "}\n";
+    return success();
+  }
   os << e.name(op.getStatus())
      << " = static_cast<int32_t>(::pto::runtime::plan_balanced_into(\n";
   os << "    " << lengths << ".data, to_runtime_int(" << batch
@@ -714,6 +828,16 @@ LogicalResult ModuleEmitter::emitTableArgs(KernelTableOp op) {
         "vector cores sync through (set by the launch hook)\n";
   os << "  __gm__ const int32_t *core_indptr; // persistent: core c runs "
         "[core_indptr[c], core_indptr[c+1])\n";
+  if (tableExpands(op)) {
+    os << "  // expand: the plan as cuts (null: the buffer holds the plan); "
+          "core c\n  // writes its descriptors from sweep_cuts[c], "
+          "sweep_cuts[c+1] first.\n";
+    os << "  __gm__ const ::pto::runtime::SweepCut *sweep_cuts;\n";
+    os << "  __gm__ const int32_t *sweep_lens;\n";
+    os << "  int32_t sweep_batch;\n";
+    os << "  int32_t sweep_heads;\n";
+    os << "  ::pto::runtime::BalancedConfig sweep_config;\n";
+  }
   os << *params << "};\n\n";
   return success();
 }
@@ -777,6 +901,25 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "  step = 1;\n";
   os << "} else if (args.schedule == 2) { // persistent: the core's work "
         "list\n";
+  if (tableExpands(op)) {
+    auto tiers = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+        first, first.getTiersAttr());
+    if (!tiers)
+      return first.emitOpError("names no wsp.tier_config");
+    os << "  if (args.sweep_cuts) { // the plan as cuts: this core's "
+          "descriptors first\n";
+    os << "    __gm__ ::pto::runtime::WorkDescriptor *own =\n"
+          "        const_cast<__gm__ ::pto::runtime::WorkDescriptor "
+          "*>(args.descs);\n";
+    os << "    ::pto::runtime::for_each_sweep_piece(\n";
+    os << "        args.sweep_lens, args.sweep_batch, args.sweep_heads, "
+          "args.sweep_config,\n";
+    os << "        " << getTierConfigCppType(tiers)
+       << "{},\n        args.sweep_cuts[core], args.sweep_cuts[core + 1],\n";
+    os << "        [&](const ::pto::runtime::WorkDescriptor &w) { "
+          "own[w.work_id] = w; });\n";
+    os << "  }\n";
+  }
   os << "  begin = std::max(static_cast<int>(args.core_indptr[core]), 0);\n";
   os << "  end = std::min(static_cast<int>(args.core_indptr[core + 1]), "
         "count);\n";

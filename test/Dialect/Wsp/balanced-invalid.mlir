@@ -58,11 +58,150 @@ func.func @f(%lens: memref<?xi32>, %n: index,
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
-  // expected-error @+1 {{'wsp.generate' op with the balanced strategy needs 'cores' and 'merges' buffers for the work lists and the merge plan}}
+  // expected-error @+1 {{'wsp.generate' op with the balanced strategy needs a 'merges' buffer (the plan materialized) or a 'cuts' buffer (the plan as cuts)}}
   %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
       config(#wsp.plan_config<strategy = balanced>) into %d
       cores(%c : memref<?xi32>)
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.generate' op with the balanced strategy needs a 'cores' buffer for the work lists}}
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %d
+      merges(%c : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.generate' op takes 'merges' or 'cuts', not both: the plan as cuts writes no merge plan (the cores expand the descriptors)}}
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %d
+      cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
+      cuts(%c : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>,
+             %cuts: memref<35xi32>) {
+  // expected-error @+1 {{'wsp.generate' op 'cuts' buffer holds 35 entries; the plan needs 36 (4 per point, config.cores + 1 points)}}
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>) into %d
+      cores(%c : memref<?xi32>) cuts(%cuts : memref<35xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index, %chunk: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges', 'cuts' and 'q_lens' buffers only with the balanced strategy}}
+  %x, %s = wsp.generate %lens[%n] heads(%n) chunk(%chunk) tiers(@T)
+      config(#wsp.plan_config<>) into %d cuts(%c : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.plan_balanced' op with the balanced strategy needs a 'merges' buffer (the plan materialized) or a 'cuts' buffer (the plan as cuts)}}
+  %x, %s = wsp.plan_balanced %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced>) into %d
+      cores(%c : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @k tiers(@T) (%desc: !wsp.descriptor<attention>) {
+  wsp.return
+}
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>,
+             %cuts: memref<?xi32>) {
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>) into %d
+      cores(%c : memref<?xi32>) cuts(%cuts : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  // expected-error @+1 {{'wsp.dispatch' op expands a plan's cuts on the cores that run its work lists: 'expand' needs 'persistent'}}
+  wsp.dispatch @k() descriptors(%d[%x] : memref<?x!wsp.descriptor<attention>>)
+      on vector(8) expand(%cuts : memref<?xi32>)
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @k tiers(@T) (%desc: !wsp.descriptor<attention>) {
+  wsp.return
+}
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>,
+             %cuts: memref<?xi32>) {
+  // expected-error @+1 {{'wsp.dispatch' op expands cuts, so its count must be the result of the balanced wsp.generate or wsp.plan_balanced that wrote them, its descriptor buffer and its work lists}}
+  wsp.dispatch @k() descriptors(%d[%n] : memref<?x!wsp.descriptor<attention>>)
+      on vector(8) persistent(%c : memref<?xi32>) expand(%cuts : memref<?xi32>)
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.kernel @k tiers(@T) (%desc: !wsp.descriptor<attention>) {
+  wsp.return
+}
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>,
+             %cuts: memref<?xi32>) {
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>) into %d
+      cores(%c : memref<?xi32>) cuts(%cuts : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  // expected-error @+1 {{'wsp.dispatch' op expands a plan for 8 cores on 4}}
+  wsp.dispatch @k() descriptors(%d[%x] : memref<?x!wsp.descriptor<attention>>)
+      on vector(4) persistent(%c : memref<?xi32>) expand(%cuts : memref<?xi32>)
+  return
+}
+
+// -----
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
+wsp.tier_config @U [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@U) (%desc: !wsp.descriptor<attention>) {
+  wsp.return
+}
+func.func @f(%lens: memref<?xi32>, %n: index,
+             %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>,
+             %cuts: memref<?xi32>) {
+  %x, %s = wsp.generate %lens[%n] heads(%n) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>) into %d
+      cores(%c : memref<?xi32>) cuts(%cuts : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  // expected-error @+1 {{'wsp.dispatch' op expands descriptors tiered by @T on kernel @k, whose tiers are @U}}
+  wsp.dispatch @k() descriptors(%d[%x] : memref<?x!wsp.descriptor<attention>>)
+      on vector(8) persistent(%c : memref<?xi32>) expand(%cuts : memref<?xi32>)
   return
 }
 
@@ -123,7 +262,7 @@ func.func @f(%lens: memref<?xi32>, %n: index,
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>, %c: memref<?xi32>) {
-  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges' and 'q_lens' buffers only with the balanced strategy}}
+  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges', 'cuts' and 'q_lens' buffers only with the balanced strategy}}
   %x, %s = wsp.generate %lens[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<>) into %d
       cores(%c : memref<?xi32>) merges(%c : memref<?xi32>)
@@ -171,14 +310,14 @@ func.func @f(%lens: memref<?xi32>, %n: index,
 
 // -----
 
-// expected-error @+1 {{'wsp.descriptor_table' op records either the spec plan's chunk or a balanced plan's cores and merges}}
+// expected-error @+1 {{'wsp.descriptor_table' op records either the spec plan's chunk or a balanced plan's cores (and merges, unless it was planned as cuts)}}
 wsp.descriptor_table @p : !wsp.descriptor<attention> chunk(16) cores([0, 1])
     merges([0, 1]) = dense<[[0, 0, 7, 0, 0, 0, 8]]> : tensor<1x7xi32>
 
 // -----
 
-// expected-error @+1 {{'wsp.descriptor_table' op records either the spec plan's chunk or a balanced plan's cores and merges}}
-wsp.descriptor_table @p : !wsp.descriptor<attention> cores([0, 1])
+// expected-error @+1 {{'wsp.descriptor_table' op records either the spec plan's chunk or a balanced plan's cores (and merges, unless it was planned as cuts)}}
+wsp.descriptor_table @p : !wsp.descriptor<attention> merges([0, 1])
     = dense<[[0, 0, 7, 0, 0, 0, 8]]> : tensor<1x7xi32>
 
 // -----
@@ -238,7 +377,7 @@ func.func @f(%d: memref<?x!wsp.descriptor<attention>>, %n: index,
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>, %q: memref<?xi32>) {
-  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges' and 'q_lens' buffers only with the balanced strategy}}
+  // expected-error @+1 {{'wsp.generate' op has 'cores', 'merges', 'cuts' and 'q_lens' buffers only with the balanced strategy}}
   %x, %s = wsp.generate %lens[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<>) into %d q_lens(%q : memref<?xi32>)
       : memref<?xi32>, memref<?x!wsp.descriptor<attention>>

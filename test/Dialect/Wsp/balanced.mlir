@@ -1,5 +1,6 @@
 // Round trip of the balanced strategy: the plan config's balanced fields,
-// wsp.generate planning balanced (no chunk; work lists and merge plan), its
+// wsp.generate planning balanced (no chunk; work lists and merge plan, or
+// the plan as cuts expanded by a dispatch), its
 // planned forms (wsp.plan_balanced, a balanced wsp.descriptor_table and its
 // load) and a persistent wsp.dispatch.
 // RUN: wsp-opt %s | wsp-opt | FileCheck %s
@@ -42,6 +43,31 @@ func.func @plan_and_run(%lens: memref<?xi32>, %n: index, %h: index,
       descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
       on vector(8) persistent(%cores : memref<9xi32>)
   return %status : i32
+}
+
+// The plan as cuts: the planner writes the cuts and the work lists, the
+// first dispatch's cores expand the descriptors.
+// CHECK-LABEL: func.func @plan_as_cuts
+// CHECK: %[[COUNT:.*]], %{{.*}} = wsp.generate %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced, cores = 8>) into %[[D:.*]] cores(%[[C:.*]] : memref<9xi32>) cuts(%[[X:.*]] : memref<36xi32>) : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+// CHECK: wsp.dispatch @k(%{{.*}} : memref<?xf32>) descriptors(%[[D]][%[[COUNT]]] : memref<?x!wsp.descriptor<attention>>) on vector(8) persistent(%[[C]] : memref<9xi32>) expand(%[[X]] : memref<36xi32>)
+// CHECK: wsp.plan_balanced %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced, cores = 8>) into %[[D]] cores(%[[C]] : memref<9xi32>) cuts(%[[X]] : memref<36xi32>) : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+func.func @plan_as_cuts(%lens: memref<?xi32>, %n: index, %h: index,
+                        %descs: memref<?x!wsp.descriptor<attention>>,
+                        %cores: memref<9xi32>, %cuts: memref<36xi32>,
+                        %o: memref<?xf32>) -> (i32, i32) {
+  %count, %status = wsp.generate %lens[%n] heads(%h) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>)
+      into %descs cores(%cores : memref<9xi32>) cuts(%cuts : memref<36xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k(%o : memref<?xf32>)
+      descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(8) persistent(%cores : memref<9xi32>)
+      expand(%cuts : memref<36xi32>)
+  %c1, %s1 = wsp.plan_balanced %lens[%n] heads(%h) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 8>)
+      into %descs cores(%cores : memref<9xi32>) cuts(%cuts : memref<36xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %status, %s1 : i32, i32
 }
 
 // CHECK-LABEL: func.func @planned

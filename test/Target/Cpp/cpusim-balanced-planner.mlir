@@ -5,6 +5,10 @@
 // A driver runs the emitted code against pto::runtime::plan_balanced_into
 // on the same inputs: status, count, every descriptor byte, work lists and
 // merge plan agree, incl. the error paths; every descriptor runs once.
+// The plan as cuts: the emitted planner writes the cuts and the work lists,
+// a persistent `expand` dispatch's cores write the descriptors and run
+// them; the buffer ends equal to the materialized plan's, each descriptor
+// ran once, and an error writes nothing and runs nothing.
 // RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim -o %t.cpp
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/balanced-check.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s
@@ -17,6 +21,7 @@
 // CHECK: static: equal to the runtime's plan
 // CHECK: idle: an empty plan
 // CHECK: persistent: every descriptor ran once
+// CHECK: cuts: 300 workloads equal, every descriptor ran once
 
 // The simulation draws its balanced plans (wspc --run --plan-svg).
 // EMIT: #include <pto/runtime/plan_svg.hpp>
@@ -36,6 +41,15 @@
 // EMIT-LABEL: void run_all(
 // EMIT: // wsp.dispatch @count_runs_table on vector(48) persistent
 // EMIT-NEXT: ::pto::runtime::sim::run_persistent(
+// EMIT-LABEL: int32_t plan_cuts_and_run(
+// EMIT: // wsp.plan_balanced over @DecodeAttentionTiers: pto::runtime's balanced planner, the plan as cuts (the cores expand the descriptors)
+// EMIT: ::pto::runtime::plan_sweep_into(
+// EMIT: // wsp.dispatch @count_runs_table on vector(48) persistent expand
+// EMIT: const auto *sweep_cuts = reinterpret_cast<const ::pto::runtime::SweepCut *>([[CUTS:.*]].data);
+// EMIT-NEXT: ::pto::runtime::sim::run_persistent_expanding(
+// EMIT-NEXT: [&](int core) { // this core's descriptors, from its cuts
+// EMIT-NEXT: ::pto::runtime::for_each_sweep_piece(
+// EMIT: sweep_cuts[core], sweep_cuts[core + 1],
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
@@ -144,4 +158,30 @@ func.func @run_all(%descs: memref<?x!wsp.descriptor<attention>>,
       descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
       on vector(48) persistent(%cores : memref<?xi32>)
   return
+}
+
+// The plan as cuts: planned, then dispatched with each core expanding its
+// own descriptors (and counting its runs).
+func.func @plan_cuts_and_run(%lens: memref<?xi32>, %batch: index,
+                             %heads: index,
+                             %descs: memref<?x!wsp.descriptor<attention>>,
+                             %cores: memref<?xi32>, %cuts: memref<?xi32>,
+                             %runs: memref<?xi32>, %out: memref<?xindex>)
+    -> i32 {
+  %c0 = arith.constant 0 : index
+  %ok = arith.constant 0 : i32
+  %count, %status = wsp.generate %lens[%batch] heads(%heads)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<strategy = balanced>) into %descs
+      cores(%cores : memref<?xi32>) cuts(%cuts : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c0] : memref<?xindex>
+  %planned = arith.cmpi eq, %status, %ok : i32
+  scf.if %planned {
+    wsp.dispatch @count_runs(%runs : memref<?xi32>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on vector(48) persistent(%cores : memref<?xi32>)
+        expand(%cuts : memref<?xi32>)
+  }
+  return %status : i32
 }

@@ -336,14 +336,33 @@ static LogicalResult verifyIndptrSize(Operation *op, Value buffer,
   return success();
 }
 
-/// What the balanced strategy asks of a planning op: attention descriptors
-/// and a work-list buffer for config.cores + 1 entries.
+/// What the balanced strategy asks of a planning op: attention descriptors,
+/// a work-list buffer for config.cores + 1 entries, and either the merge
+/// plan's buffer (the plan materialized) or the cuts' (4 i32 per core's
+/// start, config.cores + 1 of them).
 static LogicalResult verifyBalanced(Operation *op, PlanConfigAttr config,
-                                    PatternAttr pattern, Value coreIndptr) {
+                                    PatternAttr pattern, Value coreIndptr,
+                                    Value mergeIndptr, Value cuts) {
   if (!pattern.isAttention())
     return op->emitOpError() << "plans balanced attention descriptors only, "
                                 "not pattern '"
                              << pattern.getName().getValue() << "'";
+  if (mergeIndptr && cuts)
+    return op->emitOpError("takes 'merges' or 'cuts', not both: the plan as "
+                           "cuts writes no merge plan (the cores expand the "
+                           "descriptors)");
+  if (!mergeIndptr && !cuts)
+    return op->emitOpError("with the balanced strategy needs a 'merges' "
+                           "buffer (the plan materialized) or a 'cuts' "
+                           "buffer (the plan as cuts)");
+  if (cuts) {
+    int64_t size = cast<MemRefType>(cuts.getType()).getDimSize(0);
+    int64_t needed = 4 * (config.getCores() + 1);
+    if (!ShapedType::isDynamic(size) && size < needed)
+      return op->emitOpError()
+             << "'cuts' buffer holds " << size << " entries; the plan needs "
+             << needed << " (4 per point, config.cores + 1 points)";
+  }
   return verifyIndptrSize(op, coreIndptr, "'cores'", config.getCores() + 1);
 }
 
@@ -354,19 +373,19 @@ LogicalResult GenerateOp::verify() {
     if (getChunk())
       return emitOpError("plans with the balanced strategy, which has no "
                          "chunk operand");
-    if (!getCoreIndptr() || !getMergeIndptr())
-      return emitOpError("with the balanced strategy needs 'cores' and "
-                         "'merges' buffers for the work lists and the merge "
-                         "plan");
+    if (!getCoreIndptr())
+      return emitOpError("with the balanced strategy needs a 'cores' buffer "
+                         "for the work lists");
     if (getWindowAttr())
       return emitOpError("plans a sliding window with the spec strategy only");
-    return verifyBalanced(*this, getConfig(), getPattern(), getCoreIndptr());
+    return verifyBalanced(*this, getConfig(), getPattern(), getCoreIndptr(),
+                          getMergeIndptr(), getCuts());
   }
   if (!getChunk())
     return emitOpError("with the spec strategy needs a 'chunk' operand");
-  if (getCoreIndptr() || getMergeIndptr() || getQLens())
-    return emitOpError("has 'cores', 'merges' and 'q_lens' buffers only with "
-                       "the balanced strategy");
+  if (getCoreIndptr() || getMergeIndptr() || getCuts() || getQLens())
+    return emitOpError("has 'cores', 'merges', 'cuts' and 'q_lens' buffers "
+                       "only with the balanced strategy");
   PatternAttr pattern = getPattern();
   if (getWindowAttr() && !pattern.isAttention())
     return emitOpError("plans a sliding window for attention descriptors "
@@ -396,7 +415,7 @@ LogicalResult PlanBalancedOp::verify() {
   return verifyBalanced(
       *this, getConfig(),
       cast<DescriptorType>(getBuffer().getType().getElementType()).getPattern(),
-      getCoreIndptr());
+      getCoreIndptr(), getMergeIndptr(), getCuts());
 }
 
 LogicalResult PlanBalancedOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -907,7 +926,41 @@ LogicalResult DispatchOp::verify() {
                            << " entries; " << cores << " cores need "
                            << cores + 1;
   }
+  if (getCuts()) {
+    if (!getCoreIndptr())
+      return emitOpError("expands a plan's cuts on the cores that run its "
+                         "work lists: 'expand' needs 'persistent'");
+    Operation *plan = getSweepPlan();
+    if (!plan)
+      return emitOpError("expands cuts, so its count must be the result of "
+                         "the balanced wsp.generate or wsp.plan_balanced "
+                         "that wrote them, its descriptor buffer and its "
+                         "work lists");
+    int64_t planned = isa<GenerateOp>(plan)
+                          ? cast<GenerateOp>(plan).getConfig().getCores()
+                          : cast<PlanBalancedOp>(plan).getConfig().getCores();
+    if (planned != cores)
+      return emitOpError() << "expands a plan for " << planned
+                           << " cores on " << cores;
+  }
   return success();
+}
+
+Operation *DispatchOp::getSweepPlan() {
+  if (!getCuts())
+    return nullptr;
+  Operation *def = getCount().getDefiningOp();
+  if (auto generate = dyn_cast_if_present<GenerateOp>(def))
+    if (generate.getCuts() == getCuts() &&
+        generate.getCoreIndptr() == getCoreIndptr() &&
+        generate.getBuffer() == getDescriptors())
+      return def;
+  if (auto plan = dyn_cast_if_present<PlanBalancedOp>(def))
+    if (plan.getCuts() == getCuts() &&
+        plan.getCoreIndptr() == getCoreIndptr() &&
+        plan.getBuffer() == getDescriptors())
+      return def;
+  return nullptr;
 }
 
 LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
@@ -939,6 +992,15 @@ LogicalResult DispatchOp::verifySymbolUses(SymbolTableCollection &tables) {
       return emitOpError() << "argument " << i << " has type " << arg.getType()
                            << " but kernel @" << getKernel() << " expects "
                            << param;
+  if (Operation *plan = getSweepPlan()) {
+    FlatSymbolRefAttr tiers = isa<GenerateOp>(plan)
+                                  ? cast<GenerateOp>(plan).getTiersAttr()
+                                  : cast<PlanBalancedOp>(plan).getTiersAttr();
+    if (tiers != kernel.getTiersAttr())
+      return emitOpError() << "expands descriptors tiered by " << tiers
+                           << " on kernel @" << getKernel()
+                           << ", whose tiers are " << kernel.getTiersAttr();
+  }
   PatternAttr bufferPattern =
       cast<DescriptorType>(getDescriptors().getType().getElementType())
           .getPattern();
@@ -957,6 +1019,11 @@ void DispatchOp::getEffects(
   effects.emplace_back(MemoryEffects::Read::get(), &getDescriptorsMutable());
   for (OpOperand &lists : getCoreIndptrMutable())
     effects.emplace_back(MemoryEffects::Read::get(), &lists);
+  // Expanding cuts: the cores write the descriptors first.
+  for (OpOperand &cuts : getCutsMutable()) {
+    effects.emplace_back(MemoryEffects::Read::get(), &cuts);
+    effects.emplace_back(MemoryEffects::Write::get(), &getDescriptorsMutable());
+  }
   // A launch is never dead code, whatever its arguments.
   effects.emplace_back(MemoryEffects::Write::get());
   // A kernel may read and write any buffer it is given.
@@ -1023,9 +1090,10 @@ LogicalResult DescriptorTableOp::verify() {
                          << " (work_id, tier, flags, params[0..3]), got "
                          << type;
   if (!getChunkAttr() == !getCoreIndptrAttr() ||
-      !getCoreIndptrAttr() != !getMergeIndptrAttr())
+      (getMergeIndptrAttr() && !getCoreIndptrAttr()))
     return emitOpError("records either the spec plan's chunk or a balanced "
-                       "plan's cores and merges");
+                       "plan's cores (and merges, unless it was planned as "
+                       "cuts)");
   if (getChunkAttr() && getChunkAttr().getInt() < 1)
     return emitOpError() << "chunk must be >= 1, got "
                          << getChunkAttr().getInt();

@@ -709,7 +709,7 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
     auto call = PlanBalancedOp::create(
         b, op.getLoc(), op.getLengths(), op.getBatch(), op.getHeads(),
         op.getTiersAttr(), op.getConfig(), op.getBuffer(), op.getCoreIndptr(),
-        op.getMergeIndptr(), op.getQLens());
+        op.getMergeIndptr(), op.getCuts(), op.getQLens());
     op.replaceAllUsesWith(call.getResults());
     op.erase();
   } else {
@@ -736,13 +736,25 @@ LogicalResult PlanPass::planBalancedStatically(GenerateOp op,
            << "cannot plan: a constant length is negative, a query length "
               "is < 1, or the batch or head count is < 1 (INVALID_PARAMS)";
   plan.descriptors.resize(plan.count);
+  Builder b(op.getContext());
+  if (!op.getMergeIndptr()) {
+    // The plan as cuts, planned here: the whole plan is loaded, so the
+    // dispatches that would expand it on the cores run it as it is (the
+    // cuts are not written).
+    for (OpOperand &use : llvm::make_early_inc_range(op.getCount().getUses()))
+      if (auto dispatch = dyn_cast<DispatchOp>(use.getOwner()))
+        if (dispatch.getCuts() == op.getCuts())
+          dispatch.getCutsMutable().clear();
+    return loadStaticPlan(op, plan.descriptors, {},
+                          b.getDenseI32ArrayAttr(plan.core_indptr), {},
+                          symbols);
+  }
   auto mergeType = cast<MemRefType>(op.getMergeIndptr().getType());
   if (!mergeType.isDynamicDim(0) && mergeType.getDimSize(0) < plan.rows + 1)
     return op.emitOpError()
            << "the plan has " << plan.rows << " rows but the 'merges' buffer "
            << "holds " << mergeType.getDimSize(0) << " entries, not "
            << plan.rows + 1 << " (BUFFER_OVERFLOW)";
-  Builder b(op.getContext());
   return loadStaticPlan(op, plan.descriptors, {},
                         b.getDenseI32ArrayAttr(plan.core_indptr),
                         b.getDenseI32ArrayAttr(plan.merge_indptr), symbols);

@@ -353,6 +353,52 @@ func.func @dynamic_balanced(%lens: memref<?xi32>, %n: index, %h: index,
 
 // -----
 
+// == The plan as cuts ==
+// Dynamic: the runtime's planner writes the cuts and the work lists; the
+// dispatch keeps `expand`, its cores write the descriptors.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+                    #wsp.tier<2, [4097, 16384]>]
+memref.global "private" constant @lens : memref<3xi32> = dense<[600, 0, 1500]>
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+// The static case's table (below), first in the module.
+// CHECK-LABEL: wsp.descriptor_table @__wsp_plan_0 : !wsp.descriptor<attention> cores([0, 3, 5]) = dense<
+// CHECK-LABEL: func.func @dynamic_cuts
+// CHECK: %[[COUNT:.*]], %{{.*}} = wsp.plan_balanced %{{.*}}[%{{.*}}] heads(%{{.*}}) tiers(@T) config(#wsp.plan_config<strategy = balanced, cores = 2>) into %[[BUF:.*]] cores(%[[CORES:.*]] : memref<3xi32>) cuts(%[[CUTS:.*]] : memref<12xi32>)
+// CHECK: wsp.dispatch @k() descriptors(%[[BUF]][%[[COUNT]]] : {{.*}}) on vector(2) persistent(%[[CORES]] : memref<3xi32>) expand(%[[CUTS]] : memref<12xi32>)
+func.func @dynamic_cuts(%lens: memref<?xi32>, %n: index, %h: index,
+                        %buf: memref<?x!wsp.descriptor<attention>>,
+                        %cores: memref<3xi32>, %cuts: memref<12xi32>) -> i32 {
+  %count, %status = wsp.generate %lens[%n] heads(%h) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%cores : memref<3xi32>) cuts(%cuts : memref<12xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(2) persistent(%cores : memref<3xi32>) expand(%cuts : memref<12xi32>)
+  return %status : i32
+}
+// Static: planned here (the plan of @static_balanced above), the whole plan
+// is loaded and the dispatch runs it without expanding; no merge plan.
+// CHECK-LABEL: func.func @static_cuts
+// CHECK: %[[COUNT:.*]], %{{.*}} = wsp.load_descriptors @__wsp_plan_0 into %[[BUF:.*]] cores(%[[CORES:.*]] : memref<3xi32>) :
+// CHECK: wsp.dispatch @k() descriptors(%[[BUF]][%[[COUNT]]] : {{.*}}) on vector(2) persistent(%[[CORES]] : memref<3xi32>) {reachable_tiers = array<i64: 0, 1>}
+func.func @static_cuts(%buf: memref<?x!wsp.descriptor<attention>>,
+                       %cores: memref<3xi32>, %cuts: memref<12xi32>) -> i32 {
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %lens = memref.get_global @lens : memref<3xi32>
+  %count, %status = wsp.generate %lens[%c3] heads(%c2) tiers(@T)
+      config(#wsp.plan_config<strategy = balanced, cores = 2>) into %buf
+      cores(%cores : memref<3xi32>) cuts(%cuts : memref<12xi32>)
+      : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%buf[%count] : memref<?x!wsp.descriptor<attention>>)
+      on vector(2) persistent(%cores : memref<3xi32>) expand(%cuts : memref<12xi32>)
+  return %status : i32
+}
+
+// -----
+
 // A balanced static plan checks constant lengths against the tiers ...
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 memref.global "private" constant @lens : memref<2xi32> = dense<[10, 5000]>

@@ -248,5 +248,74 @@ int main() {
                 once ? "every descriptor ran once" : "MISMATCH");
     failures += !once;
   }
+
+  // The plan as cuts, expanded by the dispatch's cores: against the
+  // materialized plan of the same input and capacity (sometimes one short:
+  // BUFFER_OVERFLOW, nothing written, nothing run; sometimes a batch beyond
+  // the lengths: INVALID_PARAMS).
+  {
+    int equal = 0;
+    bool ran_once = true;
+    for (int i = 0; i < 300; ++i) {
+      const int batch = 1 + static_cast<int>(rng() % (i < 250 ? 64 : 2048));
+      const int heads = 1 + static_cast<int>(rng() % 16);
+      std::vector<int> lens = lengths(batch);
+      rt::BalancedPlan plan;
+      rt::plan_balanced(lens.data(), batch, heads, sweep,
+                        rt::DecodeAttentionTiers{}, &plan);
+      int capacity = static_cast<int>(plan.descriptors.size());
+      if (i % 10 == 9)
+        capacity = std::max(0, capacity - 1);
+      const int64_t asked = i % 25 == 24 ? batch + 1 : batch;
+      Buffers want(capacity, sweep.num_cores + 1, batch * heads + 1),
+          got(capacity, sweep.num_cores + 1, 0);
+      int want_count = 0;
+      const rt::PlanResult want_status =
+          asked > batch ? rt::PlanResult::INVALID_PARAMS
+                        : rt::plan_balanced_into(
+                              lens.data(), batch, heads, sweep,
+                              rt::DecodeAttentionTiers{}, want.descs.data(),
+                              capacity, want.cores.data(),
+                              sweep.num_cores + 1, want.merges.data(),
+                              batch * heads + 1, &want_count);
+      std::vector<int32_t> cuts(4 * (sweep.num_cores + 1), -7),
+          runs(std::max(capacity, 1), 0);
+      int64_t out[1] = {-1};
+      const int32_t got_status = wsp_gen::plan_cuts_and_run(
+          MemRef<int32_t, 1>{lens.data(), {batch}}, asked, heads,
+          MemRef<rt::WorkDescriptor, 1>{got.descs.data(), {capacity}},
+          MemRef<int32_t, 1>{got.cores.data(), {sweep.num_cores + 1}},
+          MemRef<int32_t, 1>{cuts.data(), {static_cast<int64_t>(cuts.size())}},
+          MemRef<int32_t, 1>{runs.data(), {static_cast<int64_t>(runs.size())}},
+          MemRef<int64_t, 1>{out, {1}});
+      const bool planned = want_status == rt::PlanResult::OK;
+      // Planned: the buffer and lists as the materialized plan's (its merge
+      // plan aside). Not: nothing written, nothing run.
+      const bool buffers =
+          planned ? std::memcmp(got.descs.data(), want.descs.data(),
+                                capacity * sizeof(rt::WorkDescriptor)) == 0 &&
+                        got.cores == want.cores
+                  : got == Buffers(capacity, sweep.num_cores + 1, 0) &&
+                        cuts == std::vector<int32_t>(cuts.size(), -7);
+      bool once = true;
+      for (int d = 0; d < static_cast<int>(runs.size()); ++d)
+        once &= runs[d] == (planned && d < want_count ? 1 : 0);
+      const bool ok = got_status == static_cast<int>(want_status) &&
+                      (asked > batch || out[0] == want_count) && buffers;
+      if (!ok || !once)
+        std::printf("cuts MISMATCH: batch %d heads %d cap %d: status %d/%d "
+                    "count %lld/%d%s%s\n",
+                    batch, heads, capacity, got_status,
+                    static_cast<int>(want_status),
+                    static_cast<long long>(out[0]), want_count,
+                    buffers ? "" : ", buffers differ",
+                    once ? "" : ", runs differ");
+      equal += ok;
+      ran_once &= once;
+    }
+    std::printf("cuts: %d workloads equal, %s\n", equal,
+                ran_once ? "every descriptor ran once" : "RUNS MISMATCH");
+    failures += 300 - equal + !ran_once;
+  }
   return failures == 0 ? 0 : 1;
 }

@@ -283,6 +283,14 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
         merges(%merge_indptr : memref<?xi32>)
         : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
     ```
+
+    `cuts(%cuts)` instead of `merges` asks for the plan as cuts: the
+    planner writes where each core's share starts (request, KV head, KV
+    position and its first descriptor: 4 i32 per point, config.cores + 1
+    points) into `cuts`, `cores` from them and the count, in O(batch +
+    cores), and no descriptor: a `persistent ... expand(%cuts)` dispatch of
+    the buffer has each core write its own share of the descriptors (the
+    same ones, byte for byte) before it runs them.
   }];
   let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
                            [MemRead]>:$lengths,
@@ -295,6 +303,8 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
                            [MemWrite]>:$core_indptr,
                        Arg<Optional<Wsp_LengthBuffer>, "merge plan",
                            [MemWrite]>:$merge_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>, "the plan as cuts",
+                           [MemWrite]>:$cuts,
                        Arg<Optional<Wsp_LengthBuffer>,
                            "query tokens per request", [MemRead]>:$q_lens,
                        OptionalAttr<I64Attr>:$min_length,
@@ -310,6 +320,7 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     (`cores` `(` $core_indptr^ `:` type($core_indptr) `)`)?
     (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
+    (`cuts` `(` $cuts^ `:` type($cuts) `)`)?
     (`q_lens` `(` $q_lens^ `:` type($q_lens) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
@@ -508,7 +519,14 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [AttrSizedOperandSegments,
     takes a contiguous range cut only before FIRST descriptors.
     `persistent(%cores)` runs a balanced plan's work lists: core c walks
     descriptors [cores[c], cores[c+1]) in order (the buffer holds at least
-    num_cores + 1 entries).
+    num_cores + 1 entries). `expand(%cuts)` runs a plan made as cuts
+    (`count` is the result of the balanced `wsp.generate` or
+    `wsp.plan_balanced` that wrote `cuts`, the descriptor buffer and the
+    work lists): core c first writes its own descriptors [cores[c],
+    cores[c+1]) from cuts c and c + 1 and the lengths (what
+    `pto::runtime::for_each_sweep_piece` expands), then runs them; after
+    the dispatch the buffer holds the whole plan, for the dispatches that
+    follow.
 
     ```mlir
     wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
@@ -521,13 +539,20 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [AttrSizedOperandSegments,
                        Wsp_CoreKind:$core_kind, I64Attr:$num_cores,
                        OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers,
                        UnitAttr:$row_affine,
-                       Optional<Wsp_LengthBuffer>:$core_indptr);
+                       Optional<Wsp_LengthBuffer>:$core_indptr,
+                       Optional<Wsp_LengthBuffer>:$cuts);
   let assemblyFormat = [{
     $kernel `(` ($args^ `:` type($args))? `)`
     `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
     `on` $core_kind `(` $num_cores `)` (`row_affine` $row_affine^)?
     (`persistent` `(` $core_indptr^ `:` type($core_indptr) `)`)?
+    (`expand` `(` $cuts^ `:` type($cuts) `)`)?
     attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// With `expand`: the balanced planning op (wsp.generate or
+    /// wsp.plan_balanced) whose cuts the cores expand, or null.
+    Operation *getSweepPlan();
   }];
   let hasVerifier = 1;
 }
@@ -580,7 +605,7 @@ def Wsp_MakeDescriptorOp : Wsp_Op<"make_descriptor", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
+def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Run pto::runtime's balanced planner (a planned wsp.generate)";
   let description = [{
@@ -589,7 +614,9 @@ def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
     (`pto::runtime::plan_balanced_into`) from the AICPU planning function.
     The algorithm has one home, the runtime header; `wsp-plan` calls the
     same function at compile time for static lengths. Operands, results and
-    buffer contracts are the balanced `wsp.generate`'s.
+    buffer contracts are the balanced `wsp.generate`'s. With `cuts` it
+    calls `pto::runtime::plan_sweep_into` instead: the cuts, the work lists
+    and the count, no descriptor (an `expand` dispatch writes them).
 
     ```mlir
     %count, %status = wsp.plan_balanced %kv_lens[%batch] heads(%kv_heads)
@@ -609,8 +636,10 @@ def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
                            [MemWrite]>:$buffer,
                        Arg<Wsp_LengthBuffer, "per-core work lists",
                            [MemWrite]>:$core_indptr,
-                       Arg<Wsp_LengthBuffer, "merge plan",
+                       Arg<Optional<Wsp_LengthBuffer>, "merge plan",
                            [MemWrite]>:$merge_indptr,
+                       Arg<Optional<Wsp_LengthBuffer>, "the plan as cuts",
+                           [MemWrite]>:$cuts,
                        Arg<Optional<Wsp_LengthBuffer>,
                            "query tokens per request", [MemRead]>:$q_lens);
   let results = (outs Index:$count, I32:$status);
@@ -618,7 +647,8 @@ def Wsp_PlanBalancedOp : Wsp_Op<"plan_balanced", [
     $lengths `[` $batch `]` `heads` `(` $heads `)`
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     `cores` `(` $core_indptr `:` type($core_indptr) `)`
-    `merges` `(` $merge_indptr `:` type($merge_indptr) `)`
+    (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
+    (`cuts` `(` $cuts^ `:` type($cuts) `)`)?
     (`q_lens` `(` $q_lens^ `:` type($q_lens) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
@@ -633,7 +663,8 @@ def Wsp_DescriptorTableOp : Wsp_Op<"descriptor_table", [Symbol]> {
     records the chunk size it used (`chunk`); a balanced plan instead
     carries its per-core work lists (`cores`: core c runs descriptors
     [cores[c], cores[c+1])) and its merge plan (`merges`: row r's pieces
-    are descriptors [merges[r], merges[r+1])).
+    are descriptors [merges[r], merges[r+1])), except when it was asked for
+    as cuts (which write no merge plan).
 
     ```mlir
     wsp.descriptor_table @plan : !wsp.descriptor<attention> chunk(256)
