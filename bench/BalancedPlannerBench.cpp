@@ -338,7 +338,8 @@ int main(int argc, char **argv) {
   // pieces on one thread (the work the AICores share) and the busiest
   // core's alone (what one AICore adds before its first piece finishes,
   // at most).
-  std::printf("\nthe plan as cuts (plan_sweep_into), us, median of 15:\n"
+  std::printf("\nthe plan as cuts (plan_sweep_into with the work lists, as "
+              "the emitted AICPU function calls it), us, median of 15:\n"
               "slots dist     B     | materialized  cuts  memcpy  "
               "cuts/memcpy | expand all  busiest core\n");
   bool cuts_goal = true;
@@ -353,12 +354,17 @@ int main(int argc, char **argv) {
         plan_balanced(lens.data(), batch, kv_heads, config,
                       DecodeAttentionTiers{}, &plan);
         const double t_full = time_into(lens, kv_heads, config, plan);
+        // As the emitted AICPU function calls it (wsp.plan_balanced ...
+        // cuts): the cuts, the work lists, the buffer's capacity checked.
         std::vector<SweepCut> cuts(slots + 1);
+        std::vector<int> lists(slots + 1);
+        const int capacity = static_cast<int>(plan.descriptors.size());
         const double t_cuts = wsp_bench::median_us([&] {
           int count = 0;
           plan_sweep_into(lens.data(), batch, kv_heads, config,
                           DecodeAttentionTiers{}, cuts.data(), slots + 1,
-                          &count);
+                          &count, nullptr, nullptr, nullptr, capacity,
+                          lists.data(), slots + 1);
           wsp_bench::sink = count;
         });
         const size_t bytes = plan.count * sizeof(WorkDescriptor);
