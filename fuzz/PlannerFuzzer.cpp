@@ -7,7 +7,9 @@
 //  * the result is one of the spec's four codes;
 //  * the balanced planner's lower bound is -1 or a cost no plan beats;
 //  * the balanced plan as cuts (plan_sweep_into) gives the materialized
-//    form's result and, expanded core by core, its descriptors;
+//    form's result and, expanded core by core, its descriptors; called as
+//    the emitted code calls it (the capacity and the work lists), the
+//    materialized form's overflow rule and work lists;
 //  * an IncrementalPlan updated through a sequence of lengths the input
 //    describes (growth, replacement, rows joining and leaving) returns what
 //    a fresh plan of the same lengths returns and holds its descriptors
@@ -185,7 +187,40 @@ void fuzzSweepCuts(const std::vector<int> &lens, int heads,
                    const BalancedConfig &config, const TierList &tiers,
                    int cutsSize, const int *q, PlanResult materialized,
                    const WorkDescriptor *descs, int count,
-                   const int *indptr) {
+                   const int *indptr, int capacity) {
+  // As the emitted AICPU function calls it (wsp.plan_balanced ... cuts):
+  // with the descriptor buffer's capacity and the work lists, which the
+  // materialized form's capacity rule and core_indptr must match.
+  {
+    std::vector<SweepCut> cuts(static_cast<size_t>(cutsSize) + 4);
+    std::vector<int> lists(static_cast<size_t>(cutsSize) + 4);
+    std::memset(cuts.data(), kCanary, cuts.size() * sizeof(SweepCut));
+    std::memset(lists.data(), kCanary, lists.size() * sizeof(int));
+    int n = -12345;
+    const PlanResult r = plan_sweep_into(
+        lens.data(), static_cast<int>(lens.size()), heads, config, tiers,
+        cuts.data(), cutsSize, &n, nullptr, nullptr, q, capacity,
+        lists.data(), cutsSize);
+    require(validCode(r), "cuts with lists: a result code outside the spec");
+    require(untouched(cuts.data() + cutsSize, 4 * sizeof(SweepCut)) &&
+                untouched(lists.data() + cutsSize, 4 * sizeof(int)),
+            "cuts with lists: a write past a buffer");
+    if (r != PlanResult::OK) {
+      require(untouched(cuts.data(), cuts.size() * sizeof(SweepCut)) &&
+                  untouched(lists.data(), lists.size() * sizeof(int)),
+              "cuts with lists: an error wrote a buffer");
+      require(materialized != PlanResult::OK,
+              "cuts with lists: an error the materialized form does not have");
+      if (r == PlanResult::BUFFER_OVERFLOW)
+        require(materialized == PlanResult::BUFFER_OVERFLOW && n > capacity,
+                "cuts with lists: an overflow the materialized form does "
+                "not have, or a count within the capacity");
+    } else if (materialized == PlanResult::OK) {
+      require(n == count, "cuts with lists: another descriptor count");
+      for (int c = 0; c <= config.num_cores; ++c)
+        require(lists[c] == indptr[c], "cuts with lists: another work list");
+    }
+  }
   std::vector<SweepCut> cuts(static_cast<size_t>(cutsSize) + 4);
   std::memset(cuts.data(), kCanary, cuts.size() * sizeof(SweepCut));
   int n = -12345;
@@ -266,7 +301,7 @@ void fuzzBalancedPlanner(Input &in, const std::vector<int> &lens, int heads,
   require(validCode(r), "a result code outside the spec");
   fuzzSweepCuts(lens, heads, config, tiers, indptrSize,
                 withQ ? q.data() : nullptr, r, descs.data(), count,
-                indptr.data());
+                indptr.data(), capacity);
   require(untouched(descs.data() + capacity, 4 * sizeof(WorkDescriptor)) &&
               untouched(indptr.data() + indptrSize, 4 * sizeof(int)) &&
               untouched(merge.data() + mergeSize, 4 * sizeof(int)),
