@@ -30,7 +30,16 @@ template <typename T> MemRef<T, 1> vec(std::vector<T> &v) {
   return MemRef<T, 1>{v.data(), {int64_t(v.size())}};
 }
 
-void report(const char *op, int64_t tokens, double bytes, double us) {
+/// Ops whose name starts with this run (all by default).
+const char *g_only = "";
+
+/// Times `run` (median of 7) unless the op is filtered out, and prints its
+/// bytes per second against memcpy of the same bytes.
+template <typename Run>
+void measure(const char *op, int64_t tokens, double bytes, Run &&run) {
+  if (std::strncmp(op, g_only, std::strlen(g_only)) != 0)
+    return;
+  const double us = wsp_bench::median_us(run, 7);
   std::vector<char> src(size_t(bytes), 1);
   std::vector<char> dst(src.size());
   double copy = wsp_bench::median_us(
@@ -43,7 +52,13 @@ void report(const char *op, int64_t tokens, double bytes, double us) {
 }
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  if (argc > 2) {
+    std::fprintf(stderr, "usage: %s [op name prefix]\n", argv[0]);
+    return 2;
+  }
+  if (argc == 2)
+    g_only = argv[1];
   for (int64_t t : {64, 2048}) {
     size_t n = size_t(t * kHidden);
     std::vector<bf16> x(n), r(n), y(n), a(n);
@@ -55,25 +70,25 @@ int main() {
     std::vector<int8_t> q(n);
     const double row = double(kHidden) * 2, vecb = double(kHidden) * 4;
     int status = 0;
-    report("rms_norm", t, t * row * 2 + vecb, wsp_bench::median_us([&] {
+    measure("rms_norm", t, t * row * 2 + vecb, [&] {
              status |= wsp_gen::rms_norm(rows(x, t), vec(w), rows(y, t));
-           }, 7));
-    report("rms_norm + residual", t, t * row * 4 + vecb,
-           wsp_bench::median_us([&] {
+           });
+    measure("rms_norm + residual", t, t * row * 4 + vecb,
+           [&] {
              status |= wsp_gen::add_rms_norm(rows(x, t), rows(r, t), vec(w),
                                              rows(y, t), rows(a, t));
-           }, 7));
-    report("scale_dynamic_quant", t, t * (row + kHidden + 4.0) + vecb,
-           wsp_bench::median_us([&] {
+           });
+    measure("scale_dynamic_quant", t, t * (row + kHidden + 4.0) + vecb,
+           [&] {
              status |= wsp_gen::scale_dynamic_quant(rows(x, t), vec(s),
                                                     rows(q, t), vec(scale));
-           }, 7));
-    report("add_rms_norm_dynamic_quant", t,
-           t * (row * 3 + kHidden + 4.0) + 2 * vecb, wsp_bench::median_us([&] {
+           });
+    measure("add_rms_norm_dynamic_quant", t,
+           t * (row * 3 + kHidden + 4.0) + 2 * vecb, [&] {
              status |= wsp_gen::add_rms_norm_dynamic_quant(
                  rows(x, t), rows(r, t), vec(w), vec(s), rows(q, t),
                  vec(scale), rows(a, t));
-           }, 7));
+           });
 
     // Rotary embedding: the 40 query and key heads of each token read and
     // written, its sin and cos rows read. One sequence from position 0.
@@ -87,14 +102,14 @@ int main() {
       cos[i].bits = uint16_t(0x3f00 + (i % 16));
     }
     std::vector<int32_t> zero = {0}, len = {int32_t(t)};
-    report("rotary_embedding", t,
+    measure("rotary_embedding", t,
            t * (2.0 * ropeHeads * dim * 2 + 2.0 * dim * 2),
-           wsp_bench::median_us([&] {
+           [&] {
              status |= wsp_gen::rope(MemRef<bf16, 3>{qkv.data(), {t, heads, dim}},
                                      MemRef<bf16, 2>{sin.data(), {t, dim}},
                                      MemRef<bf16, 2>{cos.data(), {t, dim}},
                                      vec(zero), vec(len));
-           }, 7));
+           });
 
     // Paged KV store: each token's 8 K and 8 V heads read and written once.
     const int64_t kvHeads = 8, page = 128, pages = (t + page - 1) / page;
@@ -103,8 +118,8 @@ int main() {
     std::vector<int32_t> table(static_cast<size_t>(pages));
     for (int64_t p = 0; p < pages; ++p)
       table[size_t(p)] = int32_t(pages - 1 - p);
-    report("store_paged_kv_cache", t, t * (2.0 * kvHeads * dim * 2) * 2,
-           wsp_bench::median_us([&] {
+    measure("store_paged_kv_cache", t, t * (2.0 * kvHeads * dim * 2) * 2,
+           [&] {
              status |= wsp_gen::store_paged(
                  MemRef<bf16, 3>{key.data(), {t, kvHeads, dim}},
                  MemRef<bf16, 3>{value.data(), {t, kvHeads, dim}},
@@ -112,7 +127,7 @@ int main() {
                  vec(len), vec(zero),
                  MemRef<bf16, 4>{kCache.data(), {pages, kvHeads, page, dim}},
                  MemRef<bf16, 4>{vCache.data(), {pages, kvHeads, page, dim}});
-           }, 7));
+           });
     if (status)
       std::printf("status %d: the runs failed\n", status);
   }
