@@ -3662,6 +3662,21 @@ void addTileGeometry(std::map<std::string, std::string> &v, bool newToken) {
   v["TILE_AT_D"] = at("%a_t");
 }
 
+/// What the attention kernel's tiles hold: a head_dim of one cube tile's
+/// columns (a static multiple of 32, at most kMaxHeadDim) and a GQA group
+/// within one tile of rows.
+LogicalResult checkAttentionTile(Operation *op, int64_t dim, int64_t group) {
+  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
+    return op->emitOpError("lowers with a static head_dim, a multiple of 32 "
+                           "up to ")
+           << kMaxHeadDim << " (one cube tile)";
+  if (group > kAttentionRows)
+    return op->emitOpError("lowers with at most ")
+           << kAttentionRows << " query heads per KV head (one tile of rows), "
+           << "got " << group;
+  return success();
+}
+
 template <typename AttentionOp>
 FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   constexpr bool decode =
@@ -3716,15 +3731,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       ShapedType::isDynamic(blockSize))
     return op.emitOpError("lowers with static q_head_num, kv_head_num and "
                           "block_size only");
-  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
-    return op.emitOpError("lowers with a static head_dim, a multiple of 32 "
-                          "up to ")
-           << kMaxHeadDim << " (one cube tile)";
+  if (failed(checkAttentionTile(op, dim, heads / kvHeads)))
+    return failure();
   int64_t group = heads / kvHeads;
-  if (group > kAttentionRows)
-    return op.emitOpError("lowers with at most ")
-           << kAttentionRows << " query heads per KV head (one tile of rows), "
-           << "got " << group;
   int64_t qLen = 0;
   if constexpr (decode) {
     qLen = int32_t(op.getQSeqLen());
@@ -4150,15 +4159,9 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       if (cast<MemRefType>(value.getType()).isDynamicDim(d))
         return op.emitOpError("lowers with static head counts and head_dim "
                               "only");
-  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
-    return op.emitOpError("lowers with a static head_dim, a multiple of 32 "
-                          "up to ")
-           << kMaxHeadDim << " (one cube tile)";
+  if (failed(checkAttentionTile(op, dim, heads / kvHeads)))
+    return failure();
   int64_t group = heads / kvHeads;
-  if (group > kAttentionRows)
-    return op.emitOpError("lowers with at most ")
-           << kAttentionRows << " query heads per KV head (one tile of rows), "
-           << "got " << group;
   int64_t kvLen = 0;
   if constexpr (decode) {
     kvLen = int64_t(op.getKvLen());

@@ -315,38 +315,28 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   auto buffer = [&](Value v) {
     return e.name(v) + ".data, to_runtime_int(" + e.name(v) + ".sizes[0])";
   };
+  os << e.name(op.getStatus()) << " = static_cast<int32_t>(::pto::runtime::"
+     << (op.getCuts() ? "plan_sweep_into" : "plan_balanced_into") << "(\n";
+  os << "    " << lengths << ".data, to_runtime_int(" << batch
+     << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
+  os << "    " << getTierConfigCppType(tiers) << "{},\n";
   if (Value cuts = op.getCuts()) {
     // The cuts (4 int32 per point: a SweepCut), the work lists and the
     // count; BUFFER_OVERFLOW when the buffer the cores fill is too small.
-    os << e.name(op.getStatus())
-       << " = static_cast<int32_t>(::pto::runtime::plan_sweep_into(\n";
-    os << "    " << lengths << ".data, to_runtime_int(" << batch
-       << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
-    os << "    " << getTierConfigCppType(tiers) << "{},\n";
     os << "    reinterpret_cast<::pto::runtime::SweepCut *>(" << e.name(cuts)
        << ".data), to_runtime_int(" << e.name(cuts) << ".sizes[0] / 4),\n";
     os << "    &count, nullptr, nullptr, "
        << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
        << ", to_runtime_int(" << e.name(op.getBuffer()) << ".sizes[0]),\n";
     os << "    " << buffer(op.getCoreIndptr()) << "));\n";
-    os.unindent();
-    os << "}\n";
-    os << e.name(op.getCount()) << " = count;\n";
-    os.unindent();
-    os << "}\n";
-    return success();
+  } else {
+    os << "    " << buffer(op.getBuffer()) << ",\n";
+    os << "    " << buffer(op.getCoreIndptr()) << ", "
+       << buffer(op.getMergeIndptr()) << ", &count, nullptr, nullptr, "
+       << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
+       << "));\n";
   }
-  os << e.name(op.getStatus())
-     << " = static_cast<int32_t>(::pto::runtime::plan_balanced_into(\n";
-  os << "    " << lengths << ".data, to_runtime_int(" << batch
-     << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
-  os << "    " << getTierConfigCppType(tiers) << "{},\n";
-  os << "    " << buffer(op.getBuffer()) << ",\n";
-  os << "    " << buffer(op.getCoreIndptr()) << ", "
-     << buffer(op.getMergeIndptr()) << ", &count, nullptr, nullptr, "
-     << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
-     << "));\n";
-  if (e.flavor == Flavor::CpuSim) {
+  if (e.flavor == Flavor::CpuSim && !op.getCuts()) {
     // The simulation's picture of the plan (wspc --run --plan-svg).
     os << "if (" << e.name(op.getStatus()) << " == 0)\n";
     os << "  ::pto::runtime::sim::record_balanced_plan(\n";
