@@ -1139,24 +1139,52 @@ ${TOKEN_RANGE}
   %kv_heads = arith.constant ${KV_HEADS} : index
   %key_head0 = arith.constant ${KEY_HEAD0} : index
   %value_head0 = arith.constant ${VALUE_HEAD0} : index
-  %row = tile.alloc : ${ROW_BF16}
+  %head_dim = arith.constant ${HIDDEN} : index
+  %run_max = arith.constant 8 : index
+  // key and value as rows of token rows (row %i is token row %i): a KV
+  // head is a range of columns.
+  %key_rows = memref.collapse_shape %key ${TOKEN_ROWS} : ${KEY_TYPE} into ${KEY_ROWS_TYPE}
+  %value_rows = memref.collapse_shape %value ${TOKEN_ROWS} : ${VALUE_TYPE} into ${VALUE_ROWS_TYPE}
 ${CONVERT_TILES}
-  scf.for %i = %start to %end step %c1 {
+  // Runs of at most 8 token rows of one sequence that land in one page
+  // (or cache row): per KV head, one [n x head_dim] tile, its rows
+  // consecutive positions of the cache. A row of no sequence is a run of
+  // one that writes nothing.
+  %done = scf.while (%i = %start) : (index) -> index {
+    %more = arith.cmpi ult, %i, %end : index
+    scf.condition(%more) %i : index
+  } do {
+  ^bb0(%i: index):
 ${LOCATE}
+    %seq_left = scf.if %valid -> (index) {
+${SEQ_LEFT}
+    } else {
+      scf.yield %c1 : index
+    }
+    %unit_left = arith.subi %end, %i : index
+    %n_unit = arith.minui %seq_left, %unit_left : index
+    %n_run = arith.minui %n_unit, %run_max : index
+${RUN_IN_PAGE}
     scf.if %valid {
 ${SLOT}
 ${WHERE}
+      %rows = tile.alloc valid(%n) : ${ROWS_BF16}
+${CONVERT_TILES_N}
       scf.for %h = %c0 to %kv_heads step %c1 {
         %key_h = arith.addi %h, %key_head0 : index
+        %key_col = arith.muli %key_h, %head_dim : index
         %value_h = arith.addi %h, %value_head0 : index
-        tile.load %row, %key[${IDX}, %key_h, %c0] : ${ROW_BF16}, ${KEY_TYPE}
+        %value_col = arith.muli %value_h, %head_dim : index
+        tile.load %rows, %key_rows[%i, %key_col] : ${ROWS_BF16}, ${KEY_ROWS_TYPE}
 ${CONVERT_KEY}
         tile.store %k_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${K_CACHE_TYPE}, ${STORED_TILE}
-        tile.load %row, %value[${IDX}, %value_h, %c0] : ${ROW_BF16}, ${VALUE_TYPE}
+        tile.load %rows, %value_rows[%i, %value_col] : ${ROWS_BF16}, ${VALUE_ROWS_TYPE}
 ${CONVERT_VALUE}
         tile.store %v_cache[%cache_row, %h, %cache_pos, %c0], ${STORED} : ${V_CACHE_TYPE}, ${STORED_TILE}
       }
     }
+    %next = arith.addi %i, %n : index
+    scf.yield %next : index
   }
   wsp.return
 }
@@ -1164,16 +1192,17 @@ ${CONVERT_VALUE}
 
 /// int8 caches: q = rint(x / scale[h]) clamped to [-128, 127] (in f32,
 /// before rounding: the narrowing conversions are not relied on to
-/// saturate), through i32 and f16.
+/// saturate), through i32 and f16; the head's scale row divides every row
+/// of the run.
 constexpr StringLiteral kStoreQuantize = R"mlir(
         tile.load %scale_row, %${SCALE}[%h, %c0] : ${ROW_F32}, ${SCALE_TYPE}
-        tile.cvt %row_f, %row : ${ROW_F32}, ${ROW_BF16}
-        tile.div %row_f, %row_f, %scale_row : ${ROW_F32}, ${ROW_F32}, ${ROW_F32}
-        tile.mins %row_f, %row_f, %int8_max : ${ROW_F32}, ${ROW_F32}, f32
-        tile.maxs %row_f, %row_f, %int8_min : ${ROW_F32}, ${ROW_F32}, f32
-        tile.cvt %row_i, %row_f : ${ROW_I32}, ${ROW_F32}
-        tile.cvt %row_h, %row_i : ${ROW_F16}, ${ROW_I32}
-        tile.cvt %row_8, %row_h : ${ROW_I8}, ${ROW_F16})mlir";
+        tile.cvt %rows_f, %rows : ${ROWS_F32}, ${ROWS_BF16}
+        tile.colexpanddiv %rows_f, %rows_f, %scale_row : ${ROWS_F32}, ${ROWS_F32}, ${ROW_F32}
+        tile.mins %rows_f, %rows_f, %int8_max : ${ROWS_F32}, ${ROWS_F32}, f32
+        tile.maxs %rows_f, %rows_f, %int8_min : ${ROWS_F32}, ${ROWS_F32}, f32
+        tile.cvt %rows_i, %rows_f : ${ROWS_I32}, ${ROWS_F32}
+        tile.cvt %rows_h, %rows_i : ${ROWS_F16}, ${ROWS_I32}
+        tile.cvt %rows_8, %rows_h : ${ROWS_I8}, ${ROWS_F16})mlir";
 
 /// The KV stores' checks of sequence %b: kv_lens >= 0, the slot inside
 /// the cache (or its block-table row), the new tokens inside the
@@ -1335,38 +1364,78 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   auto row = [&](StringRef elem) {
     return "!tile.tile<vec, 1x" + std::to_string(dim) + "x" + elem.str() + ">";
   };
+  auto rows = [&](StringRef elem) {
+    return "!tile.tile<vec, 8x" + std::to_string(dim) + "x" + elem.str() +
+           ", valid = ?x" + std::to_string(dim) + ">";
+  };
+  // key and value as [token rows, heads x head_dim] (unpacked: the batch
+  // and q_seq_len dimensions make the token rows).
+  SmallVector<ReassociationIndices> tokenRows =
+      packed ? SmallVector<ReassociationIndices>{{0}, {1, 2}}
+             : SmallVector<ReassociationIndices>{{0, 1}, {2, 3}};
+  v["TOKEN_ROWS"] = packed ? "[[0], [1, 2]]" : "[[0, 1], [2, 3]]";
+  v["KEY_ROWS_TYPE"] = str(memref::CollapseShapeOp::computeCollapsedType(
+      cast<MemRefType>(keyBase.getType()), tokenRows));
+  v["VALUE_ROWS_TYPE"] = str(memref::CollapseShapeOp::computeCollapsedType(
+      cast<MemRefType>(valueBase.getType()), tokenRows));
   v["HIDDEN"] = std::to_string(dim);
   v["KV_HEADS"] = std::to_string(kvHeads);
   v["KEY_HEAD0"] = std::to_string(keyHead0);
   v["VALUE_HEAD0"] = std::to_string(valueHead0);
   v["SLOTS"] = std::to_string(slots);
   v["BLOCK_SIZE"] = std::to_string(blockSize);
-  v["ROW_BF16"] = row("bf16");
   v["ROW_F32"] = row("f32");
-  v["ROW_I32"] = row("i32");
-  v["ROW_F16"] = row("f16");
-  v["ROW_I8"] = row("i8");
+  v["ROWS_BF16"] = rows("bf16");
+  v["ROWS_F32"] = rows("f32");
+  v["ROWS_I32"] = rows("i32");
+  v["ROWS_F16"] = rows("f16");
+  v["ROWS_I8"] = rows("i8");
   if (int8) {
     v["CONVERT_TILES"] = "  %int8_max = arith.constant 1.270000e+02 : f32\n"
                          "  %int8_min = arith.constant -1.280000e+02 : f32\n"
-                         "  %row_f = tile.alloc : ${ROW_F32}\n"
-                         "  %scale_row = tile.alloc : ${ROW_F32}\n"
-                         "  %row_i = tile.alloc : ${ROW_I32}\n"
-                         "  %row_h = tile.alloc : ${ROW_F16}\n"
-                         "  %row_8 = tile.alloc : ${ROW_I8}";
+                         "  %scale_row = tile.alloc : ${ROW_F32}";
+    v["CONVERT_TILES_N"] = "      %rows_f = tile.alloc valid(%n) : ${ROWS_F32}\n"
+                           "      %rows_i = tile.alloc valid(%n) : ${ROWS_I32}\n"
+                           "      %rows_h = tile.alloc valid(%n) : ${ROWS_F16}\n"
+                           "      %rows_8 = tile.alloc valid(%n) : ${ROWS_I8}";
     std::map<std::string, std::string> k = {{"SCALE", "key_scale"},
                                             {"SCALE_TYPE", "${KEY_SCALE_TYPE}"}};
     std::map<std::string, std::string> vv = {
         {"SCALE", "value_scale"}, {"SCALE_TYPE", "${VALUE_SCALE_TYPE}"}};
     v["CONVERT_KEY"] = substitute(kStoreQuantize, k);
     v["CONVERT_VALUE"] = substitute(kStoreQuantize, vv);
-    v["STORED"] = "%row_8";
-    v["STORED_TILE"] = "${ROW_I8}";
+    v["STORED"] = "%rows_8";
+    v["STORED_TILE"] = "${ROWS_I8}";
   } else {
-    v["CONVERT_TILES"] = v["CONVERT_KEY"] = v["CONVERT_VALUE"] = "";
-    v["STORED"] = "%row";
-    v["STORED_TILE"] = "${ROW_BF16}";
+    v["CONVERT_TILES"] = v["CONVERT_TILES_N"] = v["CONVERT_KEY"] =
+        v["CONVERT_VALUE"] = "";
+    v["STORED"] = "%rows";
+    v["STORED_TILE"] = "${ROWS_BF16}";
   }
+  // The tokens of the located sequence from row %i on.
+  if (!packed)
+    v["SEQ_LEFT"] = "      %left_in_seq = arith.subi %q_len, %s : index\n"
+                    "      scf.yield %left_in_seq : index";
+  else
+    v["SEQ_LEFT"] =
+        std::string(op.getAccumQLen()
+                        ? "      %run_start_i32 = memref.load %accum_q_len[%b] "
+                          ": ${ACCUM_Q_LEN_TYPE}\n      %run_start = "
+                          "arith.index_cast %run_start_i32 : i32 to index\n"
+                        : "      %run_start = arith.addi %seq_start, %c0 : "
+                          "index\n") +
+        "      %run_len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}\n"
+        "      %run_len = arith.index_cast %run_len_i32 : i32 to index\n"
+        "      %run_end = arith.addi %run_start, %run_len : index\n"
+        "      %left_in_seq = arith.subi %run_end, %i : index\n"
+        "      scf.yield %left_in_seq : index";
+  // A run stays in its page (paged) or is whole (a contiguous cache row).
+  v["RUN_IN_PAGE"] =
+      blockTable ? "    %page_size = arith.constant ${BLOCK_SIZE} : index\n"
+                   "    %in_page = arith.remui %pos, %page_size : index\n"
+                   "    %page_left = arith.subi %page_size, %in_page : index\n"
+                   "    %n = arith.minui %n_run, %page_left : index"
+                 : "    %n = arith.addi %n_run, %c0 : index";
   // Where %pos of sequence %b lives.
   v["SLOT"] = op.getKvIds()
                   ? "      %slot_i32 = memref.load %kv_ids[%b] : "

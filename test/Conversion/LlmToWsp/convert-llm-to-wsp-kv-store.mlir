@@ -1,29 +1,48 @@
-// convert-llm-to-wsp on the KV cache stores: per token row, its sequence
-// and cache position kv_lens[b] + s, then each KV head's key and value row.
+// convert-llm-to-wsp on the KV cache stores: runs of at most 8 token rows
+// of one sequence that land in one page, each found from its first row's
+// sequence and cache position kv_lens[b] + s, then per KV head one tile of
+// the run's key rows and one of its value rows (key and value seen as
+// [token rows, heads x head_dim], a head a range of columns).
 // RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
 
 // Paged int8: the page from the block table row kv_ids[b], the row inside
 // the page; x / scale rounded once to i32 and narrowed through f16.
 // CHECK-LABEL: wsp.kernel @paged_store_paged_kv_cache_0
 // CHECK-SAME: %[[KEY:[^:]*]]: memref<?x2x128xbf16>, %[[VALUE:[^:]*]]: memref<?x2x128xbf16>, %[[TABLE:[^:]*]]: memref<?x?xi32>, %[[IDS:[^:]*]]: memref<?xi32>, %[[LENS:[^:]*]]: memref<?xi32>, %[[PAST:[^:]*]]: memref<?xi32>, %[[KS:[^:]*]]: memref<2x128xf32>, %[[VS:[^:]*]]: memref<2x128xf32>, %[[KC:[^:]*]]: memref<?x2x16x128xi8>, %[[VC:[^:]*]]: memref<?x2x16x128xi8>)
-// CHECK: scf.while
+// CHECK: %[[KROWS:.*]] = memref.collapse_shape %[[KEY]] {{\[\[}}0], [1, 2]] : memref<?x2x128xbf16> into memref<?x256xbf16>
+// CHECK: %[[VROWS:.*]] = memref.collapse_shape %[[VALUE]] {{\[\[}}0], [1, 2]] : memref<?x2x128xbf16> into memref<?x256xbf16>
+// CHECK: scf.while (%[[I:.*]] = %{{.*}}) : (index) -> index {
 // CHECK: memref.load %[[PAST]]
+// The run: the sequence's tokens left, the unit's, at most 8, the page's.
+// CHECK: %[[LEFT:.*]] = scf.if %{{.*}} -> (index) {
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %c1 : index
+// CHECK: %[[UNIT:.*]] = arith.subi %{{.*}}, %[[I]] : index
+// CHECK: %[[N0:.*]] = arith.minui %[[LEFT]], %[[UNIT]] : index
+// CHECK: %[[N1:.*]] = arith.minui %[[N0]], %c8 : index
+// CHECK: %[[IN_PAGE:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: %[[PAGE_LEFT:.*]] = arith.subi %c16, %[[IN_PAGE]] : index
+// CHECK: %[[N:.*]] = arith.minui %[[N1]], %[[PAGE_LEFT]] : index
 // CHECK: scf.if
 // CHECK: %[[SLOT32:.*]] = memref.load %[[IDS]]
 // CHECK: %[[SLOT:.*]] = arith.index_cast %[[SLOT32]]
 // CHECK: arith.divui %{{.*}}, %c16
 // CHECK: memref.load %[[TABLE]][%[[SLOT]],
 // CHECK: arith.remui %{{.*}}, %c16
-// CHECK: tile.load %{{.*}}, %[[KEY]][
+// CHECK: tile.alloc valid(%[[N]]) : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+// CHECK: tile.load %{{.*}}, %[[KROWS]][%[[I]], %{{.*}}] : !tile.tile<vec, 8x128xbf16, valid = ?x128>, memref<?x256xbf16>
 // CHECK: tile.load %{{.*}}, %[[KS]][
-// CHECK: tile.div
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xi32>, !tile.tile<vec, 1x128xf32>
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xf16>, !tile.tile<vec, 1x128xi32>
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x128xi8>, !tile.tile<vec, 1x128xf16>
+// CHECK: tile.colexpanddiv
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi32, valid = ?x128>, !tile.tile<vec, 8x128xf32, valid = ?x128>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xf16, valid = ?x128>, !tile.tile<vec, 8x128xi32, valid = ?x128>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi8, valid = ?x128>, !tile.tile<vec, 8x128xf16, valid = ?x128>
 // CHECK: tile.store %[[KC]][
-// CHECK: tile.load %{{.*}}, %[[VALUE]][
+// CHECK: tile.load %{{.*}}, %[[VROWS]][%[[I]], %{{.*}}]
 // CHECK: tile.load %{{.*}}, %[[VS]][
 // CHECK: tile.store %[[VC]][
+// The next run starts after this one.
+// CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[N]] : index
+// CHECK: scf.yield %[[NEXT]] : index
 
 // The planner checks every sequence: lengths, slot, capacity (pages per
 // sequence x block size) and each page the new tokens touch.
@@ -49,7 +68,7 @@ func.func @paged(%k: memref<?x2x128xbf16>, %v: memref<?x2x128xbf16>,
 // Contiguous, defaults: slot b, no tokens in the cache before.
 // CHECK-LABEL: wsp.kernel @contiguous_store_kv_cache_0
 // CHECK-NOT: kv_ids
-// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<8x2x256x64xbf16>, !tile.tile<vec, 1x64xbf16>
+// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<8x2x256x64xbf16>, !tile.tile<vec, 8x64xbf16, valid = ?x64>
 func.func @contiguous(%k: memref<?x1x2x64xbf16>, %lens: memref<?xi32>,
                       %kc: memref<8x2x256x64xbf16>) {
   llm.store_kv_cache key(%k : memref<?x1x2x64xbf16>) value(%k : memref<?x1x2x64xbf16>)
@@ -66,10 +85,14 @@ func.func @contiguous(%k: memref<?x1x2x64xbf16>, %lens: memref<?xi32>,
 // CHECK-SAME: (%{{.*}}: !wsp.descriptor<moe>, %[[KB:[^:]*]]: memref<?x6x64xbf16>, %[[VB:[^:]*]]: memref<?x6x64xbf16>,
 // CHECK-DAG: %[[K0:.*]] = arith.constant 4 : index
 // CHECK-DAG: %[[V0:.*]] = arith.constant 5 : index
+// CHECK: %[[KBR:.*]] = memref.collapse_shape %[[KB]]
+// CHECK: %[[VBR:.*]] = memref.collapse_shape %[[VB]]
 // CHECK: %[[KH:.*]] = arith.addi %{{.*}}, %[[K0]] : index
+// CHECK: %[[KC:.*]] = arith.muli %[[KH]], %c64 : index
 // CHECK: %[[VH:.*]] = arith.addi %{{.*}}, %[[V0]] : index
-// CHECK: tile.load %{{.*}}, %[[KB]][%{{.*}}, %[[KH]], %{{.*}}]
-// CHECK: tile.load %{{.*}}, %[[VB]][%{{.*}}, %[[VH]], %{{.*}}]
+// CHECK: %[[VC:.*]] = arith.muli %[[VH]], %c64 : index
+// CHECK: tile.load %{{.*}}, %[[KBR]][%{{.*}}, %[[KC]]]
+// CHECK: tile.load %{{.*}}, %[[VBR]][%{{.*}}, %[[VC]]]
 // CHECK-LABEL: func.func @heads(
 // CHECK: memref.dim %arg0, %c1
 // CHECK: arith.cmpi ule, %c5{{.*}}, %{{.*}} : index
