@@ -46,6 +46,13 @@ def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
       what is known (config constants, the pattern's parameter order, the
       chunk balancing mode, tier bounds as a branch-free compare chain; a
       constant batch or head count folds in later canonicalization).
+    * **Balanced.** A `wsp.generate` with `strategy = balanced` is planned
+      by the runtime's balanced planner itself: statically into a table
+      with the work lists (and the merge plan, unless the op asked for the
+      plan as cuts; its dispatches' `expand` is dropped, there being
+      nothing to expand), dynamically as `wsp.plan_balanced`, a call of
+      the same planner from the AICPU code (`plan_sweep_into` for the plan
+      as cuts).
 
     It diagnoses what it can prove wrong: a constant length no tier covers,
     a static workload larger than a static buffer, invalid constant inputs;
