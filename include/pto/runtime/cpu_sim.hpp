@@ -19,11 +19,16 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <unistd.h> // getpid: a forked child starts its own helpers
 
 namespace pto {
 namespace runtime {
@@ -162,8 +167,111 @@ struct CoreGroup {
 };
 
 namespace detail {
-/// Runs `body(i)` for every simulated core i in [0, n) on a pool of OS
-/// threads. Each i runs whole on one thread.
+/// The OS threads that help the calling thread run a launch's simulated
+/// cores. They outlive the launch: a thread's simulated on-chip buffers and
+/// synchronization checker (thread-local, about a megabyte and 816 queues)
+/// are built once, not once per launch, which was most of a small launch's
+/// cost. One pool per calling thread (ranks run as threads each have
+/// theirs). The helpers are detached and stop when the pool's thread ends;
+/// a forked child (a gtest death test) starts its own, the parent's
+/// helpers having stayed with the parent.
+class HelperPool {
+public:
+  HelperPool() = default;
+  HelperPool(const HelperPool &) = delete;
+  HelperPool &operator=(const HelperPool &) = delete;
+  ~HelperPool() {
+    if (getpid() != pid_) {
+      (void)shared_.release(); // the parent's; its helpers are not here
+      return;
+    }
+    Shared &s = *shared_;
+    std::unique_lock<std::mutex> lock(s.mutex);
+    s.stop = true;
+    s.start.notify_all();
+    s.done.wait(lock, [&] { return s.alive == 0; });
+  }
+
+  /// Runs `task` on `helpers` helper threads and on the calling thread, and
+  /// returns when all of them are done.
+  void run(int helpers, const std::function<void()> &task) {
+    if (getpid() != pid_) {
+      // A forked child: the state is the parent's (its mutex may even be
+      // held by a helper that is not here), so start afresh.
+      (void)shared_.release();
+      shared_ = std::make_unique<Shared>();
+      started_ = 0;
+      pid_ = getpid();
+    }
+    Shared &s = *shared_;
+    while (started_ < helpers) {
+      const int id = started_++;
+      {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        ++s.alive;
+      }
+      std::thread([&s, id] { serve(s, id); }).detach();
+    }
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.task = &task;
+      s.wanted = helpers;
+      s.running = helpers;
+      ++s.generation;
+    }
+    s.start.notify_all();
+    task();
+    std::unique_lock<std::mutex> lock(s.mutex);
+    s.done.wait(lock, [&] { return s.running == 0; });
+    s.task = nullptr;
+  }
+
+  static HelperPool &of_this_thread() {
+    thread_local HelperPool pool;
+    return pool;
+  }
+
+private:
+  struct Shared {
+    std::mutex mutex;
+    std::condition_variable start, done;
+    const std::function<void()> *task = nullptr;
+    uint64_t generation = 0;
+    int wanted = 0, running = 0, alive = 0;
+    bool stop = false;
+  };
+
+  static void serve(Shared &s, int id) {
+    uint64_t seen = 0;
+    for (;;) {
+      const std::function<void()> *task;
+      {
+        std::unique_lock<std::mutex> lock(s.mutex);
+        s.start.wait(lock, [&] {
+          return s.stop || (s.generation != seen && id < s.wanted);
+        });
+        if (s.stop) {
+          --s.alive;
+          s.done.notify_all();
+          return;
+        }
+        seen = s.generation;
+        task = s.task;
+      }
+      (*task)();
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (--s.running == 0)
+        s.done.notify_all();
+    }
+  }
+
+  std::unique_ptr<Shared> shared_ = std::make_unique<Shared>();
+  int started_ = 0;
+  pid_t pid_ = getpid();
+};
+
+/// Runs `body(i)` for every simulated core i in [0, n) on the calling
+/// thread and its helpers. Each i runs whole on one thread.
 template <typename Body>
 void for_each_core(int n, int os_threads, Body &&body) {
   int threads = os_threads > 0
@@ -171,17 +279,14 @@ void for_each_core(int n, int os_threads, Body &&body) {
                     : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, std::min(threads, n));
   std::atomic<int> next{0};
-  auto worker = [&] {
+  const std::function<void()> worker = [&] {
     for (int i = next++; i < n; i = next++)
       body(i);
   };
-  std::vector<std::thread> pool;
-  pool.reserve(threads - 1);
-  for (int t = 1; t < threads; ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &thread : pool)
-    thread.join();
+  if (threads == 1)
+    worker();
+  else
+    HelperPool::of_this_thread().run(threads - 1, worker);
 }
 
 inline double micros_since(std::chrono::steady_clock::time_point start) {
