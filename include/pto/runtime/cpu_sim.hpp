@@ -182,7 +182,7 @@ public:
   HelperPool &operator=(const HelperPool &) = delete;
   ~HelperPool() {
     if (getpid() != pid_) {
-      (void)shared_.release(); // the parent's; its helpers are not here
+      abandon(); // the parent's; its helpers are not here
       return;
     }
     Shared &s = *shared_;
@@ -198,7 +198,7 @@ public:
     if (getpid() != pid_) {
       // A forked child: the state is the parent's (its mutex may even be
       // held by a helper that is not here), so start afresh.
-      (void)shared_.release();
+      abandon();
       shared_ = std::make_unique<Shared>();
       started_ = 0;
       pid_ = getpid();
@@ -240,6 +240,14 @@ private:
     int wanted = 0, running = 0, alive = 0;
     bool stop = false;
   };
+
+  /// Lets go of the parent's state in a forked child without destroying
+  /// it (its mutex may be held), kept reachable from a global so that a
+  /// leak checker does not report it.
+  void abandon() {
+    static std::vector<Shared *> *abandoned = new std::vector<Shared *>;
+    abandoned->push_back(shared_.release());
+  }
 
   static void serve(Shared &s, int id) {
     uint64_t seen = 0;
