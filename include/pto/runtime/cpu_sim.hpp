@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <pthread.h>
 #include <unistd.h> // getpid: a forked child starts its own helpers
 
 namespace pto {
@@ -172,9 +173,9 @@ namespace detail {
 /// synchronization checker (thread-local, about a megabyte and 816 queues)
 /// are built once, not once per launch, which was most of a small launch's
 /// cost. One pool per calling thread (ranks run as threads each have
-/// theirs). The helpers are detached and stop when the pool's thread ends;
-/// a forked child (a gtest death test) starts its own, the parent's
-/// helpers having stayed with the parent.
+/// theirs); its helpers are joined when that thread ends. A forked child
+/// (a gtest death test) starts its own, the parent's helpers having stayed
+/// with the parent.
 class HelperPool {
 public:
   HelperPool() = default;
@@ -186,10 +187,13 @@ public:
       return;
     }
     Shared &s = *shared_;
-    std::unique_lock<std::mutex> lock(s.mutex);
-    s.stop = true;
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.stop = true;
+    }
     s.start.notify_all();
-    s.done.wait(lock, [&] { return s.alive == 0; });
+    for (const std::unique_ptr<Helper> &h : s.helpers)
+      pthread_join(h->thread, nullptr);
   }
 
   /// Runs `task` on `helpers` helper threads and on the calling thread, and
@@ -200,18 +204,21 @@ public:
       // held by a helper that is not here), so start afresh.
       abandon();
       shared_ = std::make_unique<Shared>();
-      started_ = 0;
       pid_ = getpid();
     }
     Shared &s = *shared_;
-    while (started_ < helpers) {
-      const int id = started_++;
-      {
-        std::lock_guard<std::mutex> lock(s.mutex);
-        ++s.alive;
-      }
-      std::thread([&s, id] { serve(s, id); }).detach();
+    while (static_cast<int>(s.helpers.size()) < helpers) {
+      // (pthreads rather than std::thread: a forked child keeps every
+      // record of the parent's helpers reachable, which std::thread's
+      // hidden start block would not be.)
+      auto helper = std::make_unique<Helper>();
+      helper->shared = &s;
+      helper->id = static_cast<int>(s.helpers.size());
+      if (pthread_create(&helper->thread, nullptr, &serve, helper.get()) != 0)
+        break; // run with the helpers there are
+      s.helpers.push_back(std::move(helper));
     }
+    helpers = static_cast<int>(s.helpers.size());
     {
       std::lock_guard<std::mutex> lock(s.mutex);
       s.task = &task;
@@ -232,24 +239,33 @@ public:
   }
 
 private:
+  struct Shared;
+  struct Helper {
+    Shared *shared;
+    int id;
+    pthread_t thread;
+  };
   struct Shared {
     std::mutex mutex;
     std::condition_variable start, done;
+    std::vector<std::unique_ptr<Helper>> helpers;
     const std::function<void()> *task = nullptr;
     uint64_t generation = 0;
-    int wanted = 0, running = 0, alive = 0;
+    int wanted = 0, running = 0;
     bool stop = false;
   };
 
   /// Lets go of the parent's state in a forked child without destroying
-  /// it (its mutex may be held), kept reachable from a global so that a
-  /// leak checker does not report it.
+  /// it (its mutex may be held, its threads are not here to join), kept
+  /// reachable from a global so that a leak checker does not report it.
   void abandon() {
     static std::vector<Shared *> *abandoned = new std::vector<Shared *>;
     abandoned->push_back(shared_.release());
   }
 
-  static void serve(Shared &s, int id) {
+  static void *serve(void *arg) {
+    Shared &s = *static_cast<Helper *>(arg)->shared;
+    const int id = static_cast<Helper *>(arg)->id;
     uint64_t seen = 0;
     for (;;) {
       const std::function<void()> *task;
@@ -258,11 +274,8 @@ private:
         s.start.wait(lock, [&] {
           return s.stop || (s.generation != seen && id < s.wanted);
         });
-        if (s.stop) {
-          --s.alive;
-          s.done.notify_all();
-          return;
-        }
+        if (s.stop)
+          return nullptr;
         seen = s.generation;
         task = s.task;
       }
@@ -274,7 +287,6 @@ private:
   }
 
   std::unique_ptr<Shared> shared_ = std::make_unique<Shared>();
-  int started_ = 0;
   pid_t pid_ = getpid();
 };
 
