@@ -21,9 +21,11 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <memory>
 #include <string>
 
 using namespace mlir;
@@ -134,16 +136,30 @@ sweepPlanOf(DispatchOp op) {
   return std::make_pair(plan, tiers);
 }
 
-/// Whether some dispatch of kernel table `t` expands a plan's cuts: its
-/// argument block then carries what the cores expand them from.
-bool tableExpands(KernelTableOp t) {
-  bool expands = false;
-  if (auto module = t->getParentOfType<ModuleOp>())
-    module.walk([&](DispatchOp d) {
-      expands |= d.getKernel() == t.getSymName() && d.getCuts();
-    });
-  return expands;
-}
+/// The kernel tables some dispatch expands a plan's cuts on: their
+/// argument blocks carry what the cores expand them from. Found by one walk
+/// of the module, on the first question about it (asked per table and per
+/// dispatch, a walk each would make emission quadratic in the workloads).
+class ExpandingTables {
+public:
+  bool contains(KernelTableOp t) {
+    auto module = t->getParentOfType<ModuleOp>();
+    if (module != walked) {
+      walked = module;
+      names.clear();
+      if (module)
+        module.walk([&](DispatchOp d) {
+          if (d.getCuts())
+            names.insert(d.getKernel());
+        });
+    }
+    return names.contains(t.getSymName());
+  }
+
+private:
+  ModuleOp walked;
+  llvm::StringSet<> names;
+};
 
 /// The CPU-sim form of a persistent dispatch that expands a plan's cuts:
 /// each simulated core writes its own descriptors
@@ -183,7 +199,8 @@ LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
   return success();
 }
 
-LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
+LogicalResult emitDispatch(DispatchOp op, Emitter &e,
+                           ExpandingTables &expanding) {
   auto table = SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
       op, op.getKernelAttr());
   if (e.flavor == Flavor::Aicpu) {
@@ -209,7 +226,7 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e) {
               e.name(op.getCuts()) + ".data), " + e.name(plan.getLengths()) +
               ".data, to_runtime_int(" + e.name(plan.getBatch()) +
               "), to_runtime_int(" + e.name(plan.getHeads()) + "), config";
-    } else if (tableExpands(table)) {
+    } else if (expanding.contains(table)) {
       sweep = ", nullptr, nullptr, 0, 0, {}";
     }
     e.os << t << "_args launch{" << e.name(op.getDescriptors()) << ".data, "
@@ -538,7 +555,11 @@ void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
                                         e.name(o.getDescriptor()) +
                                         ".work_id)");
   });
-  e.add<DispatchOp>(emitDispatch);
+  e.add<DispatchOp>(
+      [expanding = std::make_shared<ExpandingTables>()](DispatchOp op,
+                                                        Emitter &e) {
+        return emitDispatch(op, e, *expanding);
+      });
   e.add<ReturnOp>([](ReturnOp, Emitter &e) {
     e.os << "return;\n";
     return success();
@@ -577,6 +598,7 @@ private:
 
   Emitter e;
   std::string stem;
+  ExpandingTables expanding;
 };
 
 LogicalResult ModuleEmitter::emitGlobal(memref::GlobalOp op) {
@@ -818,7 +840,7 @@ LogicalResult ModuleEmitter::emitTableArgs(KernelTableOp op) {
         "vector cores sync through (set by the launch hook)\n";
   os << "  __gm__ const int32_t *core_indptr; // persistent: core c runs "
         "[core_indptr[c], core_indptr[c+1])\n";
-  if (tableExpands(op)) {
+  if (expanding.contains(op)) {
     os << "  // expand: the plan as cuts (null: the buffer holds the plan); "
           "core c\n  // writes its descriptors from sweep_cuts[c], "
           "sweep_cuts[c+1] first.\n";
@@ -891,7 +913,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "  step = 1;\n";
   os << "} else if (args.schedule == 2) { // persistent: the core's work "
         "list\n";
-  if (tableExpands(op)) {
+  if (expanding.contains(op)) {
     auto tiers = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
         first, first.getTiersAttr());
     if (!tiers)
