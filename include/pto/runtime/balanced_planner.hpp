@@ -690,9 +690,9 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
     return checked;
   if (core_indptr && indptr_size < config.num_cores + 1)
     return PlanResult::INVALID_PARAMS;
-  if (desc_capacity >= 0 && desc_capacity < detail::max_pieces(totals, config)) {
-    *out_count = static_cast<int>(
-        std::min<int64_t>(detail::max_pieces(totals, config), INT32_MAX));
+  const int64_t max_pieces = detail::max_pieces(totals, config);
+  if (desc_capacity >= 0 && desc_capacity < max_pieces) {
+    *out_count = static_cast<int>(std::min<int64_t>(max_pieces, INT32_MAX));
     return PlanResult::BUFFER_OVERFLOW;
   }
   // The batch-invariant mode walks its pieces: bounded as the allocating

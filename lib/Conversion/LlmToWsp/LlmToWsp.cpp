@@ -4288,7 +4288,8 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
                {"CONFIG", "#wsp.plan_config<max_work_units = ${UNITS}>"}});
 
   SmallVector<DimCheck> dims;
-  std::string extraChecks;
+  // The checks before and after the operands' dimensions.
+  std::string extraChecks, shapesOk;
   if constexpr (decode) {
     // A request's cache row is its index; its length kv_len + 1.
     vals["KV_LEN"] = std::to_string(kvLen);
@@ -4321,9 +4322,9 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
                      at + " : ${K_CACHE_TYPE}\n";
       dims.push_back({"v_cache", d, "%cache_dim_" + at});
     }
-    vals["SHAPES_OK"] = "  %e1 = arith.andi %dims_ok, %one_token : i1\n"
-                        "  %e2 = arith.andi %e1, %slots_ok : i1\n"
-                        "  %shapes_ok = arith.andi %e2, %capacity_ok : i1\n";
+    shapesOk = "  %e1 = arith.andi %dims_ok, %one_token : i1\n"
+               "  %e2 = arith.andi %e1, %slots_ok : i1\n"
+               "  %shapes_ok = arith.andi %e2, %capacity_ok : i1\n";
   } else {
     vals["TOKENS_PER_UNIT"] = std::to_string(rows / group);
     MemRefType kType = cast<MemRefType>(k.getType()),
@@ -4359,11 +4360,10 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       dims.push_back({part.str(), 0, "%c1"});
       dims.push_back({part.str(), 1, "%tokens"});
     }
-    vals["SHAPES_OK"] = "  %one_seq = arith.cmpi eq, %q_batch, %c1 : index\n"
-                        "  %shapes_ok = arith.andi %dims_ok, %one_seq : i1\n";
+    shapesOk = "  %one_seq = arith.cmpi eq, %q_batch, %c1 : index\n"
+               "  %shapes_ok = arith.andi %dims_ok, %one_seq : i1\n";
   }
-  vals["CHECKS"] = extraChecks + checks(args, dims, "%dims_ok") +
-                   vals["SHAPES_OK"];
+  vals["CHECKS"] = extraChecks + checks(args, dims, "%dims_ok") + shapesOk;
   return instantiate(vals, kBenchmarkAttentionPlanner, kAttentionKernel,
                      args);
 }
