@@ -308,3 +308,93 @@ TEST(CpuSim, HelperThreadsOutliveALaunch) {
   EXPECT_EXIT(std::exit(launch() == 64 ? 0 : 1), testing::ExitedWithCode(0),
               "");
 }
+
+TEST(CpuSim, ReportIsResetBetweenLaunches) {
+  // A report keeps its storage from launch to launch (no allocation per
+  // launch); what a launch leaves in it must still be its own alone.
+  sim::LaunchReport report;
+  std::vector<WorkDescriptor> many = make_descs(200);
+  for (int i = 0; i < 200; ++i)
+    many[i].tier = static_cast<uint8_t>(i % 11); // past the 8 kept inline
+  ASSERT_EQ(sim::run_spmd(sim::CoreKind::Vector, 4, many.data(), 200,
+                          [](const WorkDescriptor &) {}, &report),
+            PlanResult::OK);
+  ASSERT_EQ(report.cores.size(), 4u);
+  for (const sim::CoreStats &c : report.cores)
+    for (size_t t = 0; t < 256; ++t) {
+      uint64_t expected = 0;
+      for (int i = c.block_idx; i < 200; i += 4)
+        expected += static_cast<size_t>(i % 11) == t;
+      EXPECT_EQ(c.per_tier[t], expected) << "core " << c.block_idx << " tier "
+                                         << t;
+    }
+
+  // Fewer cores, other tiers, a group other than 0 before: nothing carries
+  // over.
+  std::vector<WorkDescriptor> few = make_descs(3);
+  for (WorkDescriptor &d : few)
+    d.tier = 200;
+  sim::CoreGroup cube{sim::CoreKind::Cube, 2, many.data(), 2,
+                      [](const WorkDescriptor &) {}};
+  sim::CoreGroup vec{sim::CoreKind::Vector, 5, few.data(), 3,
+                     [](const WorkDescriptor &) {}};
+  ASSERT_EQ(sim::run_mpmd({cube, vec}, &report), PlanResult::OK);
+  ASSERT_EQ(report.cores.size(), 7u);
+  ASSERT_EQ(sim::run_spmd(sim::CoreKind::Vector, 6, few.data(), 3,
+                          [](const WorkDescriptor &) {}, &report),
+            PlanResult::OK);
+  ASSERT_EQ(report.cores.size(), 6u);
+  for (const sim::CoreStats &c : report.cores) {
+    const uint64_t ran = c.block_idx < 3 ? 1 : 0;
+    EXPECT_EQ(c.group, 0);
+    EXPECT_EQ(c.descriptors, ran);
+    EXPECT_EQ(c.per_tier[200], ran);
+    EXPECT_EQ(c.per_tier[0], 0u);
+    EXPECT_EQ(c.per_tier[1], 0u);
+    EXPECT_EQ(c.busy_us > 0, ran == 1) << "an idle core has no busy time";
+  }
+  EXPECT_EQ(report.launches, 3u);
+}
+
+TEST(CpuSim, LaunchFromInsideALaunch) {
+  // Statistics without a report live in a buffer of the calling thread; a
+  // launch a core starts on that thread must not share it.
+  std::vector<WorkDescriptor> outer = make_descs(4), inner = make_descs(5);
+  sim::Options one;
+  one.os_threads = 1;
+  sim::LaunchReport report;
+  std::atomic<int> inner_runs{0};
+  ASSERT_EQ(sim::run_spmd(
+                sim::CoreKind::Vector, 4, outer.data(), 4,
+                [&](const WorkDescriptor &) {
+                  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Vector, 2,
+                                          inner.data(), 5,
+                                          [&](const WorkDescriptor &) {
+                                            ++inner_runs;
+                                          },
+                                          nullptr, one),
+                            PlanResult::OK);
+                },
+                &report, one),
+            PlanResult::OK);
+  EXPECT_EQ(inner_runs, 20);
+  ASSERT_EQ(report.cores.size(), 4u);
+  for (const sim::CoreStats &c : report.cores)
+    EXPECT_EQ(c.descriptors, 1u);
+}
+
+TEST(CpuSim, ShortLaunchesDoNotWaitForHelpers) {
+  // The calling thread takes the work as it comes; helpers that have not
+  // woken by the time it is done are let off. Many tiny launches in a row
+  // must all complete, whichever threads ran them.
+  std::vector<WorkDescriptor> descs = make_descs(3);
+  sim::Options options;
+  options.os_threads = 2;
+  std::atomic<int> ran{0};
+  for (int i = 0; i < 2000; ++i)
+    ASSERT_EQ(sim::run_spmd(sim::CoreKind::Vector, 48, descs.data(), 3,
+                            [&](const WorkDescriptor &) { ++ran; }, nullptr,
+                            options),
+              PlanResult::OK);
+  EXPECT_EQ(ran, 6000);
+}

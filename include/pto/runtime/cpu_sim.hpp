@@ -25,11 +25,11 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <pthread.h>
-#include <unistd.h> // getpid: a forked child starts its own helpers
 
 namespace pto {
 namespace runtime {
@@ -88,15 +88,64 @@ inline int block_idx() { return detail::tl_block.idx; }
 inline int block_num() { return detail::tl_block.num; }
 inline CoreKind core_kind() { return detail::tl_block.kind; }
 
+/// Descriptors run per tier id (0-255), read as `counts[tier]`. A core runs
+/// a few tiers in a launch, so the counts are (tier, count) pairs, eight
+/// kept inline and a full table made only for a core that runs more: a
+/// launch's statistics stay small enough to reset for every launch.
+class TierCounts {
+public:
+  uint64_t operator[](size_t tier) const {
+    if (!table_.empty())
+      return tier < table_.size() ? table_[tier] : 0;
+    for (size_t i = 0; i < size_; ++i)
+      if (tiers_[i] == tier)
+        return counts_[i];
+    return 0;
+  }
+
+  void add(uint8_t tier) {
+    if (!table_.empty()) {
+      ++table_[tier];
+      return;
+    }
+    for (size_t i = 0; i < size_; ++i)
+      if (tiers_[i] == tier) {
+        ++counts_[i];
+        return;
+      }
+    if (size_ < kInline) {
+      tiers_[size_] = tier;
+      counts_[size_++] = 1;
+      return;
+    }
+    table_.assign(256, 0);
+    for (size_t i = 0; i < size_; ++i)
+      table_[tiers_[i]] = counts_[i];
+    ++table_[tier];
+  }
+
+  void clear() {
+    size_ = 0;
+    table_.clear();
+  }
+
+private:
+  static constexpr size_t kInline = 8;
+  std::array<uint8_t, kInline> tiers_{};
+  std::array<uint64_t, kInline> counts_{};
+  size_t size_ = 0;
+  std::vector<uint64_t> table_; // all 256 counts, once more than kInline
+};
+
 /// What one simulated core did in one launch.
 struct CoreStats {
   int group = 0; // MPMD group index (0 for SPMD)
   CoreKind kind = CoreKind::Vector;
   int block_idx = 0; // index within the group
   uint64_t descriptors = 0;
-  uint64_t cost = 0;  // sum of the launch's cost function over descriptors
-  double busy_us = 0; // wall time spent in kernels
-  std::array<uint64_t, 256> per_tier{}; // descriptors per tier id
+  uint64_t cost = 0;   // sum of the launch's cost function over descriptors
+  double busy_us = 0;  // wall time spent in kernels
+  TierCounts per_tier; // descriptors per tier id
 };
 
 struct LaunchReport {
@@ -182,7 +231,7 @@ public:
   HelperPool(const HelperPool &) = delete;
   HelperPool &operator=(const HelperPool &) = delete;
   ~HelperPool() {
-    if (getpid() != pid_) {
+    if (fork_epoch() != epoch_) {
       abandon(); // the parent's; its helpers are not here
       return;
     }
@@ -196,15 +245,15 @@ public:
       pthread_join(h->thread, nullptr);
   }
 
-  /// Runs `task` on `helpers` helper threads and on the calling thread, and
-  /// returns when all of them are done.
-  void run(int helpers, const std::function<void()> &task) {
-    if (getpid() != pid_) {
+  /// Runs `task(context)` on `helpers` helper threads and on the calling
+  /// thread, and returns when all of them are done.
+  void run(int helpers, void (*task)(void *), void *context) {
+    if (fork_epoch() != epoch_) {
       // A forked child: the state is the parent's (its mutex may even be
       // held by a helper that is not here), so start afresh.
       abandon();
       shared_ = std::make_unique<Shared>();
-      pid_ = getpid();
+      epoch_ = fork_epoch();
     }
     Shared &s = *shared_;
     while (static_cast<int>(s.helpers.size()) < helpers) {
@@ -219,18 +268,34 @@ public:
       s.helpers.push_back(std::move(helper));
     }
     helpers = static_cast<int>(s.helpers.size());
+    bool wake;
     {
       std::lock_guard<std::mutex> lock(s.mutex);
-      s.task = &task;
+      s.task = task;
+      s.context = context;
       s.wanted = helpers;
-      s.running = helpers;
-      ++s.generation;
+      s.started = 0;
+      s.running.store(helpers, std::memory_order_relaxed);
+      s.generation.fetch_add(1, std::memory_order_release);
+      wake = s.sleeping > 0; // the others are spinning and will see it
     }
-    s.start.notify_all();
-    task();
-    std::unique_lock<std::mutex> lock(s.mutex);
-    s.done.wait(lock, [&] { return s.running == 0; });
-    s.task = nullptr;
+    if (wake)
+      s.start.notify_all();
+    task(context);
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      // The task shares its work out as it goes: when the calling thread
+      // finishes it, a helper that has not taken it yet would find nothing
+      // left. Waking a thread takes tens of microseconds here, longer than
+      // many a small launch, so those helpers are let off, not waited for.
+      s.running.fetch_sub(s.wanted - s.started, std::memory_order_relaxed);
+      s.wanted = s.started;
+    }
+    if (!spin_until(
+            [&] { return s.running.load(std::memory_order_acquire) == 0; })) {
+      std::unique_lock<std::mutex> lock(s.mutex);
+      s.done.wait(lock, [&] { return s.running.load() == 0; });
+    }
   }
 
   static HelperPool &of_this_thread() {
@@ -249,11 +314,34 @@ private:
     std::mutex mutex;
     std::condition_variable start, done;
     std::vector<std::unique_ptr<Helper>> helpers;
-    const std::function<void()> *task = nullptr;
-    uint64_t generation = 0;
-    int wanted = 0, running = 0;
-    bool stop = false;
+    void (*task)(void *) = nullptr;
+    void *context = nullptr;
+    // Changed under the mutex; read without it by spinning threads.
+    std::atomic<uint64_t> generation{0};
+    std::atomic<int> running{0}; // helpers still running this task
+    std::atomic<bool> stop{false};
+    // Under the mutex: of this generation's task, the helpers asked to run
+    // it and those that took it; the helpers asleep on `start`.
+    int wanted = 0, started = 0, sleeping = 0;
   };
+
+  /// Polls `ready` for a short while (launches come back to back: a thread
+  /// that spins through the gap between two of them is not put to sleep
+  /// and woken, which costs tens of microseconds here); false if it did
+  /// not become true.
+  template <typename Ready> static bool spin_until(Ready &&ready) {
+    constexpr auto kSpin = std::chrono::microseconds(50);
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (unsigned i = 1;; ++i) {
+      if (ready())
+        return true;
+      if (i % 64 == 0 && std::chrono::steady_clock::now() >= until)
+        return false;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+  }
 
   /// Lets go of the parent's state in a forked child without destroying
   /// it (its mutex may be held, its threads are not here to join), kept
@@ -268,45 +356,78 @@ private:
     const int id = static_cast<Helper *>(arg)->id;
     uint64_t seen = 0;
     for (;;) {
-      const std::function<void()> *task;
+      spin_until([&] {
+        return s.stop.load(std::memory_order_relaxed) ||
+               s.generation.load(std::memory_order_acquire) != seen;
+      });
+      void (*task)(void *) = nullptr;
+      void *context = nullptr;
       {
         std::unique_lock<std::mutex> lock(s.mutex);
-        s.start.wait(lock, [&] {
-          return s.stop || (s.generation != seen && id < s.wanted);
-        });
-        if (s.stop)
-          return nullptr;
-        seen = s.generation;
-        task = s.task;
+        while (!task) {
+          if (s.stop)
+            return nullptr;
+          if (s.generation != seen) {
+            seen = s.generation;
+            if (id < s.wanted) {
+              task = s.task;
+              context = s.context;
+              ++s.started;
+            }
+            continue;
+          }
+          ++s.sleeping;
+          s.start.wait(lock);
+          --s.sleeping;
+        }
       }
-      (*task)();
+      task(context);
       std::lock_guard<std::mutex> lock(s.mutex);
-      if (--s.running == 0)
+      if (s.running.fetch_sub(1, std::memory_order_release) == 1)
         s.done.notify_all();
     }
   }
 
   std::unique_ptr<Shared> shared_ = std::make_unique<Shared>();
-  pid_t pid_ = getpid();
+  /// How many forks the process has been through: a pool made before a
+  /// fork finds itself in the child by comparing (getpid() would be a
+  /// system call per launch).
+  static uint64_t fork_epoch() {
+    static std::atomic<uint64_t> forks{0};
+    static const bool counting = [] {
+      pthread_atfork(nullptr, nullptr, [] { forks.fetch_add(1); });
+      return true;
+    }();
+    (void)counting;
+    return forks.load(std::memory_order_relaxed);
+  }
+
+  uint64_t epoch_ = fork_epoch();
 };
 
-/// Runs `body(i)` for every simulated core i in [0, n) on the calling
-/// thread and its helpers. Each i runs whole on one thread.
+/// Runs `body(i, last)` for every simulated core i in [0, n) on the calling
+/// thread and its helpers. Each i runs whole on one thread; `last` is a
+/// time its thread keeps: when it started, or a time the body left there.
 template <typename Body>
 void for_each_core(int n, int os_threads, Body &&body) {
-  int threads = os_threads > 0
-                    ? os_threads
-                    : static_cast<int>(std::thread::hardware_concurrency());
+  // (Asked once: glibc reads it from /sys on every call, 5 us here.)
+  static const int hardware =
+      static_cast<int>(std::thread::hardware_concurrency());
+  int threads = os_threads > 0 ? os_threads : hardware;
   threads = std::max(1, std::min(threads, n));
   std::atomic<int> next{0};
-  const std::function<void()> worker = [&] {
+  auto worker = [&] {
+    std::chrono::steady_clock::time_point last =
+        std::chrono::steady_clock::now();
     for (int i = next++; i < n; i = next++)
-      body(i);
+      body(i, last);
   };
   if (threads == 1)
     worker();
   else
-    HelperPool::of_this_thread().run(threads - 1, worker);
+    HelperPool::of_this_thread().run(
+        threads - 1, [](void *w) { (*static_cast<decltype(worker) *>(w))(); },
+        &worker);
 }
 
 inline double micros_since(std::chrono::steady_clock::time_point start) {
@@ -318,30 +439,86 @@ inline double micros_since(std::chrono::steady_clock::time_point start) {
 /// Runs `body(stats[i])` for every simulated core i, each whole on one OS
 /// thread, with its block context set (stats[i].block_idx within a launch
 /// or group of `num_of(i)` cores of kind stats[i].kind) and its busy time
-/// recorded.
+/// recorded. A core starts when the one before it on its thread ended, and
+/// `body` returns whether the core ran anything: an idle core's end is not
+/// read (two clock reads per core were a good part of a small launch on 48
+/// cores).
 template <typename NumOf, typename Body>
 void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
               Body &&body) {
-  for_each_core(static_cast<int>(stats.size()), os_threads, [&](int i) {
-    CoreStats &s = stats[i];
-    ScopedBlock scope(s.block_idx, num_of(i), s.kind);
-    // The core's run ends with its share: a kernel called on this thread
-    // after the launch (the caller's thread runs cores too) starts afresh.
-    const uint64_t saved_run = core_run();
-    core_run() = next_core_run();
-    const auto start = std::chrono::steady_clock::now();
-    body(s);
-    s.busy_us = micros_since(start);
-    core_run() = saved_run;
-  });
+  for_each_core(
+      static_cast<int>(stats.size()), os_threads,
+      [&](int i, std::chrono::steady_clock::time_point &last) {
+        CoreStats &s = stats[i];
+        ScopedBlock scope(s.block_idx, num_of(i), s.kind);
+        // The core's run ends with its share: a kernel called on this thread
+        // after the launch (the caller's thread runs cores too) starts afresh.
+        const uint64_t saved_run = core_run();
+        core_run() = next_core_run();
+        if (body(s)) {
+          const auto end = std::chrono::steady_clock::now();
+          s.busy_us =
+              std::chrono::duration<double, std::micro>(end - last).count();
+          last = end;
+        }
+        core_run() = saved_run;
+      });
 }
 
-/// Files a finished launch's statistics in `report` (when there is one).
-inline void record(LaunchReport *report, std::vector<CoreStats> stats,
+/// The per-core statistics of one launch. They live in the report's
+/// `cores` when there is a report, else in a buffer of the calling thread,
+/// and both are kept from launch to launch: building a launch's afresh
+/// (when a CoreStats held a 2 KiB table of tier counts: 48 of them, grown
+/// one by one, then freed) was most of a small launch's host time. A launch
+/// started from inside another on the same thread (a core's body) gets
+/// storage of its own.
+class LaunchStats {
+public:
+  LaunchStats(LaunchReport *report, size_t num_cores)
+      : stats_(report   ? report->cores
+               : idle() ? scratch()
+                        : own_) {
+    nested_ = !idle();
+    idle() = false;
+    stats_.resize(num_cores);
+    for (CoreStats &s : stats_) {
+      s.per_tier.clear();
+      s.group = 0; // the launch sets kind and block_idx
+      s.descriptors = 0;
+      s.cost = 0;
+      s.busy_us = 0;
+    }
+  }
+  ~LaunchStats() {
+    if (!nested_)
+      idle() = true;
+  }
+  LaunchStats(const LaunchStats &) = delete;
+  LaunchStats &operator=(const LaunchStats &) = delete;
+
+  std::vector<CoreStats> &get() { return stats_; }
+
+private:
+  static bool &idle() {
+    thread_local bool idle = true;
+    return idle;
+  }
+  static std::vector<CoreStats> &scratch() {
+    thread_local std::vector<CoreStats> scratch;
+    return scratch;
+  }
+
+  std::vector<CoreStats> own_;
+  std::vector<CoreStats> &stats_;
+  bool nested_ = false;
+};
+
+/// Counts a finished launch in `report` (when there is one); its
+/// statistics are already in `report->cores` (LaunchStats).
+inline void record(LaunchReport *report,
                    std::chrono::steady_clock::time_point start) {
   if (!report)
     return;
-  report->cores = std::move(stats);
   ++report->launches;
   report->launch_us += micros_since(start);
 }
@@ -353,9 +530,74 @@ inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
   kernel(d);
   ++s.descriptors;
   s.cost += cost(d);
-  ++s.per_tier[d.tier];
+  s.per_tier.add(d.tier);
 }
 
+} // namespace detail
+
+namespace detail {
+/// A core group whose kernel is any callable, held by reference: what
+/// run_spmd launches, with no std::function or group list to build.
+template <typename Kernel> struct GroupOf {
+  CoreKind kind;
+  int num_cores;
+  const WorkDescriptor *descs;
+  int count;
+  Kernel &kernel;
+};
+
+/// run_mpmd over `n` groups of any kernel type.
+template <typename Group>
+PlanResult run_groups(const Group *groups, size_t n, LaunchReport *report,
+                      const Options &options) {
+  int used[2] = {0, 0}; // cube, vector
+  size_t total = 0;
+  for (size_t gi = 0; gi < n; ++gi) {
+    const Group &g = groups[gi];
+    if (g.num_cores <= 0 || g.count < 0 || (g.count > 0 && !g.descs))
+      return PlanResult::INVALID_PARAMS;
+    if (g.kind != CoreKind::Vector)
+      used[0] += g.num_cores;
+    if (g.kind != CoreKind::Cube)
+      used[1] += g.kind == CoreKind::Mix ? g.num_cores * kVectorCoresPerBlock
+                                         : g.num_cores;
+    if (used[0] > kNumCubeCores || used[1] > kNumVectorCores)
+      return PlanResult::INVALID_PARAMS;
+    total += static_cast<size_t>(g.num_cores);
+  }
+
+  LaunchStats storage(report, total);
+  std::vector<CoreStats> &stats = storage.get();
+  size_t core = 0;
+  for (size_t gi = 0; gi < n; ++gi)
+    for (int c = 0; c < groups[gi].num_cores; ++c, ++core) {
+      stats[core].group = static_cast<int>(gi);
+      stats[core].kind = groups[gi].kind;
+      stats[core].block_idx = c;
+    }
+  const CostFn cost = options.cost ? options.cost : &unit_length;
+  const auto launch_start = std::chrono::steady_clock::now();
+  simulate(
+      stats, options.os_threads,
+      [&](int i) { return groups[stats[i].group].num_cores; },
+      [&](CoreStats &s) {
+        const Group &g = groups[s.group];
+        if (options.schedule == Schedule::Rows) {
+          const int end = ::pto::runtime::row_range_begin(
+              g.descs, g.count, s.block_idx + 1, g.num_cores);
+          for (int i = ::pto::runtime::row_range_begin(
+                   g.descs, g.count, s.block_idx, g.num_cores);
+               i < end; ++i)
+            run_one(g.kernel, g.descs[i], s, cost);
+        } else {
+          for (int i = s.block_idx; i < g.count; i += g.num_cores)
+            run_one(g.kernel, g.descs[i], s, cost);
+        }
+        return s.descriptors != 0;
+      });
+  record(report, launch_start);
+  return PlanResult::OK;
+}
 } // namespace detail
 
 /// MPMD: different kernels on different core groups, all at once. Returns
@@ -364,55 +606,10 @@ inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
 inline PlanResult run_mpmd(const std::vector<CoreGroup> &groups,
                            LaunchReport *report = nullptr,
                            const Options &options = {}) {
-  int used[2] = {0, 0}; // cube, vector
-  for (const CoreGroup &g : groups) {
-    if (g.num_cores <= 0 || g.count < 0 || (g.count > 0 && !g.descs) ||
-        !g.kernel)
+  for (const CoreGroup &g : groups)
+    if (!g.kernel)
       return PlanResult::INVALID_PARAMS;
-    if (g.kind != CoreKind::Vector)
-      used[0] += g.num_cores;
-    if (g.kind != CoreKind::Cube)
-      used[1] += g.kind == CoreKind::Mix ? g.num_cores * kVectorCoresPerBlock
-                                         : g.num_cores;
-  }
-  if (used[0] > kNumCubeCores || used[1] > kNumVectorCores)
-    return PlanResult::INVALID_PARAMS;
-
-  std::vector<CoreStats> stats;
-  std::vector<int> group_of;
-  for (int gi = 0; gi < static_cast<int>(groups.size()); ++gi)
-    for (int c = 0; c < groups[gi].num_cores; ++c) {
-      CoreStats s;
-      s.group = gi;
-      s.kind = groups[gi].kind;
-      s.block_idx = c;
-      stats.push_back(s);
-      group_of.push_back(gi);
-    }
-  const CostFn cost = options.cost ? options.cost : &unit_length;
-  const auto launch_start = std::chrono::steady_clock::now();
-  detail::simulate(
-      stats, options.os_threads,
-      [&](int core) { return groups[group_of[core]].num_cores; },
-      [&](CoreStats &s) {
-        const CoreGroup &g = groups[s.group];
-        auto run = [&](const WorkDescriptor &d) {
-          detail::run_one(g.kernel, d, s, cost);
-        };
-        if (options.schedule == Schedule::Rows) {
-          const int end = ::pto::runtime::row_range_begin(
-              g.descs, g.count, s.block_idx + 1, g.num_cores);
-          for (int i = ::pto::runtime::row_range_begin(
-                   g.descs, g.count, s.block_idx, g.num_cores);
-               i < end; ++i)
-            run(g.descs[i]);
-        } else {
-          for (int i = s.block_idx; i < g.count; i += g.num_cores)
-            run(g.descs[i]);
-        }
-      });
-  detail::record(report, std::move(stats), launch_start);
-  return PlanResult::OK;
+  return detail::run_groups(groups.data(), groups.size(), report, options);
 }
 
 /// SPMD: one kernel on `num_cores` cores of `kind` over one descriptor
@@ -421,13 +618,9 @@ template <typename Kernel>
 PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
                     int count, Kernel &&kernel, LaunchReport *report = nullptr,
                     const Options &options = {}) {
-  CoreGroup group;
-  group.kind = kind;
-  group.num_cores = num_cores;
-  group.descs = descs;
-  group.count = count;
-  group.kernel = std::forward<Kernel>(kernel);
-  return run_mpmd({group}, report, options);
+  const detail::GroupOf<std::remove_reference_t<Kernel>> group{
+      kind, num_cores, descs, count, kernel};
+  return detail::run_groups(&group, 1, report, options);
 }
 
 /// Persistent style: core c walks its own work list,
@@ -456,7 +649,8 @@ PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
     if (items[i] < 0 || items[i] >= count)
       return PlanResult::INVALID_PARAMS;
   const CostFn cost = options.cost ? options.cost : &unit_length;
-  std::vector<CoreStats> stats(num_cores);
+  detail::LaunchStats storage(report, static_cast<size_t>(num_cores));
+  std::vector<CoreStats> &stats = storage.get();
   for (int c = 0; c < num_cores; ++c) {
     stats[c].kind = kind;
     stats[c].block_idx = c;
@@ -468,8 +662,9 @@ PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
         expand(s.block_idx);
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
           detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
+        return true; // expanding is work too
       });
-  detail::record(report, std::move(stats), launch_start);
+  detail::record(report, launch_start);
   return PlanResult::OK;
 }
 
@@ -494,7 +689,8 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
                   CoreKind kind = CoreKind::Vector) {
   if (num_blocks <= 0)
     return PlanResult::INVALID_PARAMS;
-  std::vector<CoreStats> stats(num_blocks);
+  detail::LaunchStats storage(report, static_cast<size_t>(num_blocks));
+  std::vector<CoreStats> &stats = storage.get();
   for (int b = 0; b < num_blocks; ++b) {
     stats[b].kind = kind;
     stats[b].block_idx = b;
@@ -502,8 +698,11 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
   const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
       stats, options.os_threads, [&](int) { return num_blocks; },
-      [&](CoreStats &) { entry(); });
-  detail::record(report, std::move(stats), launch_start);
+      [&](CoreStats &) {
+        entry();
+        return true;
+      });
+  detail::record(report, launch_start);
   return PlanResult::OK;
 }
 
