@@ -806,3 +806,111 @@ TEST(TileSim, SaturatingRintIsClampedNearbyint) {
     expectSaturatingRint<int32_t>(f);
   }
 }
+
+// Tiles of 1024 elements and more run their vector loops compiled for the
+// host's AVX2 when it has one (tile.hpp: detail::vector_loop). The bits
+// must be those of the element-wise definition, computed here one element
+// at a time, special values included.
+TEST(TileSimTest, WideTilesComputeTheSameBits) {
+  KernelScope scope;
+  constexpr int R = 8, N = 256;
+  using F = Tile<Loc::Vec, float, R, N>;
+  F x, y, out;
+  Tile<Loc::Vec, int32_t, R, N> i32;
+  Tile<Loc::Vec, f16, R, N> h16;
+  Tile<Loc::Vec, int8_t, R, N> q;
+  Tile<Loc::Vec, float, 1, N> colv;
+  Tile<Loc::Vec, float, R, 1, Layout::ColMajor> rowv;
+  assign(x, 0);
+  assign(y, 8192);
+  assign(out, 16384);
+  assign(i32, 24576);
+  assign(h16, 32768);
+  assign(q, 36864);
+  assign(colv, 40960);
+  assign(rowv, 41984);
+  std::vector<float> a = random_floats(R * N, 31, -70000, 70000);
+  std::vector<float> b = random_floats(R * N, 32, -3, 3);
+  const float specials[] = {0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            std::numeric_limits<float>::denorm_min(),
+                            3e38f,
+                            -3e38f,
+                            2147483648.0f,
+                            -2147483904.0f,
+                            65520.0f,
+                            -65504.0f,
+                            2.5f,
+                            -3.5f,
+                            127.5f,
+                            -128.5f};
+  for (size_t i = 0; i < std::size(specials); ++i) {
+    a[i * 7] = specials[i];
+    b[i * 5 + 1] = specials[i];
+  }
+  std::copy(a.begin(), a.end(), x.data);
+  std::copy(b.begin(), b.end(), y.data);
+  for (int c = 0; c < N; ++c)
+    colv.at(0, c) = b[c];
+  for (int r = 0; r < R; ++r)
+    rowv.at(r, 0) = b[r * 3];
+  auto same = [](float got, float want) {
+    return (got != got && want != want) ||
+           std::memcmp(&got, &want, sizeof got) == 0;
+  };
+
+  cvt(i32, x);
+  cvt(h16, i32);
+  cvt(q, h16);
+  for (int i = 0; i < R * N; ++i) {
+    const float v = a[size_t(i)];
+    const float r = std::nearbyint(v);
+    const int32_t want32 = v != v                ? 0
+                           : r >= 2147483648.0f  ? INT32_MAX
+                           : r <= -2147483648.0f ? INT32_MIN
+                                                 : int32_t(r);
+    ASSERT_EQ(i32.data[i], want32) << "f32 -> i32 of " << v;
+    ASSERT_EQ(h16.data[i].bits, f32_to_f16(float(want32)).bits)
+        << "i32 -> f16 of " << want32;
+    const float h = f16_to_f32(h16.data[i]);
+    const float hr = std::nearbyint(h);
+    const int want8 = h != h ? 0 : hr >= 127 ? 127 : hr <= -128 ? -128 : int(hr);
+    ASSERT_EQ(q.data[i], want8) << "f16 -> i8 of " << h;
+  }
+  cvt(h16, x);
+  for (int i = 0; i < R * N; ++i)
+    ASSERT_EQ(h16.data[i].bits, f32_to_f16(a[size_t(i)]).bits)
+        << "f32 -> f16 of " << a[size_t(i)];
+
+  mul(out, x, y);
+  for (int i = 0; i < R * N; ++i)
+    ASSERT_TRUE(same(out.data[i], a[size_t(i)] * b[size_t(i)])) << i;
+  sub(out, x, y);
+  for (int i = 0; i < R * N; ++i)
+    ASSERT_TRUE(same(out.data[i], a[size_t(i)] - b[size_t(i)])) << i;
+  max(out, x, y);
+  for (int i = 0; i < R * N; ++i) {
+    const float p = a[size_t(i)], s = b[size_t(i)];
+    ASSERT_TRUE(same(out.data[i], p > s ? p : s)) << i;
+  }
+  abs(out, x);
+  for (int i = 0; i < R * N; ++i)
+    ASSERT_TRUE(same(out.data[i], std::fabs(a[size_t(i)]))) << i;
+  divs(out, x, 3.0f);
+  for (int i = 0; i < R * N; ++i)
+    ASSERT_TRUE(same(out.data[i], a[size_t(i)] / 3.0f)) << i;
+
+  Tile<Loc::Vec, float, R, N> scratch;
+  assign(scratch, 42016);
+  rowexpandmul(out, x, rowv, scratch);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < N; ++c)
+      ASSERT_TRUE(same(out.at(r, c), a[size_t(r * N + c)] * b[size_t(r * 3)]));
+  colexpandsub(out, x, colv);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < N; ++c)
+      ASSERT_TRUE(same(out.at(r, c), a[size_t(r * N + c)] - b[size_t(c)]));
+}

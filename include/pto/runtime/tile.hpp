@@ -192,6 +192,36 @@ template <typename To, typename From> To convert(From x) {
 }
 
 namespace detail {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&        \
+    !defined(__AVX2__)
+#define PTO_TILE_AVX2_LOOPS 1
+/// Asked once, at start-up (__builtin_cpu_init: a static initializer may
+/// run before the runtime's own).
+inline const bool host_has_avx2 =
+    (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+/// `loop()` with everything it calls inlined and compiled for AVX2.
+template <typename Loop>
+__attribute__((target("avx2"), flatten)) void run_avx2(Loop &loop) {
+  loop();
+}
+#endif
+
+/// Runs `loop()`, a vector instruction's loop over `elements` elements of
+/// its tiles, compiled for AVX2 when the host has it: the build's baseline
+/// is SSE2, and the conversions and element-wise loops run 2-3x faster
+/// with AVX2. The results are the same bits: AVX2 brings no fused
+/// multiply-add, so no product and sum are contracted into one rounding.
+/// A loop under 1024 elements stays on the baseline: the rope's [8 x 64]
+/// tiles ran 10% slower with AVX2 (its memcpy-bound loads got slower; why,
+/// I have not found).
+template <typename Loop> void vector_loop(int elements, Loop &&loop) {
+#ifdef PTO_TILE_AVX2_LOOPS
+  if (host_has_avx2 && elements >= 1024)
+    return run_avx2(loop);
+#endif
+  loop();
+}
+
 /// The arithmetic of an element type: float, or 64-bit integers (32-bit
 /// sums and products do not overflow there; results wrap back).
 template <typename T>
@@ -1099,7 +1129,7 @@ void elementwise(const char *op, D &dst, F &&f, const S &...src) {
       for (int c = 0; c < d.cols; ++c)
         d.at(r, c) = from_value<T>(f(value(s.at(r, c))...));
   };
-  run(S(src)...);
+  vector_loop(d.rows * d.cols, [&] { run(S(src)...); });
 }
 } // namespace detail
 
@@ -1184,12 +1214,15 @@ void cvt(D &dst, const S &src, Round mode = Round::Rint) {
   // rows, which the compiler vectorizes (the conversions have no branch on
   // the value), else element by element.
   if constexpr (!col_storage(D::layout) && !col_storage(S::layout)) {
-    for (int r = 0; r < d.rows; ++r) {
-      DT *__restrict out = &d.at(r, 0);
-      const ST *__restrict in = &s.at(r, 0);
-      for (int c = 0; c < d.cols; ++c)
-        out[c] = convert<DT>(in[c]);
-    }
+    detail::vector_loop(d.rows * d.cols, [&] {
+      for (int r = 0; r < d.rows; ++r) {
+        DT *__restrict out = &d.at(r, 0);
+        const ST *__restrict in = &s.at(r, 0);
+        const int cols = d.cols;
+        for (int c = 0; c < cols; ++c)
+          out[c] = convert<DT>(in[c]);
+      }
+    });
   } else {
     for (int r = 0; r < d.rows; ++r)
       for (int c = 0; c < d.cols; ++c)
@@ -1304,36 +1337,46 @@ template <typename D, typename S> void colexpand(D &dst, const S &src) {
 }
 
 namespace detail {
-/// dst[r, c] = f(src[r, c], b(r, c)) with b a broadcast operand (and a
-/// scratch tile the device uses).
-template <typename D, typename S, typename B, typename Get, typename F>
+/// dst[r, c] = f(src[r, c], b[r, 0]) (`Row`) or f(src[r, c], b[0, c]),
+/// with b a broadcast operand (and a scratch tile the device uses).
+template <bool Row, typename D, typename S, typename B, typename F>
 void broadcast_binary(const char *op, D &dst, const S &src, const B &b,
-                      Access scratch, Get &&get, F &&f) {
+                      Access scratch, F &&f) {
   using T = typename D::DType;
   check_valid(dst, op);
   checker().instr(op, Unit::Vector, Pipe::V,
                   {on_chip(src, false, true), on_chip(b, false), scratch,
                    on_chip(dst, true, true)});
-  for (int r = 0; r < dst.rows; ++r)
-    for (int c = 0; c < dst.cols; ++c)
-      dst.at(r, c) = from_value<T>(f(value(src.at(r, c)), value(get(r, c))));
+  const D d = dst; // (local handles: see detail::elementwise)
+  const S s = src;
+  const B v = b;
+  vector_loop(d.rows * d.cols, [&] {
+    for (int r = 0; r < d.rows; ++r) {
+      if constexpr (Row) {
+        const auto y = value(v.at(r, 0));
+        for (int c = 0; c < d.cols; ++c)
+          d.at(r, c) = from_value<T>(f(value(s.at(r, c)), y));
+      } else {
+        for (int c = 0; c < d.cols; ++c)
+          d.at(r, c) = from_value<T>(f(value(s.at(r, c)), value(v.at(0, c))));
+      }
+    }
+  });
 }
 } // namespace detail
 
-#define PTO_TILE_EXPAND_BINARY(NAME, OP, EXPR)                               \
-  template <typename D, typename S, typename R, typename Tmp>                \
-  void row##NAME(D &dst, const S &src, const R &row, Tmp &tmp) {             \
-    detail::broadcast_binary(                                                \
-        "TROW" OP, dst, src, row, detail::on_chip(tmp, true),                \
-        [&](int r, int) { return row.at(r, 0); },                            \
-        [](auto x, auto y) { return EXPR; });                                \
-  }                                                                          \
-  template <typename D, typename S, typename C>                              \
-  void col##NAME(D &dst, const S &src, const C &col) {                       \
-    detail::broadcast_binary(                                                \
-        "TCOL" OP, dst, src, col, detail::Access{0, 0, 0, true},             \
-        [&](int, int c) { return col.at(0, c); },                            \
-        [](auto x, auto y) { return EXPR; });                                \
+#define PTO_TILE_EXPAND_BINARY(NAME, OP, EXPR)                                 \
+  template <typename D, typename S, typename R, typename Tmp>                  \
+  void row##NAME(D &dst, const S &src, const R &row, Tmp &tmp) {               \
+    detail::broadcast_binary<true>("TROW" OP, dst, src, row,                   \
+                                   detail::on_chip(tmp, true),                 \
+                                   [](auto x, auto y) { return EXPR; });       \
+  }                                                                            \
+  template <typename D, typename S, typename C>                                \
+  void col##NAME(D &dst, const S &src, const C &col) {                         \
+    detail::broadcast_binary<false>("TCOL" OP, dst, src, col,                  \
+                                    detail::Access{0, 0, 0, true},             \
+                                    [](auto x, auto y) { return EXPR; });      \
   }
 PTO_TILE_EXPAND_BINARY(expandadd, "EXPANDADD", x + y)
 PTO_TILE_EXPAND_BINARY(expandsub, "EXPANDSUB", x - y)
