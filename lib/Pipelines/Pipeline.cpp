@@ -39,7 +39,9 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createConvertLlmKvSharding());
   pm.addPass(createConvertLlmToWsp());
   pm.addPass(createCanonicalizerPass());
-  // Stage 1: planning (and the iteration-space queries it leaves).
+  // Stage 1: planning (and the iteration-space queries it leaves), the
+  // plans a step table replays first given storage of their own.
+  pm.addPass(createWspKeepStepPlans());
   pm.addPass(createWspLowerSpaces());
   pm.addPass(createWspLowerMasks());
   WspPlanOptions plan;

@@ -12,7 +12,9 @@
 #include "CppEmitter.h"
 
 #include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -1142,10 +1144,21 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     std::string name;
     std::optional<unsigned> patched; // operand fed by the patched buffer
     StepPatchKind kind = StepPatchKind::token_offset;
+    // wsp.replay_with: the variant the table calls, with the buffers it
+    // keeps for it (the variant's arguments past the call's operands).
+    func::FuncOp kept;
   };
   SmallVector<Launch> launches;
   for (auto [k, call] : llvm::enumerate(calls)) {
     Launch l{t + "_launch" + std::to_string(k), std::nullopt};
+    if (auto variant = call->getAttrOfType<FlatSymbolRefAttr>(
+            WspDialect::kReplayWithAttrName)) {
+      l.kept = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call,
+                                                                  variant);
+      if (!l.kept)
+        return call.emitOpError("is replayed with ")
+               << variant << ", which is not a function";
+    }
     for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
       auto arg = dyn_cast<BlockArgument>(operand);
       if (!arg || arg.getOwner() != &entry)
@@ -1161,6 +1174,11 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       l.kind = it->second;
     }
     SmallVector<std::string> fields;
+    struct KeptField {
+      std::string elem, name;
+      int64_t size;
+    };
+    SmallVector<KeptField> keptFields;
     if (types) {
       os << "/// Launch " << k << " of wsp.step @" << t << ": func.call @"
          << call.getCallee() << ", its arguments bound at build.\n";
@@ -1173,6 +1191,33 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       if (types)
         os << "  " << *ct << " a" << i << ";\n";
       fields.push_back((l.patched == i ? "a" : "b.a") + std::to_string(i));
+    }
+    // The kept plan's buffers, on the heap (a plan of thousands of
+    // descriptors would make the table too large for a stack), zeroed at
+    // build: nothing planned yet.
+    for (BlockArgument arg : l.kept ? l.kept.getArguments().drop_front(
+                                          call.getNumOperands())
+                                    : ArrayRef<BlockArgument>()) {
+      auto type = cast<MemRefType>(arg.getType());
+      FailureOr<std::string> view = e.type(type, call);
+      FailureOr<std::string> elem = e.scalarType(type.getElementType(), call);
+      if (failed(view) || failed(elem))
+        return failure();
+      std::string field = getSourceName(arg.getLoc()).str();
+      if (field.empty())
+        field = "k" + std::to_string(arg.getArgNumber());
+      keptFields.push_back({*elem, field, type.getNumElements()});
+      fields.push_back(*view + "{kept." + field + ", {" +
+                       std::to_string(type.getNumElements()) + "}}");
+    }
+    if (types && l.kept) {
+      os << "  /// The plan @" << l.kept.getSymName()
+         << " keeps from call to call.\n";
+      os << "  struct Kept {\n";
+      for (const KeptField &f : keptFields)
+        os << "    " << f.elem << " " << f.name << "[" << f.size << "];\n";
+      os << "  };\n";
+      os << "  std::unique_ptr<Kept> kept;\n";
     }
     if (types)
       os << "};\n";
@@ -1187,6 +1232,8 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     os.indent();
     os << "const auto &b = *static_cast<const " << l.name
        << " *>(buffers[0]);\n";
+    if (l.kept)
+      os << "auto &kept = *b.kept;\n";
     if (l.patched) {
       std::string a = "a" + std::to_string(*l.patched);
       os << "// This token's row of the token buffer (patched per token).\n";
@@ -1194,7 +1241,8 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       os << a << ".data = static_cast<decltype(" << a
          << ".data)>(buffers[1]);\n";
     }
-    os << "return " << call.getCallee()
+    os << "return "
+       << (l.kept ? l.kept.getSymName() : call.getCallee())
        << (e.flavor == Flavor::Aicpu ? "_impl" : "") << "("
        << llvm::join(fields, ", ") << ");\n";
     os.unindent();
@@ -1262,7 +1310,11 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
           const unsigned k = next++;
           const Launch &l = launches[k];
           e.os << "captured.launch" << k << " = " << l.name << "{"
-               << e.join(call.getOperands()) << "};\n";
+               << e.join(call.getOperands());
+          if (l.kept)
+            e.os << (call.getNumOperands() ? ", " : "")
+                 << "std::make_unique<" << l.name << "::Kept>()";
+          e.os << "};\n";
           std::string record = "captured.steps.add_launch(" + l.name +
                                "_run, &captured.launch" + std::to_string(k) +
                                ", \"" + call.getCallee().str() + "\"";
@@ -1351,7 +1403,8 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     // The step tables are host and AICPU code: not on an AICore.
     if (!steps.empty())
       os << "#if defined(__CPU_SIM) || !defined(__CCE_AICORE__)\n"
-            "#include <pto/runtime/step_table.hpp>\n#endif\n";
+            "#include <pto/runtime/step_table.hpp>\n\n#include <memory>\n"
+            "#endif\n";
     os << kPrelude;
     for (KernelTableOp t : tables)
       if (failed(emitTableArgs(t)))
@@ -1458,7 +1511,7 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
   if (hasCollectives(module))
     os << "#include <pto/runtime/collectives.hpp>\n";
   if (!module.getOps<StepOp>().empty())
-    os << "#include <pto/runtime/step_table.hpp>\n";
+    os << "#include <pto/runtime/step_table.hpp>\n\n#include <memory>\n";
   // The simulation draws each balanced plan it makes (wspc --plan-svg).
   if (module->walk([](PlanBalancedOp) { return WalkResult::interrupt(); })
           .wasInterrupted())

@@ -28,3 +28,19 @@ func.func @single_step(%tokens: memref<?xi32>, %rope_pos: i32, %attn_kv: i32,
                        %pos: i32, %kv: i32) {
   return
 }
+
+// A call the table replays with a variant whose plan it keeps
+// (wsp-keep-step-plans).
+// CHECK-LABEL: func.func @kept_step
+// CHECK: call @launch(%{{.*}}) {wsp.replay_with = @launch_kept} : (memref<?xi32>) -> i32
+func.func private @launch(%x: memref<?xi32>) -> i32
+func.func private @launch_kept(%x: memref<?xi32>, %k: memref<4xi32>,
+                               %r: memref<7xi64>) -> i32 {
+  %c = arith.constant 0 : i32
+  return %c : i32
+}
+func.func @kept_step(%x: memref<?xi32>) -> i32 {
+  %s = func.call @launch(%x) {wsp.replay_with = @launch_kept}
+      : (memref<?xi32>) -> i32
+  return %s : i32
+}

@@ -9,6 +9,9 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::wsp;
@@ -31,4 +34,50 @@ Operation *WspDialect::materializeConstant(OpBuilder &builder, Attribute value,
     if (integer.getType() == type)
       return arith::ConstantOp::create(builder, loc, type, integer);
   return nullptr;
+}
+
+/// `wsp.replay_with = @variant` on a call: the variant takes the callee's
+/// arguments, then the buffers a table keeps for it (static rank-1
+/// memrefs), and returns what the callee returns.
+LogicalResult WspDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != kReplayWithAttrName)
+    return success();
+  auto variantName = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
+  if (!variantName)
+    return op->emitOpError() << "has " << kReplayWithAttrName
+                             << " = " << attr.getValue()
+                             << ", which is not a function symbol";
+  auto call = dyn_cast<CallOpInterface>(op);
+  if (!call)
+    return op->emitOpError() << "has " << kReplayWithAttrName
+                             << ", which only a call carries";
+  auto variant = SymbolTable::lookupNearestSymbolFrom<FunctionOpInterface>(
+      op, variantName);
+  if (!variant || variant.isExternal())
+    return op->emitOpError() << "is replayed with " << variantName
+                             << ", which is not a function definition";
+  ArrayRef<Type> inputs = variant.getArgumentTypes();
+  TypeRange operands = call.getArgOperands().getTypes();
+  if (inputs.size() < operands.size() ||
+      TypeRange(inputs.take_front(operands.size())) != operands)
+    return op->emitOpError()
+           << "is replayed with " << variantName
+           << ", whose leading arguments are not the call's operands ("
+           << operands << ")";
+  if (TypeRange(variant.getResultTypes()) != op->getResultTypes())
+    return op->emitOpError() << "is replayed with " << variantName
+                             << ", which returns " << variant.getResultTypes()
+                             << " where the call returns "
+                             << op->getResultTypes();
+  for (auto [i, type] : llvm::enumerate(inputs.drop_front(operands.size()))) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref || !memref.hasStaticShape() || memref.getRank() != 1 ||
+        !memref.getLayout().isIdentity())
+      return op->emitOpError()
+             << "is replayed with " << variantName << ", whose kept argument "
+             << operands.size() + i << " is " << type
+             << ", not a static rank-1 buffer a table can hold";
+  }
+  return success();
 }

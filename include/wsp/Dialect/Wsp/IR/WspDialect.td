@@ -26,11 +26,18 @@ def Wsp_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::shard::ShardDialect"];
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     /// Registers the attributes and types (defined next to their storage
     /// classes).
     void registerAttributes();
     void registerTypes();
+
+    /// On a call a `wsp.step` table records: the variant of the callee the
+    /// table calls instead, its plan kept in storage the table holds (the
+    /// callee's arguments, then static buffers; wsp-keep-step-plans).
+    static constexpr ::llvm::StringLiteral kReplayWithAttrName =
+        "wsp.replay_with";
   }];
 }
 

@@ -143,6 +143,50 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   ];
 }
 
+def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
+  let summary = "Give each launch a step table replays a plan kept from "
+                "call to call";
+  let description = [{
+    A `wsp.step` table calls the same launches token after token, and most
+    of them plan from lengths that do not change between tokens (a norm's
+    or a matmul's token count); attention's KV lengths grow by one. For
+    each launch a captured function calls, the pass makes a variant,
+    `@<launch>_kept`, that the table calls instead (`wsp.replay_with` on
+    the `func.call`): its descriptor buffer and a record of what it was
+    planned from are arguments, storage the table keeps per command, and
+    its `wsp.generate` (with the `wsp.plan_chunk_size` that feeds it) runs
+    only when the lengths or the batch, head count, chunk or queries
+    differ from the last call's. A plan is a function of those alone, so
+    the descriptors dispatched are the ones a fresh plan would write.
+
+    The function a user calls every token keeps calling the original
+    launch, which plans every call. A launch is left alone (the table
+    re-plans it) when its plan is not one `wsp.generate` into a
+    descriptor buffer of its own: a static `memref.alloca` of lengths and
+    of descriptors, the buffer read only by `wsp.dispatch` without
+    `expand`, and no balanced-planner outputs (`cores`, `merges`, `cuts`,
+    `q_lens`).
+
+    ```mlir
+    // The table's call:
+    %s = func.call @rms_norm_0_launch(%x, %w, %y) {wsp.replay_with = @rms_norm_0_launch_kept}
+    // The variant: the plan's storage, then the record
+    // [planned, count, status, batch, heads, chunk, queries].
+    func.func private @rms_norm_0_launch_kept(%x: ..., %w: ..., %y: ...,
+        %descs: memref<48x!wsp.descriptor<moe>>, %lens: memref<1xi32>,
+        %record: memref<7xi64>) -> i32
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numKept", "plans-kept", "Launches given a kept plan">,
+    Statistic<"numLeft", "plans-left",
+              "Launches a table re-plans (their plan is not kept)">,
+  ];
+}
+
 def WspSetTarget : Pass<"wsp-set-target", "::mlir::ModuleOp"> {
   let summary = "Record the emission target on the module";
   let description = [{

@@ -1,0 +1,274 @@
+//===- KeepStepPlans.cpp - plans a step table keeps between calls ---------===//
+//
+// A launch that a wsp.step table replays gets a variant whose plan lives in
+// storage the table keeps: its wsp.generate runs again only when what the
+// plan is a function of (the lengths, the batch, the head count, the chunk
+// and the queries) differs from the last call's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Wsp/IR/WspDialect.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Dialect/Wsp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::wsp {
+#define GEN_PASS_DEF_WSPKEEPSTEPPLANS
+#include "wsp/Dialect/Wsp/Transforms/Passes.h.inc"
+} // namespace mlir::wsp
+
+using namespace mlir;
+using namespace mlir::wsp;
+
+namespace {
+
+/// The record a kept plan carries: whether it holds a plan, the plan's
+/// results, and what it was planned from (the lengths apart).
+enum Record : int64_t {
+  kPlanned,
+  kCount,
+  kStatus,
+  kBatch,
+  kHeads,
+  kChunk,
+  kQueries,
+  kRecordSize
+};
+/// The scalars a plan is a function of, beside its lengths, in the order
+/// of the key.
+constexpr Record kKeyFields[] = {kBatch, kHeads, kChunk, kQueries};
+
+/// A launch's plan, in the form a table can keep.
+struct Plan {
+  GenerateOp generate;
+  /// The wsp.plan_chunk_size that computes the chunk from the same
+  /// lengths, used by the generate alone (it then runs only when the plan
+  /// does); null when the chunk is part of the key instead.
+  PlanChunkSizeOp chunkSize;
+  memref::AllocaOp lengths, descriptors;
+};
+
+bool isStaticScratch(memref::AllocaOp alloca) {
+  return alloca && alloca.getType().hasStaticShape() &&
+         alloca.getType().getLayout().isIdentity() &&
+         alloca.getType().getRank() == 1;
+}
+
+/// The launch's one plan, if a table can keep it.
+std::optional<Plan> findPlan(func::FuncOp launch) {
+  SmallVector<GenerateOp> generates;
+  bool other = false;
+  launch.walk([&](Operation *op) {
+    if (auto g = dyn_cast<GenerateOp>(op))
+      generates.push_back(g);
+    else if (isa<PlanBalancedOp, func::CallOp>(op))
+      other = true; // planning elsewhere: left to re-plan
+  });
+  if (other || generates.size() != 1)
+    return std::nullopt;
+  GenerateOp g = generates.front();
+  if (g.getCoreIndptr() || g.getMergeIndptr() || g.getCuts() || g.getQLens())
+    return std::nullopt;
+  Plan plan{g, nullptr, g.getLengths().getDefiningOp<memref::AllocaOp>(),
+            g.getBuffer().getDefiningOp<memref::AllocaOp>()};
+  if (!isStaticScratch(plan.lengths) || !isStaticScratch(plan.descriptors))
+    return std::nullopt;
+  // The descriptors are written by the plan and read by dispatches that do
+  // not write them (an `expand` dispatch does).
+  for (Operation *user : plan.descriptors->getUsers()) {
+    if (user == g.getOperation())
+      continue;
+    auto dispatch = dyn_cast<DispatchOp>(user);
+    if (!dispatch || dispatch.getCuts() ||
+        llvm::is_contained(dispatch.getArgs(), plan.descriptors.getResult()))
+      return std::nullopt;
+  }
+  if (auto chunk = g.getChunk() ? g.getChunk().getDefiningOp<PlanChunkSizeOp>()
+                                : nullptr;
+      chunk && chunk->hasOneUse() && chunk.getLengths() == g.getLengths() &&
+      chunk.getBatch() == g.getBatch() && chunk.getHeads() == g.getHeads() &&
+      chunk.getWindowAttr() == g.getWindowAttr() &&
+      chunk.getQueries() == g.getQueries())
+    plan.chunkSize = chunk;
+  return plan;
+}
+
+/// Rewrites `plan` (in the variant) to plan only when its key changed,
+/// into `descriptors`, keeping the lengths it planned from in `lengths` and
+/// the rest in `record`.
+void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
+  GenerateOp g = plan.generate;
+  Location loc = g.getLoc();
+  OpBuilder b(plan.chunkSize ? plan.chunkSize.getOperation()
+                             : g.getOperation());
+  Type i64 = b.getI64Type();
+  auto index = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, v);
+  };
+  auto toI64 = [&](Value v) -> Value {
+    return v ? arith::IndexCastOp::create(b, loc, i64, v).getResult()
+             : arith::ConstantIntOp::create(b, loc, i64, 0).getResult();
+  };
+  auto field = [&](Record r) -> Value {
+    return memref::LoadOp::create(b, loc, record, ValueRange{index(r)});
+  };
+  auto eq = [&](Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, y);
+  };
+  auto both = [&](Value x, Value y) -> Value {
+    return arith::AndIOp::create(b, loc, x, y);
+  };
+
+  plan.descriptors.getResult().replaceAllUsesWith(descriptors);
+  plan.descriptors.erase();
+
+  const int64_t capacity = plan.lengths.getType().getNumElements();
+  Value batch = g.getBatch();
+  Value key[] = {toI64(batch), toI64(g.getHeads()),
+                 toI64(plan.chunkSize ? Value() : g.getChunk()),
+                 toI64(g.getQueries())};
+  // Same key: planned before, the same scalars, a batch the lengths hold,
+  // and lengths[0 .. batch) as recorded.
+  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                     field(kPlanned), toI64(Value()));
+  for (auto [r, v] : llvm::zip_equal(kKeyFields, key))
+    same = both(same, eq(field(r), v));
+  same = both(same, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                          batch, index(capacity)));
+  auto compare = scf::IfOp::create(
+      b, loc, same,
+      [&](OpBuilder &tb, Location l) {
+        Value t = arith::ConstantIntOp::create(tb, l, tb.getI1Type(), 1);
+        auto loop = scf::ForOp::create(
+            tb, l, arith::ConstantIndexOp::create(tb, l, 0), batch,
+            arith::ConstantIndexOp::create(tb, l, 1), ValueRange{t},
+            [&](OpBuilder &lb, Location ll, Value i, ValueRange acc) {
+              Value now =
+                  memref::LoadOp::create(lb, ll, plan.lengths, ValueRange{i});
+              Value then = memref::LoadOp::create(lb, ll, lengths, ValueRange{i});
+              Value eqI = arith::CmpIOp::create(
+                  lb, ll, arith::CmpIPredicate::eq, now, then);
+              scf::YieldOp::create(
+                  lb, ll,
+                  ValueRange{arith::AndIOp::create(lb, ll, acc[0], eqI)});
+            });
+        scf::YieldOp::create(tb, l, loop.getResults());
+      },
+      [&](OpBuilder &eb, Location l) {
+        scf::YieldOp::create(eb, l,
+                             ValueRange{arith::ConstantIntOp::create(
+                                 eb, l, eb.getI1Type(), 0)});
+      });
+
+  auto keep = scf::IfOp::create(b, loc, g.getResultTypes(),
+                                compare.getResult(0), /*withElseRegion=*/true);
+  g.getCount().replaceAllUsesWith(keep.getResult(0));
+  g.getStatus().replaceAllUsesWith(keep.getResult(1));
+
+  // Kept: the recorded results.
+  b.setInsertionPointToStart(keep.thenBlock());
+  scf::YieldOp::create(
+      b, loc,
+      ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                            field(kCount)),
+                 arith::TruncIOp::create(b, loc, b.getI32Type(),
+                                         field(kStatus))});
+
+  // Changed: plan, and record what from.
+  Block *changed = keep.elseBlock();
+  if (plan.chunkSize)
+    plan.chunkSize->moveBefore(changed, changed->end());
+  g->moveBefore(changed, changed->end());
+  b.setInsertionPointToEnd(changed);
+  auto copy = scf::ForOp::create(b, loc, index(0), batch, index(1));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(copy.getBody());
+    Value v = memref::LoadOp::create(b, loc, plan.lengths,
+                                     ValueRange{copy.getInductionVar()});
+    memref::StoreOp::create(b, loc, v, lengths,
+                            ValueRange{copy.getInductionVar()});
+  }
+  auto store = [&](Value v, Record r) {
+    memref::StoreOp::create(b, loc, v, record, ValueRange{index(r)});
+  };
+  // A batch past the lengths' capacity was refused by the plan (nothing
+  // planned); it is recorded as not planned.
+  Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, batch,
+                                     index(capacity));
+  store(arith::ExtUIOp::create(b, loc, i64, fits), kPlanned);
+  store(toI64(g.getCount()), kCount);
+  store(arith::ExtSIOp::create(b, loc, i64, g.getStatus()), kStatus);
+  for (auto [r, v] : llvm::zip_equal(kKeyFields, key))
+    store(v, r);
+  scf::YieldOp::create(b, loc, g.getResults());
+}
+
+struct KeepStepPlansPass
+    : public wsp::impl::WspKeepStepPlansBase<KeepStepPlansPass> {
+  using WspKeepStepPlansBase::WspKeepStepPlansBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    // One variant per launch, however many tables call it.
+    llvm::DenseMap<func::FuncOp, func::FuncOp> kept;
+    llvm::DenseSet<func::FuncOp> left;
+    for (StepOp step : module.getOps<StepOp>()) {
+      auto captured = symbols.lookup<func::FuncOp>(step.getFunction());
+      if (!captured || captured.isExternal())
+        continue; // the step's verifier says why
+      captured.walk([&](func::CallOp call) {
+        auto launch = symbols.lookup<func::FuncOp>(call.getCallee());
+        if (!launch || launch.isExternal() || left.contains(launch))
+          return;
+        func::FuncOp variant = kept.lookup(launch);
+        if (!variant) {
+          variant = makeVariant(launch, symbols);
+          if (!variant) {
+            left.insert(launch);
+            ++numLeft;
+            return;
+          }
+          kept[launch] = variant;
+          ++numKept;
+        }
+        call->setAttr(WspDialect::kReplayWithAttrName,
+                      FlatSymbolRefAttr::get(variant.getSymNameAttr()));
+      });
+    }
+  }
+
+  /// `@<launch>_kept`, or null when the launch's plan is not kept.
+  func::FuncOp makeVariant(func::FuncOp launch, SymbolTable &symbols) {
+    if (!findPlan(launch))
+      return nullptr;
+    auto variant = cast<func::FuncOp>(launch->clone());
+    variant.setSymName((launch.getSymName() + "_kept").str());
+    variant.setPrivate();
+    symbols.insert(variant, std::next(Block::iterator(launch)));
+    Plan plan = *findPlan(variant);
+    Block &entry = variant.getBody().front();
+    // Named (the emitters print these names for the table's storage).
+    auto named = [&](StringRef name) -> Location {
+      return NameLoc::get(StringAttr::get(&getContext(), name),
+                          variant.getLoc());
+    };
+    Value descriptors = entry.addArgument(plan.descriptors.getType(),
+                                          named("planned_descriptors"));
+    Value lengths =
+        entry.addArgument(plan.lengths.getType(), named("planned_lengths"));
+    Value record = entry.addArgument(
+        MemRefType::get({kRecordSize}, IntegerType::get(&getContext(), 64)),
+        named("plan_record"));
+    variant.setType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
+                                      variant.getResultTypes()));
+    keepPlan(plan, descriptors, lengths, record);
+    return variant;
+  }
+};
+
+} // namespace

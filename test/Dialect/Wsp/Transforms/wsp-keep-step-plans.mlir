@@ -1,0 +1,139 @@
+// RUN: wsp-opt %s --wsp-keep-step-plans -split-input-file | FileCheck %s
+
+// A launch a table records, planning from a lengths buffer and into a
+// descriptor buffer of its own: the table calls @launch_kept, whose plan
+// (with the chunk size that feeds it) runs only when the lengths, the
+// batch, the heads or the queries changed, and which records them. The
+// function called every token keeps calling @launch; a launch called
+// twice gets one variant.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>, %x: memref<?xf32>) {
+  wsp.return
+}
+wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
+
+// CHECK-LABEL: func.func private @launch(
+// CHECK-SAME: %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xf32>) -> i32
+// CHECK: wsp.generate
+// CHECK: into %{{.*}} : memref<8xi32>, memref<32x!wsp.descriptor<attention>>
+func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c0_i32 = arith.constant 0 : i32
+  %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
+  %lens = memref.alloca() : memref<8xi32>
+  scf.for %b = %c0 to %batch step %c1 {
+    %k = memref.load %kv_lens[%b] : memref<?xi32>
+    memref.store %k, %lens[%b] : memref<8xi32>
+  }
+  %descs = memref.alloca() : memref<32x!wsp.descriptor<attention>>
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%c1)
+      config(#wsp.plan_config<max_work_units = 32>) : memref<8xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%c1) chunk(%chunk)
+      tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %descs
+      : memref<8xi32>, memref<32x!wsp.descriptor<attention>>
+  %ok = arith.cmpi eq, %status, %c0_i32 : i32
+  scf.if %ok {
+    wsp.dispatch @k(%x : memref<?xf32>)
+        descriptors(%descs[%count] : memref<32x!wsp.descriptor<attention>>)
+        on vector(8)
+  }
+  return %status : i32
+}
+
+// CHECK-LABEL: func.func private @launch_kept(
+// CHECK-SAME: %[[KV:.*]]: memref<?xi32>, %[[X:.*]]: memref<?xf32>,
+// CHECK-SAME: %[[DESCS:.*]]: memref<32x!wsp.descriptor<attention>>,
+// CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<7xi64>) -> i32
+// CHECK-NOT: memref.alloca() : memref<32x!wsp.descriptor
+// CHECK: %[[LENS:.*]] = memref.alloca() : memref<8xi32>
+// Planned before, and for the same batch, heads, chunk (0: computed from
+// the lengths) and queries (0: none).
+// CHECK: %[[P:.*]] = memref.load %[[RECORD]][%{{.*}}] : memref<7xi64>
+// CHECK: arith.cmpi ne, %[[P]]
+// CHECK: %[[SAME:.*]] = scf.if %{{.*}} -> (i1) {
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i1) {
+// CHECK: %[[NOW:.*]] = memref.load %[[LENS]][%[[I]]]
+// CHECK: %[[THEN:.*]] = memref.load %[[PLANNED]][%[[I]]]
+// CHECK: arith.cmpi eq, %[[NOW]], %[[THEN]] : i32
+// CHECK: } else {
+// CHECK: scf.yield %false
+// CHECK: %[[KEPT:.*]]:2 = scf.if %[[SAME]] -> (index, i32) {
+// CHECK: memref.load %[[RECORD]]
+// CHECK: arith.index_cast
+// CHECK: arith.trunci
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK: %[[CHUNK:.*]] = wsp.plan_chunk_size %[[LENS]]
+// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.generate %[[LENS]][%{{.*}}] heads(%{{.*}}) chunk(%[[CHUNK]]) {{.*}} into %[[DESCS]]
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[PLANNED]]
+// CHECK: memref.store %{{.*}}, %[[RECORD]]
+// CHECK: scf.yield %[[COUNT]], %[[STATUS]] : index, i32
+// CHECK: arith.cmpi eq, %[[KEPT]]#1
+// CHECK: wsp.dispatch @k(%[[X]] : memref<?xf32>) descriptors(%[[DESCS]][%[[KEPT]]#0] : memref<32x!wsp.descriptor<attention>>)
+
+// CHECK-LABEL: func.func @step(
+// CHECK: call @launch(%{{.*}}) {wsp.replay_with = @launch_kept}
+// CHECK: call @launch(%{{.*}}) {wsp.replay_with = @launch_kept}
+// CHECK-NOT: _kept
+func.func @step(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
+  %s = func.call @launch(%kv_lens, %x) : (memref<?xi32>, memref<?xf32>) -> i32
+  %t = func.call @launch(%kv_lens, %x) : (memref<?xi32>, memref<?xf32>) -> i32
+  return %t : i32
+}
+
+// A function no table captures keeps its calls as they are.
+// CHECK-LABEL: func.func @not_captured(
+// CHECK: call @launch(%{{.*}}) : (
+func.func @not_captured(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
+  %s = func.call @launch(%kv_lens, %x) : (memref<?xi32>, memref<?xf32>) -> i32
+  return %s : i32
+}
+
+// -----
+
+// Plans a table re-plans (left alone): the lengths are the caller's buffer
+// (no static copy to compare with), the descriptors are the caller's too.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
+
+func.func private @from_caller(%kv_lens: memref<?xi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
+  %descs = memref.alloca() : memref<32x!wsp.descriptor<attention>>
+  %count, %status = wsp.generate %kv_lens[%batch] heads(%c1) chunk(%c1)
+      tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %descs
+      : memref<?xi32>, memref<32x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%descs[%count]
+      : memref<32x!wsp.descriptor<attention>>) on vector(8)
+  return %status : i32
+}
+
+func.func private @into_caller(%kv_lens: memref<?xi32>,
+    %descs: memref<32x!wsp.descriptor<attention>>) -> i32 {
+  %c1 = arith.constant 1 : index
+  %lens = memref.alloca() : memref<8xi32>
+  %count, %status = wsp.generate %lens[%c1] heads(%c1) chunk(%c1)
+      tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %descs
+      : memref<8xi32>, memref<32x!wsp.descriptor<attention>>
+  return %status : i32
+}
+
+// CHECK-LABEL: func.func @step(
+// CHECK: call @from_caller(%{{.*}}) : (
+// CHECK: call @into_caller(%{{.*}}) : (
+// CHECK-NOT: _kept
+func.func @step(%kv_lens: memref<?xi32>,
+                %descs: memref<32x!wsp.descriptor<attention>>) -> i32 {
+  %s = func.call @from_caller(%kv_lens) : (memref<?xi32>) -> i32
+  %t = func.call @into_caller(%kv_lens, %descs)
+      : (memref<?xi32>, memref<32x!wsp.descriptor<attention>>) -> i32
+  return %t : i32
+}
