@@ -1624,9 +1624,27 @@ inline void dot_all_fast(const float *a, int m, const float *b, int n, int k,
 #endif
   dot_all_portable(a, m, b, n, k, out);
 }
+#ifdef PTO_TILE_AVX2_LOOPS
+/// The integer sums with eight int32 lanes in one AVX2 register (integer
+/// sums are exact: any order gives the same bits).
+__attribute__((target("avx2"))) inline void
+dot_all_avx2(const int32_t *a, int m, const int32_t *b, int n, int k,
+             int32_t *out) {
+  dot_all<int32_t, true>(a, m, b, n, k, out);
+}
+#endif
+
 inline void dot_all_fast(const int32_t *a, int m, const int32_t *b, int n,
                          int k, int32_t *out) {
+#if defined(__AVX2__)
+  return dot_all<int32_t, true>(a, m, b, n, k, out);
+#else
+#ifdef PTO_TILE_AVX2_LOOPS
+  if (host_has_avx2)
+    return dot_all_avx2(a, m, b, n, k, out);
+#endif
   dot_all_portable(a, m, b, n, k, out);
+#endif
 }
 
 template <typename C, typename A, typename B>
