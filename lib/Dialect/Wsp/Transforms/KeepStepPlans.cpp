@@ -14,6 +14,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPKEEPSTEPPLANS
@@ -60,14 +61,14 @@ bool isStaticScratch(memref::AllocaOp alloca) {
 /// The launch's one plan, if a table can keep it.
 std::optional<Plan> findPlan(func::FuncOp launch) {
   SmallVector<GenerateOp> generates;
-  bool other = false;
+  bool balanced = false;
   launch.walk([&](Operation *op) {
     if (auto g = dyn_cast<GenerateOp>(op))
       generates.push_back(g);
-    else if (isa<PlanBalancedOp, func::CallOp>(op))
-      other = true; // planning elsewhere: left to re-plan
+    else if (isa<PlanBalancedOp>(op))
+      balanced = true;
   });
-  if (other || generates.size() != 1)
+  if (balanced || generates.size() != 1)
     return std::nullopt;
   GenerateOp g = generates.front();
   if (g.getCoreIndptr() || g.getMergeIndptr() || g.getCuts() || g.getQLens())
@@ -86,13 +87,22 @@ std::optional<Plan> findPlan(func::FuncOp launch) {
         llvm::is_contained(dispatch.getArgs(), plan.descriptors.getResult()))
       return std::nullopt;
   }
-  if (auto chunk = g.getChunk() ? g.getChunk().getDefiningOp<PlanChunkSizeOp>()
-                                : nullptr;
-      chunk && chunk->hasOneUse() && chunk.getLengths() == g.getLengths() &&
-      chunk.getBatch() == g.getBatch() && chunk.getHeads() == g.getHeads() &&
-      chunk.getWindowAttr() == g.getWindowAttr() &&
-      chunk.getQueries() == g.getQueries())
-    plan.chunkSize = chunk;
+  // The chunk size moves into the planning branch with the generate when
+  // it reads the same inputs, feeds only the generate, and nothing between
+  // the two writes memory (the lengths are compared where it stood).
+  auto chunk =
+      g.getChunk() ? g.getChunk().getDefiningOp<PlanChunkSizeOp>() : nullptr;
+  if (!chunk || !chunk->hasOneUse() || chunk->getBlock() != g->getBlock() ||
+      chunk.getLengths() != g.getLengths() ||
+      chunk.getBatch() != g.getBatch() || chunk.getHeads() != g.getHeads() ||
+      chunk.getWindowAttr() != g.getWindowAttr() ||
+      chunk.getQueries() != g.getQueries())
+    return plan; // the chunk is part of what the plan is compared on
+  for (Operation *op = chunk->getNextNode(); op != g.getOperation();
+       op = op->getNextNode())
+    if (!isMemoryEffectFree(op))
+      return plan;
+  plan.chunkSize = chunk;
   return plan;
 }
 

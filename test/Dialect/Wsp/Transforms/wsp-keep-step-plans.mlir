@@ -137,3 +137,48 @@ func.func @step(%kv_lens: memref<?xi32>,
       : (memref<?xi32>, memref<32x!wsp.descriptor<attention>>) -> i32
   return %t : i32
 }
+
+// -----
+
+// A chunk size that something writes memory after (here the lengths
+// themselves) stays where it is and runs every call; the plan is then
+// compared on the chunk too (record entry 5).
+
+wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
+
+// CHECK-LABEL: func.func private @launch_kept(
+// CHECK: %[[CHUNK:.*]] = wsp.plan_chunk_size
+// CHECK: memref.store
+// CHECK: %[[C:.*]] = arith.index_cast %[[CHUNK]] : index to i64
+// CHECK: %[[R5:.*]] = memref.load %{{.*}}[%c5] : memref<7xi64>
+// CHECK: arith.cmpi eq, %[[R5]], %[[C]] : i64
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NOT: wsp.plan_chunk_size
+// CHECK: wsp.generate %{{.*}} chunk(%[[CHUNK]])
+func.func private @launch(%kv_lens: memref<?xi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : i32
+  %lens = memref.alloca() : memref<8xi32>
+  memref.store %c7, %lens[%c0] : memref<8xi32>
+  %descs = memref.alloca() : memref<32x!wsp.descriptor<attention>>
+  %chunk = wsp.plan_chunk_size %lens[%c1] heads(%c1)
+      config(#wsp.plan_config<max_work_units = 32>) : memref<8xi32>
+  memref.store %c7, %lens[%c1] : memref<8xi32>
+  %count, %status = wsp.generate %lens[%c1] heads(%c1) chunk(%chunk)
+      tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %descs
+      : memref<8xi32>, memref<32x!wsp.descriptor<attention>>
+  wsp.dispatch @k() descriptors(%descs[%count]
+      : memref<32x!wsp.descriptor<attention>>) on vector(8)
+  return %status : i32
+}
+
+func.func @step(%kv_lens: memref<?xi32>) -> i32 {
+  %s = func.call @launch(%kv_lens) : (memref<?xi32>) -> i32
+  return %s : i32
+}
