@@ -709,6 +709,21 @@ TEST(TileSimTest, UnmatchedFlagsAreCaught) {
       }()),
       "sync_wait\\(event 5\\) on the cube core has no sync_set of the vector "
       "core");
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        sync_set(V, Pipe::MTE3, 3);
+      }()),
+      "ends with cross-core flag 3 of the vector core never waited on");
+  // A flag set and waited in one invocation leaves nothing for the next.
+  {
+    KernelScope scope;
+    set_flag(V, Pipe::MTE2, Pipe::V, 4);
+    wait_flag(V, Pipe::MTE2, Pipe::V, 4);
+    sync_set(C, Pipe::FIX, 2);
+    sync_wait(V, 2);
+  }
+  EXPECT_EQ(detail::checker().pending, 0);
 }
 
 TEST(TileSimTest, DoubleBufferedPipelineIsOrdered) {

@@ -424,6 +424,9 @@ struct Checker {
   // Pending flags: set snapshots by (unit, src, dst, event).
   std::deque<std::vector<uint32_t>> flags[2][kPipes][kPipes][8];
   std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
+  // How many snapshots the flag queues hold: the 816 queues are looked at
+  // only when some are not empty (every invocation checks, at its end).
+  int pending = 0;
   // The V pipe: clock of the last pipe_barrier(V).
   uint32_t v_barrier[2] = {0, 0};
   // The simulated core run the state belongs to (0: none).
@@ -437,14 +440,17 @@ struct Checker {
     for (std::vector<Region> &t : regions)
       t.clear();
     gm.clear();
-    for (auto &unit : flags)
-      for (auto &src : unit)
-        for (auto &dst : src)
-          for (std::deque<std::vector<uint32_t>> &q : dst)
-            q.clear();
-    for (auto &unit : cross)
-      for (std::deque<std::vector<uint32_t>> &q : unit)
-        q.clear();
+    if (pending != 0) {
+      for (auto &unit : flags)
+        for (auto &src : unit)
+          for (auto &dst : src)
+            for (std::deque<std::vector<uint32_t>> &q : dst)
+              q.clear();
+      for (auto &unit : cross)
+        for (std::deque<std::vector<uint32_t>> &q : unit)
+          q.clear();
+      pending = 0;
+    }
     v_barrier[0] = v_barrier[1] = 0;
     run = 0;
   }
@@ -694,6 +700,8 @@ public:
   }
   ~KernelScope() {
     detail::Checker &c = detail::checker();
+    if (c.pending == 0)
+      return;
     for (int u = 0; u < 2; ++u)
       for (int s = 0; s < detail::kPipes; ++s)
         for (int d = 0; d < detail::kPipes; ++d)
@@ -725,6 +733,7 @@ inline void set_flag(Unit u, Pipe src, Pipe dst, int event) {
     detail::fail("set_flag event %d is not in 0-7", event);
   c.flags[int(u)][int(src)][int(dst)][event].push_back(
       c.snapshot(detail::agent(u, src)));
+  ++c.pending;
 }
 
 inline void wait_flag(Unit u, Pipe src, Pipe dst, int event) {
@@ -738,6 +747,7 @@ inline void wait_flag(Unit u, Pipe src, Pipe dst, int event) {
                  pipe_name(src), pipe_name(dst), event, unit_name(u));
   c.join(detail::agent(u, dst), q.front());
   q.pop_front();
+  --c.pending;
 }
 
 /// pipe_barrier(p): what `p` issues next waits for what it issued before.
@@ -765,6 +775,7 @@ inline void sync_set(Unit u, Pipe p, int event) {
   if (event < 0 || event > 15)
     detail::fail("sync_set event %d is not in 0-15", event);
   c.cross[int(u)][event].push_back(c.snapshot(detail::agent(u, p)));
+  ++c.pending;
 }
 
 /// The waiting core stops until the other core set `event`: everything it
@@ -782,6 +793,7 @@ inline void sync_wait(Unit u, int event) {
   for (int p = 0; p < detail::kPipes; ++p)
     c.join(detail::agent(u, Pipe(p)), q.front());
   q.pop_front();
+  --c.pending;
 }
 
 //===----------------------------------------------------------------------===//
