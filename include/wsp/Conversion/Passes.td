@@ -20,7 +20,13 @@ def ConvertLlmToWsp : Pass<"convert-llm-to-wsp", "::mlir::ModuleOp"> {
     The function becomes a planning function: it returns the spec's
     PlanResult code as an `i32` (0 when every op ran; otherwise the first
     failing op's code, and the ops after it do not run). It must have no
-    results of its own, and its `llm` ops must sit in its body's top block.
+    results of its own, and its `llm` ops must sit in its body's top block
+    or in the branches of an `scf.if` there (nested ifs too): a program
+    that chooses between two forms at run time. The ops of a branch run
+    after those before the `if`, guarded the same way, and the `if` gains
+    one more result, its branch's status, which the ops after it are
+    guarded by (a branch without ops yields the status before it). The
+    ops are named `<n>` in program order across the branches.
 
     The kernels are written as IR text with the op's static sizes filled
     in and parsed into the module (a library of kernels, as torch-mlir

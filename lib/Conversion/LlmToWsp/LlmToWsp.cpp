@@ -4484,76 +4484,12 @@ struct ConvertLlmToWspPass
       return f.emitOpError("holds llm ops in a body of several blocks; "
                            "write it with structured control flow");
     Block &body = f.getBody().front();
-    SmallVector<Operation *> ops;
-    bool ok = true;
-    f.walk([&](Operation *op) {
-      // The collectives of a sharded program join the status chain.
-      if (isa<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
-              wsp::AllSliceOp>(op) &&
-          op->getBlock() == &body) {
-        ops.push_back(op);
-        return;
-      }
-      if (!isa<llm::LlmDialect>(op->getDialect()))
-        return;
-      if (op->getBlock() != &body) {
-        op->emitOpError("lowers only in its function's top block, where its "
-                        "status can end the function");
-        ok = false;
-      }
-      ops.push_back(op);
-    });
-    if (!ok)
+    unsigned next = 0;
+    FailureOr<Value> lowered =
+        lowerBlock(body, Value(), f, symbols, outlineLaunches, next);
+    if (failed(lowered))
       return failure();
-
-    Value status;
-    for (auto [i, op] : llvm::enumerate(ops)) {
-      if (!isa<llm::LlmDialect>(op->getDialect())) {
-        status = joinCollective(op, status);
-        continue;
-      }
-      // all_reduce without a device grid runs on the one rank this program
-      // runs on, where it leaves the buffer as it is; over a grid, it is
-      // the collective.
-      if (auto reduce = dyn_cast<llm::AllReduceOp>(op)) {
-        if (reduce.getGrid())
-          status = lowerAllReduce(reduce, status);
-        op->erase();
-        continue;
-      }
-      std::string name =
-          (f.getSymName() + "_" + op->getName().stripDialect() + "_" +
-           Twine(i))
-              .str();
-      FailureOr<Lowered> lowered = lower(op, name, vectorCores);
-      if (failed(lowered))
-        return failure();
-      // Workspaces become arguments of the function, after the user's,
-      // named for the op (and the part, when it has several) in their
-      // `llm.workspace` attribute.
-      unsigned parts = llvm::count_if(
-          lowered->args, [](const NamedOperand &a) { return !a.value; });
-      for (NamedOperand &a : lowered->args) {
-        if (a.value)
-          continue;
-        unsigned at = f.getNumArguments();
-        Builder b(f.getContext());
-        std::string label = parts == 1 ? name : name + "." + a.name;
-        if (failed(f.insertArgument(
-                at, a.type,
-                b.getDictionaryAttr(b.getNamedAttr(
-                    "llm.workspace", b.getStringAttr(label))),
-                op->getLoc())))
-          return failure();
-        a.value = f.getArgument(at);
-      }
-      FailureOr<Value> next = inlineWorkload(op, *lowered, status, f, symbols,
-                                             name, outlineLaunches);
-      if (failed(next))
-        return failure();
-      status = *next;
-      op->erase();
-    }
+    Value status = *lowered;
     // The function returns the status of its llm ops (0 when none had
     // one).
     auto ret = cast<func::ReturnOp>(body.getTerminator());
@@ -4565,6 +4501,165 @@ struct ConvertLlmToWspPass
                                 {builder.getI32Type()}));
     ret->setOperands(status);
     return success();
+  }
+
+  /// Whether `op` is an llm op or a collective of a sharded program (what
+  /// joins the status chain).
+  static bool joinsChain(Operation *op) {
+    return isa<llm::LlmDialect>(op->getDialect()) ||
+           isa<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
+               wsp::AllSliceOp>(op);
+  }
+
+  /// Lowers the llm ops of `block` in order, each guarded by `status` (the
+  /// ops before it succeeded), and of the scf.if branches in it. Returns
+  /// the status after them (null when there was none and none came in).
+  /// `next` numbers the ops of the function in program order.
+  FailureOr<Value> lowerBlock(Block &block, Value status, func::FuncOp f,
+                              SymbolTable &symbols, bool outline,
+                              unsigned &next) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block.without_terminator())
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (joinsChain(op)) {
+        FailureOr<Value> after =
+            lowerOne(op, status, f, symbols, outline, next);
+        if (failed(after))
+          return failure();
+        status = *after;
+        continue;
+      }
+      // Regions without llm ops are left as they are (a collective in a
+      // loop of its own is not chained).
+      if (!op->walk([](Operation *inner) {
+               return isa<llm::LlmDialect>(inner->getDialect())
+                          ? WalkResult::interrupt()
+                          : WalkResult::advance();
+             }).wasInterrupted())
+        continue;
+      auto branch = dyn_cast<scf::IfOp>(op);
+      if (!branch) {
+        op->walk([](Operation *inner) {
+          if (isa<llm::LlmDialect>(inner->getDialect()))
+            inner->emitOpError(
+                "lowers only in its function's top block or an scf.if's "
+                "branches, where its status can end the function");
+        });
+        return failure();
+      }
+      FailureOr<Value> after =
+          lowerIf(branch, status, f, symbols, outline, next);
+      if (failed(after))
+        return failure();
+      status = *after;
+    }
+    return status;
+  }
+
+  /// An scf.if whose branches hold llm ops: each branch runs its ops after
+  /// the ones before the if, and the if yields the branch's status as one
+  /// more result, which the ops after it are guarded by.
+  FailureOr<Value> lowerIf(scf::IfOp branch, Value status, func::FuncOp f,
+                           SymbolTable &symbols, bool outline,
+                           unsigned &next) {
+    FailureOr<Value> thenStatus =
+        lowerBlock(*branch.thenBlock(), status, f, symbols, outline, next);
+    if (failed(thenStatus))
+      return failure();
+    FailureOr<Value> elseStatus = status;
+    if (branch.elseBlock())
+      elseStatus =
+          lowerBlock(*branch.elseBlock(), status, f, symbols, outline, next);
+    if (failed(elseStatus))
+      return failure();
+    OpBuilder b(branch);
+    Location loc = branch.getLoc();
+    Value before = status ? status
+                          : arith::ConstantOp::create(b, loc,
+                                                      b.getI32IntegerAttr(0))
+                                .getResult();
+    SmallVector<Type> types(branch.getResultTypes());
+    types.push_back(b.getI32Type());
+    auto withStatus = scf::IfOp::create(b, loc, types, branch.getCondition(),
+                                        /*withElseRegion=*/true);
+    withStatus.getThenRegion().takeBody(branch.getThenRegion());
+    auto yieldStatus = [&](Block *block, Value value) {
+      auto yield = cast<scf::YieldOp>(block->getTerminator());
+      SmallVector<Value> operands(yield.getOperands());
+      operands.push_back(value ? value : before);
+      OpBuilder yb(yield);
+      scf::YieldOp::create(yb, yield.getLoc(), operands);
+      yield.erase();
+    };
+    yieldStatus(withStatus.thenBlock(), *thenStatus);
+    if (branch.elseBlock()) {
+      withStatus.getElseRegion().takeBody(branch.getElseRegion());
+      yieldStatus(withStatus.elseBlock(), *elseStatus);
+    } else {
+      Region &otherwise = withStatus.getElseRegion();
+      if (otherwise.empty())
+        otherwise.emplaceBlock();
+      OpBuilder eb = OpBuilder::atBlockEnd(&otherwise.front());
+      scf::YieldOp::create(eb, loc, before);
+    }
+    for (auto [old, kept] :
+         llvm::zip(branch.getResults(), withStatus.getResults()))
+      old.replaceAllUsesWith(kept);
+    branch.erase();
+    return withStatus.getResults().back();
+  }
+
+  /// Lowers one llm op or collective guarded by `status`; returns the
+  /// status after it.
+  FailureOr<Value> lowerOne(Operation *op, Value status, func::FuncOp f,
+                            SymbolTable &symbols, bool outlineLaunches,
+                            unsigned &next) {
+    // (Collectives take a number too: the ops are named by their place.)
+    const unsigned i = next++;
+    if (!isa<llm::LlmDialect>(op->getDialect()))
+      return joinCollective(op, status);
+    // all_reduce without a device grid runs on the one rank this program
+    // runs on, where it leaves the buffer as it is; over a grid, it is
+    // the collective.
+    if (auto reduce = dyn_cast<llm::AllReduceOp>(op)) {
+      if (reduce.getGrid())
+        status = lowerAllReduce(reduce, status);
+      op->erase();
+      return status;
+    }
+    std::string name =
+        (f.getSymName() + "_" + op->getName().stripDialect() + "_" +
+         Twine(i))
+            .str();
+    FailureOr<Lowered> lowered = lower(op, name, vectorCores);
+    if (failed(lowered))
+      return failure();
+    // Workspaces become arguments of the function, after the user's,
+    // named for the op (and the part, when it has several) in their
+    // `llm.workspace` attribute.
+    unsigned parts = llvm::count_if(
+        lowered->args, [](const NamedOperand &a) { return !a.value; });
+    for (NamedOperand &a : lowered->args) {
+      if (a.value)
+        continue;
+      unsigned at = f.getNumArguments();
+      Builder b(f.getContext());
+      std::string label = parts == 1 ? name : name + "." + a.name;
+      if (failed(f.insertArgument(
+              at, a.type,
+              b.getDictionaryAttr(b.getNamedAttr(
+                  "llm.workspace", b.getStringAttr(label))),
+              op->getLoc())))
+        return failure();
+      a.value = f.getArgument(at);
+    }
+    FailureOr<Value> after = inlineWorkload(op, *lowered, status, f, symbols,
+                                           name, outlineLaunches);
+    if (failed(after))
+      return failure();
+    op->erase();
+    return *after;
   }
 
   /// Parses the op's workload, moves its tier configuration and kernel

@@ -74,9 +74,11 @@ func.func @returns(%x: memref<?x64xbf16>, %w: memref<64xf32>) -> i32 {
 
 // -----
 
-func.func @nested(%x: memref<?x64xbf16>, %w: memref<64xf32>, %c: i1) {
-  scf.if %c {
-    // expected-error @+1 {{lowers only in its function's top block, where its status can end the function}}
+func.func @nested(%x: memref<?x64xbf16>, %w: memref<64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{lowers only in its function's top block or an scf.if's branches, where its status can end the function}}
     llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
   }
   return
