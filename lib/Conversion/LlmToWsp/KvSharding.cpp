@@ -1122,9 +1122,16 @@ struct ConvertLlmKvShardingPass
                "batch and of the heads needs a static count";
         return signalPassFailure();
       }
+      // In the function's top block or in scf.if branches there (the
+      // run-time choice between two modes), where convert-llm-to-wsp
+      // chains each op's status.
       auto f = op->getParentOfType<func::FuncOp>();
-      if (!f || op->getBlock() != &f.getBody().front()) {
-        op->emitOpError("sharded, lowers only in its function's top block");
+      Operation *parent = op->getParentOp();
+      while (parent && parent != f.getOperation() && isa<scf::IfOp>(parent))
+        parent = parent->getParentOp();
+      if (!f || parent != f.getOperation() || !f.getBody().hasOneBlock()) {
+        op->emitOpError("sharded, lowers only in its function's top block or "
+                        "in scf.if branches there");
         return signalPassFailure();
       }
       LogicalResult lowered =

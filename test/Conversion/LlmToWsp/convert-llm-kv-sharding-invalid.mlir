@@ -43,9 +43,11 @@ func.func @strided_q(%qkv: memref<?x1x6x64xbf16>, %o: memref<?x1x4x64xbf16>, %l:
 // -----
 
 shard.grid @g(shape = 2)
-func.func @nested(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>, %go: i1) {
-  scf.if %go {
-    // expected-error @+1 {{sharded, lowers only in its function's top block}}
+func.func @nested(%q: memref<?x1x4x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    // expected-error @+1 {{sharded, lowers only in its function's top block or in scf.if branches there}}
     llm.flash_attention_decode q(%q : memref<?x1x4x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x4x64xbf16>) on @g kv_sharding = kvdp {q_seq_len = 1 : i32}
   }
   return

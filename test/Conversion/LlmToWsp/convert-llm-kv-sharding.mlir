@@ -204,3 +204,30 @@ func.func @store_seq(%qkv: memref<?x6x64xbf16>, %table: memref<?x?xi32>,
       on @kvdp kv_sharding = cp {max_q_len = 1 : i32}
   return
 }
+
+// A sharded op in an scf.if branch the user wrote (here, whether the step
+// attends at all) becomes the rank's program there; convert-llm-to-wsp
+// then chains its status out of the branch.
+// CHECK-LABEL: func.func @in_branch(
+// CHECK: scf.if %{{.*}} {
+// CHECK: wsp.all_gather
+// CHECK: llm.flash_attention_decode
+// CHECK: wsp.all_slice
+// CHECK: }
+// CHECK-NEXT: return
+func.func @in_branch(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>,
+                     %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                     %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                     %k_cache: memref<?x2x16x64xbf16>,
+                     %v_cache: memref<?x2x16x64xbf16>,
+                     %out: memref<?x1x2x64xbf16>, %go: i1) {
+  scf.if %go {
+    llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>)
+        kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+        q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+        block_table(%block_table : memref<?x?xi32>)
+        k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
+        -> out(%out : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  }
+  return
+}
