@@ -148,6 +148,9 @@ struct CoreStats {
   TierCounts per_tier; // descriptors per tier id
 };
 
+/// What launches given this report did. A launch fills `cores` while it
+/// runs (their storage is kept from launch to launch), so a report takes
+/// one launch at a time: ranks run as threads each need their own.
 struct LaunchReport {
   std::vector<CoreStats> cores; // the last launch's
   /// Every launch reported here: how many, and their wall time (from the
@@ -533,9 +536,6 @@ inline void run_one(Kernel &kernel, const WorkDescriptor &d, CoreStats &s,
   s.per_tier.add(d.tier);
 }
 
-} // namespace detail
-
-namespace detail {
 /// A core group whose kernel is any callable, held by reference: what
 /// run_spmd launches, with no std::function or group list to build.
 template <typename Kernel> struct GroupOf {

@@ -1203,8 +1203,14 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       FailureOr<std::string> elem = e.scalarType(type.getElementType(), call);
       if (failed(view) || failed(elem))
         return failure();
-      std::string field = getSourceName(arg.getLoc()).str();
-      if (field.empty())
+      // Named as the variant's argument (its source name, made an
+      // identifier), else by its number.
+      std::string field;
+      for (char c : getSourceName(arg.getLoc()))
+        field += llvm::isAlnum(c) || c == '_' ? c : '_';
+      if (field.empty() || llvm::isDigit(field.front()) ||
+          llvm::any_of(keptFields,
+                       [&](const KeptField &f) { return f.name == field; }))
         field = "k" + std::to_string(arg.getArgNumber());
       keptFields.push_back({*elem, field, type.getNumElements()});
       fields.push_back(*view + "{kept." + field + ", {" +
