@@ -254,13 +254,22 @@ struct KeepStepPlansPass
 
   /// `@<launch>_kept`, or null when the launch's plan is not kept.
   func::FuncOp makeVariant(func::FuncOp launch, SymbolTable &symbols) {
-    if (!findPlan(launch))
+    std::optional<Plan> found = findPlan(launch);
+    if (!found)
       return nullptr;
-    auto variant = cast<func::FuncOp>(launch->clone());
+    IRMapping clones;
+    auto variant = cast<func::FuncOp>(launch->clone(clones));
     variant.setSymName((launch.getSymName() + "_kept").str());
     variant.setPrivate();
     symbols.insert(variant, std::next(Block::iterator(launch)));
-    Plan plan = *findPlan(variant);
+    // The plan's ops, as cloned into the variant.
+    auto cloned = [&](Operation *op) {
+      return op ? clones.lookup(op) : nullptr;
+    };
+    Plan plan{cast<GenerateOp>(cloned(found->generate)),
+              cast_if_present<PlanChunkSizeOp>(cloned(found->chunkSize)),
+              cast<memref::AllocaOp>(cloned(found->lengths)),
+              cast<memref::AllocaOp>(cloned(found->descriptors))};
     Block &entry = variant.getBody().front();
     // Named (the emitters print these names for the table's storage).
     auto named = [&](StringRef name) -> Location {
