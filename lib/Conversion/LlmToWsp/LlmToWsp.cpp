@@ -3800,9 +3800,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       ShapedType::isDynamic(blockSize))
     return op.emitOpError("lowers with static q_head_num, kv_head_num and "
                           "block_size only");
-  if (failed(checkAttentionTile(op, dim, heads / kvHeads)))
+  const int64_t group = heads / kvHeads;
+  if (failed(checkAttentionTile(op, dim, group)))
     return failure();
-  int64_t group = heads / kvHeads;
   int64_t qLen = 0;
   if constexpr (decode) {
     qLen = int32_t(op.getQSeqLen());
@@ -4228,9 +4228,9 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       if (cast<MemRefType>(value.getType()).isDynamicDim(d))
         return op.emitOpError("lowers with static head counts and head_dim "
                               "only");
-  if (failed(checkAttentionTile(op, dim, heads / kvHeads)))
+  const int64_t group = heads / kvHeads;
+  if (failed(checkAttentionTile(op, dim, group)))
     return failure();
-  int64_t group = heads / kvHeads;
   int64_t kvLen = 0;
   if constexpr (decode) {
     kvLen = int64_t(op.getKvLen());
