@@ -715,6 +715,23 @@ TEST(TileSimTest, UnmatchedFlagsAreCaught) {
         sync_set(V, Pipe::MTE3, 3);
       }()),
       "ends with cross-core flag 3 of the vector core never waited on");
+  // A flag's counter holds 15 sets: the 16th before a wait is a hang or a
+  // lost signal on the device. 15 are fine.
+  EXPECT_DEATH(
+      ([&] {
+        KernelScope scope;
+        for (int i = 0; i < 16; ++i)
+          sync_set(C, Pipe::FIX, 1);
+      }()),
+      "sync_set\\(event 1\\) on the cube core: 15 sets wait for their "
+      "sync_wait already");
+  {
+    KernelScope scope;
+    for (int i = 0; i < 15; ++i)
+      sync_set(C, Pipe::FIX, 1);
+    for (int i = 0; i < 15; ++i)
+      sync_wait(V, 1);
+  }
   // A flag set and waited in one invocation leaves nothing for the next.
   {
     KernelScope scope;

@@ -20,6 +20,13 @@
 
 #include <type_traits>
 
+#if defined(__CPU_SIM) && !defined(__COSTMODEL)
+#include "pto/runtime/cross_core.hpp"
+
+#include <memory>
+#include <vector>
+#endif
+
 #if defined(__COSTMODEL)
 // pto-isa's cost model builds its a2a3 instruction implementations from a
 // fixed list (pto/common/pto_instr_impl.hpp) that leaves out the three
@@ -37,9 +44,30 @@
 #endif
 
 // Each instruction is compiled only for the core it runs on: the cube's into
-// the AIC build, the vector cores' into the AIV build. pto-isa's CPU
-// simulation and cost model define both and run a block's instructions in
-// program order.
+// the AIC build, the vector cores' into the AIV build (WSP_CUBE, WSP_VEC).
+// A tile is declared with WSP_CUBE_TILE or WSP_VEC_TILE: on the device only
+// where its core's instructions are. pto-isa's cost model defines both cores
+// and runs a block's instructions in program order. Its CPU simulation
+// (-D__CPU_SIM) runs a mixed kernel's cube and two vector cores as three
+// threads of a block (wsp_aicore::launch_mixed): there every instruction
+// asks at run time whether its thread is its core, so declarations stay in
+// scope on every thread.
+#if defined(__CPU_SIM) && !defined(__COSTMODEL)
+#define WSP_CUBE(...)                                                          \
+  do {                                                                         \
+    if (::wsp_aicore::sim_runs(::wsp_aicore::SimCore::cube)) {                 \
+      __VA_ARGS__;                                                             \
+    }                                                                          \
+  } while (0)
+#define WSP_VEC(...)                                                           \
+  do {                                                                         \
+    if (::wsp_aicore::sim_runs(::wsp_aicore::SimCore::vector)) {               \
+      __VA_ARGS__;                                                             \
+    }                                                                          \
+  } while (0)
+#define WSP_CUBE_TILE(...) __VA_ARGS__
+#define WSP_VEC_TILE(...) __VA_ARGS__
+#else
 #if defined(__DAV_CUBE__)
 #define WSP_CUBE(...) __VA_ARGS__
 #else
@@ -49,6 +77,9 @@
 #define WSP_VEC(...) __VA_ARGS__
 #else
 #define WSP_VEC(...)
+#endif
+#define WSP_CUBE_TILE(...) WSP_CUBE(__VA_ARGS__)
+#define WSP_VEC_TILE(...) WSP_VEC(__VA_ARGS__)
 #endif
 
 namespace wsp_aicore {
@@ -213,21 +244,81 @@ AICORE inline void load_paged_t(TileT &t, const Pages<G> &pages, int64_t pos) {
   load_paged_impl<true>(t, pages, pos);
 }
 
+#if defined(__CPU_SIM) && !defined(__COSTMODEL)
+/// The core a thread of pto-isa's CPU simulation stands for. A thread that
+/// launch_mixed did not start (the one thread per block of a vector-only or
+/// cube-only kernel) is `both` and runs every instruction.
+enum class SimCore : uint8_t { both, cube, vector };
+inline SimCore &sim_core() {
+  thread_local SimCore core = SimCore::both;
+  return core;
+}
+inline bool sim_runs(SimCore c) {
+  const SimCore t = sim_core();
+  return t == SimCore::both || t == c;
+}
+
+/// The flags of the block this thread's core belongs to (null: its cores
+/// are not concurrent).
+inline ::pto::runtime::CrossCoreFlags *&sim_block() {
+  thread_local ::pto::runtime::CrossCoreFlags *block = nullptr;
+  return block;
+}
+inline ::pto::runtime::BlockCore sim_block_core() {
+  return sim_core() == SimCore::cube ? ::pto::runtime::BlockCore::cube
+                                     : ::pto::runtime::BlockCore::vector;
+}
+
+/// Runs `entry` as a mixed kernel on `blocks` blocks, each as three threads
+/// of pto-isa's launch: the cube core and two vector cores (get_subblockid()
+/// 0 and 1, get_subblockdim() 2) synchronized by the block's
+/// CrossCoreFlags.
+template <typename Entry>
+void launch_mixed(const char *name, int blocks, Entry &&entry) {
+  using ::pto::runtime::kVectorCoresPerBlock;
+  std::vector<std::unique_ptr<::pto::runtime::CrossCoreFlags>> state;
+  for (int b = 0; b < blocks; ++b)
+    state.push_back(std::make_unique<::pto::runtime::CrossCoreFlags>(
+        static_cast<uint32_t>(b)));
+  pto::cpu_sim::KernelLaunchOptions options;
+  options.kernel_name = name;
+  options.explicit_block_count = static_cast<uint32_t>(blocks);
+  options.subblocks_per_block = 1 + kVectorCoresPerBlock;
+  options.write_trace_files = false;
+  pto::cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] {
+    const uint32_t block = get_block_idx(), core = get_subblockid();
+    pto::cpu_sim::set_execution_context(block, core == 0 ? 0 : core - 1,
+                                        kVectorCoresPerBlock);
+    sim_core() = core == 0 ? SimCore::cube : SimCore::vector;
+    sim_block() = state[block].get();
+    entry();
+    sim_core() = SimCore::both;
+    sim_block() = nullptr;
+  });
+  for (auto &block : state)
+    block->check_drained();
+}
+#endif
+
 /// A cross-core flag of the block: `pipe` of the signalling core finished
 /// what it issued, so the other core may go on (A2/A3's FFTS, mode 2 =
-/// between the cube core and the vector cores of one block). pto-isa's CPU
-/// simulation runs a block's cores in program order: nothing to wait for.
+/// between the cube core and the vector cores of one block). In pto-isa's
+/// CPU simulation a block launched by launch_mixed has its CrossCoreFlags;
+/// otherwise its cores run on one thread, in program order, and there is
+/// nothing to wait for.
 AICORE inline void cross_core_set(pipe_t pipe, uint16_t id) {
 #if defined(__CPU_SIM) && !defined(__COSTMODEL)
   (void)pipe;
-  (void)id;
+  if (::pto::runtime::CrossCoreFlags *block = sim_block())
+    block->set(sim_block_core(), get_subblockid(), id);
 #else
   ffts_cross_core_sync(pipe, pto::getFFTSMsg(FFTS_MODE_VAL, id));
 #endif
 }
 AICORE inline void cross_core_wait(uint16_t id) {
 #if defined(__CPU_SIM) && !defined(__COSTMODEL)
-  (void)id;
+  if (::pto::runtime::CrossCoreFlags *block = sim_block())
+    block->wait(sim_block_core(), get_subblockid(), id);
 #else
   wait_flag_dev(id);
 #endif

@@ -16,6 +16,11 @@ constexpr int kNumCubeCores = 24;
 constexpr int kNumVectorCores = 48;
 constexpr int kVectorCoresPerBlock = kNumVectorCores / kNumCubeCores;
 
+/// The cross-core flags of a mixed block (A2/A3's FFTS): 16 flag ids, each
+/// a 4-bit counter, so at most 15 sets of one id wait for their waits.
+constexpr int kCrossCoreFlags = 16;
+constexpr int kCrossCoreFlagMaxCount = 15;
+
 /// The on-chip buffers of an A2/A3 AICore, by what they hold (pto-isa's
 /// TileType names): Vec tiles live in the vector core's unified buffer (UB),
 /// Mat tiles in the cube core's L1, Left/Right (the matmul operands) in L0A

@@ -423,7 +423,7 @@ struct Checker {
   std::map<uintptr_t, Region> gm; // global memory's
   // Pending flags: set snapshots by (unit, src, dst, event).
   std::deque<std::vector<uint32_t>> flags[2][kPipes][kPipes][8];
-  std::deque<std::vector<uint32_t>> cross[2][16]; // by setting unit
+  std::deque<std::vector<uint32_t>> cross[2][kCrossCoreFlags]; // by setting unit
   // How many snapshots the flag queues hold: the 816 queues are looked at
   // only when some are not empty (every invocation checks, at its end).
   int pending = 0;
@@ -713,7 +713,7 @@ public:
                            pipe_name(static_cast<Pipe>(d)), e,
                            unit_name(static_cast<Unit>(u)));
     for (int u = 0; u < 2; ++u)
-      for (int e = 0; e < 16; ++e)
+      for (int e = 0; e < kCrossCoreFlags; ++e)
         if (!c.cross[u][e].empty())
           detail::fail("the kernel ends with cross-core flag %d of the %s "
                        "core never waited on",
@@ -772,9 +772,15 @@ inline void barrier_all(Unit u) {
 /// Cross-core flag: `u` signals the block's other core once `p` finished.
 inline void sync_set(Unit u, Pipe p, int event) {
   detail::Checker &c = detail::checker();
-  if (event < 0 || event > 15)
-    detail::fail("sync_set event %d is not in 0-15", event);
-  c.cross[int(u)][event].push_back(c.snapshot(detail::agent(u, p)));
+  if (event < 0 || event >= kCrossCoreFlags)
+    detail::fail("sync_set event %d is not in 0-%d", event,
+                 kCrossCoreFlags - 1);
+  auto &q = c.cross[int(u)][event];
+  if (static_cast<int>(q.size()) == kCrossCoreFlagMaxCount)
+    detail::fail("sync_set(event %d) on the %s core: %d sets wait for their "
+                 "sync_wait already, and the flag's counter holds no more",
+                 event, unit_name(u), kCrossCoreFlagMaxCount);
+  q.push_back(c.snapshot(detail::agent(u, p)));
   ++c.pending;
 }
 
@@ -782,8 +788,9 @@ inline void sync_set(Unit u, Pipe p, int event) {
 /// issues after is ordered after what the setter's pipe had done.
 inline void sync_wait(Unit u, int event) {
   detail::Checker &c = detail::checker();
-  if (event < 0 || event > 15)
-    detail::fail("sync_wait event %d is not in 0-15", event);
+  if (event < 0 || event >= kCrossCoreFlags)
+    detail::fail("sync_wait event %d is not in 0-%d", event,
+                 kCrossCoreFlags - 1);
   const Unit other = u == Unit::Cube ? Unit::Vector : Unit::Cube;
   auto &q = c.cross[int(other)][event];
   if (q.empty())

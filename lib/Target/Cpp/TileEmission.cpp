@@ -196,6 +196,14 @@ std::string onUnit(Emitter &e, Unit unit, const std::string &stmt) {
   return (unit == Unit::cube ? "WSP_CUBE(" : "WSP_VEC(") + stmt + ");";
 }
 
+/// Wraps the declaration of a tile of `unit`'s memory in the AICore form:
+/// compiled for that core alone on the device, in scope on every core of
+/// the CPU simulation (whose instructions ask which core runs them).
+std::string declareOnUnit(Unit unit, const std::string &decl) {
+  return (unit == Unit::cube ? "WSP_CUBE_TILE(" : "WSP_VEC_TILE(") + decl +
+         ");";
+}
+
 /// Prints the instruction's statement, on the core that runs it.
 LogicalResult instr(Emitter &e, Operation *op, Unit unit,
                     const std::string &call) {
@@ -293,7 +301,7 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                             slot.empty() ? "" : ", " + slot)
                   .str();
     if (isPto(e)) {
-      e.os << onUnit(e, unit, decl.substr(0, decl.size() - 1)) << "\n";
+      e.os << declareOnUnit(unit, decl.substr(0, decl.size() - 1)) << "\n";
       e.os << onUnit(e, unit, place.substr(0, place.size() - 1)) << "\n";
     } else {
       e.os << decl << "\n" << place << "\n";
@@ -317,7 +325,8 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                                      vr, vc)
                            .str());
     int64_t cols = tileType(op.getSource()).getCols();
-    e.os << onUnit(e, Unit::vector, *alias + " " + v + "(" + vr + ", " + vc + ")")
+    e.os << declareOnUnit(Unit::vector,
+                          *alias + " " + v + "(" + vr + ", " + vc + ")")
          << "\n";
     e.os << onUnit(e, Unit::vector,
                    llvm::formatv("TASSIGN({0}, reinterpret_cast<uint64_t>({1}"
@@ -341,10 +350,10 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     std::string v = e.name(op.getResult());
     // pto-isa leaves a default-constructed tile's run-time valid extent
     // unset: construct it with the result type's (static) one.
-    e.os << onUnit(e, unit,
-                   llvm::formatv("{0} {1}({2}, {3})", *alias, v,
-                                 t.getValidShape()[0], t.getValidShape()[1])
-                       .str())
+    e.os << declareOnUnit(unit, llvm::formatv("{0} {1}({2}, {3})", *alias, v,
+                                              t.getValidShape()[0],
+                                              t.getValidShape()[1])
+                                    .str())
          << "\n";
     return instr(e, op, unit, "TRESHAPE(" + v + ", " + e.name(op.getSource()) + ")");
   });

@@ -962,18 +962,26 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os.unindent();
   os << "}\n\n";
   // pto-isa's CPU simulation stands in for the AICPU -> AICore launch: one
-  // thread per block with its block index set. One vector core per block:
-  // the simulation runs a block's cube and vector instructions on one
-  // thread, in program order.
+  // thread per core with its block index set. A mixed kernel's block is
+  // three threads (the cube and two vector cores, synchronized by their
+  // cross-core flags); any other kernel's block is one.
   os << "#if defined(__CPU_SIM) && !defined(__COSTMODEL)\n";
   os << "extern \"C\" void wsp_launch_" << t << "(wsp_gen::" << t
      << "_args *args, int num_cores) {\n";
-  os << "  pto::cpu_sim::KernelLaunchOptions options;\n";
-  os << "  options.kernel_name = \"" << t << "\";\n";
-  os << "  options.explicit_block_count = static_cast<uint32_t>(num_cores);\n";
-  os << "  options.write_trace_files = false;\n";
-  os << "  pto::cpu_sim::LaunchKernelMultiCore(options, nullptr, [&] { " << t
-     << "_entry(reinterpret_cast<uint8_t *>(args)); });\n";
+  std::string entry =
+      "[&] { " + t + "_entry(reinterpret_cast<uint8_t *>(args)); }";
+  if (kind == "KERNEL_TYPE_MIX_AIC_1_2") {
+    os << "  wsp_aicore::launch_mixed(\"" << t << "\", num_cores, " << entry
+       << ");\n";
+  } else {
+    os << "  pto::cpu_sim::KernelLaunchOptions options;\n";
+    os << "  options.kernel_name = \"" << t << "\";\n";
+    os << "  options.explicit_block_count = "
+          "static_cast<uint32_t>(num_cores);\n";
+    os << "  options.write_trace_files = false;\n";
+    os << "  pto::cpu_sim::LaunchKernelMultiCore(options, nullptr, " << entry
+       << ");\n";
+  }
   os << "}\n";
   os << "#endif\n";
   // pto-isa's perf-sim cost model: LAUNCH_KERNEL runs a function (named
