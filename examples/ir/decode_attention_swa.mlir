@@ -137,6 +137,17 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xbf16>
   %group = arith.divui %head_num, %kv_heads : index
   %rows = arith.muli %q_len, %group : index
+  // The vector work is split by rows over the block's vector cores (two on
+  // A2/A3, one in the CPU simulation): this one takes rows [vr0, vr_end),
+  // every core as many; an odd row count leaves the middle row to both,
+  // which write the same bytes.
+  %sb = tile.subblock_id : index
+  %nsb = tile.subblock_num : index
+  %vrows = arith.ceildivui %rows, %nsb : index
+  %vr_last = arith.subi %rows, %vrows : index
+  %vr_at = arith.muli %sb, %vrows : index
+  %vr0 = arith.minui %vr_at, %vr_last : index
+  %vr_end = arith.addi %vr0, %vrows : index
   %head_base = arith.muli %kv_head, %group : index
   %kv_id_i32 = memref.load %kv_ids[%req] : memref<?xi32>
   %kv_id = arith.index_cast %kv_id_i32 : i32 to index
@@ -148,11 +159,24 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
 
   // Q: the vector core packs the group's rows into the block's workspace,
   // the cube loads them as one [rows x head_dim] operand.
-  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+  // Each vector core packs its rows.
   scf.for %s = %c0 to %q_len step %c1 {
-    %r0 = arith.muli %s, %group : index
-    tile.load %qv, %q[%req, %s, %head_base, %c0] : !tile.tile<vec, 32x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>
-    tile.store %ws_q[%blk, %r0, %c0], %qv : memref<?x32x128xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    // The rows of query token s that this vector core holds: [lo_r,
+    // hi_r) of the group's, at row tr of its tiles, head g0 of the group.
+    %t_lo = arith.muli %s, %group : index
+    %t_hi = arith.addi %t_lo, %group : index
+    %lo_r = arith.maxui %t_lo, %vr0 : index
+    %hi_r = arith.minui %t_hi, %vr_end : index
+    %has_rows = arith.cmpi ult, %lo_r, %hi_r : index
+    %n_rows = arith.subi %hi_r, %lo_r : index
+    %tr = arith.subi %lo_r, %vr0 : index
+    %g0 = arith.subi %lo_r, %t_lo : index
+    %head = arith.addi %head_base, %g0 : index
+    scf.if %has_rows {
+      %qv = tile.alloc valid(%n_rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      tile.load %qv, %q[%req, %s, %head, %c0] : !tile.tile<vec, 32x128xbf16, valid = ?x?>, memref<?x?x?x?xbf16>
+      tile.store %ws_q[%blk, %lo_r, %c0], %qv : memref<?x32x128xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    }
   }
   %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x128xbf16, valid = ?x?>
   tile.load %qm, %ws_q[%blk, %c0, %c0] : !tile.tile<mat, 32x128xbf16, valid = ?x?>, memref<?x32x128xbf16>
@@ -163,10 +187,10 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
   // updates see them as one row of 32). The first chunk of a row starts it,
   // the others take it from the row's accumulators in global memory.
-  %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
-  %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
-  %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %o = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %otmp = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+  %m = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %l = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   scf.if %init {
@@ -174,9 +198,9 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
     tile.expands %m_row, %lowest : !tile.tile<vec, 1x32xf32>, f32
     tile.expands %l_row, %zero : !tile.tile<vec, 1x32xf32>, f32
   } else {
-    tile.load %o, %acc_o[%req, %kv_head, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x?x32x128xf32>
-    tile.load %m, %acc_m[%req, %kv_head, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
-    tile.load %l, %acc_l[%req, %kv_head, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
+    tile.load %o, %acc_o[%req, %kv_head, %vr0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x?x32x128xf32>
+    tile.load %m, %acc_m[%req, %kv_head, %vr0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
+    tile.load %l, %acc_l[%req, %kv_head, %vr0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, memref<?x?x32xf32>
   }
 
   // Each row's visible positions: its mask range (wsp.mask_range: causal
@@ -184,11 +208,12 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   // ones) cut to the descriptor's [kv_start, kv_end). A tile inside every
   // row's range needs no mask: [largest lo, smallest hi) = [the last
   // token's lo, the first token's hi).
-  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %lo_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %prior = arith.subi %kv_len, %q_len : index
-  scf.for %r = %c0 to %rows step %c1 {
-    %s = arith.divui %r, %group : index
+  scf.for %r = %c0 to %vrows step %c1 {
+    %row = arith.addi %vr0, %r : index
+    %s = arith.divui %row, %group : index
     %pos = arith.addi %prior, %s : index
     %mask_lo, %mask_hi = wsp.mask_range sliding window(2048) query(%s) pos(%pos) prior(%prior) : index, index
     %lo = arith.maxui %kv_start, %mask_lo : index
@@ -229,7 +254,7 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xbf16>
   // alpha = e^(m_old - m_new) of the last softmax, per row: C brings tile
   // j - 2's O_t to the maximum after tile j - 1 with it.
-  %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %alpha = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   scf.for %j = %c0 to %num_steps step %c1 {
     // A. Vector, tile t = j - 1: the scaled, masked scores, then the online
@@ -243,9 +268,9 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
       %left = arith.subi %kv_end, %w : index
       %n = arith.minui %tile_k, %left : index
       %w_end = arith.addi %w, %n : index
-      %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.load %sv, %ws_s[%blk, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
+      %sv = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %tmp = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.load %sv, %ws_s[%blk, %vr0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, memref<?x32x128xf32>
       tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
       %cut_lo = arith.cmpi ult, %w, %lo_max : index
       %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
@@ -258,8 +283,8 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
         %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
         tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
         tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
-        %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-        %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %to_hi = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %from_lo = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
         tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
         tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
         tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
@@ -273,7 +298,7 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
         tile.muls %to_hi, %to_hi, %largest : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
         tile.add %sv, %sv, %to_hi : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       }
-      %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %mt = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
       %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
       tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
@@ -282,14 +307,14 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
       tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
       tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %lt = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
       %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
       tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
       tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-      %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      %pb = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
       tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.store %ws_p[%blk, %c0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.store %ws_p[%blk, %vr0, %c0], %pb : memref<?x32x128xbf16>, !tile.tile<vec, 32x?xbf16, valid = ?x?>
       tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     } else {
       // No softmax ran: C adds tile j - 2's O_t as it is.
@@ -327,8 +352,8 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
     // C. Vector, tile j - 2: o += alpha O_t.
     %c_live = arith.cmpi uge, %j, %c2 : index
     scf.if %c_live {
-      %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
-      tile.load %ot, %ws_o[%blk, %c0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
+      %ot = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
+      tile.load %ot, %ws_o[%blk, %vr0, %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>, memref<?x32x128xf32>
       tile.rowexpandmul %ot, %ot, %alpha, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
       tile.add %o, %o, %ot : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     }
@@ -375,18 +400,30 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
     // The row's last chunk: o / l, as bf16, one query token's group of rows
     // at a time.
     tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x128xf32, valid = ?x?>
-    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
+    %ob = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?>
     tile.cvt %ob, %o : !tile.tile<vec, 32x128xbf16, valid = ?x?>, !tile.tile<vec, 32x128xf32, valid = ?x?>
     scf.for %s = %c0 to %q_len step %c1 {
-      %r0 = arith.muli %s, %group : index
-      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?> to !tile.tile<vec, 32x128xbf16, valid = ?x?>
-      tile.store %out[%req, %s, %head_base, %c0], %token : memref<?x?x?x?xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      // The rows of query token s that this vector core holds: [lo_r,
+      // hi_r) of the group's, at row tr of its tiles, head g0 of the group.
+      %t_lo = arith.muli %s, %group : index
+      %t_hi = arith.addi %t_lo, %group : index
+      %lo_r = arith.maxui %t_lo, %vr0 : index
+      %hi_r = arith.minui %t_hi, %vr_end : index
+      %has_rows = arith.cmpi ult, %lo_r, %hi_r : index
+      %n_rows = arith.subi %hi_r, %lo_r : index
+      %tr = arith.subi %lo_r, %vr0 : index
+      %g0 = arith.subi %lo_r, %t_lo : index
+      %head = arith.addi %head_base, %g0 : index
+      scf.if %has_rows {
+        %token = tile.subview %ob[%tr, %c0] valid(%n_rows, %head_dim) : !tile.tile<vec, 32x128xbf16, valid = ?x?> to !tile.tile<vec, 32x128xbf16, valid = ?x?>
+        tile.store %out[%req, %s, %head, %c0], %token : memref<?x?x?x?xbf16>, !tile.tile<vec, 32x128xbf16, valid = ?x?>
+      }
     }
   } else {
     // The next chunk of the row continues from this state.
-    tile.store %acc_o[%req, %kv_head, %c0, %c0], %o : memref<?x?x32x128xf32>, !tile.tile<vec, 32x128xf32, valid = ?x?>
-    tile.store %acc_m[%req, %kv_head, %c0], %m transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    tile.store %acc_l[%req, %kv_head, %c0], %l transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %acc_o[%req, %kv_head, %vr0, %c0], %o : memref<?x?x32x128xf32>, !tile.tile<vec, 32x128xf32, valid = ?x?>
+    tile.store %acc_m[%req, %kv_head, %vr0], %m transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %acc_l[%req, %kv_head, %vr0], %l transpose : memref<?x?x32xf32>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   }
   wsp.return
 }

@@ -140,6 +140,15 @@ def decode_kernel(m):
         kv_heads = mr.dim(k.k_cache, c1, result_name="kv_heads")
         group = arith.divui(head_num, kv_heads, result_name="group")
         rows = arith.muli(q_len, group, result_name="rows")
+        # The vector work is split by rows over the block's vector cores:
+        # this one takes rows [vr0, vr_end), every core as many.
+        sb = t.subblock_id(result_name="sb")
+        nsb = t.subblock_num(result_name="nsb")
+        vrows = arith.ceildivui(rows, nsb, result_name="vrows")
+        vr_last = arith.subi(rows, vrows, result_name="vr_last")
+        vr_at = arith.muli(sb, vrows, result_name="vr_at")
+        vr0 = arith.minui(vr_at, vr_last, result_name="vr0")
+        vr_end = arith.addi(vr0, vrows, result_name="vr_end")
         head_base = arith.muli(kv_head, group, result_name="head_base")
         kv_id = arith.index_cast(mr.load(k.kv_ids, [req], type="i32"),
                                  type="index", result_name="kv_id")
@@ -147,22 +156,25 @@ def decode_kernel(m):
                                   type="index", result_name="kv_len")
         scale = math.rsqrt(idx(head_dim), result_name="scale")
 
-        # Q into the workspace, then L1 and L0A.
-        qv = t.alloc(dynamic_valid=[group, head_dim], type=Q_VEC)
+        # Q into the workspace (each vector core its rows), then L1 and L0A.
         with scf.for_(c0, q_len, c1, iv_name="s") as loop:
-            r0 = arith.muli(loop.iv, group, result_name="r0")
-            t.load(qv, k.q, [req, loop.iv, head_base, c0])
-            t.store(k.ws_q, [blk, r0, c0], qv)
+            has_rows, n_rows, lo_r, tr, head = token_rows(
+                loop.iv, group, vr0, vr_end, head_base)
+            pack = scf.if_(has_rows)
+            with pack.then():
+                qv = t.alloc(dynamic_valid=[n_rows, head_dim], type=Q_VEC)
+                t.load(qv, k.q, [req, loop.iv, head, c0])
+                t.store(k.ws_q, [blk, lo_r, c0], qv)
         qm = t.alloc(dynamic_valid=[rows, head_dim], type=Q_MAT)
         t.load(qm, k.ws_q, [blk, c0, c0])
         ql = t.alloc(dynamic_valid=[rows, head_dim], type=Q_LEFT)
         t.mov(ql, qm)
 
         # The running state: o, and per row m and l.
-        o = t.alloc(dynamic_valid=[rows, head_dim], type=O_VEC)
-        otmp = t.alloc(dynamic_valid=[rows, head_dim], type=O_VEC)
-        m_col = t.alloc(dynamic_valid=[rows], type=COL)
-        l_col = t.alloc(dynamic_valid=[rows], type=COL)
+        o = t.alloc(dynamic_valid=[vrows, head_dim], type=O_VEC)
+        otmp = t.alloc(dynamic_valid=[vrows, head_dim], type=O_VEC)
+        m_col = t.alloc(dynamic_valid=[vrows], type=COL)
+        l_col = t.alloc(dynamic_valid=[vrows], type=COL)
         m_row = t.reshape(m_col, type=ROW32)
         l_row = t.reshape(l_col, type=ROW32)
         start = scf.if_(init)
@@ -171,16 +183,17 @@ def decode_kernel(m):
             t.expands(m_row, lowest)
             t.expands(l_row, zero)
         with start.else_():
-            t.load(o, k.acc_o, [req, kv_head, c0, c0])
-            t.load(m_col, k.acc_m, [req, kv_head, c0], transpose=True)
-            t.load(l_col, k.acc_l, [req, kv_head, c0], transpose=True)
+            t.load(o, k.acc_o, [req, kv_head, vr0, c0])
+            t.load(m_col, k.acc_m, [req, kv_head, vr0], transpose=True)
+            t.load(l_col, k.acc_l, [req, kv_head, vr0], transpose=True)
 
         # Each row's visible positions.
-        lo_t = t.alloc(dynamic_valid=[rows], type=COL)
-        hi_t = t.alloc(dynamic_valid=[rows], type=COL)
+        lo_t = t.alloc(dynamic_valid=[vrows], type=COL)
+        hi_t = t.alloc(dynamic_valid=[vrows], type=COL)
         prior = arith.subi(kv_len, q_len, result_name="prior")
-        with scf.for_(c0, rows, c1, iv_name="r") as loop:
-            s = arith.divui(loop.iv, group, result_name="s")
+        with scf.for_(c0, vrows, c1, iv_name="r") as loop:
+            row = arith.addi(vr0, loop.iv, result_name="row")
+            s = arith.divui(row, group, result_name="s")
             pos = arith.addi(prior, s, result_name="pos")
             mask_lo, mask_hi = w.mask_range("standard", query=s, pos=pos,
                                             prior=prior)
@@ -208,7 +221,7 @@ def decode_kernel(m):
         num_tiles = arith.ceildivui(span, tile_k, result_name="num_tiles")
         num_steps = arith.addi(num_tiles, c2, result_name="num_steps")
         block_size = mr.dim(k.k_cache, c2, result_name="block_size")
-        alpha = t.alloc(dynamic_valid=[rows], type=COL)
+        alpha = t.alloc(dynamic_valid=[vrows], type=COL)
         alpha_row = t.reshape(alpha, type=ROW32)
         with scf.for_(c0, num_steps, c1, iv_name="j") as steps:
             j = steps.iv
@@ -217,7 +230,8 @@ def decode_kernel(m):
             stage_a = scf.if_(a_live)
             with stage_a.then():
                 wpos, n, w_end = kv_tile(a_t, tile_k, w_first, kv_end)
-                softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max,
+                softmax(k, blk, wpos, n, w_end, vrows, vr0, tile_k, scale,
+                        lo_max,
                         hi_min, lo_t, hi_t, m_row, l_row, alpha, alpha_row,
                         zero, one, minus_one, largest, c0)
                 t.rowexpandmul(o, o, alpha, otmp)
@@ -248,8 +262,8 @@ def decode_kernel(m):
             c_live = arith.cmpi("uge", j, c2, result_name="c_live")
             stage_c = scf.if_(c_live)
             with stage_c.then():
-                ot = t.alloc(dynamic_valid=[rows, head_dim], type=O_VEC)
-                t.load(ot, k.ws_o, [blk, c0, c0])
+                ot = t.alloc(dynamic_valid=[vrows, head_dim], type=O_VEC)
+                t.load(ot, k.ws_o, [blk, vr0, c0])
                 t.rowexpandmul(ot, ot, alpha, otmp)
                 t.add(o, o, ot)
 
@@ -290,17 +304,37 @@ def decode_kernel(m):
         with finish.then():
             # The row's last chunk: o / l as bf16, token by token.
             t.rowexpanddiv(o, o, l_col, otmp)
-            ob = t.alloc(dynamic_valid=[rows, head_dim], type=O_BF16)
+            ob = t.alloc(dynamic_valid=[vrows, head_dim], type=O_BF16)
             t.cvt(ob, o)
             with scf.for_(c0, q_len, c1, iv_name="s") as loop:
-                r0 = arith.muli(loop.iv, group, result_name="r0")
-                token = t.subview(ob, r0, c0, [group, head_dim], type=O_BF16)
-                t.store(k.out, [req, loop.iv, head_base, c0], token)
+                has_rows, n_rows, lo_r, tr, head = token_rows(
+                    loop.iv, group, vr0, vr_end, head_base)
+                store = scf.if_(has_rows)
+                with store.then():
+                    token = t.subview(ob, tr, c0, [n_rows, head_dim],
+                                      type=O_BF16)
+                    t.store(k.out, [req, loop.iv, head, c0], token)
         with finish.else_():
             # The next chunk of the row continues from this state.
-            t.store(k.acc_o, [req, kv_head, c0, c0], o)
-            t.store(k.acc_m, [req, kv_head, c0], m_col, transpose=True)
-            t.store(k.acc_l, [req, kv_head, c0], l_col, transpose=True)
+            t.store(k.acc_o, [req, kv_head, vr0, c0], o)
+            t.store(k.acc_m, [req, kv_head, vr0], m_col, transpose=True)
+            t.store(k.acc_l, [req, kv_head, vr0], l_col, transpose=True)
+
+
+def token_rows(s, group, vr0, vr_end, head_base):
+    """The rows of query token s that this vector core holds: whether any,
+    how many, the first (lo_r), its row in the core's tiles (tr) and its
+    head."""
+    t_lo = arith.muli(s, group, result_name="t_lo")
+    t_hi = arith.addi(t_lo, group, result_name="t_hi")
+    lo_r = arith.maxui(t_lo, vr0, result_name="lo_r")
+    hi_r = arith.minui(t_hi, vr_end, result_name="hi_r")
+    has_rows = arith.cmpi("ult", lo_r, hi_r, result_name="has_rows")
+    n_rows = arith.subi(hi_r, lo_r, result_name="n_rows")
+    tr = arith.subi(lo_r, vr0, result_name="tr")
+    g0 = arith.subi(lo_r, t_lo, result_name="g0")
+    head = arith.addi(head_base, g0, result_name="head")
+    return has_rows, n_rows, lo_r, tr, head
 
 
 def kv_tile(t_idx, tile_k, w_first, kv_end):
@@ -312,7 +346,7 @@ def kv_tile(t_idx, tile_k, w_first, kv_end):
     return wpos, n, arith.addi(wpos, n, result_name="w_end")
 
 
-def softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max, hi_min,
+def softmax(k, blk, wpos, n, w_end, rows, vr0, tile_k, scale, lo_max, hi_min,
             lo_t, hi_t, m_row, l_row, alpha, alpha_row, zero, one, minus_one,
             largest, c0):
     """Stage A's vector work on one KV tile: its scores from the
@@ -320,7 +354,7 @@ def softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max, hi_min,
     updated, P to the workspace)."""
     sv = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=S_VEC)
     tmp = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=S_VEC)
-    t.load(sv, k.ws_s, [blk, c0, c0])
+    t.load(sv, k.ws_s, [blk, vr0, c0])
     t.muls(sv, sv, scale)
     cut_lo = arith.cmpi("ult", wpos, lo_max)
     cut_hi = arith.cmpi("ugt", w_end, hi_min)
@@ -366,7 +400,7 @@ def softmax(k, blk, wpos, n, w_end, rows, tile_k, scale, lo_max, hi_min,
     t.add(l_row, l_row, lt_row)
     pb = t.alloc(dynamic_shape=[tile_k], dynamic_valid=[rows, n], type=P_VEC)
     t.cvt(pb, sv)
-    t.store(k.ws_p, [blk, c0, c0], pb)
+    t.store(k.ws_p, [blk, vr0, c0], pb)
 
 
 def page_segment(p, block_size, w_end, wpos, c1):

@@ -1592,10 +1592,21 @@ ${M_TILE_DEF}
 ${UNIT_ROWS}
   %end = arith.addi %start, %count : index
   %blk = tile.block_idx : index
+  %sb = tile.subblock_id : index
+  %nsb = tile.subblock_num : index
 ${COL_TILES}
   scf.for %m = %start to %end step %m_tile {
     %left = arith.subi %end, %m : index
     %rows = arith.minui %left, %m_tile : index
+    // The epilogue is split by rows over the block's vector cores (two on
+    // A2/A3, one in the CPU simulation): this one takes rows [vr0, vr0 +
+    // vrows) of the M tile (token %vm on), every core as many; an odd row
+    // count leaves the middle row to both, which write the same bytes.
+    %vrows = arith.ceildivui %rows, %nsb : index
+    %vr_last = arith.subi %rows, %vrows : index
+    %vr_at = arith.muli %sb, %vrows : index
+    %vr0 = arith.minui %vr_at, %vr_last : index
+    %vm = arith.addi %m, %vr0 : index
     // Cube: acc = A[m : m + rows, :] B[:, n0 : n0 + n_tile].
     %acc = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ACC}
     scf.for %k = %c0 to %hidden step %k_tile {
@@ -1615,31 +1626,31 @@ ${LOAD_B}
       }
     }
     tile.store %workspace[%blk, %c0, %c0], %acc : ${WORKSPACE_TYPE}, ${ACC}
-    // Vector: the block's slot into y.
-    %yf = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_F32}
-    %yb = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_BF16}
+    // Vector: the vector core's rows of the block's slot into y.
+    %yf = tile.alloc ${ROW_SHAPE}valid(%vrows) : ${ROWS_F32}
+    %yb = tile.alloc ${ROW_SHAPE}valid(%vrows) : ${ROWS_BF16}
 ${EPILOGUE}
     tile.cvt %yb, %yf : ${ROWS_BF16}, ${ROWS_F32}
-    tile.store %y[%m, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
+    tile.store %y[%vm, %n0], %yb : ${Y_TYPE}, ${ROWS_BF16}
   }
   wsp.return
 }
 )mlir";
 
 /// The int8 epilogue: dequantize the i32 sums.
-constexpr StringLiteral kDequantEpilogue = R"mlir(    %yi = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_I32}
-    %tmp = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROWS_F32}
-    %pts = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ROW_STAT}
-    tile.load %yi, %workspace[%blk, %c0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
+constexpr StringLiteral kDequantEpilogue = R"mlir(    %yi = tile.alloc ${ROW_SHAPE}valid(%vrows) : ${ROWS_I32}
+    %tmp = tile.alloc ${ROW_SHAPE}valid(%vrows) : ${ROWS_F32}
+    %pts = tile.alloc ${ROW_SHAPE}valid(%vrows) : ${ROW_STAT}
+    tile.load %yi, %workspace[%blk, %vr0, %c0] : ${ROWS_I32}, ${WORKSPACE_TYPE}
     tile.cvt %yf, %yi : ${ROWS_F32}, ${ROWS_I32}
-    tile.load %pts, %per_token_scale[%m] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
+    tile.load %pts, %per_token_scale[%vm] transpose : ${ROW_STAT}, ${PER_TOKEN_SCALE_TYPE}
     tile.rowexpandmul %yf, %yf, %pts, %tmp : ${ROWS_F32}, ${ROWS_F32}, ${ROW_STAT}, ${ROWS_F32}
 ${LOAD_WEIGHT_SCALE}
     tile.colexpandmul %yf, %yf, %ws_f : ${ROWS_F32}, ${ROWS_F32}, ${COL_F32}
 ${ADD_BIAS})mlir";
 
 /// The bf16 epilogue: the f32 sums as they are.
-constexpr StringLiteral kPlainEpilogue = R"mlir(    tile.load %yf, %workspace[%blk, %c0, %c0] : ${ROWS_F32}, ${WORKSPACE_TYPE})mlir";
+constexpr StringLiteral kPlainEpilogue = R"mlir(    tile.load %yf, %workspace[%blk, %vr0, %c0] : ${ROWS_F32}, ${WORKSPACE_TYPE})mlir";
 
 /// The operands of a matmul of token rows: quant_matmul and
 /// moe_quant_matmul (a shared expert: no bias, no transposes), int8 with
@@ -3003,10 +3014,11 @@ constexpr StringLiteral kCausalRowRanges = R"mlir(  // Each row's visible positi
   // prior + s sees [0, prior + s + 1)), cut to [kv_start, kv_end). A tile
   // inside every row's range needs no mask: [largest lo, smallest hi) =
   // [the last token's lo, the first token's hi).
-  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  scf.for %r = %c0 to %rows step %c1 {
-    %sl = arith.divui %r, %group : index
+  %lo_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  scf.for %r = %c0 to %vrows step %c1 {
+    %row = arith.addi %vr0, %r : index
+    %sl = arith.divui %row, %group : index
     %s = arith.addi %q_first, %sl : index
     %pos = arith.addi %prior, %s : index
     %mask_lo, %mask_hi = wsp.mask_range standard query(%s) pos(%pos) prior(%prior) : index, index
@@ -3034,12 +3046,13 @@ constexpr StringLiteral kCausalRowRanges = R"mlir(  // Each row's visible positi
 constexpr StringLiteral kVisibleRowRanges = R"mlir(  // Each row's visible positions: the first visible_lens[req][s] of the
   // cached sequence, cut to [kv_start, kv_end). The first token sees the
   // fewest (the planner checked they do not decrease).
-  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %lo_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %lo_i32 = arith.index_cast %kv_start : index to i32
   %lo_f = arith.sitofp %lo_i32 : i32 to f32
-  scf.for %r = %c0 to %rows step %c1 {
-    %sl = arith.divui %r, %group : index
+  scf.for %r = %c0 to %vrows step %c1 {
+    %row = arith.addi %vr0, %r : index
+    %sl = arith.divui %row, %group : index
     %s = arith.addi %q_first, %sl : index
     %vis_i32 = memref.load %visible_lens[%req, %s] : ${VISIBLE_LENS_TYPE}
     %vis = arith.index_cast %vis_i32 : i32 to index
@@ -3074,6 +3087,17 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {TILE_K = ${TILE_KS}}
   %blk = tile.block_idx : index
 ${WHICH}
   %rows = arith.muli %q_count, %group : index
+  // The vector work is split by rows over the block's vector cores (two on
+  // A2/A3, one in the CPU simulation): this one takes rows [vr0, vr_end),
+  // every core as many; an odd row count leaves the middle row to both,
+  // which write the same bytes.
+  %sb = tile.subblock_id : index
+  %nsb = tile.subblock_num : index
+  %vrows = arith.ceildivui %rows, %nsb : index
+  %vr_last = arith.subi %rows, %vrows : index
+  %vr_at = arith.muli %sb, %vrows : index
+  %vr0 = arith.minui %vr_at, %vr_last : index
+  %vr_end = arith.addi %vr0, %vrows : index
   %head_base = arith.muli %kv_head, %group : index
   %q_head0 = arith.constant ${Q_HEAD0} : index
   %q_head = arith.addi %head_base, %q_head0 : index
@@ -3081,13 +3105,13 @@ ${KV_SOURCE}
 
 ${Q_PACK}
 
-  // The running softmax state, in UB for the whole range: o [rows x
-  // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
-  // updates see them as one row of 32).
-  %o = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-  %otmp = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-  %m = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %l = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  // The running softmax state of the core's rows, in UB for the whole
+  // range: o [vrows x head_dim], and per row the max m and the sum l
+  // ([vrows x 1]; element-wise updates see them as one row of 32).
+  %o = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  %otmp = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  %m = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %l = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %m_row = tile.reshape %m : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   %l_row = tile.reshape %l : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
 ${START_STATE}
@@ -3114,7 +3138,7 @@ ${TILE_COUNT}
   %num_steps = arith.addi %num_tiles, %c2 : index
   // alpha = e^(m_old - m_new) of the last softmax, per row: C brings tile
   // j - 2's O_t to the maximum after tile j - 1 with it.
-  %alpha = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %alpha = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %alpha_row = tile.reshape %alpha : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
 ${DEQUANT_SCRATCH}
   scf.for %j = %c0 to %num_steps step %c1 {
@@ -3124,9 +3148,9 @@ ${DEQUANT_SCRATCH}
     %a_live = arith.cmpi ult, %a_t, %num_tiles : index
     scf.if %a_live {
 ${TILE_AT_A}
-      %sv = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %tmp = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.load %sv, %ws_f[%blk, %c0, %c0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
+      %sv = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      %tmp = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+      tile.load %sv, %ws_f[%blk, %c0, %vr0, %c0] : !tile.tile<vec, 32x?xf32, valid = ?x?>, ${WS_F_TYPE}
       tile.muls %sv, %sv, %scale : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, f32
       %cut_lo = arith.cmpi ult, %w, %lo_max : index
       %cut_hi = arith.cmpi ugt, %w_end, %hi_min : index
@@ -3139,8 +3163,8 @@ ${TILE_AT_A}
         %pos = tile.alloc shape(%tile_k) valid(%n) : !tile.tile<vec, 1x?xf32, valid = 1x?>
         tile.ci %pos_i, %w_i32 : !tile.tile<vec, 1x?xi32, valid = 1x?>, i32
         tile.cvt %pos, %pos_i : !tile.tile<vec, 1x?xf32, valid = 1x?>, !tile.tile<vec, 1x?xi32, valid = 1x?>
-        %to_hi = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
-        %from_lo = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %to_hi = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+        %from_lo = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xf32, valid = ?x?>
         tile.rowexpand %to_hi, %hi_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
         tile.colexpandsub %to_hi, %to_hi, %pos : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 1x?xf32, valid = 1x?>
         tile.rowexpand %from_lo, %lo_t : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
@@ -3157,7 +3181,7 @@ ${TILE_AT_A}
 
       // Online softmax: m' = max(m, max_c s), alpha = e^(m - m'),
       // p = e^(s - m'), l' = l alpha + sum_c p, o' = o alpha.
-      %mt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %mt = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
       %mt_row = tile.reshape %mt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
       tile.rowmax %mt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.max %mt_row, %mt_row, %m_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
@@ -3166,14 +3190,14 @@ ${TILE_AT_A}
       tile.adds %m_row, %mt_row, %zero : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, f32
       tile.rowexpandsub %sv, %sv, %mt, %tmp : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.exp %sv, %sv : !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      %lt = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+      %lt = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
       %lt_row = tile.reshape %lt : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
       tile.rowsum %lt, %sv, %tmp : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x?xf32, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
       tile.mul %l_row, %l_row, %alpha_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
       tile.add %l_row, %l_row, %lt_row : !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>, !tile.tile<vec, 1x32xf32>
-      %pb = tile.alloc shape(%tile_k) valid(%rows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      %pb = tile.alloc shape(%tile_k) valid(%vrows, %n) : !tile.tile<vec, 32x?xbf16, valid = ?x?>
       tile.cvt %pb, %sv : !tile.tile<vec, 32x?xbf16, valid = ?x?>, !tile.tile<vec, 32x?xf32, valid = ?x?>
-      tile.store %ws_h[%blk, %c${P_SLOT}, %c0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
+      tile.store %ws_h[%blk, %c${P_SLOT}, %vr0, %c0], %pb : ${WS_H_TYPE}, !tile.tile<vec, 32x?xbf16, valid = ?x?>
       tile.rowexpandmul %o, %o, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
     } else {
       // No softmax ran: C adds tile j - 2's O_t as it is.
@@ -3190,8 +3214,8 @@ ${S_TILE}
     // C. Vector, tile j - 2: o += alpha O_t.
     %c_live = arith.cmpi uge, %j, %c2 : index
     scf.if %c_live {
-      %ot = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-      tile.load %ot, %ws_f[%blk, %c1, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+      %ot = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      tile.load %ot, %ws_f[%blk, %c1, %vr0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
       tile.rowexpandmul %ot, %ot, %alpha, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
       tile.add %o, %o, %ot : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
     }
@@ -3226,13 +3250,16 @@ constexpr StringLiteral kPageSegment = R"mlir(        %p_page = arith.divui %p, 
 constexpr StringLiteral kAttentionQBf16 = R"mlir(
   // Q: the vector core packs the rows (token s, head g) -> s * group + g
   // into the block's workspace, the cube loads them as one operand.
-  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+  // Each vector core packs its rows.
   scf.for %sl = %c0 to %q_count step %c1 {
-    %r0 = arith.muli %sl, %group : index
     %s = arith.addi %q_first, %sl : index
 ${TOKEN_AT}
-    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
-    tile.store %ws_h[%blk, %c0, %r0, %c0], %qv : ${WS_H_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+${VECTOR_CORE_ROWS}
+    scf.if %has_rows {
+      %qv = tile.alloc valid(%n_rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+      tile.load %qv, %q[${Q_IDX}, %q_row, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
+      tile.store %ws_h[%blk, %c0, %lo_r, %c0], %qv : ${WS_H_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+    }
   }
   %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>
   tile.load %qm, %ws_h[%blk, %c0, %c0, %c0] : !tile.tile<mat, 32x${D}xbf16, valid = ?x?>, ${WS_H_TYPE}
@@ -3292,16 +3319,19 @@ constexpr StringLiteral kAttentionQInt8 = R"mlir(
   // s * group + g into the block's workspace.
   %ks = tile.alloc valid(%head_dim) : !tile.tile<vec, 1x${D}xf32, valid = 1x?>
   tile.load %ks, %k_scale[%kv_head, %c0] : !tile.tile<vec, 1x${D}xf32, valid = 1x?>, ${K_SCALE_TYPE}
-  %qv = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
-  %qf = tile.alloc valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+  // Each vector core packs its rows.
   scf.for %sl = %c0 to %q_count step %c1 {
-    %r0 = arith.muli %sl, %group : index
     %s = arith.addi %q_first, %sl : index
 ${TOKEN_AT}
-    tile.load %qv, %q[${Q_IDX}, %q_head, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
-    tile.cvt %qf, %qv : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
-    tile.colexpandmul %qf, %qf, %ks : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 1x${D}xf32, valid = 1x?>
-    tile.store %ws_q[%blk, %r0, %c0], %qf : ${WS_Q_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+${VECTOR_CORE_ROWS}
+    scf.if %has_rows {
+      %qv = tile.alloc valid(%n_rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+      %qf = tile.alloc valid(%n_rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+      tile.load %qv, %q[${Q_IDX}, %q_row, %c0] : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, ${Q_TYPE}
+      tile.cvt %qf, %qv : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+      tile.colexpandmul %qf, %qf, %ks : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 1x${D}xf32, valid = 1x?>
+      tile.store %ws_q[%blk, %lo_r, %c0], %qf : ${WS_Q_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    }
   }
   %qm = tile.alloc valid(%rows, %head_dim) : !tile.tile<mat, 32x${D}xf32, valid = ?x?>
   tile.load %qm, %ws_q[%blk, %c0, %c0] : !tile.tile<mat, 32x${D}xf32, valid = ?x?>, ${WS_Q_TYPE}
@@ -3317,13 +3347,14 @@ constexpr StringLiteral kAttentionSInt8 = R"mlir(
       // into the workspace.
       scf.for %p = %w to %w_end step %block_size {
 ${PAGE_SEGMENT}
-        %k8s = tile.subview %x8[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
-        %k16s = tile.subview %x16[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
-        %k32s = tile.subview %x32[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
-        tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+${VECTOR_CORE_POSITIONS}
+        %k8s = tile.subview %x8[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        %k16s = tile.subview %x16[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        %k32s = tile.subview %x32[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        tile.load_paged %k8s, %k_cache[%kv_head], %block_table[%slot], %p_x : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${K_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
         tile.cvt %k16s, %k8s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
         tile.cvt %k32s, %k16s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
-        tile.store %ws_k[%blk, %off, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        tile.store %ws_k[%blk, %off_x, %c0], %k32s : ${WS_K_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
       }
 
       // Cube: S = Q K^T in f32, K^T loaded transposed from the workspace.
@@ -3351,15 +3382,16 @@ constexpr StringLiteral kAttentionPvInt8 = R"mlir(
       // (exact: |v8| <= 127), into the workspace.
       scf.for %p = %w to %w_end step %block_size {
 ${PAGE_SEGMENT}
-        %v8s = tile.subview %x8[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
-        %v16s = tile.subview %x16[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
-        %v32s = tile.subview %x32[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
-        %vbs = tile.subview %xb[%c0, %c0] valid(%seg, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
-        tile.load_paged %v8s, %v_cache[%kv_head], %block_table[%slot], %p : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
+${VECTOR_CORE_POSITIONS}
+        %v8s = tile.subview %x8[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
+        %v16s = tile.subview %x16[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
+        %v32s = tile.subview %x32[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
+        %vbs = tile.subview %xb[%c0, %c0] valid(%x_n, %head_dim) : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?> to !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
+        tile.load_paged %v8s, %v_cache[%kv_head], %block_table[%slot], %p_x : !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>, ${V_CACHE_TYPE}, ${BLOCK_TABLE_TYPE}
         tile.cvt %v16s, %v8s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xi8, valid = ?x?>
         tile.cvt %v32s, %v16s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf16, valid = ?x?>
         tile.cvt %vbs, %v32s : !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>, !tile.tile<vec, ${INT8_KV_TILE}x${D}xf32, valid = ?x?>
-        tile.store %ws_v[%blk, %off, %c0], %vbs : ${WS_V_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
+        tile.store %ws_v[%blk, %off_x, %c0], %vbs : ${WS_V_TYPE}, !tile.tile<vec, ${INT8_KV_TILE}x${D}xbf16, valid = ?x?>
       }
 
       // Cube: O_t = P V8 in bf16, V loaded from the workspace.
@@ -3385,14 +3417,16 @@ constexpr StringLiteral kAttentionFinishInt8 = R"mlir(
 /// rows at a time.
 constexpr StringLiteral kAttentionFinish = R"mlir(${FINISH_SCALE}
     tile.rowexpanddiv %o, %o, %l, %otmp : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    %ob = tile.alloc valid(%rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+    %ob = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
     tile.cvt %ob, %o : !tile.tile<vec, 32x${D}xbf16, valid = ?x?>, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
     scf.for %sl = %c0 to %q_count step %c1 {
-      %r0 = arith.muli %sl, %group : index
       %s = arith.addi %q_first, %sl : index
 ${TOKEN_AT}
-      %token = tile.subview %ob[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?> to !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
-      tile.store %out[${Q_IDX}, %head_base, %c0], %token : ${OUT_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+${VECTOR_CORE_ROWS}
+      scf.if %has_rows {
+        %token = tile.subview %ob[%tr, %c0] valid(%n_rows, %head_dim) : !tile.tile<vec, 32x${D}xbf16, valid = ?x?> to !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+        tile.store %out[${Q_IDX}, %out_head, %c0], %token : ${OUT_TYPE}, !tile.tile<vec, 32x${D}xbf16, valid = ?x?>
+      }
     })mlir";
 
 /// The state a range starts from: empty.
@@ -3582,9 +3616,9 @@ ${SEQ_START})mlir";
 constexpr StringLiteral kDecodeStartState = R"mlir(
   scf.if %init {${FRESH_STATE}
   } else {
-    tile.load %o, %ws_f[%blk, %c2, %c0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
-    tile.load %m, %ws_ml[%blk, %c0, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
-    tile.load %l, %ws_ml[%blk, %c1, %c0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
+    tile.load %o, %ws_f[%blk, %c2, %vr0, %c0] : !tile.tile<vec, 32x${D}xf32, valid = ?x?>, ${WS_F_TYPE}
+    tile.load %m, %ws_ml[%blk, %c0, %vr0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
+    tile.load %l, %ws_ml[%blk, %c1, %vr0] transpose : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>, ${WS_ML_TYPE}
   })mlir";
 
 /// The last chunk writes the output; the others leave the state.
@@ -3596,28 +3630,30 @@ constexpr StringLiteral kDecodeEndState = R"mlir(
 /// A chunk that is not its row's last leaves the state in the block's slot
 /// for the next.
 constexpr StringLiteral kDecodeCarryState = R"mlir(
-    tile.store %ws_f[%blk, %c2, %c0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-    tile.store %ws_ml[%blk, %c0, %c0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-    tile.store %ws_ml[%blk, %c1, %c0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>)mlir";
+    tile.store %ws_f[%blk, %c2, %vr0, %c0], %o : ${WS_F_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+    tile.store %ws_ml[%blk, %c0, %vr0], %m transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+    tile.store %ws_ml[%blk, %c1, %vr0], %l transpose : ${WS_ML_TYPE}, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>)mlir";
 
 /// The last chunk writes the row's softmax state (state_o, state_m,
 /// state_l) instead of its output; the others leave the state as above.
 constexpr StringLiteral kDecodeEndStateToStates = R"mlir(
   scf.if %last {${FINISH_SCALE}
     // m and l of a row over a 32-byte row of 8 (a vector store's least).
-    %m8 = tile.alloc valid(%rows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
-    %l8 = tile.alloc valid(%rows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
+    %m8 = tile.alloc valid(%vrows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
+    %l8 = tile.alloc valid(%vrows) : !tile.tile<vec, 32x8xf32, valid = ?x8>
     tile.rowexpand %m8, %m : !tile.tile<vec, 32x8xf32, valid = ?x8>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
     tile.rowexpand %l8, %l : !tile.tile<vec, 32x8xf32, valid = ?x8>, !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
     scf.for %sl = %c0 to %q_count step %c1 {
-      %r0 = arith.muli %sl, %group : index
       %s = arith.addi %q_first, %sl : index
-      %o_token = tile.subview %o[%r0, %c0] valid(%group, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?> to !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-      tile.store %state_o[%req, %s, %head_base, %c0], %o_token : ${STATE_O_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
-      %m_token = tile.subview %m8[%r0, %c0] valid(%group) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
-      tile.store %state_m[%req, %s, %head_base, %c0], %m_token : ${STATE_M_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
-      %l_token = tile.subview %l8[%r0, %c0] valid(%group) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
-      tile.store %state_l[%req, %s, %head_base, %c0], %l_token : ${STATE_L_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
+${VECTOR_CORE_ROWS}
+      scf.if %has_rows {
+        %o_token = tile.subview %o[%tr, %c0] valid(%n_rows, %head_dim) : !tile.tile<vec, 32x${D}xf32, valid = ?x?> to !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+        tile.store %state_o[%req, %s, %out_head, %c0], %o_token : ${STATE_O_TYPE}, !tile.tile<vec, 32x${D}xf32, valid = ?x?>
+        %m_token = tile.subview %m8[%tr, %c0] valid(%n_rows) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
+        tile.store %state_m[%req, %s, %out_head, %c0], %m_token : ${STATE_M_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
+        %l_token = tile.subview %l8[%tr, %c0] valid(%n_rows) : !tile.tile<vec, 32x8xf32, valid = ?x8> to !tile.tile<vec, 32x8xf32, valid = ?x8>
+        tile.store %state_l[%req, %s, %out_head, %c0], %l_token : ${STATE_L_TYPE}, !tile.tile<vec, 32x8xf32, valid = ?x8>
+      }
     }
   } else {${CARRY_STATE}
   })mlir";
@@ -3696,7 +3732,34 @@ constexpr StringLiteral kPriorFromKvLens = R"mlir(  %prior_i32 = memref.load %kv
 /// and the step's own key and value, at position prior, are one more tile
 /// of one position when the range reaches it (%in_cache tells the two
 /// apart).
+/// The rows of query token %sl's group that this vector core holds
+/// ([%lo_r, %hi_r), %n_rows of them when %has_rows): its first at row %tr
+/// of the core's tiles, head %g0 of the group (%q_row of Q, %out_head of
+/// the output).
+constexpr StringLiteral kVectorCoreRows = R"mlir(      %t_lo = arith.muli %sl, %group : index
+      %t_hi = arith.addi %t_lo, %group : index
+      %lo_r = arith.maxui %t_lo, %vr0 : index
+      %hi_r = arith.minui %t_hi, %vr_end : index
+      %has_rows = arith.cmpi ult, %lo_r, %hi_r : index
+      %n_rows = arith.subi %hi_r, %lo_r : index
+      %tr = arith.subi %lo_r, %vr0 : index
+      %g0 = arith.subi %lo_r, %t_lo : index
+      %q_row = arith.addi %q_head, %g0 : index
+      %out_head = arith.addi %head_base, %g0 : index)mlir";
+
+/// This vector core's share of a page segment's %seg positions: %x_n of
+/// them from %p_x (offset %off_x in the tile); every core as many, an odd
+/// count leaving the middle position to both (the same bytes).
+constexpr StringLiteral kVectorCorePositions = R"mlir(        %x_n = arith.ceildivui %seg, %nsb : index
+        %x_last = arith.subi %seg, %x_n : index
+        %x_at = arith.muli %sb, %x_n : index
+        %x_o = arith.minui %x_at, %x_last : index
+        %p_x = arith.addi %p, %x_o : index
+        %off_x = arith.addi %off, %x_o : index)mlir";
+
 void addTileGeometry(std::map<std::string, std::string> &v, bool newToken) {
+  v["VECTOR_CORE_ROWS"] = kVectorCoreRows;
+  v["VECTOR_CORE_POSITIONS"] = kVectorCorePositions;
   if (!newToken) {
     v["TILE_COUNT"] = "  %span = arith.subi %kv_end, %w_first : index\n"
                       "  %num_tiles = arith.ceildivui %span, %tile_k : index";
@@ -4090,8 +4153,8 @@ ${KV_END})mlir";
 /// Not causal: every row sees [kv_start, kv_end), so no tile is masked.
 constexpr StringLiteral kAllRowRanges = R"mlir(  // Each row's visible positions: all of them (not causal), so no tile
   // needs a mask.
-  %lo_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
-  %hi_t = tile.alloc valid(%rows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %lo_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
+  %hi_t = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>
   %lo_all = tile.reshape %lo_t : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   %hi_all = tile.reshape %hi_t : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x32xf32>
   %kv_end_i32 = arith.index_cast %kv_end : index to i32

@@ -14,20 +14,32 @@
 // CHECK: %[[LAST:.*]] = wsp.has_flag %{{.*}}, last
 // The cached tokens precede the step's: prior = kv_lens[req].
 // CHECK: memref.load %[[KV_LENS]][
-// 1 token x 4 heads of a group: rows = 4; Q packed through the workspace.
+// The vector work is split by rows over the block's vector cores: this one
+// takes ceil(rows / cores) rows from VR0.
+// CHECK: %[[SB:.*]] = tile.subblock_id : index
+// CHECK: %[[NSB:.*]] = tile.subblock_num : index
+// CHECK: %[[VROWS:.*]] = arith.ceildivui %{{.*}}, %[[NSB]] : index
+// CHECK: %[[VAT:.*]] = arith.muli %[[SB]], %[[VROWS]] : index
+// CHECK: %[[VR0:.*]] = arith.minui %[[VAT]], %{{.*}} : index
+// 1 token x 4 heads of a group: rows = 4; each vector core packs its rows of
+// Q (those of the token's group it holds) through the workspace.
+// CHECK: %[[HAS:.*]] = arith.cmpi ult
+// CHECK: scf.if %[[HAS]] {
 // CHECK: tile.load %{{.*}}, %[[Q]][
 // CHECK: tile.store %[[WS_H]][%[[BLK:[^,]*]], %c0, %{{.*}}, %c0]
 // CHECK: scf.if %[[INIT]] {
 // CHECK: tile.expands
 // CHECK: } else {
-// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c2, %c0, %c0]
-// CHECK: tile.load %{{.*}}, %[[WS_ML]][%[[BLK]], %c0, %c0] transpose
+// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c2, %[[VR0]], %c0] : !tile.tile<vec, 32x128xf32, valid = ?x?>
+// CHECK: tile.load %{{.*}}, %[[WS_ML]][%[[BLK]], %c0, %[[VR0]]] transpose
 // CHECK: wsp.mask_range standard
 // The KV loop, software-pipelined: iteration j runs the softmax of tile
 // j - 1, S of tile j (K in two L1 copies), o += alpha O_t of tile j - 2 and
 // P V of tile j - 1 (V and P in two L1 copies).
 // CHECK: %[[STEPS:.*]] = arith.addi %{{.*}}, %c2 : index
 // CHECK: scf.for %[[J:.*]] = %c0 to %[[STEPS]] step %c1 {
+// CHECK: tile.alloc shape(%{{.*}}) valid(%[[VROWS]], %{{.*}}) : !tile.tile<vec, 32x?xf32, valid = ?x?>
+// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c0, %[[VR0]], %c0]
 // CHECK: tile.rowmax
 // CHECK: tile.rowexpandmul
 // CHECK: } else {
@@ -35,14 +47,14 @@
 // CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
 // CHECK-NEXT: tile.load_paged %{{.*}} transpose : !tile.tile<mat, 128x?xbf16, valid = ?x?, zn>
 // CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x128xbf16, valid = ?x?>
-// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c1, %c0, %c0]
+// CHECK: tile.load %{{.*}}, %[[WS_F]][%[[BLK]], %c1, %[[VR0]], %c0]
 // CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, 32x?xbf16, valid = ?x?>
 // CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%[[J]]) buffers(2) : !tile.tile<mat, ?x128xbf16, valid = ?x?>
 // CHECK: tile.matmul_acc
 // CHECK: scf.if %[[LAST]] {
 // CHECK: tile.rowexpanddiv
 // CHECK: } else {
-// CHECK: tile.store %[[WS_F]][%[[BLK]], %c2, %c0, %c0]
+// CHECK: tile.store %[[WS_F]][%[[BLK]], %c2, %[[VR0]], %c0]
 
 // The function gains the three workspaces, named for the op and the part.
 // CHECK-LABEL: func.func @dec(

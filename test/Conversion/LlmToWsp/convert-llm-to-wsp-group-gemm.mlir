@@ -27,8 +27,9 @@
 // CHECK: tile.load %{{.*}}, %[[W]][%[[E]], %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x64xi8>, memref<4x256x256xi8>
 // CHECK: tile.matmul
 // CHECK: tile.store %[[SLOTS]]
-// CHECK: tile.load %{{.*}}, %[[PTS]][%[[M]]] transpose
-// CHECK: tile.store %[[Y]][%[[M]], %{{.*}}]
+// The epilogue: this vector core's rows, token VM on.
+// CHECK: tile.load %{{.*}}, %[[PTS]][%[[VM:.*]]] transpose
+// CHECK: tile.store %[[Y]][%[[VM]], %{{.*}}]
 
 // CHECK-LABEL: func.func @up(
 // CHECK-SAME: {llm.workspace = "up_moe_quant_group_gemm_0"}) -> i32

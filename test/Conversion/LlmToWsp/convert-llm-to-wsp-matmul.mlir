@@ -9,7 +9,15 @@
 // descriptor's batch_idx.
 // CHECK: wsp.param %{{.*}}["batch_idx"]
 // CHECK: %[[BLK:.*]] = tile.block_idx
+// CHECK: %[[SB:.*]] = tile.subblock_id
+// CHECK: %[[NSB:.*]] = tile.subblock_num
 // CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %c32
+// The epilogue is split by rows over the block's vector cores: this one
+// takes VROWS rows from VR0 of the M tile, token VM on.
+// CHECK: %[[VROWS:.*]] = arith.ceildivui %{{.*}}, %[[NSB]] : index
+// CHECK: %[[VAT:.*]] = arith.muli %[[SB]], %[[VROWS]] : index
+// CHECK: %[[VR0:.*]] = arith.minui %[[VAT]], %{{.*}} : index
+// CHECK: %[[VM:.*]] = arith.addi %[[M]], %[[VR0]] : index
 // CHECK: scf.for %[[K:.*]] = %c0 to %c512 step %c256
 // CHECK: tile.load %{{.*}}, %[[A]][%[[M]], %[[K]]] : !tile.tile<mat, 32x256xi8, valid = ?x256>
 // CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<left, 32x256xi8, valid = ?x256>
@@ -19,13 +27,14 @@
 // CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : !tile.tile<acc, 32x128xi32, valid = ?x128>
 // CHECK: tile.matmul_acc
 // CHECK: tile.store %[[SLOTS]][%[[BLK]], %c0, %c0], %{{.*}} : memref<24x32x128xi32>, !tile.tile<acc, 32x128xi32, valid = ?x128>
-// CHECK: tile.load %{{.*}}, %[[SLOTS]][%[[BLK]], %c0, %c0] : !tile.tile<vec, 32x128xi32, valid = ?x128>
+// CHECK: tile.alloc valid(%[[VROWS]]) : !tile.tile<vec, 32x128xf32, valid = ?x128>
+// CHECK: tile.load %{{.*}}, %[[SLOTS]][%[[BLK]], %[[VR0]], %c0] : !tile.tile<vec, 32x128xi32, valid = ?x128>
 // CHECK: tile.cvt
-// CHECK: tile.load %{{.*}}, %[[PTS]][%[[M]]] transpose
+// CHECK: tile.load %{{.*}}, %[[PTS]][%[[VM]]] transpose
 // CHECK: tile.rowexpandmul
 // CHECK: tile.load %{{.*}}, %[[WS]][
 // CHECK: tile.colexpandmul
-// CHECK: tile.store %[[Y]][%[[M]], %{{.*}}]
+// CHECK: tile.store %[[Y]][%[[VM]], %{{.*}}]
 
 // The function's new argument is named for the op.
 // CHECK-LABEL: func.func @proj(
