@@ -574,7 +574,10 @@ struct Checker {
     split(t, x.hi);
     auto it = first_after(t, x.lo);
     if (x.write) {
-      // One region for what was written, replacing what was there.
+      // One region for what was written, replacing what was there. When a
+      // region starts at lo (a tile written again, the common case) it is
+      // overwritten in place, so that the table's tail moves once (to
+      // close up what else lay in [lo, hi)) or not at all, not twice.
       auto end = it;
       while (end != t.end() && reg(end).lo < x.hi)
         ++end;
@@ -585,7 +588,12 @@ struct Checker {
       r.writer_elementwise = x.elementwise;
       r.wclock = clock;
       r.wname = op;
-      put(t, t.erase(it, end), r);
+      if (it != end && reg(it).lo == x.lo) {
+        reg(it) = r;
+        t.erase(std::next(it), end);
+      } else {
+        put(t, t.erase(it, end), r);
+      }
       return;
     }
     // The read, recorded everywhere in [lo, hi), gaps filled: a later write
