@@ -1168,6 +1168,106 @@ static void addInvocationFence(FunctionOpInterface fn, SyncResult &result,
   }
 }
 
+/// The `tile.subblock_id` that `v` is computed from within `fn`, if any:
+/// through the operands of its defining ops, the values a region of one
+/// yields, and the loop or branch that defines a block argument.
+static Operation *subblockSource(Value v, llvm::DenseSet<Value> &seen) {
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *def = x.getDefiningOp();
+    if (!def) {
+      // A loop's induction variable or iteration argument: the loop's
+      // bounds and initial values (its yields are its body's operands).
+      if (Operation *owner = x.getParentBlock()->getParentOp())
+        if (!isa<FunctionOpInterface>(owner))
+          llvm::append_range(work, owner->getOperands());
+      continue;
+    }
+    if (isa<SubblockIdOp>(def))
+      return def;
+    llvm::append_range(work, def->getOperands());
+    for (Region &region : def->getRegions())
+      for (Block &block : region)
+        if (Operation *end = block.getTerminator())
+          llvm::append_range(work, end->getOperands());
+  }
+  return nullptr;
+}
+
+/// The block's two vector cores run the same vector code, and the cube's
+/// `tile.sync_wait` takes one set from each of them (FFTS mode 2), so each
+/// of them must pass every vector-side cross-core flag the same number of
+/// times: no vector `tile.sync_set`/`tile.sync_wait` under a branch or loop
+/// whose condition or bounds depend on `tile.subblock_id`.
+/// `inserted`: the flags tile-insert-sync placed (reported at the access
+/// they were placed for, which their location is).
+static LogicalResult
+checkConvergentFlags(FunctionOpInterface fn,
+                     const llvm::SmallPtrSetImpl<Operation *> *inserted) {
+  LogicalResult status = success();
+  llvm::SmallPtrSet<Operation *, 4> reported; // one error per branch or loop
+  // Per branch or loop: the sub-block index it depends on (or null).
+  llvm::DenseMap<Operation *, Operation *> divergent;
+  auto dependsOn = [&](Operation *parent) -> Operation * {
+    auto [it, fresh] = divergent.try_emplace(parent, nullptr);
+    if (!fresh)
+      return it->second;
+    SmallVector<Value> decides;
+    if (auto branch = dyn_cast<scf::IfOp>(parent))
+      decides.push_back(branch.getCondition());
+    else if (auto loop = dyn_cast<scf::ForOp>(parent))
+      decides = {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()};
+    else if (auto loop = dyn_cast<scf::WhileOp>(parent))
+      decides.push_back(loop.getConditionOp().getCondition());
+    llvm::DenseSet<Value> seen;
+    Operation *source = nullptr;
+    for (Value v : decides)
+      if (!source)
+        source = subblockSource(v, seen);
+    divergent[parent] = source;
+    return source;
+  };
+  fn->walk([&](Operation *op) {
+    Unit unit;
+    if (auto set = dyn_cast<SyncSetOp>(op))
+      unit = set.getUnit();
+    else if (auto wait = dyn_cast<SyncWaitOp>(op))
+      unit = wait.getUnit();
+    else
+      return;
+    if (unit != Unit::vector)
+      return;
+    for (Operation *parent = op->getParentOp(); parent && parent != fn;
+         parent = parent->getParentOp()) {
+      Operation *source = dependsOn(parent);
+      if (!source)
+        continue;
+      if (!reported.insert(parent).second)
+        return;
+      const bool placed = inserted && inserted->contains(op);
+      InFlightDiagnostic diag =
+          placed ? emitError(op->getLoc())
+                       << "the cross-core flag this access needs ('"
+                       << op->getName() << "') would be"
+                 : op->emitOpError("is");
+      diag << " under a '" << parent->getName()
+           << "' whose condition or bounds depend on tile.subblock_id: the "
+              "block's two vector cores may pass it a different number of "
+              "times, and the cube's tile.sync_wait takes one set from each";
+      if (placed)
+        diag << "; exchange with the cube outside it";
+      diag.attachNote(parent->getLoc()) << "the branch or loop";
+      diag.attachNote(source->getLoc()) << "the sub-block index";
+      status = failure();
+      return;
+    }
+  });
+  return status;
+}
+
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
                                                  bool insert, bool redundant) {
   Solver solver(fn, insert);
@@ -1176,6 +1276,8 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     return result;
   if (insert) {
     addInvocationFence(fn, *result, solver.insertedOps);
+    if (failed(checkConvergentFlags(fn, &solver.insertedOps)))
+      return failure();
     if (!redundant)
       return result;
     // Flags placed early can be made unnecessary by later ones: drop what
@@ -1191,6 +1293,8 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     }
     return result;
   }
+  if (failed(checkConvergentFlags(fn, nullptr)))
+    return failure();
   if (!redundant)
     return result;
   for (auto &group : redundantFlags(fn, nullptr))

@@ -292,3 +292,85 @@ func.func @one_of_two(%in: memref<?x128xf32>) {
   tile.barrier all
   return
 }
+
+// -----
+
+// A vector core's cross-core flag under a branch on the sub-block index
+// (the kernel is otherwise ordered): the other vector core never sets it.
+func.func @divergent_flag(%ws: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-note @+1 {{the sub-block index}}
+  %sb = tile.subblock_id : index
+  %first = arith.cmpi eq, %sb, %c0 : index
+  %v = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<mat, 16x128xf32>
+  // expected-note @+1 {{the branch or loop}}
+  scf.if %first {
+    tile.store %ws[%c0, %c0], %v : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+    // expected-error @+1 {{'tile.sync_set' op is under a 'scf.if' whose condition or bounds depend on tile.subblock_id: the block's two vector cores may pass it a different number of times, and the cube's tile.sync_wait takes one set from each}}
+    tile.sync_set vector mte3 event(0)
+    tile.sync_wait cube event(0)
+    tile.load %m, %ws[%c0, %c0] : !tile.tile<mat, 16x128xf32>, memref<?x128xf32>
+  }
+  tile.barrier all
+  tile.sync_set cube fix event(0)
+  tile.sync_wait vector event(0)
+  return
+}
+
+// -----
+
+// The same under a loop whose trip count follows from the sub-block index
+// (through arithmetic): the vector cores take different numbers of trips.
+// One error per loop, at its first vector-side flag.
+func.func @divergent_loop(%ws: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-note @+1 {{the sub-block index}}
+  %sb = tile.subblock_id : index
+  %rows = arith.muli %sb, %n : index
+  %v = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<mat, 16x128xf32>
+  tile.sync_set cube mte2 event(0)
+  // expected-note @+1 {{the branch or loop}}
+  scf.for %i = %c0 to %rows step %c1 {
+    // expected-error @+1 {{'tile.sync_wait' op is under a 'scf.for' whose condition or bounds depend on tile.subblock_id}}
+    tile.sync_wait vector event(0)
+    tile.store %ws[%i, %c0], %v : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+    tile.sync_set vector mte3 event(0)
+    tile.sync_wait cube event(0)
+    tile.load %m, %ws[%i, %c0] : !tile.tile<mat, 16x128xf32>, memref<?x128xf32>
+    tile.sync_set cube mte2 event(0)
+  }
+  tile.sync_wait vector event(0)
+  tile.barrier all
+  return
+}
+
+// -----
+
+// Bounds from the sub-block count are the same on both vector cores: the
+// flags under them are fine (tile-insert-sync's output for this loop).
+// CHECK-LABEL: func.func @uniform_loop
+// CHECK: scf.for
+// CHECK-NEXT: tile.sync_wait vector event(0)
+func.func @uniform_loop(%ws: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %nsb = tile.subblock_num : index
+  %rows = arith.ceildivui %n, %nsb : index
+  %v = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<mat, 16x128xf32>
+  tile.sync_set cube mte2 event(0)
+  scf.for %i = %c0 to %rows step %c1 {
+    tile.sync_wait vector event(0)
+    tile.store %ws[%i, %c0], %v : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+    tile.sync_set vector mte3 event(0)
+    tile.sync_wait cube event(0)
+    tile.load %m, %ws[%i, %c0] : !tile.tile<mat, 16x128xf32>, memref<?x128xf32>
+    tile.sync_set cube mte2 event(0)
+  }
+  tile.sync_wait vector event(0)
+  tile.barrier all
+  return
+}

@@ -76,3 +76,24 @@ func.func @blocks(%in: memref<?x128xf32>) {
   tile.exp %a, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
   return
 }
+
+// -----
+
+// An exchange between a vector core and the cube under a branch on the
+// sub-block index: its flag would be passed by one vector core only, and
+// the cube's wait takes a set from each.
+func.func @divergent_exchange(%ws: memref<?x128xf32>) {
+  %c0 = arith.constant 0 : index
+  // expected-note @+1 {{the sub-block index}}
+  %sb = tile.subblock_id : index
+  %first = arith.cmpi eq, %sb, %c0 : index
+  %v = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %m = tile.alloc : !tile.tile<mat, 16x128xf32>
+  // expected-note @+1 {{the branch or loop}}
+  scf.if %first {
+    tile.store %ws[%c0, %c0], %v : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+    // expected-error @+1 {{the cross-core flag this access needs ('tile.sync_set') would be under a 'scf.if' whose condition or bounds depend on tile.subblock_id: the block's two vector cores may pass it a different number of times, and the cube's tile.sync_wait takes one set from each; exchange with the cube outside it}}
+    tile.load %m, %ws[%c0, %c0] : !tile.tile<mat, 16x128xf32>, memref<?x128xf32>
+  }
+  return
+}

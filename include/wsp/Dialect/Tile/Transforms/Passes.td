@@ -74,6 +74,12 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     Flags placed early can be made unnecessary by flags placed later;
     `prune` (default) then removes the inserted flags the final program
     does not need (a set of them that is redundant together).
+
+    A block's two vector cores run the same vector code and the cube's
+    `tile.sync_wait` takes one set from each, so a vector-side cross-core
+    flag must not land under an `scf.if`, `scf.for` or `scf.while` whose
+    condition or bounds depend on `tile.subblock_id`: that is an error at
+    the access the flag was for (exchange with the cube outside it).
   }];
   let options = [
     Option<"prune", "prune", "bool", "true",
@@ -94,7 +100,10 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
     and no set is left unwaited (errors), and, with `redundant` (default),
     no flag could be removed without breaking an order (a warning at the
     redundant pair's set; of several that order the same pairs, all but
-    one). The redundancy search solves the kernel once per flag; the
+    one). A vector-side `tile.sync_set`/`tile.sync_wait` under a branch or
+    loop whose condition or bounds depend on `tile.subblock_id` is an
+    error: the block's two vector cores could pass it a different number
+    of times, and the cube's wait takes one set from each. The redundancy search solves the kernel once per flag; the
     default pipeline turns it off, since `tile-insert-sync` has just run
     the same search and removed what it found.
   }];
