@@ -43,6 +43,12 @@ private:
   /// The clone of `kernel` for tier `id`, its tier id and constants folded.
   KernelOp specialize(KernelOp kernel, int64_t id, SymbolTable &symbols);
 
+  /// What tier `id`'s specialization of `kernel` is made from when the
+  /// kernel never reads wsp.tier_id: the tier's constants. Tiers with the
+  /// same key get the same kernel, which is then made once.
+  static std::optional<std::string> constantsKey(KernelOp kernel, int64_t id,
+                                                 SymbolTable &symbols);
+
   FrozenRewritePatternSet patterns;
 };
 } // namespace
@@ -62,6 +68,28 @@ KernelOp SpecializeTiersPass::specialize(KernelOp kernel, int64_t id,
   return clone;
 }
 
+std::optional<std::string>
+SpecializeTiersPass::constantsKey(KernelOp kernel, int64_t id,
+                                  SymbolTable &symbols) {
+  if (kernel.walk([](TierIdOp) { return WalkResult::interrupt(); })
+          .wasInterrupted())
+    return std::nullopt;
+  auto config = symbols.lookup<TierConfigOp>(kernel.getTiers());
+  std::optional<unsigned> index =
+      config ? config.getTierIndex(id) : std::nullopt;
+  if (!index)
+    return std::nullopt;
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  for (NamedAttribute c : kernel.getConstants()) {
+    auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
+    if (!values || *index >= values.size())
+      return std::nullopt;
+    os << c.getName().getValue() << "=" << values.asArrayRef()[*index] << ";";
+  }
+  return key;
+}
+
 void SpecializeTiersPass::runOnOperation() {
   ModuleOp module = getOperation();
   SymbolTable symbols(module);
@@ -70,6 +98,11 @@ void SpecializeTiersPass::runOnOperation() {
   std::map<std::pair<std::string, std::vector<int64_t>>, KernelTableOp> made;
   // One clone per (kernel, tier), shared by every table that needs it.
   std::map<std::pair<std::string, int64_t>, KernelOp> clones;
+  // Tiers served by another tier's clone, made from the same constants of
+  // a kernel that does not read its tier id (no clone of their own), and
+  // those clones by (kernel, constants).
+  std::map<std::pair<std::string, int64_t>, KernelOp> shared;
+  std::map<std::pair<std::string, std::string>, KernelOp> byConstants;
   SmallVector<KernelOp> generic;
 
   SmallVector<DispatchOp> dispatches;
@@ -93,15 +126,31 @@ void SpecializeTiersPass::runOnOperation() {
       SmallVector<Attribute> entries;
       Operation *insertAfter = kernel;
       for (int64_t id : reachable) {
-        KernelOp &clone = clones[{kernel.getSymName().str(), id}];
-        if (!clone) {
-          clone = specialize(kernel, id, symbols);
-          clone->moveAfter(insertAfter);
-          ++numSpecialized;
-        }
-        insertAfter = clone;
+        std::pair<std::string, int64_t> tier = {kernel.getSymName().str(), id};
         ids.push_back(id);
-        entries.push_back(FlatSymbolRefAttr::get(clone.getSymNameAttr()));
+        KernelOp serving;
+        if (auto it = shared.find(tier); it != shared.end())
+          serving = it->second;
+        else if (auto it = clones.find(tier); it != clones.end())
+          serving = it->second;
+        if (!serving) {
+          std::optional<std::string> made = constantsKey(kernel, id, symbols);
+          KernelOp *same = made ? &byConstants[{tier.first, *made}] : nullptr;
+          if (same && *same) {
+            serving = shared[tier] = *same;
+          } else {
+            serving = clones[tier] = specialize(kernel, id, symbols);
+            serving->moveAfter(insertAfter);
+            insertAfter = serving;
+            ++numSpecialized;
+            if (same)
+              *same = serving;
+          }
+        }
+        // The table goes after the last kernel it names.
+        if (insertAfter->isBeforeInBlock(serving))
+          insertAfter = serving;
+        entries.push_back(FlatSymbolRefAttr::get(serving.getSymNameAttr()));
       }
       numPruned += all.size() - reachable.size();
       OpBuilder b(module.getContext());
@@ -174,16 +223,24 @@ void SpecializeTiersPass::runOnOperation() {
     }
     table.setKernelsAttr(ArrayAttr::get(module.getContext(), entries));
   }
+  // The tiers served by another's kernel, in (kernel, tier) order: those
+  // shared before cloning and those folded after.
+  std::map<std::pair<std::string, int64_t>, std::pair<KernelOp, StringAttr>>
+      folded;
+  for (auto &[key, serving] : shared)
+    folded[key] = {serving, serving.getSymNameAttr()};
   for (auto &[key, clone] : clones)
-    if (sameAs.count(clone.getSymNameAttr())) {
-      if (report)
-        clone.emitRemark() << "tier " << clone.getTierAttr().getInt()
-                           << " folded into @"
-                           << sameAs[clone.getSymNameAttr()].getValue()
-                           << ": the same kernel";
+    if (auto it = sameAs.find(clone.getSymNameAttr()); it != sameAs.end())
+      folded[key] = {clone, it->second};
+  for (auto &[key, what] : folded) {
+    if (report)
+      what.first.emitRemark() << "tier " << key.second << " folded into @"
+                              << what.second.getValue() << ": the same kernel";
+    ++numFolded;
+  }
+  for (auto &[key, clone] : clones)
+    if (sameAs.count(clone.getSymNameAttr()))
       symbols.erase(clone);
-      ++numFolded;
-    }
 
   // Generic kernels nobody dispatches any more are gone. One walk collects
   // every symbol use (asking per kernel would walk the module per kernel).

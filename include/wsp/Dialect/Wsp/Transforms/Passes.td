@@ -124,7 +124,9 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
     Unreachable tiers are pruned. Tiers whose specializations come out the
     same (tile sizes and every other tier constant equal, and nothing else
     tier-dependent) share the first one: one kernel, several table entries.
-    Each core group of a `wsp.mpmd` gets the specializations its own
+    When a kernel never reads `wsp.tier_id`, a tier whose constants equal
+    an earlier tier's is given that tier's clone without being cloned and
+    folded itself (the same result, made once). Each core group of a `wsp.mpmd` gets the specializations its own
     descriptors need; identical sets share a table. Generic kernels left
     without users are erased.
   }];
@@ -137,7 +139,7 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
     Statistic<"numSpecialized", "tiers-specialized",
               "Kernel specializations created">,
     Statistic<"numFolded", "tiers-folded",
-              "Specializations folded into an identical one">,
+              "Tiers served by another tier's identical specialization">,
     Statistic<"numPruned", "tiers-pruned",
               "Tier specializations pruned as unreachable">,
   ];
