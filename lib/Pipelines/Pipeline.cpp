@@ -50,8 +50,10 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createWspCheckPlanned());
   // Stage 2: tier specialization.
+  // The clones come out canonicalized (the pass folds each with the
+  // canonicalization patterns), and nothing else changed since the last
+  // canonicalize: CSE is next.
   pm.addPass(createWspSpecializeTiers());
-  pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Values CSE made one fold again (a size checked against itself).
   pm.addPass(createCanonicalizerPass());
