@@ -946,3 +946,61 @@ TEST(TileSimTest, WideTilesComputeTheSameBits) {
     for (int c = 0; c < N; ++c)
       ASSERT_TRUE(same(out.at(r, c), a[size_t(r * N + c)] - b[size_t(c)]));
 }
+
+TEST(TileSimTest, RowExtremesAreTheFoldToTheBit) {
+  // rowmax/rowmin over f32 rows find the extreme in independent lanes; the
+  // result must be the sequential fold's, bit for bit: acc = x0, then acc =
+  // acc > x ? acc : x (max) or acc < x ? acc : x (min). There a NaN is
+  // replaced by the next element, equal elements replace acc (+0 vs -0),
+  // and only what follows the last NaN counts.
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
+  const float pool[] = {0.0f, -0.0f, nan,   inf,    -inf,   1.0f,   -1.0f,
+                        2.5f, -7.0f, 3e38f, -3e38f, 1e-40f, -1e-40f};
+  auto bits = [](float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  };
+  std::mt19937 rng(77);
+  constexpr int R = 8, N = 512;
+  using T = Tile<Loc::Vec, float, R, N>;
+  using Col = Tile<Loc::Vec, float, R, 1, Layout::ColMajor>;
+  for (int trial = 0; trial < 300; ++trial) {
+    KernelScope scope;
+    const int cols = 1 + static_cast<int>(rng() % N);
+    T t(R, cols), tmp(R, cols);
+    Col m(R, 1);
+    assign(t, 0);
+    assign(tmp, R * N * 4);
+    assign(m, 2 * R * N * 4);
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < cols; ++c) {
+        // Mostly specials, zeros and few values in some rows, so that
+        // ties, NaNs last and zero maxima all occur.
+        const unsigned kind = rng() % 8;
+        t.at(r, c) = kind < 3 ? pool[rng() % std::size(pool)]
+                     : kind < 5 && r % 2
+                         ? (rng() % 2 ? 0.0f : -0.0f)
+                         : std::uniform_real_distribution<float>(-4, 4)(rng);
+        if (r == 3) // a row of zeros and negatives
+          t.at(r, c) = -std::fabs(t.at(r, c)) * (rng() % 3 == 0);
+      }
+    for (int greater = 0; greater < 2; ++greater) {
+      if (greater)
+        rowmax(m, t, tmp);
+      else
+        rowmin(m, t, tmp);
+      for (int r = 0; r < R; ++r) {
+        float acc = t.at(r, 0);
+        for (int c = 1; c < cols; ++c) {
+          const float x = t.at(r, c);
+          acc = greater ? (acc > x ? acc : x) : (acc < x ? acc : x);
+        }
+        ASSERT_EQ(bits(m.at(r, 0)), bits(acc))
+            << (greater ? "rowmax" : "rowmin") << " row " << r << " of " << cols
+            << " columns, trial " << trial;
+      }
+    }
+  }
+}

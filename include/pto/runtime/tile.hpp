@@ -1320,18 +1320,82 @@ void col_reduce(const char *op, D &dst, const S &src, F &&f) {
 }
 } // namespace detail
 
+namespace detail {
+/// The fold `acc = Greater ? (acc > x ? acc : x) : (acc < x ? acc : x)` of
+/// x[0, n) from acc = x[0], computed without its chain of dependent
+/// compares, to the bit. In the fold a NaN replaces acc and the next
+/// element replaces the NaN, so only what follows the last NaN counts (the
+/// NaN itself when it is last); there an equal element replaces acc, which
+/// matters only between +0 and -0: the result is the extreme value, and
+/// when that is zero, the last zero. Eight independent lanes find the
+/// extreme (compares are exact, so any order finds the same value).
+template <bool Greater> float row_extreme(const float *x, int n) {
+  int start = 0;
+  for (int c = 0; c < n; ++c)
+    start = x[c] != x[c] ? c : start; // the last NaN, if any
+  if (x[start] != x[start]) {
+    if (start == n - 1)
+      return x[start];
+    ++start;
+  }
+  auto pick = [](float a, float b) {
+    return Greater ? (a > b ? a : b) : (a < b ? a : b);
+  };
+  float lane[8];
+  for (float &l : lane)
+    l = x[start];
+  int c = start;
+  for (; c + 8 <= n; c += 8)
+    for (int l = 0; l < 8; ++l)
+      lane[l] = pick(lane[l], x[c + l]);
+  float m = lane[0];
+  for (int l = 1; l < 8; ++l)
+    m = pick(m, lane[l]);
+  for (; c < n; ++c)
+    m = pick(m, x[c]);
+  if (m == 0.0f)
+    for (int k = n - 1; k >= start; --k)
+      if (x[k] == 0.0f)
+        return x[k];
+  return m;
+}
+
+/// rowmax and rowmin: of a row-major f32 tile, row_extreme per row; of
+/// any other, the fold itself.
+template <bool Greater, typename D, typename S, typename Tmp>
+void row_extreme(const char *op, D &dst, const S &src, Tmp &tmp) {
+  if constexpr (std::is_same_v<typename S::DType, float> &&
+                !col_storage(S::layout)) {
+    check_valid(src, op);
+    checker().instr(
+        op, Unit::Vector, Pipe::V,
+        {on_chip(src, false), on_chip(tmp, true), on_chip(dst, true)});
+    for (int r = 0; r < src.rows && src.cols > 0; ++r)
+      dst.at(r, 0) = from_value<typename D::DType>(
+          row_extreme<Greater>(&src.at(r, 0), src.cols));
+  } else {
+    row_reduce(op, dst, src, on_chip(tmp, true), [](auto x, auto y) {
+      return Greater ? (x > y ? x : y) : (x < y ? x : y);
+    });
+  }
+}
+} // namespace detail
+
 // The `tmp` operand is pto-isa's scratch; the simulation does not need it
 // but the checker counts it as written.
-#define PTO_TILE_ROWREDUCE(NAME, PTO, EXPR)                                  \
-  template <typename D, typename S, typename Tmp>                            \
-  void NAME(D &dst, const S &src, Tmp &tmp) {                                \
-    detail::row_reduce(PTO, dst, src, detail::on_chip(tmp, true),            \
-                       [](auto x, auto y) { return EXPR; });                 \
-  }
-PTO_TILE_ROWREDUCE(rowmax, "TROWMAX", x > y ? x : y)
-PTO_TILE_ROWREDUCE(rowsum, "TROWSUM", x + y)
-PTO_TILE_ROWREDUCE(rowmin, "TROWMIN", x < y ? x : y)
-#undef PTO_TILE_ROWREDUCE
+template <typename D, typename S, typename Tmp>
+void rowmax(D &dst, const S &src, Tmp &tmp) {
+  detail::row_extreme<true>("TROWMAX", dst, src, tmp);
+}
+template <typename D, typename S, typename Tmp>
+void rowmin(D &dst, const S &src, Tmp &tmp) {
+  detail::row_extreme<false>("TROWMIN", dst, src, tmp);
+}
+template <typename D, typename S, typename Tmp>
+void rowsum(D &dst, const S &src, Tmp &tmp) {
+  detail::row_reduce("TROWSUM", dst, src, detail::on_chip(tmp, true),
+                     [](auto x, auto y) { return x + y; });
+}
 
 #define PTO_TILE_COLREDUCE(NAME, PTO, EXPR)                                  \
   template <typename D, typename S> void NAME(D &dst, const S &src) {        \
