@@ -157,9 +157,8 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   %head_dim_f = arith.sitofp %head_dim_i32 : i32 to f32
   %scale = math.rsqrt %head_dim_f : f32
 
-  // Q: the vector core packs the group's rows into the block's workspace,
-  // the cube loads them as one [rows x head_dim] operand.
-  // Each vector core packs its rows.
+  // Q: each vector core packs its rows of the group into the block's
+  // workspace, the cube loads them all as one [rows x head_dim] operand.
   scf.for %s = %c0 to %q_len step %c1 {
     // The rows of query token s that this vector core holds: [lo_r,
     // hi_r) of the group's, at row tr of its tiles, head g0 of the group.
@@ -183,10 +182,11 @@ wsp.kernel @decode_attention tiers(@DecodeAttentionTiers)
   %ql = tile.alloc valid(%rows, %head_dim) : !tile.tile<left, 32x128xbf16, valid = ?x?>
   tile.mov %ql, %qm : !tile.tile<left, 32x128xbf16, valid = ?x?>, !tile.tile<mat, 32x128xbf16, valid = ?x?>
 
-  // The running softmax state, in UB for the whole chunk: o [rows x
-  // head_dim], and per row the max m and the sum l ([rows x 1]; element-wise
-  // updates see them as one row of 32). The first chunk of a row starts it,
-  // the others take it from the row's accumulators in global memory.
+  // The running softmax state of the core's rows, in UB for the whole
+  // chunk: o [vrows x head_dim], and per row the max m and the sum l
+  // ([vrows x 1]; element-wise updates see them as one row of 32). The
+  // first chunk of a row starts it, the others take it from the row's
+  // accumulators in global memory.
   %o = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
   %otmp = tile.alloc valid(%vrows, %head_dim) : !tile.tile<vec, 32x128xf32, valid = ?x?>
   %m = tile.alloc valid(%vrows) : !tile.tile<vec, 32x1xf32, valid = ?x1, col_major>

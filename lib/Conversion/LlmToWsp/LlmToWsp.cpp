@@ -3244,13 +3244,12 @@ constexpr StringLiteral kPageSegment = R"mlir(        %p_page = arith.divui %p, 
         %off = arith.subi %p, %w : index)mlir";
 
 
-/// bf16 cache, Q: the vector core packs the rows (token s, head g) ->
-/// s * group + g into the block's workspace, the cube loads them as one
+/// bf16 cache, Q: each vector core packs its rows (token s, head g) ->
+/// s * group + g into the block's workspace, the cube loads them all as one
 /// operand.
 constexpr StringLiteral kAttentionQBf16 = R"mlir(
-  // Q: the vector core packs the rows (token s, head g) -> s * group + g
-  // into the block's workspace, the cube loads them as one operand.
-  // Each vector core packs its rows.
+  // Q: each vector core packs its rows (token s, head g) -> s * group + g
+  // into the block's workspace, the cube loads them all as one operand.
   scf.for %sl = %c0 to %q_count step %c1 {
     %s = arith.addi %q_first, %sl : index
 ${TOKEN_AT}
@@ -3316,10 +3315,9 @@ ${PAGE_SEGMENT}
 /// with the exact f32 K8.
 constexpr StringLiteral kAttentionQInt8 = R"mlir(
   // Q in f32, scaled per column by k_scale, packed as (token s, head g) ->
-  // s * group + g into the block's workspace.
+  // s * group + g into the block's workspace, each vector core its rows.
   %ks = tile.alloc valid(%head_dim) : !tile.tile<vec, 1x${D}xf32, valid = 1x?>
   tile.load %ks, %k_scale[%kv_head, %c0] : !tile.tile<vec, 1x${D}xf32, valid = 1x?>, ${K_SCALE_TYPE}
-  // Each vector core packs its rows.
   scf.for %sl = %c0 to %q_count step %c1 {
     %s = arith.addi %q_first, %sl : index
 ${TOKEN_AT}
