@@ -10,9 +10,11 @@
 #     simulation) and dumps its outputs; the device form (AICPU + AICore
 #     sources) is compiled with clang++-19 against pto-isa's headers in its
 #     CPU simulation (-D__CPU_SIM), launched on 24 blocks by pto-isa's
-#     LaunchKernelMultiCore (the emitted launch hook), and every output is
-#     compared with the CPU-sim form's within the example's tolerance (and
-#     with the self-check's naive reference).
+#     LaunchKernelMultiCore (the emitted launch hook; a mixed kernel's block
+#     runs as three threads, the cube and two vector cores, whose cross-core
+#     flags wait for each other), and every output is compared with the
+#     CPU-sim form's within the example's tolerance (and with the
+#     self-check's naive reference).
 #  2. Cost model (unless --no-costmodel). The AICore form of
 #     examples/ir/decode_attention.mlir under pto-isa's perf-sim cost model
 #     (-D__COSTMODEL), one step per tier: modeled cycles per tier, busy
