@@ -44,9 +44,11 @@ private:
   KernelOp specialize(KernelOp kernel, int64_t id, SymbolTable &symbols);
 
   /// What tier `id`'s specialization of `kernel` is made from when the
-  /// kernel never reads wsp.tier_id: the tier's constants. Tiers with the
-  /// same key get the same kernel, which is then made once.
+  /// kernel never reads wsp.tier_id (`readsTierId` false): the tier's
+  /// constants. Tiers with the same key get the same kernel, which is then
+  /// made once.
   static std::optional<std::string> constantsKey(KernelOp kernel, int64_t id,
+                                                 bool readsTierId,
                                                  SymbolTable &symbols);
 
   FrozenRewritePatternSet patterns;
@@ -68,11 +70,26 @@ KernelOp SpecializeTiersPass::specialize(KernelOp kernel, int64_t id,
   return clone;
 }
 
+/// Prints `kernel`'s tier constants at tier index `index`, "NAME=value;"
+/// each; false when one is not a per-tier array of values (left out).
+static bool printTierConstants(KernelOp kernel, unsigned index,
+                               raw_ostream &os) {
+  bool all = true;
+  for (NamedAttribute c : kernel.getConstants()) {
+    auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
+    if (!values || index >= values.size()) {
+      all = false;
+      continue;
+    }
+    os << c.getName().getValue() << "=" << values.asArrayRef()[index] << ";";
+  }
+  return all;
+}
+
 std::optional<std::string>
-SpecializeTiersPass::constantsKey(KernelOp kernel, int64_t id,
+SpecializeTiersPass::constantsKey(KernelOp kernel, int64_t id, bool readsTierId,
                                   SymbolTable &symbols) {
-  if (kernel.walk([](TierIdOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
+  if (readsTierId)
     return std::nullopt;
   auto config = symbols.lookup<TierConfigOp>(kernel.getTiers());
   std::optional<unsigned> index =
@@ -81,12 +98,8 @@ SpecializeTiersPass::constantsKey(KernelOp kernel, int64_t id,
     return std::nullopt;
   std::string key;
   llvm::raw_string_ostream os(key);
-  for (NamedAttribute c : kernel.getConstants()) {
-    auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue());
-    if (!values || *index >= values.size())
-      return std::nullopt;
-    os << c.getName().getValue() << "=" << values.asArrayRef()[*index] << ";";
-  }
+  if (!printTierConstants(kernel, *index, os))
+    return std::nullopt;
   return key;
 }
 
@@ -125,6 +138,9 @@ void SpecializeTiersPass::runOnOperation() {
       SmallVector<int64_t> ids;
       SmallVector<Attribute> entries;
       Operation *insertAfter = kernel;
+      const bool readsTierId =
+          kernel.walk([](TierIdOp) { return WalkResult::interrupt(); })
+              .wasInterrupted();
       for (int64_t id : reachable) {
         std::pair<std::string, int64_t> tier = {kernel.getSymName().str(), id};
         ids.push_back(id);
@@ -134,7 +150,8 @@ void SpecializeTiersPass::runOnOperation() {
         else if (auto it = clones.find(tier); it != clones.end())
           serving = it->second;
         if (!serving) {
-          std::optional<std::string> made = constantsKey(kernel, id, symbols);
+          std::optional<std::string> made =
+              constantsKey(kernel, id, readsTierId, symbols);
           KernelOp *same = made ? &byConstants[{tier.first, *made}] : nullptr;
           if (same && *same) {
             serving = shared[tier] = *same;
@@ -200,10 +217,7 @@ void SpecializeTiersPass::runOnOperation() {
                : std::nullopt;
     if (!index)
       continue;
-    for (NamedAttribute c : clone.getConstants())
-      if (auto values = dyn_cast<DenseI64ArrayAttr>(c.getValue()))
-        os << c.getName().getValue() << "="
-           << values.asArrayRef()[*index] << ";";
+    (void)printTierConstants(clone, *index, os);
     OpPrintingFlags flags;
     flags.printGenericOpForm().useLocalScope();
     for (Operation &op : clone.getBody().front())
