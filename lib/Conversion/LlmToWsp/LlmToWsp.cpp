@@ -1574,6 +1574,20 @@ std::string matmulPlanConfig() {
          std::to_string(kMatmulUnits) + ", balance_chunks = false>";
 }
 
+/// The split of a kernel's vector work over a block's vector cores (two on
+/// A2/A3, one in the CPU simulation; this one is %sb of %nsb), one rule for
+/// the rows of the attention and matmul kernels and the positions of an
+/// int8 page segment: of `count` items this core takes `n` from `first`,
+/// every core as many, so an odd count leaves the middle one to both (which
+/// write the same bytes) and no core is left with none.
+std::string vectorCoreShare(StringRef count, StringRef n, StringRef first) {
+  return llvm::formatv("    {1} = arith.ceildivui {0}, %nsb : index\n"
+                       "    {2}_last = arith.subi {0}, {1} : index\n"
+                       "    {2}_at = arith.muli %sb, {1} : index\n"
+                       "    {2} = arith.minui {2}_at, {2}_last : index",
+                       count, n, first)
+      .str();
+}
 
 /// The kernel: per M tile of the unit's rows, acc = sum over K tiles of
 /// A B on the cube (i8 x i8 -> i32, or bf16 x bf16 -> f32, in L0C), acc to
@@ -1598,14 +1612,10 @@ ${COL_TILES}
   scf.for %m = %start to %end step %m_tile {
     %left = arith.subi %end, %m : index
     %rows = arith.minui %left, %m_tile : index
-    // The epilogue is split by rows over the block's vector cores (two on
-    // A2/A3, one in the CPU simulation): this one takes rows [vr0, vr0 +
-    // vrows) of the M tile (token %vm on), every core as many; an odd row
-    // count leaves the middle row to both, which write the same bytes.
-    %vrows = arith.ceildivui %rows, %nsb : index
-    %vr_last = arith.subi %rows, %vrows : index
-    %vr_at = arith.muli %sb, %vrows : index
-    %vr0 = arith.minui %vr_at, %vr_last : index
+    // The epilogue is split by rows over the block's vector cores
+    // (vectorCoreShare): this one takes rows [vr0, vr0 + vrows) of the M
+    // tile (token %vm on).
+${VECTOR_CORE_ROW_SHARE}
     %vm = arith.addi %m, %vr0 : index
     // Cube: acc = A[m : m + rows, :] B[:, n0 : n0 + n_tile].
     %acc = tile.alloc ${ROW_SHAPE}valid(%rows) : ${ACC}
@@ -1750,6 +1760,7 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
              "!tile.tile<vec, " + m + "x1xf32, valid = ?x1, col_major>"},
             {"COL_F32", tile("vec", "1", nt, "f32", false)},
             {"COL_BF16", tile("vec", "1", nt, "bf16", false)}});
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   v["LOAD_B"] =
       tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
            "${WEIGHT_TYPE}"
@@ -2029,6 +2040,7 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                 "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
                 checks(args, dims, "%dims_ok") +
                 "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   return instantiate(v, kExpertPlanner, kMatmulKernel, args);
 }
 
@@ -3087,16 +3099,11 @@ wsp.kernel @${NAME} tiers(@${NAME}_tiers) constants {TILE_K = ${TILE_KS}}
   %blk = tile.block_idx : index
 ${WHICH}
   %rows = arith.muli %q_count, %group : index
-  // The vector work is split by rows over the block's vector cores (two on
-  // A2/A3, one in the CPU simulation): this one takes rows [vr0, vr_end),
-  // every core as many; an odd row count leaves the middle row to both,
-  // which write the same bytes.
+  // The vector work is split by rows over the block's vector cores
+  // (vectorCoreShare): this one takes rows [vr0, vr_end).
   %sb = tile.subblock_id : index
   %nsb = tile.subblock_num : index
-  %vrows = arith.ceildivui %rows, %nsb : index
-  %vr_last = arith.subi %rows, %vrows : index
-  %vr_at = arith.muli %sb, %vrows : index
-  %vr0 = arith.minui %vr_at, %vr_last : index
+${VECTOR_CORE_ROW_SHARE}
   %vr_end = arith.addi %vr0, %vrows : index
   %head_base = arith.muli %kv_head, %group : index
   %q_head0 = arith.constant ${Q_HEAD0} : index
@@ -3745,19 +3752,14 @@ constexpr StringLiteral kVectorCoreRows = R"mlir(      %t_lo = arith.muli %sl, %
       %q_row = arith.addi %q_head, %g0 : index
       %out_head = arith.addi %head_base, %g0 : index)mlir";
 
-/// This vector core's share of a page segment's %seg positions: %x_n of
-/// them from %p_x (offset %off_x in the tile); every core as many, an odd
-/// count leaving the middle position to both (the same bytes).
-constexpr StringLiteral kVectorCorePositions = R"mlir(        %x_n = arith.ceildivui %seg, %nsb : index
-        %x_last = arith.subi %seg, %x_n : index
-        %x_at = arith.muli %sb, %x_n : index
-        %x_o = arith.minui %x_at, %x_last : index
-        %p_x = arith.addi %p, %x_o : index
-        %off_x = arith.addi %off, %x_o : index)mlir";
-
 void addTileGeometry(std::map<std::string, std::string> &v, bool newToken) {
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   v["VECTOR_CORE_ROWS"] = kVectorCoreRows;
-  v["VECTOR_CORE_POSITIONS"] = kVectorCorePositions;
+  // This vector core's share of a page segment's %seg positions: %x_n of
+  // them from %p_x (offset %off_x in the tile).
+  v["VECTOR_CORE_POSITIONS"] = vectorCoreShare("%seg", "%x_n", "%x_o") +
+                               "\n    %p_x = arith.addi %p, %x_o : index"
+                               "\n    %off_x = arith.addi %off, %x_o : index";
   if (!newToken) {
     v["TILE_COUNT"] = "  %span = arith.subi %kv_end, %w_first : index\n"
                       "  %num_tiles = arith.ceildivui %span, %tile_k : index";
