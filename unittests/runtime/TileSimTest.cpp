@@ -246,6 +246,200 @@ TEST(TileSimTest, MatmulSumsInOneOrderOnEveryHost) {
   }
 }
 
+// The sums of 16-bit float operands are fused (tile.hpp, "The cube's sums
+// for 16-bit float operands"): lane l is fma(row, col, lane) over the
+// positions l mod 8, the lanes go through the fixed tree, the tail is
+// fused. Written out here naively; every form the host can run (AVX-512,
+// AVX2 with FMA, portable) gives exactly these bits, for bf16, half and
+// float columns stored with padding between them, and for products that
+// leave float's range (compared as bits: a NaN is one too).
+template <typename BT>
+float naive_fused_dot(const float *row, const BT *col, int k) {
+  float lanes[8] = {};
+  int kk = 0;
+  for (; kk + 8 <= k; kk += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] = std::fma(row[kk + l], Elem<BT>::to_f32(col[kk + l]), lanes[l]);
+  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+              ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; kk < k; ++kk)
+    sum = std::fma(row[kk], Elem<BT>::to_f32(col[kk]), sum);
+  return sum;
+}
+
+uint32_t float_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+template <typename BT> void check_fused_sums(unsigned seed) {
+  for (auto [m, k, n] : {std::tuple{8, 128, 128},
+                         {7, 61, 45},
+                         {9, 133, 7},
+                         {4, 8, 4},
+                         {1, 5, 3},
+                         {13, 200, 9},
+                         {16, 64, 8},
+                         {12, 16, 6}}) {
+    const int ldb = k + 3; // columns not back to back
+    std::vector<float> a = random_floats(size_t(m) * k, seed + m, -2, 2);
+    const std::vector<float> bf = random_floats(size_t(n) * ldb, seed + n);
+    std::vector<BT> b(bf.size());
+    for (size_t x = 0; x < b.size(); ++x)
+      b[x] = Elem<BT>::from_f32(bf[x]);
+    if (m > 3 && k > 9 && n > 2 && !std::is_same_v<BT, f16>) {
+      // Products beyond float's range: an infinity, and a NaN from +inf
+      // and -inf in one lane.
+      a[0] = 1e30f;
+      b[0] = Elem<BT>::from_f32(1e30f);
+      a[size_t(2) * k + 1] = 1e30f;
+      a[size_t(2) * k + 9] = 1e30f;
+      b[size_t(2) * ldb + 1] = Elem<BT>::from_f32(1e30f);
+      b[size_t(2) * ldb + 9] = Elem<BT>::from_f32(-1e30f);
+    }
+    std::vector<float> want(size_t(m) * n);
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        want[size_t(i) * n + j] =
+            naive_fused_dot(&a[size_t(i) * k], &b[size_t(j) * ldb], k);
+    auto expect = [&](const char *form, const std::vector<float> &got) {
+      for (size_t x = 0; x < got.size(); ++x)
+        ASSERT_EQ(float_bits(got[x]), float_bits(want[x]))
+            << form << " " << m << "x" << k << "x" << n << " at " << x / n
+            << "," << x % n << ": " << got[x] << " vs " << want[x];
+    };
+    std::vector<float> out(want.size());
+    detail::dot_all_fused(a.data(), m, b.data(), ldb, n, k, out.data());
+    expect("dispatched", out);
+    detail::dot_all_fused_portable(a.data(), m, b.data(), ldb, n, k,
+                                   out.data());
+    expect("portable", out);
+#ifdef PTO_TILE_HAS_FMA_DOT
+    if (detail::host_has_fma()) {
+      detail::dot_all_fused_avx2(a.data(), m, b.data(), ldb, n, k, out.data());
+      expect("AVX2", out);
+    }
+    if (detail::host_has_avx512()) {
+      detail::dot_all_fused_avx512(a.data(), m, b.data(), ldb, n, k,
+                                   out.data());
+      expect("AVX-512", out);
+    }
+#endif
+  }
+}
+
+TEST(TileSimTest, FusedSumsInOneOrderOnEveryHost) {
+  check_fused_sums<bf16>(31);
+  check_fused_sums<f16>(41);
+  check_fused_sums<float>(51);
+}
+
+// TMATMUL of bf16 tiles reads the right tile's columns where they are
+// stored (column storage, R elements apart) and gives the fused sums; a
+// right tile in row storage goes through a converted copy, with the same
+// bits.
+TEST(TileSimTest, MatmulOfBf16TilesIsTheFusedSum) {
+  const int m = 8, k = 40, n = 24;
+  const std::vector<float> af = random_floats(32 * 64, 61),
+                           bf = random_floats(64 * 64, 62);
+  KernelScope scope;
+  Tile<Loc::Left, bf16, 32, 64> l(m, k);
+  Tile<Loc::Right, bf16, 64, 64> r(k, n);                    // Zn: columns
+  Tile<Loc::Right, bf16, 64, 64, Layout::RowMajor> rr(k, n); // rows
+  Tile<Loc::Acc, float, 32, 64> c(m, n), cr(m, n);
+  assign(l, 0);
+  assign(r, 0);
+  assign(rr, 8192);
+  assign(c, 0);
+  assign(cr, 8192);
+  std::vector<float> arow(size_t(m) * k);
+  std::vector<bf16> bcol(size_t(n) * k);
+  for (int i = 0; i < m; ++i)
+    for (int kk = 0; kk < k; ++kk) {
+      l.at(i, kk) = f32_to_bf16(af[i * 64 + kk]);
+      arow[size_t(i) * k + kk] = bf16_to_f32(l.at(i, kk));
+    }
+  for (int kk = 0; kk < k; ++kk)
+    for (int j = 0; j < n; ++j) {
+      r.at(kk, j) = rr.at(kk, j) = f32_to_bf16(bf[kk * 64 + j]);
+      bcol[size_t(j) * k + kk] = r.at(kk, j);
+    }
+  matmul(c, l, r);
+  matmul(cr, l, rr);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      const float want =
+          naive_fused_dot(&arow[size_t(i) * k], &bcol[size_t(j) * k], k);
+      EXPECT_EQ(float_bits(c.at(i, j)), float_bits(want)) << i << "," << j;
+      EXPECT_EQ(float_bits(cr.at(i, j)), float_bits(want)) << i << "," << j;
+    }
+}
+
+// TEXP is exp(x) computed in double and rounded to float once: against the
+// C library's double exp rounded to float (correctly rounded but for rare
+// near-ties, an independent reference), at most one ulp apart everywhere,
+// and equal on all but a few of ~2 million arguments spread over the
+// range where exp(x) is a finite, nonzero float, plus the edges: NaN, the
+// infinities, overflow, and the subnormal results. A tile's TEXP gives
+// the scalar function's bits (the vectorized loop changes nothing).
+TEST(TileSimTest, ExpIsRoundedOnceFromDouble) {
+  auto reference = [](float x) {
+    return static_cast<float>(std::exp(static_cast<double>(x)));
+  };
+  auto ulps = [](float x, float y) {
+    const int64_t a = float_bits(x), b = float_bits(y);
+    return a > b ? a - b : b - a;
+  };
+  int64_t checked = 0, off = 0;
+  auto check = [&](float x) {
+    const float got = detail::exp_f32(x), want = reference(x);
+    ++checked;
+    if (got != want) {
+      ++off;
+      ASSERT_LE(ulps(got, want), 1)
+          << "exp(" << x << ") = " << got << ", the reference " << want;
+    }
+  };
+  for (uint32_t u = float_bits(-104.0f); u > float_bits(-0.0f); u -= 997) {
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    check(x);
+  }
+  for (uint32_t u = 0; u < float_bits(89.0f); u += 997) {
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    check(x);
+  }
+  for (float x :
+       {0.0f, -0.0f, 1.0f, -1.0f, 88.72283f, 88.72284f, 88.8f, -87.33654f,
+        -87.4f, -100.0f, -103.97f, -103.98f, -104.0f, 1e-30f, -1e-30f})
+    check(x);
+  EXPECT_GT(checked, 2000000);
+  EXPECT_LT(off, checked / 100000) << off << " of " << checked;
+  EXPECT_TRUE(std::isnan(detail::exp_f32(std::nanf(""))));
+  EXPECT_EQ(detail::exp_f32(std::numeric_limits<float>::infinity()),
+            std::numeric_limits<float>::infinity());
+  EXPECT_EQ(detail::exp_f32(-std::numeric_limits<float>::infinity()), 0.0f);
+  EXPECT_EQ(detail::exp_f32(1000.0f), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(detail::exp_f32(-1000.0f), 0.0f);
+
+  // 16 rows run the loop compiled for AVX2 where the host has it, 8 the
+  // baseline one.
+  for (int rows : {16, 8}) {
+    KernelScope scope;
+    const std::vector<float> data = random_floats(16 * 64, 71 + rows, -90, 90);
+    // (Away from the bytes other tests expect untouched.)
+    Vec16x64 t = vec_tile(data, 65536, rows), d(rows, 64);
+    assign(d, 65536 + 8192);
+    tile::exp(d, t);
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < 64; ++c)
+        EXPECT_EQ(float_bits(d.at(r, c)),
+                  float_bits(detail::exp_f32(data[r * 64 + c])));
+  }
+}
+
 // TMOV between row and column storage of 16-bit elements moves whole 8 x 8
 // blocks as registers and the rest one by one: every element lands where a
 // naive loop puts it, for full and partial valid extents, both ways.

@@ -23,20 +23,24 @@
 #include "pto/runtime/sim_core.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 #include <type_traits>
 #include <vector>
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
 #endif
 
 namespace pto {
@@ -421,9 +425,12 @@ struct Checker {
   uint32_t know[kAgents][kAgents] = {};
   std::vector<Region> regions[kNumBuffers];
   std::map<uintptr_t, Region> gm; // global memory's
+  // What a setting pipe had done: its row of `know`, by value (no
+  // allocation per set_flag).
+  using Snapshot = std::array<uint32_t, kAgents>;
   // Pending flags: set snapshots by (unit, src, dst, event).
-  std::deque<std::vector<uint32_t>> flags[2][kPipes][kPipes][8];
-  std::deque<std::vector<uint32_t>> cross[2][kCrossCoreFlags]; // by setting unit
+  std::deque<Snapshot> flags[2][kPipes][kPipes][8];
+  std::deque<Snapshot> cross[2][kCrossCoreFlags]; // by setting unit
   // How many snapshots the flag queues hold: the 816 queues are looked at
   // only when some are not empty (every invocation checks, at its end).
   int pending = 0;
@@ -444,10 +451,10 @@ struct Checker {
       for (auto &unit : flags)
         for (auto &src : unit)
           for (auto &dst : src)
-            for (std::deque<std::vector<uint32_t>> &q : dst)
+            for (std::deque<Snapshot> &q : dst)
               q.clear();
       for (auto &unit : cross)
-        for (std::deque<std::vector<uint32_t>> &q : unit)
+        for (std::deque<Snapshot> &q : unit)
           q.clear();
       pending = 0;
     }
@@ -456,12 +463,14 @@ struct Checker {
   }
 
   /// Orders agent `a` after `snapshot`.
-  void join(int a, const std::vector<uint32_t> &snapshot) {
+  void join(int a, const Snapshot &snapshot) {
     for (int b = 0; b < kAgents; ++b)
       know[a][b] = std::max(know[a][b], snapshot[b]);
   }
-  std::vector<uint32_t> snapshot(int a) const {
-    return std::vector<uint32_t>(know[a], know[a] + kAgents);
+  Snapshot snapshot(int a) const {
+    Snapshot s;
+    std::copy(know[a], know[a] + kAgents, s.begin());
+    return s;
   }
 
   static const char *agent_name(int a) {
@@ -768,7 +777,7 @@ inline void barrier(Unit u, Pipe p) {
 /// pipe_barrier(PIPE_ALL): every pipe of the core after everything before.
 inline void barrier_all(Unit u) {
   detail::Checker &c = detail::checker();
-  std::vector<uint32_t> all(detail::kAgents, 0);
+  detail::Checker::Snapshot all{};
   for (int p = 0; p < detail::kPipes; ++p)
     for (int b = 0; b < detail::kAgents; ++b)
       all[b] = std::max(all[b], c.know[detail::agent(u, Pipe(p))][b]);
@@ -1174,11 +1183,60 @@ PTO_TILE_BINARY(max, "TMAX", x > y ? x : y)
 PTO_TILE_BINARY(min, "TMIN", x < y ? x : y)
 #undef PTO_TILE_BINARY
 
+namespace detail {
+/// TEXP's exp: computed in double and rounded to float once, so that the
+/// element-wise loop vectorizes (a call to the C library's expf per element
+/// does not; it took a tenth of decode attention's time). x = (k + f) ln 2
+/// with k = round(x / ln 2) and |f| <= 1/2; 2^f is its Taylor series to
+/// degree 11 (truncation below 2^-47) and 2^k goes into the exponent. The
+/// double result is within about 2^-45 of exp(x), so the float is exp(x)
+/// correctly rounded except where exp(x) lies that close to the midpoint of
+/// two floats; there it is one ulp off. Under -104 the float is 0, over 89
+/// infinity (x is clamped to [-110, 100] first, where double's exponent
+/// cannot overflow); NaN stays NaN. The same bits on every host: the
+/// rounding to float absorbs the last bits of double a build's fused
+/// multiply-adds might change, again except in those near-ties.
+inline float exp_f32(float xf) {
+  // The clamp as a select of bits (see select_bits): a NaN compares false
+  // and stays.
+  uint32_t u;
+  std::memcpy(&u, &xf, sizeof u);
+  u = select_bits(xf < -110.0f, 0xc2dc0000u, u); // -110
+  u = select_bits(xf > 100.0f, 0x42c80000u, u);  // 100
+  float xc;
+  std::memcpy(&xc, &u, sizeof xc);
+  const double x = xc;
+  const double z = x * 1.4426950408889634; // x / ln 2
+  // z + 1.5 * 2^52 rounds z to an integer in the low bits of the mantissa.
+  const double shifter = 6755399441055744.0, t = z + shifter;
+  const double f = z - (t - shifter);
+  double p = 4.44553827187081e-10;
+  p = p * f + 7.054911620801121e-09;
+  p = p * f + 1.0178086009239696e-07;
+  p = p * f + 1.3215486790144305e-06;
+  p = p * f + 1.5252733804059838e-05;
+  p = p * f + 0.00015403530393381606;
+  p = p * f + 0.0013333558146428441;
+  p = p * f + 0.009618129107628477;
+  p = p * f + 0.055504108664821576;
+  p = p * f + 0.2402265069591007;
+  p = p * f + 0.6931471805599453;
+  p = p * f + 1.0;
+  uint64_t tb, sb;
+  std::memcpy(&tb, &t, sizeof tb);
+  std::memcpy(&sb, &shifter, sizeof sb);
+  const uint64_t scale_bits = (tb - sb + 1023) << 52; // 2^k, k in [-159, 145]
+  double scale;
+  std::memcpy(&scale, &scale_bits, sizeof scale);
+  return static_cast<float>(p * scale);
+}
+} // namespace detail
+
 #define PTO_TILE_UNARY(NAME, PTO, EXPR)                                      \
   template <typename D, typename S> void NAME(D &dst, const S &src) {        \
     detail::elementwise(PTO, dst, [](float x) -> float { return EXPR; }, src); \
   }
-PTO_TILE_UNARY(exp, "TEXP", std::exp(x))
+PTO_TILE_UNARY(exp, "TEXP", detail::exp_f32(x))
 PTO_TILE_UNARY(log, "TLOG", std::log(x))
 PTO_TILE_UNARY(sqrt, "TSQRT", std::sqrt(x))
 PTO_TILE_UNARY(rsqrt, "TRSQRT", 1.0f / std::sqrt(x))
@@ -1715,6 +1773,263 @@ inline void dot_all_fast(const float *a, int m, const float *b, int n, int k,
 #endif
   dot_all_portable(a, m, b, n, k, out);
 }
+
+/// The cube's sums for 16-bit float operands (bf16, half). The product of
+/// two of them is exact in float (8 + 8 or 11 + 11 significant bits fit in
+/// float's 24), so each step is one fused multiply-add: lane l of eight
+/// partial sums is fma(row[p], col[p], lane) over the positions p = l mod 8
+/// in order, the lanes are added in the fixed tree of `finish_dot`, and the
+/// tail is fused too. Where no product leaves float's normal range, these
+/// are the bits of `dot_all` (a rounded exact product is the product); the
+/// fused form is the cube's own (it rounds at the accumulator, not at the
+/// product), and on hosts with FMA it runs one instruction per step, not
+/// two. Every form below computes these bits: AVX-512 holds two columns'
+/// eight lanes in one register, AVX2 one column's, and the portable form
+/// calls std::fma.
+///
+/// a is in float, m rows of k; b is n columns of k elements of BT (float,
+/// bf16 or half), column j at b + j * ldb: the 16-bit forms are converted
+/// in registers as they are read (exactly), not in a pass of their own.
+template <typename BT>
+inline float finish_fused(const float *lanes, const float *row, const BT *col,
+                          int kk, int k) {
+  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+              ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; kk < k; ++kk)
+    sum = std::fma(row[kk], Elem<BT>::to_f32(col[kk]), sum);
+  return sum;
+}
+
+/// One dot product, portably.
+template <typename BT>
+inline float fused_dot(const float *row, const BT *col, int k) {
+  float lanes[8] = {};
+  int kk = 0;
+  for (; kk + 8 <= k; kk += 8)
+    for (int l = 0; l < 8; ++l)
+      lanes[l] = std::fma(row[kk + l], Elem<BT>::to_f32(col[kk + l]), lanes[l]);
+  return finish_fused(lanes, row, col, kk, k);
+}
+
+/// out[i * n + j] = the fused dot product of row i of a and column j of b,
+/// for the columns [j0, n).
+template <typename BT>
+inline void dot_all_fused_portable(const float *a, int m, const BT *b,
+                                   int64_t ldb, int n, int k, float *out,
+                                   int j0 = 0) {
+  for (int i = 0; i < m; ++i)
+    for (int j = j0; j < n; ++j)
+      out[size_t(i) * n + j] = fused_dot(a + size_t(i) * k, b + j * ldb, k);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PTO_TILE_HAS_FMA_DOT 1
+inline bool host_has_fma() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") &&
+                                 __builtin_cpu_supports("fma") &&
+                                 __builtin_cpu_supports("f16c"));
+  return has;
+}
+inline bool host_has_avx512() {
+  static const bool has =
+      (__builtin_cpu_init(),
+       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"));
+  return has;
+}
+
+/// Eight elements of a column as floats.
+#define PTO_TILE_FMA_TARGET                                                    \
+  __attribute__((target("avx2,fma,f16c"), always_inline))
+PTO_TILE_FMA_TARGET inline __m256 load8(const float *p) {
+  return _mm256_loadu_ps(p);
+}
+PTO_TILE_FMA_TARGET inline __m256 load8(const bf16 *p) {
+  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+PTO_TILE_FMA_TARGET inline __m256 load8(const f16 *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+
+/// Rows [i, i + R) of a against columns [j, j + 2) of b, one column's eight
+/// lanes per register.
+template <int R, typename BT>
+PTO_TILE_FMA_TARGET inline void fused_block_avx2(const float *a, const BT *b,
+                                                 int64_t ldb, int n, int k,
+                                                 int i, int j, float *out) {
+  const BT *col[2] = {b + j * ldb, b + (j + 1) * ldb};
+  __m256 acc[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  int kk = 0;
+  for (; kk + 8 <= k; kk += 8) {
+    const __m256 c0 = load8(col[0] + kk), c1 = load8(col[1] + kk);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_loadu_ps(a + size_t(i + r) * k + kk);
+      acc[r][0] = _mm256_fmadd_ps(x, c0, acc[r][0]);
+      acc[r][1] = _mm256_fmadd_ps(x, c1, acc[r][1]);
+    }
+  }
+  float lanes[8];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < 2; ++c) {
+      _mm256_storeu_ps(lanes, acc[r][c]);
+      out[size_t(i + r) * n + j + c] =
+          finish_fused(lanes, a + size_t(i + r) * k, col[c], kk, k);
+    }
+}
+#undef PTO_TILE_FMA_TARGET
+
+#define PTO_TILE_AVX512_TARGET                                                 \
+  __attribute__((target("avx512f,avx512dq"), always_inline))
+/// Eight elements of each of two columns as floats, the first column in the
+/// low half.
+PTO_TILE_AVX512_TARGET inline __m512 load8x2(const float *p, const float *q) {
+  return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_loadu_ps(p)),
+                            _mm256_loadu_ps(q), 1);
+}
+PTO_TILE_AVX512_TARGET inline __m256i load8x2_16(const void *p, const void *q) {
+  return _mm256_inserti128_si256(
+      _mm256_castsi128_si256(_mm_loadu_si128(static_cast<const __m128i *>(p))),
+      _mm_loadu_si128(static_cast<const __m128i *>(q)), 1);
+}
+PTO_TILE_AVX512_TARGET inline __m512 load8x2(const bf16 *p, const bf16 *q) {
+  // (The masked forms: GCC 12's unmasked ones warn of an uninitialized
+  // operand under -Wall.)
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(
+      0xffff, _mm512_maskz_cvtepu16_epi32(0xffff, load8x2_16(p, q)), 16));
+}
+PTO_TILE_AVX512_TARGET inline __m512 load8x2(const f16 *p, const f16 *q) {
+  return _mm512_maskz_cvtph_ps(0xffff, load8x2_16(p, q));
+}
+
+/// Lane l of the result: the sum of lanes 2l and 2l + 1 of x then y (as
+/// one register of 32 lanes).
+PTO_TILE_AVX512_TARGET inline __m512 pair_lanes(__m512 x, __m512 y) {
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
+                                         22, 24, 26, 28, 30),
+                odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21,
+                                        23, 25, 27, 29, 31);
+  return _mm512_add_ps(_mm512_permutex2var_ps(x, even, y),
+                       _mm512_permutex2var_ps(x, odd, y));
+}
+
+/// Rows [i, i + R) of a against columns [j, j + 4) of b: a register holds
+/// two columns' eight lanes (columns j, j + 1 and j + 2, j + 3), against
+/// the row's eight positions in both halves.
+template <int R, typename BT>
+PTO_TILE_AVX512_TARGET inline void
+fused_block_avx512(const float *a, const BT *b, int64_t ldb, int n, int k,
+                   int i, int j, float *out) {
+  const BT *col[4] = {b + j * ldb, b + (j + 1) * ldb, b + (j + 2) * ldb,
+                      b + (j + 3) * ldb};
+  __m512 acc[R][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+    acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  int kk = 0;
+  for (; kk + 8 <= k; kk += 8) {
+    const __m512 c01 = load8x2(col[0] + kk, col[1] + kk),
+                 c23 = load8x2(col[2] + kk, col[3] + kk);
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+      const __m512 x = _mm512_maskz_broadcast_f32x8(
+          0xffff, _mm256_loadu_ps(a + size_t(i + r) * k + kk));
+      acc[r][0] = _mm512_fmadd_ps(x, c01, acc[r][0]);
+      acc[r][1] = _mm512_fmadd_ps(x, c23, acc[r][1]);
+    }
+  }
+  if constexpr (R % 4 == 0) {
+    // The tree of `finish_fused` on whole registers: pairing the even and
+    // odd lanes of two registers adds lanes (0, 1), (2, 3), (4, 5), (6, 7)
+    // of each dot product, then the pair sums (01, 23) and (45, 67), then
+    // the two halves. The first pairing takes a row's two registers, the
+    // second two rows, the third two pairs of rows: at the end, lane
+    // 4 * r + c holds row r, column c of four rows and four columns.
+#pragma GCC unroll 2
+    for (int r = 0; r < R; r += 4) {
+      const __m512 sums =
+          pair_lanes(pair_lanes(pair_lanes(acc[r][0], acc[r][1]),
+                                pair_lanes(acc[r + 1][0], acc[r + 1][1])),
+                     pair_lanes(pair_lanes(acc[r + 2][0], acc[r + 2][1]),
+                                pair_lanes(acc[r + 3][0], acc[r + 3][1])));
+      float lanes[16];
+      _mm512_storeu_ps(lanes, sums);
+      for (int q = 0; q < 4; ++q)
+        std::memcpy(out + size_t(i + r + q) * n + j, lanes + 4 * q,
+                    4 * sizeof(float));
+    }
+    for (; kk < k; ++kk) // the tail, after the tree
+      for (int r = 0; r < R; ++r)
+        for (int c = 0; c < 4; ++c) {
+          float &o = out[size_t(i + r) * n + j + c];
+          o = std::fma(a[size_t(i + r) * k + kk], Elem<BT>::to_f32(col[c][kk]),
+                       o);
+        }
+  } else {
+    float lanes[16];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < 2; ++c) {
+        _mm512_storeu_ps(lanes, acc[r][c]);
+        for (int h = 0; h < 2; ++h)
+          out[size_t(i + r) * n + j + 2 * c + h] = finish_fused(
+              lanes + 8 * h, a + size_t(i + r) * k, col[2 * c + h], kk, k);
+      }
+  }
+}
+#undef PTO_TILE_AVX512_TARGET
+
+/// Four rows at a time, then one; the last column, if n is odd, portably.
+template <typename BT>
+__attribute__((target("avx2,fma,f16c"))) void
+dot_all_fused_avx2(const float *a, int m, const BT *b, int64_t ldb, int n,
+                   int k, float *out) {
+  int j = 0;
+  for (; j + 2 <= n; j += 2) {
+    int i = 0;
+    for (; i + 4 <= m; i += 4)
+      fused_block_avx2<4>(a, b, ldb, n, k, i, j, out);
+    for (; i < m; ++i)
+      fused_block_avx2<1>(a, b, ldb, n, k, i, j, out);
+  }
+  dot_all_fused_portable(a, m, b, ldb, n, k, out, j);
+}
+
+/// Eight rows at a time, then four, then one; the last columns (n mod 4)
+/// portably.
+template <typename BT>
+__attribute__((target("avx512f,avx512dq"))) void
+dot_all_fused_avx512(const float *a, int m, const BT *b, int64_t ldb, int n,
+                     int k, float *out) {
+  int j = 0;
+  for (; j + 4 <= n; j += 4) {
+    int i = 0;
+    for (; i + 8 <= m; i += 8)
+      fused_block_avx512<8>(a, b, ldb, n, k, i, j, out);
+    for (; i + 4 <= m; i += 4)
+      fused_block_avx512<4>(a, b, ldb, n, k, i, j, out);
+    for (; i < m; ++i)
+      fused_block_avx512<1>(a, b, ldb, n, k, i, j, out);
+  }
+  dot_all_fused_portable(a, m, b, ldb, n, k, out, j);
+}
+#endif
+
+template <typename BT>
+void dot_all_fused(const float *a, int m, const BT *b, int64_t ldb, int n,
+                   int k, float *out) {
+#ifdef PTO_TILE_HAS_FMA_DOT
+  if (host_has_avx512())
+    return dot_all_fused_avx512(a, m, b, ldb, n, k, out);
+  if (host_has_fma())
+    return dot_all_fused_avx2(a, m, b, ldb, n, k, out);
+#endif
+  dot_all_fused_portable(a, m, b, ldb, n, k, out);
+}
+
 #ifdef PTO_TILE_AVX2_LOOPS
 /// The integer sums with eight int32 lanes in one AVX2 register (integer
 /// sums are exact: any order gives the same bits).
@@ -1738,6 +2053,14 @@ inline void dot_all_fast(const int32_t *a, int m, const int32_t *b, int n,
 #endif
 }
 
+/// Operands whose products the cube sums fused (`dot_all_fused`): 16-bit
+/// floats, whose products float holds exactly.
+template <typename X>
+constexpr bool narrow_float_v =
+    std::is_same_v<X, bf16> || std::is_same_v<X, f16>;
+template <typename X, typename Y>
+constexpr bool fused_operands = narrow_float_v<X> &&narrow_float_v<Y>;
+
 template <typename C, typename A, typename B>
 void matmul_impl(const char *op, C &c, const A &a, const B &b, bool acc) {
   using CT = typename C::DType;
@@ -1755,23 +2078,34 @@ void matmul_impl(const char *op, C &c, const A &a, const B &b, bool acc) {
   // every dot product at once.
   thread_local std::vector<Acc> abuf, bbuf, out;
   abuf.resize(size_t(m) * k);
-  bbuf.resize(size_t(n) * k);
   out.resize(size_t(m) * n);
   for (int i = 0; i < m; ++i)
     for (int kk = 0; kk < k; ++kk)
       abuf[size_t(i) * k + kk] = static_cast<Acc>(value(a.at(i, kk)));
-  for (int j = 0; j < n; ++j) {
-    Acc *col = &bbuf[size_t(j) * k];
-    if constexpr (col_storage(B::layout)) {
-      const typename B::DType *src = &b.at(0, j);
-      for (int kk = 0; kk < k; ++kk)
-        col[kk] = static_cast<Acc>(value(src[kk]));
-    } else {
-      for (int kk = 0; kk < k; ++kk)
-        col[kk] = static_cast<Acc>(value(b.at(kk, j)));
-    }
+  constexpr bool fused = fused_operands<typename A::DType, typename B::DType>;
+  if constexpr (fused && col_storage(B::layout)) {
+    // b's columns as they are stored, converted as the sums read them.
+    dot_all_fused(abuf.data(), m, &b.at(0, 0), B::col_step, n, k, out.data());
+  } else {
+    bbuf.resize(size_t(n) * k);
+    vector_loop(n * k, [&] {
+      for (int j = 0; j < n; ++j) {
+        Acc *col = &bbuf[size_t(j) * k];
+        if constexpr (col_storage(B::layout)) {
+          const typename B::DType *src = &b.at(0, j);
+          for (int kk = 0; kk < k; ++kk)
+            col[kk] = static_cast<Acc>(value(src[kk]));
+        } else {
+          for (int kk = 0; kk < k; ++kk)
+            col[kk] = static_cast<Acc>(value(b.at(kk, j)));
+        }
+      }
+    });
+    if constexpr (fused)
+      dot_all_fused(abuf.data(), m, bbuf.data(), int64_t(k), n, k, out.data());
+    else
+      dot_all_fast(abuf.data(), m, bbuf.data(), n, k, out.data());
   }
-  dot_all_fast(abuf.data(), m, bbuf.data(), n, k, out.data());
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       const Acc sum = out[size_t(i) * n + j];
