@@ -541,15 +541,29 @@ struct Checker {
     return it;
   }
 
-  /// Splits the region that straddles `at`, if any.
-  template <typename Table> static void split(Table &t, uintptr_t at) {
-    auto it = first_after(t, at);
-    if (it != t.end() && reg(it).lo < at) {
-      Region right = reg(it);
-      right.lo = at;
-      reg(it).hi = at;
-      put(t, std::next(it), right);
-    }
+  /// Splits the region `it` at `at` (it straddles it), returning the right
+  /// part. Iterators before the right part stay valid in a map, positions
+  /// in a vector (`position`, `at_position`).
+  template <typename Table, typename It>
+  static It split(Table &t, It it, uintptr_t at) {
+    Region right = reg(it);
+    right.lo = at;
+    reg(it).hi = at;
+    return put(t, std::next(it), right);
+  }
+  static size_t position(std::vector<Region> &t,
+                         std::vector<Region>::iterator it) {
+    return static_cast<size_t>(it - t.begin());
+  }
+  static std::vector<Region>::iterator at_position(std::vector<Region> &t,
+                                                   size_t i) {
+    return t.begin() + static_cast<std::ptrdiff_t>(i);
+  }
+  static GmTable::iterator position(GmTable &, GmTable::iterator it) {
+    return it;
+  }
+  static GmTable::iterator at_position(GmTable &, GmTable::iterator it) {
+    return it;
   }
 
   void touch(const char *op, int a, const Access &x, uint32_t clock) {
@@ -562,8 +576,8 @@ struct Checker {
   template <typename Table>
   void touch(Table &t, const char *op, int a, const Access &x,
              uint32_t clock) {
-    for (auto it = first_after(t, x.lo); it != t.end() && reg(it).lo < x.hi;
-         ++it) {
+    const auto first = first_after(t, x.lo);
+    for (auto it = first; it != t.end() && reg(it).lo < x.hi; ++it) {
       const Region &r = reg(it);
       const bool same_bytes = x.elementwise && r.lo == x.lo && r.hi == x.hi;
       const bool same = same_bytes && r.writer_elementwise;
@@ -579,9 +593,20 @@ struct Checker {
                        same_bytes && r.read_elementwise[b]))
             report(op, a, "read (write after read)", x, r.rname[b], b);
     }
-    split(t, x.lo);
-    split(t, x.hi);
-    auto it = first_after(t, x.lo);
+    // Regions straddling lo or hi are split there: the search above found
+    // the first region [lo, hi) overlaps, a walk finds the one straddling
+    // hi.
+    auto it = first;
+    if (it != t.end() && reg(it).lo < x.lo)
+      it = split(t, it, x.lo);
+    auto h = it;
+    while (h != t.end() && reg(h).hi <= x.hi)
+      ++h;
+    if (h != t.end() && reg(h).lo < x.hi) {
+      const auto kept = position(t, it);
+      split(t, h, x.hi);
+      it = at_position(t, kept);
+    }
     if (x.write) {
       // One region for what was written, replacing what was there. When a
       // region starts at lo (a tile written again, the common case) it is
@@ -590,17 +615,23 @@ struct Checker {
       auto end = it;
       while (end != t.end() && reg(end).lo < x.hi)
         ++end;
-      Region r{};
-      r.lo = x.lo;
-      r.hi = x.hi;
-      r.writer = static_cast<int8_t>(a);
-      r.writer_elementwise = x.elementwise;
-      r.wclock = clock;
-      r.wname = op;
+      auto written = [&](Region &r) {
+        r.lo = x.lo;
+        r.hi = x.hi;
+        r.writer = static_cast<int8_t>(a);
+        r.writer_elementwise = x.elementwise;
+        r.wclock = clock;
+        r.wname = op;
+        // No reads since (a reader's name and kind are read only where
+        // its clock is set).
+        std::fill(std::begin(r.reads), std::end(r.reads), 0u);
+      };
       if (it != end && reg(it).lo == x.lo) {
-        reg(it) = r;
+        written(reg(it));
         t.erase(std::next(it), end);
       } else {
+        Region r{};
+        written(r);
         put(t, t.erase(it, end), r);
       }
       return;
@@ -863,6 +894,13 @@ void fill_lines(TileT &dst, int64_t l0, int64_t n,
   const int width = Transposed ? dst.rows : dst.cols;
   // A line is contiguous in the tile when its storage runs along it.
   const bool contiguous = col_storage(TileT::layout) == Transposed;
+  // Lines back to back in the tile and in memory: one copy.
+  const int64_t line_step = Transposed ? TileT::Rows : TileT::Cols;
+  if (contiguous && stride == width && line_step == width) {
+    std::memcpy(Transposed ? &dst.at(0, int(l0)) : &dst.at(int(l0), 0), src,
+                sizeof(T) * size_t(n) * width);
+    return;
+  }
   for (int64_t l = 0; l < n; ++l) {
     const T *from = src + l * stride;
     const int line = int(l0 + l);
