@@ -471,6 +471,35 @@ TEST(TileSimTest, MovTransposesBetweenLayouts) {
   }
 }
 
+// The register transposes TMOV uses, each against the naive one, with
+// lines further apart than they are long: 8 x 8 in SSE2, 16 x 16 in AVX2
+// (where the host has it, TMOV takes the second).
+TEST(TileSimTest, RegisterTransposesMoveEveryElement) {
+  std::vector<bf16> in(16 * 24);
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i].bits = uint16_t(i * 7 + 3);
+  auto check = [&](int n, auto transpose) {
+    std::vector<bf16> out(16 * 20, bf16{0xffff});
+    transpose(in.data(), int64_t(24), out.data(), int64_t(20));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        ASSERT_EQ(out[j * 20 + i].bits, in[i * 24 + j].bits)
+            << n << "x" << n << " at " << i << "," << j;
+    EXPECT_EQ(out[n].bits, 0xffff); // nothing past a line
+  };
+#ifdef __SSE2__
+  check(8, [](const bf16 *i, int64_t is, bf16 *o, int64_t os) {
+    detail::transpose8x8_16(i, is, o, os);
+  });
+#endif
+#ifdef PTO_TILE_HAS_AVX2_TRANSPOSE
+  if (detail::host_has_avx2_transpose())
+    check(16, [](const bf16 *i, int64_t is, bf16 *o, int64_t os) {
+      detail::transpose16x16_16(i, is, o, os);
+    });
+#endif
+}
+
 TEST(TileSimTest, ExtractTakesABlock) {
   KernelScope scope;
   Tile<Loc::Mat, float, 32, 64> m;

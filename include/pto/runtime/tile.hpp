@@ -1093,6 +1093,54 @@ inline void transpose8x8_16(const T *in, int64_t in_step, T *out,
                        _mm_unpackhi_epi64(lo, hi));
     }
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PTO_TILE_HAS_AVX2_TRANSPOSE 1
+/// Transposes 16 x 16 16-bit elements in AVX2 registers: the rounds of
+/// `transpose8x8_16` interleave within each 128-bit half, so a register
+/// holding row i of two side-by-side 8 x 8 blocks transposes both at once;
+/// the halves are then paired into whole output lines.
+template <typename T>
+__attribute__((target("avx2"))) void
+transpose16x16_16(const T *in, int64_t in_step, T *out, int64_t out_step) {
+  static_assert(sizeof(T) == 2, "16-bit elements");
+  __m256i col[2][8]; // [rows 0-7 / 8-15][j]: column j (low half), j + 8
+  for (int h = 0; h < 2; ++h) {
+    __m256i r[8], t[8];
+    for (int i = 0; i < 8; ++i)
+      r[i] = _mm256_loadu_si256(
+          reinterpret_cast<const __m256i *>(in + (8 * h + i) * in_step));
+    for (int i = 0; i < 4; ++i) {
+      t[i] = _mm256_unpacklo_epi16(r[2 * i], r[2 * i + 1]);
+      t[4 + i] = _mm256_unpackhi_epi16(r[2 * i], r[2 * i + 1]);
+    }
+    for (int g = 0; g < 2; ++g)
+      for (int i = 0; i < 2; ++i) {
+        r[4 * g + i] =
+            _mm256_unpacklo_epi32(t[4 * g + 2 * i], t[4 * g + 2 * i + 1]);
+        r[4 * g + 2 + i] =
+            _mm256_unpackhi_epi32(t[4 * g + 2 * i], t[4 * g + 2 * i + 1]);
+      }
+    for (int g = 0; g < 2; ++g)
+      for (int p = 0; p < 2; ++p) {
+        const __m256i lo = r[4 * g + 2 * p], hi = r[4 * g + 2 * p + 1];
+        col[h][4 * g + 2 * p] = _mm256_unpacklo_epi64(lo, hi);
+        col[h][4 * g + 2 * p + 1] = _mm256_unpackhi_epi64(lo, hi);
+      }
+  }
+  for (int j = 0; j < 8; ++j) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + j * out_step),
+                        _mm256_permute2x128_si256(col[0][j], col[1][j], 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + (j + 8) * out_step),
+                        _mm256_permute2x128_si256(col[0][j], col[1][j], 0x31));
+  }
+}
+inline bool host_has_avx2_transpose() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+  return has;
+}
+#endif
 #endif
 
 /// dst[r, c] = src[r0 + r, c0 + c] over dst's valid extent, converting.
@@ -1123,6 +1171,13 @@ void copy_block(D &dst, const S &src, int r0, int c0) {
           constexpr bool src_rows = !col_storage(S::layout);
           const int64_t sstep = src_rows ? S::row_step : S::col_step;
           const int64_t dstep = src_rows ? D::col_step : D::row_step;
+#ifdef PTO_TILE_HAS_AVX2_TRANSPOSE
+          if (host_has_avx2_transpose()) {
+            transpose16x16_16(&src.at(r0 + rb, c0 + cb), sstep, &dst.at(rb, cb),
+                              dstep);
+            continue;
+          }
+#endif
           for (int r = rb; r < re; r += 8)
             for (int c = cb; c < ce; c += 8) {
               const DT *in = &src.at(r0 + r, c0 + c);
