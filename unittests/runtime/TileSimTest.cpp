@@ -315,7 +315,7 @@ template <typename BT> void check_fused_sums(unsigned seed) {
     detail::dot_all_fused_portable(a.data(), m, b.data(), ldb, n, k,
                                    out.data());
     expect("portable", out);
-#ifdef PTO_TILE_HAS_FMA_DOT
+#ifdef PTO_TILE_X86
     if (detail::host_has_fma()) {
       detail::dot_all_fused_avx2(a.data(), m, b.data(), ldb, n, k, out.data());
       expect("AVX2", out);
@@ -424,19 +424,44 @@ TEST(TileSimTest, ExpIsRoundedOnceFromDouble) {
   EXPECT_EQ(detail::exp_f32(1000.0f), std::numeric_limits<float>::infinity());
   EXPECT_EQ(detail::exp_f32(-1000.0f), 0.0f);
 
-  // 16 rows run the loop compiled for AVX2 where the host has it, 8 the
-  // baseline one.
-  for (int rows : {16, 8}) {
+  // Every form a tile's TEXP may take gives the scalar function's bits:
+  // AVX-512 registers where the host has them (rows of 61 end in a masked
+  // part), else the element-wise loop, compiled for AVX2 from 1024
+  // elements (16 x 64) and for the baseline below (8 x 61). Specials
+  // included.
+  for (auto [rows, cols] : {std::pair{16, 64}, {8, 61}}) {
     KernelScope scope;
-    const std::vector<float> data = random_floats(16 * 64, 71 + rows, -90, 90);
+    std::vector<float> data = random_floats(16 * 64, 71 + rows, -90, 90);
+    data[3] = std::nanf("");
+    data[5] = std::numeric_limits<float>::infinity();
+    data[64 + 7] = -std::numeric_limits<float>::infinity();
+    data[2 * 64 + 60] = -104.5f;
     // (Away from the bytes other tests expect untouched.)
-    Vec16x64 t = vec_tile(data, 65536, rows), d(rows, 64);
+    Vec16x64 t = vec_tile(data, 65536, rows, cols), d(rows, cols);
     assign(d, 65536 + 8192);
+    auto expect = [&](const char *form) {
+      for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+          const float want = detail::exp_f32(data[r * 64 + c]);
+          if (std::isnan(want))
+            EXPECT_TRUE(std::isnan(d.at(r, c))) << form;
+          else
+            EXPECT_EQ(float_bits(d.at(r, c)), float_bits(want))
+                << form << " " << rows << "x" << cols << " at " << r << ","
+                << c;
+        }
+    };
     tile::exp(d, t);
-    for (int r = 0; r < rows; ++r)
-      for (int c = 0; c < 64; ++c)
-        EXPECT_EQ(float_bits(d.at(r, c)),
-                  float_bits(detail::exp_f32(data[r * 64 + c])));
+    expect("TEXP");
+    detail::elementwise_loop(
+        d, [](float x) -> float { return detail::exp_f32(x); }, t);
+    expect("element-wise loop");
+#ifdef PTO_TILE_X86
+    if (detail::host_has_avx512()) {
+      detail::exp_rows_avx512(d, t);
+      expect("AVX-512");
+    }
+#endif
   }
 }
 
@@ -492,8 +517,8 @@ TEST(TileSimTest, RegisterTransposesMoveEveryElement) {
     detail::transpose8x8_16(i, is, o, os);
   });
 #endif
-#ifdef PTO_TILE_HAS_AVX2_TRANSPOSE
-  if (detail::host_has_avx2_transpose())
+#ifdef PTO_TILE_X86
+  if (detail::host_runs_avx2())
     check(16, [](const bf16 *i, int64_t is, bf16 *o, int64_t os) {
       detail::transpose16x16_16(i, is, o, os);
     });

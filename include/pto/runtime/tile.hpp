@@ -210,6 +210,30 @@ __attribute__((target("avx2"), flatten)) void run_avx2(Loop &loop) {
 }
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PTO_TILE_X86 1
+/// What the host can run beyond the build's baseline, asked once each.
+inline bool host_runs_avx2() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
+  return has;
+}
+inline bool host_has_fma() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") &&
+                                 __builtin_cpu_supports("fma") &&
+                                 __builtin_cpu_supports("f16c"));
+  return has;
+}
+inline bool host_has_avx512() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") &&
+                                 __builtin_cpu_supports("avx512dq") &&
+                                 __builtin_cpu_supports("avx512vl"));
+  return has;
+}
+#endif
+
 /// Runs `loop()`, a vector instruction's loop over `elements` elements of
 /// its tiles, compiled for AVX2 when the host has it: the build's baseline
 /// is SSE2, and the conversions and element-wise loops run 2-3x faster
@@ -1094,8 +1118,7 @@ inline void transpose8x8_16(const T *in, int64_t in_step, T *out,
     }
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define PTO_TILE_HAS_AVX2_TRANSPOSE 1
+#ifdef PTO_TILE_X86
 /// Transposes 16 x 16 16-bit elements in AVX2 registers: the rounds of
 /// `transpose8x8_16` interleave within each 128-bit half, so a register
 /// holding row i of two side-by-side 8 x 8 blocks transposes both at once;
@@ -1135,11 +1158,6 @@ transpose16x16_16(const T *in, int64_t in_step, T *out, int64_t out_step) {
                         _mm256_permute2x128_si256(col[0][j], col[1][j], 0x31));
   }
 }
-inline bool host_has_avx2_transpose() {
-  static const bool has =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx2"));
-  return has;
-}
 #endif
 #endif
 
@@ -1171,8 +1189,8 @@ void copy_block(D &dst, const S &src, int r0, int c0) {
           constexpr bool src_rows = !col_storage(S::layout);
           const int64_t sstep = src_rows ? S::row_step : S::col_step;
           const int64_t dstep = src_rows ? D::col_step : D::row_step;
-#ifdef PTO_TILE_HAS_AVX2_TRANSPOSE
-          if (host_has_avx2_transpose()) {
+#ifdef PTO_TILE_X86
+          if (host_runs_avx2()) {
             transpose16x16_16(&src.at(r0 + rb, c0 + cb), sstep, &dst.at(rb, cb),
                               dstep);
             continue;
@@ -1241,14 +1259,19 @@ void transpose(D &dst, const S &src, Tmp &tmp) {
 //===----------------------------------------------------------------------===//
 
 namespace detail {
-/// dst[r, c] = f(operands at [r, c]) over dst's valid extent, computed in
-/// float for float elements.
-template <typename D, typename F, typename... S>
-void elementwise(const char *op, D &dst, F &&f, const S &...src) {
-  using T = typename D::DType;
+/// The checks of an element-wise instruction: dst's valid extent, and its
+/// accesses (operand r, c only meets operand r, c).
+template <typename D, typename... S>
+void check_elementwise(const char *op, D &dst, const S &...src) {
   check_valid(dst, op);
   checker().instr(op, Unit::Vector, Pipe::V,
                   {on_chip(src, false, true)..., on_chip(dst, true, true)});
+}
+
+/// dst[r, c] = f(operands at [r, c]), the loop alone.
+template <typename D, typename F, typename... S>
+void elementwise_loop(D &dst, F &&f, const S &...src) {
+  using T = typename D::DType;
   // Local copies of the handles: a store through an int8 element may alias
   // anything, and would make the compiler reload every handle's pointer and
   // extent per element.
@@ -1259,6 +1282,14 @@ void elementwise(const char *op, D &dst, F &&f, const S &...src) {
         d.at(r, c) = from_value<T>(f(value(s.at(r, c))...));
   };
   vector_loop(d.rows * d.cols, [&] { run(S(src)...); });
+}
+
+/// dst[r, c] = f(operands at [r, c]) over dst's valid extent, computed in
+/// float for float elements.
+template <typename D, typename F, typename... S>
+void elementwise(const char *op, D &dst, F &&f, const S &...src) {
+  check_elementwise(op, dst, src...);
+  elementwise_loop(dst, f, src...);
 }
 } // namespace detail
 
@@ -1289,6 +1320,15 @@ namespace detail {
 /// cannot overflow); NaN stays NaN. The same bits on every host: the
 /// rounding to float absorbs the last bits of double a build's fused
 /// multiply-adds might change, again except in those near-ties.
+constexpr double kInvLn2 = 1.4426950408889634;
+constexpr double kExpShifter = 6755399441055744.0; // 1.5 * 2^52
+constexpr int kExp2Terms = 12;
+/// ln(2)^n / n! for n = 11 down to 0: 2^f's Taylor series.
+constexpr double kExp2Taylor[kExp2Terms] = {
+    4.44553827187081e-10,   7.054911620801121e-09,  1.0178086009239696e-07,
+    1.3215486790144305e-06, 1.5252733804059838e-05, 0.00015403530393381606,
+    0.0013333558146428441,  0.009618129107628477,   0.055504108664821576,
+    0.2402265069591007,     0.6931471805599453,     1.0};
 inline float exp_f32(float xf) {
   // The clamp as a select of bits (see select_bits): a NaN compares false
   // and stays.
@@ -1299,37 +1339,101 @@ inline float exp_f32(float xf) {
   float xc;
   std::memcpy(&xc, &u, sizeof xc);
   const double x = xc;
-  const double z = x * 1.4426950408889634; // x / ln 2
+  const double z = x * kInvLn2;
   // z + 1.5 * 2^52 rounds z to an integer in the low bits of the mantissa.
-  const double shifter = 6755399441055744.0, t = z + shifter;
-  const double f = z - (t - shifter);
-  double p = 4.44553827187081e-10;
-  p = p * f + 7.054911620801121e-09;
-  p = p * f + 1.0178086009239696e-07;
-  p = p * f + 1.3215486790144305e-06;
-  p = p * f + 1.5252733804059838e-05;
-  p = p * f + 0.00015403530393381606;
-  p = p * f + 0.0013333558146428441;
-  p = p * f + 0.009618129107628477;
-  p = p * f + 0.055504108664821576;
-  p = p * f + 0.2402265069591007;
-  p = p * f + 0.6931471805599453;
-  p = p * f + 1.0;
+  const double t = z + kExpShifter;
+  const double f = z - (t - kExpShifter);
+  double p = kExp2Taylor[0];
+  for (int i = 1; i < kExp2Terms; ++i)
+    p = p * f + kExp2Taylor[i];
   uint64_t tb, sb;
   std::memcpy(&tb, &t, sizeof tb);
-  std::memcpy(&sb, &shifter, sizeof sb);
+  std::memcpy(&sb, &kExpShifter, sizeof sb);
   const uint64_t scale_bits = (tb - sb + 1023) << 52; // 2^k, k in [-159, 145]
   double scale;
   std::memcpy(&scale, &scale_bits, sizeof scale);
   return static_cast<float>(p * scale);
 }
+
+#ifdef PTO_TILE_X86
+/// `exp_f32` of eight floats in AVX-512 registers: the same operations in
+/// the same order, so the same bits. Each multiply and add is the form
+/// with an explicit rounding mode (to nearest, as everywhere), which no
+/// compiler fuses into a multiply-add. (All masked forms, with every lane
+/// on: GCC 12's unmasked ones warn of an uninitialized operand under
+/// -Wall.)
+__attribute__((target("avx512f,avx512vl"))) inline __m256
+exp8_avx512(__m256 xf) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // max(-110, x) and min(100, x) return x when x is NaN.
+  const __m256 xc = _mm256_min_ps(_mm256_set1_ps(100.0f),
+                                  _mm256_max_ps(_mm256_set1_ps(-110.0f), xf));
+  const __m512d x = _mm512_maskz_cvtps_pd(0xff, xc);
+  const __m512d shifter = _mm512_set1_pd(kExpShifter);
+  const __m512d z =
+      _mm512_maskz_mul_round_pd(0xff, x, _mm512_set1_pd(kInvLn2), kNearest);
+  const __m512d t = _mm512_maskz_add_round_pd(0xff, z, shifter, kNearest);
+  const __m512d f = _mm512_maskz_sub_round_pd(
+      0xff, z, _mm512_maskz_sub_round_pd(0xff, t, shifter, kNearest), kNearest);
+  __m512d p = _mm512_set1_pd(kExp2Taylor[0]);
+  for (int i = 1; i < kExp2Terms; ++i)
+    p = _mm512_maskz_add_round_pd(
+        0xff, _mm512_maskz_mul_round_pd(0xff, p, f, kNearest),
+        _mm512_set1_pd(kExp2Taylor[i]), kNearest);
+  const __m512i k =
+      _mm512_sub_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(shifter));
+  const __m512d scale = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(
+      0xff, _mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
+  return _mm512_maskz_cvt_roundpd_ps(
+      0xff, _mm512_maskz_mul_round_pd(0xff, p, scale, kNearest), kNearest);
+}
+
+/// TEXP over float tiles in row storage, eight elements at a time (the
+/// last ones of a row masked).
+template <typename D, typename S>
+__attribute__((target("avx512f,avx512vl"))) void exp_rows_avx512(D &dst,
+                                                                 const S &src) {
+  for (int r = 0; r < dst.rows; ++r) {
+    float *out = &dst.at(r, 0);
+    const float *in = &src.at(r, 0);
+    for (int c = 0; c < dst.cols; c += 8) {
+      const __mmask8 m = dst.cols - c >= 8
+                             ? __mmask8(0xff)
+                             : __mmask8((1u << (dst.cols - c)) - 1);
+      _mm256_mask_storeu_ps(out + c, m,
+                            exp8_avx512(_mm256_maskz_loadu_ps(m, in + c)));
+    }
+  }
+}
+#endif
 } // namespace detail
 
 #define PTO_TILE_UNARY(NAME, PTO, EXPR)                                      \
   template <typename D, typename S> void NAME(D &dst, const S &src) {        \
     detail::elementwise(PTO, dst, [](float x) -> float { return EXPR; }, src); \
   }
-PTO_TILE_UNARY(exp, "TEXP", detail::exp_f32(x))
+#undef PTO_TILE_UNARY
+
+/// TEXP: dst = e^src (detail::exp_f32), in AVX-512 registers where the
+/// host has them and both tiles are float in row storage.
+template <typename D, typename S> void exp(D &dst, const S &src) {
+  detail::check_elementwise("TEXP", dst, src);
+#ifdef PTO_TILE_X86
+  if constexpr (std::is_same_v<typename D::DType, float> &&
+                std::is_same_v<typename S::DType, float> &&
+                !col_storage(D::layout) && !col_storage(S::layout))
+    if (detail::host_has_avx512())
+      return detail::exp_rows_avx512(dst, src);
+#endif
+  detail::elementwise_loop(
+      dst, [](float x) -> float { return detail::exp_f32(x); }, src);
+}
+
+#define PTO_TILE_UNARY(NAME, PTO, EXPR)                                        \
+  template <typename D, typename S> void NAME(D &dst, const S &src) {          \
+    detail::elementwise(                                                       \
+        PTO, dst, [](float x) -> float { return EXPR; }, src);                 \
+  }
 PTO_TILE_UNARY(log, "TLOG", std::log(x))
 PTO_TILE_UNARY(sqrt, "TSQRT", std::sqrt(x))
 PTO_TILE_UNARY(rsqrt, "TRSQRT", 1.0f / std::sqrt(x))
@@ -1915,22 +2019,7 @@ inline void dot_all_fused_portable(const float *a, int m, const BT *b,
       out[size_t(i) * n + j] = fused_dot(a + size_t(i) * k, b + j * ldb, k);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define PTO_TILE_HAS_FMA_DOT 1
-inline bool host_has_fma() {
-  static const bool has =
-      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") &&
-                                 __builtin_cpu_supports("fma") &&
-                                 __builtin_cpu_supports("f16c"));
-  return has;
-}
-inline bool host_has_avx512() {
-  static const bool has =
-      (__builtin_cpu_init(),
-       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"));
-  return has;
-}
-
+#ifdef PTO_TILE_X86
 /// Eight elements of a column as floats.
 #define PTO_TILE_FMA_TARGET                                                    \
   __attribute__((target("avx2,fma,f16c"), always_inline))
@@ -2114,7 +2203,7 @@ dot_all_fused_avx512(const float *a, int m, const BT *b, int64_t ldb, int n,
 template <typename BT>
 void dot_all_fused(const float *a, int m, const BT *b, int64_t ldb, int n,
                    int k, float *out) {
-#ifdef PTO_TILE_HAS_FMA_DOT
+#ifdef PTO_TILE_X86
   if (host_has_avx512())
     return dot_all_fused_avx512(a, m, b, ldb, n, k, out);
   if (host_has_fma())
