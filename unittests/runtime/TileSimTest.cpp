@@ -274,14 +274,12 @@ uint32_t float_bits(float f) {
 }
 
 template <typename BT> void check_fused_sums(unsigned seed) {
-  for (auto [m, k, n] : {std::tuple{8, 128, 128},
-                         {7, 61, 45},
-                         {9, 133, 7},
-                         {4, 8, 4},
-                         {1, 5, 3},
-                         {13, 200, 9},
-                         {16, 64, 8},
-                         {12, 16, 6}}) {
+  const std::tuple<int, int, int> shapes[] = {
+      {8, 128, 128}, {7, 61, 45},  {9, 133, 7}, {4, 8, 4},
+      {1, 5, 3},     {13, 200, 9}, {16, 64, 8}, {12, 16, 6}};
+  for (const auto &shape : shapes) {
+    const int m = std::get<0>(shape), k = std::get<1>(shape),
+              n = std::get<2>(shape);
     const int ldb = k + 3; // columns not back to back
     std::vector<float> a = random_floats(size_t(m) * k, seed + m, -2, 2);
     const std::vector<float> bf = random_floats(size_t(n) * ldb, seed + n);
@@ -429,7 +427,8 @@ TEST(TileSimTest, ExpIsRoundedOnceFromDouble) {
   // part), else the element-wise loop, compiled for AVX2 from 1024
   // elements (16 x 64) and for the baseline below (8 x 61). Specials
   // included.
-  for (auto [rows, cols] : {std::pair{16, 64}, {8, 61}}) {
+  for (auto shape : {std::pair{16, 64}, {8, 61}}) {
+    const int rows = shape.first, cols = shape.second;
     KernelScope scope;
     std::vector<float> data = random_floats(16 * 64, 71 + rows, -90, 90);
     data[3] = std::nanf("");

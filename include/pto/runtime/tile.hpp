@@ -1365,27 +1365,30 @@ inline float exp_f32(float xf) {
 __attribute__((target("avx512f,avx512vl"))) inline __m256
 exp8_avx512(__m256 xf) {
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  // Every lane (a variable: without optimization GCC's headers pass the
+  // mask on as a char, and the constant 0xff would not fit one).
+  __mmask8 all = 0xff;
   // max(-110, x) and min(100, x) return x when x is NaN.
   const __m256 xc = _mm256_min_ps(_mm256_set1_ps(100.0f),
                                   _mm256_max_ps(_mm256_set1_ps(-110.0f), xf));
-  const __m512d x = _mm512_maskz_cvtps_pd(0xff, xc);
+  const __m512d x = _mm512_maskz_cvtps_pd(all, xc);
   const __m512d shifter = _mm512_set1_pd(kExpShifter);
   const __m512d z =
-      _mm512_maskz_mul_round_pd(0xff, x, _mm512_set1_pd(kInvLn2), kNearest);
-  const __m512d t = _mm512_maskz_add_round_pd(0xff, z, shifter, kNearest);
+      _mm512_maskz_mul_round_pd(all, x, _mm512_set1_pd(kInvLn2), kNearest);
+  const __m512d t = _mm512_maskz_add_round_pd(all, z, shifter, kNearest);
   const __m512d f = _mm512_maskz_sub_round_pd(
-      0xff, z, _mm512_maskz_sub_round_pd(0xff, t, shifter, kNearest), kNearest);
+      all, z, _mm512_maskz_sub_round_pd(all, t, shifter, kNearest), kNearest);
   __m512d p = _mm512_set1_pd(kExp2Taylor[0]);
   for (int i = 1; i < kExp2Terms; ++i)
     p = _mm512_maskz_add_round_pd(
-        0xff, _mm512_maskz_mul_round_pd(0xff, p, f, kNearest),
+        all, _mm512_maskz_mul_round_pd(all, p, f, kNearest),
         _mm512_set1_pd(kExp2Taylor[i]), kNearest);
   const __m512i k =
       _mm512_sub_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(shifter));
   const __m512d scale = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(
-      0xff, _mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
+      all, _mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
   return _mm512_maskz_cvt_roundpd_ps(
-      0xff, _mm512_maskz_mul_round_pd(0xff, p, scale, kNearest), kNearest);
+      all, _mm512_maskz_mul_round_pd(all, p, scale, kNearest), kNearest);
 }
 
 /// TEXP over float tiles in row storage, eight elements at a time (the
