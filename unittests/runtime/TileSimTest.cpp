@@ -495,6 +495,70 @@ TEST(TileSimTest, MovTransposesBetweenLayouts) {
   }
 }
 
+// TCVT through half and to integers with F16C (where the host has AVX2,
+// FMA and F16C) gives `convert`'s bits for every input: all 65536 halves,
+// a spread of a million float bit patterns and the edges (NaNs with
+// payloads, infinities, subnormals, the half and integer limits, ties),
+// and integers around float's and half's exact ranges. Rows of 1003
+// elements: eight at a time, then the rest one by one.
+template <typename DT, typename ST>
+void check_f16c_cvt(const std::vector<ST> &in, const char *what) {
+#ifdef PTO_TILE_X86
+  if (!detail::host_has_fma())
+    return;
+  std::vector<DT> got(in.size()), want(in.size());
+  for (size_t i = 0; i < in.size(); i += 1003) {
+    const int n = int(std::min<size_t>(1003, in.size() - i));
+    detail::cvt_row_f16c(&got[i], &in[i], n);
+    for (int k = 0; k < n; ++k)
+      want[i + k] = convert<DT>(in[i + k]);
+  }
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(DT)), 0)
+        << what << " at " << i;
+#else
+  (void)in;
+  (void)what;
+#endif
+}
+
+TEST(TileSimTest, F16cConversionsGiveConvertsBits) {
+  std::vector<float> floats;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4099) {
+    float f;
+    const uint32_t b = uint32_t(u);
+    std::memcpy(&f, &b, sizeof f);
+    floats.push_back(f);
+  }
+  for (uint32_t b :
+       {0x7fc00001u, 0xffc12345u, 0x7f800001u, 0x7f800000u, 0xff800000u,
+        0x00000001u, 0x80000001u, 0x33000000u, 0x33000001u, 0x387fc000u,
+        0x38800000u, 0x477fefffu, 0x477ff000u, 0x4f000000u, 0x4effffffu,
+        0xcf000000u, 0xcf000001u}) {
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    floats.push_back(f);
+  }
+  for (float f = -300.0f; f <= 300.0f; f += 0.25f)
+    floats.push_back(f); // ties at .5, the int8 limits
+  std::vector<f16> halves(65536);
+  for (uint32_t b = 0; b < 65536; ++b)
+    halves[b].bits = uint16_t(b);
+  std::vector<int32_t> ints;
+  for (int32_t v = -70000; v <= 70000; v += 7)
+    ints.push_back(v);
+  for (int32_t v : {std::numeric_limits<int32_t>::min(),
+                    std::numeric_limits<int32_t>::max(), 16777217, -16777217,
+                    65504, 65519, 65520, -65520})
+    ints.push_back(v);
+  check_f16c_cvt<f16, float>(floats, "f32 -> f16");
+  check_f16c_cvt<f16, int32_t>(ints, "i32 -> f16");
+  check_f16c_cvt<int8_t, float>(floats, "f32 -> i8");
+  check_f16c_cvt<int8_t, f16>(halves, "f16 -> i8");
+  check_f16c_cvt<int32_t, float>(floats, "f32 -> i32");
+  check_f16c_cvt<int32_t, f16>(halves, "f16 -> i32");
+}
+
 // The register transposes TMOV uses, each against the naive one, with
 // lines further apart than they are long: 8 x 8 in SSE2, 16 x 16 in AVX2
 // (where the host has it, TMOV takes the second).

@@ -1490,6 +1490,90 @@ template <typename D, typename X> void expands(D &dst, X scalar) {
   }
 }
 
+#ifdef PTO_TILE_X86
+namespace detail {
+/// TCVT's conversions through half and to integers in AVX2 registers with
+/// F16C's conversion instructions, eight elements at a time, the rest of a
+/// row by `convert`: the same bits as `convert` (round to nearest even,
+/// saturating; NaN to the quiet NaN sign | 0x7e00 in half, to 0 in an
+/// integer), which the conversion instructions give but for those NaNs.
+#define PTO_TILE_CVT_TARGET                                                    \
+  __attribute__((target("avx2,fma,f16c"), always_inline))
+PTO_TILE_CVT_TARGET inline __m256 f32x8(const float *p) {
+  return _mm256_loadu_ps(p);
+}
+PTO_TILE_CVT_TARGET inline __m256 f32x8(const int32_t *p) {
+  return _mm256_cvtepi32_ps(
+      _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)));
+}
+PTO_TILE_CVT_TARGET inline __m256 f32x8(const f16 *p) {
+  return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i *>(p)));
+}
+/// Eight 32-bit lanes as eight 16-bit ones, saturating (signed or not).
+PTO_TILE_CVT_TARGET inline __m128i narrow16(__m256i v, bool is_signed) {
+  const __m128i lo = _mm256_castsi256_si128(v),
+                hi = _mm256_extracti128_si256(v, 1);
+  return is_signed ? _mm_packs_epi32(lo, hi) : _mm_packus_epi32(lo, hi);
+}
+PTO_TILE_CVT_TARGET inline void store_f32x8(f16 *p, __m256 x) {
+  const __m128i h =
+      _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256i bits = _mm256_castps_si256(x);
+  const __m128i nan =
+      narrow16(_mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)), true);
+  const __m128i quiet =
+      _mm_or_si128(narrow16(_mm256_and_si256(_mm256_srli_epi32(bits, 16),
+                                             _mm256_set1_epi32(0x8000)),
+                            false),
+                   _mm_set1_epi16(0x7e00));
+  _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
+                   _mm_blendv_epi8(h, quiet, nan));
+}
+/// x rounded to nearest even and clamped to [lo, hi] as floats, NaN to 0.
+PTO_TILE_CVT_TARGET inline __m256 rounded_within(__m256 x, float lo, float hi) {
+  __m256 r = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  r = _mm256_min_ps(_mm256_max_ps(r, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
+  return _mm256_andnot_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q), r);
+}
+PTO_TILE_CVT_TARGET inline void store_f32x8(int8_t *p, __m256 x) {
+  const __m128i w =
+      narrow16(_mm256_cvtps_epi32(rounded_within(x, -128.0f, 127.0f)), true);
+  _mm_storel_epi64(reinterpret_cast<__m128i *>(p), _mm_packs_epi16(w, w));
+}
+PTO_TILE_CVT_TARGET inline void store_f32x8(int32_t *p, __m256 x) {
+  // From 2^31 up the instruction gives INT32_MIN: INT32_MAX there.
+  const __m256 over = _mm256_cmp_ps(
+      _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
+      _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ);
+  __m256i v =
+      _mm256_cvtps_epi32(rounded_within(x, -2147483648.0f, 2147483520.0f));
+  v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x7fffffff),
+                         _mm256_castps_si256(over));
+  _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v);
+}
+#undef PTO_TILE_CVT_TARGET
+
+/// Whether `cvt_row_f16c` converts ST to DT.
+template <typename DT, typename ST>
+constexpr bool
+    f16c_cvt_v = (std::is_same_v<DT, f16> &&
+                  (std::is_same_v<ST, float> || std::is_same_v<ST, int32_t>)) ||
+                 ((std::is_same_v<DT, int8_t> ||
+                   std::is_same_v<DT, int32_t>)&&(std::is_same_v<ST, float> ||
+                                                  std::is_same_v<ST, f16>));
+
+template <typename DT, typename ST>
+__attribute__((target("avx2,fma,f16c"))) void
+cvt_row_f16c(DT *out, const ST *in, int n) {
+  int c = 0;
+  for (; c + 8 <= n; c += 8)
+    store_f32x8(out + c, f32x8(in + c));
+  for (; c < n; ++c)
+    out[c] = convert<DT>(in[c]);
+}
+} // namespace detail
+#endif
+
 /// TCVT: element conversion (rounding to nearest even, saturating).
 template <typename D, typename S>
 void cvt(D &dst, const S &src, Round mode = Round::Rint) {
@@ -1513,6 +1597,14 @@ void cvt(D &dst, const S &src, Round mode = Round::Rint) {
   // rows, which the compiler vectorizes (the conversions have no branch on
   // the value), else element by element.
   if constexpr (!col_storage(D::layout) && !col_storage(S::layout)) {
+#ifdef PTO_TILE_X86
+    if constexpr (detail::f16c_cvt_v<DT, ST>)
+      if (detail::host_has_fma()) { // AVX2, FMA and F16C
+        for (int r = 0; r < d.rows; ++r)
+          detail::cvt_row_f16c(&d.at(r, 0), &s.at(r, 0), d.cols);
+        return;
+      }
+#endif
     detail::vector_loop(d.rows * d.cols, [&] {
       for (int r = 0; r < d.rows; ++r) {
         DT *__restrict out = &d.at(r, 0);
@@ -1642,9 +1734,11 @@ void row_extreme(const char *op, D &dst, const S &src, Tmp &tmp) {
     checker().instr(
         op, Unit::Vector, Pipe::V,
         {on_chip(src, false), on_chip(tmp, true), on_chip(dst, true)});
-    for (int r = 0; r < src.rows && src.cols > 0; ++r)
-      dst.at(r, 0) = from_value<typename D::DType>(
-          row_extreme<Greater>(&src.at(r, 0), src.cols));
+    vector_loop(src.rows * src.cols, [&] {
+      for (int r = 0; r < src.rows && src.cols > 0; ++r)
+        dst.at(r, 0) = from_value<typename D::DType>(
+            row_extreme<Greater>(&src.at(r, 0), src.cols));
+    });
   } else {
     row_reduce(op, dst, src, on_chip(tmp, true), [](auto x, auto y) {
       return Greater ? (x > y ? x : y) : (x < y ? x : y);
