@@ -5,6 +5,7 @@
 #include "CollectiveCases.h"
 
 #include <atomic>
+#include <cstring>
 #include <stdexcept>
 
 using namespace pto::runtime::comm;
@@ -75,6 +76,43 @@ TEST(Collectives, AnExceptionOnARankIsRethrown) {
 // current(): each rank's thread sees its own communicator inside run(), a
 // rank alone outside it (where the shared cases hold too), and a scope
 // restores what it replaced.
+// A group sharing memory moves its bytes with the GatherFn the rank's
+// thread installed (GatherScope; the device form's is pto-isa's TGATHER):
+// every shared case passes through one that copies the pieces last to
+// first, and that one moved the bytes of every collective that moves any.
+namespace {
+std::atomic<int> g_pieces_moved{0};
+void copy_last_first(const void *const *sends, void *recv, uint64_t bytes,
+                     int32_t pieces, int32_t self) {
+  EXPECT_TRUE(self >= 0 && self < pieces);
+  for (int32_t p = pieces - 1; p >= 0; --p)
+    std::memcpy(static_cast<uint8_t *>(recv) + size_t(p) * bytes, sends[p],
+                bytes);
+  g_pieces_moved += pieces;
+}
+} // namespace
+
+TEST(Collectives, AGatherFnMovesTheBytes) {
+  for (void (*body)(Communicator &) :
+       {collective_cases::all_gather, collective_cases::all_to_all,
+        collective_cases::broadcast, collective_cases::all_reduce,
+        collective_cases::all_gather_axis, collective_cases::all_to_all_axes,
+        collective_cases::bad_arguments}) {
+    g_pieces_moved = 0;
+    ThreadGroup(3).run([&](Communicator &c) {
+      GatherScope scope(&copy_last_first);
+      body(c);
+    });
+    if (body != collective_cases::bad_arguments) {
+      EXPECT_GT(g_pieces_moved.load(), 0);
+    }
+  }
+  // Outside the scope the copy is the default again.
+  g_pieces_moved = 0;
+  ThreadGroup(2).run(collective_cases::all_gather);
+  EXPECT_EQ(g_pieces_moved.load(), 0);
+}
+
 TEST(Collectives, CurrentIsTheCallingRanks) {
   EXPECT_EQ(current().size(), 1);
   EXPECT_EQ(current().rank(), 0);

@@ -552,12 +552,48 @@ protected:
   Status backend_broadcast(void *, size_t, int) override { return Status::OK; }
 };
 
+/// How a group of ranks sharing one address space moves a call's bytes:
+/// `pieces` pieces of `bytes`, piece p from sends[p], into recv back to
+/// back; piece `self` is the calling rank's own (a broadcast's single
+/// piece is the root's: 0). A plain copy by default; the device form moves
+/// them on the AICore with pto-isa's TGATHER (its AICPU code installs that
+/// with GatherScope). The ranks agree on the call before the move and wait
+/// for each other after it: the move itself needs no synchronization. A
+/// group of processes (MPI) moves bytes its own way and calls none.
+using GatherFn = void (*)(const void *const *sends, void *recv, uint64_t bytes,
+                          int32_t pieces, int32_t self);
+
 namespace detail {
 inline Communicator *&current_slot() {
   thread_local Communicator *c = nullptr;
   return c;
 }
+inline GatherFn &gather_slot() {
+  thread_local GatherFn g = nullptr;
+  return g;
+}
+inline void copy_pieces(const void *const *sends, void *recv, uint64_t bytes,
+                        int32_t pieces, int32_t) {
+  for (int32_t p = 0; p < pieces; ++p)
+    std::memcpy(static_cast<uint8_t *>(recv) + size_t(p) * bytes, sends[p],
+                bytes);
+}
 } // namespace detail
+
+/// Makes `g` the calling thread's way of moving a shared-memory group's
+/// bytes for a scope (GatherFn).
+class GatherScope {
+public:
+  explicit GatherScope(GatherFn g) : saved_(detail::gather_slot()) {
+    detail::gather_slot() = g;
+  }
+  ~GatherScope() { detail::gather_slot() = saved_; }
+  GatherScope(const GatherScope &) = delete;
+  GatherScope &operator=(const GatherScope &) = delete;
+
+private:
+  GatherFn saved_;
+};
 
 /// The communicator of the rank the calling thread runs: what emitted
 /// programs call their collectives on (as a kernel asks get_block_idx()
@@ -656,11 +692,15 @@ protected:
     return Status::OK;
   }
 
-  /// Runs copy() over the agreed call's send buffers (agreed_send), then
-  /// waits for every rank, so no rank reuses its buffer while another still
-  /// reads it.
-  template <typename Copy> Status copy_then_wait(Copy copy) {
-    copy();
+  /// Moves `pieces` pieces of `bytes` (sends_) into recv with the thread's
+  /// GatherFn, then waits for every rank, so no rank reuses its buffer
+  /// while another still reads it.
+  Status gather_then_wait(void *recv, size_t bytes, int pieces, int self) {
+    if (bytes) {
+      GatherFn gather = detail::gather_slot();
+      (gather ? gather : &detail::copy_pieces)(sends_.data(), recv, bytes,
+                                               pieces, self);
+    }
     std::unique_lock<std::mutex> lock(group_.mu_);
     return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
   }
@@ -669,36 +709,31 @@ protected:
   Status backend_all_gather(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal) // refused by agree() already; said for the compiler
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&] {
-      for (int r = 0; r < size(); ++r)
-        if (bytes)
-          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
-                      agreed_send(r), bytes);
-    });
+    sends_.resize(size_t(size()));
+    for (int r = 0; r < size(); ++r)
+      sends_[r] = agreed_send(r);
+    return gather_then_wait(recv, bytes, size(), rank_);
   }
   Status backend_all_to_all(const void *, void *recv, size_t bytes) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&] {
-      for (int r = 0; r < size(); ++r)
-        if (bytes)
-          std::memcpy(static_cast<uint8_t *>(recv) + size_t(r) * bytes,
-                      agreed_send(r) + size_t(rank_) * bytes, bytes);
-    });
+    sends_.resize(size_t(size()));
+    for (int r = 0; r < size(); ++r)
+      sends_[r] = agreed_send(r) + size_t(rank_) * bytes;
+    return gather_then_wait(recv, bytes, size(), rank_);
   }
   Status backend_broadcast(void *buf, size_t bytes, int root) override {
     if (bytes > kMaxTotal)
       return Status::INVALID_PARAMS;
-    return copy_then_wait([&] {
-      if (rank_ != root && bytes)
-        std::memcpy(buf, agreed_send(root), bytes);
-    });
+    sends_.assign(1, agreed_send(root));
+    return gather_then_wait(buf, rank_ == root ? 0 : bytes, 1, 0);
   }
 
 private:
   ThreadGroup &group_;
   const int rank_;
   uint64_t calls_ = 0; // calls made, for the slot parity
+  std::vector<const void *> sends_; // the pieces of the call being moved
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
