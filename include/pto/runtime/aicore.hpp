@@ -1,7 +1,8 @@
 // pto/runtime/aicore.hpp - what the AICore form of a wsp program needs on top
 // of pto-isa (hw-native-sys/pto-isa): global-memory views of memref blocks,
 // loads from a paged cache, cross-core flags between a block's cube and
-// vector cores, and per-core compilation of each instruction.
+// vector cores, per-core compilation of each instruction, and the pull of
+// a collective's pieces between ranks (pto-isa's TGATHER).
 //
 // Include <pto/pto-inst.hpp> first. The same source builds for the device
 // (one AIC and one AIV compilation), under pto-isa's CPU simulation
@@ -18,6 +19,9 @@
 #include "pto/runtime/float16.hpp"
 #include "pto/runtime/hardware.hpp"
 
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #if defined(__CPU_SIM) && !defined(__COSTMODEL)
@@ -361,6 +365,81 @@ private:
   pto::cpu_sim::ScopedExecutionContext ctx;
 };
 #endif
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// The bytes of a collective, moved on the AICore (pto/runtime/
+/// collectives.hpp's GatherFn; the device form's AICPU code installs it):
+/// piece p, `bytes` from sends[p], into recv at p * bytes, by pto-isa's
+/// TGATHER (pto/comm) with the calling rank's piece as the group's root,
+/// which pulls every piece. In words of four bytes where the pieces have
+/// them. The ranks have agreed on the call before and wait for each other
+/// after: the pull needs no signal of its own. On an NPU the sends are
+/// the ranks' addresses in the group's shared windows (HCCL), which the
+/// device integration supplies; in pto-isa's CPU simulation the ranks are
+/// threads of one process. pto-isa's cost model has no communication
+/// instructions: there the pieces are copied.
+template <typename W>
+void gather_words(const void *const *sends, void *recv, int64_t words,
+                  int32_t pieces, int32_t self) {
+#if !defined(__COSTMODEL) && !defined(PTO_COMM_NOT_SUPPORTED)
+  using Sizes = pto::Shape<pto::DYNAMIC, pto::DYNAMIC, pto::DYNAMIC,
+                           pto::DYNAMIC, pto::DYNAMIC>;
+  using Strides = pto::Stride<pto::DYNAMIC, pto::DYNAMIC, pto::DYNAMIC,
+                              pto::DYNAMIC, pto::DYNAMIC>;
+  using Words = pto::GlobalTensor<W, Sizes, Strides>;
+  using Staging = pto::Tile<pto::TileType::Vec, W, 1, 256 / sizeof(W),
+                            pto::BLayout::RowMajor, -1, -1>;
+  Staging staging(1, 256 / int(sizeof(W)));
+  TASSIGN(staging, 0x0);
+  // A group of at most kMaxGroup pieces at a time (the group's tensors
+  // live here; HCCL's rank limit); pto-isa indexes a gather's elements with
+  // int, so a larger piece goes alone, in chunks.
+  constexpr int32_t kMaxGroup = 64;
+  constexpr int64_t kChunk = int64_t(1) << 30;
+  Words group[kMaxGroup];
+  if (words * kMaxGroup <= kChunk) {
+    for (int32_t p0 = 0; p0 < pieces; p0 += kMaxGroup) {
+      const int32_t n = std::min(kMaxGroup, pieces - p0);
+      for (int32_t p = 0; p < n; ++p)
+        group[p] = Words(static_cast<W *>(const_cast<void *>(sends[p0 + p])),
+                         Sizes(1, 1, 1, 1, words),
+                         Strides(words, words, words, words, 1));
+      const int64_t total = words * n;
+      Words rows(static_cast<W *>(recv) + p0 * words, Sizes(1, 1, 1, n, words),
+                 Strides(total, total, total, words, 1));
+      const int32_t root = self >= p0 && self < p0 + n ? self - p0 : 0;
+      pto::comm::ParallelGroup<Words> pg(group, n, root);
+      pto::comm::TGATHER(pg, rows, staging);
+    }
+    return;
+  }
+  for (int32_t p = 0; p < pieces; ++p)
+    for (int64_t at = 0; at < words; at += kChunk) {
+      const int64_t n = std::min(kChunk, words - at);
+      group[0] = Words(static_cast<W *>(const_cast<void *>(sends[p])) + at,
+                       Sizes(1, 1, 1, 1, n), Strides(n, n, n, n, 1));
+      Words into(static_cast<W *>(recv) + p * words + at, Sizes(1, 1, 1, 1, n),
+                 Strides(n, n, n, n, 1));
+      pto::comm::ParallelGroup<Words> pg(group, 1, 0);
+      pto::comm::TGATHER(pg, into, staging);
+    }
+#else
+  (void)self;
+  for (int32_t p = 0; p < pieces; ++p)
+    std::memcpy(static_cast<W *>(recv) + p * words, sends[p],
+                size_t(words) * sizeof(W));
+#endif
+}
+inline void gather_pieces(const void *const *sends, void *recv, uint64_t bytes,
+                          int32_t pieces, int32_t self) {
+  if (bytes % 4 == 0)
+    gather_words<uint32_t>(sends, recv, int64_t(bytes / 4), pieces, self);
+  else
+    gather_words<uint8_t>(sends, recv, int64_t(bytes), pieces, self);
+}
 
 } // namespace wsp_aicore
 

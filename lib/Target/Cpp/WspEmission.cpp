@@ -375,13 +375,21 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   return success();
 }
 
+/// The AICore form's entry that moves a collective's bytes (a GatherFn of
+/// pto/runtime/collectives.hpp, by pto-isa's TGATHER): one per module.
+std::string gatherEntryName(Operation *op) {
+  return "wsp_comm_gather_" + getEmissionStem(op->getParentOfType<ModuleOp>());
+}
+
 /// A collective's frame: a block holding the run's communicator
 /// (pto/runtime/collectives.hpp), `ready` from `after`, a check that the
 /// group has the grid's number of ranks when the grid's shape is static,
-/// then `status` = the call `call(ready)` prints (a Status expression).
+/// then `status` = the call `call(ready)` prints (a Status expression). In
+/// the device form, a collective that moves bytes (`moves`) moves them on
+/// the AICore: the AICPU code installs the AICore form's gather entry.
 LogicalResult emitCollective(Operation *op, StringRef comment,
                              FlatSymbolRefAttr gridName, Value after,
-                             Value statusValue, Emitter &e,
+                             Value statusValue, Emitter &e, bool moves,
                              function_ref<std::string(StringRef)> call) {
   auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
   if (!grid)
@@ -400,6 +408,12 @@ LogicalResult emitCollective(Operation *op, StringRef comment,
   os.indent();
   os << "::pto::runtime::comm::Communicator &comm = "
         "::pto::runtime::comm::current();\n";
+  if (moves && e.flavor == Flavor::Aicpu) {
+    os << "// Ranks sharing memory move the bytes on the AICore (pto-isa's "
+          "TGATHER).\n";
+    os << "const ::pto::runtime::comm::GatherScope on_aicore(&"
+       << gatherEntryName(op) << ");\n";
+  }
   std::string ready = "true";
   if (after) {
     os << "// Joined even after a failure here, so no rank waits for this "
@@ -439,7 +453,7 @@ LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
     count += " * size_t(" + buf + ".sizes[" + std::to_string(i) + "])";
   return emitCollective(
       op, (Twine(kind) + " over the ranks, in rank order").str(),
-      op.getGridAttr(), op.getAfter(), op.getStatus(), e,
+      op.getGridAttr(), op.getAfter(), op.getStatus(), e, /*moves=*/true,
       [&](StringRef ready) {
         return ("comm.all_reduce(\n    " + buf + ".data, " + count +
                 ", ::pto::runtime::comm::" + elemName +
@@ -463,8 +477,10 @@ LogicalResult emitAxisCollective(Op op, StringRef method,
   std::string axisArgs;
   for (int64_t a : axes)
     axisArgs += ", " + std::to_string(a);
+  // all_slice cuts this rank's piece locally: no bytes between ranks.
+  const bool moves = method != "all_slice_axis";
   return emitCollective(
-      op, comment, op.getGridAttr(), op.getAfter(), op.getStatus(), e,
+      op, comment, op.getGridAttr(), op.getAfter(), op.getStatus(), e, moves,
       [&](StringRef ready) {
         return ("comm." + method + "(\n    " + src + ".data, " + src +
                 ".sizes, " + dst + ".data, " + dst + ".sizes, " +
@@ -1440,6 +1456,13 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     for (KernelTableOp t : tables)
       os << "extern \"C\" void wsp_launch_" << t.getSymName()
          << "(wsp_gen::" << t.getSymName() << "_args *args, int num_cores);\n";
+    if (hasCollectives(module))
+      os << "\n// The bytes of the collectives, moved on the AICore (a "
+            "pto::runtime::comm::GatherFn,\n// by pto-isa's TGATHER): "
+         << stem << "_aicore.cpp.\n"
+         << "extern \"C\" void wsp_comm_gather_" << stem
+         << "(const void *const *sends, void *recv,\n"
+         << "    uint64_t bytes, int32_t pieces, int32_t self);\n";
     // The AICPU entries, and a typed call of each with the CPU-sim form's
     // signature, so a host program calls either form the same way.
     if (!entries.empty())
@@ -1499,6 +1522,17 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
     for (KernelTableOp t : tables)
       if (failed(emitTableEntry(t)))
         return failure();
+    if (hasCollectives(module)) {
+      os << "// The bytes of the program's collectives: the AICPU's "
+            "communicator calls this\n// between the ranks' agreement on a "
+            "call and their wait after it; the pieces\n// are pulled by "
+            "pto-isa's TGATHER (wsp_aicore::gather_pieces).\n";
+      os << "extern \"C\" void wsp_comm_gather_" << stem
+         << "(const void *const *sends, void *recv,\n"
+         << "    uint64_t bytes, int32_t pieces, int32_t self) {\n"
+         << "  wsp_aicore::gather_pieces(sends, recv, bytes, pieces, self);\n"
+         << "}\n";
+    }
   }
   return success();
 }
