@@ -14,7 +14,9 @@
 #     runs as three threads, the cube and two vector cores, whose cross-core
 #     flags wait for each other), and every output is compared with the
 #     CPU-sim form's within the example's tolerance (and with the
-#     self-check's naive reference).
+#     self-check's naive reference). A program with collectives runs its
+#     ranks as threads of one process; the bytes of each collective are
+#     pulled on the AICore by pto-isa's TGATHER (wsp_comm_gather_*).
 #  2. Cost model (unless --no-costmodel). The AICore form of
 #     examples/ir/decode_attention.mlir under pto-isa's perf-sim cost model
 #     (-D__COSTMODEL), one step per tier: modeled cycles per tier, busy
