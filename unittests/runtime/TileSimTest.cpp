@@ -495,12 +495,12 @@ TEST(TileSimTest, MovTransposesBetweenLayouts) {
   }
 }
 
-// TCVT through half and to integers with F16C (where the host has AVX2,
-// FMA and F16C) gives `convert`'s bits for every input: all 65536 halves,
-// a spread of a million float bit patterns and the edges (NaNs with
-// payloads, infinities, subnormals, the half and integer limits, ties),
-// and integers around float's and half's exact ranges. Rows of 1003
-// elements: eight at a time, then the rest one by one.
+// TCVT through half and bf16 and to integers in AVX2 registers (where the
+// host has AVX2, FMA and F16C) gives `convert`'s bits for every input: all
+// 65536 halves and bf16s, a spread of a million float bit patterns and the
+// edges (NaNs with payloads, infinities, subnormals, the half and integer
+// limits, ties), and integers around float's and half's exact ranges.
+// Rows of 1003 elements: eight at a time, then the rest one by one.
 template <typename DT, typename ST>
 void check_f16c_cvt(const std::vector<ST> &in, const char *what) {
 #ifdef PTO_TILE_X86
@@ -557,6 +557,11 @@ TEST(TileSimTest, F16cConversionsGiveConvertsBits) {
   check_f16c_cvt<int8_t, f16>(halves, "f16 -> i8");
   check_f16c_cvt<int32_t, float>(floats, "f32 -> i32");
   check_f16c_cvt<int32_t, f16>(halves, "f16 -> i32");
+  check_f16c_cvt<bf16, float>(floats, "f32 -> bf16");
+  std::vector<bf16> bf16s(65536);
+  for (uint32_t b = 0; b < 65536; ++b)
+    bf16s[b].bits = uint16_t(b);
+  check_f16c_cvt<float, bf16>(bf16s, "bf16 -> f32");
 }
 
 // The register transposes TMOV uses, each against the naive one, with
