@@ -383,6 +383,32 @@ TEST(CpuSim, LaunchFromInsideALaunch) {
     EXPECT_EQ(c.descriptors, 1u);
 }
 
+// With several helpers, one that wakes after the calling thread let the
+// late ones off must not take the finished launch's task (helpers once
+// took it by their id, and a helper with a low id waking after one with a
+// higher id ran a launch that had returned: a crash in a later test, one
+// run in three). Each launch's body checks that its launch is still
+// running.
+TEST(CpuSim, ALateHelperNeverRunsAFinishedLaunch) {
+  std::vector<WorkDescriptor> descs = make_descs(8);
+  sim::Options options;
+  options.os_threads = 4;
+  std::atomic<int> stale{0};
+  for (int i = 0; i < 3000; ++i) {
+    std::atomic<bool> running{true};
+    ASSERT_EQ(sim::run_spmd(
+                  sim::CoreKind::Vector, 48, descs.data(), 8,
+                  [&](const WorkDescriptor &) {
+                    if (!running.load())
+                      ++stale;
+                  },
+                  nullptr, options),
+              PlanResult::OK);
+    running = false;
+  }
+  EXPECT_EQ(stale.load(), 0);
+}
+
 TEST(CpuSim, ShortLaunchesDoNotWaitForHelpers) {
   // The calling thread takes the work as it comes; helpers that have not
   // woken by the time it is done are let off. Many tiny launches in a row

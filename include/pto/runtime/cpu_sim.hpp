@@ -265,7 +265,6 @@ public:
       // hidden start block would not be.)
       auto helper = std::make_unique<Helper>();
       helper->shared = &s;
-      helper->id = static_cast<int>(s.helpers.size());
       if (pthread_create(&helper->thread, nullptr, &serve, helper.get()) != 0)
         break; // run with the helpers there are
       s.helpers.push_back(std::move(helper));
@@ -310,7 +309,6 @@ private:
   struct Shared;
   struct Helper {
     Shared *shared;
-    int id;
     pthread_t thread;
   };
   struct Shared {
@@ -356,7 +354,6 @@ private:
 
   static void *serve(void *arg) {
     Shared &s = *static_cast<Helper *>(arg)->shared;
-    const int id = static_cast<Helper *>(arg)->id;
     uint64_t seen = 0;
     for (;;) {
       spin_until([&] {
@@ -372,7 +369,10 @@ private:
             return nullptr;
           if (s.generation != seen) {
             seen = s.generation;
-            if (id < s.wanted) {
+            // Counted, not by id: once the caller has let off the helpers
+            // that had not started (wanted = started), no late one may
+            // take a task whose launch has returned.
+            if (s.started < s.wanted) {
               task = s.task;
               context = s.context;
               ++s.started;
