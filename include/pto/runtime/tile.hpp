@@ -1756,6 +1756,35 @@ template <bool Greater> float row_extreme(const float *x, int n) {
   return m;
 }
 
+/// TROWSUM's sum of a float row, in the order the cube's dot products add
+/// (`dot_all`): lane l of eight sums the elements at positions l mod 8 in
+/// order, starting from the first eight themselves (a row of -0.0 sums to
+/// -0.0), the lanes are added in the tree ((0 1)(2 3))((4 5)(6 7)), then
+/// the tail in order; a row shorter than eight in order. One order, plain
+/// float additions, so the same bits on every host, and a loop the
+/// compiler keeps in vector registers (the one-by-one fold it replaced was
+/// 15% of rms_norm's time).
+inline float row_sum(const float *x, int n) {
+  if (n < 8) {
+    float s = x[0];
+    for (int c = 1; c < n; ++c)
+      s += x[c];
+    return s;
+  }
+  float lane[8];
+  for (int l = 0; l < 8; ++l)
+    lane[l] = x[l];
+  int c = 8;
+  for (; c + 8 <= n; c += 8)
+    for (int l = 0; l < 8; ++l)
+      lane[l] += x[c + l];
+  float s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+            ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  for (; c < n; ++c)
+    s += x[c];
+  return s;
+}
+
 /// rowmax and rowmin: of a row-major f32 tile, row_extreme per row; of
 /// any other, the fold itself.
 template <bool Greater, typename D, typename S, typename Tmp>
@@ -1791,8 +1820,22 @@ void rowmin(D &dst, const S &src, Tmp &tmp) {
 }
 template <typename D, typename S, typename Tmp>
 void rowsum(D &dst, const S &src, Tmp &tmp) {
-  detail::row_reduce("TROWSUM", dst, src, detail::on_chip(tmp, true),
-                     [](auto x, auto y) { return x + y; });
+  if constexpr (std::is_same_v<typename S::DType, float> &&
+                !col_storage(S::layout)) {
+    detail::check_valid(src, "TROWSUM");
+    detail::checker().instr("TROWSUM", Unit::Vector, Pipe::V,
+                            {detail::on_chip(src, false),
+                             detail::on_chip(tmp, true),
+                             detail::on_chip(dst, true)});
+    detail::vector_loop(src.rows * src.cols, [&] {
+      for (int r = 0; r < src.rows && src.cols > 0; ++r)
+        dst.at(r, 0) = detail::from_value<typename D::DType>(
+            detail::row_sum(&src.at(r, 0), src.cols));
+    });
+  } else {
+    detail::row_reduce("TROWSUM", dst, src, detail::on_chip(tmp, true),
+                       [](auto x, auto y) { return x + y; });
+  }
 }
 
 #define PTO_TILE_COLREDUCE(NAME, PTO, EXPR)                                  \
