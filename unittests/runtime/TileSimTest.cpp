@@ -1263,6 +1263,18 @@ TEST(TileSimTest, WideTilesComputeTheSameBits) {
       ASSERT_TRUE(same(out.at(r, c), a[size_t(r * N + c)] - b[size_t(c)]));
 }
 
+/// An R x N float tile, the scratch tile and the column a row reduction
+/// writes, placed in UB one after another.
+template <int R, int N> struct RowReduceTiles {
+  Tile<Loc::Vec, float, R, N> t, tmp;
+  Tile<Loc::Vec, float, R, 1, Layout::ColMajor> m;
+  explicit RowReduceTiles(int cols) : t(R, cols), tmp(R, cols), m(R, 1) {
+    assign(t, 0);
+    assign(tmp, R * N * 4);
+    assign(m, 2 * R * N * 4);
+  }
+};
+
 // TROWSUM over f32 rows adds in the order of the cube's dot products
 // (tile.hpp, row_sum): lane l of eight starts at element l and adds the
 // elements at l mod 8 in order, the lanes go through the fixed tree, then
@@ -1297,15 +1309,11 @@ TEST(TileSimTest, RowSumsAddInTheLaneOrder) {
                         3e38f, -3e38f, 1e-40f, 1e30f, -1e30f, 2.5f};
   std::mt19937 rng(78);
   constexpr int R = 4, N = 300;
-  using T = Tile<Loc::Vec, float, R, N>;
-  using Col = Tile<Loc::Vec, float, R, 1, Layout::ColMajor>;
   for (int cols = 1; cols <= N; ++cols) {
     KernelScope scope;
-    T t(R, cols), tmp(R, cols);
-    Col m(R, 1);
-    assign(t, 0);
-    assign(tmp, R * N * 4);
-    assign(m, 2 * R * N * 4);
+    RowReduceTiles<R, N> tiles(cols);
+    auto &t = tiles.t;
+    auto &m = tiles.m;
     for (int r = 0; r < R; ++r)
       for (int c = 0; c < cols; ++c)
         t.at(r, c) =
@@ -1316,7 +1324,7 @@ TEST(TileSimTest, RowSumsAddInTheLaneOrder) {
                 : std::uniform_real_distribution<float>(-1e6f, 1e6f)(rng);
     if (cols % 37 == 0)
       t.at(3, cols / 2) = nan;
-    rowsum(m, t, tmp);
+    rowsum(m, t, tiles.tmp);
     for (int r = 0; r < R; ++r) {
       const float want = lanes_then_tree(&t.at(r, 0), cols);
       if (std::isnan(want))
@@ -1345,16 +1353,13 @@ TEST(TileSimTest, RowExtremesAreTheFoldToTheBit) {
   };
   std::mt19937 rng(77);
   constexpr int R = 8, N = 512;
-  using T = Tile<Loc::Vec, float, R, N>;
-  using Col = Tile<Loc::Vec, float, R, 1, Layout::ColMajor>;
   for (int trial = 0; trial < 300; ++trial) {
     KernelScope scope;
     const int cols = 1 + static_cast<int>(rng() % N);
-    T t(R, cols), tmp(R, cols);
-    Col m(R, 1);
-    assign(t, 0);
-    assign(tmp, R * N * 4);
-    assign(m, 2 * R * N * 4);
+    RowReduceTiles<R, N> tiles(cols);
+    auto &t = tiles.t;
+    auto &tmp = tiles.tmp;
+    auto &m = tiles.m;
     for (int r = 0; r < R; ++r)
       for (int c = 0; c < cols; ++c) {
         // Mostly specials, zeros and few values in some rows, so that
