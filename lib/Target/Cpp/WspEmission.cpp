@@ -376,10 +376,19 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
 }
 
 /// The AICore form's entry that moves a collective's bytes (a GatherFn of
-/// pto/runtime/collectives.hpp, by pto-isa's TGATHER): one per module.
-std::string gatherEntryName(Operation *op) {
-  return "wsp_comm_gather_" + getEmissionStem(op->getParentOfType<ModuleOp>());
+/// pto/runtime/collectives.hpp, by pto-isa's TGATHER): one per module,
+/// named after its stem.
+std::string gatherEntryName(StringRef stem) {
+  return ("wsp_comm_gather_" + stem).str();
 }
+std::string gatherEntryName(Operation *op) {
+  return gatherEntryName(getEmissionStem(op->getParentOfType<ModuleOp>()));
+}
+/// Its parameters, as the ABI header declares and the AICore form defines
+/// it.
+constexpr const char *kGatherParams =
+    "(const void *const *sends, void *recv,\n"
+    "    uint64_t bytes, int32_t pieces, int32_t self)";
 
 /// A collective's frame: a block holding the run's communicator
 /// (pto/runtime/collectives.hpp), `ready` from `after`, a check that the
@@ -1460,9 +1469,8 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
       os << "\n// The bytes of the collectives, moved on the AICore (a "
             "pto::runtime::comm::GatherFn,\n// by pto-isa's TGATHER): "
          << stem << "_aicore.cpp.\n"
-         << "extern \"C\" void wsp_comm_gather_" << stem
-         << "(const void *const *sends, void *recv,\n"
-         << "    uint64_t bytes, int32_t pieces, int32_t self);\n";
+         << "extern \"C\" void " << gatherEntryName(stem) << kGatherParams
+         << ";\n";
     // The AICPU entries, and a typed call of each with the CPU-sim form's
     // signature, so a host program calls either form the same way.
     if (!entries.empty())
@@ -1527,9 +1535,8 @@ LogicalResult ModuleEmitter::emitDevice(ModuleOp module) {
             "communicator calls this\n// between the ranks' agreement on a "
             "call and their wait after it; the pieces\n// are pulled by "
             "pto-isa's TGATHER (wsp_aicore::gather_pieces).\n";
-      os << "extern \"C\" void wsp_comm_gather_" << stem
-         << "(const void *const *sends, void *recv,\n"
-         << "    uint64_t bytes, int32_t pieces, int32_t self) {\n"
+      os << "extern \"C\" void " << gatherEntryName(stem) << kGatherParams
+         << " {\n"
          << "  wsp_aicore::gather_pieces(sends, recv, bytes, pieces, self);\n"
          << "}\n";
     }
