@@ -586,7 +586,7 @@ TEST(TileSimTest, RegisterTransposesMoveEveryElement) {
   });
 #endif
 #ifdef PTO_TILE_X86
-  if (detail::host_runs_avx2())
+  if (detail::host_has_avx2())
     check(16, [](const bf16 *i, int64_t is, bf16 *o, int64_t os) {
       detail::transpose16x16_16(i, is, o, os);
     });
