@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/ADT/SmallSet.h"
 
 #include <array>
@@ -124,12 +125,34 @@ private:
   SmallVector<Entry, N> entries;
 };
 
+/// A place's cells by slot (-1 = every slot / single buffer); nearly every
+/// place has one. Shared between the states a branch or loop copies and
+/// copied on the first write (most places are not touched on a path), so
+/// a copy and a join cost what differs, not what is known.
+struct Slots : public llvm::RefCountedBase<Slots> {
+  FlatMap<int, Cell, 1> bySlot;
+};
+using SlotsRef = llvm::IntrusiveRefCntPtr<Slots>;
+
 struct State {
   std::array<Clock, kAgents> know{};
   std::array<uint32_t, 2> vBarrier{};
-  // Per place key: its cells by slot (-1 = every slot / single buffer);
-  // nearly every place has one.
-  llvm::DenseMap<const void *, FlatMap<int, Cell, 1>> cells;
+  llvm::DenseMap<const void *, SlotsRef> cells;
+
+  /// The cells of `key`, to change: this state's own copy.
+  FlatMap<int, Cell, 1> &mutableSlots(const void *key) {
+    SlotsRef &ref = cells[key];
+    if (!ref)
+      ref = llvm::makeIntrusiveRefCnt<Slots>();
+    else if (ref->UseCount() > 1)
+      ref = llvm::makeIntrusiveRefCnt<Slots>(*ref);
+    return ref->bySlot;
+  }
+  /// The cells of `key` to read, or null.
+  const FlatMap<int, Cell, 1> *slots(const void *key) const {
+    auto it = cells.find(key);
+    return it == cells.end() ? nullptr : &it->second->bySlot;
+  }
   // Pending flags (a kernel uses a handful at a time).
   FlatMap<FlagKey, Fifo<Clock>, 4> flags;
   FlatMap<std::pair<int, int>, Fifo<Clock>, 4> cross; // setter unit, event
@@ -152,9 +175,18 @@ void joinStates(State &out, const State &b) {
                               : std::min(out.know[i][j], b.know[i][j]);
   for (int u = 0; u < 2; ++u)
     out.vBarrier[u] = std::min(out.vBarrier[u], b.vBarrier[u]);
-  for (auto &[key, slots] : b.cells)
-    for (auto &[slot, cell] : slots) {
-      Cell &c = out.cells[key][slot];
+  for (auto &[key, theirs] : b.cells) {
+    SlotsRef &ours = out.cells[key];
+    if (ours == theirs)
+      continue; // one history: nothing to add
+    if (!ours) {
+      ours = theirs;
+      continue;
+    }
+    if (ours->UseCount() > 1)
+      ours = llvm::makeIntrusiveRefCnt<Slots>(*ours);
+    for (auto &[slot, cell] : theirs->bySlot) {
+      Cell &c = ours->bySlot[slot];
       auto add = [](SmallVectorImpl<Touch> &into, const Touch &t) {
         for (const Touch &u : into)
           if (u.op == t.op && u.agent == t.agent && u.clock == t.clock)
@@ -166,6 +198,7 @@ void joinStates(State &out, const State &b) {
       for (const Touch &t : cell.readers)
         add(c.readers, t);
     }
+  }
 }
 
 /// Constant value of an index.
@@ -687,7 +720,7 @@ private:
       bool elementwise;
     };
     SmallVector<Access, 4> accesses;
-    SmallVector<MemoryEffects::EffectInstance> effects;
+    SmallVector<MemoryEffects::EffectInstance, 4> effects;
     cast<MemoryEffectOpInterface>(op).getEffects(effects);
     for (auto &effect : effects) {
       Value v = effect.getValue();
@@ -706,7 +739,7 @@ private:
     }
 
     // Conflicts: the latest unordered access per agent, and V barriers.
-    std::map<int, std::pair<Touch, Access>> needs;
+    std::array<std::optional<std::pair<Touch, Access>>, kAgents> needs;
     bool needBarrier = false;
     std::optional<std::pair<Touch, Access>> barrierFor;
     for (const Access &x : accesses) {
@@ -727,12 +760,14 @@ private:
         }
         if (st.know[b][t.agent] >= t.clock)
           return;
-        auto it = needs.find(t.agent);
-        if (it == needs.end() || it->second.first.clock < t.clock)
-          needs[t.agent] = {t, x};
+        std::optional<std::pair<Touch, Access>> &need = needs[t.agent];
+        if (!need || need->first.clock < t.clock)
+          need = {t, x};
       };
-      auto &slots = st.cells[x.place.key];
-      for (auto &[slot, cell] : slots) {
+      const FlatMap<int, Cell, 1> *slots = st.slots(x.place.key);
+      if (!slots)
+        continue;
+      for (auto &[slot, cell] : *slots) {
         if (x.place.slot >= 0 && slot >= 0 && slot != x.place.slot)
           continue;
         for (const Touch &t : cell.writers)
@@ -757,8 +792,9 @@ private:
     // Order after the producer whose knowledge covers most of the others
     // first: its flag may make theirs unnecessary.
     SmallVector<std::pair<Touch, Access>> pending;
-    for (auto &[agent, need] : needs)
-      pending.push_back(need);
+    for (auto &need : needs)
+      if (need)
+        pending.push_back(*need);
     auto covers = [](const Touch &by, const Touch &t) {
       return (*by.know)[t.agent] >= t.clock;
     };
@@ -801,7 +837,7 @@ private:
     for (const Access &x : accesses) {
       Touch t{op,           b,           clock, x.write, x.elementwise,
               x.place.tile, x.place.slot, &know, &passes};
-      Cell &cell = st.cells[x.place.key][x.place.slot];
+      Cell &cell = st.mutableSlots(x.place.key)[x.place.slot];
       if (x.write) {
         // A write to a known copy (or a single buffer) replaces what was
         // known; one to an unknown copy adds a possible writer.
@@ -841,7 +877,7 @@ private:
   }
 
   void pop(Operation *op, Fifo<Clock> &queue, Fifo<Operation *> *setters,
-           SmallVector<int> agents, State &st) {
+           ArrayRef<int> agents, State &st) {
     if (queue.empty()) {
       if (!insert) {
         if (diagnose)
@@ -899,9 +935,9 @@ private:
     } else if (auto w = dyn_cast<SyncWaitOp>(op)) {
       Unit other = w.getUnit() == Unit::cube ? Unit::vector : Unit::cube;
       std::pair<int, int> key{unitIndex(other), static_cast<int>(w.getEvent())};
-      SmallVector<int> agents;
+      std::array<int, kPipes> agents;
       for (int p = 0; p < kPipes; ++p)
-        agents.push_back(agentOf(w.getUnit(), static_cast<Pipe>(p)));
+        agents[p] = agentOf(w.getUnit(), static_cast<Pipe>(p));
       pop(op, st.cross[key], &st.crossSetters[key], agents, st);
     }
   }
@@ -942,11 +978,31 @@ private:
     // last iteration's (the join keeps the loop's queues).
   }
 
+  /// Whether `op` holds a tile instruction or flag: the loops and branches
+  /// the model follows (the others change nothing it tracks).
+  bool holdsTiles(Operation *op) {
+    auto [it, added] = tileHolders.try_emplace(op, false);
+    if (added)
+      it->second = op->walk([](Operation *inner) {
+                       return isa_and_present<TileDialect>(inner->getDialect())
+                                  ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+                     }).wasInterrupted();
+    return it->second;
+  }
+
   void processOp(Operation *op, State &st) {
-    if (isa<SetFlagOp, WaitFlagOp, BarrierOp, SyncSetOp, SyncWaitOp>(op))
-      return syncOp(op, st);
-    if (isa<PipeOpInterface>(op))
-      return instruction(op, st);
+    if (op->getNumRegions() == 0) {
+      if (!isa_and_present<TileDialect>(op->getDialect()))
+        return;
+      if (isa<SetFlagOp, WaitFlagOp, BarrierOp, SyncSetOp, SyncWaitOp>(op))
+        return syncOp(op, st);
+      if (isa<PipeOpInterface>(op))
+        return instruction(op, st);
+      return;
+    }
+    if (!holdsTiles(op))
+      return;
     processRegionOp(op, st);
     if (op->getNumRegions())
       knowAfter[op] = st.know;
@@ -1020,17 +1076,18 @@ private:
       processRegion(r, st);
   }
 
-  /// How many flags of each kind are pending (set, not yet waited).
-  static std::map<std::tuple<int, int, int, int, int>, size_t>
+  /// How many flags of each kind are pending (set, not yet waited), in
+  /// key order (the maps hold their keys in order).
+  static SmallVector<std::tuple<int, int, int, int, int, size_t>, 8>
   pendingCounts(const State &st) {
-    std::map<std::tuple<int, int, int, int, int>, size_t> counts;
+    SmallVector<std::tuple<int, int, int, int, int, size_t>, 8> counts;
     for (auto &[key, queue] : st.flags)
       if (!queue.empty())
-        counts[{0, std::get<0>(key), std::get<1>(key), std::get<2>(key),
-                std::get<3>(key)}] = queue.size();
+        counts.push_back({0, std::get<0>(key), std::get<1>(key),
+                          std::get<2>(key), std::get<3>(key), queue.size()});
     for (auto &[key, queue] : st.cross)
       if (!queue.empty())
-        counts[{1, key.first, key.second, 0, 0}] = queue.size();
+        counts.push_back({1, key.first, key.second, 0, 0, queue.size()});
     return counts;
   }
 
@@ -1055,6 +1112,7 @@ private:
   /// it ran): what a flag set after it carries.
   llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
+  llvm::DenseMap<Operation *, bool> tileHolders;
   /// What Touches reference (stable addresses, kept for the whole solve).
   std::deque<Clock> knowStore;
   std::deque<PassList> passStore;
