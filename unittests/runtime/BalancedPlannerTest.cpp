@@ -399,6 +399,41 @@ TEST(BalancedPlanner, IntoBuffersOverflowWritesNothing) {
 // KV token): the invariants hold with the weighted costs, the cores carry
 // equal weighted cost, and a long prefill row is cut finer than the same
 // row in decode.
+// Decode (no q_lens) is checked and summed in its own pass, one that
+// vectorizes: its plans, costs and errors are those of the general pass,
+// reached with q_len 1 for every request.
+TEST(BalancedPlanner, DecodePassEqualsTheGeneralOne) {
+  std::mt19937 rng(33);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int batch = 1 + rng() % 300, heads = 1 + rng() % 8;
+    std::vector<int> lens = random_lengths(rng, batch);
+    if (trial % 5 == 1)
+      lens[rng() % batch] = 200000; // no tier covers it
+    if (trial % 5 == 2)
+      lens[rng() % batch] = -3;
+    std::vector<int> ones(batch, 1);
+    BalancedConfig config;
+    config.num_cores = 1 + rng() % 300;
+    SCOPED_TRACE(testing::Message() << "trial " << trial);
+    BalancedPlan decode, general;
+    const PlanResult a = plan_balanced(lens.data(), batch, heads, config,
+                                       DecodeAttentionTiers{}, &decode);
+    const PlanResult b =
+        plan_balanced(lens.data(), batch, heads, config, DecodeAttentionTiers{},
+                      &general, ones.data());
+    ASSERT_EQ(a, b);
+    if (a != PlanResult::OK)
+      continue;
+    ASSERT_EQ(decode.count, general.count);
+    EXPECT_EQ(0,
+              std::memcmp(decode.descriptors.data(), general.descriptors.data(),
+                          decode.count * sizeof(WorkDescriptor)));
+    EXPECT_EQ(decode.core_indptr, general.core_indptr);
+    EXPECT_EQ(decode.core_cost, general.core_cost);
+    EXPECT_EQ(decode.merge_indptr, general.merge_indptr);
+  }
+}
+
 TEST(BalancedPlanner, QueryLengthsWeightTheCost) {
   std::mt19937 rng(21);
   for (int trial = 0; trial < 40; ++trial) {

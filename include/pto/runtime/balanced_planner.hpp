@@ -300,11 +300,31 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
                           const BalancedConfig &config, const TierCfg &tiers,
                           int cuts_size, const int *q_lens,
                           BalancedTotals *out) {
-  for (int b = 0; b < batch; ++b) {
-    const int len = kv_lens[b];
-    if (len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len)))
-      return PlanResult::INVALID_PARAMS;
+  // Decode (no q_lens, not batch-invariant), what the AICPU runs every
+  // step: one pass that only sets flags and sums, so that it vectorizes;
+  // the errors are then returned in the order below. (Int64 sums of int
+  // lengths cannot overflow.)
+  const bool decode = !q_lens && !config.batch_invariant;
+  int negative = 0, uncovered = 0, decode_rows = 0;
+  uint64_t decode_tokens = 0;
+  if (decode) {
+    for (int b = 0; b < batch; ++b) {
+      const int len = kv_lens[b];
+      negative |= len < 0;
+      uncovered |= len > 0 && tiers.select_tier(len) < 0;
+      // (Zero-extended: what baseline x86 vectorizes.)
+      decode_tokens += static_cast<uint32_t>(len > 0 ? len : 0);
+      decode_rows += len > 0;
+    }
+  } else {
+    for (int b = 0; b < batch; ++b) {
+      const int len = kv_lens[b];
+      negative |=
+          len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len));
+    }
   }
+  if (negative)
+    return PlanResult::INVALID_PARAMS;
   const CostModel &c = config.cost;
   if (config.num_cores > kMaxBalancedCores ||
       c.per_unit > kMaxCostCoefficient || c.per_token > kMaxCostCoefficient ||
@@ -318,9 +338,12 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
       std::max<int64_t>(block, config.invariant_chunk / block * block);
   // tokens: KV tokens weighted by query tokens (the per-token cost's unit).
   // Every sum is checked: a plan whose cost does not fit is unsupported.
-  int64_t tokens = 0, rows = 0, invariant_units = 0;
+  int64_t tokens = static_cast<int64_t>(decode_tokens), rows = decode_rows,
+          invariant_units = 0;
   bool overflow = false; // (a flag, not a branch per request)
-  for (int b = 0; b < batch; ++b) {
+  if (uncovered)
+    return PlanResult::UNSUPPORTED_SIZE;
+  for (int b = 0; b < batch && !decode; ++b) {
     const int len = kv_lens[b];
     if (len > 0 && tiers.select_tier(len) < 0)
       return PlanResult::UNSUPPORTED_SIZE;
