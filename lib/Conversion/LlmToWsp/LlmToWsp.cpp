@@ -31,7 +31,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+
 #include "llvm/Support/SourceMgr.h"
+#include <pto/runtime/hardware.hpp>
 
 #include <cmath>
 
@@ -771,12 +773,13 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
 /// Per token row %i: `${LOCATE}` sets %valid and %pos (and the row's
 /// indices `${IDX}`); a valid row's Q and K heads are rotated on the
 /// `rope_dim` columns from `rope_offset`, NeoX pairs (i, i + rope_dim/2),
-/// [8 x rope_dim/2] tiles at a time. `${COPY}` first copies the whole row
-/// when out is not qkv.
+/// [${HEAD_ROWS} x rope_dim/2] tiles at a time (all the row's rotated heads
+/// at once where UB allows, ropeHeadRows). `${COPY}` first copies the whole
+/// row when out is not qkv.
 constexpr StringLiteral kRopeKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
 ${TOKEN_RANGE}
-  %rows = arith.constant ${ROWS} : index
+  %rows = arith.constant ${HEAD_ROWS} : index
   %rope_heads = arith.constant ${ROPE_HEADS} : index
   %all_heads = arith.constant ${ALL_HEADS} : index
   %half = arith.constant ${HALF} : index
@@ -1039,6 +1042,17 @@ std::string tokenRowChecks(ArrayRef<NamedOperand> args,
          "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
 }
 
+/// Heads per tile of the rope kernel: every rotated head of a token row in
+/// one tile (rounded up to whole 8-row blocks), so that a row costs one
+/// pass of its dozen vector instructions rather than one per 8 heads, as
+/// long as the kernel's tiles take at most half of UB: five [rows x half]
+/// tiles (one bf16, four f32) and the copy's [rows x dim] bf16 one.
+static int64_t ropeHeadRows(int64_t ropeHeads, int64_t half, int64_t dim) {
+  const int64_t bytesPerRow = half * (2 + 4 * 4) + dim * 2;
+  const int64_t fit = pto::runtime::kUbBytes / 2 / bytesPerRow / kRows * kRows;
+  const int64_t all = (ropeHeads + kRows - 1) / kRows * kRows;
+  return std::max(kRows, std::min(all, fit));
+}
 
 FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                                         StringRef name, int64_t cores) {
@@ -1089,9 +1103,11 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
   v["HALF_BF16"] = tile(1, half, "bf16", false);
   v["HALF_F32"] = tile(1, half, "f32", false);
-  v["ROWS_BF16"] = tile(kRows, half, "bf16", true);
-  v["ROWS_F32"] = tile(kRows, half, "f32", true);
-  v["FULL_BF16"] = tile(kRows, dim, "bf16", true);
+  const int64_t headRows = ropeHeadRows(qHeads + kvHeads, half, dim);
+  v["HEAD_ROWS"] = std::to_string(headRows);
+  v["ROWS_BF16"] = tile(headRows, half, "bf16", true);
+  v["ROWS_F32"] = tile(headRows, half, "f32", true);
+  v["FULL_BF16"] = tile(headRows, dim, "bf16", true);
   v["SLOTS"] = std::to_string(slots);
   v["COPY"] = op.getOut() == op.getQkv() ? "" : kRopeCopy;
   v["FIRST_OF_SEQ"] =

@@ -13,12 +13,15 @@
 // CHECK: memref.load %[[POS]]
 // CHECK: scf.if
 // The row is copied first (out is not qkv).
-// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %{{.*}}] : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+// The 10 rotated heads of a row go in one tile of 16 rows (whole 8-row
+// blocks), the copy's tiles too.
+// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %{{.*}}] : !tile.tile<vec, 16x128xbf16, valid = ?x128>
 // CHECK: tile.store %[[OUT]]
 // CHECK: tile.load %{{.*}}, %[[COS]][
 // CHECK: tile.load %{{.*}}, %[[SIN]][
 // rope_offset 64, rope_dim 64: halves at columns 64 and 96, 10 rope heads.
-// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c64{{.*}}] : !tile.tile<vec, 8x32xbf16, valid = ?x32>
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c10{{.*}} step %c16
+// CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c64{{.*}}] : !tile.tile<vec, 16x32xbf16, valid = ?x32>
 // CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c96{{.*}}]
 // CHECK: tile.sub
 // CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c64
@@ -61,5 +64,23 @@ func.func @unpacked(%qkv: memref<?x3x12x128xbf16>, %sin: memref<?x128xbf16>,
       -> out(%qkv : memref<?x3x12x128xbf16>)
       {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 128 : i32,
        max_q_len = 3 : i32}
+  return
+}
+
+// Heads of 1024 columns: all 40 rotated heads' tiles would not fit in half
+// of UB (five [40 x 512] tiles and the copy's [40 x 1024]), so a row's
+// heads go 8 at a time.
+// CHECK-LABEL: wsp.kernel @wide_rotary_embedding_0
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c40{{.*}} step %c8
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x512xf32, valid = ?x512>, !tile.tile<vec, 8x512xbf16, valid = ?x512>
+func.func @wide(%qkv: memref<?x48x1024xbf16>, %sin: memref<?x1024xbf16>,
+                %cos: memref<?x1024xbf16>, %pos: memref<?xi32>,
+                %lens: memref<?xi32>) {
+  llm.rotary_embedding qkv(%qkv : memref<?x48x1024xbf16>)
+      sin(%sin : memref<?x1024xbf16>) cos(%cos : memref<?x1024xbf16>)
+      position_ids(%pos : memref<?xi32>) q_lens(%lens : memref<?xi32>)
+      -> out(%qkv : memref<?x48x1024xbf16>)
+      {q_head_num = 32 : i32, kv_head_num = 8 : i32, rope_dim = 1024 : i32,
+       max_q_len = 16 : i32}
   return
 }
