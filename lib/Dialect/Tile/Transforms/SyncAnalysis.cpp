@@ -134,8 +134,32 @@ struct Slots : public llvm::RefCountedBase<Slots> {
 };
 using SlotsRef = llvm::IntrusiveRefCntPtr<Slots>;
 
+/// Flag waits as bits (the first kTrackedWaits a solve meets; a later one
+/// is never named, which only makes fewer claims).
+constexpr unsigned kTrackedWaits = 128;
+using Waits = std::array<uint64_t, kTrackedWaits / 64>;
+using WaitsRow = std::array<Waits, kAgents>;
+
+Waits unite(Waits a, const Waits &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] |= b[i];
+  return a;
+}
+Waits intersect(Waits a, const Waits &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    a[i] &= b[i];
+  return a;
+}
+
 struct State {
   std::array<Clock, kAgents> know{};
+  /// When the solve tracks them (Solver::trackWaits): for know[i][j], the
+  /// flag waits every path that gives agent i that knowledge of agent j
+  /// goes through. Removing any of them leaves agent i knowing less of j.
+  /// Empty when not tracked.
+  std::vector<WaitsRow> via;
+  std::map<FlagKey, Fifo<WaitsRow>> flagVias;
+  std::map<std::pair<int, int>, Fifo<WaitsRow>> crossVias;
   std::array<uint32_t, 2> vBarrier{};
   llvm::DenseMap<const void *, SlotsRef> cells;
 
@@ -169,6 +193,16 @@ void joinClock(Clock &into, const Clock &from) {
 /// The state after either of two paths: `out` (one path) joined with `b`
 /// in place.
 void joinStates(State &out, const State &b) {
+  // What either path knows: the less of the two, needing the waits of the
+  // path that knows it (of both when they know the same: removing a wait
+  // of either path then lowers the result).
+  if (!out.via.empty())
+    for (int i = 0; i < kAgents; ++i)
+      for (int j = 0; j < kAgents; ++j)
+        if (i != j && b.know[i][j] <= out.know[i][j])
+          out.via[i][j] = b.know[i][j] < out.know[i][j]
+                              ? b.via[i][j]
+                              : unite(out.via[i][j], b.via[i][j]);
   for (int i = 0; i < kAgents; ++i)
     for (int j = 0; j < kAgents; ++j)
       out.know[i][j] = i == j ? std::max(out.know[i][j], b.know[i][j])
@@ -215,6 +249,8 @@ public:
 
   FailureOr<SyncResult> run() {
     State st;
+    if (trackWaits)
+      st.via.assign(kAgents, WaitsRow{});
     if (fn.isExternal())
       return result;
     if (failed(checkStructure()))
@@ -255,6 +291,10 @@ public:
   llvm::SmallPtrSet<Operation *, 8> ignored;
   /// Check mode: report through diagnostics (false: count silently).
   bool diagnose = true;
+  /// Check mode: find waits the kernel certainly needs (`neededWaits`):
+  /// those every path of some ordered pair's knowledge goes through.
+  bool trackWaits = false;
+  llvm::SmallPtrSet<Operation *, 16> neededWaits;
 
   SyncResult result;
   /// Insert mode: the flags this run created.
@@ -758,8 +798,14 @@ private:
           }
           return;
         }
-        if (st.know[b][t.agent] >= t.clock)
+        if (st.know[b][t.agent] >= t.clock) {
+          // Ordered by exactly the producer's clock: every path to that
+          // knowledge goes through these waits, so without any of them
+          // the pair is not ordered.
+          if (!st.via.empty() && st.know[b][t.agent] == t.clock)
+            need(st.via[b][t.agent]);
           return;
+        }
         std::optional<std::pair<Touch, Access>> &need = needs[t.agent];
         if (!need || need->first.clock < t.clock)
           need = {t, x};
@@ -876,8 +922,48 @@ private:
     return static_cast<int>(base + ((*v % mod) + mod) % mod);
   }
 
+  /// Marks the waits of `waits` needed.
+  void need(const Waits &waits) {
+    for (unsigned i = 0; i < kTrackedWaits; ++i)
+      if (waits[i / 64] >> (i % 64) & 1)
+        neededWaits.insert(bitWaits[i]);
+  }
+
+  /// The bit of wait op `op` (none past kTrackedWaits).
+  Waits bitOf(Operation *op) {
+    auto [it, added] = waitBits.try_emplace(op, bitWaits.size());
+    if (added)
+      bitWaits.push_back(op);
+    Waits w{};
+    if (it->second < kTrackedWaits)
+      w[it->second / 64] = uint64_t(1) << (it->second % 64);
+    return w;
+  }
+
+  /// know = max(know, from), and, when tracked, the waits every path to
+  /// the result goes through: the greater side's (`from`'s through the
+  /// wait `bit`), or what both sides have when they are equal.
+  static void learnOne(uint32_t &know, Waits *via, uint32_t from,
+                       const Waits *fromVia, const Waits &bit) {
+    if (via && fromVia && from >= know) {
+      const Waits through = unite(*fromVia, bit);
+      *via = from > know ? through : intersect(*via, through);
+    }
+    know = std::max(know, from);
+  }
+  /// Agent `a` learns `snapshot` (with its waits `snapshotVia`, when
+  /// tracked) through the wait whose bit is `bit`.
+  static void learn(State &st, int a, const Clock &snapshot,
+                    const WaitsRow *snapshotVia, const Waits &bit) {
+    if (st.via.empty() || !snapshotVia)
+      return joinClock(st.know[a], snapshot);
+    for (int c = 0; c < kAgents; ++c)
+      learnOne(st.know[a][c], &st.via[a][c], snapshot[c], &(*snapshotVia)[c],
+               bit);
+  }
+
   void pop(Operation *op, Fifo<Clock> &queue, Fifo<Operation *> *setters,
-           ArrayRef<int> agents, State &st) {
+           Fifo<WaitsRow> *vias, ArrayRef<int> agents, State &st) {
     if (queue.empty()) {
       if (!insert) {
         if (diagnose)
@@ -888,9 +974,13 @@ private:
       }
       return;
     }
+    const bool tracked = !st.via.empty() && vias && !vias->empty();
+    const Waits bit = tracked ? bitOf(op) : Waits{};
     for (int a : agents)
-      joinClock(st.know[a], queue.front());
+      learn(st, a, queue.front(), tracked ? &vias->front() : nullptr, bit);
     queue.pop_front();
+    if (tracked)
+      vias->pop_front();
     if (setters && !setters->empty()) {
       waitSources[op].push_back(setters->front());
       setters->pop_front();
@@ -907,12 +997,15 @@ private:
                   static_cast<int>(s.getDst()), e};
       st.flags[key].push_back(st.know[agentOf(u, s.getSrc())]);
       st.flagSetters[key].push_back(op);
+      if (!st.via.empty())
+        st.flagVias[key].push_back(st.via[agentOf(u, s.getSrc())]);
     } else if (auto w = dyn_cast<WaitFlagOp>(op)) {
       Unit u = getFlagUnit(w.getSrc(), w.getDst());
       int e = eventOf(w.getEvent(), w.getSlot());
       FlagKey key{unitIndex(u), static_cast<int>(w.getSrc()),
                   static_cast<int>(w.getDst()), e};
       pop(op, st.flags[key], &st.flagSetters[key],
+          st.via.empty() ? nullptr : &st.flagVias[key],
           {agentOf(u, w.getDst())}, st);
     } else if (auto b = dyn_cast<BarrierOp>(op)) {
       for (int u = 0; u < 2; ++u) {
@@ -920,11 +1013,22 @@ private:
         if (b.getPipe() == Pipe::v || b.getPipe() == Pipe::all)
           st.vBarrier[u] = st.know[agentOf(unit, Pipe::v)][agentOf(unit, Pipe::v)];
         if (b.getPipe() == Pipe::all) {
+          // Every pipe of the unit learns what any of them knows (through
+          // no flag wait).
           Clock all{};
+          WaitsRow allVia{};
+          for (int p = 0; p < kPipes; ++p) {
+            const int a = agentOf(unit, static_cast<Pipe>(p));
+            if (st.via.empty())
+              joinClock(all, st.know[a]);
+            else
+              for (int c = 0; c < kAgents; ++c)
+                learnOne(all[c], &allVia[c], st.know[a][c], &st.via[a][c],
+                         Waits{});
+          }
           for (int p = 0; p < kPipes; ++p)
-            joinClock(all, st.know[agentOf(unit, static_cast<Pipe>(p))]);
-          for (int p = 0; p < kPipes; ++p)
-            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], all);
+            learn(st, agentOf(unit, static_cast<Pipe>(p)), all, &allVia,
+                  Waits{});
         }
       }
     } else if (auto s = dyn_cast<SyncSetOp>(op)) {
@@ -932,13 +1036,16 @@ private:
                               static_cast<int>(s.getEvent())};
       st.cross[key].push_back(st.know[agentOf(s.getUnit(), s.getPipe())]);
       st.crossSetters[key].push_back(op);
+      if (!st.via.empty())
+        st.crossVias[key].push_back(st.via[agentOf(s.getUnit(), s.getPipe())]);
     } else if (auto w = dyn_cast<SyncWaitOp>(op)) {
       Unit other = w.getUnit() == Unit::cube ? Unit::vector : Unit::cube;
       std::pair<int, int> key{unitIndex(other), static_cast<int>(w.getEvent())};
       std::array<int, kPipes> agents;
       for (int p = 0; p < kPipes; ++p)
         agents[p] = agentOf(w.getUnit(), static_cast<Pipe>(p));
-      pop(op, st.cross[key], &st.crossSetters[key], agents, st);
+      pop(op, st.cross[key], &st.crossSetters[key],
+          st.via.empty() ? nullptr : &st.crossVias[key], agents, st);
     }
   }
 
@@ -1113,6 +1220,9 @@ private:
   llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
   llvm::DenseMap<Operation *, bool> tileHolders;
+  /// The bit of each flag wait met (trackWaits), and the wait of each bit.
+  llvm::DenseMap<Operation *, unsigned> waitBits;
+  SmallVector<Operation *> bitWaits;
   /// What Touches reference (stable addresses, kept for the whole solve).
   std::deque<Clock> knowStore;
   std::deque<PassList> passStore;
@@ -1130,6 +1240,7 @@ redundantFlags(FunctionOpInterface fn,
   SmallVector<llvm::SmallPtrSet<Operation *, 8>> redundant;
   Solver probe(fn, /*insert=*/false);
   probe.diagnose = false;
+  probe.trackWaits = true;
   if (failed(probe.run()))
     return redundant;
   llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> &sources =
@@ -1141,7 +1252,8 @@ redundantFlags(FunctionOpInterface fn,
     if (sources.count(op))
       waits.push_back(op);
   });
-  llvm::SmallPtrSet<Operation *, 8> seen, dropped;
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  SmallVector<llvm::SmallPtrSet<Operation *, 8>> candidates;
   for (Operation *wait : waits) {
     if (seen.count(wait))
       continue;
@@ -1166,17 +1278,42 @@ redundantFlags(FunctionOpInterface fn,
           return !only->count(op);
         }))
       continue;
-    // Redundant together with the groups found before it: two flags that
-    // order the same pair are not both redundant.
-    Solver without(fn, /*insert=*/false);
-    without.diagnose = false;
-    without.ignored = dropped;
-    without.ignored.insert(group.begin(), group.end());
-    if (succeeded(without.run())) {
-      redundant.push_back(group);
-      dropped.insert(group.begin(), group.end());
-    }
+    // A group with a wait some ordered pair cannot do without is needed
+    // in this program, and so in any with fewer flags: no solve.
+    if (llvm::any_of(
+            group, [&](Operation *op) { return probe.neededWaits.count(op); }))
+      continue;
+    candidates.push_back(std::move(group));
   }
+  // In program order, each group is redundant together with the groups
+  // found before it (two flags that order the same pair are not both
+  // redundant). Fewer flags order fewer pairs, so when a run of candidates
+  // can go all together, each of them would have gone in turn: one solve
+  // answers for the run, and only a run that cannot go is halved.
+  llvm::SmallPtrSet<Operation *, 8> dropped;
+  std::function<void(MutableArrayRef<llvm::SmallPtrSet<Operation *, 8>>)>
+      search = [&](MutableArrayRef<llvm::SmallPtrSet<Operation *, 8>> run) {
+        if (run.empty())
+          return;
+        Solver without(fn, /*insert=*/false);
+        without.diagnose = false;
+        without.ignored = dropped;
+        for (auto &group : run)
+          without.ignored.insert(group.begin(), group.end());
+        if (succeeded(without.run())) {
+          for (auto &group : run) {
+            dropped.insert(group.begin(), group.end());
+            redundant.push_back(std::move(group));
+          }
+          return;
+        }
+        if (run.size() == 1)
+          return;
+        const size_t half = run.size() / 2;
+        search(run.take_front(half));
+        search(run.drop_front(half));
+      };
+  search(candidates);
   return redundant;
 }
 
