@@ -66,7 +66,16 @@ KernelOp SpecializeTiersPass::specialize(KernelOp kernel, int64_t id,
   // tier's values (their folders); the greedy driver folds them and
   // everything that becomes constant after them.
   clone.setTierAttr(b.getI64IntegerAttr(id));
-  (void)applyPatternsGreedily(clone.getBody(), patterns);
+  // Only what the tier changes needs folding (the kernel is canonical
+  // already): the tier reads, then whatever their folding touches.
+  SmallVector<Operation *> seeds;
+  clone.walk([&](Operation *op) {
+    if (isa<TierIdOp, TierConstantOp>(op))
+      seeds.push_back(op);
+  });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::AnyOp);
+  (void)applyOpPatternsGreedily(seeds, patterns, config);
   return clone;
 }
 
@@ -206,11 +215,14 @@ void SpecializeTiersPass::runOnOperation() {
   // share one kernel: the tables route them all to the first. The same
   // means the same tier constants (what the table's verifier checks) and
   // the same body once they and the tier id are folded.
-  std::map<std::pair<std::string, std::string>, KernelOp> byBody;
+  // Compared structurally (OperationEquivalence: the same ops, attributes
+  // and types, each operand the corresponding value), a clone against the
+  // earlier ones of its kernel with the same constants.
+  std::map<std::pair<std::string, std::string>, SmallVector<KernelOp>> distinct;
   llvm::DenseMap<StringAttr, StringAttr> sameAs;
   for (auto &[key, clone] : clones) { // (kernel, tier) order: deterministic
-    std::string body;
-    llvm::raw_string_ostream os(body);
+    std::string constants;
+    llvm::raw_string_ostream os(constants);
     auto config = symbols.lookup<TierConfigOp>(clone.getTiers());
     std::optional<unsigned> index =
         config ? config.getTierIndex(clone.getTierAttr().getInt())
@@ -218,13 +230,16 @@ void SpecializeTiersPass::runOnOperation() {
     if (!index)
       continue;
     (void)printTierConstants(clone, *index, os);
-    OpPrintingFlags flags;
-    flags.printGenericOpForm().useLocalScope();
-    for (Operation &op : clone.getBody().front())
-      op.print(os, flags);
-    auto [first, inserted] = byBody.try_emplace({key.first, body}, clone);
-    if (!inserted)
-      sameAs[clone.getSymNameAttr()] = first->second.getSymNameAttr();
+    SmallVector<KernelOp> &earlier = distinct[{key.first, constants}];
+    auto same = llvm::find_if(earlier, [&](KernelOp other) {
+      return OperationEquivalence::isRegionEquivalentTo(
+          &other.getBody(), &clone.getBody(),
+          OperationEquivalence::IgnoreLocations);
+    });
+    if (same != earlier.end())
+      sameAs[clone.getSymNameAttr()] = same->getSymNameAttr();
+    else
+      earlier.push_back(clone);
   }
   for (auto &[key, table] : made) {
     SmallVector<Attribute> entries;

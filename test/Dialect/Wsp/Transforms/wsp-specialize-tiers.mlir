@@ -164,3 +164,37 @@ func.func @folded(%b: memref<?x!wsp.descriptor<attention>>, %n: index,
 }
 // REPORT: remark: tier 2 folded into @fold_tier1: the same kernel
 // REPORT-NOT: folded
+
+// -----
+
+// Two clones are the same kernel only when every operand is the
+// corresponding value: here the tiers' clones have the same ops at the top
+// and differ only in which of two outer constants the loop stores, so
+// both stay.
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+wsp.kernel @pick tiers(@T) (%d: !wsp.descriptor<attention>,
+                            %o: memref<?xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c9 = arith.constant 9 : index
+  memref.store %c7, %o[%c0] : memref<?xindex>
+  memref.store %c9, %o[%c1] : memref<?xindex>
+  %id = wsp.tier_id : index
+  %is0 = arith.cmpi eq, %id, %c0 : index
+  %v = arith.select %is0, %c7, %c9 : index
+  %n = memref.dim %o, %c0 : memref<?xindex>
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %v, %o[%i] : memref<?xindex>
+  }
+  wsp.return
+}
+// CHECK-LABEL: wsp.kernel @pick_tier0
+// CHECK-LABEL: wsp.kernel @pick_tier1
+// CHECK: wsp.kernel_table @pick_table tiers(@T) {0: @pick_tier0, 1: @pick_tier1}
+func.func @pick_both(%b: memref<?x!wsp.descriptor<attention>>, %n: index,
+                     %o: memref<?xindex>) {
+  wsp.dispatch @pick(%o : memref<?xindex>)
+      descriptors(%b[%n] : memref<?x!wsp.descriptor<attention>>) on vector(48)
+  return
+}
