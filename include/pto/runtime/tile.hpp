@@ -1566,14 +1566,18 @@ PTO_TILE_CVT_TARGET inline void store_f32x8(int8_t *p, __m256 x) {
   _mm_storel_epi64(reinterpret_cast<__m128i *>(p), _mm_packs_epi16(w, w));
 }
 PTO_TILE_CVT_TARGET inline void store_f32x8(int32_t *p, __m256 x) {
-  // From 2^31 up the instruction gives INT32_MIN: INT32_MAX there.
-  const __m256 over = _mm256_cmp_ps(
-      _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC),
-      _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ);
-  __m256i v =
-      _mm256_cvtps_epi32(rounded_within(x, -2147483648.0f, 2147483520.0f));
+  // Rounded first, so the conversion is exact whatever the rounding mode.
+  // Below -2^31 (and for NaN) the instruction gives INT32_MIN, the
+  // saturated value; from 2^31 up INT32_MAX is put in, for NaN 0.
+  const __m256 r =
+      _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 over =
+      _mm256_cmp_ps(r, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ);
+  __m256i v = _mm256_cvtps_epi32(r);
   v = _mm256_blendv_epi8(v, _mm256_set1_epi32(0x7fffffff),
                          _mm256_castps_si256(over));
+  v = _mm256_andnot_si256(
+      _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)), v);
   _mm256_storeu_si256(reinterpret_cast<__m256i *>(p), v);
 }
 #undef PTO_TILE_CVT_TARGET
@@ -1599,6 +1603,15 @@ template <typename DT, typename ST>
 __attribute__((target("avx2,fma,f16c"))) void
 cvt_row_f16c(DT *out, const ST *in, int n) {
   int c = 0;
+  if constexpr (std::is_same_v<DT, f16> && std::is_same_v<ST, int32_t>) {
+    // An int32 is no NaN, and exact in float within half's range (beyond
+    // it, infinity either way): the conversion alone.
+    for (; c + 8 <= n; c += 8)
+      _mm_storeu_si128(
+          reinterpret_cast<__m128i *>(out + c),
+          _mm256_cvtps_ph(f32x8(in + c),
+                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
   for (; c + 8 <= n; c += 8)
     store_f32x8(out + c, f32x8(in + c));
   for (; c < n; ++c)
