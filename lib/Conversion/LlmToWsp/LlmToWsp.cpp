@@ -31,8 +31,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
-
 #include "llvm/Support/SourceMgr.h"
+
 #include <pto/runtime/hardware.hpp>
 
 #include <cmath>

@@ -1111,8 +1111,7 @@ private:
     if (!holdsTiles(op))
       return;
     processRegionOp(op, st);
-    if (op->getNumRegions())
-      knowAfter[op] = st.know;
+    knowAfter[op] = st.know;
   }
 
   /// The control flow the model follows: the function's body and scf.for,
