@@ -1589,7 +1589,7 @@ PTO_TILE_CVT_TARGET inline void store_f32x8(int32_t *p, __m256 x) {
 /// forms of these intrinsics: the masked ones with every lane set.)
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(bf16 *out, const float *in, int n) {
-  const __mmask16 all = 0xffff;
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16) {
     const __m512i u = _mm512_loadu_si512(in + c);
@@ -1611,7 +1611,7 @@ cvt_row_avx512(bf16 *out, const float *in, int n) {
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(float *out, const bf16 *in, int n) {
-  const __mmask16 all = 0xffff;
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16)
     _mm512_storeu_si512(
@@ -1621,6 +1621,62 @@ cvt_row_avx512(float *out, const bf16 *in, int n) {
                          all, _mm256_loadu_si256(
                                   reinterpret_cast<const __m256i *>(in + c))),
                      16));
+  return c;
+}
+
+/// The quantization's conversions sixteen lanes wide, with the rules of
+/// store_f32x8 (int8_t and int32_t) and of the i32 -> f16 loop below.
+__attribute__((target("avx512f"))) inline int
+cvt_row_avx512(int8_t *out, const f16 *in, int n) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  int c = 0;
+  for (; c + 16 <= n; c += 16) {
+    const __m512 x = _mm512_maskz_cvtph_ps(
+        all, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + c)));
+    // Rounded, clamped (max and min give the bound for NaN), NaN to 0.
+    __m512 r = _mm512_maskz_roundscale_ps(all, x, kNearest);
+    r = _mm512_maskz_min_ps(
+        all, _mm512_maskz_max_ps(all, r, _mm512_set1_ps(-128.0f)),
+        _mm512_set1_ps(127.0f));
+    const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+    _mm_storeu_si128(
+        reinterpret_cast<__m128i *>(out + c),
+        _mm512_maskz_cvtepi32_epi8(all, _mm512_maskz_cvtps_epi32(number, r)));
+  }
+  return c;
+}
+__attribute__((target("avx512f"))) inline int
+cvt_row_avx512(int32_t *out, const float *in, int n) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  int c = 0;
+  for (; c + 16 <= n; c += 16) {
+    const __m512 x = _mm512_loadu_ps(in + c);
+    const __m512 r = _mm512_maskz_roundscale_ps(all, x, kNearest);
+    // INT32_MIN below -2^31 (the instruction's), INT32_MAX from 2^31 up,
+    // 0 for NaN.
+    const __mmask16 over =
+        _mm512_cmp_ps_mask(r, _mm512_set1_ps(2147483648.0f), _CMP_GE_OQ);
+    const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+    const __m512i v =
+        _mm512_mask_blend_epi32(over, _mm512_maskz_cvtps_epi32(number, r),
+                                _mm512_set1_epi32(0x7fffffff));
+    _mm512_storeu_si512(out + c, v);
+  }
+  return c;
+}
+__attribute__((target("avx512f"))) inline int
+cvt_row_avx512(f16 *out, const int32_t *in, int n) {
+  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  int c = 0;
+  for (; c + 16 <= n; c += 16)
+    _mm256_storeu_si256(
+        reinterpret_cast<__m256i *>(out + c),
+        _mm512_maskz_cvtps_ph(
+            all, _mm512_maskz_cvtepi32_ps(all, _mm512_loadu_si512(in + c)),
+            kNearest));
   return c;
 }
 
@@ -1646,7 +1702,10 @@ __attribute__((target("avx2,fma,f16c"))) void
 cvt_row_f16c(DT *out, const ST *in, int n) {
   int c = 0;
   if constexpr ((std::is_same_v<DT, bf16> && std::is_same_v<ST, float>) ||
-                (std::is_same_v<DT, float> && std::is_same_v<ST, bf16>)) {
+                (std::is_same_v<DT, float> && std::is_same_v<ST, bf16>) ||
+                (std::is_same_v<DT, int8_t> && std::is_same_v<ST, f16>) ||
+                (std::is_same_v<DT, int32_t> && std::is_same_v<ST, float>) ||
+                (std::is_same_v<DT, f16> && std::is_same_v<ST, int32_t>)) {
     if (host_has_avx512())
       c = cvt_row_avx512(out, in, n);
   }
