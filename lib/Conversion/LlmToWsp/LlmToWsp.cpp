@@ -476,9 +476,11 @@ void addPlanValues(std::map<std::string, std::string> &v, StringRef name,
                            units + ">"}});
 }
 
-/// The tile types of a kernel with kRows rows of `cols` columns.
-void addTileValues(std::map<std::string, std::string> &v, int64_t cols) {
-  std::string c = std::to_string(cols), r = std::to_string(kRows);
+/// The tile types of a kernel with `rows` rows (kRows unless a kernel
+/// takes more) of `cols` columns.
+void addTileValues(std::map<std::string, std::string> &v, int64_t cols,
+                   int64_t rows = kRows) {
+  std::string c = std::to_string(cols), r = std::to_string(rows);
   auto rowsOf = [&](StringRef elem) {
     return "!tile.tile<vec, " + r + "x" + c + "x" + elem.str() +
            ", valid = ?x" + c + ">";
@@ -640,14 +642,26 @@ lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op, StringRef name,
 // blocks of kRows
 //===----------------------------------------------------------------------===//
 
-/// Per token, the heads [HEAD_LO, HEAD_HI) as rows of [kRows x head_dim]
-/// tiles, normalized over head_dim and scaled by their weight rows;
+/// Rows of a kernel whose tile rows are heads of one token: all `heads`
+/// of them (rounded up to whole kRows blocks), so that a token costs one
+/// pass of the kernel's vector instructions rather than one per kRows
+/// heads, as long as its tiles, `bytesPerRow` for each row, take at most
+/// half of UB (else as many kRows blocks as do, at least one).
+static int64_t headTileRows(int64_t heads, int64_t bytesPerRow) {
+  const int64_t fit = pto::runtime::kUbBytes / 2 / bytesPerRow / kRows * kRows;
+  const int64_t all = (heads + kRows - 1) / kRows * kRows;
+  return std::max(kRows, std::min(all, fit));
+}
+
+/// Per token, the heads [HEAD_LO, HEAD_HI) as rows of [HEAD_ROWS x
+/// head_dim] tiles (headTileRows), normalized over head_dim and scaled by
+/// their weight rows;
 /// `${COPY}` copies the other heads when y is not hidden_states.
 constexpr StringLiteral kHeadRmsNormKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %rows = arith.constant ${ROWS} : index
+  %rows = arith.constant ${HEAD_ROWS} : index
   %head_lo = arith.constant ${HEAD_LO} : index
   %head_hi = arith.constant ${HEAD_HI} : index
   %inv_dim = arith.constant ${INV_HIDDEN}
@@ -723,7 +737,11 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
   v["Y_TYPE"] = str(op.getY().getType());
   v["WEIGHT_TYPE"] = str(op.getWeight().getType());
   addPlanValues(v, name, args, cores);
-  addTileValues(v, dim);
+  // The range's heads in one tile where UB allows: the bf16 and two f32
+  // [rows x head_dim] tiles and a row statistic per row.
+  const int64_t headRows = headTileRows(num, dim * (2 + 4 + 4) + 4);
+  v["HEAD_ROWS"] = std::to_string(headRows);
+  addTileValues(v, dim, headRows);
   // The weight rows as f32 in %sq (through %xb when they are bf16).
   if (cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16())
     v["LOAD_WEIGHT_ROWS"] =
@@ -774,7 +792,7 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
 /// indices `${IDX}`); a valid row's Q and K heads are rotated on the
 /// `rope_dim` columns from `rope_offset`, NeoX pairs (i, i + rope_dim/2),
 /// [${HEAD_ROWS} x rope_dim/2] tiles at a time (all the row's rotated heads
-/// at once where UB allows, ropeHeadRows). `${COPY}` first copies the whole
+/// at once where UB allows, headTileRows). `${COPY}` first copies the whole
 /// row when out is not qkv.
 constexpr StringLiteral kRopeKernel = R"mlir(
 wsp.kernel @${NAME} tiers(@${NAME}_tiers) (%desc: !wsp.descriptor<moe>, ${SIGNATURE}) {
@@ -1042,18 +1060,6 @@ std::string tokenRowChecks(ArrayRef<NamedOperand> args,
          "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
 }
 
-/// Heads per tile of the rope kernel: every rotated head of a token row in
-/// one tile (rounded up to whole 8-row blocks), so that a row costs one
-/// pass of its dozen vector instructions rather than one per 8 heads, as
-/// long as the kernel's tiles take at most half of UB: five [rows x half]
-/// tiles (one bf16, four f32) and the copy's [rows x dim] bf16 one.
-static int64_t ropeHeadRows(int64_t ropeHeads, int64_t half, int64_t dim) {
-  const int64_t bytesPerRow = half * (2 + 4 * 4) + dim * 2;
-  const int64_t fit = pto::runtime::kUbBytes / 2 / bytesPerRow / kRows * kRows;
-  const int64_t all = (ropeHeads + kRows - 1) / kRows * kRows;
-  return std::max(kRows, std::min(all, fit));
-}
-
 FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                                         StringRef name, int64_t cores) {
   SmallVector<NamedOperand> args = {{"qkv", op.getQkv()},
@@ -1103,7 +1109,10 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
   v["HALF_BF16"] = tile(1, half, "bf16", false);
   v["HALF_F32"] = tile(1, half, "f32", false);
-  const int64_t headRows = ropeHeadRows(qHeads + kvHeads, half, dim);
+  // Five [rows x half] tiles (one bf16, four f32) and the copy's
+  // [rows x dim] bf16 one.
+  const int64_t headRows =
+      headTileRows(qHeads + kvHeads, half * (2 + 4 * 4) + dim * 2);
   v["HEAD_ROWS"] = std::to_string(headRows);
   v["ROWS_BF16"] = tile(headRows, half, "bf16", true);
   v["ROWS_F32"] = tile(headRows, half, "f32", true);
