@@ -3,6 +3,7 @@
 #include "wsp/Target/Cpp/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPCHECKEMITTABLE
@@ -16,6 +17,9 @@ namespace {
 struct CheckEmittablePass
     : public wsp::impl::WspCheckEmittableBase<CheckEmittablePass> {
   void runOnOperation() override {
+    // A stage's output verifies (see wsp-check-planned).
+    if (failed(verify(getOperation())))
+      return signalPassFailure();
     bool ok = true;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
       // Functions: a C++ function returns one value, and has a body.

@@ -20,7 +20,8 @@ def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
     memref, wsp and tile ops of lib/Target/Cpp). The check asks the
     emitters' own pattern registry, so it accepts exactly what they print.
     Fails, naming each op, on anything else (including wsp ops that belong
-    to earlier stages).
+    to earlier stages). It first verifies the module, as every stage
+    contract does (see wsp-check-planned).
   }];
 }
 

@@ -4,6 +4,7 @@
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::wsp::tile {
 #define GEN_PASS_DEF_TILECHECKPLANNED
@@ -17,6 +18,9 @@ namespace {
 struct CheckPlannedPass
     : public mlir::wsp::tile::impl::TileCheckPlannedBase<CheckPlannedPass> {
   void runOnOperation() override {
+    // A stage's output verifies (see wsp-check-planned).
+    if (failed(verify(getOperation())))
+      return signalPassFailure();
     bool ok = true;
     getOperation()->walk([&](Operation *op) {
       // Tile arguments of a kernel are placed by their caller; their extent

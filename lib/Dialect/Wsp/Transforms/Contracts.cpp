@@ -10,6 +10,7 @@
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPCHECKPLANNED
@@ -25,6 +26,10 @@ namespace {
 struct CheckPlannedPass
     : public wsp::impl::WspCheckPlannedBase<CheckPlannedPass> {
   void runOnOperation() override {
+    // A stage's output verifies: the drivers that run the pipeline
+    // verify at the stage contracts, not after every pass.
+    if (failed(verify(getOperation())))
+      return signalPassFailure();
     WalkResult result = getOperation().walk([&](Operation *op) {
       if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp, SpaceOp, SetDimOp,
               GetDimOp, TotalWorkOp, IndexToCoordsOp, MaskValueOp, MaskRangeOp,
@@ -43,6 +48,9 @@ struct CheckSpecializedPass
     : public wsp::impl::WspCheckSpecializedBase<CheckSpecializedPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verify(module)))
+      return signalPassFailure();
+    SymbolTableCollection symbols; // (a lookup per dispatch: cached)
     bool failed_ = false;
     module.walk([&](Operation *op) {
       if (auto kernel = dyn_cast<KernelOp>(op)) {
@@ -56,7 +64,7 @@ struct CheckSpecializedPass
         failed_ = true;
       } else if (auto dispatch = dyn_cast<DispatchOp>(op)) {
         Operation *target =
-            SymbolTable::lookupNearestSymbolFrom(op, dispatch.getKernelAttr());
+            symbols.lookupNearestSymbolFrom(op, dispatch.getKernelAttr());
         auto kernel = dyn_cast_if_present<KernelOp>(target);
         if (kernel && !kernel.isSpecialized()) {
           dispatch.emitOpError()

@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <pto/runtime/balanced_planner.hpp>
@@ -139,13 +140,14 @@ Value mlir::wsp::buildSelectTier(OpBuilder &b, Location loc,
 
 /// The values of a constant lengths buffer: a memref.get_global (possibly
 /// behind memref.cast) of a constant memref.global with a dense initializer.
-static std::optional<SmallVector<int>> getConstantLengths(Value buffer) {
+static std::optional<SmallVector<int>>
+getConstantLengths(Value buffer, SymbolTableCollection &symbolTables) {
   while (auto cast = buffer.getDefiningOp<memref::CastOp>())
     buffer = cast.getSource();
   auto get = buffer.getDefiningOp<memref::GetGlobalOp>();
   if (!get)
     return std::nullopt;
-  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+  auto global = symbolTables.lookupNearestSymbolFrom<memref::GlobalOp>(
       get, get.getNameAttr());
   if (!global || !global.getConstant())
     return std::nullopt;
@@ -590,11 +592,16 @@ private:
                                DenseI32ArrayAttr merges, SymbolTable &symbols);
   unsigned tables = 0;
   uint64_t staticPlans = 0, staticDescriptors = 0, emitted = 0;
+  /// Symbol lookups, cached for the run (runOnOperation's): one per plan
+  /// op, without the cache a scan of the module each (quadratic in the
+  /// number of workloads).
+  SymbolTableCollection *symbolTables = nullptr;
 };
 } // namespace
 
 LogicalResult PlanPass::planChunkSize(PlanChunkSizeOp op) {
-  std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
+  std::optional<SmallVector<int>> lengths =
+      getConstantLengths(op.getLengths(), *symbolTables);
   std::optional<int64_t> batch = getConstantInt(op.getBatch());
   std::optional<int64_t> heads = getConstantInt(op.getHeads());
   std::optional<int64_t> queries =
@@ -627,9 +634,10 @@ LogicalResult PlanPass::planChunkSize(PlanChunkSizeOp op) {
 }
 
 LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
-  auto tiers =
-      SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
-  std::optional<SmallVector<int>> lengths = getConstantLengths(op.getLengths());
+  auto tiers = symbolTables->lookupNearestSymbolFrom<TierConfigOp>(
+      op, op.getTiersAttr());
+  std::optional<SmallVector<int>> lengths =
+      getConstantLengths(op.getLengths(), *symbolTables);
   std::optional<int64_t> batch = getConstantInt(op.getBatch());
   std::optional<int64_t> heads = getConstantInt(op.getHeads());
   const bool balanced = op.getConfig().isBalanced();
@@ -640,7 +648,7 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
 
   // Balanced query lengths, when given, must be constants too.
   std::optional<SmallVector<int>> qLens =
-      op.getQLens() ? getConstantLengths(op.getQLens())
+      op.getQLens() ? getConstantLengths(op.getQLens(), *symbolTables)
                     : std::optional<SmallVector<int>>(SmallVector<int>());
   if (staticPlanning && lengths && batch && heads && chunk && queries &&
       qLens) {
@@ -813,6 +821,9 @@ LogicalResult PlanPass::loadStaticPlan(GenerateOp op,
 void PlanPass::runOnOperation() {
   ModuleOp module = getOperation();
   SymbolTable symbols(module);
+  SymbolTableCollection lookups;
+  symbolTables = &lookups;
+  llvm::scope_exit forget([&] { symbolTables = nullptr; });
   bool failed_ = false;
   // Chunk sizes first: a static chunk lets the generation it feeds be static.
   SmallVector<PlanChunkSizeOp> chunkOps;
@@ -827,7 +838,7 @@ void PlanPass::runOnOperation() {
   SmallVector<SelectTierOp> selects;
   module.walk([&](SelectTierOp op) { selects.push_back(op); });
   for (SelectTierOp op : selects) {
-    auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+    auto config = symbolTables->lookupNearestSymbolFrom<TierConfigOp>(
         op, op.getConfigAttr());
     OpBuilder b(op);
     Value length = op.getLength();

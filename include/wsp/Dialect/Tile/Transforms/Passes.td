@@ -119,7 +119,8 @@ def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
   let description = [{
     Fails, naming the op, on a tile with a `?` static extent (a result or
     an argument), a `tile.alloc` without an offset, or one placed past its
-    buffer's end: what the emitters need.
+    buffer's end: what the emitters need. It first verifies the module, as
+    every stage contract does (see wsp-check-planned).
   }];
 }
 

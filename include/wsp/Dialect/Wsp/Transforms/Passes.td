@@ -206,6 +206,10 @@ def WspCheckPlanned : Pass<"wsp-check-planned", "::mlir::ModuleOp"> {
   let description = [{
     Fails, naming each op, if a `wsp.plan_chunk_size`, `wsp.generate`,
     `wsp.select_tier` or an iteration-space op survived planning.
+    Like every stage contract it first verifies the module (the op
+    verifiers): the drivers that run the pipeline (wspc, the Python
+    package) turn off the pass manager's verification after every pass and
+    rely on the contracts to verify at each stage's end.
   }];
 }
 
@@ -215,6 +219,7 @@ def WspCheckSpecialized : Pass<"wsp-check-specialized", "::mlir::ModuleOp"> {
     Fails, naming each op, on a tier-generic `wsp.kernel`, a `wsp.tier_id`
     or `wsp.tier_constant` left in a kernel, or a `wsp.dispatch` that runs
     a generic kernel instead of a specialized one or a `wsp.kernel_table`.
+    It first verifies the module, as wsp-check-planned.
   }];
 }
 
