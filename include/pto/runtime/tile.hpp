@@ -220,6 +220,9 @@ inline bool host_has_avx() { return kHostHasAvx; }
 inline bool host_has_avx2() { return kHostHasAvx2; }
 inline bool host_has_fma() { return kHostHasFma; }
 inline bool host_has_avx512() { return kHostHasAvx512; }
+/// The rounding every explicit-rounding instruction of the simulation uses:
+/// to nearest even, no exception raised (the device's rounding).
+constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
 #endif
 
 #if defined(PTO_TILE_X86) && !defined(__AVX2__)
@@ -1361,7 +1364,6 @@ inline float exp_f32(float xf) {
 /// -Wall.)
 __attribute__((target("avx512f,avx512vl"), always_inline)) inline __m256
 exp8_avx512(__m256 xf) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   // Every lane (a variable: without optimization GCC's headers pass the
   // mask on as a char, and the constant 0xff would not fit one).
   __mmask8 all = 0xff;
@@ -1371,21 +1373,23 @@ exp8_avx512(__m256 xf) {
   const __m512d x = _mm512_maskz_cvtps_pd(all, xc);
   const __m512d shifter = _mm512_set1_pd(kExpShifter);
   const __m512d z =
-      _mm512_maskz_mul_round_pd(all, x, _mm512_set1_pd(kInvLn2), kNearest);
-  const __m512d t = _mm512_maskz_add_round_pd(all, z, shifter, kNearest);
+      _mm512_maskz_mul_round_pd(all, x, _mm512_set1_pd(kInvLn2), kRoundNearest);
+  const __m512d t = _mm512_maskz_add_round_pd(all, z, shifter, kRoundNearest);
   const __m512d f = _mm512_maskz_sub_round_pd(
-      all, z, _mm512_maskz_sub_round_pd(all, t, shifter, kNearest), kNearest);
+      all, z, _mm512_maskz_sub_round_pd(all, t, shifter, kRoundNearest),
+      kRoundNearest);
   __m512d p = _mm512_set1_pd(kExp2Taylor[0]);
   for (int i = 1; i < kExp2Terms; ++i)
     p = _mm512_maskz_add_round_pd(
-        all, _mm512_maskz_mul_round_pd(all, p, f, kNearest),
-        _mm512_set1_pd(kExp2Taylor[i]), kNearest);
+        all, _mm512_maskz_mul_round_pd(all, p, f, kRoundNearest),
+        _mm512_set1_pd(kExp2Taylor[i]), kRoundNearest);
   const __m512i k =
       _mm512_sub_epi64(_mm512_castpd_si512(t), _mm512_castpd_si512(shifter));
   const __m512d scale = _mm512_castsi512_pd(_mm512_maskz_slli_epi64(
       all, _mm512_add_epi64(k, _mm512_set1_epi64(1023)), 52));
   return _mm512_maskz_cvt_roundpd_ps(
-      all, _mm512_maskz_mul_round_pd(all, p, scale, kNearest), kNearest);
+      all, _mm512_maskz_mul_round_pd(all, p, scale, kRoundNearest),
+      kRoundNearest);
 }
 
 /// TEXP over float tiles in row storage, eight elements at a time (the
@@ -1521,8 +1525,7 @@ PTO_TILE_CVT_TARGET inline __m128i narrow16(__m256i v, bool is_signed) {
   return is_signed ? _mm_packs_epi32(lo, hi) : _mm_packus_epi32(lo, hi);
 }
 PTO_TILE_CVT_TARGET inline void store_f32x8(f16 *p, __m256 x) {
-  const __m128i h =
-      _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m128i h = _mm256_cvtps_ph(x, kRoundNearest);
   const __m256i bits = _mm256_castps_si256(x);
   const __m128i nan =
       narrow16(_mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)), true);
@@ -1556,7 +1559,7 @@ PTO_TILE_CVT_TARGET inline void store_f32x8(float *p, __m256 x) {
 }
 /// x rounded to nearest even and clamped to [lo, hi] as floats, NaN to 0.
 PTO_TILE_CVT_TARGET inline __m256 rounded_within(__m256 x, float lo, float hi) {
-  __m256 r = _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_round_ps(x, kRoundNearest);
   r = _mm256_min_ps(_mm256_max_ps(r, _mm256_set1_ps(lo)), _mm256_set1_ps(hi));
   return _mm256_andnot_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q), r);
 }
@@ -1569,8 +1572,7 @@ PTO_TILE_CVT_TARGET inline void store_f32x8(int32_t *p, __m256 x) {
   // Rounded first, so the conversion is exact whatever the rounding mode.
   // Below -2^31 (and for NaN) the instruction gives INT32_MIN, the
   // saturated value; from 2^31 up INT32_MAX is put in, for NaN 0.
-  const __m256 r =
-      _mm256_round_ps(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256 r = _mm256_round_ps(x, kRoundNearest);
   const __m256 over =
       _mm256_cmp_ps(r, _mm256_set1_ps(2147483648.0f), _CMP_GE_OQ);
   __m256i v = _mm256_cvtps_epi32(r);
@@ -1628,14 +1630,13 @@ cvt_row_avx512(float *out, const bf16 *in, int n) {
 /// store_f32x8 (int8_t and int32_t) and of the i32 -> f16 loop below.
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(int8_t *out, const f16 *in, int n) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16) {
     const __m512 x = _mm512_maskz_cvtph_ps(
         all, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + c)));
     // Rounded, clamped (max and min give the bound for NaN), NaN to 0.
-    __m512 r = _mm512_maskz_roundscale_ps(all, x, kNearest);
+    __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
     r = _mm512_maskz_min_ps(
         all, _mm512_maskz_max_ps(all, r, _mm512_set1_ps(-128.0f)),
         _mm512_set1_ps(127.0f));
@@ -1648,12 +1649,11 @@ cvt_row_avx512(int8_t *out, const f16 *in, int n) {
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(int32_t *out, const float *in, int n) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16) {
     const __m512 x = _mm512_loadu_ps(in + c);
-    const __m512 r = _mm512_maskz_roundscale_ps(all, x, kNearest);
+    const __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
     // INT32_MIN below -2^31 (the instruction's), INT32_MAX from 2^31 up,
     // 0 for NaN.
     const __mmask16 over =
@@ -1668,7 +1668,6 @@ cvt_row_avx512(int32_t *out, const float *in, int n) {
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(f16 *out, const int32_t *in, int n) {
-  constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
   __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16)
@@ -1676,7 +1675,7 @@ cvt_row_avx512(f16 *out, const int32_t *in, int n) {
         reinterpret_cast<__m256i *>(out + c),
         _mm512_maskz_cvtps_ph(
             all, _mm512_maskz_cvtepi32_ps(all, _mm512_loadu_si512(in + c)),
-            kNearest));
+            kRoundNearest));
   return c;
 }
 
@@ -1713,10 +1712,8 @@ cvt_row_f16c(DT *out, const ST *in, int n) {
     // An int32 is no NaN, and exact in float within half's range (beyond
     // it, infinity either way): the conversion alone.
     for (; c + 8 <= n; c += 8)
-      _mm_storeu_si128(
-          reinterpret_cast<__m128i *>(out + c),
-          _mm256_cvtps_ph(f32x8(in + c),
-                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(out + c),
+                       _mm256_cvtps_ph(f32x8(in + c), kRoundNearest));
   }
   for (; c + 8 <= n; c += 8)
     store_f32x8(out + c, f32x8(in + c));
