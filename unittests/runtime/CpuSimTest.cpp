@@ -354,6 +354,40 @@ TEST(CpuSim, ReportIsResetBetweenLaunches) {
     EXPECT_EQ(c.busy_us > 0, ran == 1) << "an idle core has no busy time";
   }
   EXPECT_EQ(report.launches, 3u);
+
+  // Back to 4 cores, then 7 in two groups: a launch takes the storage an
+  // earlier launch of its size left (the first one's, with eleven tiers;
+  // the group launch's, with group 1 on its last five cores) and sees none
+  // of it.
+  ASSERT_EQ(sim::run_spmd(
+                sim::CoreKind::Cube, 4, few.data(), 3,
+                [](const WorkDescriptor &) {}, &report),
+            PlanResult::OK);
+  ASSERT_EQ(report.cores.size(), 4u);
+  for (const sim::CoreStats &c : report.cores) {
+    const uint64_t ran = c.block_idx < 3 ? 1 : 0;
+    EXPECT_EQ(c.kind, sim::CoreKind::Cube);
+    EXPECT_EQ(c.descriptors, ran);
+    EXPECT_EQ(c.cost, ran * uint64_t(10 + c.block_idx));
+    for (size_t t = 0; t < 256; ++t)
+      EXPECT_EQ(c.per_tier[t], t == 200 ? ran : 0u)
+          << "core " << c.block_idx << " tier " << t;
+  }
+  sim::CoreGroup first{sim::CoreKind::Vector, 3, few.data(), 3,
+                       [](const WorkDescriptor &) {}};
+  sim::CoreGroup second{sim::CoreKind::Cube, 4, many.data(), 0,
+                        [](const WorkDescriptor &) {}};
+  ASSERT_EQ(sim::run_mpmd({first, second}, &report), PlanResult::OK);
+  ASSERT_EQ(report.cores.size(), 7u);
+  for (size_t i = 0; i < 7; ++i) {
+    const sim::CoreStats &c = report.cores[i];
+    EXPECT_EQ(c.group, i < 3 ? 0 : 1);
+    EXPECT_EQ(c.kind, i < 3 ? sim::CoreKind::Vector : sim::CoreKind::Cube);
+    EXPECT_EQ(c.block_idx, int(i < 3 ? i : i - 3));
+    EXPECT_EQ(c.descriptors, i < 3 ? 1u : 0u);
+    EXPECT_EQ(c.per_tier[0], 0u);
+  }
+  EXPECT_EQ(report.launches, 5u);
 }
 
 TEST(CpuSim, LaunchFromInsideALaunch) {

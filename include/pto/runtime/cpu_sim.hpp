@@ -153,6 +153,10 @@ struct CoreStats {
 /// one launch at a time: ranks run as threads each need their own.
 struct LaunchReport {
   std::vector<CoreStats> cores; // the last launch's
+  /// Storage of launches of other core counts (a step alternates between
+  /// launches of 24 and 48 cores): a launch trades `cores` for the one of
+  /// its size instead of building its statistics afresh.
+  std::vector<std::vector<CoreStats>> spare_cores;
   /// Every launch reported here: how many, and their wall time (from the
   /// first core's start to the last core's end), to tell the time in
   /// kernels from the time around them. Accumulated until reset.
@@ -440,19 +444,29 @@ inline double micros_since(std::chrono::steady_clock::time_point start) {
 }
 
 /// Runs `body(stats[i])` for every simulated core i, each whole on one OS
-/// thread, with its block context set (stats[i].block_idx within a launch
-/// or group of `num_of(i)` cores of kind stats[i].kind) and its busy time
-/// recorded. A core starts when the one before it on its thread ended, and
-/// `body` returns whether the core ran anything: an idle core's end is not
-/// read (two clock reads per core were a good part of a small launch on 48
-/// cores).
-template <typename NumOf, typename Body>
-void simulate(std::vector<CoreStats> &stats, int os_threads, NumOf &&num_of,
-              Body &&body) {
+/// thread. The thread first resets the core's statistics and sets its
+/// place, `place(i, stats[i])` (kind, block_idx, group: the calling thread
+/// does not write a core's statistics before the launch, since reading
+/// another thread's lines back cost a microsecond per launch of 48 cores),
+/// then runs it with its block context set (stats[i].block_idx within a
+/// launch or group of `num_of(i)` cores of kind stats[i].kind) and records
+/// its busy time. A core starts when the one before it on its thread
+/// ended, and `body` returns whether the core ran anything: an idle core's
+/// end is not read (two clock reads per core were a good part of a small
+/// launch on 48 cores).
+template <typename Place, typename NumOf, typename Body>
+void simulate(std::vector<CoreStats> &stats, int os_threads, Place &&place,
+              NumOf &&num_of, Body &&body) {
   for_each_core(
       static_cast<int>(stats.size()), os_threads,
       [&](int i, std::chrono::steady_clock::time_point &last) {
         CoreStats &s = stats[i];
+        s.per_tier.clear();
+        s.descriptors = 0;
+        s.cost = 0;
+        s.busy_us = 0;
+        s.group = 0;
+        place(i, s);
         ScopedBlock scope(s.block_idx, num_of(i), s.kind);
         // The core's run ends with its share: a kernel called on this thread
         // after the launch (the caller's thread runs cores too) starts afresh.
@@ -483,14 +497,12 @@ public:
                         : own_) {
     nested_ = !idle();
     idle() = false;
-    stats_.resize(num_cores);
-    for (CoreStats &s : stats_) {
-      s.per_tier.clear();
-      s.group = 0; // the launch sets kind and block_idx
-      s.descriptors = 0;
-      s.cost = 0;
-      s.busy_us = 0;
-    }
+    if (report)
+      size(stats_, report->spare_cores, num_cores);
+    else if (!nested_)
+      size(stats_, spare(), num_cores);
+    else
+      stats_.resize(num_cores);
   }
   ~LaunchStats() {
     if (!nested_)
@@ -509,6 +521,30 @@ private:
   static std::vector<CoreStats> &scratch() {
     thread_local std::vector<CoreStats> scratch;
     return scratch;
+  }
+  static std::vector<std::vector<CoreStats>> &spare() {
+    thread_local std::vector<std::vector<CoreStats>> spare;
+    return spare;
+  }
+  /// Gives `cores` n entries, trading with a spare buffer of that size
+  /// when there is one (no entry is built or destroyed: resizing 24 to 48
+  /// entries last written by other threads was a third of a microsecond);
+  /// simulate() resets each core's entry.
+  static void size(std::vector<CoreStats> &cores,
+                   std::vector<std::vector<CoreStats>> &spares, size_t n) {
+    constexpr size_t kMaxSpares = 4;
+    if (cores.size() == n)
+      return;
+    for (std::vector<CoreStats> &s : spares)
+      if (s.size() == n) {
+        s.swap(cores);
+        return;
+      }
+    if (!cores.empty() && spares.size() < kMaxSpares) {
+      spares.push_back(std::move(cores));
+      cores.clear(); // a moved-from vector is valid, not necessarily empty
+    }
+    cores.resize(n);
   }
 
   std::vector<CoreStats> own_;
@@ -568,17 +604,18 @@ PlanResult run_groups(const Group *groups, size_t n, LaunchReport *report,
 
   LaunchStats storage(report, total);
   std::vector<CoreStats> &stats = storage.get();
-  size_t core = 0;
-  for (size_t gi = 0; gi < n; ++gi)
-    for (int c = 0; c < groups[gi].num_cores; ++c, ++core) {
-      stats[core].group = static_cast<int>(gi);
-      stats[core].kind = groups[gi].kind;
-      stats[core].block_idx = c;
-    }
   const CostFn cost = options.cost ? options.cost : &unit_length;
   const auto launch_start = std::chrono::steady_clock::now();
   simulate(
       stats, options.os_threads,
+      [&](int i, CoreStats &s) {
+        size_t gi = 0;
+        for (; i >= groups[gi].num_cores; ++gi)
+          i -= groups[gi].num_cores;
+        s.group = static_cast<int>(gi);
+        s.kind = groups[gi].kind;
+        s.block_idx = i;
+      },
       [&](int i) { return groups[stats[i].group].num_cores; },
       [&](CoreStats &s) {
         const Group &g = groups[s.group];
@@ -650,14 +687,14 @@ PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
       return PlanResult::INVALID_PARAMS;
   const CostFn cost = options.cost ? options.cost : &unit_length;
   detail::LaunchStats storage(report, static_cast<size_t>(num_cores));
-  std::vector<CoreStats> &stats = storage.get();
-  for (int c = 0; c < num_cores; ++c) {
-    stats[c].kind = kind;
-    stats[c].block_idx = c;
-  }
   const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
-      stats, options.os_threads, [&](int) { return num_cores; },
+      storage.get(), options.os_threads,
+      [&](int c, CoreStats &s) {
+        s.kind = kind;
+        s.block_idx = c;
+      },
+      [&](int) { return num_cores; },
       [&](CoreStats &s) {
         expand(s.block_idx);
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
@@ -690,14 +727,14 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
   if (num_blocks <= 0)
     return PlanResult::INVALID_PARAMS;
   detail::LaunchStats storage(report, static_cast<size_t>(num_blocks));
-  std::vector<CoreStats> &stats = storage.get();
-  for (int b = 0; b < num_blocks; ++b) {
-    stats[b].kind = kind;
-    stats[b].block_idx = b;
-  }
   const auto launch_start = std::chrono::steady_clock::now();
   detail::simulate(
-      stats, options.os_threads, [&](int) { return num_blocks; },
+      storage.get(), options.os_threads,
+      [&](int b, CoreStats &s) {
+        s.kind = kind;
+        s.block_idx = b;
+      },
+      [&](int) { return num_blocks; },
       [&](CoreStats &) {
         entry();
         return true;
