@@ -243,9 +243,26 @@ std::optional<int64_t> constantOf(Value v) {
   return std::nullopt;
 }
 
+/// One tile or global-memory access of an instruction, as far as it does
+/// not depend on the running loop passes (the copy of a multi-buffered
+/// site does: `slot` is the alloc's slot value to resolve).
+struct StaticAccess {
+  Place place; // slot -1
+  Value slot;  // of a multi-buffered alloc; null otherwise
+  bool write;
+  bool elementwise;
+};
+
+/// Every instruction's accesses, found once per function and shared by the
+/// solves of it (insertion, the probe, the pruning's solves): their
+/// effects, roots and operands do not change when flags are inserted or
+/// dropped, and finding them was a good part of each solve.
+using AccessCache = llvm::DenseMap<Operation *, SmallVector<StaticAccess, 4>>;
+
 class Solver {
 public:
-  Solver(FunctionOpInterface fn, bool insert) : fn(fn), insert(insert) {}
+  Solver(FunctionOpInterface fn, bool insert, AccessCache &accessCache)
+      : fn(fn), insert(insert), accessCache(accessCache) {}
 
   FailureOr<SyncResult> run() {
     State st;
@@ -262,6 +279,14 @@ public:
       processRegion(fn.getFunctionBody(), st);
       if (failed(status))
         return failure();
+      // A first invocation that ends settled (every access ordered before
+      // whatever comes next, as the invocation fence leaves a kernel until
+      // pruning drops the parts the next invocation's own flags cover)
+      // leaves the second nothing but its own pairs, which the first
+      // already checked. The probe runs both: pairs across invocations
+      // name the waits they need.
+      if (!trackWaits && settled(st))
+        break;
     }
     if (!insert) {
       // Once per op, though each invocation leaves it unwaited.
@@ -304,6 +329,31 @@ private:
   //===--------------------------------------------------------------------===//
   // Places
   //===--------------------------------------------------------------------===//
+
+  /// Whether nothing done so far can conflict with what follows: no flag
+  /// pending, every agent knowing every other's latest instruction, and
+  /// each core's vector pipe past a barrier after its own latest one. The
+  /// cells then hold only ordered accesses (an access's clock is at most
+  /// its agent's, and knowledge only grows along a path), so the rest runs
+  /// as it would from the start.
+  static bool settled(const State &st) {
+    for (auto &[key, queue] : st.flags)
+      if (!queue.empty())
+        return false;
+    for (auto &[key, queue] : st.cross)
+      if (!queue.empty())
+        return false;
+    for (int i = 0; i < kAgents; ++i)
+      for (int j = 0; j < kAgents; ++j)
+        if (st.know[i][j] < st.know[j][j])
+          return false;
+    for (Unit unit : {Unit::cube, Unit::vector}) {
+      const int v = agentOf(unit, Pipe::v);
+      if (st.vBarrier[unitIndex(unit)] < st.know[v][v])
+        return false;
+    }
+    return true;
+  }
 
   /// The alloc a tile value is a view of.
   static AllocOp rootAlloc(Value tile) {
@@ -355,7 +405,9 @@ private:
     return tile;
   }
 
-  Place placeOf(Value v) {
+  /// Where `v` is, but for the copy of a multi-buffered site: `slot` gets
+  /// its alloc's slot value (placeOf resolves it).
+  static Place staticPlaceOf(Value v, Value &slot) {
     Place p;
     if (isa<TileType>(v.getType())) {
       p.isTile = true;
@@ -365,9 +417,7 @@ private:
                     : rootTile(v).getAsOpaquePointer();
       if (alloc && alloc.getNumBuffers() > 1) {
         p.numSlots = alloc.getNumBuffers();
-        if (std::optional<int64_t> s = slotValue(alloc.getSlot()))
-          p.slot = static_cast<int>(((*s % p.numSlots) + p.numSlots) %
-                                    p.numSlots);
+        slot = alloc.getSlot();
       }
       return p;
     }
@@ -382,6 +432,45 @@ private:
     }
     p.key = v.getAsOpaquePointer();
     return p;
+  }
+
+  /// Where `a` is in the running passes: its copy of a multi-buffered
+  /// site, when the passes tell.
+  Place placeOf(const StaticAccess &a) {
+    Place p = a.place;
+    if (a.slot)
+      if (std::optional<int64_t> s = slotValue(a.slot))
+        p.slot =
+            static_cast<int>(((*s % p.numSlots) + p.numSlots) % p.numSlots);
+    return p;
+  }
+
+  /// The accesses of instruction `op`, cached.
+  const SmallVector<StaticAccess, 4> &accessesOf(Operation *op) {
+    auto [it, added] = accessCache.try_emplace(op);
+    if (!added)
+      return it->second;
+    SmallVector<MemoryEffects::EffectInstance, 4> effects;
+    cast<MemoryEffectOpInterface>(op).getEffects(effects);
+    for (auto &effect : effects) {
+      Value v = effect.getValue();
+      if (!v || !(isa<TileType>(v.getType()) || isa<MemRefType>(v.getType())))
+        continue;
+      bool write = isa<MemoryEffects::Write>(effect.getEffect());
+      if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
+        continue;
+      unsigned index = 0;
+      for (OpOperand &operand : op->getOpOperands())
+        if (operand.get() == v)
+          index = operand.getOperandNumber();
+      StaticAccess a;
+      a.place = staticPlaceOf(v, a.slot);
+      a.write = write;
+      a.elementwise =
+          isa<TileType>(v.getType()) && isElementwiseOperand(op, index);
+      it->second.push_back(a);
+    }
+    return it->second;
   }
 
   /// Operand `i` of `op` is accessed element by element (element (r, c)
@@ -760,23 +849,8 @@ private:
       bool elementwise;
     };
     SmallVector<Access, 4> accesses;
-    SmallVector<MemoryEffects::EffectInstance, 4> effects;
-    cast<MemoryEffectOpInterface>(op).getEffects(effects);
-    for (auto &effect : effects) {
-      Value v = effect.getValue();
-      if (!v || !(isa<TileType>(v.getType()) || isa<MemRefType>(v.getType())))
-        continue;
-      bool write = isa<MemoryEffects::Write>(effect.getEffect());
-      if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
-        continue;
-      unsigned index = 0;
-      for (OpOperand &operand : op->getOpOperands())
-        if (operand.get() == v)
-          index = operand.getOperandNumber();
-      accesses.push_back(
-          {placeOf(v), write,
-           isa<TileType>(v.getType()) && isElementwiseOperand(op, index)});
-    }
+    for (const StaticAccess &a : accessesOf(op))
+      accesses.push_back({placeOf(a), a.write, a.elementwise});
 
     // Conflicts: the latest unordered access per agent, and V barriers.
     std::array<std::optional<std::pair<Touch, Access>>, kAgents> needs;
@@ -1211,6 +1285,7 @@ private:
 
   FunctionOpInterface fn;
   bool insert;
+  AccessCache &accessCache;
   LogicalResult status = success();
   SmallVector<Frame, 4> frames;
   std::set<std::tuple<Operation *, Operation *, int, int, bool>> inserted;
@@ -1235,9 +1310,10 @@ private:
 /// the wait after it). `only`, if given, limits the groups to its ops.
 static SmallVector<llvm::SmallPtrSet<Operation *, 8>>
 redundantFlags(FunctionOpInterface fn,
-               const llvm::SmallPtrSetImpl<Operation *> *only) {
+               const llvm::SmallPtrSetImpl<Operation *> *only,
+               AccessCache &accessCache) {
   SmallVector<llvm::SmallPtrSet<Operation *, 8>> redundant;
-  Solver probe(fn, /*insert=*/false);
+  Solver probe(fn, /*insert=*/false, accessCache);
   probe.diagnose = false;
   probe.trackWaits = true;
   if (failed(probe.run()))
@@ -1294,7 +1370,7 @@ redundantFlags(FunctionOpInterface fn,
       search = [&](MutableArrayRef<llvm::SmallPtrSet<Operation *, 8>> run) {
         if (run.empty())
           return;
-        Solver without(fn, /*insert=*/false);
+        Solver without(fn, /*insert=*/false, accessCache);
         without.diagnose = false;
         without.ignored = dropped;
         for (auto &group : run)
@@ -1464,7 +1540,8 @@ checkConvergentFlags(FunctionOpInterface fn,
 
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
                                                  bool insert, bool redundant) {
-  Solver solver(fn, insert);
+  AccessCache accessCache;
+  Solver solver(fn, insert, accessCache);
   FailureOr<SyncResult> result = solver.run();
   if (failed(result))
     return result;
@@ -1478,7 +1555,7 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     // the final program does not need. The groups are redundant together
     // (redundantFlags), and removing flags makes no other flag redundant,
     // so one search finds them all.
-    for (auto &group : redundantFlags(fn, &solver.insertedOps)) {
+    for (auto &group : redundantFlags(fn, &solver.insertedOps, accessCache)) {
       for (Operation *op : group) {
         solver.insertedOps.erase(op);
         op->erase();
@@ -1491,7 +1568,7 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     return failure();
   if (!redundant)
     return result;
-  for (auto &group : redundantFlags(fn, nullptr))
+  for (auto &group : redundantFlags(fn, nullptr, accessCache))
     for (Operation *op : group)
       if (isa<SetFlagOp, SyncSetOp>(op)) {
         op->emitWarning("is redundant: every pair it orders is ordered "

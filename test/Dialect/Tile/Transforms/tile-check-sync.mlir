@@ -374,3 +374,39 @@ func.func @uniform_loop(%ws: memref<?x128xf32>, %n: index) {
   tile.barrier all
   return
 }
+
+// -----
+
+// The check runs a second invocation unless the first ends settled (no flag
+// pending, every pipe knowing every other's last instruction, a V barrier
+// after the last V one). This one does not end settled, and only the
+// second invocation meets the pair: its colexpandmul reads %v as a
+// broadcast, which the first invocation's abs wrote last, on the same V
+// pipe with no barrier between.
+func.func @barrier_across_invocations(%in: memref<?x128xf32>) {
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %c = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %v = tile.alloc : !tile.tile<vec, 1x128xf32>
+  %w = tile.alloc : !tile.tile<vec, 1x128xf32>
+  // expected-error @+1 {{'tile.colexpandmul' op reads tile !tile.tile<vec, 1x128xf32> that 'tile.abs' on vector v wrote with nothing ordering them: a vector instruction reading what another wrote needs tile.barrier v between them}}
+  tile.colexpandmul %c, %a, %v : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x128xf32>
+  // expected-note @+1 {{the other access}}
+  tile.abs %v, %w : !tile.tile<vec, 1x128xf32>, !tile.tile<vec, 1x128xf32>
+  return
+}
+
+// -----
+
+// The same kernel with the fence's barrier: the first invocation ends
+// settled, and the check passes.
+// CHECK-LABEL: func.func @barrier_across_invocations_fenced
+func.func @barrier_across_invocations_fenced(%in: memref<?x128xf32>) {
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %c = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %v = tile.alloc : !tile.tile<vec, 1x128xf32>
+  %w = tile.alloc : !tile.tile<vec, 1x128xf32>
+  tile.colexpandmul %c, %a, %v : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.abs %v, %w : !tile.tile<vec, 1x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.barrier all
+  return
+}
