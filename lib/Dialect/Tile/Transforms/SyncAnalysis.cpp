@@ -158,8 +158,8 @@ struct State {
   /// goes through. Removing any of them leaves agent i knowing less of j.
   /// Empty when not tracked.
   std::vector<WaitsRow> via;
-  std::map<FlagKey, Fifo<WaitsRow>> flagVias;
-  std::map<std::pair<int, int>, Fifo<WaitsRow>> crossVias;
+  FlatMap<FlagKey, Fifo<WaitsRow>, 4> flagVias;
+  FlatMap<std::pair<int, int>, Fifo<WaitsRow>, 4> crossVias;
   std::array<uint32_t, 2> vBarrier{};
   llvm::DenseMap<const void *, SlotsRef> cells;
 
@@ -1130,6 +1130,12 @@ private:
   /// Passes of a loop: one more than the most copies a tile of it cycles
   /// through, so a copy's reuse meets its last use.
   int passesOf(Operation *loop, Value iv) {
+    auto [it, added] = loopPasses.try_emplace(loop, 0);
+    if (added)
+      it->second = countPasses(loop, iv);
+    return it->second;
+  }
+  static int countPasses(Operation *loop, Value iv) {
     int most = 1;
     loop->walk([&](AllocOp a) {
       if (a.getSlot() && iv) {
@@ -1294,6 +1300,7 @@ private:
   llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
   llvm::DenseMap<Operation *, bool> tileHolders;
+  llvm::DenseMap<Operation *, int> loopPasses;
   /// The bit of each flag wait met (trackWaits), and the wait of each bit.
   llvm::DenseMap<Operation *, unsigned> waitBits;
   SmallVector<Operation *> bitWaits;
