@@ -283,9 +283,11 @@ public:
       // whatever comes next, as the invocation fence leaves a kernel until
       // pruning drops the parts the next invocation's own flags cover)
       // leaves the second nothing but its own pairs, which the first
-      // already checked. The probe runs both: pairs across invocations
-      // name the waits they need.
-      if (!trackWaits && settled(st))
+      // already checked, and no flag to pair across them. (The probe then
+      // names no wait that a pair across invocations needs: more groups
+      // are tried, and fail, in the pruning's search; its result is the
+      // same.)
+      if (settled(st))
         break;
     }
     if (!insert) {
