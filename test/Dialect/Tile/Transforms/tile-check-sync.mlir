@@ -378,11 +378,11 @@ func.func @uniform_loop(%ws: memref<?x128xf32>, %n: index) {
 // -----
 
 // The check runs a second invocation unless the first ends settled (no flag
-// pending, every pipe knowing every other's last instruction, a V barrier
-// after the last V one). This one does not end settled, and only the
-// second invocation meets the pair: its colexpandmul reads %v as a
-// broadcast, which the first invocation's abs wrote last, on the same V
-// pipe with no barrier between.
+// pending, every pipe that runs instructions knowing every other's last
+// one, a V barrier after the last V one). This one does not end settled
+// (no barrier), and only the second invocation meets the pair: its
+// colexpandmul reads %v as a broadcast, which the first invocation's abs
+// wrote last, on the same V pipe with no barrier between.
 func.func @barrier_across_invocations(%in: memref<?x128xf32>) {
   %a = tile.alloc : !tile.tile<vec, 16x128xf32>
   %c = tile.alloc : !tile.tile<vec, 16x128xf32>
