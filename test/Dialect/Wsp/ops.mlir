@@ -81,6 +81,28 @@ func.func @planning(%lens: memref<?xi32>, %batch: index, %heads: index,
   return %t, %cap, %count, %status : i32, index, index, i32
 }
 
+// CHECK-LABEL: func.func @update_plan(
+func.func @update_plan(%lens: memref<?xi32>, %planned: memref<8xi32>,
+                       %batch: index, %heads: index, %chunk: index,
+                       %descs: memref<?x!wsp.descriptor<attention>>,
+                       %moe: memref<?x!wsp.descriptor<moe>>) -> (i1, i1, i1) {
+  // CHECK: wsp.update_plan %{{.*}}[%{{.*}}] from %{{.*}} heads(%{{.*}}) chunk(%{{.*}}) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %{{.*}} : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
+  %a = wsp.update_plan %lens[%batch] from %planned heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %descs
+      : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
+  // CHECK: wsp.update_plan {{.*}} heads(%{{.*}}) window(128) queries(%{{.*}}) chunk(%{{.*}})
+  %w = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      window(128) queries(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %descs
+      : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
+  // CHECK: wsp.update_plan {{.*}} into %{{.*}} : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<moe>>
+  %m = wsp.update_plan %lens[%batch] from %planned heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>) into %moe
+      : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<moe>>
+  return %a, %w, %m : i1, i1, i1
+}
+
 // == Kernels, accessors and dispatch ==
 
 // CHECK-LABEL: wsp.kernel @k tiers(@DecodeAttentionTiers) constants {TILE_K = array<i64: 256, 512, 1024, 2048>} (%{{.*}}: !wsp.descriptor<attention>, %{{.*}}: memref<?xf32>)

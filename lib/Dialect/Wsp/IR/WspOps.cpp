@@ -408,6 +408,29 @@ LogicalResult GenerateOp::verifySymbolUses(SymbolTableCollection &tables) {
   return lookupTierConfig(*this, tables, getTiersAttr());
 }
 
+LogicalResult UpdatePlanOp::verify() {
+  if (failed(verifyPlanWindow(*this, getWindowAttr())))
+    return failure();
+  if (getConfig().isBalanced())
+    return emitOpError("updates plans of the spec strategy only (a balanced "
+                       "plan is planned again whole)");
+  if (static_cast<bool>(getWindowAttr()) != static_cast<bool>(getQueries()))
+    return emitOpError("takes 'window' and 'queries' together");
+  PatternAttr pattern = getPattern();
+  if (getWindowAttr() && !pattern.isAttention())
+    return emitOpError("plans a sliding window for attention descriptors "
+                       "only");
+  if (!pattern.isAttention() && !pattern.isMoE())
+    return emitOpError() << "updates the spec's attention or moe "
+                            "descriptors, not pattern '"
+                         << pattern.getName().getValue() << "'";
+  return success();
+}
+
+LogicalResult UpdatePlanOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return lookupTierConfig(*this, tables, getTiersAttr());
+}
+
 LogicalResult PlanBalancedOp::verify() {
   if (!getConfig().isBalanced())
     return emitOpError("runs the balanced planner; its config must say "

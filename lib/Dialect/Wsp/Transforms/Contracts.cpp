@@ -31,9 +31,9 @@ struct CheckPlannedPass
     if (failed(verify(getOperation())))
       return signalPassFailure();
     WalkResult result = getOperation().walk([&](Operation *op) {
-      if (isa<PlanChunkSizeOp, GenerateOp, SelectTierOp, SpaceOp, SetDimOp,
-              GetDimOp, TotalWorkOp, IndexToCoordsOp, MaskValueOp, MaskRangeOp,
-              GenMaskOp>(op)) {
+      if (isa<PlanChunkSizeOp, GenerateOp, UpdatePlanOp, SelectTierOp, SpaceOp,
+              SetDimOp, GetDimOp, TotalWorkOp, IndexToCoordsOp, MaskValueOp,
+              MaskRangeOp, GenMaskOp>(op)) {
         op->emitOpError("is unplanned after planning (run wsp-plan)");
         return WalkResult::interrupt();
       }

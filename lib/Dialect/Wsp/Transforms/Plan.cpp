@@ -389,6 +389,103 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
   return ifOp.getResult(0);
 }
 
+namespace {
+/// A spec plan's rows as wsp.generate writes them (and wsp.update_plan
+/// rewrites them): one home for the chunk layout of both.
+struct SpecRows {
+  Value buffer, heads, chunk, queries;
+  bool balanced, moe;
+  int64_t window;
+
+  /// A request's planned range from its length: {first KV position,
+  /// effective length (index), effective length (i32)}. A sliding window
+  /// plans only the window. `clamp`: a negative length counts as 0 in the
+  /// index length (where it is not yet known to be valid; the i32 one
+  /// stays negative, which no tier covers).
+  std::tuple<Value, Value, Value> effective(OpBuilder &b, Location loc,
+                                            Value len32, bool clamp) const {
+    Lowering l{b, loc};
+    Value len = l.toIndex(
+        clamp ? arith::MaxSIOp::create(b, loc, len32, l.i32(0)) : len32);
+    Value start = l.index(0);
+    if (window) {
+      std::tie(start, len) = windowed(l, len, queries, window);
+      len32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), len);
+    }
+    return {start, len, len32};
+  }
+
+  /// Writes chunks [from, n) of request `req` for every head: its planned
+  /// range starts at `start` and holds `len` positions in n chunks, its
+  /// tier is `tier`, and its first descriptor is `reqFirst`.
+  void writeChunks(OpBuilder &b, Location loc, Value req, Value start,
+                   Value len, Value tier, Value n, Value reqFirst,
+                   Value from) const {
+    using P = arith::CmpIPredicate;
+    Lowering r{b, loc};
+    Value flagFirstInit =
+        r.i32(rt::WorkDescriptor::FLAG_FIRST | rt::WorkDescriptor::FLAG_INIT);
+    Value flagLast = r.i32(rt::WorkDescriptor::FLAG_LAST);
+    // Chunk shape (detail::Chunking in the runtime): balanced sizes differ
+    // by at most one; unbalanced ones are `chunk` but the last.
+    Value safeN = r.select(r.cmp(P::eq, n, r.index(0)), r.index(1), n);
+    Value base = balanced ? arith::DivUIOp::create(b, loc, len, safeN) : chunk;
+    Value extra = balanced ? Value(arith::RemUIOp::create(b, loc, len, safeN))
+                           : r.index(0);
+    Value nMinus1 = arith::SubIOp::create(b, loc, safeN, r.index(1));
+    Value lastSize = arith::SubIOp::create(
+        b, loc, len, arith::MulIOp::create(b, loc, nMinus1, chunk));
+    // The request's descriptors are its heads' rows of n chunks, head after
+    // head: id = reqFirst + head n + i. A chunk's place, size and flags are
+    // the same for every head, so the chunk loop is the outer one and
+    // computes them once for all heads.
+    scf::ForOp::create(
+        b, loc, from, n, r.index(1), ValueRange{},
+        [&](OpBuilder &cb, Location loc, Value i, ValueRange) {
+          Lowering c{cb, loc};
+          Value isFirst = c.cmp(P::eq, i, c.index(0));
+          Value isLast = c.cmp(P::eq, i, nMinus1);
+          Value kvStart, size;
+          if (balanced) {
+            Value longer = c.cmp(P::ult, i, extra);
+            size = arith::AddIOp::create(
+                cb, loc, base, c.select(longer, c.index(1), c.index(0)));
+            kvStart = arith::AddIOp::create(
+                cb, loc, arith::MulIOp::create(cb, loc, i, base),
+                arith::MinUIOp::create(cb, loc, i, extra));
+          } else {
+            size = c.select(isLast, lastSize, chunk);
+            kvStart = arith::MulIOp::create(cb, loc, i, chunk);
+          }
+          if (window)
+            kvStart = arith::AddIOp::create(cb, loc, start, kvStart);
+          Value flags = arith::OrIOp::create(
+              cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
+              c.select(isLast, flagLast, c.i32(0)));
+          Value first = arith::AddIOp::create(cb, loc, reqFirst, i);
+          scf::ForOp::create(
+              cb, loc, c.index(0), heads, c.index(1), ValueRange{},
+              [&](OpBuilder &hb, Location loc, Value head, ValueRange) {
+                Value id = arith::AddIOp::create(
+                    hb, loc, first, arith::MulIOp::create(hb, loc, head, n));
+                // attention: (request, head, start, len); moe per expert:
+                // (batch group, expert, start, count).
+                SmallVector<Value> params =
+                    moe ? SmallVector<Value>{head, req, kvStart, size}
+                        : SmallVector<Value>{req, head, kvStart, size};
+                Value desc = MakeDescriptorOp::create(
+                    hb, loc,
+                    cast<MemRefType>(buffer.getType()).getElementType(), id,
+                    tier, flags, params);
+                memref::StoreOp::create(hb, loc, desc, buffer, ValueRange{id});
+                scf::YieldOp::create(hb, loc);
+              });
+          scf::YieldOp::create(cb, loc);
+        });
+  }
+};
+} // namespace
+
 /// Spec §6.3.5 with the runtime's validation, error precedence and counts
 /// (see docs/rationale/Runtime.md), specialized to the op's pattern and
 /// chunk balancing.
@@ -398,9 +495,14 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   using P = arith::CmpIPredicate;
   Value lengths = op.getLengths(), batch = op.getBatch(), heads = op.getHeads(),
         chunk = op.getChunk(), buffer = op.getBuffer();
-  const bool balanced = op.getConfig().getBalanceChunks();
-  const bool moe = op.getPattern().isMoE();
   const int64_t window = op.getWindowAttr() ? op.getWindowAttr().getInt() : 0;
+  const SpecRows rows{buffer,
+                      heads,
+                      chunk,
+                      op.getQueries(),
+                      op.getConfig().getBalanceChunks(),
+                      op.getPattern().isMoE(),
+                      window};
 
   Value zero = l.index(0), one = l.index(1);
   Value capacity = memref::DimOp::create(b, l.loc, buffer, 0);
@@ -416,13 +518,10 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
       b, l.loc, zero, batch, one, ValueRange{l.i1(false), l.i1(false), zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
-        Value len32 = n.load(lengths, i);
-        Value negative = n.cmp(P::slt, len32, n.i32(0));
-        Value len = n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0)));
-        if (window) { // only the window is planned
-          len = windowed(n, len, op.getQueries(), window).second;
-          len32 = arith::IndexCastOp::create(nb, loc, nb.getI32Type(), len);
-        }
+        Value raw = n.load(lengths, i);
+        Value negative = n.cmp(P::slt, raw, n.i32(0));
+        auto [start, len, len32] = rows.effective(nb, loc, raw, /*clamp=*/true);
+        (void)start;
         Value tier = buildSelectTier(nb, loc, tiers, len32);
         Value unsupported =
             arith::AndIOp::create(nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
@@ -464,94 +563,107 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   Value ok = l.cmp(P::eq, status, l.i32(0));
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
     Lowering t{tb, loc};
-    Value flagFirstInit =
-        t.i32(rt::WorkDescriptor::FLAG_FIRST | rt::WorkDescriptor::FLAG_INIT);
-    Value flagLast = t.i32(rt::WorkDescriptor::FLAG_LAST);
     scf::ForOp::create(
         tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
         [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
           Lowering r{rb, loc};
-          Value len32 = r.load(lengths, req);
-          Value len = r.toIndex(len32);
-          Value windowStart = r.index(0);
-          if (window) {
-            std::tie(windowStart, len) =
-                windowed(r, len, op.getQueries(), window);
-            len32 = arith::IndexCastOp::create(rb, loc, rb.getI32Type(), len);
-          }
+          auto [start, len, len32] =
+              rows.effective(rb, loc, r.load(lengths, req), /*clamp=*/false);
           Value tier = buildSelectTier(rb, loc, tiers, len32);
           Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
-          // Chunk shape (detail::Chunking in the runtime): balanced sizes
-          // differ by at most one; unbalanced ones are `chunk` but the last.
-          Value safeN = r.select(r.cmp(P::eq, n, r.index(0)), r.index(1), n);
-          Value base =
-              balanced ? arith::DivUIOp::create(rb, loc, len, safeN) : chunk;
-          Value extra = balanced
-                            ? Value(arith::RemUIOp::create(rb, loc, len, safeN))
-                            : r.index(0);
-          Value nMinus1 = arith::SubIOp::create(rb, loc, safeN, r.index(1));
-          Value lastSize = arith::SubIOp::create(
-              rb, loc, len, arith::MulIOp::create(rb, loc, nMinus1, chunk));
-          // The request's descriptors are its heads' rows of n chunks,
-          // head after head: id = reqFirst + head n + i. A chunk's place, size
-          // and flags are the same for every head, so the chunk loop is
-          // the outer one and computes them once for all heads.
-          Value reqFirst = reqAcc[0];
-          scf::ForOp::create(
-              rb, loc, r.index(0), n, r.index(1), ValueRange{},
-              [&](OpBuilder &cb, Location loc, Value i, ValueRange) {
-                Lowering c{cb, loc};
-                Value isFirst = c.cmp(P::eq, i, c.index(0));
-                Value isLast = c.cmp(P::eq, i, nMinus1);
-                Value start, size;
-                if (balanced) {
-                  Value longer = c.cmp(P::ult, i, extra);
-                  size = arith::AddIOp::create(
-                      cb, loc, base,
-                      c.select(longer, c.index(1), c.index(0)));
-                  start = arith::AddIOp::create(
-                      cb, loc, arith::MulIOp::create(cb, loc, i, base),
-                      arith::MinUIOp::create(cb, loc, i, extra));
-                } else {
-                  size = c.select(isLast, lastSize, chunk);
-                  start = arith::MulIOp::create(cb, loc, i, chunk);
-                }
-                if (window)
-                  start = arith::AddIOp::create(cb, loc, windowStart, start);
-                Value flags = arith::OrIOp::create(
-                    cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
-                    c.select(isLast, flagLast, c.i32(0)));
-                Value first = arith::AddIOp::create(cb, loc, reqFirst, i);
-                scf::ForOp::create(
-                    cb, loc, c.index(0), heads, c.index(1), ValueRange{},
-                    [&](OpBuilder &hb, Location loc, Value head, ValueRange) {
-                      Value id = arith::AddIOp::create(
-                          hb, loc, first,
-                          arith::MulIOp::create(hb, loc, head, n));
-                      // attention: (request, head, start, len); moe per
-                      // expert: (batch group, expert, start, count).
-                      SmallVector<Value> params =
-                          moe ? SmallVector<Value>{head, req, start, size}
-                              : SmallVector<Value>{req, head, start, size};
-                      Value desc = MakeDescriptorOp::create(
-                          hb, loc,
-                          cast<MemRefType>(buffer.getType()).getElementType(),
-                          id, tier, flags, params);
-                      memref::StoreOp::create(hb, loc, desc, buffer,
-                                              ValueRange{id});
-                      scf::YieldOp::create(hb, loc);
-                    });
-                scf::YieldOp::create(cb, loc);
-              });
-          scf::YieldOp::create(
-              rb, loc,
-              ValueRange{arith::AddIOp::create(
-                  rb, loc, reqFirst, arith::MulIOp::create(rb, loc, heads, n))});
+          rows.writeChunks(rb, loc, req, start, len, tier, n, reqAcc[0],
+                           r.index(0));
+          scf::YieldOp::create(rb, loc,
+                               ValueRange{arith::AddIOp::create(
+                                   rb, loc, reqAcc[0],
+                                   arith::MulIOp::create(rb, loc, heads, n))});
         });
     scf::YieldOp::create(tb, loc);
   });
   op.getCount().replaceAllUsesWith(count);
   op.getStatus().replaceAllUsesWith(status);
+  op.erase();
+}
+
+/// wsp.update_plan: one pass decides whether every row that changed grew
+/// within its chunk count and tier; a second rewrites those rows' chunks
+/// that moved, only when all did. Nothing is written otherwise.
+static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
+  OpBuilder b(op);
+  Lowering l{b, op.getLoc()};
+  using P = arith::CmpIPredicate;
+  Value lengths = op.getLengths(), planned = op.getPlanned(),
+        batch = op.getBatch(), heads = op.getHeads(), chunk = op.getChunk();
+  const int64_t window = op.getWindowAttr() ? op.getWindowAttr().getInt() : 0;
+  const bool balanced = op.getConfig().getBalanceChunks();
+  const SpecRows rows{op.getBuffer(),  heads,    chunk,
+                      op.getQueries(), balanced, op.getPattern().isMoE(),
+                      window};
+  Value zero = l.index(0), one = l.index(1);
+  // (A chunk < 1 never planned anything: refused here as by generate.)
+  Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
+
+  // Pass 1: every changed row grew, keeping its chunk count and tier.
+  auto survey = scf::ForOp::create(
+      b, l.loc, zero, batch, one, ValueRange{l.cmp(P::sgt, chunk, zero)},
+      [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
+        Lowering n{nb, loc};
+        Value now = n.load(lengths, i), then = n.load(planned, i);
+        auto [nowStart, nowLen, nowLen32] =
+            rows.effective(nb, loc, now, /*clamp=*/true);
+        auto [thenStart, thenLen, thenLen32] =
+            rows.effective(nb, loc, then, /*clamp=*/true);
+        (void)nowStart;
+        (void)thenStart;
+        Value sameCount =
+            n.cmp(P::eq, arith::CeilDivUIOp::create(nb, loc, nowLen, safeChunk),
+                  arith::CeilDivUIOp::create(nb, loc, thenLen, safeChunk));
+        Value sameTier = n.cmp(P::eq, buildSelectTier(nb, loc, tiers, nowLen32),
+                               buildSelectTier(nb, loc, tiers, thenLen32));
+        Value grew = arith::AndIOp::create(
+            nb, loc, n.cmp(P::sgt, now, then),
+            arith::AndIOp::create(nb, loc, sameCount, sameTier));
+        Value fine =
+            arith::OrIOp::create(nb, loc, n.cmp(P::eq, now, then), grew);
+        scf::YieldOp::create(
+            nb, loc, ValueRange{arith::AndIOp::create(nb, loc, acc[0], fine)});
+      });
+  Value updatable = survey.getResult(0);
+
+  // Pass 2: rewrite the chunks of the rows that grew. With unbalanced
+  // chunks and no window only a row's last chunk changes (its size); a
+  // balanced row's sizes, or a window's start, move every chunk.
+  const bool lastOnly = !balanced && !window;
+  scf::IfOp::create(b, l.loc, updatable, [&](OpBuilder &tb, Location loc) {
+    Lowering t{tb, loc};
+    scf::ForOp::create(
+        tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
+        [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
+          Lowering r{rb, loc};
+          Value now = r.load(lengths, req);
+          auto [start, len, len32] =
+              rows.effective(rb, loc, now, /*clamp=*/false);
+          Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
+          Value changed = r.cmp(P::ne, now, r.load(planned, req));
+          scf::IfOp::create(rb, loc, changed, [&](OpBuilder &cb, Location loc) {
+            Lowering c{cb, loc};
+            Value tier = buildSelectTier(cb, loc, tiers, len32);
+            // (A row that grew has n >= 1.)
+            Value from =
+                lastOnly ? Value(arith::SubIOp::create(cb, loc, n, c.index(1)))
+                         : c.index(0);
+            rows.writeChunks(cb, loc, req, start, len, tier, n, reqAcc[0],
+                             from);
+            scf::YieldOp::create(cb, loc);
+          });
+          scf::YieldOp::create(rb, loc,
+                               ValueRange{arith::AddIOp::create(
+                                   rb, loc, reqAcc[0],
+                                   arith::MulIOp::create(rb, loc, heads, n))});
+        });
+    scf::YieldOp::create(tb, loc);
+  });
+  op.getUpdated().replaceAllUsesWith(updatable);
   op.erase();
 }
 
@@ -834,6 +946,13 @@ void PlanPass::runOnOperation() {
   module.walk([&](GenerateOp op) { generateOps.push_back(op); });
   for (GenerateOp op : generateOps)
     failed_ |= failed(planGenerate(op, symbols));
+  SmallVector<UpdatePlanOp> updateOps;
+  module.walk([&](UpdatePlanOp op) { updateOps.push_back(op); });
+  for (UpdatePlanOp op : updateOps) {
+    lowerUpdatePlan(op, symbolTables->lookupNearestSymbolFrom<TierConfigOp>(
+                            op, op.getTiersAttr()));
+    ++emitted;
+  }
   // User-written tier selections become compare chains too.
   SmallVector<SelectTierOp> selects;
   module.walk([&](SelectTierOp op) { selects.push_back(op); });

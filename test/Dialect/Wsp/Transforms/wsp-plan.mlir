@@ -550,3 +550,69 @@ func.func @balanced_short_q(%buf: memref<?x!wsp.descriptor<attention>>,
       : memref<3xi32>, memref<?x!wsp.descriptor<attention>>
   return
 }
+
+// -----
+
+// == Updates: wsp.update_plan ==
+//
+// One pass over the requests decides whether every length that changed
+// grew within its chunk count and its tier (an i1 reduction, nothing
+// written); only then a second pass rewrites the rows that changed. With
+// unbalanced chunks and no window a row's chunks start at the last one
+// (n - 1); balanced chunks (or a window) start at 0.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
+  wsp.return
+}
+
+// CHECK-LABEL: func.func @update_last_chunks(
+// CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>
+// CHECK-NOT: wsp.update_plan
+// CHECK: %[[OK:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i1) {
+// CHECK: memref.load %[[LENS]]
+// CHECK: memref.load %[[PLANNED]]
+// CHECK: arith.ceildivui
+// CHECK: arith.ceildivui
+// CHECK: arith.cmpi sgt
+// CHECK: scf.yield %{{.*}} : i1
+// CHECK: scf.if %[[OK]] {
+// CHECK: scf.for %[[REQ:.*]] = %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[N:.*]] = arith.ceildivui
+// CHECK: %[[CHANGED:.*]] = arith.cmpi ne
+// CHECK: scf.if %[[CHANGED]] {
+// CHECK: %[[FROM:.*]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[N]]
+// CHECK: wsp.make_descriptor
+// CHECK: memref.store
+// CHECK: return %[[OK]] : i1
+func.func @update_last_chunks(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                              %batch: index, %heads: index, %chunk: index,
+                              %descs: memref<?x!wsp.descriptor<attention>>)
+    -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@T)
+      config(#wsp.plan_config<balance_chunks = false>) into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
+
+// CHECK-LABEL: func.func @update_balanced(
+// CHECK: %[[OK:.*]] = scf.for
+// CHECK: scf.if %[[OK]] {
+// CHECK: %[[N:.*]] = arith.ceildivui
+// CHECK: %[[CHANGED:.*]] = arith.cmpi ne
+// CHECK: scf.if %[[CHANGED]] {
+// CHECK: arith.divui
+// CHECK: arith.remui
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[N]]
+// CHECK: wsp.make_descriptor
+func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                           %batch: index, %heads: index, %chunk: index,
+                           %descs: memref<?x!wsp.descriptor<attention>>)
+    -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@T) config(#wsp.plan_config<>) into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}

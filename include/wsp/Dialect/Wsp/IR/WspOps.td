@@ -333,6 +333,60 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
   }];
 }
 
+def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Update a spec plan in place for lengths that grew";
+  let description = [{
+    Incremental re-planning for a decode step: `buffer` holds what
+    `wsp.generate` with these operands wrote, with status ok, for the
+    lengths `planned`, and `chunk` is the chunk size it was planned with.
+    When every length either equals its planned one or grew while keeping
+    its chunk count (at `chunk`) and its tier, the plan of `lengths` differs
+    only in the rows that grew: every chunk count is the same, so the chunk
+    size `wsp.plan_chunk_size` gives is the same (counts that can only grow
+    keep the smallest one that fits), and so are every descriptor's place,
+    work id, tier and flags. The op then rewrites those rows' chunks (each
+    head's last chunk with unbalanced chunks and no window; all of the row's
+    chunks otherwise, since their boundaries move) and returns true: the
+    buffer holds exactly what `wsp.generate` of `lengths` writes, and the
+    count is unchanged. Otherwise (a length shrank, crossed a chunk
+    boundary or changed tier) it writes nothing and returns false, and the
+    caller plans afresh.
+
+    ```mlir
+    %updated = wsp.update_plan %kv_lens[%batch] from %planned heads(%heads)
+        chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+        into %descs : memref<?xi32>, memref<?xi32>,
+                      memref<?x!wsp.descriptor<attention>>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
+                           [MemRead]>:$lengths,
+                       Arg<Wsp_LengthBuffer, "the lengths of the plan held",
+                           [MemRead]>:$planned,
+                       Index:$batch, Index:$heads, Index:$chunk,
+                       FlatSymbolRefAttr:$tiers,
+                       Wsp_PlanConfigAttr:$config,
+                       Arg<Wsp_DescriptorBuffer, "descriptor buffer",
+                           [MemRead, MemWrite]>:$buffer,
+                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
+  let results = (outs I1:$updated);
+  let assemblyFormat = [{
+    $lengths `[` $batch `]` `from` $planned `heads` `(` $heads `)`
+    (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
+    `chunk` `(` $chunk `)`
+    `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
+    attr-dict `:` type($lengths) `,` type($planned) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    PatternAttr getPattern() {
+      return ::llvm::cast<DescriptorType>(getBuffer().getType().getElementType())
+          .getPattern();
+    }
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Tiered kernels (spec §7)
 //===----------------------------------------------------------------------===//

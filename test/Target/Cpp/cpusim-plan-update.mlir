@@ -1,0 +1,149 @@
+// wsp.update_plan (incremental re-planning) emitted as C++ and run over
+// thousands of random decode steps against a fresh plan (wsp.plan_chunk_size
+// + wsp.generate) of the same lengths: whenever it updates, the buffer holds
+// exactly the fresh plan's descriptors (same chunk, status and count, and
+// nothing written past them); whenever it declines, nothing is written and
+// the driver's own rule (a length shrank, crossed a chunk boundary or a
+// tier) says it had to. Balanced and unbalanced chunks, a sliding window,
+// and MoE descriptors; requests joining and leaving (a length from or to 0).
+// RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim -o %t.cpp
+// RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/plan-update-check.cpp -o %t.exe -pthread
+// RUN: %t.exe | FileCheck %s
+
+// CHECK: attention/balanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
+// CHECK: attention/unbalanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
+// CHECK: attention/window: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
+// CHECK: moe/per-expert: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
+// CHECK: all variants equal
+
+wsp.tier_config @AttentionTiers [
+  #wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,
+  #wsp.tier<2, [4097, 16384]>]
+wsp.tier_config @ExpertTiers [#wsp.tier<0, [1, 64]>, #wsp.tier<1, [65, 65536]>]
+
+// Each fresh plan returns the status and writes (chunk, count) to %out.
+func.func @fresh_balanced(%lens: memref<?xi32>, %batch: index, %heads: index,
+                          %q: index, %descs: memref<?x!wsp.descriptor<attention>>,
+                          %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 512>)
+      : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 512>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                           %batch: index, %heads: index, %q: index,
+                           %chunk: index,
+                           %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 512>)
+      into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
+
+func.func @fresh_unbalanced(%lens: memref<?xi32>, %batch: index, %heads: index,
+                            %q: index,
+                            %descs: memref<?x!wsp.descriptor<attention>>,
+                            %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<chunk_min = 32, chunk_max = 8192,
+                              max_work_units = 300, balance_chunks = false>)
+      : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 32, chunk_max = 8192,
+                              max_work_units = 300, balance_chunks = false>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                             %batch: index, %heads: index, %q: index,
+                             %chunk: index,
+                             %descs: memref<?x!wsp.descriptor<attention>>)
+    -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 32, chunk_max = 8192,
+                              max_work_units = 300, balance_chunks = false>)
+      into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
+
+func.func @fresh_window(%lens: memref<?xi32>, %batch: index, %heads: index,
+                        %q: index, %descs: memref<?x!wsp.descriptor<attention>>,
+                        %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads) window(700)
+      queries(%q)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 400,
+                              balance_chunks = false>)
+      : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) window(700)
+      queries(%q) chunk(%chunk) tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 400,
+                              balance_chunks = false>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_window(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                         %batch: index, %heads: index, %q: index,
+                         %chunk: index,
+                         %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      window(700) queries(%q) chunk(%chunk) tiers(@AttentionTiers)
+      config(#wsp.plan_config<chunk_min = 64, max_work_units = 400,
+                              balance_chunks = false>)
+      into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
+
+func.func @fresh_moe(%counts: memref<?xi32>, %experts: index, %groups: index,
+                     %q: index, %descs: memref<?x!wsp.descriptor<moe>>,
+                     %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %counts[%experts] heads(%groups)
+      config(#wsp.plan_config<chunk_min = 16, chunk_max = 512,
+                              max_work_units = 256>) : memref<?xi32>
+  %count, %status = wsp.generate %counts[%experts] heads(%groups) chunk(%chunk)
+      tiers(@ExpertTiers)
+      config(#wsp.plan_config<chunk_min = 16, chunk_max = 512,
+                              max_work_units = 256>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<moe>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_moe(%counts: memref<?xi32>, %planned: memref<?xi32>,
+                      %experts: index, %groups: index, %q: index,
+                      %chunk: index, %descs: memref<?x!wsp.descriptor<moe>>)
+    -> i1 {
+  %u = wsp.update_plan %counts[%experts] from %planned heads(%groups)
+      chunk(%chunk) tiers(@ExpertTiers)
+      config(#wsp.plan_config<chunk_min = 16, chunk_max = 512,
+                              max_work_units = 256>)
+      into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<moe>>
+  return %u : i1
+}
