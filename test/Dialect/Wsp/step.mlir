@@ -35,7 +35,7 @@ func.func @single_step(%tokens: memref<?xi32>, %rope_pos: i32, %attn_kv: i32,
 // CHECK: call @launch(%{{.*}}) {wsp.replay_with = @launch_kept} : (memref<?xi32>) -> i32
 func.func private @launch(%x: memref<?xi32>) -> i32
 func.func private @launch_kept(%x: memref<?xi32>, %k: memref<4xi32>,
-                               %r: memref<7xi64>) -> i32 {
+                               %r: memref<8xi64>) -> i32 {
   %c = arith.constant 0 : i32
   return %c : i32
 }

@@ -3,7 +3,10 @@
 // A launch that a wsp.step table replays gets a variant whose plan lives in
 // storage the table keeps: its wsp.generate runs again only when what the
 // plan is a function of (the lengths, the batch, the head count, the chunk
-// and the queries) differs from the last call's.
+// and the queries) differs from the last call's. When only lengths moved,
+// and those grew, wsp.update_plan rewrites the rows that grew in place
+// first; the plan runs when it cannot (a row crossed a chunk boundary or a
+// tier, or shrank).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,7 +30,9 @@ using namespace mlir::wsp;
 namespace {
 
 /// The record a kept plan carries: whether it holds a plan, the plan's
-/// results, and what it was planned from (the lengths apart).
+/// results, and what it was planned from (the lengths apart): the key's
+/// scalars, and the chunk size the plan used (the key's, or the one
+/// wsp.plan_chunk_size gave).
 enum Record : int64_t {
   kPlanned,
   kCount,
@@ -36,6 +41,7 @@ enum Record : int64_t {
   kHeads,
   kChunk,
   kQueries,
+  kPlannedChunk,
   kRecordSize
 };
 /// The scalars a plan is a function of, beside its lengths, in the order
@@ -173,13 +179,64 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
                                  eb, l, eb.getI1Type(), 0)});
       });
 
-  auto keep = scf::IfOp::create(b, loc, g.getResultTypes(),
-                                compare.getResult(0), /*withElseRegion=*/true);
+  // Lengths that grew: an attention plan held (KV lengths, which a decode
+  // step grows by its tokens) is updated in place when it can be: a plan
+  // with status ok for the same key. (Other patterns plan token counts,
+  // which a step does not grow: they are compared only.)
+  Type i1 = b.getI1Type();
+  scf::IfOp update;
+  if (g.getPattern().isAttention()) {
+    Value updatable = both(same, eq(field(kStatus), toI64(Value())));
+    update = scf::IfOp::create(
+        b, loc, TypeRange{i1},
+        both(updatable, arith::XOrIOp::create(
+                            b, loc, compare.getResult(0),
+                            arith::ConstantIntOp::create(b, loc, i1, 1))),
+        /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(update.thenBlock());
+    Value chunk = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                             field(kPlannedChunk));
+    Value updated =
+        UpdatePlanOp::create(b, loc, plan.lengths, lengths, batch, g.getHeads(),
+                             chunk, g.getTiersAttr(), g.getConfig(),
+                             descriptors, g.getWindowAttr(), g.getQueries());
+    scf::YieldOp::create(b, loc, updated);
+    b.setInsertionPointToStart(update.elseBlock());
+    scf::YieldOp::create(
+        b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i1, 0)});
+  }
+  Value kept = update ? arith::OrIOp::create(b, loc, compare.getResult(0),
+                                             update.getResult(0))
+                            .getResult()
+                      : compare.getResult(0);
+
+  auto keep = scf::IfOp::create(b, loc, g.getResultTypes(), kept,
+                                /*withElseRegion=*/true);
   g.getCount().replaceAllUsesWith(keep.getResult(0));
   g.getStatus().replaceAllUsesWith(keep.getResult(1));
 
-  // Kept: the recorded results.
+  // The lengths [0, batch) into the record's.
+  auto recordLengths = [&] {
+    auto copy = scf::ForOp::create(b, loc, index(0), batch, index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(copy.getBody());
+    Value v = memref::LoadOp::create(b, loc, plan.lengths,
+                                     ValueRange{copy.getInductionVar()});
+    memref::StoreOp::create(b, loc, v, lengths,
+                            ValueRange{copy.getInductionVar()});
+  };
+
+  // Kept or updated: the recorded results (an update keeps the count),
+  // and the lengths when they moved.
   b.setInsertionPointToStart(keep.thenBlock());
+  if (update) {
+    auto moved = scf::IfOp::create(b, loc, update.getResult(0),
+                                   /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(moved.thenBlock());
+    recordLengths();
+  }
   scf::YieldOp::create(
       b, loc,
       ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
@@ -193,15 +250,7 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
     plan.chunkSize->moveBefore(changed, changed->end());
   g->moveBefore(changed, changed->end());
   b.setInsertionPointToEnd(changed);
-  auto copy = scf::ForOp::create(b, loc, index(0), batch, index(1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(copy.getBody());
-    Value v = memref::LoadOp::create(b, loc, plan.lengths,
-                                     ValueRange{copy.getInductionVar()});
-    memref::StoreOp::create(b, loc, v, lengths,
-                            ValueRange{copy.getInductionVar()});
-  }
+  recordLengths();
   auto store = [&](Value v, Record r) {
     memref::StoreOp::create(b, loc, v, record, ValueRange{index(r)});
   };
@@ -214,6 +263,7 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
   store(arith::ExtSIOp::create(b, loc, i64, g.getStatus()), kStatus);
   for (auto [r, v] : llvm::zip_equal(kKeyFields, key))
     store(v, r);
+  store(toI64(g.getChunk()), kPlannedChunk);
   scf::YieldOp::create(b, loc, g.getResults());
 }
 

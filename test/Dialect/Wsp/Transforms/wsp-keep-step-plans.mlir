@@ -3,7 +3,9 @@
 // A launch a table records, planning from a lengths buffer and into a
 // descriptor buffer of its own: the table calls @launch_kept, whose plan
 // (with the chunk size that feeds it) runs only when the lengths, the
-// batch, the heads or the queries changed, and which records them. The
+// batch, the heads or the queries changed, and which records them. When
+// only lengths changed, an attention plan is first updated in place
+// (wsp.update_plan, from the chunk the plan used: record entry 7). The
 // function called every token keeps calling @launch; a launch called
 // twice gets one variant.
 
@@ -45,12 +47,12 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK-LABEL: func.func private @launch_kept(
 // CHECK-SAME: %[[KV:.*]]: memref<?xi32>, %[[X:.*]]: memref<?xf32>,
 // CHECK-SAME: %[[DESCS:.*]]: memref<32x!wsp.descriptor<attention>>,
-// CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<7xi64>) -> i32
+// CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<8xi64>) -> i32
 // CHECK-NOT: memref.alloca() : memref<32x!wsp.descriptor
 // CHECK: %[[LENS:.*]] = memref.alloca() : memref<8xi32>
 // Planned before, and for the same batch, heads, chunk (0: computed from
 // the lengths) and queries (0: none).
-// CHECK: %[[P:.*]] = memref.load %[[RECORD]][%{{.*}}] : memref<7xi64>
+// CHECK: %[[P:.*]] = memref.load %[[RECORD]][%{{.*}}] : memref<8xi64>
 // CHECK: arith.cmpi ne, %[[P]]
 // CHECK: %[[SAME:.*]] = scf.if %{{.*}} -> (i1) {
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i1) {
@@ -59,7 +61,21 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: arith.cmpi eq, %[[NOW]], %[[THEN]] : i32
 // CHECK: } else {
 // CHECK: scf.yield %false
-// CHECK: %[[KEPT:.*]]:2 = scf.if %[[SAME]] -> (index, i32) {
+// Lengths moved: updated when the record holds a plan with status ok.
+// CHECK: %[[ST:.*]] = memref.load %[[RECORD]][%c2] : memref<8xi64>
+// CHECK: arith.cmpi eq, %[[ST]]
+// CHECK: %[[UPDATED:.*]] = scf.if %{{.*}} -> (i1) {
+// CHECK: %[[R7:.*]] = memref.load %[[RECORD]][%c7] : memref<8xi64>
+// CHECK: %[[UCHUNK:.*]] = arith.index_cast %[[R7]] : i64 to index
+// CHECK: %[[U:.*]] = wsp.update_plan %[[LENS]][%{{.*}}] from %[[PLANNED]] heads(%{{.*}}) chunk(%[[UCHUNK]]) tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]]
+// CHECK: scf.yield %[[U]] : i1
+// CHECK: } else {
+// CHECK: scf.yield %false
+// CHECK: %[[KEEP:.*]] = arith.ori %[[SAME]], %[[UPDATED]] : i1
+// CHECK: %[[KEPT:.*]]:2 = scf.if %[[KEEP]] -> (index, i32) {
+// CHECK: scf.if %[[UPDATED]] {
+// CHECK: scf.for
+// CHECK: memref.store %{{.*}}, %[[PLANNED]]
 // CHECK: memref.load %[[RECORD]]
 // CHECK: arith.index_cast
 // CHECK: arith.trunci
@@ -70,6 +86,8 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[PLANNED]]
 // CHECK: memref.store %{{.*}}, %[[RECORD]]
+// CHECK: %[[USED:.*]] = arith.index_cast %[[CHUNK]] : index to i64
+// CHECK: memref.store %[[USED]], %[[RECORD]][%c7{{.*}}] : memref<8xi64>
 // CHECK: scf.yield %[[COUNT]], %[[STATUS]] : index, i32
 // CHECK: arith.cmpi eq, %[[KEPT]]#1
 // CHECK: wsp.dispatch @k(%[[X]] : memref<?xf32>) descriptors(%[[DESCS]][%[[KEPT]]#0] : memref<32x!wsp.descriptor<attention>>)
@@ -154,7 +172,7 @@ wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
 // CHECK: %[[CHUNK:.*]] = wsp.plan_chunk_size
 // CHECK: memref.store
 // CHECK: %[[C:.*]] = arith.index_cast %[[CHUNK]] : index to i64
-// CHECK: %[[R5:.*]] = memref.load %{{.*}}[%c5] : memref<7xi64>
+// CHECK: %[[R5:.*]] = memref.load %{{.*}}[%c5] : memref<8xi64>
 // CHECK: arith.cmpi eq, %[[R5]], %[[C]] : i64
 // CHECK: scf.if
 // CHECK: } else {
@@ -180,5 +198,44 @@ func.func private @launch(%kv_lens: memref<?xi32>) -> i32 {
 
 func.func @step(%kv_lens: memref<?xi32>) -> i32 {
   %s = func.call @launch(%kv_lens) : (memref<?xi32>) -> i32
+  return %s : i32
+}
+
+// -----
+
+// A plan of token counts (the moe pattern: what a step does not grow) is
+// compared and kept, never updated.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<moe>) {
+  wsp.return
+}
+wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
+
+// CHECK-LABEL: func.func private @launch_kept(
+// CHECK-NOT: wsp.update_plan
+// CHECK: wsp.generate
+// CHECK-NOT: wsp.update_plan
+// CHECK-LABEL: func.func @step(
+func.func private @launch(%counts: memref<?xi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %experts = memref.dim %counts, %c0 : memref<?xi32>
+  %lens = memref.alloca() : memref<8xi32>
+  scf.for %e = %c0 to %experts step %c1 {
+    %n = memref.load %counts[%e] : memref<?xi32>
+    memref.store %n, %lens[%e] : memref<8xi32>
+  }
+  %descs = memref.alloca() : memref<32x!wsp.descriptor<moe>>
+  %count, %status = wsp.generate %lens[%experts] heads(%c1) chunk(%c1)
+      tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %descs
+      : memref<8xi32>, memref<32x!wsp.descriptor<moe>>
+  wsp.dispatch @k() descriptors(%descs[%count]
+      : memref<32x!wsp.descriptor<moe>>) on vector(8)
+  return %status : i32
+}
+
+func.func @step(%counts: memref<?xi32>) -> i32 {
+  %s = func.call @launch(%counts) : (memref<?xi32>) -> i32
   return %s : i32
 }

@@ -161,6 +161,13 @@ def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
     differ from the last call's. A plan is a function of those alone, so
     the descriptors dispatched are the ones a fresh plan would write.
 
+    An attention plan whose lengths grew (a decode step: every KV length
+    one more) is updated in place first: `wsp.update_plan`, from the chunk
+    the plan used, rewrites only the rows that grew when none crossed a
+    chunk boundary or a tier and none shrank; the plan runs when it cannot.
+    Plans of other patterns (token counts, which a step does not grow) are
+    compared only.
+
     The function a user calls every token keeps calling the original
     launch, which plans every call. A launch is left alone (the table
     re-plans it) when its plan is not one `wsp.generate` into a
@@ -173,10 +180,10 @@ def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
     // The table's call:
     %s = func.call @rms_norm_0_launch(%x, %w, %y) {wsp.replay_with = @rms_norm_0_launch_kept}
     // The variant: the plan's storage, then the record
-    // [planned, count, status, batch, heads, chunk, queries].
+    // [planned, count, status, batch, heads, chunk, queries, chunk used].
     func.func private @rms_norm_0_launch_kept(%x: ..., %w: ..., %y: ...,
         %descs: memref<48x!wsp.descriptor<moe>>, %lens: memref<1xi32>,
-        %record: memref<7xi64>) -> i32
+        %record: memref<8xi64>) -> i32
     ```
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
