@@ -3,6 +3,12 @@
 // the same inputs: time per plan (chunk search + generation), as a ratio,
 // for batch 16 to 4096 with 32 heads and uniform lengths in [1, 8192].
 // Outputs are checked equal before timing. Median of 15 samples.
+//
+// Then the plan a replayed step table keeps (wsp-keep-step-plans): 8 KV
+// heads, KV lengths U[1, 4096] growing by one per step, 512 steps; per step
+// either wsp.update_plan (and a fresh plan when it declines) or a fresh
+// plan every step, both emitted, balanced and unbalanced chunks. The kept
+// plan is checked equal to the fresh one after the run; median of 9 runs.
 #include "BenchTiming.h"
 
 #include <pto/runtime/runtime.hpp>
@@ -58,5 +64,88 @@ int main() {
   }
   std::printf("goal: emitted/runtime < 1 at every batch (the specialization "
               "pays for its second copy: docs/rationale/Passes.md)\n");
+
+  std::printf("\nthe emitted plan kept from step to step (8 KV heads, lengths "
+              "U[1, 4096] + 1 per step, 512 steps, us per step):\n");
+  std::printf("%-11s %6s %10s %10s %9s %10s\n", "chunks", "batch", "fresh",
+              "kept", "speedup", "updated");
+  using Fresh = int32_t (*)(MemRef<int32_t, 1>, int64_t, int64_t,
+                            MemRef<rt::WorkDescriptor, 1>, MemRef<int64_t, 1>);
+  using Update = bool (*)(MemRef<int32_t, 1>, MemRef<int32_t, 1>, int64_t,
+                          int64_t, int64_t, MemRef<rt::WorkDescriptor, 1>);
+  struct Form {
+    const char *name;
+    Fresh fresh;
+    Update update;
+  } forms[] = {
+      {"balanced", &wsp_gen::plan, &wsp_gen::update},
+      {"unbalanced", &wsp_gen::plan_unbalanced, &wsp_gen::update_unbalanced}};
+  for (const Form &form : forms)
+    for (int batch : {16, 256, 1024}) {
+      const int heads = 8, steps = 512;
+      std::mt19937 rng(42 + batch);
+      std::vector<int> start(batch);
+      for (int &l : start)
+        l = std::uniform_int_distribution<int>(1, 4096)(rng);
+      const int cap = 65536 + heads * batch;
+      std::vector<rt::WorkDescriptor> fresh(cap), kept(cap);
+      std::vector<int> lens, planned;
+      int64_t out[2] = {0, 0}, kept_out[2] = {0, 0};
+      int updated = 0;
+      auto plan = [&](std::vector<rt::WorkDescriptor> &into, int64_t *o) {
+        return form.fresh(MemRef<int32_t, 1>{lens.data(), {batch}}, batch,
+                          heads,
+                          MemRef<rt::WorkDescriptor, 1>{into.data(), {cap}},
+                          MemRef<int64_t, 1>{o, {2}});
+      };
+      auto run_fresh = [&] {
+        lens = start;
+        for (int s = 0; s < steps; ++s) {
+          for (int &l : lens)
+            ++l;
+          wsp_bench::sink = plan(fresh, out);
+        }
+      };
+      auto run_kept = [&] {
+        lens = start;
+        plan(kept, kept_out);
+        planned = lens;
+        updated = 0;
+        for (int s = 0; s < steps; ++s) {
+          for (int &l : lens)
+            ++l;
+          if (form.update(MemRef<int32_t, 1>{lens.data(), {batch}},
+                          MemRef<int32_t, 1>{planned.data(), {batch}}, batch,
+                          heads, kept_out[0],
+                          MemRef<rt::WorkDescriptor, 1>{kept.data(), {cap}}))
+            ++updated;
+          else
+            plan(kept, kept_out);
+          planned = lens;
+        }
+      };
+      auto per_step = [&](auto &&run) {
+        std::vector<double> t;
+        for (int r = 0; r < 9; ++r) {
+          const auto t0 = std::chrono::steady_clock::now();
+          run();
+          t.push_back(std::chrono::duration<double, std::micro>(
+                          std::chrono::steady_clock::now() - t0)
+                          .count() /
+                      steps);
+        }
+        std::nth_element(t.begin(), t.begin() + 4, t.end());
+        return t[4];
+      };
+      const double tf = per_step(run_fresh), tk = per_step(run_kept);
+      if (out[0] != kept_out[0] || out[1] != kept_out[1] ||
+          std::memcmp(fresh.data(), kept.data(),
+                      sizeof(rt::WorkDescriptor) * out[1])) {
+        std::printf("MISMATCH: kept plan at batch %d (%s)\n", batch, form.name);
+        return 1;
+      }
+      std::printf("%-11s %6d %10.2f %10.2f %8.1fx %6d/%d\n", form.name, batch,
+                  tf, tk, tf / tk, updated, steps);
+    }
   return 0;
 }

@@ -18,3 +18,43 @@ func.func @plan(%lens: memref<?xi32>, %batch: index, %heads: index,
   memref.store %count, %out[%c1] : memref<?xindex>
   return %status : i32
 }
+
+// The same plan kept from step to step (what a replayed table does):
+// wsp.update_plan rewrites the rows that grew when it can. Balanced chunks
+// (the configuration above) and unbalanced ones.
+func.func @update(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                  %batch: index, %heads: index, %chunk: index,
+                  %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+      into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
+
+func.func @plan_unbalanced(%lens: memref<?xi32>, %batch: index, %heads: index,
+                           %descs: memref<?x!wsp.descriptor<attention>>,
+                           %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<balance_chunks = false>) : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>) into %descs
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                             %batch: index, %heads: index, %chunk: index,
+                             %descs: memref<?x!wsp.descriptor<attention>>)
+    -> i1 {
+  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
+      chunk(%chunk) tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>) into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u : i1
+}
