@@ -4,8 +4,10 @@
 // exactly the fresh plan's descriptors (same chunk, status and count, and
 // nothing written past them); whenever it declines, nothing is written and
 // the driver's own rule (a length shrank, crossed a chunk boundary or a
-// tier) says it had to. Balanced and unbalanced chunks, a sliding window,
-// and MoE descriptors; requests joining and leaving (a length from or to 0).
+// tier) says it had to. Inputs that break its precondition (a negative
+// length, a buffer too small for the plan) are refused, nothing written.
+// Balanced and unbalanced chunks, a sliding window, and MoE
+// descriptors; requests joining and leaving (a length from or to 0).
 // RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim -o %t.cpp
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/plan-update-check.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s

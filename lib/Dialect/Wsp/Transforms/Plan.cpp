@@ -603,9 +603,11 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   // (A chunk < 1 never planned anything: refused here as by generate.)
   Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
 
-  // Pass 1: every changed row grew, keeping its chunk count and tier.
+  // Pass 1: every changed row grew, keeping its chunk count and tier. (No
+  // length is negative and the chunks fit the buffer: a plan with status ok
+  // has both, so an op given one that does not writes nothing.)
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one, ValueRange{l.cmp(P::sgt, chunk, zero)},
+      b, l.loc, zero, batch, one, ValueRange{l.cmp(P::sgt, chunk, zero), zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         Value now = n.load(lengths, i), then = n.load(planned, i);
@@ -615,20 +617,30 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
             rows.effective(nb, loc, then, /*clamp=*/true);
         (void)nowStart;
         (void)thenStart;
+        Value nowChunks =
+            arith::CeilDivUIOp::create(nb, loc, nowLen, safeChunk);
         Value sameCount =
-            n.cmp(P::eq, arith::CeilDivUIOp::create(nb, loc, nowLen, safeChunk),
+            n.cmp(P::eq, nowChunks,
                   arith::CeilDivUIOp::create(nb, loc, thenLen, safeChunk));
         Value sameTier = n.cmp(P::eq, buildSelectTier(nb, loc, tiers, nowLen32),
                                buildSelectTier(nb, loc, tiers, thenLen32));
         Value grew = arith::AndIOp::create(
             nb, loc, n.cmp(P::sgt, now, then),
             arith::AndIOp::create(nb, loc, sameCount, sameTier));
-        Value fine =
-            arith::OrIOp::create(nb, loc, n.cmp(P::eq, now, then), grew);
+        Value fine = arith::AndIOp::create(
+            nb, loc, n.cmp(P::sge, now, n.i32(0)),
+            arith::OrIOp::create(nb, loc, n.cmp(P::eq, now, then), grew));
         scf::YieldOp::create(
-            nb, loc, ValueRange{arith::AndIOp::create(nb, loc, acc[0], fine)});
+            nb, loc,
+            ValueRange{arith::AndIOp::create(nb, loc, acc[0], fine),
+                       arith::AddIOp::create(nb, loc, acc[1], nowChunks)});
       });
-  Value updatable = survey.getResult(0);
+  // chunks x heads <= capacity, without overflowing.
+  Value safeHeads = l.select(l.cmp(P::sgt, heads, zero), heads, one);
+  Value capacity = memref::DimOp::create(b, l.loc, op.getBuffer(), 0);
+  Value fits = l.cmp(P::ule, survey.getResult(1),
+                     arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
+  Value updatable = arith::AndIOp::create(b, l.loc, survey.getResult(0), fits);
 
   // Pass 2: rewrite the chunks of the rows that grew. With unbalanced
   // chunks and no window only a row's last chunk changes (its size); a

@@ -556,8 +556,9 @@ func.func @balanced_short_q(%buf: memref<?x!wsp.descriptor<attention>>,
 // == Updates: wsp.update_plan ==
 //
 // One pass over the requests decides whether every length that changed
-// grew within its chunk count and its tier (an i1 reduction, nothing
-// written); only then a second pass rewrites the rows that changed. With
+// grew within its chunk count and its tier, none is negative and the
+// chunks fit the buffer (nothing written); only then a second pass
+// rewrites the rows that changed. With
 // unbalanced chunks and no window a row's chunks start at the last one
 // (n - 1); balanced chunks (or a window) start at 0.
 
@@ -569,13 +570,17 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK-LABEL: func.func @update_last_chunks(
 // CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>
 // CHECK-NOT: wsp.update_plan
-// CHECK: %[[OK:.*]] = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i1) {
+// CHECK: %[[SURVEY:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i1, index) {
 // CHECK: memref.load %[[LENS]]
 // CHECK: memref.load %[[PLANNED]]
 // CHECK: arith.ceildivui
 // CHECK: arith.ceildivui
 // CHECK: arith.cmpi sgt
-// CHECK: scf.yield %{{.*}} : i1
+// CHECK: arith.cmpi sge
+// CHECK: scf.yield %{{.*}}, %{{.*}} : i1, index
+// The chunks fit the buffer (a plan with status ok did).
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1
+// CHECK: %[[OK:.*]] = arith.andi %[[SURVEY]]#0, %[[FITS]] : i1
 // CHECK: scf.if %[[OK]] {
 // CHECK: scf.for %[[REQ:.*]] = %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
 // CHECK: %[[N:.*]] = arith.ceildivui
@@ -598,7 +603,8 @@ func.func @update_last_chunks(%lens: memref<?xi32>, %planned: memref<?xi32>,
 }
 
 // CHECK-LABEL: func.func @update_balanced(
-// CHECK: %[[OK:.*]] = scf.for
+// CHECK: %[[SURVEY:.*]]:2 = scf.for
+// CHECK: %[[OK:.*]] = arith.andi %[[SURVEY]]#0
 // CHECK: scf.if %[[OK]] {
 // CHECK: %[[N:.*]] = arith.ceildivui
 // CHECK: %[[CHANGED:.*]] = arith.cmpi ne

@@ -153,6 +153,34 @@ int main() {
         planned = lens;
       }
     }
+    // Inputs no plan with status ok has (the op's precondition broken):
+    // a negative length, a buffer too small for the plan. Nothing written.
+    {
+      std::vector<int> bad = {40, -3, 70}, grown = {41, -3, 71};
+      std::memset(descs.data(), 0x5a, sizeof(rt::WorkDescriptor) * capacity);
+      before = descs;
+      const bool negative = v.update(
+          MemRef<int32_t, 1>{grown.data(), {3}},
+          MemRef<int32_t, 1>{bad.data(), {3}}, 3, 2, 1, 64,
+          MemRef<rt::WorkDescriptor, 1>{descs.data(), {capacity}});
+      std::vector<int> lens = {40, 70}, planned = lens;
+      int64_t out[2] = {0, 0};
+      plan(lens, 2, 2, 1, descs, out);
+      lens = {41, 71};
+      before = descs;
+      const bool small = out[1] > 0 && v.update(
+          MemRef<int32_t, 1>{lens.data(), {2}},
+          MemRef<int32_t, 1>{planned.data(), {2}}, 2, 2, 1, out[0],
+          MemRef<rt::WorkDescriptor, 1>{descs.data(), {out[1] - 1}});
+      if (negative || small ||
+          std::memcmp(descs.data(), before.data(),
+                      sizeof(rt::WorkDescriptor) * capacity) != 0) {
+        std::printf("%s: a broken precondition was updated (negative %d, "
+                    "small buffer %d)\n",
+                    v.name, negative, small);
+        ++failures;
+      }
+    }
     std::printf("%s: %d steps, %d updated in place, %s\n", v.name, steps,
                 updated,
                 failures ? "MISMATCHES" : "all equal to a fresh plan");

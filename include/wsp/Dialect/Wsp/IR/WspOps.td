@@ -351,7 +351,9 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
     buffer holds exactly what `wsp.generate` of `lengths` writes, and the
     count is unchanged. Otherwise (a length shrank, crossed a chunk
     boundary or changed tier) it writes nothing and returns false, and the
-    caller plans afresh.
+    caller plans afresh. Inputs no plan with status ok has (a negative
+    length, more chunks than the buffer holds) also return false with
+    nothing written.
 
     ```mlir
     %updated = wsp.update_plan %kv_lens[%batch] from %planned heads(%heads)
