@@ -366,6 +366,20 @@ static LogicalResult verifyBalanced(Operation *op, PlanConfigAttr config,
   return verifyIndptrSize(op, coreIndptr, "'cores'", config.getCores() + 1);
 }
 
+/// The descriptors a plan of the spec strategy writes (`verb` them): the
+/// spec's attention or moe ones, a sliding window for attention only.
+static LogicalResult verifySpecDescriptors(Operation *op, PatternAttr pattern,
+                                           IntegerAttr window, StringRef verb) {
+  if (window && !pattern.isAttention())
+    return op->emitOpError("plans a sliding window for attention descriptors "
+                           "only");
+  if (!pattern.isAttention() && !pattern.isMoE())
+    return op->emitOpError()
+           << verb << " the spec's attention or moe descriptors, not pattern '"
+           << pattern.getName().getValue() << "'";
+  return success();
+}
+
 LogicalResult GenerateOp::verify() {
   if (failed(verifyPlanWindow(*this, getWindowAttr())))
     return failure();
@@ -386,14 +400,9 @@ LogicalResult GenerateOp::verify() {
   if (getCoreIndptr() || getMergeIndptr() || getCuts() || getQLens())
     return emitOpError("has 'cores', 'merges', 'cuts' and 'q_lens' buffers "
                        "only with the balanced strategy");
-  PatternAttr pattern = getPattern();
-  if (getWindowAttr() && !pattern.isAttention())
-    return emitOpError("plans a sliding window for attention descriptors "
-                       "only");
-  if (!pattern.isAttention() && !pattern.isMoE())
-    return emitOpError() << "generates the spec's attention or moe "
-                            "descriptors, not pattern '"
-                         << pattern.getName().getValue() << "'";
+  if (failed(verifySpecDescriptors(*this, getPattern(), getWindowAttr(),
+                                   "generates")))
+    return failure();
   if (getMinLengthAttr() && getMaxLengthAttr()) {
     int64_t lo = getMinLengthAttr().getInt(), hi = getMaxLengthAttr().getInt();
     if (lo < 1 || hi < lo || hi > std::numeric_limits<int32_t>::max())
@@ -416,15 +425,7 @@ LogicalResult UpdatePlanOp::verify() {
                        "plan is planned again whole)");
   if (static_cast<bool>(getWindowAttr()) != static_cast<bool>(getQueries()))
     return emitOpError("takes 'window' and 'queries' together");
-  PatternAttr pattern = getPattern();
-  if (getWindowAttr() && !pattern.isAttention())
-    return emitOpError("plans a sliding window for attention descriptors "
-                       "only");
-  if (!pattern.isAttention() && !pattern.isMoE())
-    return emitOpError() << "updates the spec's attention or moe "
-                            "descriptors, not pattern '"
-                         << pattern.getName().getValue() << "'";
-  return success();
+  return verifySpecDescriptors(*this, getPattern(), getWindowAttr(), "updates");
 }
 
 LogicalResult UpdatePlanOp::verifySymbolUses(SymbolTableCollection &tables) {

@@ -483,6 +483,35 @@ struct SpecRows {
           scf::YieldOp::create(cb, loc);
         });
   }
+
+  /// A loop over requests [0, batch) of `lengths` that calls `body` with
+  /// each request, its length as given, its planned range (start, index
+  /// and i32 lengths: effective() of a valid length), its tier (with
+  /// `tiers`, else null), its chunk count n and its first descriptor (the
+  /// chunks of the requests before it, times the heads).
+  void forEachRequest(
+      OpBuilder &b, Location loc, Value lengths, Value batch,
+      TierConfigOp tiers,
+      function_ref<void(OpBuilder &, Location, Value req, Value given,
+                        Value start, Value len, Value len32, Value tier,
+                        Value n, Value first)>
+          body) const {
+    Lowering l{b, loc};
+    scf::ForOp::create(
+        b, loc, l.index(0), batch, l.index(1), ValueRange{l.index(0)},
+        [&](OpBuilder &rb, Location loc, Value req, ValueRange acc) {
+          Lowering r{rb, loc};
+          Value given = r.load(lengths, req);
+          auto [start, len, len32] = effective(rb, loc, given, /*clamp=*/false);
+          Value tier = tiers ? buildSelectTier(rb, loc, tiers, len32) : Value();
+          Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
+          body(rb, loc, req, given, start, len, len32, tier, n, acc[0]);
+          scf::YieldOp::create(
+              rb, loc,
+              ValueRange{arith::AddIOp::create(
+                  rb, loc, acc[0], arith::MulIOp::create(rb, loc, heads, n))});
+        });
+  }
 };
 } // namespace
 
@@ -562,22 +591,13 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   // Pass 2: write, only when everything is valid and fits.
   Value ok = l.cmp(P::eq, status, l.i32(0));
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
-    Lowering t{tb, loc};
-    scf::ForOp::create(
-        tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
-        [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
-          Lowering r{rb, loc};
-          auto [start, len, len32] =
-              rows.effective(rb, loc, r.load(lengths, req), /*clamp=*/false);
-          Value tier = buildSelectTier(rb, loc, tiers, len32);
-          Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
-          rows.writeChunks(rb, loc, req, start, len, tier, n, reqAcc[0],
-                           r.index(0));
-          scf::YieldOp::create(rb, loc,
-                               ValueRange{arith::AddIOp::create(
-                                   rb, loc, reqAcc[0],
-                                   arith::MulIOp::create(rb, loc, heads, n))});
-        });
+    rows.forEachRequest(tb, loc, lengths, batch, tiers,
+                        [&](OpBuilder &rb, Location loc, Value req, Value,
+                            Value start, Value len, Value, Value tier, Value n,
+                            Value first) {
+                          rows.writeChunks(rb, loc, req, start, len, tier, n,
+                                           first, Lowering{rb, loc}.index(0));
+                        });
     scf::YieldOp::create(tb, loc);
   });
   op.getCount().replaceAllUsesWith(count);
@@ -647,15 +667,12 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   // balanced row's sizes, or a window's start, move every chunk.
   const bool lastOnly = !balanced && !window;
   scf::IfOp::create(b, l.loc, updatable, [&](OpBuilder &tb, Location loc) {
-    Lowering t{tb, loc};
-    scf::ForOp::create(
-        tb, loc, t.index(0), batch, t.index(1), ValueRange{t.index(0)},
-        [&](OpBuilder &rb, Location loc, Value req, ValueRange reqAcc) {
+    // (The tier only where a row changed.)
+    rows.forEachRequest(
+        tb, loc, lengths, batch, /*tiers=*/nullptr,
+        [&](OpBuilder &rb, Location loc, Value req, Value now, Value start,
+            Value len, Value len32, Value, Value n, Value first) {
           Lowering r{rb, loc};
-          Value now = r.load(lengths, req);
-          auto [start, len, len32] =
-              rows.effective(rb, loc, now, /*clamp=*/false);
-          Value n = arith::CeilDivUIOp::create(rb, loc, len, chunk);
           Value changed = r.cmp(P::ne, now, r.load(planned, req));
           scf::IfOp::create(rb, loc, changed, [&](OpBuilder &cb, Location loc) {
             Lowering c{cb, loc};
@@ -664,14 +681,9 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
             Value from =
                 lastOnly ? Value(arith::SubIOp::create(cb, loc, n, c.index(1)))
                          : c.index(0);
-            rows.writeChunks(cb, loc, req, start, len, tier, n, reqAcc[0],
-                             from);
+            rows.writeChunks(cb, loc, req, start, len, tier, n, first, from);
             scf::YieldOp::create(cb, loc);
           });
-          scf::YieldOp::create(rb, loc,
-                               ValueRange{arith::AddIOp::create(
-                                   rb, loc, reqAcc[0],
-                                   arith::MulIOp::create(rb, loc, heads, n))});
         });
     scf::YieldOp::create(tb, loc);
   });
