@@ -43,6 +43,22 @@ template <typename F> double median_us(F &&f, int samples = 15) {
   return median_ns(f, samples) / 1e3;
 }
 
+/// Median microseconds per step of `run`, a sequence of `steps` steps,
+/// over `runs` runs (a run is timed whole: its steps depend on each other).
+template <typename F> double median_step_us(F &&run, int steps, int runs = 9) {
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    times.push_back(std::chrono::duration<double, std::micro>(
+                        std::chrono::steady_clock::now() - t0)
+                        .count() /
+                    steps);
+  }
+  std::nth_element(times.begin(), times.begin() + runs / 2, times.end());
+  return times[runs / 2];
+}
+
 } // namespace wsp_bench
 
 #endif // WSP_BENCH_BENCHTIMING_H

@@ -124,20 +124,8 @@ int main() {
           planned = lens;
         }
       };
-      auto per_step = [&](auto &&run) {
-        std::vector<double> t;
-        for (int r = 0; r < 9; ++r) {
-          const auto t0 = std::chrono::steady_clock::now();
-          run();
-          t.push_back(std::chrono::duration<double, std::micro>(
-                          std::chrono::steady_clock::now() - t0)
-                          .count() /
-                      steps);
-        }
-        std::nth_element(t.begin(), t.begin() + 4, t.end());
-        return t[4];
-      };
-      const double tf = per_step(run_fresh), tk = per_step(run_kept);
+      const double tf = wsp_bench::median_step_us(run_fresh, steps),
+                   tk = wsp_bench::median_step_us(run_kept, steps);
       if (out[0] != kept_out[0] || out[1] != kept_out[1] ||
           std::memcmp(fresh.data(), kept.data(),
                       sizeof(rt::WorkDescriptor) * out[1])) {

@@ -31,20 +31,6 @@ constexpr int kHeads = 8;
 constexpr int kSteps = 512;
 constexpr int kRuns = 9;
 
-template <typename F> double median_step_us(F &&run) {
-  std::vector<double> times;
-  for (int r = 0; r < kRuns; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    run();
-    times.push_back(std::chrono::duration<double, std::micro>(
-                        std::chrono::steady_clock::now() - t0)
-                        .count() /
-                    kSteps);
-  }
-  std::nth_element(times.begin(), times.begin() + kRuns / 2, times.end());
-  return times[kRuns / 2];
-}
-
 void bench(int batch, bool balanced) {
   PlanConfig config;
   config.balance_chunks = balanced;
@@ -58,37 +44,41 @@ void bench(int batch, bool balanced) {
 
   std::vector<int> lens;
   int fresh_count = 0;
-  const double fresh_us = median_step_us([&] {
-    lens = start;
-    for (int s = 0; s < kSteps; ++s) {
-      for (int &len : lens)
-        ++len;
-      const int chunk = planner.plan_chunk_size(lens.data(), batch, kHeads);
-      if (planner.generate(lens.data(), batch, kHeads, chunk, fresh.data(),
-                           capacity, &fresh_count) != PlanResult::OK)
-        std::abort();
-    }
-  });
+  const double fresh_us = wsp_bench::median_step_us(
+      [&] {
+        lens = start;
+        for (int s = 0; s < kSteps; ++s) {
+          for (int &len : lens)
+            ++len;
+          const int chunk = planner.plan_chunk_size(lens.data(), batch, kHeads);
+          if (planner.generate(lens.data(), batch, kHeads, chunk, fresh.data(),
+                               capacity, &fresh_count) != PlanResult::OK)
+            std::abort();
+        }
+      },
+      kSteps, kRuns);
 
   IncrementalPlan<AttentionPlanner> plan(planner, batch, kHeads, kept.data(),
                                          capacity);
   int kept_count = 0;
   int64_t written = 0, moved = 0, rewrites = 0;
-  const double update_us = median_step_us([&] {
-    lens = start;
-    if (plan.plan(lens.data(), batch, &kept_count) != PlanResult::OK)
-      std::abort();
-    written = moved = rewrites = 0;
-    for (int s = 0; s < kSteps; ++s) {
-      for (int &len : lens)
-        ++len;
-      if (plan.update(lens.data(), batch, &kept_count) != PlanResult::OK)
-        std::abort();
-      written += plan.stats().written;
-      moved += plan.stats().moved;
-      rewrites += plan.stats().rewrote_all;
-    }
-  });
+  const double update_us = wsp_bench::median_step_us(
+      [&] {
+        lens = start;
+        if (plan.plan(lens.data(), batch, &kept_count) != PlanResult::OK)
+          std::abort();
+        written = moved = rewrites = 0;
+        for (int s = 0; s < kSteps; ++s) {
+          for (int &len : lens)
+            ++len;
+          if (plan.update(lens.data(), batch, &kept_count) != PlanResult::OK)
+            std::abort();
+          written += plan.stats().written;
+          moved += plan.stats().moved;
+          rewrites += plan.stats().rewrote_all;
+        }
+      },
+      kSteps, kRuns);
   const bool equal = kept_count == fresh_count &&
                      std::memcmp(kept.data(), fresh.data(),
                                  sizeof(WorkDescriptor) *
