@@ -3,10 +3,10 @@
 // A launch that a wsp.step table replays gets a variant whose plan lives in
 // storage the table keeps: its wsp.generate runs again only when what the
 // plan is a function of (the lengths, the batch, the head count, the chunk
-// and the queries) differs from the last call's. When only lengths moved,
-// and those grew, wsp.update_plan rewrites the rows that grew in place
-// first; the plan runs when it cannot (a row crossed a chunk boundary or a
-// tier, or shrank).
+// and the queries) differs from the last call's. When only an attention
+// plan's lengths moved, wsp.update_plan first rewrites in place the rows
+// that grew; the plan runs when it cannot (a row crossed a chunk boundary
+// or a tier, or shrank).
 //
 //===----------------------------------------------------------------------===//
 

@@ -53,6 +53,10 @@ def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
       nothing to expand), dynamically as `wsp.plan_balanced`, a call of
       the same planner from the AICPU code (`plan_sweep_into` for the plan
       as cuts).
+    * **Updates.** A `wsp.update_plan` is lowered to two passes over the
+      requests, with the generation's own chunk layout: one that decides
+      whether every changed length grew within its chunk count and tier,
+      then, only if so, one that rewrites those rows' chunks in place.
 
     It diagnoses what it can prove wrong: a constant length no tier covers,
     a static workload larger than a static buffer, invalid constant inputs;
