@@ -79,7 +79,8 @@ TEST_P(IncrementalRandom, EveryStepEqualsAFreshPlan) {
         if (len > 0)
           len = len + q_len > kMaxLen ? 0 : len + q_len;
     } else if (event < 78 && (int)lens.size() < kMaxBatch) { // joins at the end
-      lens.push_back(uniform(1, 120));
+      // (or an empty slot appended: a row of no chunks after moved rows)
+      lens.push_back(uniform(0, 3) == 0 ? 0 : uniform(1, 120));
     } else if (event < 84 && lens.size() > 1) { // leaves, batch compacted
       lens.erase(lens.begin() + uniform(0, (int)lens.size() - 1));
     } else if (event < 90) { // leaves, its slot kept empty
@@ -179,6 +180,25 @@ TEST(IncrementalPlan, CrossingABoundaryMovesTheRowsAfterIt) {
   EXPECT_EQ(plan.stats().written, 2 * 5);   // row 1, whole
   EXPECT_EQ(plan.stats().moved, 2 * 2 * 2); // rows 2 and 3
   const Fresh expected = fresh_plan(planner, lens, 2, 1024);
+  ASSERT_EQ(count, expected.count);
+  EXPECT_TRUE(same_bytes(buffer.data(), expected.descs.data(), count));
+}
+
+TEST(IncrementalPlan, AnEmptyRowAfterMovedRowsIsNotMoved) {
+  // Found by the planner fuzz target: a row of no chunks appended after
+  // rows that move was "moved" from the slots the plan before last left
+  // beyond the batch (a negative memmove). It has nothing to move.
+  const SmallPlanner planner(PlanConfig{32, 32, 1 << 20, false});
+  std::vector<WorkDescriptor> buffer(256);
+  IncrementalPlan<SmallPlanner> plan(planner, 8, 1, buffer.data(), 256);
+  std::vector<int> lens = {40, 40, 40, 40};
+  int count = 0;
+  ASSERT_EQ(plan.plan(lens.data(), 4, &count), PlanResult::OK);
+  lens = {41, 40}; // two leave
+  ASSERT_EQ(plan.update(lens.data(), 2, &count), PlanResult::OK);
+  lens = {70, 40, 0}; // row 0 gains a chunk, an empty slot is appended
+  ASSERT_EQ(plan.update(lens.data(), 3, &count), PlanResult::OK);
+  const Fresh expected = fresh_plan(planner, lens, 1, 256);
   ASSERT_EQ(count, expected.count);
   EXPECT_TRUE(same_bytes(buffer.data(), expected.descs.data(), count));
 }

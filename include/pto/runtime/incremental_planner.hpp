@@ -127,8 +127,11 @@ public:
       // overwritten before it is read.
       for (int b = batch - 1; b >= first_moved; --b) {
         // A moved row is copied when most of it is unchanged, else
-        // written anew.
+        // written anew. A row of no chunks has nothing to place (and, past
+        // the old batch, no old slots to copy from).
         const int n = next_row_chunks(b);
+        if (n == 0)
+          continue;
         const int from = b >= batch_ || row_chunks(b) != n
                              ? 0
                              : first_changed_chunk(b, lens[b]);
