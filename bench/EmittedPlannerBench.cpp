@@ -71,8 +71,9 @@ int main() {
               "kept", "speedup", "updated");
   using Fresh = int32_t (*)(MemRef<int32_t, 1>, int64_t, int64_t,
                             MemRef<rt::WorkDescriptor, 1>, MemRef<int64_t, 1>);
-  using Update = bool (*)(MemRef<int32_t, 1>, MemRef<int32_t, 1>, int64_t,
-                          int64_t, int64_t, MemRef<rt::WorkDescriptor, 1>);
+  using Update =
+      bool (*)(MemRef<int32_t, 1>, MemRef<int32_t, 1>, int64_t, int64_t,
+               int64_t, MemRef<rt::WorkDescriptor, 1>, MemRef<int64_t, 1>);
   struct Form {
     const char *name;
     Fresh fresh;
@@ -117,7 +118,8 @@ int main() {
           if (form.update(MemRef<int32_t, 1>{lens.data(), {batch}},
                           MemRef<int32_t, 1>{planned.data(), {batch}}, batch,
                           heads, kept_out[0],
-                          MemRef<rt::WorkDescriptor, 1>{kept.data(), {cap}}))
+                          MemRef<rt::WorkDescriptor, 1>{kept.data(), {cap}},
+                          MemRef<int64_t, 1>{kept_out, {2}}))
             ++updated;
           else
             plan(kept, kept_out);

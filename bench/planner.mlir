@@ -20,15 +20,19 @@ func.func @plan(%lens: memref<?xi32>, %batch: index, %heads: index,
 }
 
 // The same plan kept from step to step (what a replayed table does):
-// wsp.update_plan rewrites the rows that grew when it can. Balanced chunks
-// (the configuration above) and unbalanced ones.
+// wsp.update_plan rewrites what moved when the chunk size stays, and
+// writes the new count to %out[1]. Balanced chunks (the configuration
+// above) and unbalanced ones.
 func.func @update(%lens: memref<?xi32>, %planned: memref<?xi32>,
                   %batch: index, %heads: index, %chunk: index,
-                  %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
-      into %descs
+                  %descs: memref<?x!wsp.descriptor<attention>>,
+                  %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%batch]
+      heads(%heads) chunk(%chunk) searched tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<>) into %descs
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }
 
@@ -50,11 +54,13 @@ func.func @plan_unbalanced(%lens: memref<?xi32>, %batch: index, %heads: index,
 
 func.func @update_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
                              %batch: index, %heads: index, %chunk: index,
-                             %descs: memref<?x!wsp.descriptor<attention>>)
-    -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@DecodeAttentionTiers)
+                             %descs: memref<?x!wsp.descriptor<attention>>,
+                             %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%batch]
+      heads(%heads) chunk(%chunk) searched tiers(@DecodeAttentionTiers)
       config(#wsp.plan_config<balance_chunks = false>) into %descs
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }

@@ -664,7 +664,7 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>) {
   // expected-error @+1 {{'wsp.update_plan' op updates plans of the spec strategy only (a balanced plan is planned again whole)}}
-  %u = wsp.update_plan %lens[%n] from %lens heads(%n) chunk(%n) tiers(@T)
+  %u, %c = wsp.update_plan %lens[%n] from %lens[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<strategy = balanced, cores = 8>) into %d
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return
@@ -676,7 +676,7 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>) {
   // expected-error @+1 {{'wsp.update_plan' op window must be >= 1, got 0}}
-  %u = wsp.update_plan %lens[%n] from %lens heads(%n) window(0) queries(%n)
+  %u, %c = wsp.update_plan %lens[%n] from %lens[%n] heads(%n) window(0) queries(%n)
       chunk(%n) tiers(@T) config(#wsp.plan_config<>) into %d
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return
@@ -688,7 +688,7 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<moe>>) {
   // expected-error @+1 {{'wsp.update_plan' op plans a sliding window for attention descriptors only}}
-  %u = wsp.update_plan %lens[%n] from %lens heads(%n) window(8) queries(%n)
+  %u, %c = wsp.update_plan %lens[%n] from %lens[%n] heads(%n) window(8) queries(%n)
       chunk(%n) tiers(@T) config(#wsp.plan_config<>) into %d
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<moe>>
   return
@@ -700,11 +700,11 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>) {
   // expected-error @+1 {{'wsp.update_plan' op takes 'window' and 'queries' together}}
-  %u = "wsp.update_plan"(%lens, %lens, %n, %n, %n, %d, %n)
+  %u:2 = "wsp.update_plan"(%lens, %lens, %n, %n, %n, %n, %d, %n)
       {tiers = @T, config = #wsp.plan_config<>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1>}
-      : (memref<?xi32>, memref<?xi32>, index, index, index,
-         memref<?x!wsp.descriptor<attention>>, index) -> i1
+       operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1>}
+      : (memref<?xi32>, memref<?xi32>, index, index, index, index,
+         memref<?x!wsp.descriptor<attention>>, index) -> (i1, index)
   return
 }
 
@@ -714,7 +714,7 @@ wsp.tier_config @T [#wsp.tier<0, [1, 10]>]
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<"rows", ["row", "len"]>>) {
   // expected-error @+1 {{'wsp.update_plan' op updates the spec's attention or moe descriptors, not pattern 'rows'}}
-  %u = wsp.update_plan %lens[%n] from %lens heads(%n) chunk(%n) tiers(@T)
+  %u, %c = wsp.update_plan %lens[%n] from %lens[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<>) into %d
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<"rows", ["row", "len"]>>
   return
@@ -725,7 +725,7 @@ func.func @f(%lens: memref<?xi32>, %n: index,
 func.func @f(%lens: memref<?xi32>, %n: index,
              %d: memref<?x!wsp.descriptor<attention>>) {
   // expected-error @+1 {{'wsp.update_plan' op 'Missing' does not reference a wsp.tier_config}}
-  %u = wsp.update_plan %lens[%n] from %lens heads(%n) chunk(%n) tiers(@Missing)
+  %u, %c = wsp.update_plan %lens[%n] from %lens[%n] heads(%n) chunk(%n) tiers(@Missing)
       config(#wsp.plan_config<>) into %d
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return

@@ -83,24 +83,27 @@ func.func @planning(%lens: memref<?xi32>, %batch: index, %heads: index,
 
 // CHECK-LABEL: func.func @update_plan(
 func.func @update_plan(%lens: memref<?xi32>, %planned: memref<8xi32>,
-                       %batch: index, %heads: index, %chunk: index,
+                       %batch: index, %held: index, %heads: index,
+                       %chunk: index,
                        %descs: memref<?x!wsp.descriptor<attention>>,
-                       %moe: memref<?x!wsp.descriptor<moe>>) -> (i1, i1, i1) {
-  // CHECK: wsp.update_plan %{{.*}}[%{{.*}}] from %{{.*}} heads(%{{.*}}) chunk(%{{.*}}) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %{{.*}} : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
-  %a = wsp.update_plan %lens[%batch] from %planned heads(%heads) chunk(%chunk)
-      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %descs
+                       %moe: memref<?x!wsp.descriptor<moe>>)
+    -> (i1, i1, i1, index) {
+  // CHECK: %{{.*}}, %{{.*}} = wsp.update_plan %{{.*}}[%{{.*}}] from %{{.*}}[%{{.*}}] heads(%{{.*}}) chunk(%{{.*}}) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %{{.*}} : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
+  %a, %n = wsp.update_plan %lens[%batch] from %planned[%held] heads(%heads)
+      chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+      into %descs
       : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
-  // CHECK: wsp.update_plan {{.*}} heads(%{{.*}}) window(128) queries(%{{.*}}) chunk(%{{.*}})
-  %w = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      window(128) queries(%heads) chunk(%chunk)
+  // CHECK: wsp.update_plan {{.*}} heads(%{{.*}}) window(128) queries(%{{.*}}) chunk(%{{.*}}) searched tiers
+  %w, %wn = wsp.update_plan %lens[%batch] from %planned[%held] heads(%heads)
+      window(128) queries(%heads) chunk(%chunk) searched
       tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %descs
       : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<attention>>
   // CHECK: wsp.update_plan {{.*}} into %{{.*}} : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<moe>>
-  %m = wsp.update_plan %lens[%batch] from %planned heads(%heads) chunk(%chunk)
-      tiers(@DecodeAttentionTiers)
+  %m, %mn = wsp.update_plan %lens[%batch] from %planned[%held] heads(%heads)
+      chunk(%chunk) tiers(@DecodeAttentionTiers)
       config(#wsp.plan_config<balance_chunks = false>) into %moe
       : memref<?xi32>, memref<8xi32>, memref<?x!wsp.descriptor<moe>>
-  return %a, %w, %m : i1, i1, i1
+  return %a, %w, %m, %n : i1, i1, i1, index
 }
 
 // == Kernels, accessors and dispatch ==

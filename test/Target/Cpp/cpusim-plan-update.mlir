@@ -2,20 +2,23 @@
 // thousands of random decode steps against a fresh plan (wsp.plan_chunk_size
 // + wsp.generate) of the same lengths: whenever it updates, the buffer holds
 // exactly the fresh plan's descriptors (same chunk, status and count, and
-// nothing written past them); whenever it declines, nothing is written and
-// the driver's own rule (a length shrank, crossed a chunk boundary or a
-// tier) says it had to. Inputs that break its precondition (a negative
-// length, a buffer too small for the plan) are refused, nothing written.
-// Balanced and unbalanced chunks, a sliding window, and MoE
-// descriptors; requests joining and leaving (a length from or to 0).
+// nothing written past them), and the rows it had no need to write (before
+// the first row whose chunk count changed, unchanged, or changed only in
+// their last chunk) were not written; whenever it declines, nothing is
+// written and the driver's own rule (another chunk size, an invalid or
+// uncovered length, a buffer too small) says it had to. Balanced and
+// unbalanced chunks, a sliding window, MoE descriptors and a given chunk;
+// lengths that grow, cross chunk boundaries and tiers, shrink, go to and
+// from 0, and requests joining and leaving at the end of the batch.
 // RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim -o %t.cpp
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/plan-update-check.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s
 
-// CHECK: attention/balanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
-// CHECK: attention/unbalanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
-// CHECK: attention/window: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
-// CHECK: moe/per-expert: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place, all equal to a fresh plan
+// CHECK: attention/balanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place ({{[1-9][0-9]+}} moving rows), all equal to a fresh plan
+// CHECK: attention/unbalanced: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place ({{[1-9][0-9]+}} moving rows), all equal to a fresh plan
+// CHECK: attention/window: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place ({{[1-9][0-9]+}} moving rows), all equal to a fresh plan
+// CHECK: moe/per-expert: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place ({{[1-9][0-9]+}} moving rows), all equal to a fresh plan
+// CHECK: attention/fixed-chunk: {{[0-9]+}} steps, {{[1-9][0-9]+}} updated in place ({{[1-9][0-9]+}} moving rows), all equal to a fresh plan
 // CHECK: all variants equal
 
 wsp.tier_config @AttentionTiers [
@@ -42,14 +45,15 @@ func.func @fresh_balanced(%lens: memref<?xi32>, %batch: index, %heads: index,
 }
 
 func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
-                           %batch: index, %heads: index, %q: index,
-                           %chunk: index,
-                           %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@AttentionTiers)
+    %batch: index, %held: index, %heads: index, %q: index, %chunk: index,
+    %descs: memref<?x!wsp.descriptor<attention>>, %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk) searched
+      tiers(@AttentionTiers)
       config(#wsp.plan_config<chunk_min = 64, max_work_units = 512>)
-      into %descs
-      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+      into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }
 
@@ -74,16 +78,16 @@ func.func @fresh_unbalanced(%lens: memref<?xi32>, %batch: index, %heads: index,
 }
 
 func.func @update_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
-                             %batch: index, %heads: index, %q: index,
-                             %chunk: index,
-                             %descs: memref<?x!wsp.descriptor<attention>>)
-    -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@AttentionTiers)
+    %batch: index, %held: index, %heads: index, %q: index, %chunk: index,
+    %descs: memref<?x!wsp.descriptor<attention>>, %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk) searched
+      tiers(@AttentionTiers)
       config(#wsp.plan_config<chunk_min = 32, chunk_max = 8192,
                               max_work_units = 300, balance_chunks = false>)
-      into %descs
-      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+      into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }
 
@@ -108,15 +112,16 @@ func.func @fresh_window(%lens: memref<?xi32>, %batch: index, %heads: index,
 }
 
 func.func @update_window(%lens: memref<?xi32>, %planned: memref<?xi32>,
-                         %batch: index, %heads: index, %q: index,
-                         %chunk: index,
-                         %descs: memref<?x!wsp.descriptor<attention>>) -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      window(700) queries(%q) chunk(%chunk) tiers(@AttentionTiers)
+    %batch: index, %held: index, %heads: index, %q: index, %chunk: index,
+    %descs: memref<?x!wsp.descriptor<attention>>, %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) window(700) queries(%q) chunk(%chunk) searched
+      tiers(@AttentionTiers)
       config(#wsp.plan_config<chunk_min = 64, max_work_units = 400,
                               balance_chunks = false>)
-      into %descs
-      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+      into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }
 
@@ -139,13 +144,44 @@ func.func @fresh_moe(%counts: memref<?xi32>, %experts: index, %groups: index,
 }
 
 func.func @update_moe(%counts: memref<?xi32>, %planned: memref<?xi32>,
-                      %experts: index, %groups: index, %q: index,
-                      %chunk: index, %descs: memref<?x!wsp.descriptor<moe>>)
-    -> i1 {
-  %u = wsp.update_plan %counts[%experts] from %planned heads(%groups)
-      chunk(%chunk) tiers(@ExpertTiers)
+    %experts: index, %held: index, %groups: index, %q: index, %chunk: index,
+    %descs: memref<?x!wsp.descriptor<moe>>, %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %counts[%experts] from %planned[%held]
+      heads(%groups) chunk(%chunk) searched
+      tiers(@ExpertTiers)
       config(#wsp.plan_config<chunk_min = 16, chunk_max = 512,
                               max_work_units = 256>)
       into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<moe>>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %u : i1
+}
+
+// A chunk given, not searched: kept whatever the lengths.
+func.func @fresh_fixed(%lens: memref<?xi32>, %batch: index, %heads: index,
+                       %q: index, %descs: memref<?x!wsp.descriptor<attention>>,
+                       %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = arith.constant 96 : index
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@AttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_fixed(%lens: memref<?xi32>, %planned: memref<?xi32>,
+    %batch: index, %held: index, %heads: index, %q: index, %chunk: index,
+    %descs: memref<?x!wsp.descriptor<attention>>, %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk)
+      tiers(@AttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>)
+      into %descs : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }

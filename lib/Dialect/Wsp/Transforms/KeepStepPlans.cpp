@@ -4,9 +4,9 @@
 // storage the table keeps: its wsp.generate runs again only when what the
 // plan is a function of (the lengths, the batch, the head count, the chunk
 // and the queries) differs from the last call's. When only an attention
-// plan's lengths moved, wsp.update_plan first rewrites in place the rows
-// that grew; the plan runs when it cannot (a row crossed a chunk boundary
-// or a tier, or shrank).
+// plan's lengths or batch moved, wsp.update_plan first rewrites in place
+// what moved (rows that grew, and every row from the first whose chunk
+// count changed); the plan runs when it cannot (the chunk size changed).
 //
 //===----------------------------------------------------------------------===//
 
@@ -148,12 +148,16 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
                  toI64(g.getQueries())};
   // Same key: planned before, the same scalars, a batch the lengths hold,
   // and lengths[0 .. batch) as recorded.
-  Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                     field(kPlanned), toI64(Value()));
+  // (The batch apart: an update takes a plan of another batch.)
+  Value sameButBatch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                             field(kPlanned), toI64(Value()));
   for (auto [r, v] : llvm::zip_equal(kKeyFields, key))
-    same = both(same, eq(field(r), v));
-  same = both(same, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                          batch, index(capacity)));
+    if (r != kBatch)
+      sameButBatch = both(sameButBatch, eq(field(r), v));
+  sameButBatch = both(sameButBatch,
+                      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
+                                            batch, index(capacity)));
+  Value same = both(sameButBatch, eq(field(kBatch), key[0]));
   auto compare = scf::IfOp::create(
       b, loc, same,
       [&](OpBuilder &tb, Location l) {
@@ -179,32 +183,37 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
                                  eb, l, eb.getI1Type(), 0)});
       });
 
-  // Lengths that grew: an attention plan held (KV lengths, which a decode
-  // step grows by its tokens) is updated in place when it can be: a plan
-  // with status ok for the same key. (Other patterns plan token counts,
-  // which a step does not grow: they are compared only.)
+  // Lengths that moved: an attention plan held (KV lengths, which a decode
+  // step grows by its tokens, and requests join and leave) is updated in
+  // place when it keeps its chunk size: a plan with status ok for the same
+  // key, of any batch. (Other patterns plan token counts, which a step does
+  // not grow: they are compared only.)
   Type i1 = b.getI1Type();
   scf::IfOp update;
   if (g.getPattern().isAttention()) {
-    Value updatable = both(same, eq(field(kStatus), toI64(Value())));
+    Value updatable = both(sameButBatch, eq(field(kStatus), toI64(Value())));
     update = scf::IfOp::create(
-        b, loc, TypeRange{i1},
+        b, loc, TypeRange{i1, b.getIndexType()},
         both(updatable, arith::XOrIOp::create(
                             b, loc, compare.getResult(0),
                             arith::ConstantIntOp::create(b, loc, i1, 1))),
         /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(update.thenBlock());
-    Value chunk = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                             field(kPlannedChunk));
-    Value updated =
-        UpdatePlanOp::create(b, loc, plan.lengths, lengths, batch, g.getHeads(),
-                             chunk, g.getTiersAttr(), g.getConfig(),
-                             descriptors, g.getWindowAttr(), g.getQueries());
-    scf::YieldOp::create(b, loc, updated);
+    auto toIndex = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    auto op = UpdatePlanOp::create(
+        b, loc, plan.lengths, lengths, batch, toIndex(field(kBatch)),
+        g.getHeads(), toIndex(field(kPlannedChunk)),
+        /*searched=*/plan.chunkSize ? b.getUnitAttr() : UnitAttr(),
+        g.getTiersAttr(), g.getConfig(), descriptors, g.getWindowAttr(),
+        g.getQueries());
+    scf::YieldOp::create(b, loc, op.getResults());
     b.setInsertionPointToStart(update.elseBlock());
     scf::YieldOp::create(
-        b, loc, ValueRange{arith::ConstantIntOp::create(b, loc, i1, 0)});
+        b, loc,
+        ValueRange{arith::ConstantIntOp::create(b, loc, i1, 0), index(0)});
   }
   Value kept = update ? arith::OrIOp::create(b, loc, compare.getResult(0),
                                              update.getResult(0))
@@ -227,22 +236,31 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
                             ValueRange{copy.getInductionVar()});
   };
 
-  // Kept or updated: the recorded results (an update keeps the count),
-  // and the lengths when they moved.
+  // Kept or updated: the recorded results (an update's count, with the
+  // lengths and batch it planned recorded).
+  auto store = [&](Value v, Record r) {
+    memref::StoreOp::create(b, loc, v, record, ValueRange{index(r)});
+  };
   b.setInsertionPointToStart(keep.thenBlock());
+  Value count =
+      arith::IndexCastOp::create(b, loc, b.getIndexType(), field(kCount));
   if (update) {
     auto moved = scf::IfOp::create(b, loc, update.getResult(0),
                                    /*withElseRegion=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(moved.thenBlock());
-    recordLengths();
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(moved.thenBlock());
+      recordLengths();
+      store(toI64(update.getResult(1)), kCount);
+      store(key[0], kBatch);
+    }
+    count = arith::SelectOp::create(b, loc, update.getResult(0),
+                                    update.getResult(1), count);
   }
   scf::YieldOp::create(
       b, loc,
-      ValueRange{arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                            field(kCount)),
-                 arith::TruncIOp::create(b, loc, b.getI32Type(),
-                                         field(kStatus))});
+      ValueRange{count, arith::TruncIOp::create(b, loc, b.getI32Type(),
+                                                field(kStatus))});
 
   // Changed: plan, and record what from.
   Block *changed = keep.elseBlock();
@@ -251,9 +269,6 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
   g->moveBefore(changed, changed->end());
   b.setInsertionPointToEnd(changed);
   recordLengths();
-  auto store = [&](Value v, Record r) {
-    memref::StoreOp::create(b, loc, v, record, ValueRange{index(r)});
-  };
   // A batch past the lengths' capacity was refused by the plan (nothing
   // planned); it is recorded as not planned.
   Value fits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, batch,

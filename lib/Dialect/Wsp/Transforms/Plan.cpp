@@ -415,6 +415,27 @@ struct SpecRows {
     return {start, len, len32};
   }
 
+  /// What a plan's validation asks of one given length: whether it is
+  /// negative, whether it is positive with no tier (`tiers`) covering its
+  /// planned range, and that range's length (index) and chunk count at
+  /// `safeChunk` (>= 1).
+  struct RowCheck {
+    Value negative, unsupported, len, chunks;
+  };
+  RowCheck check(OpBuilder &b, Location loc, Value raw, TierConfigOp tiers,
+                 Value safeChunk) const {
+    using P = arith::CmpIPredicate;
+    Lowering n{b, loc};
+    Value negative = n.cmp(P::slt, raw, n.i32(0));
+    auto [start, len, len32] = effective(b, loc, raw, /*clamp=*/true);
+    (void)start;
+    Value tier = buildSelectTier(b, loc, tiers, len32);
+    Value unsupported = arith::AndIOp::create(
+        b, loc, n.cmp(P::sgt, len32, n.i32(0)), n.cmp(P::slt, tier, n.i32(0)));
+    return {negative, unsupported, len,
+            arith::CeilDivUIOp::create(b, loc, len, safeChunk)};
+  }
+
   /// Writes chunks [from, n) of request `req` for every head: its planned
   /// range starts at `start` and holds `len` positions in n chunks, its
   /// tier is `tier`, and its first descriptor is `reqFirst`.
@@ -547,20 +568,13 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
       b, l.loc, zero, batch, one, ValueRange{l.i1(false), l.i1(false), zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
-        Value raw = n.load(lengths, i);
-        Value negative = n.cmp(P::slt, raw, n.i32(0));
-        auto [start, len, len32] = rows.effective(nb, loc, raw, /*clamp=*/true);
-        (void)start;
-        Value tier = buildSelectTier(nb, loc, tiers, len32);
-        Value unsupported =
-            arith::AndIOp::create(nb, loc, n.cmp(P::sgt, len32, n.i32(0)),
-                                  n.cmp(P::slt, tier, n.i32(0)));
-        Value chunks = arith::CeilDivUIOp::create(nb, loc, len, safeChunk);
+        SpecRows::RowCheck row =
+            rows.check(nb, loc, n.load(lengths, i), tiers, safeChunk);
         scf::YieldOp::create(
             nb, loc,
-            ValueRange{arith::OrIOp::create(nb, loc, acc[0], negative),
-                       arith::OrIOp::create(nb, loc, acc[1], unsupported),
-                       arith::AddIOp::create(nb, loc, acc[2], chunks)});
+            ValueRange{arith::OrIOp::create(nb, loc, acc[0], row.negative),
+                       arith::OrIOp::create(nb, loc, acc[1], row.unsupported),
+                       arith::AddIOp::create(nb, loc, acc[2], row.chunks)});
       });
   Value anyNegative = survey.getResult(0);
   Value anyUnsupported = survey.getResult(1);
@@ -605,89 +619,171 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   op.erase();
 }
 
-/// wsp.update_plan: one pass decides whether every row that changed grew
-/// within its chunk count and tier; a second rewrites those rows' chunks
-/// that moved, only when all did. Nothing is written otherwise.
+/// wsp.update_plan: one pass decides whether the plan of the lengths keeps
+/// the chunk size and is valid, and finds the first row whose chunk count
+/// changed; a second rewrites the rows before it that changed and every row
+/// from it on, only when the first said yes. Nothing is written otherwise.
 static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   OpBuilder b(op);
   Lowering l{b, op.getLoc()};
   using P = arith::CmpIPredicate;
   Value lengths = op.getLengths(), planned = op.getPlanned(),
-        batch = op.getBatch(), heads = op.getHeads(), chunk = op.getChunk();
+        batch = op.getBatch(), plannedBatch = op.getPlannedBatch(),
+        heads = op.getHeads(), chunk = op.getChunk();
   const int64_t window = op.getWindowAttr() ? op.getWindowAttr().getInt() : 0;
-  const bool balanced = op.getConfig().getBalanceChunks();
+  PlanConfigAttr config = op.getConfig();
+  const bool balanced = config.getBalanceChunks();
+  const bool searched = op.getSearched();
   const SpecRows rows{op.getBuffer(),  heads,    chunk,
                       op.getQueries(), balanced, op.getPattern().isMoE(),
                       window};
   Value zero = l.index(0), one = l.index(1);
   // (A chunk < 1 never planned anything: refused here as by generate.)
   Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
+  // One less, for the search's other side (>= 1: a chunk of 1 is
+  // chunk_min or refused).
+  Value lessChunk = l.select(l.cmp(P::sgt, chunk, one),
+                             arith::SubIOp::create(b, l.loc, chunk, one), one);
+  // The planned rows a row can be compared with.
+  Value common = arith::MinSIOp::create(b, l.loc, batch, plannedBatch);
 
-  // Pass 1: every changed row grew, keeping its chunk count and tier. (No
-  // length is negative and the chunks fit the buffer: a plan with status ok
-  // has both, so an op given one that does not writes nothing.)
+  // Pass 1: every length valid and covered; the chunks at `chunk` (and at
+  // one less, for the search); the first row whose count differs from the
+  // plan held (a row past planned_batch joined: its count differs).
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one, ValueRange{l.cmp(P::sgt, chunk, zero), zero},
+      b, l.loc, zero, batch, one, ValueRange{l.i1(false), zero, zero, batch},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
-        Value now = n.load(lengths, i), then = n.load(planned, i);
-        auto [nowStart, nowLen, nowLen32] =
-            rows.effective(nb, loc, now, /*clamp=*/true);
-        auto [thenStart, thenLen, thenLen32] =
-            rows.effective(nb, loc, then, /*clamp=*/true);
-        (void)nowStart;
-        (void)thenStart;
-        Value nowChunks =
-            arith::CeilDivUIOp::create(nb, loc, nowLen, safeChunk);
-        Value sameCount =
-            n.cmp(P::eq, nowChunks,
-                  arith::CeilDivUIOp::create(nb, loc, thenLen, safeChunk));
-        Value sameTier = n.cmp(P::eq, buildSelectTier(nb, loc, tiers, nowLen32),
-                               buildSelectTier(nb, loc, tiers, thenLen32));
-        Value grew = arith::AndIOp::create(
-            nb, loc, n.cmp(P::sgt, now, then),
-            arith::AndIOp::create(nb, loc, sameCount, sameTier));
-        Value fine = arith::AndIOp::create(
-            nb, loc, n.cmp(P::sge, now, n.i32(0)),
-            arith::OrIOp::create(nb, loc, n.cmp(P::eq, now, then), grew));
+        SpecRows::RowCheck row =
+            rows.check(nb, loc, n.load(lengths, i), tiers, safeChunk);
+        Value len = row.len, chunks = row.chunks;
+        Value less =
+            searched
+                ? Value(arith::CeilDivUIOp::create(nb, loc, len, lessChunk))
+                : n.index(0);
+        auto held = scf::IfOp::create(
+            nb, loc, n.cmp(P::slt, i, common),
+            [&](OpBuilder &tb, Location loc) {
+              Lowering t{tb, loc};
+              auto [s, thenLen, l32] =
+                  rows.effective(tb, loc, t.load(planned, i), /*clamp=*/true);
+              (void)s;
+              (void)l32;
+              scf::YieldOp::create(tb, loc,
+                                   ValueRange{arith::CeilDivUIOp::create(
+                                       tb, loc, thenLen, safeChunk)});
+            },
+            [&](OpBuilder &eb, Location loc) {
+              // (Never equal to a count: a joined row moves.)
+              scf::YieldOp::create(eb, loc,
+                                   ValueRange{Lowering{eb, loc}.index(-1)});
+            });
+        Value moved = arith::AndIOp::create(
+            nb, loc, n.cmp(P::ne, chunks, held.getResult(0)),
+            n.cmp(P::eq, acc[3], batch));
         scf::YieldOp::create(
             nb, loc,
-            ValueRange{arith::AndIOp::create(nb, loc, acc[0], fine),
-                       arith::AddIOp::create(nb, loc, acc[1], nowChunks)});
+            ValueRange{
+                arith::OrIOp::create(nb, loc, acc[0],
+                                     arith::OrIOp::create(nb, loc, row.negative,
+                                                          row.unsupported)),
+                arith::AddIOp::create(nb, loc, acc[1], chunks),
+                arith::AddIOp::create(nb, loc, acc[2], less),
+                n.select(moved, i, acc[3])});
       });
+  Value invalid = survey.getResult(0), chunks = survey.getResult(1),
+        lessChunks = survey.getResult(2), firstMoved = survey.getResult(3);
+  // A shape generate accepts, a plan held of a size its lengths have, and
   // chunks x heads <= capacity, without overflowing.
   Value safeHeads = l.select(l.cmp(P::sgt, heads, zero), heads, one);
   Value capacity = memref::DimOp::create(b, l.loc, op.getBuffer(), 0);
-  Value fits = l.cmp(P::ule, survey.getResult(1),
-                     arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
-  Value updatable = arith::AndIOp::create(b, l.loc, survey.getResult(0), fits);
+  Value heldRows = memref::DimOp::create(b, l.loc, planned, 0);
+  SmallVector<Value> conditions = {
+      arith::XOrIOp::create(b, l.loc, invalid, l.i1(true)),
+      l.cmp(P::sgt, batch, zero),
+      l.cmp(P::sgt, heads, zero),
+      l.cmp(P::sgt, chunk, zero),
+      l.cmp(P::sge, plannedBatch, zero),
+      l.cmp(P::ule, plannedBatch, heldRows),
+      l.cmp(P::ule, chunks,
+            arith::DivUIOp::create(b, l.loc, capacity, safeHeads))};
+  if (searched) {
+    // wsp.plan_chunk_size's choice (the smallest chunk in [chunk_min,
+    // chunk_max] whose count fits max_work_units / heads, else chunk_max)
+    // is `chunk` again: it fits or is chunk_max, and one less does not fit
+    // or it is chunk_min (fitting is monotone in the chunk).
+    Value limit = arith::DivUIOp::create(
+        b, l.loc, l.index(config.getMaxWorkUnits()), safeHeads);
+    Value chunkMin = l.index(config.getChunkMin()),
+          chunkMax = l.index(config.getChunkMax());
+    conditions.append(
+        {l.cmp(P::sge, chunk, chunkMin), l.cmp(P::sle, chunk, chunkMax),
+         arith::OrIOp::create(b, l.loc, l.cmp(P::ule, chunks, limit),
+                              l.cmp(P::eq, chunk, chunkMax)),
+         arith::OrIOp::create(b, l.loc, l.cmp(P::ugt, lessChunks, limit),
+                              l.cmp(P::eq, chunk, chunkMin))});
+  }
+  Value updatable = conditions.front();
+  for (Value c : ArrayRef(conditions).drop_front())
+    updatable = arith::AndIOp::create(b, l.loc, updatable, c);
 
-  // Pass 2: rewrite the chunks of the rows that grew. With unbalanced
-  // chunks and no window only a row's last chunk changes (its size); a
-  // balanced row's sizes, or a window's start, move every chunk.
+  // Pass 2: rewrite the rows that changed before the first move, and every
+  // row from it on. With unbalanced chunks, no window and the same tier,
+  // a row whose count stayed changes only in its last chunk (its size).
   const bool lastOnly = !balanced && !window;
   scf::IfOp::create(b, l.loc, updatable, [&](OpBuilder &tb, Location loc) {
-    // (The tier only where a row changed.)
+    // (The tier only where a row is written.)
     rows.forEachRequest(
         tb, loc, lengths, batch, /*tiers=*/nullptr,
         [&](OpBuilder &rb, Location loc, Value req, Value now, Value start,
             Value len, Value len32, Value, Value n, Value first) {
           Lowering r{rb, loc};
-          Value changed = r.cmp(P::ne, now, r.load(planned, req));
-          scf::IfOp::create(rb, loc, changed, [&](OpBuilder &cb, Location loc) {
-            Lowering c{cb, loc};
-            Value tier = buildSelectTier(cb, loc, tiers, len32);
-            // (A row that grew has n >= 1.)
-            Value from =
-                lastOnly ? Value(arith::SubIOp::create(cb, loc, n, c.index(1)))
-                         : c.index(0);
-            rows.writeChunks(cb, loc, req, start, len, tier, n, first, from);
-            scf::YieldOp::create(cb, loc);
-          });
+          scf::IfOp::create(
+              rb, loc, r.cmp(P::uge, req, firstMoved),
+              [&](OpBuilder &mb, Location loc) {
+                Lowering m{mb, loc};
+                rows.writeChunks(mb, loc, req, start, len,
+                                 buildSelectTier(mb, loc, tiers, len32), n,
+                                 first, m.index(0));
+                scf::YieldOp::create(mb, loc);
+              },
+              [&](OpBuilder &sb, Location loc) {
+                Lowering s{sb, loc};
+                Value then = s.load(planned, req);
+                scf::IfOp::create(
+                    sb, loc, s.cmp(P::ne, now, then),
+                    [&](OpBuilder &cb, Location loc) {
+                      Lowering c{cb, loc};
+                      Value tier = buildSelectTier(cb, loc, tiers, len32);
+                      Value from = c.index(0);
+                      if (lastOnly) {
+                        auto [ts, tl, thenLen32] =
+                            rows.effective(cb, loc, then, /*clamp=*/true);
+                        (void)ts;
+                        (void)tl;
+                        // (A row whose count stayed and length changed has
+                        // n >= 1.)
+                        Value sameTier =
+                            c.cmp(P::eq, tier,
+                                  buildSelectTier(cb, loc, tiers, thenLen32));
+                        from = c.select(
+                            sameTier,
+                            arith::SubIOp::create(cb, loc, n, c.index(1)),
+                            from);
+                      }
+                      rows.writeChunks(cb, loc, req, start, len, tier, n, first,
+                                       from);
+                      scf::YieldOp::create(cb, loc);
+                    });
+                scf::YieldOp::create(sb, loc);
+              });
         });
     scf::YieldOp::create(tb, loc);
   });
+  Value count = l.select(
+      updatable, arith::MulIOp::create(b, l.loc, chunks, safeHeads), zero);
   op.getUpdated().replaceAllUsesWith(updatable);
+  op.getCount().replaceAllUsesWith(count);
   op.erase();
 }
 

@@ -58,7 +58,7 @@ wsp.tier_config @T [#wsp.tier<0, [1, 1024]>]
 func.func @update(%l: memref<?xi32>, %n: index,
                   %b: memref<?x!wsp.descriptor<attention>>) -> i1 {
   // expected-error @+1 {{'wsp.update_plan' op is unplanned after planning (run wsp-plan)}}
-  %u = wsp.update_plan %l[%n] from %l heads(%n) chunk(%n) tiers(@T)
+  %u, %c = wsp.update_plan %l[%n] from %l[%n] heads(%n) chunk(%n) tiers(@T)
       config(#wsp.plan_config<>) into %b
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return %u : i1

@@ -4,8 +4,9 @@
 // descriptor buffer of its own: the table calls @launch_kept, whose plan
 // (with the chunk size that feeds it) runs only when the lengths, the
 // batch, the heads or the queries changed, and which records them. When
-// only lengths changed, an attention plan is first updated in place
-// (wsp.update_plan, from the chunk the plan used: record entry 7). The
+// only lengths or the batch changed, an attention plan is first updated in
+// place (wsp.update_plan, from the batch and the chunk the plan used:
+// record entries 3 and 7). The
 // function called every token keeps calling @launch; a launch called
 // twice gets one variant.
 
@@ -50,34 +51,50 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<8xi64>) -> i32
 // CHECK-NOT: memref.alloca() : memref<32x!wsp.descriptor
 // CHECK: %[[LENS:.*]] = memref.alloca() : memref<8xi32>
-// Planned before, and for the same batch, heads, chunk (0: computed from
-// the lengths) and queries (0: none).
+// Planned before, and for the same heads, chunk (0: computed from the
+// lengths) and queries (0: none), and a batch the lengths hold; the same
+// lengths of the same batch keep the plan.
 // CHECK: %[[P:.*]] = memref.load %[[RECORD]][%{{.*}}] : memref<8xi64>
 // CHECK: arith.cmpi ne, %[[P]]
-// CHECK: %[[SAME:.*]] = scf.if %{{.*}} -> (i1) {
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %{{.*}}, %c8 : index
+// CHECK: %[[KEY:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
+// CHECK: %[[R3:.*]] = memref.load %[[RECORD]][%c3] : memref<8xi64>
+// CHECK: %[[SAMEBATCH:.*]] = arith.cmpi eq, %[[R3]]
+// CHECK: %[[SAMEKEY:.*]] = arith.andi %[[KEY]], %[[SAMEBATCH]] : i1
+// CHECK: %[[SAME:.*]] = scf.if %[[SAMEKEY]] -> (i1) {
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (i1) {
 // CHECK: %[[NOW:.*]] = memref.load %[[LENS]][%[[I]]]
 // CHECK: %[[THEN:.*]] = memref.load %[[PLANNED]][%[[I]]]
 // CHECK: arith.cmpi eq, %[[NOW]], %[[THEN]] : i32
 // CHECK: } else {
 // CHECK: scf.yield %false
-// Lengths moved: updated when the record holds a plan with status ok.
+// Lengths or batch moved: updated when the record holds a plan with status
+// ok, from its batch (entry 3) and the chunk it used (entry 7), searched
+// again (the chunk comes from wsp.plan_chunk_size).
 // CHECK: %[[ST:.*]] = memref.load %[[RECORD]][%c2] : memref<8xi64>
-// CHECK: arith.cmpi eq, %[[ST]]
-// CHECK: %[[UPDATED:.*]] = scf.if %{{.*}} -> (i1) {
+// CHECK: %[[OK:.*]] = arith.cmpi eq, %[[ST]]
+// CHECK: arith.andi %[[KEY]], %[[OK]] : i1
+// CHECK: %[[UPDATED:.*]]:2 = scf.if %{{.*}} -> (i1, index) {
 // CHECK: %[[R7:.*]] = memref.load %[[RECORD]][%c7] : memref<8xi64>
 // CHECK: %[[UCHUNK:.*]] = arith.index_cast %[[R7]] : i64 to index
-// CHECK: %[[U:.*]] = wsp.update_plan %[[LENS]][%{{.*}}] from %[[PLANNED]] heads(%{{.*}}) chunk(%[[UCHUNK]]) tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]]
-// CHECK: scf.yield %[[U]] : i1
+// CHECK: %[[HELD64:.*]] = memref.load %[[RECORD]][%c3{{.*}}] : memref<8xi64>
+// CHECK: %[[HELD:.*]] = arith.index_cast %[[HELD64]] : i64 to index
+// CHECK: %[[U:.*]], %[[UCOUNT:.*]] = wsp.update_plan %[[LENS]][%[[BATCH:.*]]] from %[[PLANNED]][%[[HELD]]] heads(%{{.*}}) chunk(%[[UCHUNK]]) searched tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]]
+// CHECK: scf.yield %[[U]], %[[UCOUNT]] : i1, index
 // CHECK: } else {
-// CHECK: scf.yield %false
-// CHECK: %[[KEEP:.*]] = arith.ori %[[SAME]], %[[UPDATED]] : i1
+// CHECK: scf.yield %false{{.*}}, %c0{{.*}} : i1, index
+// CHECK: %[[KEEP:.*]] = arith.ori %[[SAME]], %[[UPDATED]]#0 : i1
 // CHECK: %[[KEPT:.*]]:2 = scf.if %[[KEEP]] -> (index, i32) {
-// CHECK: scf.if %[[UPDATED]] {
+// CHECK: %[[R1:.*]] = memref.load %[[RECORD]][%c1{{.*}}]
+// CHECK: %[[RECORDED:.*]] = arith.index_cast %[[R1]]
+// Updated: the lengths, the count and the batch recorded.
+// CHECK: scf.if %[[UPDATED]]#0 {
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[PLANNED]]
-// CHECK: memref.load %[[RECORD]]
-// CHECK: arith.index_cast
+// CHECK: %[[NEWCOUNT:.*]] = arith.index_cast %[[UPDATED]]#1 : index to i64
+// CHECK: memref.store %[[NEWCOUNT]], %[[RECORD]][%c1{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[RECORD]][%c3{{.*}}]
+// CHECK: arith.select %[[UPDATED]]#0, %[[UPDATED]]#1, %[[RECORDED]] : index
 // CHECK: arith.trunci
 // CHECK: scf.yield
 // CHECK: } else {
@@ -160,7 +177,8 @@ func.func @step(%kv_lens: memref<?xi32>,
 
 // A chunk size that something writes memory after (here the lengths
 // themselves) stays where it is and runs every call; the plan is then
-// compared on the chunk too (record entry 5).
+// compared on the chunk too (record entry 5), and an update keeps it as
+// given (not searched).
 
 wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
 wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
@@ -174,7 +192,7 @@ wsp.step @table captures @step patches [#wsp.patch<request_kv_lens, 0>]
 // CHECK: %[[C:.*]] = arith.index_cast %[[CHUNK]] : index to i64
 // CHECK: %[[R5:.*]] = memref.load %{{.*}}[%c5] : memref<8xi64>
 // CHECK: arith.cmpi eq, %[[R5]], %[[C]] : i64
-// CHECK: scf.if
+// CHECK: wsp.update_plan {{.*}} chunk(%{{[^)]*}}) tiers(@T)
 // CHECK: } else {
 // CHECK-NOT: wsp.plan_chunk_size
 // CHECK: wsp.generate %{{.*}} chunk(%[[CHUNK]])

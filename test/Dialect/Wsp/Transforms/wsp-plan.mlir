@@ -555,12 +555,13 @@ func.func @balanced_short_q(%buf: memref<?x!wsp.descriptor<attention>>,
 
 // == Updates: wsp.update_plan ==
 //
-// One pass over the requests decides whether every length that changed
-// grew within its chunk count and its tier, none is negative and the
-// chunks fit the buffer (nothing written); only then a second pass
-// rewrites the rows that changed. With
-// unbalanced chunks and no window a row's chunks start at the last one
-// (n - 1); balanced chunks (or a window) start at 0.
+// One pass over the requests decides whether every length is valid and
+// covered and the chunks fit the buffer (and, searched, whether the chunk
+// search picks the same chunk), and finds the first row whose chunk count
+// changed; nothing is written unless all hold. Then a second pass rewrites
+// every row from that one on, and the rows before it that changed: with
+// unbalanced chunks, no window and the same tier from each head's last
+// chunk (n - 1), else from 0.
 
 wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
 wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
@@ -568,45 +569,67 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 }
 
 // CHECK-LABEL: func.func @update_last_chunks(
-// CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>
+// CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>, %[[BATCH:[^:]*]]: index, %[[HELD:[^:]*]]: index
 // CHECK-NOT: wsp.update_plan
-// CHECK: %[[SURVEY:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (i1, index) {
+// CHECK: %[[COMMON:.*]] = arith.minsi %[[BATCH]], %[[HELD]] : index
+// CHECK: %[[SURVEY:.*]]:4 = scf.for %[[ROW:[^ ]*]] = %{{.*}} to %[[BATCH]] {{.*}} iter_args({{.*}}, %[[MOVED:[^ ]*]] = %[[BATCH]]) -> (i1, index, index, index) {
 // CHECK: memref.load %[[LENS]]
+// CHECK: %[[N:.*]] = arith.ceildivui
+// CHECK: %[[HAS:.*]] = arith.cmpi slt, %[[ROW]], %[[COMMON]] : index
+// CHECK: %[[HELDN:.*]] = scf.if %[[HAS]] -> (index) {
 // CHECK: memref.load %[[PLANNED]]
 // CHECK: arith.ceildivui
-// CHECK: arith.ceildivui
-// CHECK: arith.cmpi sgt
-// CHECK: arith.cmpi sge
-// CHECK: scf.yield %{{.*}}, %{{.*}} : i1, index
-// The chunks fit the buffer (a plan with status ok did).
+// A row past the plan held joined: its count (-1) differs.
+// CHECK: } else {
+// CHECK: %[[JOINED:.*]] = arith.constant -1 : index
+// CHECK: scf.yield %[[JOINED]]
+// CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[BATCH]] : index
+// CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %[[N]], %[[HELDN]] : index
+// CHECK: %[[FIRST:.*]] = arith.andi %[[DIFFERS]], %[[NONE_YET]] : i1
+// CHECK: arith.select %[[FIRST]], %[[ROW]], %[[MOVED]] : index
+// The chunks fit the buffer, and the plan held has that many lengths.
+// CHECK: %[[HELDROWS:.*]] = memref.dim %[[PLANNED]]
+// CHECK: arith.cmpi ule, %[[HELD]], %[[HELDROWS]] : index
 // CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1
-// CHECK: %[[OK:.*]] = arith.andi %[[SURVEY]]#0, %[[FITS]] : i1
+// CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
 // CHECK: scf.if %[[OK]] {
-// CHECK: scf.for %[[REQ:.*]] = %{{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
-// CHECK: %[[N:.*]] = arith.ceildivui
+// CHECK: scf.for %[[REQ:.*]] = %{{.*}} iter_args(%[[AT:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[RN:.*]] = arith.ceildivui
+// CHECK: %[[MOVES:.*]] = arith.cmpi uge, %[[REQ]], %[[SURVEY]]#3 : index
+// CHECK: scf.if %[[MOVES]] {
+// CHECK: scf.for %{{.*}} = %c0{{[_0-9]*}} to %[[RN]]
+// CHECK: wsp.make_descriptor
+// CHECK: } else {
 // CHECK: %[[CHANGED:.*]] = arith.cmpi ne
 // CHECK: scf.if %[[CHANGED]] {
-// CHECK: %[[FROM:.*]] = arith.subi %[[N]], %{{.*}} : index
-// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[N]]
+// CHECK: %[[SAMETIER:.*]] = arith.cmpi eq
+// CHECK: %[[LAST:.*]] = arith.subi %[[RN]], %{{.*}} : index
+// CHECK: %[[FROM:.*]] = arith.select %[[SAMETIER]], %[[LAST]], %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %[[FROM]] to %[[RN]]
 // CHECK: wsp.make_descriptor
 // CHECK: memref.store
-// CHECK: return %[[OK]] : i1
+// The count: chunks x heads when updated, else 0.
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[SURVEY]]#1
+// CHECK: %[[COUNT:.*]] = arith.select %[[OK]], %[[TOTAL]]
+// CHECK: return %[[OK]], %[[COUNT]] : i1, index
 func.func @update_last_chunks(%lens: memref<?xi32>, %planned: memref<?xi32>,
-                              %batch: index, %heads: index, %chunk: index,
+                              %batch: index, %held: index, %heads: index,
+                              %chunk: index,
                               %descs: memref<?x!wsp.descriptor<attention>>)
-    -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@T)
+    -> (i1, index) {
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk) tiers(@T)
       config(#wsp.plan_config<balance_chunks = false>) into %descs
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
-  return %u : i1
+  return %u, %count : i1, index
 }
 
 // CHECK-LABEL: func.func @update_balanced(
-// CHECK: %[[SURVEY:.*]]:2 = scf.for
-// CHECK: %[[OK:.*]] = arith.andi %[[SURVEY]]#0
-// CHECK: scf.if %[[OK]] {
+// CHECK: %[[SURVEY:.*]]:4 = scf.for
+// CHECK: scf.if %{{[0-9]+}} {
 // CHECK: %[[N:.*]] = arith.ceildivui
+// CHECK: arith.cmpi uge, %{{.*}}, %[[SURVEY]]#3
+// CHECK: } else {
 // CHECK: %[[CHANGED:.*]] = arith.cmpi ne
 // CHECK: scf.if %[[CHANGED]] {
 // CHECK: arith.divui
@@ -617,8 +640,41 @@ func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
                            %batch: index, %heads: index, %chunk: index,
                            %descs: memref<?x!wsp.descriptor<attention>>)
     -> i1 {
-  %u = wsp.update_plan %lens[%batch] from %planned heads(%heads)
-      chunk(%chunk) tiers(@T) config(#wsp.plan_config<>) into %descs
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%batch]
+      heads(%heads) chunk(%chunk) tiers(@T) config(#wsp.plan_config<>)
+      into %descs
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return %u : i1
+}
+
+// Searched: the chunk search (chunk_min 64, chunk_max 512, 1000 units over
+// the heads) picks `chunk` again: in range, its chunks fit (or it is the
+// maximum), and one less does not fit (or it is the minimum).
+// CHECK-LABEL: func.func @update_searched(
+// CHECK-SAME: %{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[CHUNK:[^:]*]]: index
+// CHECK: %[[LESS:.*]] = arith.subi %[[CHUNK]], %c1
+// CHECK: %[[SAFELESS:.*]] = arith.select %{{.*}}, %[[LESS]], %c1
+// CHECK: %[[SURVEY:.*]]:4 = scf.for
+// CHECK: arith.ceildivui %{{.*}}, %[[SAFELESS]] : index
+// CHECK: %[[LIMIT:.*]] = arith.divui %c1000{{[_0-9]*}}, %{{.*}} : index
+// CHECK: arith.cmpi sge, %[[CHUNK]], %c64
+// CHECK: arith.cmpi sle, %[[CHUNK]], %c512
+// CHECK: %[[ATMAX:.*]] = arith.cmpi eq, %[[CHUNK]], %c512
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1, %[[LIMIT]] : index
+// CHECK: arith.ori %[[FITS]], %[[ATMAX]] : i1
+// CHECK: %[[ATMIN:.*]] = arith.cmpi eq, %[[CHUNK]], %c64
+// CHECK: %[[LESSOVER:.*]] = arith.cmpi ugt, %[[SURVEY]]#2, %[[LIMIT]] : index
+// CHECK: arith.ori %[[LESSOVER]], %[[ATMIN]] : i1
+func.func @update_searched(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                           %batch: index, %held: index, %heads: index,
+                           %chunk: index,
+                           %descs: memref<?x!wsp.descriptor<attention>>)
+    -> (i1, index) {
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk) searched tiers(@T)
+      config(#wsp.plan_config<chunk_min = 64, chunk_max = 512,
+                              max_work_units = 1000>)
+      into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u, %count : i1, index
 }

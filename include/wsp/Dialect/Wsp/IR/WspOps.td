@@ -335,29 +335,40 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
 
 def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
-  let summary = "Update a spec plan in place for lengths that grew";
+  let summary = "Re-plan a spec plan in place, rewriting only what moved";
   let description = [{
     Incremental re-planning for a decode step: `buffer` holds what
     `wsp.generate` with these operands wrote, with status ok, for the
-    lengths `planned`, and `chunk` is the chunk size it was planned with.
-    When every length either equals its planned one or grew while keeping
-    its chunk count (at `chunk`) and its tier, the plan of `lengths` differs
-    only in the rows that grew: every chunk count is the same, so the chunk
-    size `wsp.plan_chunk_size` gives is the same (counts that can only grow
-    keep the smallest one that fits), and so are every descriptor's place,
-    work id, tier and flags. The op then rewrites those rows' chunks (each
-    head's last chunk with unbalanced chunks and no window; all of the row's
-    chunks otherwise, since their boundaries move) and returns true: the
-    buffer holds exactly what `wsp.generate` of `lengths` writes, and the
-    count is unchanged. Otherwise (a length shrank, crossed a chunk
-    boundary or changed tier) it writes nothing and returns false, and the
-    caller plans afresh. Inputs no plan with status ok has (a negative
-    length, more chunks than the buffer holds) also return false with
-    nothing written.
+    `planned_batch` lengths `planned`, with chunk size `chunk`. The op
+    makes it hold what `wsp.generate` writes for the `batch` lengths
+    `lengths` with the same chunk, writing only what differs, and returns
+    true and the new descriptor count:
+
+    - rows before the first one whose chunk count changed (or that joined)
+      keep their places; of those, a row whose length changed has its
+      chunks rewritten: each head's last chunk with unbalanced chunks, no
+      window and the same tier (only its size moves), all of them
+      otherwise (balanced sizes, a window's start or the tier move);
+    - from the first row whose count changed on, every row moves, and is
+      written anew (a request that joins, at the end, is such a row; one
+      that leaves from the end is dropped).
+
+    With `searched`, `chunk` is the one `wsp.plan_chunk_size` (with the
+    same config) chose for `planned`, and the plan of `lengths` uses it
+    only when `wsp.plan_chunk_size` chooses it again: it fits
+    (`max_work_units / heads` chunks, or it is `chunk_max`) and one less
+    does not (or it is `chunk_min`). The op checks this with one more
+    count per row. Without `searched`, `chunk` is given and kept.
+
+    Otherwise (another chunk size, a negative length, a length no tier
+    covers, more descriptors than the buffer holds, a batch < 1) the op
+    writes nothing and returns false and a count of 0: the caller plans
+    afresh, which reports the error.
 
     ```mlir
-    %updated = wsp.update_plan %kv_lens[%batch] from %planned heads(%heads)
-        chunk(%chunk) tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+    %updated, %count = wsp.update_plan %kv_lens[%batch]
+        from %planned[%planned_batch] heads(%heads) chunk(%chunk) searched
+        tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
         into %descs : memref<?xi32>, memref<?xi32>,
                       memref<?x!wsp.descriptor<attention>>
     ```
@@ -366,17 +377,19 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
                            [MemRead]>:$lengths,
                        Arg<Wsp_LengthBuffer, "the lengths of the plan held",
                            [MemRead]>:$planned,
-                       Index:$batch, Index:$heads, Index:$chunk,
+                       Index:$batch, Index:$planned_batch, Index:$heads,
+                       Index:$chunk, UnitAttr:$searched,
                        FlatSymbolRefAttr:$tiers,
                        Wsp_PlanConfigAttr:$config,
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
                            [MemRead, MemWrite]>:$buffer,
                        OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
-  let results = (outs I1:$updated);
+  let results = (outs I1:$updated, Index:$count);
   let assemblyFormat = [{
-    $lengths `[` $batch `]` `from` $planned `heads` `(` $heads `)`
+    $lengths `[` $batch `]` `from` $planned `[` $planned_batch `]`
+    `heads` `(` $heads `)`
     (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
-    `chunk` `(` $chunk `)`
+    `chunk` `(` $chunk `)` (`searched` $searched^)?
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
     attr-dict `:` type($lengths) `,` type($planned) `,` type($buffer)
   }];

@@ -55,8 +55,11 @@ def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
       as cuts).
     * **Updates.** A `wsp.update_plan` is lowered to two passes over the
       requests, with the generation's own chunk layout: one that decides
-      whether every changed length grew within its chunk count and tier,
-      then, only if so, one that rewrites those rows' chunks in place.
+      whether the plan of the new lengths is valid and keeps the chunk
+      (searched: the counts at the chunk and at one less) and finds the
+      first row whose chunk count changed, then, only if so, one that
+      rewrites in place every row from that one on and the changed chunks
+      of the rows before it.
 
     It diagnoses what it can prove wrong: a constant length no tier covers,
     a static workload larger than a static buffer, invalid constant inputs;
@@ -165,10 +168,12 @@ def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
     differ from the last call's. A plan is a function of those alone, so
     the descriptors dispatched are the ones a fresh plan would write.
 
-    An attention plan whose lengths grew (a decode step: every KV length
-    one more) is updated in place first: `wsp.update_plan`, from the chunk
-    the plan used, rewrites only the rows that grew when none crossed a
-    chunk boundary or a tier and none shrank; the plan runs when it cannot.
+    An attention plan whose lengths or batch moved (a decode step: every
+    KV length one more; requests joining and leaving) is updated in place
+    first: `wsp.update_plan`, from the batch and the chunk the plan used,
+    rewrites only what moved (the rows that changed, and every row from
+    the first whose chunk count changed) when the chunk stays the one the
+    plan's `wsp.plan_chunk_size` picks; the plan runs when it does not.
     Plans of other patterns (token counts, which a step does not grow) are
     compared only.
 
