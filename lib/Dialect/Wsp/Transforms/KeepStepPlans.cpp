@@ -191,7 +191,8 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
   Type i1 = b.getI1Type();
   scf::IfOp update;
   if (g.getPattern().isAttention()) {
-    Value updatable = both(sameButBatch, eq(field(kStatus), toI64(Value())));
+    Value status = field(kStatus);
+    Value updatable = both(sameButBatch, eq(status, toI64(Value())));
     update = scf::IfOp::create(
         b, loc, TypeRange{i1, b.getIndexType()},
         both(updatable, arith::XOrIOp::create(
@@ -203,12 +204,16 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
     auto toIndex = [&](Value v) -> Value {
       return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
     };
-    auto op = UpdatePlanOp::create(
-        b, loc, plan.lengths, lengths, batch, toIndex(field(kBatch)),
-        g.getHeads(), toIndex(field(kPlannedChunk)),
-        /*searched=*/plan.chunkSize ? b.getUnitAttr() : UnitAttr(),
-        g.getTiersAttr(), g.getConfig(), descriptors, g.getWindowAttr(),
-        g.getQueries());
+    // (One statement each: the ops' order must not be the host compiler's
+    // order of evaluating arguments.)
+    Value heldBatch = toIndex(field(kBatch));
+    Value heldChunk = toIndex(field(kPlannedChunk));
+    auto op = UpdatePlanOp::create(b, loc, plan.lengths, lengths, batch,
+                                   heldBatch, g.getHeads(), heldChunk,
+                                   /*searched=*/plan.chunkSize ? b.getUnitAttr()
+                                                               : UnitAttr(),
+                                   g.getTiersAttr(), g.getConfig(), descriptors,
+                                   g.getWindowAttr(), g.getQueries());
     scf::YieldOp::create(b, loc, op.getResults());
     b.setInsertionPointToStart(update.elseBlock());
     scf::YieldOp::create(

@@ -430,8 +430,9 @@ struct SpecRows {
     auto [start, len, len32] = effective(b, loc, raw, /*clamp=*/true);
     (void)start;
     Value tier = buildSelectTier(b, loc, tiers, len32);
-    Value unsupported = arith::AndIOp::create(
-        b, loc, n.cmp(P::sgt, len32, n.i32(0)), n.cmp(P::slt, tier, n.i32(0)));
+    Value positive = n.cmp(P::sgt, len32, n.i32(0));
+    Value uncovered = n.cmp(P::slt, tier, n.i32(0));
+    Value unsupported = arith::AndIOp::create(b, loc, positive, uncovered);
     return {negative, unsupported, len,
             arith::CeilDivUIOp::create(b, loc, len, safeChunk)};
   }
@@ -642,8 +643,11 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
   // One less, for the search's other side (>= 1: a chunk of 1 is
   // chunk_min or refused).
-  Value lessChunk = l.select(l.cmp(P::sgt, chunk, one),
-                             arith::SubIOp::create(b, l.loc, chunk, one), one);
+  // (Operands built one statement each: the order ops are created in must
+  // not be the host compiler's order of evaluating arguments.)
+  Value chunkAboveOne = l.cmp(P::sgt, chunk, one);
+  Value lessChunk =
+      l.select(chunkAboveOne, arith::SubIOp::create(b, l.loc, chunk, one), one);
   // The planned rows a row can be compared with.
   Value common = arith::MinSIOp::create(b, l.loc, batch, plannedBatch);
 
@@ -678,9 +682,9 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
               scf::YieldOp::create(eb, loc,
                                    ValueRange{Lowering{eb, loc}.index(-1)});
             });
-        Value moved = arith::AndIOp::create(
-            nb, loc, n.cmp(P::ne, chunks, held.getResult(0)),
-            n.cmp(P::eq, acc[3], batch));
+        Value differs = n.cmp(P::ne, chunks, held.getResult(0));
+        Value noneYet = n.cmp(P::eq, acc[3], batch);
+        Value moved = arith::AndIOp::create(nb, loc, differs, noneYet);
         scf::YieldOp::create(
             nb, loc,
             ValueRange{
@@ -716,12 +720,14 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
         b, l.loc, l.index(config.getMaxWorkUnits()), safeHeads);
     Value chunkMin = l.index(config.getChunkMin()),
           chunkMax = l.index(config.getChunkMax());
-    conditions.append(
-        {l.cmp(P::sge, chunk, chunkMin), l.cmp(P::sle, chunk, chunkMax),
-         arith::OrIOp::create(b, l.loc, l.cmp(P::ule, chunks, limit),
-                              l.cmp(P::eq, chunk, chunkMax)),
-         arith::OrIOp::create(b, l.loc, l.cmp(P::ugt, lessChunks, limit),
-                              l.cmp(P::eq, chunk, chunkMin))});
+    Value fits = l.cmp(P::ule, chunks, limit);
+    Value atMax = l.cmp(P::eq, chunk, chunkMax);
+    Value lessOver = l.cmp(P::ugt, lessChunks, limit);
+    Value atMin = l.cmp(P::eq, chunk, chunkMin);
+    conditions.append({l.cmp(P::sge, chunk, chunkMin),
+                       l.cmp(P::sle, chunk, chunkMax),
+                       arith::OrIOp::create(b, l.loc, fits, atMax),
+                       arith::OrIOp::create(b, l.loc, lessOver, atMin)});
   }
   Value updatable = conditions.front();
   for (Value c : ArrayRef(conditions).drop_front())

@@ -75,10 +75,10 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: %[[OK:.*]] = arith.cmpi eq, %[[ST]]
 // CHECK: arith.andi %[[KEY]], %[[OK]] : i1
 // CHECK: %[[UPDATED:.*]]:2 = scf.if %{{.*}} -> (i1, index) {
-// CHECK: %[[R7:.*]] = memref.load %[[RECORD]][%c7] : memref<8xi64>
-// CHECK: %[[UCHUNK:.*]] = arith.index_cast %[[R7]] : i64 to index
 // CHECK: %[[HELD64:.*]] = memref.load %[[RECORD]][%c3{{.*}}] : memref<8xi64>
 // CHECK: %[[HELD:.*]] = arith.index_cast %[[HELD64]] : i64 to index
+// CHECK: %[[R7:.*]] = memref.load %[[RECORD]][%c7] : memref<8xi64>
+// CHECK: %[[UCHUNK:.*]] = arith.index_cast %[[R7]] : i64 to index
 // CHECK: %[[U:.*]], %[[UCOUNT:.*]] = wsp.update_plan %[[LENS]][%[[BATCH:.*]]] from %[[PLANNED]][%[[HELD]]] heads(%{{.*}}) chunk(%[[UCHUNK]]) searched tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]]
 // CHECK: scf.yield %[[U]], %[[UCOUNT]] : i1, index
 // CHECK: } else {

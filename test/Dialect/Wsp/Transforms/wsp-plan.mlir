@@ -583,8 +583,8 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: } else {
 // CHECK: %[[JOINED:.*]] = arith.constant -1 : index
 // CHECK: scf.yield %[[JOINED]]
-// CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[BATCH]] : index
 // CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %[[N]], %[[HELDN]] : index
+// CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[BATCH]] : index
 // CHECK: %[[FIRST:.*]] = arith.andi %[[DIFFERS]], %[[NONE_YET]] : i1
 // CHECK: arith.select %[[FIRST]], %[[ROW]], %[[MOVED]] : index
 // The chunks fit the buffer, and the plan held has that many lengths.
@@ -657,13 +657,13 @@ func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
 // CHECK: %[[SURVEY:.*]]:4 = scf.for
 // CHECK: arith.ceildivui %{{.*}}, %[[SAFELESS]] : index
 // CHECK: %[[LIMIT:.*]] = arith.divui %c1000{{[_0-9]*}}, %{{.*}} : index
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1, %[[LIMIT]] : index
+// CHECK: %[[ATMAX:.*]] = arith.cmpi eq, %[[CHUNK]], %c512
+// CHECK: %[[LESSOVER:.*]] = arith.cmpi ugt, %[[SURVEY]]#2, %[[LIMIT]] : index
+// CHECK: %[[ATMIN:.*]] = arith.cmpi eq, %[[CHUNK]], %c64
 // CHECK: arith.cmpi sge, %[[CHUNK]], %c64
 // CHECK: arith.cmpi sle, %[[CHUNK]], %c512
-// CHECK: %[[ATMAX:.*]] = arith.cmpi eq, %[[CHUNK]], %c512
-// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1, %[[LIMIT]] : index
 // CHECK: arith.ori %[[FITS]], %[[ATMAX]] : i1
-// CHECK: %[[ATMIN:.*]] = arith.cmpi eq, %[[CHUNK]], %c64
-// CHECK: %[[LESSOVER:.*]] = arith.cmpi ugt, %[[SURVEY]]#2, %[[LIMIT]] : index
 // CHECK: arith.ori %[[LESSOVER]], %[[ATMIN]] : i1
 func.func @update_searched(%lens: memref<?xi32>, %planned: memref<?xi32>,
                            %batch: index, %held: index, %heads: index,
