@@ -10,6 +10,12 @@
 // over 9 runs of 512 consecutive steps (time per step); the two plans are
 // compared byte for byte after each run. memcpy of the plan's descriptor
 // bytes is printed for scale.
+//
+// Then the same plan kept as rows (RowPlan: the chunk size and each row's
+// length, chunk count and first work id; the cores make the descriptors):
+// its update per step, the same plan made afresh in that form, and what
+// making a descriptor costs a core against reading a materialized one (all
+// 48 vector cores' walks, one after another, on this one thread).
 #include "BenchTiming.h"
 
 #include <pto/runtime/incremental_planner.hpp>
@@ -84,6 +90,61 @@ void bench(int batch, bool balanced) {
                                  sizeof(WorkDescriptor) *
                                      static_cast<size_t>(fresh_count)) == 0;
 
+  // The same plan kept as rows (RowPlan): updated, and planned afresh in
+  // that form, per step; then what the cores pay to make the descriptors
+  // (all 48 vector cores' walks, one after another) against reading them.
+  RowPlan<AttentionPlanner> rows(planner, batch, kHeads, capacity);
+  int rows_count = 0;
+  int64_t recounted = 0;
+  const double rows_update_us = wsp_bench::median_step_us(
+      [&] {
+        lens = start;
+        if (rows.plan(lens.data(), batch, &rows_count) != PlanResult::OK)
+          std::abort();
+        recounted = 0;
+        for (int s = 0; s < kSteps; ++s) {
+          for (int &len : lens)
+            ++len;
+          if (rows.update(lens.data(), batch, &rows_count) != PlanResult::OK)
+            std::abort();
+          recounted += rows.stats().recounted;
+        }
+      },
+      kSteps, kRuns);
+  bool rows_equal = rows_count == fresh_count;
+  for (int i = 0; rows_equal && i < fresh_count; ++i) {
+    const WorkDescriptor d = rows.descriptor(i);
+    rows_equal = std::memcmp(&d, &fresh[i], sizeof(WorkDescriptor)) == 0;
+  }
+  RowPlan<AttentionPlanner> rows_fresh(planner, batch, kHeads, capacity);
+  const double rows_fresh_us = wsp_bench::median_step_us(
+      [&] {
+        lens = start;
+        for (int s = 0; s < kSteps; ++s) {
+          for (int &len : lens)
+            ++len;
+          if (rows_fresh.plan(lens.data(), batch, &rows_count) !=
+              PlanResult::OK)
+            std::abort();
+        }
+      },
+      kSteps, kRuns);
+  constexpr int kCores = 48;
+  const double expand_us = wsp_bench::median_us([&] {
+    uint32_t sum = 0;
+    for (int c = 0; c < kCores; ++c)
+      rows.for_each(c, kCores,
+                    [&](const WorkDescriptor &d) { sum += d.params[3]; });
+    wsp_bench::sink = sum;
+  });
+  const double read_us = wsp_bench::median_us([&] {
+    uint32_t sum = 0;
+    for (int c = 0; c < kCores; ++c)
+      for (int i = c; i < fresh_count; i += kCores)
+        sum += fresh[i].params[3];
+    wsp_bench::sink = sum;
+  });
+
   std::vector<WorkDescriptor> copy(fresh_count);
   const double memcpy_us = wsp_bench::median_us([&] {
     std::memcpy(copy.data(), fresh.data(),
@@ -98,6 +159,14 @@ void bench(int batch, bool balanced) {
               double(written) / kSteps, double(moved) / kSteps,
               static_cast<long long>(rewrites), kSteps,
               equal ? "equal" : "DIFFERENT");
+  std::printf("%-10s B=%-5d   as rows: update %7.2f us (%6.1fx the fresh "
+              "plan), planned afresh as rows %7.2f us | rows counted %6.1f "
+              "per step | the cores make a descriptor in %5.2f ns, read one "
+              "in %5.2f ns  %s\n",
+              "", batch, rows_update_us, fresh_us / rows_update_us,
+              rows_fresh_us, double(recounted) / kSteps,
+              expand_us * 1e3 / fresh_count, read_us * 1e3 / fresh_count,
+              rows_equal ? "equal" : "DIFFERENT");
 }
 
 } // namespace

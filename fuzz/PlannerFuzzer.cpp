@@ -13,7 +13,9 @@
 //  * an IncrementalPlan updated through a sequence of lengths the input
 //    describes (growth, replacement, rows joining and leaving) returns what
 //    a fresh plan of the same lengths returns and holds its descriptors
-//    byte for byte; an error leaves its buffer as it was;
+//    byte for byte; an error leaves its buffer as it was; a RowPlan
+//    updated alongside returns the same, and its cores' walks make the
+//    same descriptors;
 //  * on an error nothing is written (the buffers keep their canary bytes)
 //    and, on BUFFER_OVERFLOW, the count is at least the capacity + 1;
 //  * on success the count fits the capacity, nothing past it is written,
@@ -338,6 +340,8 @@ void fuzzIncrementalPlanner(Input &in, std::vector<int> lens, int heads,
   std::memset(buffer.data(), kCanary, buffer.size() * sizeof(WorkDescriptor));
   IncrementalPlan<Planner> plan(planner, kMaxBatch, heads, buffer.data(),
                                 capacity);
+  RowPlan<Planner> rows(planner, kMaxBatch, heads, capacity);
+  const int cores = 1 + in.take<uint8_t>() % 48;
   for (int step = 0; step < 8; ++step) {
     const int batch = static_cast<int>(lens.size());
     std::vector<WorkDescriptor> before(buffer);
@@ -355,6 +359,13 @@ void fuzzIncrementalPlanner(Input &in, std::vector<int> lens, int heads,
                   planner.plan_chunk_size(lens.data(), batch, heads),
                   fresh.data(), capacity, &fresh_count);
     require(r == expected, "an update's result differs from a fresh plan's");
+    int rows_count = -12345;
+    const PlanResult rr = rows.update(lens.data(), batch, &rows_count);
+    require(rr == expected &&
+                (rr == PlanResult::OK || rr == PlanResult::BUFFER_OVERFLOW
+                     ? rows_count == count
+                     : rows_count == 0),
+            "a RowPlan update's result differs from a fresh plan's");
     if (r != PlanResult::OK) {
       require(std::memcmp(before.data(), buffer.data(),
                           buffer.size() * sizeof(WorkDescriptor)) == 0,
@@ -365,6 +376,22 @@ void fuzzIncrementalPlanner(Input &in, std::vector<int> lens, int heads,
                               static_cast<size_t>(count) *
                                   sizeof(WorkDescriptor)) == 0,
               "an update's descriptors differ from a fresh plan's");
+      // The cores' walks make the same descriptors.
+      int made = 0;
+      for (int c = 0; c < cores; ++c) {
+        int next = c;
+        rows.for_each(c, cores, [&](const WorkDescriptor &d) {
+          require(next < count &&
+                      std::memcmp(&d, &fresh[static_cast<size_t>(next)],
+                                  sizeof(WorkDescriptor)) == 0,
+                  "a RowPlan core made another descriptor than a fresh "
+                  "plan's");
+          next += cores;
+          ++made;
+        });
+      }
+      require(made == count && rows.count() == count,
+              "a RowPlan's cores made another number of descriptors");
     }
     // The next step's lengths: a decode step, a replaced row, a row joining
     // or leaving.

@@ -660,6 +660,37 @@ PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
   return detail::run_groups(&group, 1, report, options);
 }
 
+/// SPMD over a plan its cores expand (a RowPlan, incremental_planner.hpp):
+/// core c runs plan.for_each(c, num_cores, ...), descriptors c, c + N, ...
+/// of the plan, made as it goes: the descriptors run_spmd gives it from
+/// the materialized plan, with no buffer. INVALID_PARAMS (running nothing)
+/// on a core count the device does not have.
+template <typename Plan, typename Kernel>
+PlanResult run_spmd_expanding(CoreKind kind, int num_cores, const Plan &plan,
+                              Kernel &&kernel, LaunchReport *report = nullptr,
+                              const Options &options = {}) {
+  if (num_cores <= 0 || num_cores > sim::num_cores(kind))
+    return PlanResult::INVALID_PARAMS;
+  const CostFn cost = options.cost ? options.cost : &unit_length;
+  detail::LaunchStats storage(report, static_cast<size_t>(num_cores));
+  const auto launch_start = std::chrono::steady_clock::now();
+  detail::simulate(
+      storage.get(), options.os_threads,
+      [&](int c, CoreStats &s) {
+        s.kind = kind;
+        s.block_idx = c;
+      },
+      [&](int) { return num_cores; },
+      [&](CoreStats &s) {
+        plan.for_each(s.block_idx, num_cores, [&](const WorkDescriptor &d) {
+          detail::run_one(kernel, d, s, cost);
+        });
+        return s.descriptors != 0;
+      });
+  detail::record(report, launch_start);
+  return PlanResult::OK;
+}
+
 /// Persistent style: core c walks its own work list,
 /// items[indptr[c] .. indptr[c+1]), in order (e.g. a BalancedPlan's
 /// core_indptr / core_items). Null `items` is the identity list: core c

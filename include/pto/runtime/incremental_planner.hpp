@@ -27,6 +27,8 @@
 
 #include "pto/runtime/work_planner.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -262,6 +264,222 @@ private:
   std::vector<int> lens_;       // the planned lengths
   std::vector<int> first_;      // row b's descriptors: [first_[b], first_[b+1])
   std::vector<int> next_first_; // the same for the plan being made
+  int batch_ = 0;
+  int chunk_ = 0;
+  int count_ = 0;
+  int64_t chunk_count_ = 0; // count_ / heads_: sum of chunk counts
+  bool valid_ = false;
+  Stats stats_;
+};
+
+/// The plan plan_chunk_size + generate make, kept as the rows it is made
+/// of instead of its descriptors: the chunk size, and each row's length,
+/// chunk count and first work id. The cores expand it: descriptor(i) is
+/// generate()'s descriptor i (WorkPlanner::row_descriptor, made by the
+/// function generate writes with), and for_each(c, n, f) gives core c of n
+/// its descriptors c, c + n, ... in order, as run_spmd deals a buffer
+/// (sim::run_spmd_rows runs a kernel so).
+///
+/// update(lens, batch) re-plans from the previous plan and writes no
+/// descriptor: a row whose length stayed within its chunk count costs a
+/// compare and a tier check (its descriptors are made from its length when
+/// expanded); the first work ids are summed again from the first row whose
+/// chunk count changed (or that joined) on. The chunk size is searched
+/// again only when it may have moved, by IncrementalPlan's rule: with no
+/// length shrunk and no row gone, the old chunk stays exactly when its
+/// count still fits (or it is chunk_max). A new chunk size recounts every
+/// row, still without a descriptor.
+///
+/// Errors follow generate()'s contract, `capacity` (what the dispatch can
+/// hold) standing for the buffer's, and leave the previous plan as it was.
+template <typename Planner> class RowPlan {
+public:
+  /// What the last call did, for tests and benchmarks.
+  struct Stats {
+    bool replanned_chunk = false; // plan_chunk_size ran
+    bool recounted_all = false;   // every row was counted afresh
+    int64_t recounted = 0;        // rows whose first work id was summed
+  };
+
+  RowPlan(const Planner &planner, int max_batch, int num_heads, int capacity)
+      : planner_(planner), max_batch_(max_batch), heads_(num_heads),
+        capacity_(capacity), lens_(size(max_batch)), chunks_(size(max_batch)),
+        first_(size(max_batch) + 1), changed_(size(max_batch)) {}
+
+  /// A fresh plan of `lens`: what plan_chunk_size + generate make.
+  PlanResult plan(const int *lens, int batch, int *out_work_count) {
+    if (!usable(lens, batch, out_work_count))
+      return PlanResult::INVALID_PARAMS;
+    Stats stats;
+    stats.replanned_chunk = true;
+    return commit_all(lens, batch,
+                      planner_.plan_chunk_size(lens, batch, heads_), stats,
+                      out_work_count);
+  }
+
+  /// The plan of `lens`, equal to plan(lens, batch), from the previous one.
+  PlanResult update(const int *lens, int batch, int *out_work_count) {
+    if (!valid_)
+      return plan(lens, batch, out_work_count);
+    if (!usable(lens, batch, out_work_count))
+      return PlanResult::INVALID_PARAMS;
+    // 1. Which rows moved: a length outside its row's chunk count, or a
+    // row that joined; what the counts add up to; whether anything shrank.
+    bool negative = false, unsupported = false, shrank = batch < batch_;
+    int64_t chunks = chunk_count_;
+    int moved = batch, changed = 0;
+    for (int b = 0; b < batch; ++b) {
+      const int len = lens[b];
+      if (b < batch_) {
+        if (len == lens_[b])
+          continue;
+        shrank |= len < lens_[b];
+        // (A length of 0 has no chunk count to stay within.)
+        if (len > 0 && len > (chunks_[b] - 1) * int64_t(chunk_) &&
+            len <= chunks_[b] * int64_t(chunk_)) {
+          unsupported |= planner_.tiers().select_tier(len) < 0;
+          continue;
+        }
+      }
+      negative |= len < 0;
+      if (negative)
+        continue;
+      unsupported |= len > 0 && planner_.tiers().select_tier(len) < 0;
+      const int n = detail::num_chunks(len, chunk_);
+      chunks += n - (b < batch_ ? chunks_[b] : 0);
+      changed_[changed++] = b;
+      if (moved == batch && (b >= batch_ || n != chunks_[b]))
+        moved = b;
+    }
+    for (int b = batch; b < batch_; ++b)
+      chunks -= chunks_[b];
+    if (negative)
+      return PlanResult::INVALID_PARAMS;
+    if (unsupported)
+      return PlanResult::UNSUPPORTED_SIZE;
+
+    // 2. The chunk size: kept when nothing shrank and its count fits.
+    Stats stats;
+    const PlanConfig &config = planner_.config();
+    int chunk = chunk_;
+    if (shrank || (chunk_ != config.chunk_max &&
+                   chunks > config.max_work_units / heads_)) {
+      chunk = planner_.plan_chunk_size(lens, batch, heads_);
+      stats.replanned_chunk = true;
+    }
+    if (chunk != chunk_)
+      return commit_all(lens, batch, chunk, stats, out_work_count);
+    if (chunks > capacity_ / heads_) {
+      *out_work_count = chunks > INT_MAX / heads_
+                            ? INT_MAX
+                            : static_cast<int>(chunks * heads_);
+      return PlanResult::BUFFER_OVERFLOW;
+    }
+
+    // 3. Commit: the rows that changed count, the first ids from the first
+    // that moved on.
+    for (int k = 0; k < changed; ++k) {
+      const int b = changed_[k];
+      chunks_[b] = detail::num_chunks(lens[b], chunk_);
+    }
+    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
+    for (int b = moved; b < batch; ++b)
+      first_[b + 1] = first_[b] + heads_ * chunks_[b];
+    stats.recounted = batch - moved;
+    batch_ = batch;
+    chunk_count_ = chunks;
+    count_ = static_cast<int>(chunks * heads_);
+    stats_ = stats;
+    *out_work_count = count_;
+    return PlanResult::OK;
+  }
+
+  /// Descriptor `work_id` (< count()) of the plan: generate()'s.
+  WorkDescriptor descriptor(int work_id) const {
+    // The last row whose first id is <= work_id (rows of no chunks share
+    // their first id with the next row).
+    const int b = static_cast<int>(
+        std::upper_bound(first_.begin(), first_.begin() + batch_ + 1, work_id) -
+        first_.begin() - 1);
+    return planner_.row_descriptor(b, lens_[b], chunk_, work_id - first_[b],
+                                   static_cast<uint32_t>(first_[b]));
+  }
+
+  /// f(descriptor) for descriptors first, first + stride, ... < count(), in
+  /// order: what core `first` of `stride` runs.
+  template <typename F> void for_each(int first, int stride, F &&f) const {
+    // The row's cut and tier, made once per row the walk enters.
+    int b = -1, end = 0;
+    detail::Chunking chunks{};
+    uint8_t tier = 0;
+    for (int id = first; id < count_; id += stride) {
+      if (id >= end) {
+        do
+          ++b;
+        while (first_[b + 1] <= id);
+        end = first_[b + 1];
+        chunks = detail::Chunking::of(lens_[b], chunk_,
+                                      planner_.config().balance_chunks);
+        tier = static_cast<uint8_t>(planner_.tiers().select_tier(lens_[b]));
+      }
+      const int index = id - first_[b];
+      f(Planner::make_descriptor(b, index / chunks.count, index % chunks.count,
+                                 chunks, tier, static_cast<uint32_t>(id)));
+    }
+  }
+
+  /// Whether a plan is held (false before the first successful call).
+  bool valid() const { return valid_; }
+  int count() const { return count_; }
+  int batch() const { return batch_; }
+  int chunk_size() const { return chunk_; }
+  const Stats &stats() const { return stats_; }
+
+private:
+  static size_t size(int n) { return n > 0 ? static_cast<size_t>(n) : 0; }
+
+  /// Arguments the planner cannot see: the batch must fit the plan's rows.
+  bool usable(const int *lens, int batch, int *out_work_count) const {
+    if (out_work_count)
+      *out_work_count = 0;
+    return lens && out_work_count && heads_ > 0 && batch > 0 &&
+           batch <= max_batch_;
+  }
+
+  /// A new chunk size (or the first plan): every row counted.
+  PlanResult commit_all(const int *lens, int batch, int chunk, Stats stats,
+                        int *out_work_count) {
+    int64_t total = 0;
+    const PlanResult result = planner_.validate_lengths(
+        lens, batch, heads_, chunk, capacity_, out_work_count, &total);
+    if (result != PlanResult::OK)
+      return result;
+    first_[0] = 0;
+    for (int b = 0; b < batch; ++b) {
+      chunks_[b] = detail::num_chunks(lens[b], chunk);
+      first_[b + 1] = first_[b] + heads_ * chunks_[b];
+    }
+    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
+    batch_ = batch;
+    chunk_ = chunk;
+    count_ = static_cast<int>(total);
+    chunk_count_ = total / heads_;
+    valid_ = true;
+    stats.recounted_all = true;
+    stats.recounted = batch;
+    stats_ = stats;
+    *out_work_count = count_;
+    return PlanResult::OK;
+  }
+
+  const Planner &planner_;
+  int max_batch_;
+  int heads_;
+  int capacity_;
+  std::vector<int> lens_;    // the planned lengths
+  std::vector<int> chunks_;  // row b's chunk count (per head)
+  std::vector<int> first_;   // row b's descriptors: [first_[b], first_[b+1])
+  std::vector<int> changed_; // scratch: the rows update() counts again
   int batch_ = 0;
   int chunk_ = 0;
   int count_ = 0;

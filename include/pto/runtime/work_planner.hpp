@@ -285,12 +285,11 @@ public:
     }
   }
 
-  /// The descriptors of one sequence, the single place their fields are
-  /// defined: batch index `b` of length `len`, heads in order, for each head
-  /// its chunks from `first_chunk` on. `row` points at (and `first_work_id`
-  /// numbers) the row's first descriptor, chunk 0 of head 0, even when
-  /// earlier chunks are skipped. Returns the row's descriptor count. No
-  /// validation: call validate() first.
+  /// The descriptors of one sequence: batch index `b` of length `len`,
+  /// heads in order, for each head its chunks from `first_chunk` on. `row`
+  /// points at (and `first_work_id` numbers) the row's first descriptor,
+  /// chunk 0 of head 0, even when earlier chunks are skipped. Returns the
+  /// row's descriptor count. No validation: call validate() first.
   int write_row(int b, int len, int num_heads, int chunk_size, int first_chunk,
                 WorkDescriptor *row, uint32_t first_work_id) const {
     if (len == 0)
@@ -298,25 +297,46 @@ public:
     const auto tier = static_cast<uint8_t>(tiers_.select_tier(len));
     const detail::Chunking chunks =
         detail::Chunking::of(len, chunk_size, config_.balance_chunks);
-    for (int h = 0; h < num_heads; ++h) {
+    for (int h = 0; h < num_heads; ++h)
       for (int i = first_chunk; i < chunks.count; ++i) {
         const int index = h * chunks.count + i;
-        WorkDescriptor d;
-        d.work_id = first_work_id + static_cast<uint32_t>(index);
-        d.tier = tier;
-        d.flags = static_cast<uint8_t>(
-            (i == 0 ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT
-                    : 0) |
-            (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
-        d.reserved = 0;
-        PatternParams::set(d, static_cast<uint32_t>(b),
-                           static_cast<uint32_t>(h),
-                           static_cast<uint32_t>(chunks.start(i)),
-                           static_cast<uint32_t>(chunks.size(i)));
-        row[index] = d;
+        row[index] =
+            make_descriptor(b, h, i, chunks, tier,
+                            first_work_id + static_cast<uint32_t>(index));
       }
-    }
     return num_heads * chunks.count;
+  }
+
+  /// Descriptor `index` of one sequence's row (batch index `b` of length
+  /// `len`, numbered from `first_work_id`): what write_row writes there,
+  /// for a core that expands a plan kept as rows (RowPlan). No
+  /// validation.
+  WorkDescriptor row_descriptor(int b, int len, int chunk_size, int index,
+                                uint32_t first_work_id) const {
+    const detail::Chunking chunks =
+        detail::Chunking::of(len, chunk_size, config_.balance_chunks);
+    return make_descriptor(b, index / chunks.count, index % chunks.count,
+                           chunks,
+                           static_cast<uint8_t>(tiers_.select_tier(len)),
+                           first_work_id + static_cast<uint32_t>(index));
+  }
+
+  /// Chunk `i` of head `h` of sequence `b`, cut as `chunks`: the single
+  /// place a descriptor's fields are defined.
+  static WorkDescriptor make_descriptor(int b, int h, int i,
+                                        const detail::Chunking &chunks,
+                                        uint8_t tier, uint32_t work_id) {
+    WorkDescriptor d;
+    d.work_id = work_id;
+    d.tier = tier;
+    d.flags = static_cast<uint8_t>(
+        (i == 0 ? WorkDescriptor::FLAG_FIRST | WorkDescriptor::FLAG_INIT : 0) |
+        (i == chunks.count - 1 ? WorkDescriptor::FLAG_LAST : 0));
+    d.reserved = 0;
+    PatternParams::set(d, static_cast<uint32_t>(b), static_cast<uint32_t>(h),
+                       static_cast<uint32_t>(chunks.start(i)),
+                       static_cast<uint32_t>(chunks.size(i)));
+    return d;
   }
 
   /// The validation shared by every generating entry point (and by
@@ -330,9 +350,22 @@ public:
     if (!out_work_count)
       return PlanResult::INVALID_PARAMS;
     *out_work_count = 0;
-    if (!config_.is_valid() || !seq_lens || !out_buffer ||
-        !shape_ok(batch_size, num_heads) || chunk_size <= 0 ||
-        buffer_capacity < 0)
+    if (!out_buffer)
+      return PlanResult::INVALID_PARAMS;
+    return validate_lengths(seq_lens, batch_size, num_heads, chunk_size,
+                            buffer_capacity, out_work_count, total);
+  }
+
+  /// validate() for a plan of up to `capacity` descriptors that no buffer
+  /// holds (RowPlan's: the cores make them); `out_work_count` must not be
+  /// null.
+  PlanResult validate_lengths(const int *seq_lens, int batch_size,
+                              int num_heads, int chunk_size,
+                              int buffer_capacity, int *out_work_count,
+                              int64_t *total) const {
+    *out_work_count = 0;
+    if (!config_.is_valid() || !seq_lens || !shape_ok(batch_size, num_heads) ||
+        chunk_size <= 0 || buffer_capacity < 0)
       return PlanResult::INVALID_PARAMS;
     bool unsupported = false;
     int64_t chunks = 0;
