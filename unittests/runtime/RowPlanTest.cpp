@@ -8,6 +8,8 @@
 #include <pto/runtime/incremental_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 
+#include "PlannerCases.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -17,34 +19,9 @@
 
 using namespace pto::runtime;
 
+using namespace planner_cases;
+
 namespace {
-
-// Small tiers and chunks, so that tiers change, rows cross chunk boundaries
-// and the chunk size moves within a few steps.
-using SmallTiers =
-    TierConfig<Tier<0, 1, 20>, Tier<1, 21, 100>, Tier<2, 101, 400>>;
-using SmallPlanner = WorkPlanner<AttentionSpace<DYNAMIC, DYNAMIC, DYNAMIC>,
-                                 SmallTiers, params::Attention>;
-
-/// What a fresh plan writes: the reference.
-struct Fresh {
-  PlanResult result;
-  int count;
-  int chunk;
-  std::vector<WorkDescriptor> descs;
-};
-
-Fresh fresh_plan(const SmallPlanner &planner, const std::vector<int> &lens,
-                 int heads, int capacity) {
-  std::vector<WorkDescriptor> buffer(capacity > 0 ? capacity : 1);
-  const int batch = static_cast<int>(lens.size());
-  const int chunk = planner.plan_chunk_size(lens.data(), batch, heads);
-  int count = 0;
-  const PlanResult result = planner.generate(lens.data(), batch, heads, chunk,
-                                             buffer.data(), capacity, &count);
-  buffer.resize(result == PlanResult::OK ? count : 0);
-  return {result, count, chunk, buffer};
-}
 
 bool same(const WorkDescriptor &a, const WorkDescriptor &b) {
   return std::memcmp(&a, &b, sizeof(WorkDescriptor)) == 0;
@@ -77,12 +54,6 @@ bool same(const WorkDescriptor &a, const WorkDescriptor &b) {
   return ::testing::AssertionSuccess();
 }
 
-struct Case {
-  bool balanced;
-  int heads;
-  int max_work_units;
-};
-
 class RowPlanRandom : public ::testing::TestWithParam<Case> {};
 
 } // namespace
@@ -90,7 +61,7 @@ class RowPlanRandom : public ::testing::TestWithParam<Case> {};
 TEST_P(RowPlanRandom, EveryStepExpandsToAFreshPlan) {
   const Case c = GetParam();
   const SmallPlanner planner(PlanConfig{4, 32, c.max_work_units, c.balanced});
-  constexpr int kMaxBatch = 24, kCapacity = 4096, kMaxLen = 400;
+  constexpr int kMaxBatch = 24, kCapacity = 4096;
   RowPlan<SmallPlanner> plan(planner, kMaxBatch, c.heads, kCapacity);
   std::mt19937 rng(4321 + c.heads * 7 + c.max_work_units +
                    (c.balanced ? 1 : 0));
@@ -102,33 +73,18 @@ TEST_P(RowPlanRandom, EveryStepExpandsToAFreshPlan) {
     len = uniform(0, 60);
   int quiet = 0, recounted_all = 0, moved = 0, errors = 0;
   for (int step = 0; step < 3000; ++step) {
-    const int event = uniform(0, 99);
-    if (event < 70) { // a decode step of 1 to 3 new tokens per request
-      const int q_len = uniform(1, 3);
-      for (int &len : lens) // a request at the maximum length finishes
-        if (len > 0)
-          len = len + q_len > kMaxLen ? 0 : len + q_len;
-    } else if (event < 78 && (int)lens.size() < kMaxBatch) { // joins at the end
-      lens.push_back(uniform(0, 3) == 0 ? 0 : uniform(1, 120));
-    } else if (event < 84 && lens.size() > 1) { // leaves, batch compacted
-      lens.erase(lens.begin() + uniform(0, (int)lens.size() - 1));
-    } else if (event < 90) { // leaves, its slot kept empty
-      lens[uniform(0, (int)lens.size() - 1)] = 0;
-    } else if (event < 95) { // joins in an empty slot (or restarts a row)
-      lens[uniform(0, (int)lens.size() - 1)] = uniform(1, 120);
-    } else { // bad input: a negative length, or one no tier covers
-      std::vector<int> bad = lens;
-      const bool negative = event < 97;
-      bad[uniform(0, (int)bad.size() - 1)] = negative ? -1 : kMaxLen + 1;
+    std::vector<int> bad;
+    const Step kind = random_step(rng, lens, kMaxBatch, bad);
+    if (kind != Step::kValid) {
       const Fresh before = fresh_plan(planner, lens, c.heads, kCapacity);
       int count = 77;
       ASSERT_EQ(plan.update(bad.data(), (int)bad.size(), &count),
-                negative ? PlanResult::INVALID_PARAMS
-                         : PlanResult::UNSUPPORTED_SIZE);
+                kind == Step::kNegative ? PlanResult::INVALID_PARAMS
+                                        : PlanResult::UNSUPPORTED_SIZE);
       EXPECT_EQ(count, 0);
       ++errors;
-      // The plan held is the one before the error (of `lens` as planned
-      // last: the previous step's lengths are those `lens` still holds).
+      // The plan held is the one before the error: of `lens`, which the
+      // last step that planned left as they are.
       if (plan.valid()) {
         ASSERT_TRUE(expands_to(plan, before, 5))
             << "after an error, step " << step;
@@ -157,16 +113,7 @@ TEST_P(RowPlanRandom, EveryStepExpandsToAFreshPlan) {
   EXPECT_GT(errors, 50);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Configs, RowPlanRandom,
-    ::testing::Values(Case{true, 1, 4096}, Case{false, 1, 4096},
-                      Case{true, 3, 600}, Case{false, 3, 600},
-                      Case{true, 2, 150}, Case{false, 4, 300}),
-    [](const ::testing::TestParamInfo<Case> &info) {
-      return std::string(info.param.balanced ? "balanced" : "unbalanced") +
-             "_heads" + std::to_string(info.param.heads) + "_units" +
-             std::to_string(info.param.max_work_units);
-    });
+INSTANTIATE_TEST_SUITE_P(Configs, RowPlanRandom, cases(), case_name);
 
 TEST(RowPlan, DecodeStepRecountsNoRow) {
   // No boundary crossed, lengths grow: no row counted, no chunk search.

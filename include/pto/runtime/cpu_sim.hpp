@@ -660,6 +660,27 @@ PlanResult run_spmd(CoreKind kind, int num_cores, const WorkDescriptor *descs,
   return detail::run_groups(&group, 1, report, options);
 }
 
+namespace detail {
+/// `num_cores` cores of `kind`, each running `work(stats, cost)` once
+/// (true: the core did work), with the launch's statistics and timing.
+template <typename Work>
+void run_cores(CoreKind kind, int num_cores, LaunchReport *report,
+               const Options &options, Work &&work) {
+  const CostFn cost = options.cost ? options.cost : &unit_length;
+  LaunchStats storage(report, static_cast<size_t>(num_cores));
+  const auto launch_start = std::chrono::steady_clock::now();
+  simulate(
+      storage.get(), options.os_threads,
+      [&](int c, CoreStats &s) {
+        s.kind = kind;
+        s.block_idx = c;
+      },
+      [&](int) { return num_cores; },
+      [&](CoreStats &s) { return work(s, cost); });
+  record(report, launch_start);
+}
+} // namespace detail
+
 /// SPMD over a plan its cores expand (a RowPlan, incremental_planner.hpp):
 /// core c runs plan.for_each(c, num_cores, ...), descriptors c, c + N, ...
 /// of the plan, made as it goes: the descriptors run_spmd gives it from
@@ -671,23 +692,13 @@ PlanResult run_spmd_expanding(CoreKind kind, int num_cores, const Plan &plan,
                               const Options &options = {}) {
   if (num_cores <= 0 || num_cores > sim::num_cores(kind))
     return PlanResult::INVALID_PARAMS;
-  const CostFn cost = options.cost ? options.cost : &unit_length;
-  detail::LaunchStats storage(report, static_cast<size_t>(num_cores));
-  const auto launch_start = std::chrono::steady_clock::now();
-  detail::simulate(
-      storage.get(), options.os_threads,
-      [&](int c, CoreStats &s) {
-        s.kind = kind;
-        s.block_idx = c;
-      },
-      [&](int) { return num_cores; },
-      [&](CoreStats &s) {
+  detail::run_cores(
+      kind, num_cores, report, options, [&](CoreStats &s, CostFn cost) {
         plan.for_each(s.block_idx, num_cores, [&](const WorkDescriptor &d) {
           detail::run_one(kernel, d, s, cost);
         });
         return s.descriptors != 0;
       });
-  detail::record(report, launch_start);
   return PlanResult::OK;
 }
 
@@ -716,23 +727,13 @@ PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
   for (int i = 0; items && i < indptr[num_cores]; ++i)
     if (items[i] < 0 || items[i] >= count)
       return PlanResult::INVALID_PARAMS;
-  const CostFn cost = options.cost ? options.cost : &unit_length;
-  detail::LaunchStats storage(report, static_cast<size_t>(num_cores));
-  const auto launch_start = std::chrono::steady_clock::now();
-  detail::simulate(
-      storage.get(), options.os_threads,
-      [&](int c, CoreStats &s) {
-        s.kind = kind;
-        s.block_idx = c;
-      },
-      [&](int) { return num_cores; },
-      [&](CoreStats &s) {
+  detail::run_cores(
+      kind, num_cores, report, options, [&](CoreStats &s, CostFn cost) {
         expand(s.block_idx);
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
           detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
         return true; // expanding is work too
       });
-  detail::record(report, launch_start);
   return PlanResult::OK;
 }
 

@@ -36,9 +36,89 @@
 namespace pto {
 namespace runtime {
 
+namespace detail {
+/// What IncrementalPlan and RowPlan share: the plan's lengths and rows (row
+/// b's descriptors are [first_[b], first_[b + 1])), its chunk and counts,
+/// the checks of arguments the planner cannot see, and the rule for when
+/// the chunk size must be searched again.
+template <typename Planner> class KeptPlan {
+public:
+  /// Whether a plan is held (false before the first successful call).
+  bool valid() const { return valid_; }
+  int count() const { return count_; }
+  int batch() const { return batch_; }
+  int chunk_size() const { return chunk_; }
+
+protected:
+  KeptPlan(const Planner &planner, int max_batch, int num_heads)
+      : planner_(planner), max_batch_(max_batch), heads_(num_heads),
+        lens_(rows(max_batch)), first_(rows(max_batch) + 1) {}
+
+  static size_t rows(int n) { return n > 0 ? static_cast<size_t>(n) : 0; }
+
+  /// Arguments the planner cannot see: the batch must fit the plan's rows.
+  bool usable(const int *lens, int batch, int *out_work_count) const {
+    if (out_work_count)
+      *out_work_count = 0;
+    return lens && out_work_count && heads_ > 0 && batch > 0 &&
+           batch <= max_batch_;
+  }
+
+  /// The chunk size plan_chunk_size gives `lens`, from the plan held:
+  /// `chunks` is their count at the held chunk. Under growth of every
+  /// length (and new rows at the end) every count can only grow, so the
+  /// smallest fitting chunk can only grow: the held one stays exactly when
+  /// its count still fits (or it is chunk_max already). When a length
+  /// shrank or a row left (`shrank`), or it no longer fits, the search runs
+  /// (*searched).
+  int next_chunk(const int *lens, int batch, bool shrank, int64_t chunks,
+                 bool *searched) const {
+    const PlanConfig &config = planner_.config();
+    *searched = shrank || (chunk_ != config.chunk_max &&
+                           chunks > config.max_work_units / heads_);
+    return *searched ? planner_.plan_chunk_size(lens, batch, heads_) : chunk_;
+  }
+
+  /// Holds the plan of `lens` with `chunk`: `total` descriptors (the rows
+  /// are the caller's to set).
+  void record(const int *lens, int batch, int chunk, int64_t total) {
+    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
+    batch_ = batch;
+    chunk_ = chunk;
+    count_ = static_cast<int>(total);
+    chunk_count_ = total / heads_;
+    valid_ = true;
+  }
+
+  const Planner &planner_;
+  int max_batch_;
+  int heads_;
+  std::vector<int> lens_;  // the planned lengths
+  std::vector<int> first_; // row b's descriptors: [first_[b], first_[b+1])
+  int batch_ = 0;
+  int chunk_ = 0;
+  int count_ = 0;
+  int64_t chunk_count_ = 0; // count_ / heads_: sum of chunk counts
+  bool valid_ = false;
+};
+} // namespace detail
+
 /// The plan of up to `max_batch` sequences of `num_heads` heads in a
 /// caller-owned descriptor buffer (the one the dispatch reads).
-template <typename Planner> class IncrementalPlan {
+template <typename Planner>
+class IncrementalPlan : public detail::KeptPlan<Planner> {
+  using Base = detail::KeptPlan<Planner>;
+  using Base::batch_;
+  using Base::chunk_;
+  using Base::chunk_count_;
+  using Base::count_;
+  using Base::first_;
+  using Base::heads_;
+  using Base::lens_;
+  using Base::planner_;
+  using Base::usable;
+  using Base::valid_;
+
 public:
   /// What the last call did, for tests and benchmarks.
   struct Stats {
@@ -50,11 +130,8 @@ public:
 
   IncrementalPlan(const Planner &planner, int max_batch, int num_heads,
                   WorkDescriptor *buffer, int capacity)
-      : planner_(planner), max_batch_(max_batch), heads_(num_heads),
-        buffer_(buffer), capacity_(capacity),
-        lens_(max_batch > 0 ? max_batch : 0),
-        first_(max_batch > 0 ? max_batch + 1 : 1),
-        next_first_(max_batch > 0 ? max_batch + 1 : 1) {}
+      : Base(planner, max_batch, num_heads), buffer_(buffer),
+        capacity_(capacity), next_first_(Base::rows(max_batch) + 1) {}
 
   /// A fresh plan of `lens` (plan_chunk_size + generate): the reference
   /// update() is equal to, and where a plan starts.
@@ -90,13 +167,8 @@ public:
     }
     for (int b = batch_; b < batch && !shrank; ++b)
       chunks += lens[b] < 0 ? 0 : detail::num_chunks(lens[b], chunk_);
-    const PlanConfig &config = planner_.config();
-    int chunk = chunk_;
-    if (shrank || (chunk_ != config.chunk_max &&
-                   chunks > config.max_work_units / heads_)) {
-      chunk = planner_.plan_chunk_size(lens, batch, heads_);
-      stats.replanned_chunk = true;
-    }
+    const int chunk =
+        this->next_chunk(lens, batch, shrank, chunks, &stats.replanned_chunk);
     if (chunk != chunk_)
       return commit_all(lens, batch, chunk, stats, out_work_count);
 
@@ -155,33 +227,17 @@ public:
       else if (lens[b] != lens_[b])
         rewrite_row(b, lens[b], first_changed_chunk(b, lens[b]), stats);
     }
-    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
     first_.swap(next_first_);
-    batch_ = batch;
-    count_ = static_cast<int>(total);
-    chunk_count_ = total / heads_;
+    this->record(lens, batch, chunk_, total);
     stats_ = stats;
     *out_work_count = count_;
     return PlanResult::OK;
   }
 
-  /// Whether a plan is held (false before the first successful call).
-  bool valid() const { return valid_; }
-  int count() const { return count_; }
-  int batch() const { return batch_; }
-  int chunk_size() const { return chunk_; }
   const WorkDescriptor *descriptors() const { return buffer_; }
   const Stats &stats() const { return stats_; }
 
 private:
-  /// Arguments the planner cannot see: the batch must fit the plan's rows.
-  bool usable(const int *lens, int batch, int *out_work_count) const {
-    if (out_work_count)
-      *out_work_count = 0;
-    return lens && out_work_count && heads_ > 0 && batch > 0 &&
-           batch <= max_batch_;
-  }
-
   /// generate()'s checks of `lens` cut in chunks of `chunk` into the buffer.
   PlanResult validate(const int *lens, int batch, int chunk,
                       int *out_work_count, int64_t *total) const {
@@ -208,12 +264,7 @@ private:
           first_[b] + planner_.write_row(b, lens[b], heads_, chunk, 0,
                                          buffer_ + first_[b],
                                          static_cast<uint32_t>(first_[b]));
-    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
-    batch_ = batch;
-    chunk_ = chunk;
-    count_ = static_cast<int>(total);
-    chunk_count_ = total / heads_;
-    valid_ = true;
+    this->record(lens, batch, chunk, total);
     stats.rewrote_all = true;
     stats.written = total;
     stats_ = stats;
@@ -256,19 +307,9 @@ private:
     stats.moved += size;
   }
 
-  const Planner &planner_;
-  int max_batch_;
-  int heads_;
   WorkDescriptor *buffer_;
   int capacity_;
-  std::vector<int> lens_;       // the planned lengths
-  std::vector<int> first_;      // row b's descriptors: [first_[b], first_[b+1])
-  std::vector<int> next_first_; // the same for the plan being made
-  int batch_ = 0;
-  int chunk_ = 0;
-  int count_ = 0;
-  int64_t chunk_count_ = 0; // count_ / heads_: sum of chunk counts
-  bool valid_ = false;
+  std::vector<int> next_first_; // first_ for the plan being made
   Stats stats_;
 };
 
@@ -292,7 +333,19 @@ private:
 ///
 /// Errors follow generate()'s contract, `capacity` (what the dispatch can
 /// hold) standing for the buffer's, and leave the previous plan as it was.
-template <typename Planner> class RowPlan {
+template <typename Planner> class RowPlan : public detail::KeptPlan<Planner> {
+  using Base = detail::KeptPlan<Planner>;
+  using Base::batch_;
+  using Base::chunk_;
+  using Base::chunk_count_;
+  using Base::count_;
+  using Base::first_;
+  using Base::heads_;
+  using Base::lens_;
+  using Base::planner_;
+  using Base::usable;
+  using Base::valid_;
+
 public:
   /// What the last call did, for tests and benchmarks.
   struct Stats {
@@ -302,9 +355,8 @@ public:
   };
 
   RowPlan(const Planner &planner, int max_batch, int num_heads, int capacity)
-      : planner_(planner), max_batch_(max_batch), heads_(num_heads),
-        capacity_(capacity), lens_(size(max_batch)), chunks_(size(max_batch)),
-        first_(size(max_batch) + 1), changed_(size(max_batch)) {}
+      : Base(planner, max_batch, num_heads), capacity_(capacity),
+        chunks_(Base::rows(max_batch)), changed_(Base::rows(max_batch)) {}
 
   /// A fresh plan of `lens`: what plan_chunk_size + generate make.
   PlanResult plan(const int *lens, int batch, int *out_work_count) {
@@ -360,13 +412,8 @@ public:
 
     // 2. The chunk size: kept when nothing shrank and its count fits.
     Stats stats;
-    const PlanConfig &config = planner_.config();
-    int chunk = chunk_;
-    if (shrank || (chunk_ != config.chunk_max &&
-                   chunks > config.max_work_units / heads_)) {
-      chunk = planner_.plan_chunk_size(lens, batch, heads_);
-      stats.replanned_chunk = true;
-    }
+    const int chunk =
+        this->next_chunk(lens, batch, shrank, chunks, &stats.replanned_chunk);
     if (chunk != chunk_)
       return commit_all(lens, batch, chunk, stats, out_work_count);
     if (chunks > capacity_ / heads_) {
@@ -382,13 +429,10 @@ public:
       const int b = changed_[k];
       chunks_[b] = detail::num_chunks(lens[b], chunk_);
     }
-    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
     for (int b = moved; b < batch; ++b)
       first_[b + 1] = first_[b] + heads_ * chunks_[b];
+    this->record(lens, batch, chunk_, chunks * heads_);
     stats.recounted = batch - moved;
-    batch_ = batch;
-    chunk_count_ = chunks;
-    count_ = static_cast<int>(chunks * heads_);
     stats_ = stats;
     *out_work_count = count_;
     return PlanResult::OK;
@@ -428,24 +472,9 @@ public:
     }
   }
 
-  /// Whether a plan is held (false before the first successful call).
-  bool valid() const { return valid_; }
-  int count() const { return count_; }
-  int batch() const { return batch_; }
-  int chunk_size() const { return chunk_; }
   const Stats &stats() const { return stats_; }
 
 private:
-  static size_t size(int n) { return n > 0 ? static_cast<size_t>(n) : 0; }
-
-  /// Arguments the planner cannot see: the batch must fit the plan's rows.
-  bool usable(const int *lens, int batch, int *out_work_count) const {
-    if (out_work_count)
-      *out_work_count = 0;
-    return lens && out_work_count && heads_ > 0 && batch > 0 &&
-           batch <= max_batch_;
-  }
-
   /// A new chunk size (or the first plan): every row counted.
   PlanResult commit_all(const int *lens, int batch, int chunk, Stats stats,
                         int *out_work_count) {
@@ -459,12 +488,7 @@ private:
       chunks_[b] = detail::num_chunks(lens[b], chunk);
       first_[b + 1] = first_[b] + heads_ * chunks_[b];
     }
-    std::memcpy(lens_.data(), lens, sizeof(int) * static_cast<size_t>(batch));
-    batch_ = batch;
-    chunk_ = chunk;
-    count_ = static_cast<int>(total);
-    chunk_count_ = total / heads_;
-    valid_ = true;
+    this->record(lens, batch, chunk, total);
     stats.recounted_all = true;
     stats.recounted = batch;
     stats_ = stats;
@@ -472,19 +496,9 @@ private:
     return PlanResult::OK;
   }
 
-  const Planner &planner_;
-  int max_batch_;
-  int heads_;
   int capacity_;
-  std::vector<int> lens_;    // the planned lengths
   std::vector<int> chunks_;  // row b's chunk count (per head)
-  std::vector<int> first_;   // row b's descriptors: [first_[b], first_[b+1])
   std::vector<int> changed_; // scratch: the rows update() counts again
-  int batch_ = 0;
-  int chunk_ = 0;
-  int count_ = 0;
-  int64_t chunk_count_ = 0; // count_ / heads_: sum of chunk counts
-  bool valid_ = false;
   Stats stats_;
 };
 
