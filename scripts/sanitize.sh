@@ -13,6 +13,12 @@
 #     20 s per input) fails the run and leaves the input in
 #     build-san/fuzz-findings/. A long run is one command:
 #       scripts/sanitize.sh 3600
+#  4. Checks that the compiler's output does not depend on the compiler
+#     that built it: every example through --wsp-pipeline with build/'s
+#     wsp-opt (g++) and build-san/'s (clang) must be the same text. (C++
+#     leaves the order of evaluating a call's arguments open, and the two
+#     compilers differ: ops created in a call's arguments come out in
+#     different orders.)
 #
 # CI runs it after scripts/test.sh. It begins with scripts/bootstrap.sh,
 # which installs clang-19 and libclang-rt-19-dev when they are missing.
@@ -82,4 +88,17 @@ while IFS= read -r f; do
 done < <(find "$root/examples" "$root/test" -name '*.mlir' | sort)
 fuzz wsp-fuzz-ir "$seeds" "$root/fuzz/regressions/ir"
 fuzz wsp-fuzz-planners "$root/fuzz/regressions/planners"
+
+# The same IR from either compiler's build.
+main_opt=${WSP_BUILD_DIR:-$root/build}/bin/wsp-opt
+compared=0
+while IFS= read -r f; do
+  if ! cmp -s <("$main_opt" "$f" --wsp-pipeline 2>&1) \
+      <("$build/bin/wsp-opt" "$f" --wsp-pipeline 2>&1); then
+    echo "sanitize: $f: wsp-opt built by g++ and by clang print different IR" >&2
+    status=1
+  fi
+  compared=$((compared + 1))
+done < <(find "$root/examples" "$root/bench" -name '*.mlir' | sort)
+echo "sanitize: the IR of $compared programs compared between the g++ and clang builds"
 exit $status

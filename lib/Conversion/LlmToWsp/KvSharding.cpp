@@ -124,10 +124,11 @@ std::pair<Value, Value> rankPositions(OpBuilder &at, Location loc, Value x,
   Value hi = arith::CmpIOp::create(at, loc, arith::CmpIPredicate::slt, mine,
                                    idx(blockSize));
   Value owned = arith::AndIOp::create(at, loc, lo, hi);
+  Value zero = idx(0), block = idx(blockSize);
   Value clamped = arith::MinSIOp::create(
-      at, loc, arith::MaxSIOp::create(at, loc, mine, idx(0)), idx(blockSize));
+      at, loc, arith::MaxSIOp::create(at, loc, mine, zero), block);
   Value count = arith::AddIOp::create(
-      at, loc, arith::MulIOp::create(at, loc, blocks, idx(blockSize)), clamped);
+      at, loc, arith::MulIOp::create(at, loc, blocks, block), clamped);
   return {count, owned};
 }
 
@@ -212,7 +213,8 @@ private:
     Value accumFits = holds(accumWs, {accumRows}, 1);
     Value fits = arith::AndIOp::create(b, loc, qFits, accumFits);
     Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
-    Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
+    Value okCode = i32(0), invalidCode = i32(3);
+    Value status = arith::SelectOp::create(b, loc, ready, okCode, invalidCode);
     Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
@@ -284,7 +286,8 @@ private:
     Value fits = arith::AndIOp::create(
         b, loc, arith::AndIOp::create(b, loc, qFits, statesFit), lensFit);
     Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
-    Value status = arith::SelectOp::create(b, loc, ready, i32(0), i32(3));
+    Value okCode = i32(0), invalidCode = i32(3);
+    Value status = arith::SelectOp::create(b, loc, ready, okCode, invalidCode);
     Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
@@ -465,8 +468,8 @@ private:
       Value past = memref::LoadOp::create(at, loc, op.getKvLens(), i[0]);
       Value pastIdx =
           arith::IndexCastOp::create(at, loc, at.getIndexType(), past);
-      Value x = arith::AddIOp::create(
-          at, loc, arith::AddIOp::create(at, loc, pastIdx, i[1]), idx(at, 1));
+      Value upTo = arith::AddIOp::create(at, loc, pastIdx, i[1]);
+      Value x = arith::AddIOp::create(at, loc, upTo, idx(at, 1));
       Value count = rankPositions(at, loc, x, rank, ranks, blockSize).first;
       Value v = arith::IndexCastOp::create(at, loc, at.getI32Type(), count);
       memref::StoreOp::create(at, loc, v, buffer, i);
@@ -650,9 +653,10 @@ private:
     Value sized =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, have, end);
     Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    Value zero = idx(0), one = idx(1);
+    Value checked = arith::SelectOp::create(b, loc, sized, end, zero);
     auto loop = scf::ForOp::create(
-        b, loc, idx(0), arith::SelectOp::create(b, loc, sized, end, idx(0)),
-        idx(1), ValueRange{trueV},
+        b, loc, zero, checked, one, ValueRange{trueV},
         [&](OpBuilder &in, Location l, Value i, ValueRange acc) {
           Value got = memref::LoadOp::create(in, l, op.getAccumQLen(), i);
           Value iq = arith::MulIOp::create(
@@ -795,9 +799,9 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(b, 0));
   Value n = idx(b, ranks), bs = idx(b, blockSize);
   // The positions a sequence can have: the table's pages of N parts each.
-  Value capacity = arith::MulIOp::create(
-      b, loc, memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 1)),
-      idx(b, ranks * blockSize));
+  Value pages = memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 1));
+  Value capacity =
+      arith::MulIOp::create(b, loc, pages, idx(b, ranks * blockSize));
   Value tableRows = memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 0));
 
   // Request i's tokens [a, a + q) at positions [p, p + q): the runs k =
@@ -815,18 +819,15 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
     sp.first = arith::DivUIOp::create(at, loc, sp.p, bs);
     Value end = arith::AddIOp::create(at, loc, sp.p, sp.q);
     // (the last run; unused for an empty request)
-    sp.last = arith::DivUIOp::create(
-        at, loc,
-        arith::SubIOp::create(
-            at, loc, arith::MaxUIOp::create(at, loc, end, idx(at, 1)),
-            idx(at, 1)),
-        bs);
+    Value one = idx(at, 1);
+    Value lastPos = arith::SubIOp::create(
+        at, loc, arith::MaxUIOp::create(at, loc, end, one), one);
+    sp.last = arith::DivUIOp::create(at, loc, lastPos, bs);
     // k0 = first + ((r - first) mod N), in [first, first + N).
+    Value rankPlusN = arith::AddIOp::create(at, loc, rank, n);
+    Value firstModN = arith::RemUIOp::create(at, loc, sp.first, n);
     Value behind = arith::RemUIOp::create(
-        at, loc,
-        arith::SubIOp::create(at, loc, arith::AddIOp::create(at, loc, rank, n),
-                              arith::RemUIOp::create(at, loc, sp.first, n)),
-        n);
+        at, loc, arith::SubIOp::create(at, loc, rankPlusN, firstModN), n);
     sp.k0 = arith::AddIOp::create(at, loc, sp.first, behind);
     return sp;
   };
@@ -834,40 +835,35 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   // Pass 1: every length and position valid, the tokens they use, and the
   // rank's runs.
   Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value zero = idx(b, 0), one = idx(b, 1);
   auto survey = scf::ForOp::create(
-      b, loc, idx(b, 0), batch, idx(b, 1), ValueRange{yes, idx(b, 0), idx(b, 0)},
+      b, loc, zero, batch, one, ValueRange{yes, zero, zero},
       [&](OpBuilder &at, Location l, Value i, ValueRange acc) {
         Value q32 = memref::LoadOp::create(at, l, op.getQLens(), i);
         Value p32 = memref::LoadOp::create(at, l, op.getKvLens(), i);
-        Value ok = arith::AndIOp::create(
-            at, l, arith::CmpIOp::create(at, l, P::sge, q32, i32(at, 0)),
-            arith::CmpIOp::create(at, l, P::sge, p32, i32(at, 0)));
+        Value zero32 = i32(at, 0);
+        Value qOk = arith::CmpIOp::create(at, l, P::sge, q32, zero32);
+        Value pOk = arith::CmpIOp::create(at, l, P::sge, p32, zero32);
+        Value ok = arith::AndIOp::create(at, l, qOk, pOk);
         Span sp = spanOf(at, i);
+        Value reach = arith::AddIOp::create(at, l, sp.p, sp.q);
         ok = arith::AndIOp::create(
-            at, l, ok,
-            arith::CmpIOp::create(at, l, P::ule,
-                                  arith::AddIOp::create(at, l, sp.p, sp.q),
-                                  capacity));
+            at, l, ok, arith::CmpIOp::create(at, l, P::ule, reach, capacity));
         if (op.getKvIds()) {
           Value id32 = memref::LoadOp::create(at, l, op.getKvIds(), i);
-          Value id = toIndex(at, arith::MaxSIOp::create(at, l, id32,
-                                                        i32(at, 0)));
+          Value id = toIndex(at, arith::MaxSIOp::create(at, l, id32, zero32));
+          Value idOk = arith::CmpIOp::create(at, l, P::sge, id32, zero32);
+          Value inTable = arith::CmpIOp::create(at, l, P::ult, id, tableRows);
           ok = arith::AndIOp::create(
-              at, l, ok,
-              arith::AndIOp::create(
-                  at, l, arith::CmpIOp::create(at, l, P::sge, id32, i32(at, 0)),
-                  arith::CmpIOp::create(at, l, P::ult, id, tableRows)));
+              at, l, ok, arith::AndIOp::create(at, l, idOk, inTable));
         }
         Value held = arith::CmpIOp::create(at, l, P::ule, sp.k0, sp.last);
-        Value some = arith::CmpIOp::create(at, l, P::ugt, sp.q, idx(at, 0));
-        Value runs = arith::SelectOp::create(
-            at, l, arith::AndIOp::create(at, l, held, some),
-            arith::AddIOp::create(
-                at, l,
-                arith::DivUIOp::create(
-                    at, l, arith::SubIOp::create(at, l, sp.last, sp.k0), n),
-                idx(at, 1)),
-            idx(at, 0));
+        Value some = arith::CmpIOp::create(at, l, P::ugt, sp.q, zero);
+        Value holds = arith::AndIOp::create(at, l, held, some);
+        Value span = arith::SubIOp::create(at, l, sp.last, sp.k0);
+        Value mine = arith::AddIOp::create(
+            at, l, arith::DivUIOp::create(at, l, span, n), one);
+        Value runs = arith::SelectOp::create(at, l, holds, mine, zero);
         scf::YieldOp::create(
             at, l,
             ValueRange{arith::AndIOp::create(at, l, acc[0], ok),
@@ -878,10 +874,10 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
       b, loc, survey.getResult(0),
       arith::CmpIOp::create(b, loc, P::ule, survey.getResult(1), tokens));
   // At least one row (of length 0 when the rank holds none of the tokens).
-  Value runs = arith::MaxUIOp::create(b, loc, survey.getResult(2), idx(b, 1));
+  Value runs = arith::MaxUIOp::create(b, loc, survey.getResult(2), one);
   Value need = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, runs, idx(b, 4)), idx(b, 1));
-  Value have = memref::DimOp::create(b, loc, ws, idx(b, 0));
+      b, loc, arith::MulIOp::create(b, loc, runs, idx(b, 4)), one);
+  Value have = memref::DimOp::create(b, loc, ws, zero);
   Value ok = arith::AndIOp::create(
       b, loc, lengthsOk, arith::CmpIOp::create(b, loc, P::ule, need, have));
 
@@ -900,17 +896,18 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   auto views = [&](OpBuilder &at, Value of, Value rows) {
     Value twice = arith::MulIOp::create(at, loc, rows, idx(at, 2));
     Value thrice = arith::MulIOp::create(at, loc, rows, idx(at, 3));
+    Value rowsPlusOne = arith::AddIOp::create(at, loc, rows, idx(at, 1));
     return SmallVector<Value>{
         part(at, of, idx(at, 0), rows), part(at, of, rows, rows),
-        part(at, of, twice, rows),
-        part(at, of, thrice, arith::AddIOp::create(at, loc, rows, idx(at, 1)))};
+        part(at, of, twice, rows), part(at, of, thrice, rowsPlusOne)};
   };
   // kv_id 0, q_len -1 (the store's INVALID_PARAMS), kv_len 0, accum 0, 0.
   Value refusal = memref::AllocaOp::create(
       b, loc, MemRefType::get({5}, b.getI32Type()));
-  for (int64_t i = 0; i < 5; ++i)
-    memref::StoreOp::create(b, loc, i32(b, i == 1 ? -1 : 0), refusal,
-                            ValueRange{idx(b, i)});
+  for (int64_t i = 0; i < 5; ++i) {
+    Value v = i32(b, i == 1 ? -1 : 0);
+    memref::StoreOp::create(b, loc, v, refusal, ValueRange{idx(b, i)});
+  }
   auto rowsIf = scf::IfOp::create(
       b, loc, TypeRange{flatType, flatType, flatType, flatType}, ok,
       /*withElse=*/true);
@@ -925,14 +922,13 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
       OpBuilder z = none.getThenBodyBuilder();
       // The rank holds none of the tokens: one empty row (of the table's
       // first sequence, which a 0-length row reads nothing of).
-      memref::StoreOp::create(z, loc, i32(z, 0), v[0], ValueRange{idx(z, 0)});
-      memref::StoreOp::create(z, loc, i32(z, 0), v[1], ValueRange{idx(z, 0)});
-      memref::StoreOp::create(z, loc, i32(z, 0), v[2], ValueRange{idx(z, 0)});
-      memref::StoreOp::create(z, loc, i32(z, 0), v[3], ValueRange{idx(z, 0)});
+      Value zero32 = i32(z, 0), first = idx(z, 0);
+      for (int k = 0; k < 4; ++k)
+        memref::StoreOp::create(z, loc, zero32, v[k], ValueRange{first});
     }
+    Value inZero = idx(in, 0), inOne = idx(in, 1);
     scf::ForOp::create(
-        in, loc, idx(in, 0), batch, idx(in, 1),
-        ValueRange{idx(in, 0), idx(in, 0)},
+        in, loc, inZero, batch, inOne, ValueRange{inZero, inZero},
         [&](OpBuilder &at, Location l, Value i, ValueRange acc) {
           Span sp = spanOf(at, i);
           Value id = op.getKvIds()
@@ -940,20 +936,18 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
                                .getResult()
                          : toI32(at, i);
           Value end = arith::AddIOp::create(at, l, sp.p, sp.q);
-          Value stop = arith::SelectOp::create(
-              at, l, arith::CmpIOp::create(at, l, P::ugt, sp.q, idx(at, 0)),
-              arith::AddIOp::create(at, l, sp.last, idx(at, 1)), sp.k0);
+          Value some = arith::CmpIOp::create(at, l, P::ugt, sp.q, inZero);
+          Value pastLast = arith::AddIOp::create(at, l, sp.last, inOne);
+          Value stop = arith::SelectOp::create(at, l, some, pastLast, sp.k0);
           auto rowLoop = scf::ForOp::create(
               at, l, sp.k0, arith::MaxUIOp::create(at, l, stop, sp.k0), n,
               ValueRange{acc[1]},
               [&](OpBuilder &rb, Location rl, Value k, ValueRange row) {
                 Value from = arith::MaxUIOp::create(
                     rb, rl, sp.p, arith::MulIOp::create(rb, rl, k, bs));
+                Value next = arith::AddIOp::create(rb, rl, k, inOne);
                 Value to = arith::MinUIOp::create(
-                    rb, rl, end,
-                    arith::MulIOp::create(
-                        rb, rl, arith::AddIOp::create(rb, rl, k, idx(rb, 1)),
-                        bs));
+                    rb, rl, end, arith::MulIOp::create(rb, rl, next, bs));
                 Value local =
                     rankPositions(rb, rl, from, rank, ranks, blockSize).first;
                 Value token = arith::AddIOp::create(
@@ -1028,8 +1022,9 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
     // The tokens before b0 and the rank's: sums of q_lens, in i64.
     Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
     Value trueV = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+    Value lb = idx(0), step = idx(1);
     auto sums = scf::ForOp::create(
-        b, loc, idx(0), batch, idx(1), ValueRange{zero, zero, trueV},
+        b, loc, lb, batch, step, ValueRange{zero, zero, trueV},
         [&](OpBuilder &in, Location l, Value i, ValueRange acc) {
           Value len32 = memref::LoadOp::create(in, l, op.getQLens(), i);
           Value len = arith::ExtSIOp::create(in, l, in.getI64Type(), len32);

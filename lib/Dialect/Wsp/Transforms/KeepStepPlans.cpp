@@ -149,8 +149,9 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
   // Same key: planned before, the same scalars, a batch the lengths hold,
   // and lengths[0 .. batch) as recorded.
   // (The batch apart: an update takes a plan of another batch.)
+  Value planned = field(kPlanned);
   Value sameButBatch = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
-                                             field(kPlanned), toI64(Value()));
+                                             planned, toI64(Value()));
   for (auto [r, v] : llvm::zip_equal(kKeyFields, key))
     if (r != kBatch)
       sameButBatch = both(sameButBatch, eq(field(r), v));
@@ -162,9 +163,10 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
       b, loc, same,
       [&](OpBuilder &tb, Location l) {
         Value t = arith::ConstantIntOp::create(tb, l, tb.getI1Type(), 1);
+        Value zero = arith::ConstantIndexOp::create(tb, l, 0);
+        Value one = arith::ConstantIndexOp::create(tb, l, 1);
         auto loop = scf::ForOp::create(
-            tb, l, arith::ConstantIndexOp::create(tb, l, 0), batch,
-            arith::ConstantIndexOp::create(tb, l, 1), ValueRange{t},
+            tb, l, zero, batch, one, ValueRange{t},
             [&](OpBuilder &lb, Location ll, Value i, ValueRange acc) {
               Value now =
                   memref::LoadOp::create(lb, ll, plan.lengths, ValueRange{i});
@@ -232,7 +234,8 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
 
   // The lengths [0, batch) into the record's.
   auto recordLengths = [&] {
-    auto copy = scf::ForOp::create(b, loc, index(0), batch, index(1));
+    Value zero = index(0), one = index(1);
+    auto copy = scf::ForOp::create(b, loc, zero, batch, one);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(copy.getBody());
     Value v = memref::LoadOp::create(b, loc, plan.lengths,

@@ -131,7 +131,8 @@ void lowerGenMask(GenMaskOp op) {
   Value active = arith::SubIOp::create(b, loc, cols, prior);
   auto loop = [&](OpBuilder &ob, Value ub,
                   function_ref<void(OpBuilder &, Value)> body) {
-    scf::ForOp::create(ob, loc, idx(0), ub, idx(1), ValueRange{},
+    Value zero = idx(0), one = idx(1);
+    scf::ForOp::create(ob, loc, zero, ub, one, ValueRange{},
                        [&](OpBuilder &nb, Location, Value iv, ValueRange) {
                          body(nb, iv);
                          scf::YieldOp::create(nb, loc);

@@ -243,8 +243,8 @@ struct Lowering {
 static std::pair<Value, Value> windowed(Lowering &l, Value len, Value queries,
                                         int64_t window) {
   Value back = arith::AddIOp::create(l.b, l.loc, queries, l.index(window - 1));
-  Value start = arith::MaxSIOp::create(
-      l.b, l.loc, arith::SubIOp::create(l.b, l.loc, len, back), l.index(0));
+  Value reach = arith::SubIOp::create(l.b, l.loc, len, back);
+  Value start = arith::MaxSIOp::create(l.b, l.loc, reach, l.index(0));
   return {start, arith::SubIOp::create(l.b, l.loc, len, start)};
 }
 
@@ -272,16 +272,15 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
 
   // One pass: the smallest length (to reject negative ones), and over the
   // planned lengths their sum, how many are not 0, and the largest.
+  Value zero = l.index(0), one = l.index(1), zero32 = l.i32(0);
   auto survey = scf::ForOp::create(
-      b, l.loc, l.index(0), batch, l.index(1),
-      ValueRange{l.i32(0), l.index(0), l.index(0), l.index(0)},
+      b, l.loc, zero, batch, one, ValueRange{zero32, zero, zero, zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         Value len32 = n.load(lengths, i);
         Value len = planned(
-            n, n.toIndex(arith::MaxSIOp::create(nb, loc, len32, n.i32(0))));
-        Value nonzero =
-            n.select(n.cmp(P::ne, len, n.index(0)), n.index(1), n.index(0));
+            n, n.toIndex(arith::MaxSIOp::create(nb, loc, len32, zero32)));
+        Value nonzero = n.select(n.cmp(P::ne, len, zero), one, zero);
         scf::YieldOp::create(
             nb, loc,
             ValueRange{arith::MinSIOp::create(nb, loc, acc[0], len32),
@@ -291,11 +290,11 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
       });
   Value minLen = survey.getResult(0), sum = survey.getResult(1),
         nonzero = survey.getResult(2), maxLen = survey.getResult(3);
-  Value valid = arith::AndIOp::create(
-      b, l.loc,
-      arith::AndIOp::create(b, l.loc, l.cmp(P::sgt, batch, l.index(0)),
-                            l.cmp(P::sgt, heads, l.index(0))),
-      l.cmp(P::sge, minLen, l.i32(0)));
+  Value batchOk = l.cmp(P::sgt, batch, zero);
+  Value headsOk = l.cmp(P::sgt, heads, zero);
+  Value shapeOk = arith::AndIOp::create(b, l.loc, batchOk, headsOk);
+  Value valid =
+      arith::AndIOp::create(b, l.loc, shapeOk, l.cmp(P::sge, minLen, zero32));
 
   auto ifOp = scf::IfOp::create(
       b, l.loc, valid,
@@ -314,37 +313,26 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
         // chunk_min; otherwise the search runs over [max(chunk_min,
         // first_lower), min(chunk_max, first_upper)].
         Value tooMany = t.cmp(P::ugt, nonzero, limit);
-        Value none = t.cmp(P::eq, nonzero, t.index(0));
-        Value safeLimit =
-            t.select(t.cmp(P::eq, limit, t.index(0)), t.index(1), limit);
+        Value none = t.cmp(P::eq, nonzero, zero);
+        Value safeLimit = t.select(t.cmp(P::eq, limit, zero), one, limit);
         Value firstLower = arith::CeilDivUIOp::create(tb, loc, sum, safeLimit);
         // limit + 1 - nz > 0 where it is used (nz <= limit).
-        Value room = t.select(
-            tooMany, t.index(1),
-            arith::SubIOp::create(
-                tb, loc, arith::AddIOp::create(tb, loc, limit, t.index(1)),
-                nonzero));
+        Value limitPlusOne = arith::AddIOp::create(tb, loc, limit, one);
+        Value room =
+            t.select(tooMany, one,
+                     arith::SubIOp::create(tb, loc, limitPlusOne, nonzero));
+        Value spare = arith::SubIOp::create(tb, loc, sum, nonzero);
+        Value perRoom = arith::DivUIOp::create(tb, loc, spare, room);
         Value firstUpper = arith::MinUIOp::create(
-            tb, loc,
-            arith::AddIOp::create(
-                tb, loc,
-                arith::DivUIOp::create(
-                    tb, loc, arith::SubIOp::create(tb, loc, sum, nonzero),
-                    room),
-                t.index(1)),
-            maxLen);
+            tb, loc, arith::AddIOp::create(tb, loc, perRoom, one), maxLen);
         Value atMax = arith::OrIOp::create(
             tb, loc, tooMany, t.cmp(P::ugt, firstLower, chunkMax));
         Value atMin = arith::OrIOp::create(
             tb, loc, none, t.cmp(P::ule, firstUpper, chunkMin));
-        Value lo0 = t.select(
-            atMax, chunkMax,
-            t.select(atMin, chunkMin,
-                     arith::MaxUIOp::create(tb, loc, chunkMin, firstLower)));
-        Value hi0 = t.select(
-            atMax, chunkMax,
-            t.select(atMin, chunkMin,
-                     arith::MinUIOp::create(tb, loc, chunkMax, firstUpper)));
+        Value lower = arith::MaxUIOp::create(tb, loc, chunkMin, firstLower);
+        Value lo0 = t.select(atMax, chunkMax, t.select(atMin, chunkMin, lower));
+        Value upper = arith::MinUIOp::create(tb, loc, chunkMax, firstUpper);
+        Value hi0 = t.select(atMax, chunkMax, t.select(atMin, chunkMin, upper));
         auto search = scf::WhileOp::create(
             tb, loc, TypeRange{tb.getIndexType(), tb.getIndexType()},
             ValueRange{lo0, hi0},
@@ -356,13 +344,12 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
             [&](OpBuilder &bb, Location loc, ValueRange args) {
               Lowering w{bb, loc};
               Value lo = args[0], hi = args[1];
-              Value half = arith::DivUIOp::create(
-                  bb, loc, arith::SubIOp::create(bb, loc, hi, lo), w.index(2));
+              Value width = arith::SubIOp::create(bb, loc, hi, lo);
+              Value half = arith::DivUIOp::create(bb, loc, width, w.index(2));
               Value mid = arith::AddIOp::create(bb, loc, lo, half);
               Value count =
                   scf::ForOp::create(
-                      bb, loc, w.index(0), batch, w.index(1),
-                      ValueRange{w.index(0)},
+                      bb, loc, zero, batch, one, ValueRange{zero},
                       [&](OpBuilder &fb, Location loc, Value i,
                           ValueRange acc) {
                         Lowering f{fb, loc};
@@ -375,7 +362,7 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
                       })
                       .getResult(0);
               Value over = w.cmp(P::ugt, count, limit);
-              Value next = arith::AddIOp::create(bb, loc, mid, w.index(1));
+              Value next = arith::AddIOp::create(bb, loc, mid, one);
               scf::YieldOp::create(bb, loc,
                                    ValueRange{w.select(over, next, lo),
                                               w.select(over, hi, mid)});
@@ -448,13 +435,14 @@ struct SpecRows {
     Value flagFirstInit =
         r.i32(rt::WorkDescriptor::FLAG_FIRST | rt::WorkDescriptor::FLAG_INIT);
     Value flagLast = r.i32(rt::WorkDescriptor::FLAG_LAST);
+    Value zero = r.index(0), one = r.index(1), none32 = r.i32(0);
     // Chunk shape (detail::Chunking in the runtime): balanced sizes differ
     // by at most one; unbalanced ones are `chunk` but the last.
-    Value safeN = r.select(r.cmp(P::eq, n, r.index(0)), r.index(1), n);
+    Value safeN = r.select(r.cmp(P::eq, n, zero), one, n);
     Value base = balanced ? arith::DivUIOp::create(b, loc, len, safeN) : chunk;
-    Value extra = balanced ? Value(arith::RemUIOp::create(b, loc, len, safeN))
-                           : r.index(0);
-    Value nMinus1 = arith::SubIOp::create(b, loc, safeN, r.index(1));
+    Value extra =
+        balanced ? Value(arith::RemUIOp::create(b, loc, len, safeN)) : zero;
+    Value nMinus1 = arith::SubIOp::create(b, loc, safeN, one);
     Value lastSize = arith::SubIOp::create(
         b, loc, len, arith::MulIOp::create(b, loc, nMinus1, chunk));
     // The request's descriptors are its heads' rows of n chunks, head after
@@ -462,31 +450,31 @@ struct SpecRows {
     // the same for every head, so the chunk loop is the outer one and
     // computes them once for all heads.
     scf::ForOp::create(
-        b, loc, from, n, r.index(1), ValueRange{},
+        b, loc, from, n, one, ValueRange{},
         [&](OpBuilder &cb, Location loc, Value i, ValueRange) {
           Lowering c{cb, loc};
-          Value isFirst = c.cmp(P::eq, i, c.index(0));
+          Value isFirst = c.cmp(P::eq, i, zero);
           Value isLast = c.cmp(P::eq, i, nMinus1);
           Value kvStart, size;
           if (balanced) {
             Value longer = c.cmp(P::ult, i, extra);
-            size = arith::AddIOp::create(
-                cb, loc, base, c.select(longer, c.index(1), c.index(0)));
+            size = arith::AddIOp::create(cb, loc, base,
+                                         c.select(longer, one, zero));
+            Value whole = arith::MulIOp::create(cb, loc, i, base);
             kvStart = arith::AddIOp::create(
-                cb, loc, arith::MulIOp::create(cb, loc, i, base),
-                arith::MinUIOp::create(cb, loc, i, extra));
+                cb, loc, whole, arith::MinUIOp::create(cb, loc, i, extra));
           } else {
             size = c.select(isLast, lastSize, chunk);
             kvStart = arith::MulIOp::create(cb, loc, i, chunk);
           }
           if (window)
             kvStart = arith::AddIOp::create(cb, loc, start, kvStart);
-          Value flags = arith::OrIOp::create(
-              cb, loc, c.select(isFirst, flagFirstInit, c.i32(0)),
-              c.select(isLast, flagLast, c.i32(0)));
+          Value firstFlags = c.select(isFirst, flagFirstInit, none32);
+          Value lastFlags = c.select(isLast, flagLast, none32);
+          Value flags = arith::OrIOp::create(cb, loc, firstFlags, lastFlags);
           Value first = arith::AddIOp::create(cb, loc, reqFirst, i);
           scf::ForOp::create(
-              cb, loc, c.index(0), heads, c.index(1), ValueRange{},
+              cb, loc, zero, heads, one, ValueRange{},
               [&](OpBuilder &hb, Location loc, Value head, ValueRange) {
                 Value id = arith::AddIOp::create(
                     hb, loc, first, arith::MulIOp::create(hb, loc, head, n));
@@ -519,8 +507,9 @@ struct SpecRows {
                         Value n, Value first)>
           body) const {
     Lowering l{b, loc};
+    Value zero = l.index(0), one = l.index(1);
     scf::ForOp::create(
-        b, loc, l.index(0), batch, l.index(1), ValueRange{l.index(0)},
+        b, loc, zero, batch, one, ValueRange{zero},
         [&](OpBuilder &rb, Location loc, Value req, ValueRange acc) {
           Lowering r{rb, loc};
           Value given = r.load(lengths, req);
@@ -557,12 +546,12 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 
   Value zero = l.index(0), one = l.index(1);
   Value capacity = memref::DimOp::create(b, l.loc, buffer, 0);
+  Value batchOk = l.cmp(P::sgt, batch, zero);
+  Value headsOk = l.cmp(P::sgt, heads, zero);
+  Value chunkOk = l.cmp(P::sgt, chunk, zero);
   Value shapeOk = arith::AndIOp::create(
-      b, l.loc,
-      arith::AndIOp::create(b, l.loc, l.cmp(P::sgt, batch, zero),
-                            l.cmp(P::sgt, heads, zero)),
-      l.cmp(P::sgt, chunk, zero));
-  Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
+      b, l.loc, arith::AndIOp::create(b, l.loc, batchOk, headsOk), chunkOk);
+  Value safeChunk = l.select(chunkOk, chunk, one);
 
   // Pass 1: validate every length and count the chunks.
   auto survey = scf::ForOp::create(
@@ -589,9 +578,13 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
       anyNegative);
   Value overflow = l.cmp(P::ugt, chunks,
                          arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
-  Value status = l.select(invalid, l.i32(3),
-                          l.select(anyUnsupported, l.i32(2),
-                                   l.select(overflow, l.i32(1), l.i32(0))));
+  // (The codes of spec §6.3.5: OK, BUFFER_OVERFLOW, UNSUPPORTED_SIZE,
+  // INVALID_PARAMS.)
+  Value okCode = l.i32(0), overflowCode = l.i32(1), unsupportedCode = l.i32(2),
+        invalidCode = l.i32(3);
+  Value status = l.select(invalid, invalidCode,
+                          l.select(anyUnsupported, unsupportedCode,
+                                   l.select(overflow, overflowCode, okCode)));
   // Count: the number written on OK, the number needed (saturated at
   // INT_MAX) on BUFFER_OVERFLOW, else 0.
   Value intMax = l.index(INT_MAX);
@@ -599,12 +592,12 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
                           arith::DivUIOp::create(b, l.loc, intMax, safeHeads));
   Value total = l.select(saturates, intMax,
                          arith::MulIOp::create(b, l.loc, chunks, safeHeads));
-  Value reported = arith::OrIOp::create(
-      b, l.loc, l.cmp(P::eq, status, l.i32(0)), l.cmp(P::eq, status, l.i32(1)));
+  Value ok = l.cmp(P::eq, status, okCode);
+  Value overflowed = l.cmp(P::eq, status, overflowCode);
+  Value reported = arith::OrIOp::create(b, l.loc, ok, overflowed);
   Value count = l.select(reported, total, zero);
 
   // Pass 2: write, only when everything is valid and fits.
-  Value ok = l.cmp(P::eq, status, l.i32(0));
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
     rows.forEachRequest(tb, loc, lengths, batch, tiers,
                         [&](OpBuilder &rb, Location loc, Value req, Value,
@@ -748,9 +741,9 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
               rb, loc, r.cmp(P::uge, req, firstMoved),
               [&](OpBuilder &mb, Location loc) {
                 Lowering m{mb, loc};
-                rows.writeChunks(mb, loc, req, start, len,
-                                 buildSelectTier(mb, loc, tiers, len32), n,
-                                 first, m.index(0));
+                Value tier = buildSelectTier(mb, loc, tiers, len32);
+                rows.writeChunks(mb, loc, req, start, len, tier, n, first,
+                                 m.index(0));
                 scf::YieldOp::create(mb, loc);
               },
               [&](OpBuilder &sb, Location loc) {
