@@ -1,6 +1,7 @@
 // pto/runtime/incremental_planner.hpp - a WorkPlanner plan kept up to date
-// from step to step (decode: every KV length grows by one), rewriting only
-// the descriptors that change.
+// from step to step (decode: every KV length grows by one): IncrementalPlan
+// keeps its descriptors and rewrites only those that change; RowPlan (at the
+// end of the file) keeps only its rows, and its cores make the descriptors.
 //
 // IncrementalPlan::update(lens) leaves in the buffer exactly what
 // plan_chunk_size + generate would write for `lens` (the tests compare the
@@ -319,7 +320,7 @@ private:
 /// generate()'s descriptor i (WorkPlanner::row_descriptor, made by the
 /// function generate writes with), and for_each(c, n, f) gives core c of n
 /// its descriptors c, c + n, ... in order, as run_spmd deals a buffer
-/// (sim::run_spmd_rows runs a kernel so).
+/// (sim::run_spmd_expanding runs a kernel so).
 ///
 /// update(lens, batch) re-plans from the previous plan and writes no
 /// descriptor: a row whose length stayed within its chunk count costs a

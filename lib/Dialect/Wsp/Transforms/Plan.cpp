@@ -635,9 +635,9 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   // (A chunk < 1 never planned anything: refused here as by generate.)
   Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
   // One less, for the search's other side (>= 1: a chunk of 1 is
-  // chunk_min or refused).
-  // (Operands built one statement each: the order ops are created in must
-  // not be the host compiler's order of evaluating arguments.)
+  // chunk_min or refused). (Here and below, an op's operands are built one
+  // statement each: the order ops are created in must not be the host
+  // compiler's order of evaluating a call's arguments.)
   Value chunkAboveOne = l.cmp(P::sgt, chunk, one);
   Value lessChunk =
       l.select(chunkAboveOne, arith::SubIOp::create(b, l.loc, chunk, one), one);
