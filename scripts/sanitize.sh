@@ -14,8 +14,9 @@
 #     build-san/fuzz-findings/. A long run is one command:
 #       scripts/sanitize.sh 3600
 #  4. Checks that the compiler's output does not depend on the compiler
-#     that built it: every example through --wsp-pipeline with build/'s
-#     wsp-opt (g++) and build-san/'s (clang) must be the same text. (C++
+#     that built it: every example through --wsp-pipeline and
+#     --wsp-to-cpusim with build/'s tools (g++) and build-san/'s (clang)
+#     must be the same text. (C++
 #     leaves the order of evaluating a call's arguments open, and the two
 #     compilers differ: ops created in a call's arguments come out in
 #     different orders.)
@@ -89,16 +90,21 @@ done < <(find "$root/examples" "$root/test" -name '*.mlir' | sort)
 fuzz wsp-fuzz-ir "$seeds" "$root/fuzz/regressions/ir"
 fuzz wsp-fuzz-planners "$root/fuzz/regressions/planners"
 
-# The same IR from either compiler's build.
-main_opt=${WSP_BUILD_DIR:-$root/build}/bin/wsp-opt
+# The same IR, and the same CPU-simulation C++, from either compiler's
+# build.
+main_bin=${WSP_BUILD_DIR:-$root/build}/bin
+compile() { # compile BIN_DIR FILE: the pipeline's IR, then its C++
+  "$1/wsp-opt" "$2" --wsp-pipeline 2>&1
+  "$1/wsp-opt" "$2" --wsp-pipeline 2>/dev/null |
+    "$1/wsp-translate" --wsp-to-cpusim 2>&1
+}
 compared=0
 while IFS= read -r f; do
-  if ! cmp -s <("$main_opt" "$f" --wsp-pipeline 2>&1) \
-      <("$build/bin/wsp-opt" "$f" --wsp-pipeline 2>&1); then
-    echo "sanitize: $f: wsp-opt built by g++ and by clang print different IR" >&2
+  if ! cmp -s <(compile "$main_bin" "$f") <(compile "$build/bin" "$f"); then
+    echo "sanitize: $f: the tools built by g++ and by clang print different IR or C++" >&2
     status=1
   fi
   compared=$((compared + 1))
 done < <(find "$root/examples" "$root/bench" -name '*.mlir' | sort)
-echo "sanitize: the IR of $compared programs compared between the g++ and clang builds"
+echo "sanitize: the IR and C++ of $compared programs compared between the g++ and clang builds"
 exit $status
