@@ -32,8 +32,7 @@ struct Fresh {
 };
 
 inline Fresh fresh_plan(const SmallPlanner &planner,
-                        const std::vector<int> &lens, int heads,
-                        int capacity) {
+                        const std::vector<int> &lens, int heads, int capacity) {
   std::vector<WorkDescriptor> buffer(capacity > 0 ? capacity : 1);
   const int batch = static_cast<int>(lens.size());
   const int chunk = planner.plan_chunk_size(lens.data(), batch, heads);

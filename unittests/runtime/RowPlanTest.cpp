@@ -48,8 +48,8 @@ bool same(const WorkDescriptor &a, const WorkDescriptor &b) {
       next += cores;
     });
     if (!ok || next < expected.count)
-      return ::testing::AssertionFailure() << "core " << c << " of " << cores
-                                           << " walks other descriptors";
+      return ::testing::AssertionFailure()
+             << "core " << c << " of " << cores << " walks other descriptors";
   }
   return ::testing::AssertionSuccess();
 }
@@ -215,9 +215,9 @@ TEST(RowPlan, CoresRunWhatRunSpmdGivesThem) {
               PlanResult::OK);
   });
   const auto expanded = record([&](auto kernel) {
-    EXPECT_EQ(sim::run_spmd_expanding(sim::CoreKind::Vector, cores, plan,
-                                      kernel),
-              PlanResult::OK);
+    EXPECT_EQ(
+        sim::run_spmd_expanding(sim::CoreKind::Vector, cores, plan, kernel),
+        PlanResult::OK);
   });
   EXPECT_EQ(materialized, expanded);
   size_t total = 0;
