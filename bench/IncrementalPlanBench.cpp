@@ -37,6 +37,25 @@ constexpr int kHeads = 8;
 constexpr int kSteps = 512;
 constexpr int kRuns = 9;
 
+/// Time per step of kSteps decode steps from `start`, median of kRuns
+/// runs: each run sets `lens` to `start` and calls `begin()`, then each
+/// step grows every length by one and calls `step()`.
+template <typename Begin, typename Step>
+double decode_step_us(const std::vector<int> &start, std::vector<int> &lens,
+                      Begin &&begin, Step &&step) {
+  return wsp_bench::median_step_us(
+      [&] {
+        lens = start;
+        begin();
+        for (int s = 0; s < kSteps; ++s) {
+          for (int &len : lens)
+            ++len;
+          step();
+        }
+      },
+      kSteps, kRuns);
+}
+
 void bench(int batch, bool balanced) {
   PlanConfig config;
   config.balance_chunks = balanced;
@@ -50,41 +69,33 @@ void bench(int batch, bool balanced) {
 
   std::vector<int> lens;
   int fresh_count = 0;
-  const double fresh_us = wsp_bench::median_step_us(
+  const double fresh_us = decode_step_us(
+      start, lens, [] {},
       [&] {
-        lens = start;
-        for (int s = 0; s < kSteps; ++s) {
-          for (int &len : lens)
-            ++len;
-          const int chunk = planner.plan_chunk_size(lens.data(), batch, kHeads);
-          if (planner.generate(lens.data(), batch, kHeads, chunk, fresh.data(),
-                               capacity, &fresh_count) != PlanResult::OK)
-            std::abort();
-        }
-      },
-      kSteps, kRuns);
+        const int chunk = planner.plan_chunk_size(lens.data(), batch, kHeads);
+        if (planner.generate(lens.data(), batch, kHeads, chunk, fresh.data(),
+                             capacity, &fresh_count) != PlanResult::OK)
+          std::abort();
+      });
 
   IncrementalPlan<AttentionPlanner> plan(planner, batch, kHeads, kept.data(),
                                          capacity);
   int kept_count = 0;
   int64_t written = 0, moved = 0, rewrites = 0;
-  const double update_us = wsp_bench::median_step_us(
+  const double update_us = decode_step_us(
+      start, lens,
       [&] {
-        lens = start;
         if (plan.plan(lens.data(), batch, &kept_count) != PlanResult::OK)
           std::abort();
         written = moved = rewrites = 0;
-        for (int s = 0; s < kSteps; ++s) {
-          for (int &len : lens)
-            ++len;
-          if (plan.update(lens.data(), batch, &kept_count) != PlanResult::OK)
-            std::abort();
-          written += plan.stats().written;
-          moved += plan.stats().moved;
-          rewrites += plan.stats().rewrote_all;
-        }
       },
-      kSteps, kRuns);
+      [&] {
+        if (plan.update(lens.data(), batch, &kept_count) != PlanResult::OK)
+          std::abort();
+        written += plan.stats().written;
+        moved += plan.stats().moved;
+        rewrites += plan.stats().rewrote_all;
+      });
   const bool equal = kept_count == fresh_count &&
                      std::memcmp(kept.data(), fresh.data(),
                                  sizeof(WorkDescriptor) *
@@ -96,39 +107,30 @@ void bench(int batch, bool balanced) {
   RowPlan<AttentionPlanner> rows(planner, batch, kHeads, capacity);
   int rows_count = 0;
   int64_t recounted = 0;
-  const double rows_update_us = wsp_bench::median_step_us(
+  const double rows_update_us = decode_step_us(
+      start, lens,
       [&] {
-        lens = start;
         if (rows.plan(lens.data(), batch, &rows_count) != PlanResult::OK)
           std::abort();
         recounted = 0;
-        for (int s = 0; s < kSteps; ++s) {
-          for (int &len : lens)
-            ++len;
-          if (rows.update(lens.data(), batch, &rows_count) != PlanResult::OK)
-            std::abort();
-          recounted += rows.stats().recounted;
-        }
       },
-      kSteps, kRuns);
+      [&] {
+        if (rows.update(lens.data(), batch, &rows_count) != PlanResult::OK)
+          std::abort();
+        recounted += rows.stats().recounted;
+      });
   bool rows_equal = rows_count == fresh_count;
   for (int i = 0; rows_equal && i < fresh_count; ++i) {
     const WorkDescriptor d = rows.descriptor(i);
     rows_equal = std::memcmp(&d, &fresh[i], sizeof(WorkDescriptor)) == 0;
   }
   RowPlan<AttentionPlanner> rows_fresh(planner, batch, kHeads, capacity);
-  const double rows_fresh_us = wsp_bench::median_step_us(
+  const double rows_fresh_us = decode_step_us(
+      start, lens, [] {},
       [&] {
-        lens = start;
-        for (int s = 0; s < kSteps; ++s) {
-          for (int &len : lens)
-            ++len;
-          if (rows_fresh.plan(lens.data(), batch, &rows_count) !=
-              PlanResult::OK)
-            std::abort();
-        }
-      },
-      kSteps, kRuns);
+        if (rows_fresh.plan(lens.data(), batch, &rows_count) != PlanResult::OK)
+          std::abort();
+      });
   constexpr int kCores = 48;
   const double expand_us = wsp_bench::median_us([&] {
     uint32_t sum = 0;

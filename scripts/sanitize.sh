@@ -94,9 +94,10 @@ fuzz wsp-fuzz-planners "$root/fuzz/regressions/planners"
 # build.
 main_bin=${WSP_BUILD_DIR:-$root/build}/bin
 compile() { # compile BIN_DIR FILE: the pipeline's IR, then its C++
-  "$1/wsp-opt" "$2" --wsp-pipeline 2>&1
-  "$1/wsp-opt" "$2" --wsp-pipeline 2>/dev/null |
-    "$1/wsp-translate" --wsp-to-cpusim 2>&1
+  local ir
+  ir=$("$1/wsp-opt" "$2" --wsp-pipeline 2>&1) || true
+  printf '%s\n' "$ir"
+  printf '%s\n' "$ir" | "$1/wsp-translate" --wsp-to-cpusim 2>&1
 }
 compared=0
 while IFS= read -r f; do

@@ -29,9 +29,9 @@
 #include "pto/runtime/work_planner.hpp"
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace pto {
@@ -400,7 +400,7 @@ public:
       unsupported |= len > 0 && planner_.tiers().select_tier(len) < 0;
       const int n = detail::num_chunks(len, chunk_);
       chunks += n - (b < batch_ ? chunks_[b] : 0);
-      changed_[changed++] = b;
+      changed_[changed++] = {b, n};
       if (moved == batch && (b >= batch_ || n != chunks_[b]))
         moved = b;
     }
@@ -418,18 +418,14 @@ public:
     if (chunk != chunk_)
       return commit_all(lens, batch, chunk, stats, out_work_count);
     if (chunks > capacity_ / heads_) {
-      *out_work_count = chunks > INT_MAX / heads_
-                            ? INT_MAX
-                            : static_cast<int>(chunks * heads_);
+      *out_work_count = detail::required_count(chunks, heads_);
       return PlanResult::BUFFER_OVERFLOW;
     }
 
     // 3. Commit: the rows that changed count, the first ids from the first
     // that moved on.
-    for (int k = 0; k < changed; ++k) {
-      const int b = changed_[k];
-      chunks_[b] = detail::num_chunks(lens[b], chunk_);
-    }
+    for (int k = 0; k < changed; ++k)
+      chunks_[changed_[k].first] = changed_[k].second;
     for (int b = moved; b < batch; ++b)
       first_[b + 1] = first_[b] + heads_ * chunks_[b];
     this->record(lens, batch, chunk_, chunks * heads_);
@@ -499,7 +495,8 @@ private:
 
   int capacity_;
   std::vector<int> chunks_;  // row b's chunk count (per head)
-  std::vector<int> changed_; // scratch: the rows update() counts again
+  // Scratch: the rows update() counted again, with their new counts.
+  std::vector<std::pair<int, int>> changed_;
   Stats stats_;
 };
 

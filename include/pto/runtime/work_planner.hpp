@@ -78,6 +78,12 @@ constexpr int num_chunks(int len, int chunk) {
       static_cast<uint32_t>(chunk));
 }
 
+/// BUFFER_OVERFLOW's count: the descriptors `chunks` chunks of `heads`
+/// heads need, saturated at INT_MAX (heads > 0).
+constexpr int required_count(int64_t chunks, int heads) {
+  return chunks > INT_MAX / heads ? INT_MAX : static_cast<int>(chunks * heads);
+}
+
 /// How one sequence of `len` tokens is cut into chunks: the single place
 /// chunk boundaries are defined.
 struct Chunking {
@@ -381,9 +387,7 @@ public:
       return PlanResult::UNSUPPORTED_SIZE;
     // chunks * num_heads > capacity, written so that it cannot overflow.
     if (chunks > buffer_capacity / num_heads) {
-      *out_work_count = chunks > INT_MAX / num_heads
-                            ? INT_MAX
-                            : static_cast<int>(chunks * num_heads);
+      *out_work_count = detail::required_count(chunks, num_heads);
       return PlanResult::BUFFER_OVERFLOW;
     }
     *total = chunks * num_heads;

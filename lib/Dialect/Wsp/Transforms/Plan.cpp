@@ -633,7 +633,8 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
                       window};
   Value zero = l.index(0), one = l.index(1);
   // (A chunk < 1 never planned anything: refused here as by generate.)
-  Value safeChunk = l.select(l.cmp(P::sgt, chunk, zero), chunk, one);
+  Value chunkOk = l.cmp(P::sgt, chunk, zero);
+  Value safeChunk = l.select(chunkOk, chunk, one);
   // One less, for the search's other side (>= 1: a chunk of 1 is
   // chunk_min or refused). (Here and below, an op's operands are built one
   // statement each: the order ops are created in must not be the host
@@ -692,14 +693,15 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
         lessChunks = survey.getResult(2), firstMoved = survey.getResult(3);
   // A shape generate accepts, a plan held of a size its lengths have, and
   // chunks x heads <= capacity, without overflowing.
-  Value safeHeads = l.select(l.cmp(P::sgt, heads, zero), heads, one);
+  Value headsOk = l.cmp(P::sgt, heads, zero);
+  Value safeHeads = l.select(headsOk, heads, one);
   Value capacity = memref::DimOp::create(b, l.loc, op.getBuffer(), 0);
   Value heldRows = memref::DimOp::create(b, l.loc, planned, 0);
   SmallVector<Value> conditions = {
       arith::XOrIOp::create(b, l.loc, invalid, l.i1(true)),
       l.cmp(P::sgt, batch, zero),
-      l.cmp(P::sgt, heads, zero),
-      l.cmp(P::sgt, chunk, zero),
+      headsOk,
+      chunkOk,
       l.cmp(P::sge, plannedBatch, zero),
       l.cmp(P::ule, plannedBatch, heldRows),
       l.cmp(P::ule, chunks,
