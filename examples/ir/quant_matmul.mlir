@@ -13,6 +13,9 @@
 //   PyTorch's Linear layout), f32 weight scales.
 // @o_proj: weight stored [hidden_size, new_hidden_size], bf16 weight
 //   scales and a bf16 bias.
+// @columns_proj: activations stored [hidden_size, num_tokens] (transpose_a:
+//   a token per column), both dimensions dynamic, and the weight stored
+//   [new_hidden_size, hidden_size] (transpose_b).
 
 func.func @qkv_proj(%hidden_states: memref<?x256xi8>, %per_token_scale: memref<?xf32>,
                     %weight: memref<384x256xi8>, %weight_scale: memref<384xf32>,
@@ -31,5 +34,15 @@ func.func @o_proj(%hidden_states: memref<?x256xi8>, %per_token_scale: memref<?xf
       per_token_scale(%per_token_scale : memref<?xf32>)
       weight(%weight : memref<256x128xi8>) weight_scale(%weight_scale : memref<128xbf16>)
       bias(%bias : memref<128xbf16>) -> y(%y : memref<?x128xbf16>)
+  return
+}
+
+func.func @columns_proj(%hidden_states: memref<?x?xi8>, %per_token_scale: memref<?xf32>,
+                        %weight: memref<128x256xi8>, %weight_scale: memref<128xf32>,
+                        %y: memref<?x128xbf16>) {
+  llm.quant_matmul hidden_states(%hidden_states : memref<?x?xi8>)
+      per_token_scale(%per_token_scale : memref<?xf32>)
+      weight(%weight : memref<128x256xi8>) weight_scale(%weight_scale : memref<128xf32>)
+      -> y(%y : memref<?x128xbf16>) {transpose_a = true, transpose_b = true}
   return
 }

@@ -11,8 +11,9 @@
 // |y - ref| <= 2^-8 |ref| (1 + 1e-4) + 2^-22 (|acc ps ws| + |bias|)
 // plus half the storage's subnormal spacing.
 // Then INVALID_PARAMS with nothing written: a y of another token count,
-// and fewer per-token scales than tokens. (The workspace's shape is static:
-// its type is the contract, as for every static dimension.)
+// fewer per-token scales than tokens, and (transpose_a, whose hidden_size
+// is dynamic) activations of another hidden_size. (The workspace's shape is
+// static: its type is the contract, as for every static dimension.)
 #include "selfcheck.hpp"
 
 using namespace selfcheck;
@@ -23,7 +24,8 @@ constexpr int64_t kK = 256, kBlocks = 24, kMTile = 32, kNTile = 128;
 
 struct Problem {
   int64_t tokens, n;
-  bool transposed; // weight stored [n, k]
+  bool transposed;          // weight stored [n, k]
+  bool aTransposed = false; // activations stored [k, tokens]
   std::vector<int8_t> a, w;
   std::vector<float> pts;
   std::vector<float> wsF;
@@ -59,6 +61,9 @@ struct Problem {
     }
     y.assign(size_t(tokens * n), toStorage(0.f));
   }
+  int8_t act(int64_t t, int64_t k) const {
+    return aTransposed ? a[size_t(k * tokens + t)] : a[size_t(t * kK + k)];
+  }
   int8_t weight(int64_t k, int64_t col) const {
     return transposed ? w[size_t(col * kK + k)] : w[size_t(k * n + col)];
   }
@@ -73,7 +78,7 @@ struct Problem {
       for (int64_t col = 0; col < n; ++col) {
         int64_t acc = 0;
         for (int64_t k = 0; k < kK; ++k)
-          acc += int64_t(a[size_t(t * kK + k)]) * weight(k, col);
+          acc += int64_t(act(t, k)) * weight(k, col);
         double product = double(acc) * pts[size_t(t)] * weightScale(col);
         double b = bias.empty() ? 0.0 : toFloat(bias[size_t(col)]);
         double ref = product + b;
@@ -122,6 +127,26 @@ bool checkOProj(int64_t tokens, std::mt19937 &rng) {
   return ok;
 }
 
+int32_t runColumns(Problem &p, int64_t kRows, int64_t yTokens) {
+  return wsp_gen::columns_proj(
+      MemRef<int8_t, 2>{p.a.data(), {kRows, p.tokens}}, vec(p.pts),
+      MemRef<int8_t, 2>{p.w.data(), {p.n, kK}}, vec(p.wsF),
+      MemRef<bf16, 2>{p.y.data(), {yTokens, p.n}},
+      MemRef<int32_t, 3>{p.workspace.data(), {kBlocks, kMTile, kNTile}});
+}
+
+bool checkColumns(int64_t tokens, std::mt19937 &rng) {
+  Problem p(tokens, 128, true, false, rng);
+  p.aTransposed = true;
+  int32_t status = runColumns(p, kK, tokens);
+  double worst = p.worst();
+  bool ok = status == 0 && worst <= 1;
+  std::printf("columns_proj T=%lld (K 256, N 128, transpose_a, transpose_b): "
+              "%s (status %d, max err / bound %.3f)\n",
+              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
+  return ok;
+}
+
 bool checkInvalid(std::mt19937 &rng) {
   bool ok = true;
   for (auto [yTokens, scales, what] :
@@ -134,6 +159,16 @@ bool checkInvalid(std::mt19937 &rng) {
       untouched = untouched && v.bits == toStorage(0.f).bits;
     ok = reportInvalid(what, status, untouched, "output") && ok;
   }
+  // transpose_a: activations of fewer rows than hidden_size.
+  Problem p(8, 128, true, false, rng);
+  p.aTransposed = true;
+  int32_t status = runColumns(p, kK - 32, 8);
+  bool untouched = true;
+  for (bf16 v : p.y)
+    untouched = untouched && v.bits == toStorage(0.f).bits;
+  ok = reportInvalid("transposed activations of another hidden_size", status,
+                     untouched, "output") &&
+       ok;
   return ok;
 }
 
@@ -146,6 +181,8 @@ int main() {
     ok = checkQkv(tokens, rng) && ok;
   for (int64_t tokens : {1, 40})
     ok = checkOProj(tokens, rng) && ok;
+  for (int64_t tokens : {1, 31, 33, 70})
+    ok = checkColumns(tokens, rng) && ok;
   ok = checkInvalid(rng) && ok;
   return ok ? 0 : 1;
 }

@@ -49,14 +49,6 @@ func.func @benchmark_decoding_kv_len(%q: memref<?x1x8x64xbf16>, %k: memref<?x1x2
 
 // -----
 
-func.func @transpose_a(%a: memref<64x?xi8>, %p: memref<?xf32>, %w: memref<64x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
-  // expected-error @+1 {{lowers with transpose_a = false only (the tokens are the rows of an M tile)}}
-  llm.quant_matmul hidden_states(%a : memref<64x?xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<64x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>) {transpose_a = true}
-  return
-}
-
-// -----
-
 func.func @matmul_k(%a: memref<?x48xi8>, %p: memref<?xf32>, %w: memref<48x32xi8>, %s: memref<32xf32>, %y: memref<?x32xbf16>) {
   // expected-error @+1 {{lowers with hidden_size a multiple of 32 and new_hidden_size a multiple of 16 (whole 32-byte int8 and bf16 rows), got 48 and 32}}
   llm.quant_matmul hidden_states(%a : memref<?x48xi8>) per_token_scale(%p : memref<?xf32>) weight(%w : memref<48x32xi8>) weight_scale(%s : memref<32xf32>) -> y(%y : memref<?x32xbf16>)

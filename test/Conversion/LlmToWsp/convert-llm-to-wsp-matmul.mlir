@@ -51,3 +51,28 @@ func.func @proj(%a: memref<?x512xi8>, %pts: memref<?xf32>, %w: memref<256x512xi8
       {transpose_b = true}
   return
 }
+
+// transpose_a: hidden_states is [hidden_size, num_tokens]; the planner
+// counts the tokens in its columns and checks its rows, and the M tile of
+// token rows is read transposed into a zn tile.
+// CHECK-LABEL: wsp.kernel @proj_t_quant_matmul_0
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x?xi8>
+// CHECK: scf.for %[[M:.*]] = %{{.*}} to %{{.*}} step %c32
+// CHECK: scf.for %[[K:.*]] = %c0 to %c512 step %c256
+// CHECK: tile.load %{{.*}}, %[[A]][%[[K]], %[[M]]] transpose : !tile.tile<mat, 32x256xi8, valid = ?x256, zn>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<left, 32x256xi8, valid = ?x256>, !tile.tile<mat, 32x256xi8, valid = ?x256, zn>
+// CHECK: tile.load %{{.*}}, %{{.*}}[%[[K]], %{{.*}}] : !tile.tile<mat, 256x128xi8>, memref<512x256xi8>
+// CHECK-LABEL: func.func @proj_t(
+// CHECK-SAME: %[[TA:[^:]*]]: memref<?x?xi8>
+// CHECK: %[[TOKENS:.*]] = memref.dim %[[TA]], %c1 : memref<?x?xi8>
+// CHECK: %[[KSIZE:.*]] = memref.dim %[[TA]], %c0 : memref<?x?xi8>
+// CHECK: arith.cmpi eq, %[[KSIZE]], %c512
+// CHECK: wsp.generate
+func.func @proj_t(%a: memref<?x?xi8>, %pts: memref<?xf32>, %w: memref<512x256xi8>,
+                  %ws: memref<256xf32>, %y: memref<?x256xbf16>) {
+  llm.quant_matmul hidden_states(%a : memref<?x?xi8>)
+      per_token_scale(%pts : memref<?xf32>) weight(%w : memref<512x256xi8>)
+      weight_scale(%ws : memref<256xf32>) -> y(%y : memref<?x256xbf16>)
+      {transpose_a = true}
+  return
+}
