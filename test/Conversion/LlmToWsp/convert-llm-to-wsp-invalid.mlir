@@ -228,3 +228,37 @@ func.func @sharded_store(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: mem
   llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @g kv_sharding = kvdp {max_q_len = 64 : i32}
   return
 }
+
+// -----
+
+func.func @head_norm_dynamic_dim(%qkv: memref<?x12x?xbf16>, %w: memref<8x?xf32>) {
+  // expected-error @+1 {{lowers with a static head_dim only: its tiles are sized at compile time}}
+  llm.head_rms_norm hidden_states(%qkv : memref<?x12x?xbf16>) weight(%w : memref<8x?xf32>) -> y(%qkv : memref<?x12x?xbf16>) {eps = 1.0e-06 : f32, head_offset = 0 : i32, head_num = 8 : i32}
+  return
+}
+
+// -----
+
+func.func @head_norm_dim(%qkv: memref<?x12x72xbf16>, %w: memref<8x72xf32>) {
+  // expected-error @+1 {{lowers with head_dim a multiple of 16 up to 1024 (one bf16 tile row per head), got 72}}
+  llm.head_rms_norm hidden_states(%qkv : memref<?x12x72xbf16>) weight(%w : memref<8x72xf32>) -> y(%qkv : memref<?x12x72xbf16>) {eps = 1.0e-06 : f32, head_offset = 0 : i32, head_num = 8 : i32}
+  return
+}
+
+// -----
+
+func.func @store_dynamic_kv_heads(%k: memref<?x?x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x?x16x64xbf16>) {
+  // expected-error @+1 {{lowers with a static kv_head_num only}}
+  llm.store_paged_kv_cache key(%k : memref<?x?x64xbf16>) value(%k : memref<?x?x64xbf16>) block_table(%bt : memref<?x?xi32>) q_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x?x16x64xbf16>) v_cache(%c : memref<?x?x16x64xbf16>) {max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{holds llm ops in a body of several blocks; write it with structured control flow}}
+func.func @blocks(%x: memref<?x64xbf16>, %w: memref<64xf32>) {
+  llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
+  return
+^unreachable:
+  return
+}

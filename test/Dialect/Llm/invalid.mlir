@@ -662,3 +662,84 @@ func.func @all_reduce_strided(%h: memref<?x64xbf16, strided<[128, 1]>>) {
   llm.all_reduce hidden_states(%h : memref<?x64xbf16, strided<[128, 1]>>) on @tp
   return
 }
+
+// -----
+
+func.func @rope_offset_negative(%qkv: memref<?x12x128xbf16>, %sc: memref<4096x64xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{rope_offset must be non-negative, got -2}}
+  llm.rotary_embedding qkv(%qkv : memref<?x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_offset = -2 : i32, rope_dim = 64 : i32, max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @rope_q_heads(%qkv: memref<?x12x128xbf16>, %sc: memref<4096x64xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{q_head_num must be at least 1, got 0}}
+  llm.rotary_embedding qkv(%qkv : memref<?x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x12x128xbf16>) {q_head_num = 0 : i32, kv_head_num = 2 : i32, rope_dim = 64 : i32, max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @rope_dim_zero(%qkv: memref<?x12x128xbf16>, %sc: memref<4096x64xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{rope_dim must be at least 1, got 0}}
+  llm.rotary_embedding qkv(%qkv : memref<?x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<?x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 0 : i32, max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @rope_packed_max_q_len(%qkv: memref<16x12x128xbf16>, %sc: memref<4096x64xbf16>, %p: memref<?xi32>) {
+  // expected-error @+1 {{max_q_len 32 exceeds num_tokens 16}}
+  llm.rotary_embedding qkv(%qkv : memref<16x12x128xbf16>) sin(%sc : memref<4096x64xbf16>) cos(%sc : memref<4096x64xbf16>) position_ids(%p : memref<?xi32>) q_lens(%p : memref<?xi32>) -> out(%qkv : memref<16x12x128xbf16>) {q_head_num = 8 : i32, kv_head_num = 2 : i32, rope_dim = 64 : i32, max_q_len = 32 : i32}
+  return
+}
+
+// -----
+
+func.func @store_packed_max_q_len(%k: memref<4x2x128xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x64x128xbf16>) {
+  // expected-error @+1 {{max_q_len 8 exceeds num_tokens 4}}
+  llm.store_paged_kv_cache key(%k : memref<4x2x128xbf16>) value(%k : memref<4x2x128xbf16>) block_table(%bt : memref<?x?xi32>) q_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) {max_q_len = 8 : i32}
+  return
+}
+
+// -----
+
+func.func @paged_rows(%k: memref<16x2x128xbf16>, %l: memref<16xi32>, %bt: memref<8x4xi32>, %c: memref<?x2x64x128xbf16>) {
+  // expected-error @+1 {{without 'kv_ids' request b uses block-table row b, but batch_size 16 exceeds max_batch_size 8}}
+  llm.store_paged_kv_cache key(%k : memref<16x2x128xbf16>) value(%k : memref<16x2x128xbf16>) block_table(%bt : memref<8x4xi32>) q_lens(%l : memref<16xi32>) -> k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) {max_q_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_partial_state(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>, %so: memref<?x1x8x64xf32>, %sm: memref<?x1x8x8xf32>) {
+  // expected-error @+1 {{writes its softmax state as state_o, state_m and state_l together}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> state_o(%so : memref<?x1x8x64xf32>) state_m(%sm : memref<?x1x8x8xf32>) {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_out_and_state(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>, %so: memref<?x1x8x64xf32>, %sm: memref<?x1x8x8xf32>) {
+  // expected-error @+1 {{writes either out or its softmax state (state_o, state_m, state_l), not both}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) state_o(%so : memref<?x1x8x64xf32>) state_m(%sm : memref<?x1x8x8xf32>) state_l(%sm : memref<?x1x8x8xf32>) {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_no_output(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{needs out, or its softmax state (state_o, state_m, state_l)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @kvdp(shape = 4)
+func.func @decode_sharded_visible(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %v: memref<?x1xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{sharded, takes q and writes out as the whole attention's; visible_lens and the softmax state are what its ranks' programs use}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) visible_lens(%v : memref<?x1xi32>) -> out(%q : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}

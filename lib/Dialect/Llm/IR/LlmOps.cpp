@@ -431,13 +431,12 @@ LogicalResult verifyStore(StoreOp op, ArrayRef<StringRef> cacheDims,
                                op.getKeyScale(), "key_scale",
                                op.getValueScale(), "value_scale")))
     return failure();
-  if (!blockTable) {
-    auto b = sig.size("batch_size"), mb = sig.size("max_batch_size");
-    if (!op.getKvIds() && b && mb && *b > *mb)
-      return op.emitOpError("without 'kv_ids' request b uses cache slot b, "
-                            "but batch_size ")
-             << *b << " exceeds max_batch_size " << *mb;
-  }
+  // max_batch_size: the contiguous caches' slots, or the block table's rows.
+  auto b = sig.size("batch_size"), mb = sig.size("max_batch_size");
+  if (!op.getKvIds() && b && mb && *b > *mb)
+    return op.emitOpError("without 'kv_ids' request b uses ")
+           << (blockTable ? "block-table row" : "cache slot")
+           << " b, but batch_size " << *b << " exceeds max_batch_size " << *mb;
   return verifyMaxQLen(op, int32_t(op.getMaxQLen()), packed, sig,
                        op.getAccumQLen());
 }
