@@ -8,6 +8,8 @@
 // @store_paged_int8: the same into an int8 cache with per-channel scales.
 // @store_contiguous: a decode batch (unpacked, one slot) into a contiguous
 //   cache [max_batch, kv_heads, max_seq_len, head_dim], slots by kv_ids.
+// @store_contiguous_int8: a packed ragged prefill batch into a contiguous
+//   int8 cache with per-channel scales.
 
 func.func @store_paged(%key: memref<?x2x128xbf16>, %value: memref<?x2x128xbf16>,
                        %block_table: memref<?x?xi32>, %kv_ids: memref<?xi32>,
@@ -51,5 +53,22 @@ func.func @store_contiguous(%key: memref<?x1x2x128xbf16>, %value: memref<?x1x2x1
       q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
       -> k_cache(%k_cache : memref<?x2x?x128xbf16>)
          v_cache(%v_cache : memref<?x2x?x128xbf16>) {max_q_len = 1 : i32}
+  return
+}
+
+func.func @store_contiguous_int8(%key: memref<?x2x128xbf16>, %value: memref<?x2x128xbf16>,
+                                 %kv_ids: memref<?xi32>, %q_lens: memref<?xi32>,
+                                 %kv_lens: memref<?xi32>,
+                                 %key_scale: memref<2x128xf32>,
+                                 %value_scale: memref<2x128xf32>,
+                                 %k_cache: memref<?x2x?x128xi8>,
+                                 %v_cache: memref<?x2x?x128xi8>) {
+  llm.store_kv_cache key(%key : memref<?x2x128xbf16>)
+      value(%value : memref<?x2x128xbf16>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      key_scale(%key_scale : memref<2x128xf32>)
+      value_scale(%value_scale : memref<2x128xf32>)
+      -> k_cache(%k_cache : memref<?x2x?x128xi8>)
+         v_cache(%v_cache : memref<?x2x?x128xi8>) {max_q_len = 64 : i32}
   return
 }

@@ -8,7 +8,8 @@
 // rule says, so they match exactly too. Every other cache entry keeps its
 // sentinel. Then INVALID_PARAMS with nothing written: a page id outside the
 // pool, tokens past a sequence's capacity, a slot outside the cache, more
-// tokens than rows.
+// tokens than rows (paged), and a slot outside the cache, tokens past
+// max_seq_len, more tokens than rows (contiguous).
 #include "selfcheck.hpp"
 
 using namespace selfcheck;
@@ -113,16 +114,33 @@ bool checkPaged(std::mt19937 &rng) {
   return ok;
 }
 
+/// Per-channel int8 cache scales, and the rule a cache value follows.
+struct Int8Scales {
+  std::vector<float> k = std::vector<float>(kHeads * kDim),
+                     v = std::vector<float>(kHeads * kDim);
+  explicit Int8Scales(std::mt19937 &rng) {
+    std::uniform_real_distribution<float> uni(0.005f, 0.04f);
+    for (float &x : k)
+      x = uni(rng);
+    for (float &x : v)
+      x = uni(rng);
+  }
+  static auto quant(const std::vector<bf16> &x, const std::vector<float> &sc) {
+    return [&x, &sc](int64_t row, int64_t h, int64_t c) {
+      float q =
+          std::nearbyint(toFloat(x[size_t((row * kHeads + h) * kDim + c)]) /
+                         sc[size_t(h * kDim + c)]);
+      return int8_t(std::clamp(q, -128.f, 127.f));
+    };
+  }
+};
+
 bool checkPagedInt8(std::mt19937 &rng) {
   PagedBatch batch;
   std::vector<bf16> key = randomRows(batch.rows, rng);
   std::vector<bf16> value = randomRows(batch.rows, rng);
-  std::vector<float> ks(kHeads * kDim), vs(kHeads * kDim);
-  std::uniform_real_distribution<float> uni(0.005f, 0.04f);
-  for (float &v : ks)
-    v = uni(rng);
-  for (float &v : vs)
-    v = uni(rng);
+  Int8Scales scales(rng);
+  std::vector<float> &ks = scales.k, &vs = scales.v;
   std::vector<int8_t> kc(size_t(batch.pool * kHeads * kBlock * kDim), 99);
   std::vector<int8_t> vc = kc;
   int32_t status = wsp_gen::store_paged_int8(
@@ -133,15 +151,10 @@ bool checkPagedInt8(std::mt19937 &rng) {
       MemRef<float, 2>{vs.data(), {kHeads, kDim}},
       MemRef<int8_t, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
       MemRef<int8_t, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
-  auto quant = [](const std::vector<bf16> &x, const std::vector<float> &sc) {
-    return [&x, &sc](int64_t row, int64_t h, int64_t c) {
-      float q = std::nearbyint(toFloat(x[size_t((row * kHeads + h) * kDim + c)]) /
-                               sc[size_t(h * kDim + c)]);
-      return int8_t(std::clamp(q, -128.f, 127.f));
-    };
-  };
-  int64_t wrong = compareCache(kc, int8_t(99), batch, true, 0, quant(key, ks)) +
-                  compareCache(vc, int8_t(99), batch, true, 0, quant(value, vs));
+  int64_t wrong =
+      compareCache(kc, int8_t(99), batch, true, 0, Int8Scales::quant(key, ks)) +
+      compareCache(vc, int8_t(99), batch, true, 0,
+                   Int8Scales::quant(value, vs));
   bool ok = status == 0 && wrong == 0;
   std::printf("paged int8: %s (status %d, %lld cache values differ)\n",
               ok ? "ok" : "MISMATCH", status, (long long)wrong);
@@ -176,6 +189,77 @@ bool checkContiguous(std::mt19937 &rng) {
   return ok;
 }
 
+/// int8 contiguous caches of `maxBatch` slots of kSeqLen positions holding
+/// 99, and a run of store_contiguous_int8 of `batch` (packed) on them.
+struct ContiguousInt8 {
+  static constexpr int64_t kSeqLen = 64, kMaxBatch = 4;
+  std::vector<int8_t> k = std::vector<int8_t>(
+                          size_t(kMaxBatch * kHeads * kSeqLen * kDim), 99),
+                      v = k;
+  int32_t store(PagedBatch &batch, std::vector<bf16> &key,
+                std::vector<bf16> &value, Int8Scales &scales) {
+    return wsp_gen::store_contiguous_int8(
+        MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
+        MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
+        vec(batch.ids), vec(batch.lens), vec(batch.past),
+        MemRef<float, 2>{scales.k.data(), {kHeads, kDim}},
+        MemRef<float, 2>{scales.v.data(), {kHeads, kDim}},
+        MemRef<int8_t, 4>{k.data(), {kMaxBatch, kHeads, kSeqLen, kDim}},
+        MemRef<int8_t, 4>{v.data(), {kMaxBatch, kHeads, kSeqLen, kDim}});
+  }
+  bool untouched() const {
+    return std::all_of(k.begin(), k.end(), [](int8_t x) { return x == 99; }) &&
+           std::all_of(v.begin(), v.end(), [](int8_t x) { return x == 99; });
+  }
+};
+
+bool checkContiguousInt8(std::mt19937 &rng) {
+  PagedBatch batch; // slots 2, 0, 1; 7, 3, 12 new tokens after 20, 0, 5
+  std::vector<bf16> key = randomRows(batch.rows, rng);
+  std::vector<bf16> value = randomRows(batch.rows, rng);
+  Int8Scales scales(rng);
+  ContiguousInt8 caches;
+  int32_t status = caches.store(batch, key, value, scales);
+  const int64_t seqLen = ContiguousInt8::kSeqLen;
+  int64_t wrong = compareCache(caches.k, int8_t(99), batch, false, seqLen,
+                               Int8Scales::quant(key, scales.k)) +
+                  compareCache(caches.v, int8_t(99), batch, false, seqLen,
+                               Int8Scales::quant(value, scales.v));
+  bool ok = status == 0 && wrong == 0;
+  std::printf("contiguous packed int8: %s (status %d, %lld cache values "
+              "differ)\n",
+              ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  return ok;
+}
+
+bool checkInvalidContiguous(std::mt19937 &rng) {
+  bool ok = true;
+  for (int which = 0; which < 3; ++which) {
+    PagedBatch batch;
+    const char *what = "";
+    switch (which) {
+    case 0:
+      batch.ids[1] = 4;
+      what = "contiguous: slot outside the cache";
+      break;
+    case 1:
+      batch.past[2] = 53;
+      what = "contiguous: tokens past max_seq_len";
+      break;
+    case 2:
+      batch.lens[0] = 8;
+      what = "contiguous: more tokens than rows";
+      break;
+    }
+    std::vector<bf16> key = randomRows(batch.rows, rng), value = key;
+    Int8Scales scales(rng);
+    ContiguousInt8 caches;
+    int32_t status = caches.store(batch, key, value, scales);
+    ok = reportInvalid(what, status, caches.untouched(), "caches") && ok;
+  }
+  return ok;
+}
+
 bool checkInvalid(std::mt19937 &rng) {
   bool ok = true;
   for (int which = 0; which < 4; ++which) {
@@ -203,6 +287,8 @@ int main() {
   bool ok = checkPaged(rng);
   ok = checkPagedInt8(rng) && ok;
   ok = checkContiguous(rng) && ok;
+  ok = checkContiguousInt8(rng) && ok;
   ok = checkInvalid(rng) && ok;
+  ok = checkInvalidContiguous(rng) && ok;
   return ok ? 0 : 1;
 }
