@@ -16,6 +16,9 @@
 // per sum (scores, row sums, P V). So |out - ref| <= max_p |v_p| (2^-8 +
 // n 2^-22), max over the positions the token sees.
 //
+// Besides the fixed batches, three random ones per function (randomBatch:
+// batch size, slots, cached lengths, prefill lengths and row gaps drawn).
+//
 // Then INVALID_PARAMS with nothing written: a page id outside the pool, a
 // sequence past its block-table row, a slot outside the table, a negative
 // kv_len, decode's q_lens other than q_seq_len, prefill's q_lens beyond the
@@ -279,6 +282,38 @@ std::vector<int32_t> decodeAccum(size_t batch, int32_t qSeqLen) {
   return a;
 }
 
+/// A random batch for one function's heads: 1 to 5 sequences in shuffled
+/// slots, cached lengths uniform in [0, maxPast] (so mostly not multiples of
+/// the 16-position page); decode: qSeqLen tokens each; prefill: 0 to maxQ
+/// tokens each, packed by prefix sums or, `withAccum`, at accum_q_len rows
+/// with gaps of 0 to 3 rows; 0 to 2 rows past the last sequence.
+Batch randomBatch(std::mt19937 &rng, int64_t heads, int64_t kvHeads,
+                  int64_t dim, int64_t qSeqLen, int32_t maxPast, int32_t maxQ,
+                  bool withAccum) {
+  auto draw = [&](int32_t lo, int32_t hi) {
+    return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
+  };
+  const int32_t batch = draw(1, 5);
+  std::vector<int32_t> ids(static_cast<size_t>(batch)), past, qLens, accum;
+  for (int32_t b = 0; b < batch; ++b)
+    ids[size_t(b)] = b;
+  std::shuffle(ids.begin(), ids.end(), rng);
+  for (int32_t b = 0; b < batch; ++b) {
+    past.push_back(draw(0, maxPast));
+    qLens.push_back(qSeqLen ? int32_t(qSeqLen) : draw(0, maxQ));
+  }
+  if (qSeqLen)
+    return Batch(heads, kvHeads, dim, qSeqLen, ids, past, qLens, rng,
+                 decodeAccum(size_t(batch), int32_t(qSeqLen)));
+  if (withAccum) {
+    accum.push_back(draw(0, 3));
+    for (int32_t l : qLens)
+      accum.push_back(accum.back() + l + draw(0, 3));
+  }
+  return Batch(heads, kvHeads, dim, 0, ids, past, qLens, rng, accum,
+               draw(0, 2));
+}
+
 bool checkInvalid(const char *what, std::mt19937 &rng, bool decode,
                   int which) {
   std::vector<int32_t> ids = {2, 0, 1}, past = {40, 3, 100},
@@ -337,6 +372,45 @@ int main() {
     bt.quantize(rng);
     ok = check("chunked prefill, int8 cache, GQA 2, head_dim 64", bt,
                runPrefillInt8) && ok;
+  }
+  // Random batches, three per function.
+  for (int trial = 0; trial < 3; ++trial) {
+    {
+      Batch bt = randomBatch(rng, 8, 2, 128, 1, 4500, 0, false);
+      ok = check("random decode, GQA 4, head_dim 128", bt, runDecodeGqa4) && ok;
+    }
+    {
+      Batch bt = randomBatch(rng, 8, 1, 64, 2, 2000, 0, false);
+      ok = check("random decode of 2 tokens, GQA 8, head_dim 64", bt,
+                 runDecodeGqa8) &&
+           ok;
+    }
+    {
+      Batch bt = randomBatch(rng, 4, 4, 64, 0, 700, 48, false);
+      ok = check("random chunked prefill, MHA, head_dim 64", bt,
+                 runPrefillMha) &&
+           ok;
+    }
+    {
+      Batch bt = randomBatch(rng, 8, 1, 128, 0, 700, 40, true);
+      ok = check("random chunked prefill, GQA 8, head_dim 128", bt,
+                 runPrefillGqa8) &&
+           ok;
+    }
+    {
+      Batch bt = randomBatch(rng, 8, 2, 128, 1, 3000, 0, false);
+      bt.quantize(rng);
+      ok = check("random decode, int8 cache, GQA 4, head_dim 128", bt,
+                 runDecodeInt8) &&
+           ok;
+    }
+    {
+      Batch bt = randomBatch(rng, 4, 2, 64, 0, 700, 40, false);
+      bt.quantize(rng);
+      ok = check("random chunked prefill, int8 cache, GQA 2, head_dim 64", bt,
+                 runPrefillInt8) &&
+           ok;
+    }
   }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};
