@@ -12,6 +12,8 @@
 // difference is rounded once to float (2^-24 relative) and then to bf16,
 // so |out - ref| <= 2^-8 |ref| (1 + 1e-4) (half a bf16 ulp) plus half the
 // storage's subnormal spacing (examples/ir/selfcheck.hpp).
+// Besides the fixed batches, four random ones each packed and with
+// accum_q_len (checkRandom).
 // Then INVALID_PARAMS, nothing written: a position beyond the tables, and
 // more tokens than the buffer holds.
 #include "selfcheck.hpp"
@@ -148,6 +150,42 @@ bool checkUnpacked(std::mt19937 &rng) {
                  status);
 }
 
+/// Random ragged batches: 1 to 6 sequences of 0 to 60 tokens at positions
+/// drawn so that every token lies in the tables; packed by prefix sums
+/// (rope_packed, in place) or at accum_q_len rows with gaps of 0 to 3 rows
+/// (rope_accum, into another buffer), 0 to 3 rows of padding after.
+bool checkRandom(std::mt19937 &rng, bool withAccum) {
+  auto draw = [&](int32_t lo, int32_t hi) {
+    return std::uniform_int_distribution<int32_t>(lo, hi)(rng);
+  };
+  std::vector<int32_t> lens, pos, starts = {withAccum ? draw(0, 3) : 0};
+  for (int32_t b = 0, n = draw(1, 6); b < n; ++b) {
+    lens.push_back(draw(0, 60));
+    pos.push_back(draw(0, int32_t(kTable) - lens.back()));
+    starts.push_back(starts.back() + lens.back() +
+                     (withAccum ? draw(0, 3) : 0));
+  }
+  const int64_t rows = starts.back() + draw(0, 3);
+  std::vector<bf16> x = randomRows(rows, rng);
+  auto rowOf = [&](int64_t b, int64_t s) { return starts[size_t(b)] + s; };
+  if (!withAccum) {
+    Tables t(128);
+    std::vector<bf16> y = x;
+    int32_t status = wsp_gen::rope_packed(packed(y, rows), t.sinView(),
+                                          t.cosView(), vec(pos), vec(lens));
+    return compare("random packed batch, in place", x, y, x, rows, pos, lens, t,
+                   0, rowOf, status);
+  }
+  Tables t(64);
+  std::vector<bf16> y(x.size(), sentinel());
+  const std::vector<bf16> marked = y;
+  int32_t status =
+      wsp_gen::rope_accum(packed(x, rows), t.sinView(), t.cosView(), vec(pos),
+                          vec(lens), vec(starts), packed(y, rows));
+  return compare("random accum_q_len batch, rope_offset 64", x, y, marked, rows,
+                 pos, lens, t, 64, rowOf, status);
+}
+
 bool checkInvalid(std::mt19937 &rng) {
   Tables t(128);
   bool ok = true;
@@ -173,6 +211,10 @@ int main() {
   bool ok = checkPacked(rng);
   ok = checkAccum(rng) && ok;
   ok = checkUnpacked(rng) && ok;
+  for (int trial = 0; trial < 4; ++trial) {
+    ok = checkRandom(rng, false) && ok;
+    ok = checkRandom(rng, true) && ok;
+  }
   ok = checkInvalid(rng) && ok;
   return ok ? 0 : 1;
 }
