@@ -11,6 +11,9 @@
 //
 // @tp has a dynamic size: the program runs on any number of ranks. @tp2
 // has 2: its function refuses to run on another number (INVALID_PARAMS).
+//
+// @extremes: all_reduce's other kinds, the element-wise max and min over
+// the ranks (f32, exact).
 
 shard.grid @tp(shape = ?)
 shard.grid @tp2(shape = 2)
@@ -34,5 +37,11 @@ func.func @row_parallel_tp2(%hidden_states: memref<?x128xi8>, %per_token_scale: 
       weight(%weight : memref<256x128xi8>) weight_scale(%weight_scale : memref<256xf32>)
       -> y(%y : memref<?x256xbf16>) {transpose_b = true}
   llm.all_reduce hidden_states(%y : memref<?x256xbf16>) on @tp2
+  return
+}
+
+func.func @extremes(%high: memref<?x64xf32>, %low: memref<?x64xf32>) {
+  llm.all_reduce hidden_states(%high : memref<?x64xf32>) kind max on @tp
+  llm.all_reduce hidden_states(%low : memref<?x64xf32>) kind min on @tp
   return
 }

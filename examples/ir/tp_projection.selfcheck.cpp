@@ -20,6 +20,8 @@
 //   2^-21 sum_r |ref_r| plus half the storage's subnormal spacing (a
 //   partial can cancel, so the bound is on the partials' magnitudes, not
 //   the sum's);
+// - @extremes: every rank ends with the element-wise max (and min) of
+//   every rank's values, bit for bit;
 // - errors end the call on every rank, never in a hang: @row_parallel_tp2
 //   (a grid of 2) on 4 ranks, ranks that disagree on the token count, and
 //   a rank whose quant_matmul failed (too few per-token scales): every
@@ -206,8 +208,53 @@ bool checkError(Ranks &ranks, const char *what, int64_t badRank,
   return ok;
 }
 
+/// all_reduce kind max and kind min: rank r's values are drawn from seed
+/// 500 + r (every process draws every rank's), the result must be their
+/// element-wise extreme on every rank.
+bool checkExtremes(Ranks &ranks, int64_t tokens) {
+  constexpr int64_t kCols = 64;
+  const size_t n = size_t(tokens * kCols);
+  std::vector<std::vector<float>> high, low;
+  for (int64_t r = 0; r < ranks.count; ++r) {
+    std::mt19937 rng(unsigned(500 + r));
+    std::uniform_real_distribution<float> uni(-100.f, 100.f);
+    high.emplace_back(n);
+    low.emplace_back(n);
+    for (size_t i = 0; i < n; ++i) {
+      high.back()[i] = uni(rng);
+      low.back()[i] = uni(rng);
+    }
+  }
+  std::vector<float> wantHigh = high[0], wantLow = low[0];
+  for (int64_t r = 1; r < ranks.count; ++r)
+    for (size_t i = 0; i < n; ++i) {
+      wantHigh[i] = std::max(wantHigh[i], high[size_t(r)][i]);
+      wantLow[i] = std::min(wantLow[i], low[size_t(r)][i]);
+    }
+  std::vector<int32_t> status(size_t(ranks.count), -1);
+  ranks.run([&](int r) {
+    status[size_t(r)] = wsp_gen::extremes(
+        MemRef<float, 2>{high[size_t(r)].data(), {tokens, kCols}},
+        MemRef<float, 2>{low[size_t(r)].data(), {tokens, kCols}});
+  });
+  bool ok = true;
+  for (int64_t r = 0; r < ranks.count; ++r)
+    if (ranks.local(r))
+      ok = ok && status[size_t(r)] == 0 && high[size_t(r)] == wantHigh &&
+           low[size_t(r)] == wantLow;
+  ok = ranks.all(ok);
+  if (ranks.local(0))
+    std::printf("extremes T=%lld on %lld ranks: %s (kind max and kind min "
+                "equal the element-wise extremes on every rank)\n",
+                (long long)tokens, (long long)ranks.count,
+                ok ? "ok" : "MISMATCH");
+  return ok;
+}
+
 bool checkAll(Ranks &ranks) {
   bool ok = true;
+  for (int64_t tokens : {1, 9})
+    ok = checkExtremes(ranks, tokens) && ok;
   for (int64_t tokens : {1, 7, 33})
     ok = checkSum(ranks, tokens, unsigned(100 + tokens)) && ok;
   if (ranks.count > 1) {
