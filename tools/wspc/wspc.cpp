@@ -291,9 +291,19 @@ int main(int argc, char **argv) {
   if (run && !cmakeExe)
     return fail("cmake is not on PATH; --run needs it");
 
+  // A file that already holds its text is left as it is, time stamp and
+  // all: the tree written again over itself rebuilds only what changed.
+  unsigned unchanged = 0;
   for (const wsp::EmittedFile &f : files) {
     llvm::SmallString<256> path(outputDir.getValue());
     llvm::sys::path::append(path, f.path);
+    if (auto old =
+            llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+        old && (*old)->getBuffer() == f.text) {
+      ++unchanged;
+      continue;
+    }
     if (std::error_code ec = llvm::sys::fs::create_directories(
             llvm::sys::path::parent_path(path)))
       return fail("cannot create '" + llvm::sys::path::parent_path(path) +
@@ -304,8 +314,13 @@ int main(int argc, char **argv) {
     out->os() << f.text;
     out->keep();
   }
-  llvm::outs() << "wspc: wrote " << files.size() << " files to " << outputDir
-               << " (" << stem << ")\n";
+  const size_t written = files.size() - unchanged;
+  llvm::outs() << "wspc: wrote " << written
+               << (written == 1 ? " file to " : " files to ") << outputDir
+               << " (" << stem << ")";
+  if (unchanged)
+    llvm::outs() << "; " << unchanged << " held their text already";
+  llvm::outs() << "\n";
   llvm::outs().flush();
   if (!run)
     return 0;
