@@ -14,6 +14,9 @@
 //   head_dim 64, sequences at the prefix sums of q_lens.
 // @prefill_gqa8: the same with 8 query heads on 1 KV head, head_dim 128,
 //   and explicit accum_q_len.
+// @decode_mha, @prefill_gqa4: the other ratios in the other phase: decode
+//   with 4 query and 4 KV heads (GQA 1), head_dim 128; prefill with 8
+//   query heads on 2 KV heads (GQA 4), head_dim 64.
 //
 // @decode_int8, @prefill_int8: int8 caches (below).
 //
@@ -81,6 +84,37 @@ func.func @prefill_gqa8(%q: memref<?x8x128xbf16>, %kv_ids: memref<?xi32>,
       k_cache(%k_cache : memref<?x1x16x128xbf16>)
       v_cache(%v_cache : memref<?x1x16x128xbf16>)
       -> out(%out : memref<?x8x128xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+func.func @decode_mha(%q: memref<?x1x4x128xbf16>, %kv_ids: memref<?xi32>,
+                      %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                      %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                      %k_cache: memref<?x4x16x128xbf16>,
+                      %v_cache: memref<?x4x16x128xbf16>,
+                      %out: memref<?x1x4x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x4x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x4x16x128xbf16>)
+      v_cache(%v_cache : memref<?x4x16x128xbf16>)
+      -> out(%out : memref<?x1x4x128xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+func.func @prefill_gqa4(%q: memref<?x8x64xbf16>, %kv_ids: memref<?xi32>,
+                        %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                        %block_table: memref<?x?xi32>,
+                        %k_cache: memref<?x2x16x64xbf16>,
+                        %v_cache: memref<?x2x16x64xbf16>,
+                        %out: memref<?x8x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x8x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>)
+      v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x8x64xbf16>) {max_q_len = 256 : i32}
   return
 }
 
