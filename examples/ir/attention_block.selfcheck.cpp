@@ -19,7 +19,7 @@
 // kernel (the kernel's sums run in another order), which moves a
 // projection output by at most 1/127 of one of its 256 terms. Those flips
 // are the only differences besides the kernels' bf16 roundings of P and of
-// their outputs (2^-9 relative each), so every cached head row, every
+// their outputs (2^-8 relative each at most), so every cached head row, every
 // attention output row and every output row is within 2% of the row's
 // largest reference value, and the per-token scales within 2% of theirs;
 // the counts of values equal to the reference show how rare the flips

@@ -16,9 +16,9 @@
 // row's largest value (the decoder-layer self-check bounds one layer's
 // stages so): an int8 value at a rounding boundary may come out one off in
 // the kernel (its sums run in another order), moving the next projection
-// by 1/127 of one term, and every op rounds its output to bf16 (2^-9
-// relative). Two layers of eight quantizations compound: measured on this
-// draw, layer 1's input differs by 1% of its largest value, its MLP output
+// by 1/127 of one term, and every op rounds its output to bf16 (2^-8
+// relative at most). Two layers of eight quantizations compound: measured on
+// this draw, layer 1's input differs by 1% of its largest value, its MLP output
 // by 4.5% (swiglu multiplies two projections that each carry the
 // difference), the final norm's output by 2.3%, the logits by 1.9% of
 // their largest on average and 3.7% at most. A wrong position, length,

@@ -173,11 +173,12 @@ def paged_decode_attention(q, k_cache, v_cache, block_table, kv_ids, kv_lens,
     h // (heads // kv_heads). scale defaults to 1 / sqrt(head_dim).
 
     Returns [batch, q_len, heads, head_dim] in float64. A bf16 kernel that
-    rounds P to bf16 before P V (a relative error of 2^-9 per weight moves
-    a weighted mean of v by at most 2^-9 max|v|) and rounds the output to
-    bf16 (2^-9 |o| <= 2^-9 max|v| more), with float sums over n positions,
-    stays within ``max|v| * (2**-8 + n * 2**-22)`` for a row of n
-    positions, max|v| the largest value the row attends to."""
+    rounds P to bf16 before P V (half an ulp, a relative error of at most
+    2^-8 per weight, moves a weighted mean of v by at most 2^-8 max|v|) and
+    rounds the output to bf16 (2^-8 |o| <= 2^-8 max|v| more), with float
+    sums over n positions, stays within ``max|v| * (2**-7 + n * 2**-22)``
+    for a row of n positions, max|v| the largest value the row attends
+    to."""
     q = np.asarray(q, np.float64)
     k_cache = np.asarray(k_cache, np.float64)
     v_cache = np.asarray(v_cache, np.float64)
