@@ -392,54 +392,39 @@ int main() {
     ok = check("chunked prefill, GQA 4, head_dim 64", bt, runPrefillGqa4) && ok;
   }
   // Random batches, three per function.
-  for (int trial = 0; trial < 3; ++trial) {
-    {
-      Batch bt = randomBatch(rng, 8, 2, 128, 1, 4500, 0, false);
-      ok = check("random decode, GQA 4, head_dim 128", bt, runDecodeGqa4) && ok;
+  struct RandomCase {
+    const char *what;
+    int64_t heads, kvHeads, dim, qSeqLen;
+    int32_t maxPast, maxQ;
+    bool withAccum, int8;
+    int32_t (*run)(Batch &);
+  };
+  const RandomCase randomCases[] = {
+      {"random decode, GQA 4, head_dim 128", 8, 2, 128, 1, 4500, 0, false,
+       false, runDecodeGqa4},
+      {"random decode of 2 tokens, GQA 8, head_dim 64", 8, 1, 64, 2, 2000, 0,
+       false, false, runDecodeGqa8},
+      {"random chunked prefill, MHA, head_dim 64", 4, 4, 64, 0, 700, 48, false,
+       false, runPrefillMha},
+      {"random chunked prefill, GQA 8, head_dim 128", 8, 1, 128, 0, 700, 40,
+       true, false, runPrefillGqa8},
+      {"random decode, MHA, head_dim 128", 4, 4, 128, 1, 3000, 0, false, false,
+       runDecodeMha},
+      {"random chunked prefill, GQA 4, head_dim 64", 8, 2, 64, 0, 700, 40,
+       false, false, runPrefillGqa4},
+      {"random decode, int8 cache, GQA 4, head_dim 128", 8, 2, 128, 1, 3000, 0,
+       false, true, runDecodeInt8},
+      {"random chunked prefill, int8 cache, GQA 2, head_dim 64", 4, 2, 64, 0,
+       700, 40, false, true, runPrefillInt8},
+  };
+  for (int trial = 0; trial < 3; ++trial)
+    for (const RandomCase &c : randomCases) {
+      Batch bt = randomBatch(rng, c.heads, c.kvHeads, c.dim, c.qSeqLen,
+                             c.maxPast, c.maxQ, c.withAccum);
+      if (c.int8)
+        bt.quantize(rng);
+      ok = check(c.what, bt, c.run) && ok;
     }
-    {
-      Batch bt = randomBatch(rng, 8, 1, 64, 2, 2000, 0, false);
-      ok = check("random decode of 2 tokens, GQA 8, head_dim 64", bt,
-                 runDecodeGqa8) &&
-           ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 4, 4, 64, 0, 700, 48, false);
-      ok = check("random chunked prefill, MHA, head_dim 64", bt,
-                 runPrefillMha) &&
-           ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 8, 1, 128, 0, 700, 40, true);
-      ok = check("random chunked prefill, GQA 8, head_dim 128", bt,
-                 runPrefillGqa8) &&
-           ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 4, 4, 128, 1, 3000, 0, false);
-      ok = check("random decode, MHA, head_dim 128", bt, runDecodeMha) && ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 8, 2, 64, 0, 700, 40, false);
-      ok = check("random chunked prefill, GQA 4, head_dim 64", bt,
-                 runPrefillGqa4) &&
-           ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 8, 2, 128, 1, 3000, 0, false);
-      bt.quantize(rng);
-      ok = check("random decode, int8 cache, GQA 4, head_dim 128", bt,
-                 runDecodeInt8) &&
-           ok;
-    }
-    {
-      Batch bt = randomBatch(rng, 4, 2, 64, 0, 700, 40, false);
-      bt.quantize(rng);
-      ok = check("random chunked prefill, int8 cache, GQA 2, head_dim 64", bt,
-                 runPrefillInt8) &&
-           ok;
-    }
-  }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};
   for (int which = 0; which < 4; ++which) {

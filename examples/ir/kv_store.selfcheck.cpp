@@ -232,52 +232,64 @@ bool checkContiguousInt8(std::mt19937 &rng) {
   return ok;
 }
 
-bool checkInvalidContiguous(std::mt19937 &rng) {
+/// A way to break a valid batch, and its name.
+struct Spoil {
+  const char *what;
+  void (*apply)(PagedBatch &);
+};
+
+/// For each spoiled batch, `store(batch, key, value)` must return
+/// INVALID_PARAMS and say that the caches are untouched.
+template <typename Store>
+bool checkInvalid(std::mt19937 &rng, std::initializer_list<Spoil> spoils,
+                  Store store) {
   bool ok = true;
-  for (int which = 0; which < 3; ++which) {
+  for (const Spoil &spoil : spoils) {
     PagedBatch batch;
-    const char *what = "";
-    switch (which) {
-    case 0:
-      batch.ids[1] = 4;
-      what = "contiguous: slot outside the cache";
-      break;
-    case 1:
-      batch.past[2] = 53;
-      what = "contiguous: tokens past max_seq_len";
-      break;
-    case 2:
-      batch.lens[0] = 8;
-      what = "contiguous: more tokens than rows";
-      break;
-    }
+    spoil.apply(batch);
     std::vector<bf16> key = randomRows(batch.rows, rng), value = key;
-    Int8Scales scales(rng);
-    ContiguousInt8 caches;
-    int32_t status = caches.store(batch, key, value, scales);
-    ok = reportInvalid(what, status, caches.untouched(), "caches") && ok;
+    bool untouched = false;
+    int32_t status = store(batch, key, value, untouched);
+    ok = reportInvalid(spoil.what, status, untouched, "caches") && ok;
   }
   return ok;
 }
 
-bool checkInvalid(std::mt19937 &rng) {
-  bool ok = true;
-  for (int which = 0; which < 4; ++which) {
-    PagedBatch batch;
-    const char *what = "";
-    switch (which) {
-    case 0: batch.table[size_t(2 * 8 + 1)] = 24; what = "page id outside the pool"; break;
-    case 1: batch.past[0] = 8 * kBlock - 3; what = "tokens past the capacity"; break;
-    case 2: batch.ids[1] = 3; what = "slot outside the block table"; break;
-    case 3: batch.lens[2] = 13; what = "more tokens than rows"; break;
-    }
-    std::vector<bf16> key = randomRows(batch.rows, rng), value = key;
-    PagedCaches caches(batch);
-    int32_t status = caches.store(batch, key, value);
-    bool untouched = allSentinel(caches.k) && allSentinel(caches.v);
-    ok = reportInvalid(what, status, untouched, "caches") && ok;
-  }
-  return ok;
+bool checkInvalidPaged(std::mt19937 &rng) {
+  return checkInvalid(
+      rng,
+      {{"page id outside the pool",
+        [](PagedBatch &b) { b.table[size_t(2 * 8 + 1)] = 24; }},
+       {"tokens past the capacity",
+        [](PagedBatch &b) { b.past[0] = 8 * kBlock - 3; }},
+       {"slot outside the block table", [](PagedBatch &b) { b.ids[1] = 3; }},
+       {"more tokens than rows", [](PagedBatch &b) { b.lens[2] = 13; }}},
+      [](PagedBatch &batch, std::vector<bf16> &key, std::vector<bf16> &value,
+         bool &untouched) {
+        PagedCaches caches(batch);
+        int32_t status = caches.store(batch, key, value);
+        untouched = allSentinel(caches.k) && allSentinel(caches.v);
+        return status;
+      });
+}
+
+bool checkInvalidContiguous(std::mt19937 &rng) {
+  return checkInvalid(rng,
+                      {{"contiguous: slot outside the cache",
+                        [](PagedBatch &b) { b.ids[1] = 4; }},
+                       {"contiguous: tokens past max_seq_len",
+                        [](PagedBatch &b) { b.past[2] = 53; }},
+                       {"contiguous: more tokens than rows",
+                        [](PagedBatch &b) { b.lens[0] = 8; }}},
+                      [&rng](PagedBatch &batch, std::vector<bf16> &key,
+                             std::vector<bf16> &value, bool &untouched) {
+                        Int8Scales scales(rng);
+                        ContiguousInt8 caches;
+                        int32_t status =
+                            caches.store(batch, key, value, scales);
+                        untouched = caches.untouched();
+                        return status;
+                      });
 }
 
 } // namespace
@@ -288,7 +300,7 @@ int main() {
   ok = checkPagedInt8(rng) && ok;
   ok = checkContiguous(rng) && ok;
   ok = checkContiguousInt8(rng) && ok;
-  ok = checkInvalid(rng) && ok;
+  ok = checkInvalidPaged(rng) && ok;
   ok = checkInvalidContiguous(rng) && ok;
   return ok ? 0 : 1;
 }

@@ -101,15 +101,23 @@ int32_t runQkv(Problem &p, int64_t yTokens, int64_t scales) {
       MemRef<int32_t, 3>{p.workspace.data(), {kBlocks, kMTile, kNTile}});
 }
 
-bool checkQkv(int64_t tokens, std::mt19937 &rng) {
-  Problem p(tokens, 384, true, false, rng);
-  int32_t status = runQkv(p, tokens, tokens);
+/// Prints and returns whether a run of `p` succeeded within the bound.
+bool report(const char *what, const Problem &p, int32_t status) {
   double worst = p.worst();
   bool ok = status == 0 && worst <= 1;
-  std::printf("qkv_proj T=%lld (K 256, N 384, transpose_b): %s (status %d, "
-              "max err / bound %.3f)\n",
-              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
+  std::printf(
+      "%s T=%lld (K %lld, N %lld%s%s%s%s): %s (status %d, max err / "
+      "bound %.3f)\n",
+      what, (long long)p.tokens, (long long)kK, (long long)p.n,
+      p.aTransposed ? ", transpose_a" : "", p.transposed ? ", transpose_b" : "",
+      p.wsB.empty() ? "" : ", bf16 scales", p.bias.empty() ? "" : ", bias",
+      ok ? "ok" : "MISMATCH", status, worst);
   return ok;
+}
+
+bool checkQkv(int64_t tokens, std::mt19937 &rng) {
+  Problem p(tokens, 384, true, false, rng);
+  return report("qkv_proj", p, runQkv(p, tokens, tokens));
 }
 
 bool checkOProj(int64_t tokens, std::mt19937 &rng) {
@@ -119,12 +127,7 @@ bool checkOProj(int64_t tokens, std::mt19937 &rng) {
       MemRef<int8_t, 2>{p.w.data(), {kK, p.n}}, vec(p.wsB), vec(p.bias),
       MemRef<bf16, 2>{p.y.data(), {tokens, p.n}},
       MemRef<int32_t, 3>{p.workspace.data(), {kBlocks, kMTile, kNTile}});
-  double worst = p.worst();
-  bool ok = status == 0 && worst <= 1;
-  std::printf("o_proj T=%lld (K 256, N 128, bf16 scales, bias): %s (status "
-              "%d, max err / bound %.3f)\n",
-              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
-  return ok;
+  return report("o_proj", p, status);
 }
 
 int32_t runColumns(Problem &p, int64_t kRows, int64_t yTokens) {
@@ -138,13 +141,7 @@ int32_t runColumns(Problem &p, int64_t kRows, int64_t yTokens) {
 bool checkColumns(int64_t tokens, std::mt19937 &rng) {
   Problem p(tokens, 128, true, false, rng);
   p.aTransposed = true;
-  int32_t status = runColumns(p, kK, tokens);
-  double worst = p.worst();
-  bool ok = status == 0 && worst <= 1;
-  std::printf("columns_proj T=%lld (K 256, N 128, transpose_a, transpose_b): "
-              "%s (status %d, max err / bound %.3f)\n",
-              (long long)tokens, ok ? "ok" : "MISMATCH", status, worst);
-  return ok;
+  return report("columns_proj", p, runColumns(p, kK, tokens));
 }
 
 bool checkInvalid(std::mt19937 &rng) {
