@@ -212,20 +212,19 @@ int32_t runDecodeGqa4(Batch &bt) { return runDecode(wsp_gen::decode_gqa4, bt); }
 int32_t runDecodeGqa8(Batch &bt) { return runDecode(wsp_gen::decode_gqa8, bt); }
 int32_t runDecodeMha(Batch &bt) { return runDecode(wsp_gen::decode_mha, bt); }
 
-int32_t runPrefillMha(Batch &bt) {
-  return wsp_gen::prefill_mha(
-      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k),
-      bt.caches(bt.v), MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
-      bt.ws4(), bt.wsf(2));
+/// A bf16 prefill function of attention.mlir without accum_q_len.
+template <typename Fn> int32_t runPrefill(Fn fn, Batch &bt) {
+  return fn(MemRef<bf16, 3>{bt.q.data(), {bt.tokens, bt.heads, bt.dim}},
+            vec(bt.ids), vec(bt.past), vec(bt.qLens), bt.tableView(),
+            bt.caches(bt.k), bt.caches(bt.v),
+            MemRef<bf16, 3>{bt.out.data(), {bt.tokens, bt.heads, bt.dim}},
+            bt.ws4(), bt.wsf(2));
 }
-
+int32_t runPrefillMha(Batch &bt) {
+  return runPrefill(wsp_gen::prefill_mha, bt);
+}
 int32_t runPrefillGqa4(Batch &bt) {
-  return wsp_gen::prefill_gqa4(
-      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 8, 64}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k),
-      bt.caches(bt.v), MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 8, 64}},
-      bt.ws4(), bt.wsf(2));
+  return runPrefill(wsp_gen::prefill_gqa4, bt);
 }
 
 int32_t runPrefillGqa8(Batch &bt) {
