@@ -1,6 +1,8 @@
 // Every verifier clause of the wsp.replay_with attribute (what
 // wsp-keep-step-plans puts on a call a step table records), one failing
-// case each.
+// case each. What the attribute names is checked where a wsp.step captures
+// the call's function, with the verifier's symbol tables; the last case: a
+// call no step captures is not looked at.
 // RUN: wsp-opt %s -split-input-file -verify-diagnostics
 
 func.func private @f(%x: memref<?xi32>) -> i32
@@ -26,6 +28,7 @@ func.func @g(%x: memref<?xi32>) -> i32 {
   %s = func.call @f(%x) {wsp.replay_with = @missing} : (memref<?xi32>) -> i32
   return %s : i32
 }
+wsp.step @t captures @g patches []
 
 // -----
 
@@ -36,6 +39,7 @@ func.func @g(%x: memref<?xi32>) -> i32 {
   %s = func.call @f(%x) {wsp.replay_with = @f_kept} : (memref<?xi32>) -> i32
   return %s : i32
 }
+wsp.step @t captures @g patches []
 
 // -----
 
@@ -49,6 +53,7 @@ func.func @g(%x: memref<?xi32>) -> i32 {
   %s = func.call @f(%x) {wsp.replay_with = @f_kept} : (memref<?xi32>) -> i32
   return %s : i32
 }
+wsp.step @t captures @g patches []
 
 // -----
 
@@ -62,6 +67,7 @@ func.func @g(%x: memref<?xi32>) -> i32 {
   %s = func.call @f(%x) {wsp.replay_with = @f_kept} : (memref<?xi32>) -> i32
   return %s : i32
 }
+wsp.step @t captures @g patches []
 
 // -----
 
@@ -75,6 +81,7 @@ func.func @g(%x: memref<?xi32>) -> i32 {
   %s = func.call @f(%x) {wsp.replay_with = @f_kept} : (memref<?xi32>) -> i32
   return %s : i32
 }
+wsp.step @t captures @g patches []
 
 // -----
 
@@ -86,5 +93,14 @@ func.func private @f_kept(%x: memref<?xi32>, %k: i64) -> i32 {
 func.func @g(%x: memref<?xi32>) -> i32 {
   // expected-error @+1 {{is replayed with @f_kept, whose kept argument 1 is 'i64', not a static rank-1 buffer a table can hold}}
   %s = func.call @f(%x) {wsp.replay_with = @f_kept} : (memref<?xi32>) -> i32
+  return %s : i32
+}
+wsp.step @t captures @g patches []
+
+// -----
+
+func.func private @f(%x: memref<?xi32>) -> i32
+func.func @g(%x: memref<?xi32>) -> i32 {
+  %s = func.call @f(%x) {wsp.replay_with = @missing} : (memref<?xi32>) -> i32
   return %s : i32
 }

@@ -36,24 +36,32 @@ Operation *WspDialect::materializeConstant(OpBuilder &builder, Attribute value,
   return nullptr;
 }
 
-/// `wsp.replay_with = @variant` on a call: the variant takes the callee's
-/// arguments, then the buffers a table keeps for it (static rank-1
-/// memrefs), and returns what the callee returns.
+/// `wsp.replay_with = @variant` on a call: a function symbol, on a call.
+/// What it names is checked where a step captures the call's function
+/// (StepOp::verifySymbolUses, verifyReplayWith), with the verifier's symbol
+/// tables: a lookup here would scan the module once per call.
 LogicalResult WspDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   if (attr.getName() != kReplayWithAttrName)
     return success();
-  auto variantName = dyn_cast<FlatSymbolRefAttr>(attr.getValue());
-  if (!variantName)
+  if (!isa<FlatSymbolRefAttr>(attr.getValue()))
     return op->emitOpError() << "has " << kReplayWithAttrName
                              << " = " << attr.getValue()
                              << ", which is not a function symbol";
-  auto call = dyn_cast<CallOpInterface>(op);
-  if (!call)
+  if (!isa<CallOpInterface>(op))
     return op->emitOpError() << "has " << kReplayWithAttrName
                              << ", which only a call carries";
-  auto variant = SymbolTable::lookupNearestSymbolFrom<FunctionOpInterface>(
-      op, variantName);
+  return success();
+}
+
+/// The variant takes the call's arguments, then the buffers a table keeps
+/// for it (static rank-1 memrefs), and returns what the callee returns.
+LogicalResult mlir::wsp::verifyReplayWith(CallOpInterface call,
+                                          FlatSymbolRefAttr variantName,
+                                          SymbolTableCollection &tables) {
+  Operation *op = call.getOperation();
+  auto variant =
+      tables.lookupNearestSymbolFrom<FunctionOpInterface>(op, variantName);
   if (!variant || variant.isExternal())
     return op->emitOpError() << "is replayed with " << variantName
                              << ", which is not a function definition";

@@ -731,7 +731,15 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
                          << " of type " << inputs[*tokenRead]
                          << ": the two are rows of one token buffer, of one "
                             "type";
-  return success();
+  // The calls the table replays with a variant (wsp.replay_with).
+  WalkResult replayed = function->walk([&](CallOpInterface call) {
+    auto variant =
+        call->getAttrOfType<FlatSymbolRefAttr>(WspDialect::kReplayWithAttrName);
+    return variant && failed(verifyReplayWith(call, variant, tables))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(replayed.wasInterrupted());
 }
 
 //===----------------------------------------------------------------------===//
