@@ -18,10 +18,11 @@ using namespace mlir::wsp;
 /// "@k (tiers 1, 2) TILE_K=128: on chip UB 86080/196608" per kernel a
 /// kernel table names, in table order.
 static std::vector<std::string> describeKernels(ModuleOp module) {
+  SymbolTableCollection symbols;
   llvm::MapVector<KernelOp, SmallVector<int64_t>> served;
   module->walk([&](KernelTableOp table) {
     for (auto [i, id] : llvm::enumerate(table.getTierIds()))
-      if (auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+      if (auto kernel = symbols.lookupNearestSymbolFrom<KernelOp>(
               table, table.getKernel(i));
           kernel && !llvm::is_contained(served[kernel], id))
         served[kernel].push_back(id);
@@ -38,7 +39,7 @@ static std::vector<std::string> describeKernels(ModuleOp module) {
                                      }),
                      ", ")
        << ")";
-    auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+    auto config = symbols.lookupNearestSymbolFrom<TierConfigOp>(
         kernel, kernel.getTiersAttr());
     std::optional<unsigned> index =
         config ? config.getTierIndex(kernel.getTierAttr().getInt())

@@ -13,6 +13,7 @@
 #define WSP_LIB_TARGET_CPP_CPPEMITTER_H
 
 #include "mlir/IR/Operation.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
@@ -47,6 +48,10 @@ public:
 
   raw_indented_ostream os;
   const Flavor flavor;
+  /// The module's symbol tables, built once per emission: a lookup through
+  /// SymbolTable scans the module, once per dispatch, kernel table and
+  /// step (quadratic in a module of many programs).
+  SymbolTableCollection symbols;
 
   // Patterns.
   template <typename OpTy, typename F> void add(F &&f) {

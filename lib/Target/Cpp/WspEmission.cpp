@@ -125,13 +125,13 @@ void printBalancedConfig(PlanConfigAttr c, raw_indented_ostream &os) {
 
 /// The balanced plan whose cuts an `expand` dispatch expands, with the
 /// tier configuration it names; or a diagnostic.
-FailureOr<std::pair<PlanBalancedOp, TierConfigOp>>
-sweepPlanOf(DispatchOp op) {
+FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> sweepPlanOf(DispatchOp op,
+                                                               Emitter &e) {
   auto plan = dyn_cast_if_present<PlanBalancedOp>(op.getSweepPlan());
   if (!plan)
     return op.emitOpError("expands cuts that no wsp.plan_balanced wrote "
                           "(run wsp-plan first)");
-  auto tiers = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+  auto tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
       plan, plan.getTiersAttr());
   if (!tiers)
     return plan.emitOpError("names no wsp.tier_config");
@@ -168,7 +168,7 @@ private:
 /// (pto::runtime::for_each_sweep_piece between its two cuts) into the
 /// buffer, then runs them.
 LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
-  FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> found = sweepPlanOf(op);
+  FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> found = sweepPlanOf(op, e);
   if (failed(found))
     return failure();
   auto [plan, tiers] = *found;
@@ -203,8 +203,8 @@ LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
 
 LogicalResult emitDispatch(DispatchOp op, Emitter &e,
                            ExpandingTables &expanding) {
-  auto table = SymbolTable::lookupNearestSymbolFrom<KernelTableOp>(
-      op, op.getKernelAttr());
+  auto table =
+      e.symbols.lookupNearestSymbolFrom<KernelTableOp>(op, op.getKernelAttr());
   if (e.flavor == Flavor::Aicpu) {
     // AICPU -> AICore: fill the table's argument block and launch its entry
     // on the dispatch's cores (spec §6.5.1); the hook is the integration's.
@@ -219,7 +219,7 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e,
     std::string sweep;
     if (op.getCuts()) {
       FailureOr<std::pair<PlanBalancedOp, TierConfigOp>> found =
-          sweepPlanOf(op);
+          sweepPlanOf(op, e);
       if (failed(found))
         return failure();
       PlanBalancedOp plan = found->first;
@@ -306,7 +306,7 @@ LogicalResult emitLoadDescriptors(LoadDescriptorsOp op, Emitter &e) {
 
 LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   auto tiers =
-      SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
+      e.symbols.lookupNearestSymbolFrom<TierConfigOp>(op, op.getTiersAttr());
   if (!tiers)
     return op.emitOpError("names no wsp.tier_config");
   PlanConfigAttr c = op.getConfig();
@@ -400,7 +400,7 @@ LogicalResult emitCollective(Operation *op, StringRef comment,
                              FlatSymbolRefAttr gridName, Value after,
                              Value statusValue, Emitter &e, bool moves,
                              function_ref<std::string(StringRef)> call) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
+  auto grid = e.symbols.lookupNearestSymbolFrom<shard::GridOp>(op, gridName);
   if (!grid)
     return op->emitOpError("names no shard.grid");
   std::optional<int64_t> ranks = 1;
@@ -765,8 +765,7 @@ LogicalResult ModuleEmitter::emitKernelTable(KernelTableOp op) {
   int64_t size = 0;
   for (int64_t id : op.getTierIds())
     size = std::max(size, id + 1);
-  auto first =
-      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  auto first = e.symbols.lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
   std::string params = "const ::pto::runtime::WorkDescriptor &";
   for (Type t : first.getArgumentTypes().drop_front()) {
     FailureOr<std::string> ct = e.type(t, op);
@@ -839,8 +838,7 @@ LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
 }
 
 FailureOr<std::string> ModuleEmitter::tableParams(KernelTableOp op) {
-  auto first =
-      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  auto first = e.symbols.lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
   std::string params;
   for (auto [i, t] : llvm::enumerate(first.getArgumentTypes().drop_front())) {
     FailureOr<std::string> ct = e.type(t, op);
@@ -887,7 +885,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   // over cube over vector).
   bool units[2] = {false, false};
   for (Attribute k : op.getKernels())
-    if (auto kernel = SymbolTable::lookupNearestSymbolFrom<KernelOp>(
+    if (auto kernel = e.symbols.lookupNearestSymbolFrom<KernelOp>(
             op, cast<FlatSymbolRefAttr>(k)))
       kernel.walk([&](tile::PipeOpInterface p) {
         units[p.getUnit() == tile::Unit::cube ? 0 : 1] = true;
@@ -904,8 +902,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   std::string kind = cube && vector ? "KERNEL_TYPE_MIX_AIC_1_2"
                      : cube         ? "KERNEL_TYPE_AIC_ONLY"
                                     : "KERNEL_TYPE_AIV_ONLY";
-  auto first =
-      SymbolTable::lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
+  auto first = e.symbols.lookupNearestSymbolFrom<KernelOp>(op, op.getKernel(0));
   std::string args;
   for (unsigned i = 1, n = first.getArgumentTypes().size(); i < n; ++i)
     args += ", args.a" + std::to_string(i);
@@ -941,7 +938,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "} else if (args.schedule == 2) { // persistent: the core's work "
         "list\n";
   if (expanding.contains(op)) {
-    auto tiers = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
+    auto tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
         first, first.getTiersAttr());
     if (!tiers)
       return first.emitOpError("names no wsp.tier_config");
@@ -1098,7 +1095,7 @@ LogicalResult ModuleEmitter::emitFuncEntry(func::FuncOp op) {
 /// calls it from them (a token buffer it reads or writes row by row comes
 /// from the command's patched buffer instead).
 LogicalResult ModuleEmitter::emitStep(StepOp step) {
-  auto f = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+  auto f = e.symbols.lookupNearestSymbolFrom<func::FuncOp>(
       step, step.getFunctionAttr());
   if (!f || f.isExternal())
     return step.emitOpError("captures ")
@@ -1186,8 +1183,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     Launch l{t + "_launch" + std::to_string(k), std::nullopt};
     if (auto variant = call->getAttrOfType<FlatSymbolRefAttr>(
             WspDialect::kReplayWithAttrName)) {
-      l.kept = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(call,
-                                                                  variant);
+      l.kept = e.symbols.lookupNearestSymbolFrom<func::FuncOp>(call, variant);
       if (!l.kept)
         return call.emitOpError("is replayed with ")
                << variant << ", which is not a function";
