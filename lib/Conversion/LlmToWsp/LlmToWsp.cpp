@@ -1758,38 +1758,40 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
            elem.str() + (validRows ? ", valid = ?x" + cols : std::string()) +
            (layout.empty() ? "" : ", " + layout.str()) + ">";
   };
-  v.insert(
-      {{"N_TILES", std::to_string(n / nTile)},
-       {"BLOCKS", std::to_string(kCubeBlocks)},
-       {"M_TILE", m},
-       {"KERNEL_CONSTANTS", ""},
-       {"M_TILE_DEF", "  %m_tile = arith.constant ${M_TILE} : index"},
-       {"UNIT_ROWS", kUnitRows.str()},
-       {"ROW_SHAPE", ""},
-       {"A_SOURCE", "hidden_states"},
-       {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
-       {"K_TILE", kt},
-       {"N_TILE", nt},
-       {"K", std::to_string(k)},
-       {"N", std::to_string(n)},
-       {"ACC", tile("acc", m, nt, acc, true)},
-       {"A_MAT", tile("mat", m, kt, in, true, ta ? "zn" : "")},
-       {"A_LEFT", tile("left", m, kt, in, true)},
-       {"B_MAT", tile("mat", kt, nt, in, false, tb ? "zn" : "")},
-       {"B_RIGHT", tile("right", kt, nt, in, false)},
-       {"ROWS_I32", tile("vec", m, nt, "i32", true)},
-       {"ROWS_F32", tile("vec", m, nt, "f32", true)},
-       {"ROWS_BF16", tile("vec", m, nt, "bf16", true)},
-       {"ROW_STAT", "!tile.tile<vec, " + m + "x1xf32, valid = ?x1, col_major>"},
-       {"COL_F32", tile("vec", "1", nt, "f32", false)},
-       {"COL_BF16", tile("vec", "1", nt, "bf16", false)}});
+  v.insert({{"N_TILES", std::to_string(n / nTile)},
+            {"BLOCKS", std::to_string(kCubeBlocks)},
+            {"M_TILE", m},
+            {"KERNEL_CONSTANTS", ""},
+            {"M_TILE_DEF", "  %m_tile = arith.constant ${M_TILE} : index"},
+            {"UNIT_ROWS", kUnitRows.str()},
+            {"ROW_SHAPE", ""},
+            {"A_SOURCE", "hidden_states"},
+            {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
+            {"K_TILE", kt},
+            {"N_TILE", nt},
+            {"K", std::to_string(k)},
+            {"N", std::to_string(n)},
+            {"ACC", tile("acc", m, nt, acc, true)},
+            {"A_MAT", tile("mat", m, kt, in, true)},
+            {"A_LEFT", tile("left", m, kt, in, true)},
+            {"B_MAT", tile("mat", kt, nt, in, false, tb ? "zn" : "")},
+            {"B_RIGHT", tile("right", kt, nt, in, false)},
+            {"ROWS_I32", tile("vec", m, nt, "i32", true)},
+            {"ROWS_F32", tile("vec", m, nt, "f32", true)},
+            {"ROWS_BF16", tile("vec", m, nt, "bf16", true)},
+            {"ROW_STAT",
+             "!tile.tile<vec, " + m + "x1xf32, valid = ?x1, col_major>"},
+            {"COL_F32", tile("vec", "1", nt, "f32", false)},
+            {"COL_BF16", tile("vec", "1", nt, "bf16", false)}});
   v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   // transpose_a: hidden_states is [hidden_size, num_tokens], so an M tile
   // of token rows is read transposed (pto-isa's DN load into a zn L1 tile,
   // as the transposed weight is).
-  if (ta)
+  if (ta) {
     v["TOKENS_DEF"] = "  %tokens = memref.dim %hidden_states, %c1 : "
                       "${HIDDEN_STATES_TYPE}";
+    v["A_MAT"] = tile("mat", m, kt, in, true, "zn");
+  }
   v["A_INDICES"] = ta ? "%k, %m] transpose" : "%m, %k]";
   v["LOAD_B"] =
       tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
@@ -1996,71 +1998,72 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
     return "!tile.tile<" + loc.str() + ", ?x" + cols + "x" + elem.str() +
            ", valid = ?x" + cols + ">";
   };
-  v.insert(
-      {{"NAME", name.str()},
-       {"SIGNATURE", signature(args)},
-       {"CALL_ARGS", callArgs(args)},
-       {"UNITS", std::to_string(kMatmulUnits)},
-       {"CONFIG", matmulPlanConfig()},
-       {"TIERS", "[#wsp.tier<0, [1, ${SMALL}]>, #wsp.tier<1, "
-                 "[${SMALL_NEXT}, 2147483647]>]"},
-       {"SHARED_ROWS", "0"},
-       {"PLAN_CONSTANTS", "  %n_tiles = arith.constant ${N_TILES} : index\n"
-                          "  %blocks = arith.constant ${BLOCKS} : index\n"
-                          "  %m_tile = arith.constant ${M_TILE} : index\n"
-                          "  %n_tile = arith.constant ${N_TILE} : index\n"
-                          "  %new_hidden = arith.constant ${N} : index"},
-       {"ROWS_SOURCE", "scatter_tokens"},
-       {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
-       {"COUNTS", "experts_token_count"},
-       {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
-       {"LENGTHS", ""},
-       {"LENGTHS_NAME", "experts_token_count"},
-       {"SEGMENTS", "%experts"},
-       {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
-       {"HEADS", "%n_tiles"},
-       {"ROUND_CHUNK",
-        "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
-        "    %rows_per_unit = arith.muli %tiles, %m_tile : index"},
-       {"CORES", "mix(${BLOCKS})"},
-       {"SMALL", std::to_string(kSmallExpertRows)},
-       {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
-       {"EXPERTS", std::to_string(experts)},
-       {"N_TILES", std::to_string(n / nTile)},
-       {"BLOCKS", std::to_string(kCubeBlocks)},
-       {"M_TILE", m},
-       {"K_TILE", kt},
-       {"N_TILE", nt},
-       {"K", std::to_string(k)},
-       {"N", std::to_string(n)},
-       {"KERNEL_CONSTANTS", " constants {M_TILE = array<i64: ${SMALL}, "
-                            "${M_TILE}>}"},
-       {"M_TILE_DEF", "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
-       {"UNIT_ROWS", kSegmentRows.str()},
-       {"SHARED", "0"},
-       {"PER_RANK", "0"},
-       {"ROW_SHAPE", "shape(%m_tile) "},
-       {"A_SOURCE", "scatter_tokens"},
-       {"A_INDICES", "%m, %k]"},
-       {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
-       {"LOAD_B", "      tile.load %b_mat, %experts_weight[%expert, %k, "
-                  "%n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}"},
-       {"COL_TILES", "  %ws_f = tile.alloc : ${COL_F32}\n  tile.load "
-                     "%ws_f, %experts_scale[%expert, %n0] : "
-                     "${COL_F32}, ${EXPERTS_SCALE_TYPE}"},
-       {"EPILOGUE", kDequantEpilogue.str()},
-       {"LOAD_WEIGHT_SCALE", ""},
-       {"ADD_BIAS", ""},
-       {"ACC", rowTile("acc", nt, "i32")},
-       {"A_MAT", rowTile("mat", kt, "i8")},
-       {"A_LEFT", rowTile("left", kt, "i8")},
-       {"B_MAT", "!tile.tile<mat, " + kt + "x" + nt + "xi8>"},
-       {"B_RIGHT", "!tile.tile<right, " + kt + "x" + nt + "xi8>"},
-       {"ROWS_I32", rowTile("vec", nt, "i32")},
-       {"ROWS_F32", rowTile("vec", nt, "f32")},
-       {"ROWS_BF16", rowTile("vec", nt, "bf16")},
-       {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
-       {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
+  v.insert({{"NAME", name.str()},
+            {"SIGNATURE", signature(args)},
+            {"CALL_ARGS", callArgs(args)},
+            {"UNITS", std::to_string(kMatmulUnits)},
+            {"CONFIG", matmulPlanConfig()},
+            {"TIERS", "[#wsp.tier<0, [1, ${SMALL}]>, #wsp.tier<1, "
+                      "[${SMALL_NEXT}, 2147483647]>]"},
+            {"SHARED_ROWS", "0"},
+            {"PLAN_CONSTANTS",
+             "  %n_tiles = arith.constant ${N_TILES} : index\n"
+             "  %blocks = arith.constant ${BLOCKS} : index\n"
+             "  %m_tile = arith.constant ${M_TILE} : index\n"
+             "  %n_tile = arith.constant ${N_TILE} : index\n"
+             "  %new_hidden = arith.constant ${N} : index"},
+            {"ROWS_SOURCE", "scatter_tokens"},
+            {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+            {"COUNTS", "experts_token_count"},
+            {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+            {"LENGTHS", ""},
+            {"LENGTHS_NAME", "experts_token_count"},
+            {"SEGMENTS", "%experts"},
+            {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+            {"HEADS", "%n_tiles"},
+            {"ROUND_CHUNK",
+             "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
+             "    %rows_per_unit = arith.muli %tiles, %m_tile : index"},
+            {"CORES", "mix(${BLOCKS})"},
+            {"SMALL", std::to_string(kSmallExpertRows)},
+            {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
+            {"EXPERTS", std::to_string(experts)},
+            {"N_TILES", std::to_string(n / nTile)},
+            {"BLOCKS", std::to_string(kCubeBlocks)},
+            {"M_TILE", m},
+            {"K_TILE", kt},
+            {"N_TILE", nt},
+            {"K", std::to_string(k)},
+            {"N", std::to_string(n)},
+            {"KERNEL_CONSTANTS", " constants {M_TILE = array<i64: ${SMALL}, "
+                                 "${M_TILE}>}"},
+            {"M_TILE_DEF",
+             "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
+            {"UNIT_ROWS", kSegmentRows.str()},
+            {"SHARED", "0"},
+            {"PER_RANK", "0"},
+            {"ROW_SHAPE", "shape(%m_tile) "},
+            {"A_SOURCE", "scatter_tokens"},
+            {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+            {"LOAD_B", "      tile.load %b_mat, %experts_weight[%expert, %k, "
+                       "%n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}"},
+            {"COL_TILES", "  %ws_f = tile.alloc : ${COL_F32}\n  tile.load "
+                          "%ws_f, %experts_scale[%expert, %n0] : "
+                          "${COL_F32}, ${EXPERTS_SCALE_TYPE}"},
+            {"EPILOGUE", kDequantEpilogue.str()},
+            {"LOAD_WEIGHT_SCALE", ""},
+            {"ADD_BIAS", ""},
+            {"ACC", rowTile("acc", nt, "i32")},
+            {"A_MAT", rowTile("mat", kt, "i8")},
+            {"A_LEFT", rowTile("left", kt, "i8")},
+            {"B_MAT", "!tile.tile<mat, " + kt + "x" + nt + "xi8>"},
+            {"B_RIGHT", "!tile.tile<right, " + kt + "x" + nt + "xi8>"},
+            {"ROWS_I32", rowTile("vec", nt, "i32")},
+            {"ROWS_F32", rowTile("vec", nt, "f32")},
+            {"ROWS_BF16", rowTile("vec", nt, "bf16")},
+            {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
+            {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
+  v["A_INDICES"] = "%m, %k]";
   // Run time: every operand's dimensions, and the workspace's.
   SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%rows"},
                                 {"y", 0, "%rows"},
