@@ -140,21 +140,20 @@ bool checkPagedInt8(std::mt19937 &rng) {
   std::vector<bf16> key = randomRows(batch.rows, rng);
   std::vector<bf16> value = randomRows(batch.rows, rng);
   Int8Scales scales(rng);
-  std::vector<float> &ks = scales.k, &vs = scales.v;
   std::vector<int8_t> kc(size_t(batch.pool * kHeads * kBlock * kDim), 99);
   std::vector<int8_t> vc = kc;
   int32_t status = wsp_gen::store_paged_int8(
       MemRef<bf16, 3>{key.data(), {batch.rows, kHeads, kDim}},
       MemRef<bf16, 3>{value.data(), {batch.rows, kHeads, kDim}},
       batch.tableView(), vec(batch.ids), vec(batch.lens), vec(batch.past),
-      MemRef<float, 2>{ks.data(), {kHeads, kDim}},
-      MemRef<float, 2>{vs.data(), {kHeads, kDim}},
+      MemRef<float, 2>{scales.k.data(), {kHeads, kDim}},
+      MemRef<float, 2>{scales.v.data(), {kHeads, kDim}},
       MemRef<int8_t, 4>{kc.data(), {batch.pool, kHeads, kBlock, kDim}},
       MemRef<int8_t, 4>{vc.data(), {batch.pool, kHeads, kBlock, kDim}});
-  int64_t wrong =
-      compareCache(kc, int8_t(99), batch, true, 0, Int8Scales::quant(key, ks)) +
-      compareCache(vc, int8_t(99), batch, true, 0,
-                   Int8Scales::quant(value, vs));
+  int64_t wrong = compareCache(kc, int8_t(99), batch, true, 0,
+                               Int8Scales::quant(key, scales.k)) +
+                  compareCache(vc, int8_t(99), batch, true, 0,
+                               Int8Scales::quant(value, scales.v));
   bool ok = status == 0 && wrong == 0;
   std::printf("paged int8: %s (status %d, %lld cache values differ)\n",
               ok ? "ok" : "MISMATCH", status, (long long)wrong);

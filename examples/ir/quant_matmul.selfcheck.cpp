@@ -61,6 +61,11 @@ struct Problem {
     }
     y.assign(size_t(tokens * n), toStorage(0.f));
   }
+  /// Whether y still holds what the constructor put there.
+  bool untouched() const {
+    return std::all_of(y.begin(), y.end(),
+                       [](bf16 v) { return v.bits == toStorage(0.f).bits; });
+  }
   int8_t act(int64_t t, int64_t k) const {
     return aTransposed ? a[size_t(k * tokens + t)] : a[size_t(t * kK + k)];
   }
@@ -151,20 +156,14 @@ bool checkInvalid(std::mt19937 &rng) {
         std::tuple{int64_t(8), int64_t(4), "fewer per-token scales than tokens"}}) {
     Problem p(8, 384, true, false, rng);
     int32_t status = runQkv(p, yTokens, scales);
-    bool untouched = true;
-    for (bf16 v : p.y)
-      untouched = untouched && v.bits == toStorage(0.f).bits;
-    ok = reportInvalid(what, status, untouched, "output") && ok;
+    ok = reportInvalid(what, status, p.untouched(), "output") && ok;
   }
   // transpose_a: activations of fewer rows than hidden_size.
   Problem p(8, 128, true, false, rng);
   p.aTransposed = true;
   int32_t status = runColumns(p, kK - 32, 8);
-  bool untouched = true;
-  for (bf16 v : p.y)
-    untouched = untouched && v.bits == toStorage(0.f).bits;
   ok = reportInvalid("transposed activations of another hidden_size", status,
-                     untouched, "output") &&
+                     p.untouched(), "output") &&
        ok;
   return ok;
 }
