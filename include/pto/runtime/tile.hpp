@@ -730,6 +730,14 @@ inline Checker &checker() {
   return c;
 }
 
+/// Set while tile::fused runs a group's instructions for their checks
+/// alone: each checks its operands and records its accesses, in program
+/// order, and computes nothing (the group's lanes compute).
+inline bool &checks_only() {
+  thread_local bool on = false;
+  return on;
+}
+
 /// The bytes of a tile's static extent.
 template <typename TileT>
 Access on_chip(const TileT &t, bool write, bool elementwise = false) {
@@ -1289,6 +1297,8 @@ void elementwise_loop(D &dst, F &&f, const S &...src) {
 template <typename D, typename F, typename... S>
 void elementwise(const char *op, D &dst, F &&f, const S &...src) {
   check_elementwise(op, dst, src...);
+  if (checks_only())
+    return;
   elementwise_loop(dst, f, src...);
 }
 } // namespace detail
@@ -1584,98 +1594,116 @@ PTO_TILE_CVT_TARGET inline void store_f32x8(int32_t *p, __m256 x) {
 }
 #undef PTO_TILE_CVT_TARGET
 
-/// The bf16 conversions sixteen lanes wide where the host has AVX-512 (the
-/// norms' load and store of every row go through them): the same rounding
-/// and NaN rule as store_f32x8(bf16 *, ...). Returns how many elements
-/// were converted (whole groups of sixteen). (GCC 12 warns at the unmasked
-/// forms of these intrinsics: the masked ones with every lane set.)
+/// TCVT's conversions on sixteen lanes where the host has AVX-512: the same
+/// rounding and NaN rules as store_f32x8 and the i32 -> f16 loop below.
+/// The instructions' rows (cvt_row_avx512) and fused groups (Lanes) both
+/// convert through these. 16-bit and 8-bit elements travel zero- or
+/// sign-extended in 32-bit lanes, except half, which stays packed for
+/// VCVTPH2PS. (GCC 12 warns at the unmasked forms of these intrinsics: the
+/// masked ones with every lane set.)
+#define PTO_TILE_LANES_TARGET                                                  \
+  __attribute__((target("avx512f"), always_inline)) inline
+namespace lanes {
+/// bf16 bits (in the low half of each lane) to f32.
+PTO_TILE_LANES_TARGET __m512 bf16_to_f32(__m512i bits) {
+  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(all, bits, 16));
+}
+/// f32 to bf16 bits: the top half rounded to nearest even, a NaN quieted.
+PTO_TILE_LANES_TARGET __m512i f32_to_bf16(__m512 x) {
+  __mmask16 all = 0xffff;
+  const __m512i u = _mm512_castps_si512(x);
+  const __m512i high = _mm512_maskz_srli_epi32(all, u, 16);
+  const __m512i rounded = _mm512_maskz_srli_epi32(
+      all,
+      _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
+                       _mm512_and_si512(high, _mm512_set1_epi32(1))),
+      16);
+  const __mmask16 nan = _mm512_cmpgt_epi32_mask(
+      _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
+      _mm512_set1_epi32(0x7f800000));
+  return _mm512_mask_blend_epi32(
+      nan, rounded, _mm512_or_si512(high, _mm512_set1_epi32(0x40)));
+}
+/// f32 to i32: rounded to nearest even; INT32_MIN below -2^31 (the
+/// instruction's), INT32_MAX from 2^31 up, 0 for NaN.
+PTO_TILE_LANES_TARGET __m512i f32_to_i32(__m512 x) {
+  __mmask16 all = 0xffff;
+  const __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
+  const __mmask16 over =
+      _mm512_cmp_ps_mask(r, _mm512_set1_ps(2147483648.0f), _CMP_GE_OQ);
+  const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+  return _mm512_mask_blend_epi32(over, _mm512_maskz_cvtps_epi32(number, r),
+                                 _mm512_set1_epi32(0x7fffffff));
+}
+/// i32 to packed half: an int32 is no NaN, and exact in float within
+/// half's range (beyond it, infinity either way).
+PTO_TILE_LANES_TARGET __m256i i32_to_f16(__m512i x) {
+  __mmask16 all = 0xffff;
+  return _mm512_maskz_cvtps_ph(all, _mm512_maskz_cvtepi32_ps(all, x),
+                               kRoundNearest);
+}
+/// Packed half to i8 (in 32-bit lanes): rounded, clamped to [-128, 127]
+/// (max and min give the bound for NaN), NaN to 0.
+PTO_TILE_LANES_TARGET __m512i f16_to_i8(__m256i h) {
+  __mmask16 all = 0xffff;
+  const __m512 x = _mm512_maskz_cvtph_ps(all, h);
+  __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
+  r = _mm512_maskz_min_ps(all,
+                          _mm512_maskz_max_ps(all, r, _mm512_set1_ps(-128.0f)),
+                          _mm512_set1_ps(127.0f));
+  const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+  return _mm512_maskz_cvtps_epi32(number, r);
+}
+} // namespace lanes
+
+/// Whole groups of sixteen of a row through the lane conversions; returns
+/// how many elements were converted.
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(bf16 *out, const float *in, int n) {
-  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  __mmask16 all = 0xffff;
   int c = 0;
-  for (; c + 16 <= n; c += 16) {
-    const __m512i u = _mm512_loadu_si512(in + c);
-    const __m512i high = _mm512_maskz_srli_epi32(all, u, 16);
-    const __m512i rounded = _mm512_maskz_srli_epi32(
-        all,
-        _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)),
-                         _mm512_and_si512(high, _mm512_set1_epi32(1))),
-        16);
-    const __mmask16 nan = _mm512_cmpgt_epi32_mask(
-        _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)),
-        _mm512_set1_epi32(0x7f800000));
-    const __m512i bits = _mm512_mask_blend_epi32(
-        nan, rounded, _mm512_or_si512(high, _mm512_set1_epi32(0x40)));
+  for (; c + 16 <= n; c += 16)
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + c),
-                        _mm512_maskz_cvtepi32_epi16(all, bits));
-  }
+                        _mm512_maskz_cvtepi32_epi16(
+                            all, lanes::f32_to_bf16(_mm512_loadu_ps(in + c))));
   return c;
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(float *out, const bf16 *in, int n) {
-  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  __mmask16 all = 0xffff;
   int c = 0;
   for (; c + 16 <= n; c += 16)
-    _mm512_storeu_si512(
-        out + c, _mm512_maskz_slli_epi32(
-                     all,
-                     _mm512_maskz_cvtepu16_epi32(
+    _mm512_storeu_ps(out + c,
+                     lanes::bf16_to_f32(_mm512_maskz_cvtepu16_epi32(
                          all, _mm256_loadu_si256(
-                                  reinterpret_cast<const __m256i *>(in + c))),
-                     16));
+                                  reinterpret_cast<const __m256i *>(in + c)))));
   return c;
 }
-
-/// The quantization's conversions sixteen lanes wide, with the rules of
-/// store_f32x8 (int8_t and int32_t) and of the i32 -> f16 loop below.
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(int8_t *out, const f16 *in, int n) {
-  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+  __mmask16 all = 0xffff;
   int c = 0;
-  for (; c + 16 <= n; c += 16) {
-    const __m512 x = _mm512_maskz_cvtph_ps(
-        all, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + c)));
-    // Rounded, clamped (max and min give the bound for NaN), NaN to 0.
-    __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
-    r = _mm512_maskz_min_ps(
-        all, _mm512_maskz_max_ps(all, r, _mm512_set1_ps(-128.0f)),
-        _mm512_set1_ps(127.0f));
-    const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
-    _mm_storeu_si128(
-        reinterpret_cast<__m128i *>(out + c),
-        _mm512_maskz_cvtepi32_epi8(all, _mm512_maskz_cvtps_epi32(number, r)));
-  }
+  for (; c + 16 <= n; c += 16)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + c),
+                     _mm512_maskz_cvtepi32_epi8(
+                         all, lanes::f16_to_i8(_mm256_loadu_si256(
+                                  reinterpret_cast<const __m256i *>(in + c)))));
   return c;
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(int32_t *out, const float *in, int n) {
-  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
-  for (; c + 16 <= n; c += 16) {
-    const __m512 x = _mm512_loadu_ps(in + c);
-    const __m512 r = _mm512_maskz_roundscale_ps(all, x, kRoundNearest);
-    // INT32_MIN below -2^31 (the instruction's), INT32_MAX from 2^31 up,
-    // 0 for NaN.
-    const __mmask16 over =
-        _mm512_cmp_ps_mask(r, _mm512_set1_ps(2147483648.0f), _CMP_GE_OQ);
-    const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
-    const __m512i v =
-        _mm512_mask_blend_epi32(over, _mm512_maskz_cvtps_epi32(number, r),
-                                _mm512_set1_epi32(0x7fffffff));
-    _mm512_storeu_si512(out + c, v);
-  }
+  for (; c + 16 <= n; c += 16)
+    _mm512_storeu_si512(out + c, lanes::f32_to_i32(_mm512_loadu_ps(in + c)));
   return c;
 }
 __attribute__((target("avx512f"))) inline int
 cvt_row_avx512(f16 *out, const int32_t *in, int n) {
-  __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
   int c = 0;
   for (; c + 16 <= n; c += 16)
-    _mm256_storeu_si256(
-        reinterpret_cast<__m256i *>(out + c),
-        _mm512_maskz_cvtps_ph(
-            all, _mm512_maskz_cvtepi32_ps(all, _mm512_loadu_si512(in + c)),
-            kRoundNearest));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + c),
+                        lanes::i32_to_f16(_mm512_loadu_si512(in + c)));
   return c;
 }
 
@@ -1732,6 +1760,8 @@ void cvt(D &dst, const S &src, Round mode = Round::Rint) {
   detail::checker().instr("TCVT", Unit::Vector, Pipe::V,
                           {detail::on_chip(src, false, true),
                            detail::on_chip(dst, true, true)});
+  if (detail::checks_only())
+    return;
   const D d = dst; // (local handles: see detail::elementwise)
   const S s = src;
   if constexpr (is_float_v<ST> && !is_float_v<DT>) {
@@ -2014,6 +2044,8 @@ void broadcast_binary(const char *op, D &dst, const S &src, const B &b,
   checker().instr(op, Unit::Vector, Pipe::V,
                   {on_chip(src, false, true), on_chip(b, false), scratch,
                    on_chip(dst, true, true)});
+  if (checks_only())
+    return;
   const D d = dst; // (local handles: see detail::elementwise)
   const S s = src;
   const B v = b;
@@ -2614,6 +2646,209 @@ void matmul_acc(C &c, const A &a, const B &b) {
 template <typename C, typename A, typename B>
 void gemv(C &c, const A &a, const B &b) {
   detail::matmul_impl("TGEMV", c, a, b, false);
+}
+
+//===----------------------------------------------------------------------===//
+// Fused groups of vector instructions
+//===----------------------------------------------------------------------===//
+//
+// A run of element-wise vector instructions over tiles of one valid extent
+// (marked by the tile-mark-fusion pass) runs as one loop over sixteen
+// columns of a row at a time, its intermediate values in registers: each
+// instruction read and wrote whole tiles, and the simulation's time went to
+// those loads and stores. The same bits: the lanes compute as the
+// instructions do (IEEE float arithmetic with no contraction, the same
+// conversions). The group's instructions still run first, in program
+// order, for their checks alone (tile::detail::checks_only), so the
+// synchronization checker sees exactly the unfused program.
+
+#ifdef PTO_TILE_X86
+/// The attribute of a fused group's lane code, a generic lambda
+/// `[&](auto &L, int r, int c) PTO_TILE_FUSED { ... }`.
+#define PTO_TILE_FUSED __attribute__((target("avx512f")))
+
+namespace detail {
+/// Sixteen elements of T in a register: 16- and 8-bit ones zero- (bf16) or
+/// sign-extended (int8) in 32-bit lanes, half packed.
+template <typename T> struct Reg;
+template <> struct Reg<float> { __m512 v; };
+template <> struct Reg<int32_t> { __m512i v; };
+template <> struct Reg<bf16> { __m512i v; };
+template <> struct Reg<int8_t> { __m512i v; };
+template <> struct Reg<f16> { __m256i v; };
+/// Halves converted from int32 lanes (Row16::to_f16), with the integers
+/// they came from: to_i8 narrows those directly. The same bits: an int32's
+/// half rounded and clamped to [-128, 127] is the int32 clamped (exact up
+/// to 2048 in magnitude; beyond, a half or infinity of the same sign past
+/// the bound), without the round trip through float. The compiler drops
+/// whichever form no statement uses.
+struct HalfOfInt {
+  __m256i v;
+  __m512i from;
+};
+
+/// Columns [c, c + 16) of row r of a fused group's tiles. Loads read all
+/// sixteen (a row of a tile whose static columns are whole groups of
+/// sixteen: they stay inside it); stores write the `valid` lanes only.
+struct Row16 {
+  __mmask16 valid;
+
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET Reg<typename TileT::DType> load(const TileT &t, int r,
+                                                        int c) const {
+    using T = typename TileT::DType;
+    __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
+    const T *p = &t.at(r, c);
+    if constexpr (std::is_same_v<T, float>)
+      return {_mm512_loadu_ps(p)};
+    else if constexpr (std::is_same_v<T, int32_t>)
+      return {_mm512_loadu_si512(p)};
+    else if constexpr (std::is_same_v<T, bf16>)
+      return {_mm512_maskz_cvtepu16_epi32(
+          all, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)))};
+    else if constexpr (std::is_same_v<T, int8_t>)
+      return {_mm512_maskz_cvtepi8_epi32(
+          all, _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)))};
+    else
+      return {_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))};
+  }
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c,
+                                   Reg<typename TileT::DType> x) const {
+    using T = typename TileT::DType;
+    __mmask16 all = 0xffff;
+    T *p = &t.at(r, c);
+    if constexpr (std::is_same_v<T, float>)
+      _mm512_mask_storeu_ps(p, valid, x.v);
+    else if constexpr (std::is_same_v<T, int32_t>)
+      _mm512_mask_storeu_epi32(p, valid, x.v);
+    else if constexpr (std::is_same_v<T, bf16>)
+      _mm512_mask_cvtepi32_storeu_epi16(p, valid, x.v);
+    else if constexpr (std::is_same_v<T, int8_t>)
+      _mm512_mask_cvtepi32_storeu_epi8(p, valid, x.v);
+    else
+      _mm512_mask_cvtepi32_storeu_epi16(p, valid,
+                                        _mm512_maskz_cvtepu16_epi32(all, x.v));
+  }
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c, HalfOfInt x) const {
+    store(t, r, c, Reg<f16>{x.v});
+  }
+  /// Columns [c, c + 16) of a [1 x C] float tile (a column broadcast).
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET Reg<float> col(const TileT &t, int c) const {
+    return {_mm512_loadu_ps(&t.at(0, c))};
+  }
+  /// Element r of an [R x 1] float tile in every lane (a row broadcast).
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET Reg<float> row(const TileT &t, int r) const {
+    return {_mm512_set1_ps(t.at(r, 0))};
+  }
+  template <typename X> PTO_TILE_LANES_TARGET Reg<float> scalar(X x) const {
+    return {_mm512_set1_ps(static_cast<float>(value(x)))};
+  }
+
+  // The instructions' arithmetic on float: max and min as their
+  // `x > y ? x : y` and `x < y ? x : y` (VMAXPS and VMINPS return the
+  // second operand on NaN and on equal zeros), abs as fabs.
+  PTO_TILE_LANES_TARGET Reg<float> add(Reg<float> x, Reg<float> y) const {
+    return {_mm512_add_ps(x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> sub(Reg<float> x, Reg<float> y) const {
+    return {_mm512_sub_ps(x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> mul(Reg<float> x, Reg<float> y) const {
+    return {_mm512_mul_ps(x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> div(Reg<float> x, Reg<float> y) const {
+    return {_mm512_div_ps(x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> max(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_max_ps(all, x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> min(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_min_ps(all, x.v, y.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<float> abs(Reg<float> x) const {
+    return {_mm512_castsi512_ps(_mm512_and_si512(
+        _mm512_castps_si512(x.v), _mm512_set1_epi32(0x7fffffff)))};
+  }
+
+  // TCVT's conversions (rounding to nearest even), those of lanes::.
+  PTO_TILE_LANES_TARGET Reg<float> to_f32(Reg<bf16> x) const {
+    return {lanes::bf16_to_f32(x.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<bf16> to_bf16(Reg<float> x) const {
+    return {lanes::f32_to_bf16(x.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<int32_t> to_i32(Reg<float> x) const {
+    return {lanes::f32_to_i32(x.v)};
+  }
+  PTO_TILE_LANES_TARGET HalfOfInt to_f16(Reg<int32_t> x) const {
+    return {lanes::i32_to_f16(x.v), x.v};
+  }
+  PTO_TILE_LANES_TARGET Reg<int8_t> to_i8(Reg<f16> x) const {
+    return {lanes::f16_to_i8(x.v)};
+  }
+  PTO_TILE_LANES_TARGET Reg<int8_t> to_i8(HalfOfInt x) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_max_epi32(
+        all, _mm512_maskz_min_epi32(all, x.from, _mm512_set1_epi32(127)),
+        _mm512_set1_epi32(-128))};
+  }
+};
+
+/// `lanes(L, r, c)` over rows [0, rows) and columns [0, cols) sixteen at a
+/// time, inlined into one AVX-512 function.
+template <typename Body>
+__attribute__((target("avx512f"), flatten)) void run_lanes(int rows, int cols,
+                                                           Body &lanes) {
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; c += 16) {
+      Row16 L{cols - c >= 16 ? __mmask16(0xffff)
+                             : __mmask16((1u << (cols - c)) - 1)};
+      lanes(L, r, c);
+    }
+}
+
+/// checks_only() for a scope.
+struct ChecksOnly {
+  ChecksOnly() { checks_only() = true; }
+  ~ChecksOnly() { checks_only() = false; }
+  ChecksOnly(const ChecksOnly &) = delete;
+  ChecksOnly &operator=(const ChecksOnly &) = delete;
+};
+} // namespace detail
+#else
+#define PTO_TILE_FUSED
+#endif
+
+/// A fused group: `instructions()` runs the group's instructions in program
+/// order; `lanes(L, r, c)` computes what they compute for columns
+/// [c, c + 16) of row r and stores what the program reads later. Where the
+/// host has AVX-512, the instructions run for their checks alone and the
+/// lanes over `extent`'s valid rows and columns (the group's common
+/// extent); elsewhere the instructions run as they are.
+template <typename Instructions, typename Extent, typename Body>
+void fused(Instructions &&instructions, const Extent &extent, Body &&lanes) {
+  static_assert(Extent::Cols % 16 == 0 && !col_storage(Extent::layout),
+                "a fused group's rows are whole groups of sixteen elements");
+#ifdef PTO_TILE_X86
+  if (detail::host_has_avx512()) {
+    {
+      detail::ChecksOnly checks;
+      instructions();
+    }
+    detail::run_lanes(extent.rows, extent.cols, lanes);
+    return;
+  }
+#else
+  (void)extent;
+  (void)lanes;
+#endif
+  instructions();
 }
 
 } // namespace tile

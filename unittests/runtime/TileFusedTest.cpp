@@ -1,0 +1,333 @@
+// Fused groups of the tile simulation (tile::fused, the lanes the
+// CPU-simulation emitter prints for a tile.fuse run): each lane operation
+// against its instruction run alone, bit for bit, on every bf16, f16 and
+// special float pattern; a chain over a partial valid extent; and the
+// synchronization checker, which still sees every instruction of a group.
+#include <pto/runtime/tile.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+using namespace pto::runtime;
+using namespace pto::runtime::tile;
+
+namespace {
+
+constexpr Unit V = Unit::Vector;
+constexpr int kRows = 8, kCols = 48;
+using F32 = Tile<Loc::Vec, float, kRows, kCols>;
+using I32 = Tile<Loc::Vec, int32_t, kRows, kCols>;
+using Bf16 = Tile<Loc::Vec, bf16, kRows, kCols>;
+using F16 = Tile<Loc::Vec, f16, kRows, kCols>;
+using I8 = Tile<Loc::Vec, int8_t, kRows, kCols>;
+using ColTile = Tile<Loc::Vec, float, 1, kCols>;
+using RowTile = Tile<Loc::Vec, float, kRows, 1, Layout::ColMajor>;
+constexpr int kElems = kRows * kCols;
+
+float from_bits(uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+/// Floats the conversions and arithmetic treat specially: NaNs (quiet,
+/// signalling, negative), infinities, zeros, denormals, the ties and
+/// saturation bounds of the integer and half conversions, then a sweep of
+/// the bit patterns.
+std::vector<float> interesting_floats() {
+  std::vector<float> v;
+  for (uint32_t b :
+       {0x7fc00000u, 0xffc12345u, 0x7f800001u, 0x7f800000u, 0xff800000u,
+        0x00000000u, 0x80000000u, 0x00000001u, 0x80000001u, 0x007fffffu,
+        0x00800000u, 0x33000000u, 0x387fc000u, 0x477fefffu, 0x477ff000u,
+        0x4f000000u, 0x4effffffu, 0xcf000000u, 0xcf000001u, 0x7f7fffffu,
+        0x3f808000u, 0x3f818000u, 0x3f80ffffu})
+    v.push_back(from_bits(b));
+  for (float f = -300.0f; f <= 300.0f; f += 0.25f)
+    v.push_back(f);
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 1048573)
+    v.push_back(from_bits(uint32_t(u)));
+  return v;
+}
+
+template <typename TileT> void place(TileT &t, int64_t offset) {
+  t = TileT(kRows, kCols);
+  assign(t, offset);
+}
+
+/// Every byte of the tile's static extent.
+template <typename TileT> std::vector<uint8_t> bytes_of(const TileT &t) {
+  const auto *p = reinterpret_cast<const uint8_t *>(t.data);
+  return std::vector<uint8_t>(p, p + TileT::bytes);
+}
+template <typename TileT> void poison(TileT &t) {
+  std::memset(t.data, 0x5a, TileT::bytes);
+}
+
+/// Runs `instructions` alone and then as a fused group with `lanes` over
+/// `dst`'s valid extent, from a poisoned `dst` both times: every byte of
+/// dst's static extent must be the same (the valid elements computed
+/// alike, the rest untouched).
+template <typename D, typename Instructions, typename Lanes>
+void expect_fused_is_unfused(D &dst, Instructions instructions, Lanes lanes,
+                             const char *what) {
+  poison(dst);
+  instructions();
+  std::vector<uint8_t> want = bytes_of(dst);
+  poison(dst);
+  fused(instructions, dst, lanes);
+  std::vector<uint8_t> got = bytes_of(dst);
+  for (size_t i = 0; i < want.size(); ++i)
+    if (want[i] != got[i]) {
+      ADD_FAILURE() << what << ": byte " << i << " (element "
+                    << i / sizeof(typename D::DType) << ") is " << int(got[i])
+                    << ", the instructions give " << int(want[i]);
+      return;
+    }
+}
+
+class TileFusedTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!detail::host_has_avx512())
+      GTEST_SKIP() << "fused groups run their instructions without AVX-512";
+  }
+  KernelScope scope;
+};
+
+TEST_F(TileFusedTest, ConversionsGiveTheInstructionsBits) {
+  Bf16 b;
+  F16 h;
+  F32 f, g;
+  I32 i;
+  I8 q;
+  place(b, 0);
+  place(h, 1024);
+  place(f, 2048);
+  place(g, 4096);
+  place(i, 6144);
+  place(q, 8192);
+  // Every bf16 and half pattern.
+  for (uint32_t base = 0; base < 65536; base += kElems) {
+    for (int e = 0; e < kElems; ++e) {
+      b.data[e].bits = uint16_t(base + e);
+      h.data[e].bits = uint16_t(base + e);
+    }
+    expect_fused_is_unfused(
+        f, [&] { cvt(f, b); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(f, r, c, l.to_f32(l.load(b, r, c))); },
+        "bf16 -> f32");
+    expect_fused_is_unfused(
+        q, [&] { cvt(q, h); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(q, r, c, l.to_i8(l.load(h, r, c))); },
+        "f16 -> i8");
+  }
+  std::vector<float> floats = interesting_floats();
+  for (size_t base = 0; base < floats.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e) {
+      g.data[e] = floats[(base + e) % floats.size()];
+      // Integers across half's range and beyond, and the int32 bounds.
+      i.data[e] = e % 7 == 0 ? std::numeric_limits<int32_t>::min() + e
+                  : e % 11 == 0
+                      ? std::numeric_limits<int32_t>::max() - e
+                      : int32_t((base * 131 + e * 977) % 200003) - 100001;
+    }
+    expect_fused_is_unfused(
+        b, [&] { cvt(b, g); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(b, r, c, l.to_bf16(l.load(g, r, c))); },
+        "f32 -> bf16");
+    expect_fused_is_unfused(
+        i, [&] { cvt(i, g); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(i, r, c, l.to_i32(l.load(g, r, c))); },
+        "f32 -> i32");
+    // (i was just overwritten: refill it from the pattern above.)
+    for (int e = 0; e < kElems; ++e)
+      i.data[e] = int32_t((base * 131 + e * 977) % 200003) - 100001 +
+                  (e % 5 == 0 ? 65504 : 0);
+    expect_fused_is_unfused(
+        h, [&] { cvt(h, i); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(h, r, c, l.to_f16(l.load(i, r, c))); },
+        "i32 -> f16");
+  }
+  // i32 -> f16 -> i8 with the half in registers narrows the integers
+  // directly: integers around every bound the two roundings have (int8's,
+  // 2048 where halves stop being exact integers, half's largest finite,
+  // int32's) and a sweep.
+  std::vector<int32_t> ints;
+  for (int32_t bound : {0, 127, 128, 2048, 4096, 65504, 65520, 1 << 24})
+    for (int32_t d = -40; d <= 40; ++d) {
+      ints.push_back(bound + d);
+      ints.push_back(-bound + d);
+    }
+  for (int64_t v = std::numeric_limits<int32_t>::min();
+       v <= std::numeric_limits<int32_t>::max(); v += 65537 * 131)
+    ints.push_back(int32_t(v));
+  ints.push_back(std::numeric_limits<int32_t>::max());
+  for (size_t base = 0; base < ints.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e)
+      i.data[e] = ints[(base + e) % ints.size()];
+    expect_fused_is_unfused(
+        q,
+        [&] {
+          cvt(h, i);
+          cvt(q, h);
+        },
+        [&](auto &l, int r, int c) PTO_TILE_FUSED {
+          l.store(q, r, c, l.to_i8(l.to_f16(l.load(i, r, c))));
+        },
+        "i32 -> f16 -> i8");
+  }
+}
+
+TEST_F(TileFusedTest, ArithmeticGivesTheInstructionsBits) {
+  F32 a, b, d, tmp;
+  ColTile col;
+  RowTile row;
+  place(a, 0);
+  place(b, 2048);
+  place(d, 4096);
+  place(tmp, 8192);
+  col = ColTile(1, kCols);
+  assign(col, 6144);
+  row = RowTile(kRows, 1);
+  assign(row, 6400);
+  std::vector<float> floats = interesting_floats();
+  std::mt19937 rng(7);
+  for (size_t base = 0; base < floats.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e) {
+      a.data[e] = floats[(base + e) % floats.size()];
+      b.data[e] = floats[rng() % floats.size()];
+    }
+    for (int c = 0; c < kCols; ++c)
+      col.data[c] = floats[rng() % floats.size()];
+    for (int r = 0; r < kRows; ++r)
+      row.data[r] = floats[rng() % floats.size()];
+    const float s = floats[rng() % floats.size()];
+#define PTO_FUSED_BINARY(NAME)                                                 \
+  expect_fused_is_unfused(                                                     \
+      d, [&] { NAME(d, a, b); },                                               \
+      [&](auto &l, int r, int c) PTO_TILE_FUSED {                              \
+        l.store(d, r, c, l.NAME(l.load(a, r, c), l.load(b, r, c)));            \
+      },                                                                       \
+      #NAME);                                                                  \
+  expect_fused_is_unfused(                                                     \
+      d, [&] { NAME##s(d, a, s); },                                            \
+      [&](auto &l, int r, int c) PTO_TILE_FUSED {                              \
+        l.store(d, r, c, l.NAME(l.load(a, r, c), l.scalar(s)));                \
+      },                                                                       \
+      #NAME "s");                                                              \
+  expect_fused_is_unfused(                                                     \
+      d, [&] { rowexpand##NAME(d, a, row, tmp); },                             \
+      [&](auto &l, int r, int c) PTO_TILE_FUSED {                              \
+        l.store(d, r, c, l.NAME(l.load(a, r, c), l.row(row, r)));              \
+      },                                                                       \
+      "rowexpand" #NAME);                                                      \
+  expect_fused_is_unfused(                                                     \
+      d, [&] { colexpand##NAME(d, a, col); },                                  \
+      [&](auto &l, int r, int c) PTO_TILE_FUSED {                              \
+        l.store(d, r, c, l.NAME(l.load(a, r, c), l.col(col, c)));              \
+      },                                                                       \
+      "colexpand" #NAME)
+    PTO_FUSED_BINARY(add);
+    PTO_FUSED_BINARY(sub);
+    PTO_FUSED_BINARY(mul);
+    PTO_FUSED_BINARY(div);
+    PTO_FUSED_BINARY(max);
+    PTO_FUSED_BINARY(min);
+#undef PTO_FUSED_BINARY
+    expect_fused_is_unfused(
+        d, [&] { tile::abs(d, a); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(d, r, c, l.abs(l.load(a, r, c))); },
+        "abs");
+  }
+}
+
+// scale_dynamic_quant's second pass as the emitter prints it, over a
+// partial valid extent (5 of 8 rows, 40 of 48 columns: the last lanes of
+// each row masked), in place on its f32 tile and with the int32 and half
+// intermediates left in registers: the int8 result and the f32 tile are
+// the instructions', and the intermediates' tiles are not written.
+TEST_F(TileFusedTest, ChainOverAPartialExtent) {
+  Bf16 xb(5, 40);
+  F32 xf(5, 40), sq(5, 40);
+  I32 qi(5, 40);
+  F16 qh(5, 40);
+  I8 q8(5, 40);
+  ColTile col(1, 40);
+  RowTile row(5, 1);
+  assign(xb, 0);
+  assign(xf, 1024);
+  assign(sq, 3072);
+  assign(qi, 5120);
+  assign(qh, 7168);
+  assign(q8, 8192);
+  assign(col, 8704);
+  assign(row, 8960);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> d(-3, 3);
+  for (int e = 0; e < kElems; ++e)
+    xb.data[e] = f32_to_bf16(d(rng));
+  for (int c = 0; c < kCols; ++c)
+    col.data[c] = d(rng);
+  for (int r = 0; r < kRows; ++r)
+    row.data[r] = 127.0f / (1.0f + r);
+  auto instructions = [&] {
+    cvt(xf, xb);
+    colexpandmul(xf, xf, col);
+    barrier(V, Pipe::V);
+    rowexpandmul(xf, xf, row, sq);
+    cvt(qi, xf);
+    cvt(qh, qi);
+    cvt(q8, qh);
+  };
+  poison(xf);
+  poison(q8);
+  instructions();
+  std::vector<uint8_t> want_f = bytes_of(xf), want_q = bytes_of(q8);
+  poison(xf);
+  poison(q8);
+  poison(qi);
+  poison(qh);
+  fused(instructions, xf, [&](auto &l, int r, int c) PTO_TILE_FUSED {
+    auto x = l.mul(l.to_f32(l.load(xb, r, c)), l.col(col, c));
+    x = l.mul(x, l.row(row, r));
+    l.store(xf, r, c, x);
+    l.store(q8, r, c, l.to_i8(l.to_f16(l.to_i32(x))));
+  });
+  EXPECT_EQ(bytes_of(xf), want_f);
+  EXPECT_EQ(bytes_of(q8), want_q);
+  std::vector<uint8_t> poisoned(I32::bytes, 0x5a);
+  EXPECT_EQ(bytes_of(qi), poisoned);
+}
+
+// The group's instructions still run for their checks: a broadcast read
+// right after its tile was written needs pipe_barrier(V) in a group too.
+TEST_F(TileFusedTest, TheCheckerSeesEveryInstruction) {
+  F32 a, d;
+  ColTile col(1, kCols);
+  place(a, 0);
+  place(d, 2048);
+  assign(col, 4096);
+  auto missing_barrier = [&] {
+    colexpandmul(col, col, col); // (a [1 x 48] write of the column)
+    colexpandmul(d, a, col);
+  };
+  EXPECT_DEATH(fused(missing_barrier, d,
+                     [&](auto &l, int r, int c) PTO_TILE_FUSED {
+                       l.store(d, r, c, l.mul(l.load(a, r, c), l.col(col, c)));
+                     }),
+               "pipe_barrier\\(V\\)");
+}
+
+} // namespace
