@@ -28,6 +28,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "static-planning",
       llvm::cl::desc("Plan at compile time when the lengths are constants"),
       llvm::cl::init(true)};
+  Option<bool> fuse{*this, "fuse",
+                    llvm::cl::desc("Mark the runs of vector instructions the "
+                                   "CPU simulation computes in registers "
+                                   "(tile-mark-fusion)"),
+                    llvm::cl::init(true)};
 };
 
 /// From the form users write to the form the backend emits. Each stage ends
@@ -79,7 +84,10 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   tile::TileCheckSyncOptions checkSync;
   checkSync.redundant = false;
   pm.addPass(tile::createTileCheckSync(checkSync));
-  // Stage 4: ready for emission.
+  // Stage 4: ready for emission. The fusion marks prepare the CPU
+  // simulation's emission (the device form ignores them).
+  if (options.fuse)
+    pm.addPass(tile::createTileMarkFusion());
   WspSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createWspSetTarget(target));

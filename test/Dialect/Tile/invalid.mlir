@@ -1285,3 +1285,28 @@ func.func @f(%a: !tile.tile<vec, ?x64xf32, valid = ?x64>) {
   tile.add %d, %a, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, ?x64xf32, valid = ?x64>, !tile.tile<vec, ?x64xf32, valid = ?x64>
   return
 }
+
+// -----
+
+// The fused-run mark counts the run's ops (two at least) as an i64.
+func.func @f(%a: !tile.tile<vec, 16x128xf32>) {
+  // expected-error @+1 {{'tile.fuse' must be an i64 of at least 2 (the ops of the fused run it starts), got 1 : i64}}
+  tile.abs %a, %a {tile.fuse = 1 : i64} : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: !tile.tile<vec, 16x128xf32>) {
+  // expected-error @+1 {{'tile.fuse' must be an i64 of at least 2 (the ops of the fused run it starts), got "all"}}
+  tile.abs %a, %a {tile.fuse = "all"} : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%a: !tile.tile<vec, 16x128xf32>) {
+  // expected-error @+1 {{unknown tile dialect attribute 'tile.fused'}}
+  tile.abs %a, %a {tile.fused} : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}

@@ -20,3 +20,18 @@ void TileDialect::initialize() {
       >();
   registerTypes();
 }
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != kFuseAttrName)
+    return op->emitError("unknown tile dialect attribute '")
+           << attr.getName().getValue() << "'";
+  auto size = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!size || !size.getType().isInteger(64) || size.getInt() < 2)
+    return op->emitError("'")
+           << kFuseAttrName
+           << "' must be an i64 of at least 2 (the ops of the fused run it "
+              "starts), got "
+           << attr.getValue();
+  return success();
+}

@@ -2,13 +2,13 @@
 // users write to the form the emitter takes. The named pipeline and the
 // same pipeline spelled with --pass-pipeline give the same output.
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline > %t.named.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true})" > %t.spelled.mlir
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true fuse=true})" > %t.spelled.mlir
 // RUN: diff %t.named.mlir %t.spelled.mlir
 // RUN: FileCheck %s < %t.named.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
 // The same for an operator program, whose first stage lowers the llm ops.
 // RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --wsp-pipeline > %t.llm.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,wsp-set-target,wsp-check-emittable)" | diff %t.llm.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.llm.mlir -
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline="target=ascend" | FileCheck %s --check-prefix=ASCEND
 // RUN: wsp-opt %wsp_src_root/examples/ir/moe.mlir --wsp-pipeline | FileCheck %s --check-prefix=MOE
 // Contracts fail loudly: a stage that skips its work is caught.

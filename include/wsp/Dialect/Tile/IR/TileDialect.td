@@ -38,11 +38,18 @@ def Tile_Dialect : Dialect {
     A `tile.alloc` names one statically allocated buffer region (an
     allocation site); `tile-plan-memory` assigns its byte offset inside its
     buffer and checks the A2/A3 budgets.
+
+    One discardable attribute: `tile.fuse = N : i64` (N >= 2) on the first
+    op of a run of N ops the CPU simulation computes in registers, set by
+    `tile-mark-fusion`; the device form ignores it.
   }];
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let extraClassDeclaration = [{
     void registerTypes();
+    /// The discardable attribute that marks a fused run (tile-mark-fusion).
+    static constexpr ::llvm::StringLiteral kFuseAttrName = "tile.fuse";
   }];
 }
 

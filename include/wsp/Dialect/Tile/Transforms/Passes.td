@@ -124,4 +124,36 @@ def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
   }];
 }
 
+def TileMarkFusion : Pass<"tile-mark-fusion", "::mlir::ModuleOp"> {
+  let summary = "Mark runs of element-wise vector instructions the CPU "
+                "simulation computes in registers";
+  let description = [{
+    A preparation for the CPU-simulation emitter (as CIRCT's
+    PrepareForEmission is for ExportVerilog): marks each maximal run of
+    vector instructions in one block that the simulation can compute
+    sixteen columns of a row at a time, its intermediate values in
+    registers, with `tile.fuse = N` on the run's first op (N ops, the
+    first included). The device runs the instructions as they are and
+    ignores the mark; the simulation runs them for their checks, so the
+    synchronization checker still sees every instruction.
+
+    A run holds f32 arithmetic (`add`, `sub`, `mul`, `div`, `max`, `min`,
+    `abs`, their scalar forms, `rowexpand*` and `colexpand*` with a float
+    row or column), conversions with `rint` rounding between bf16 and f32
+    and along f32 -> i32 -> f16 -> i8, and between them `set_flag`,
+    `wait_flag` and `barrier v`, which move no data; at least two
+    instructions, neither end a synchronization op. Its element-wise tiles
+    are placed row-major vec tiles of one static shape, whose columns are
+    whole groups of 16, and one valid extent (the same constants or
+    values); any two of its tiles are the same bytes with the same type or
+    disjoint, and no broadcast tile is written in it. Existing marks are
+    replaced.
+
+    What the emitter stores at the end of a run follows from the marks
+    (wsp/Dialect/Tile/Transforms/Fusion.h): a tile the run writes is left
+    in registers when every access to its bytes is in some run and each
+    run writes it before reading it.
+  }];
+}
+
 #endif // WSP_DIALECT_TILE_TRANSFORMS_PASSES_TD

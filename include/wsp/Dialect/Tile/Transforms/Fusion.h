@@ -1,0 +1,124 @@
+//===- Fusion.h - fused groups of vector instructions -----------*- C++ -*-===//
+//
+// What tile-mark-fusion marks and the CPU-simulation emitter prints: a run of
+// element-wise vector instructions of one block over tiles of one valid
+// extent, which the simulation computes sixteen columns of a row at a time
+// with its intermediate values in registers (pto::runtime::tile::fused).
+// The device runs the instructions as they are; the mark changes nothing
+// there. One home for the rules, so that the pass decides and the emitter
+// prints by the same ones.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_DIALECT_TILE_TRANSFORMS_FUSION_H
+#define WSP_DIALECT_TILE_TRANSFORMS_FUSION_H
+
+#include "wsp/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace mlir {
+namespace wsp {
+namespace tile {
+
+/// The discardable attribute on the first op of a fused group: the number
+/// of ops in the group (it and the ops after it in its block).
+constexpr llvm::StringLiteral kFuseAttrName = TileDialect::kFuseAttrName;
+
+/// What the lanes of a fused group do for one op.
+enum class LaneKind {
+  Sync,         // set_flag, wait_flag, barrier v: no data
+  Convert,      // tile.cvt (rint)
+  Binary,       // dst = f(lhs, rhs)
+  Unary,        // dst = f(src)
+  Scalar,       // dst = f(src, scalar)
+  RowBroadcast, // dst = f(src, row[r, 0])
+  ColBroadcast, // dst = f(src, col[0, c])
+};
+
+/// One op of a fused group.
+struct LaneOp {
+  Operation *op = nullptr;
+  LaneKind kind = LaneKind::Sync;
+  /// The lane function (`mul`, `abs`, `to_i32`, ...); empty for Sync.
+  llvm::StringRef fn;
+  Value dst;
+  /// The element-wise sources, in the function's operand order.
+  llvm::SmallVector<Value, 2> sources;
+  /// The broadcast tile (RowBroadcast, ColBroadcast) or the scalar.
+  Value broadcast, scalar;
+  /// rowexpand*'s scratch tile (the simulation does not write it).
+  Value scratch;
+};
+
+/// `op` as an op of a fused group, or std::nullopt when it cannot be one:
+/// a vector instruction the lanes compute (float arithmetic, the
+/// conversions bf16 <-> f32 and f32 -> i32 -> f16 -> i8, broadcasts of a
+/// float row or column), or a synchronization op of the vector pipe.
+std::optional<LaneOp> getLaneOp(Operation *op);
+
+/// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
+/// reshape of one; std::nullopt for anything else.
+struct TileBytes {
+  int64_t buffer, lo, hi;
+  bool overlaps(const TileBytes &o) const {
+    return buffer == o.buffer && lo < o.hi && o.lo < hi;
+  }
+  bool operator==(const TileBytes &o) const {
+    return buffer == o.buffer && lo == o.lo && hi == o.hi;
+  }
+  bool operator!=(const TileBytes &o) const { return !(*this == o); }
+};
+std::optional<TileBytes> getTileBytes(Value tile);
+
+/// Whether `next` may follow the compute ops of `group` (possibly none) in a
+/// fused group: its element-wise tiles are placed row-major vec tiles of
+/// the group's static shape (columns a multiple of 16) and valid extent,
+/// any two tiles of the group are the same bytes with the same type or
+/// disjoint, and no broadcast tile is written in the group.
+bool canJoin(llvm::ArrayRef<LaneOp> group, const LaneOp &next);
+
+/// A marked group, checked, with what its lanes must store.
+struct FusionGroup {
+  llvm::SmallVector<LaneOp> ops;
+  /// A tile with the group's valid extent (the lanes run over it).
+  Value extent;
+  /// For each tile the group writes whose value the program may read
+  /// afterwards, its last write's destination, in program order.
+  llvm::SmallVector<Value> stores;
+};
+
+/// The fused groups of one function or kernel, from their marks.
+class FusionAnalysis {
+public:
+  explicit FusionAnalysis(Operation *function);
+
+  /// The group `first` (which carries kFuseAttrName) starts, or a failure
+  /// diagnosed at `first` when the mark does not describe a legal group.
+  FailureOr<FusionGroup> getGroup(Operation *first) const;
+
+private:
+  /// Whether the value a group leaves in `bytes` is never read: every
+  /// access to those bytes is in some group, and in each, the first is a
+  /// write that reads nothing of them.
+  bool isLocal(const TileBytes &bytes) const;
+
+  /// The marked groups' ops (op -> index of its group).
+  llvm::DenseMap<Operation *, unsigned> grouped;
+  llvm::SmallVector<llvm::SmallVector<LaneOp>> groups;
+  /// Tile accesses outside groups: their bytes, or unknown.
+  llvm::SmallVector<TileBytes> outside;
+  bool outsideUnknown = false;
+};
+
+} // namespace tile
+} // namespace wsp
+} // namespace mlir
+
+#endif // WSP_DIALECT_TILE_TRANSFORMS_FUSION_H

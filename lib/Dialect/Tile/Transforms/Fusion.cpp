@@ -1,0 +1,336 @@
+//===- Fusion.cpp - fused groups of vector instructions -------------------===//
+
+#include "wsp/Dialect/Tile/Transforms/Fusion.h"
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+
+namespace {
+
+bool isF32Tile(Value v) {
+  return cast<TileType>(v.getType()).getElementType().isF32();
+}
+
+/// The lane function of a conversion from `from` to `to`, or "".
+StringRef convertFn(Type to, Type from) {
+  if (to.isF32() && from.isBF16())
+    return "to_f32";
+  if (to.isBF16() && from.isF32())
+    return "to_bf16";
+  if (to.isInteger(32) && from.isF32())
+    return "to_i32";
+  if (to.isF16() && from.isInteger(32))
+    return "to_f16";
+  if (to.isInteger(8) && from.isF16())
+    return "to_i8";
+  return "";
+}
+
+template <typename OpT> std::optional<LaneOp> binary(OpT op, StringRef fn) {
+  LaneOp l{op, LaneKind::Binary, fn, op.getDst(), {op.getLhs(), op.getRhs()}};
+  return l;
+}
+template <typename OpT> std::optional<LaneOp> scalar(OpT op, StringRef fn) {
+  if (!op.getScalar().getType().isF32())
+    return std::nullopt;
+  LaneOp l{op, LaneKind::Scalar, fn, op.getDst(), {op.getSrc()}};
+  l.scalar = op.getScalar();
+  return l;
+}
+template <typename OpT>
+std::optional<LaneOp> rowBroadcast(OpT op, StringRef fn) {
+  LaneOp l{op, LaneKind::RowBroadcast, fn, op.getDst(), {op.getSrc()}};
+  l.broadcast = op.getRow();
+  l.scratch = op.getTmp();
+  return l;
+}
+template <typename OpT>
+std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
+  LaneOp l{op, LaneKind::ColBroadcast, fn, op.getDst(), {op.getSrc()}};
+  l.broadcast = op.getCol();
+  return l;
+}
+
+/// The tiles of a lane op, each with whether the op writes it.
+SmallVector<std::pair<Value, bool>> accesses(const LaneOp &l) {
+  SmallVector<std::pair<Value, bool>> a;
+  for (Value s : l.sources)
+    a.push_back({s, false});
+  if (l.broadcast && isa<TileType>(l.broadcast.getType()))
+    a.push_back({l.broadcast, false});
+  if (l.scratch)
+    a.push_back({l.scratch, true});
+  if (l.dst)
+    a.push_back({l.dst, true});
+  return a;
+}
+
+/// The valid extent of dim `d` of a placed tile: a constant or a value.
+struct Extent {
+  int64_t size;
+  Value value;
+  bool operator==(const Extent &o) const {
+    return size == o.size && value == o.value;
+  }
+};
+std::optional<Extent> validExtent(Value tile, unsigned d) {
+  auto alloc = tile.getDefiningOp<AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  TileType t = alloc.getType();
+  int64_t size = t.getValidShape()[d];
+  if (size != TileType::kDynamic)
+    return Extent{size, Value()};
+  unsigned index =
+      llvm::count(t.getValidShape().take_front(d), TileType::kDynamic);
+  return Extent{size, alloc.getDynamicValid()[index]};
+}
+
+/// Whether `v` can be an element-wise tile of a group shaped like `like`
+/// (itself when there is no group yet).
+bool isRowTile(Value v, Value like) {
+  auto t = cast<TileType>(v.getType());
+  auto l = cast<TileType>(like.getType());
+  if (t.getLoc() != TileLoc::vec || t.getLayout() != TileLayout::row_major ||
+      !t.hasStaticShape() || t.getShape() != l.getShape() ||
+      t.getCols() % 16 != 0 || !getTileBytes(v))
+    return false;
+  for (unsigned d = 0; d < 2; ++d) {
+    std::optional<Extent> a = validExtent(v, d), b = validExtent(like, d);
+    if (!a || !b || !(*a == *b))
+      return false;
+  }
+  return true;
+}
+
+/// Whether `b` can be the broadcast operand of `l` in a group whose
+/// element-wise tiles are shaped like `like`.
+bool isBroadcastTile(const LaneOp &l, Value b, Value like) {
+  auto t = cast<TileType>(b.getType());
+  auto shape = cast<TileType>(like.getType());
+  if (t.getLoc() != TileLoc::vec || !t.getElementType().isF32() ||
+      !t.hasStaticShape() || !getTileBytes(b))
+    return false;
+  if (l.kind == LaneKind::ColBroadcast)
+    return t.getLayout() == TileLayout::row_major && t.getRows() == 1 &&
+           t.getCols() == shape.getCols();
+  return t.getLayout() == TileLayout::col_major && t.getCols() == 1 &&
+         t.getRows() >= shape.getRows();
+}
+
+} // namespace
+
+std::optional<TileBytes> mlir::wsp::tile::getTileBytes(Value tile) {
+  if (auto reshape = tile.getDefiningOp<ReshapeOp>())
+    return getTileBytes(reshape.getSource());
+  auto alloc = tile.getDefiningOp<AllocOp>();
+  if (!alloc || !alloc.getOffsetAttr() || alloc.getSlot() ||
+      alloc.getNumBuffers() != 1 || !alloc.getType().hasStaticShape())
+    return std::nullopt;
+  int64_t lo = alloc.getOffsetAttr().getInt();
+  return TileBytes{static_cast<int64_t>(alloc.getType().getLoc()), lo,
+                   lo + alloc.getType().getSizeInBytes()};
+}
+
+std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
+  std::optional<LaneOp> l =
+      llvm::TypeSwitch<Operation *, std::optional<LaneOp>>(op)
+          .Case([](SetFlagOp op) { return LaneOp{op}; })
+          .Case([](WaitFlagOp op) { return LaneOp{op}; })
+          .Case([](BarrierOp op) -> std::optional<LaneOp> {
+            if (op.getPipe() != Pipe::v)
+              return std::nullopt;
+            return LaneOp{op};
+          })
+          .Case([](CvtOp op) -> std::optional<LaneOp> {
+            StringRef fn = convertFn(
+                cast<TileType>(op.getDst().getType()).getElementType(),
+                cast<TileType>(op.getSrc().getType()).getElementType());
+            if (fn.empty() || op.getRound() != RoundMode::rint)
+              return std::nullopt;
+            return LaneOp{
+                op, LaneKind::Convert, fn, op.getDst(), {op.getSrc()}};
+          })
+          .Case([](AddOp op) { return binary(op, "add"); })
+          .Case([](SubOp op) { return binary(op, "sub"); })
+          .Case([](MulOp op) { return binary(op, "mul"); })
+          .Case([](DivOp op) { return binary(op, "div"); })
+          .Case([](MaxOp op) { return binary(op, "max"); })
+          .Case([](MinOp op) { return binary(op, "min"); })
+          .Case([](AbsOp op) {
+            return LaneOp{
+                op, LaneKind::Unary, "abs", op.getDst(), {op.getSrc()}};
+          })
+          .Case([](AddsOp op) { return scalar(op, "add"); })
+          .Case([](SubsOp op) { return scalar(op, "sub"); })
+          .Case([](MulsOp op) { return scalar(op, "mul"); })
+          .Case([](DivsOp op) { return scalar(op, "div"); })
+          .Case([](MaxsOp op) { return scalar(op, "max"); })
+          .Case([](MinsOp op) { return scalar(op, "min"); })
+          .Case([](RowExpandAddOp op) { return rowBroadcast(op, "add"); })
+          .Case([](RowExpandSubOp op) { return rowBroadcast(op, "sub"); })
+          .Case([](RowExpandMulOp op) { return rowBroadcast(op, "mul"); })
+          .Case([](RowExpandDivOp op) { return rowBroadcast(op, "div"); })
+          .Case([](RowExpandMaxOp op) { return rowBroadcast(op, "max"); })
+          .Case([](RowExpandMinOp op) { return rowBroadcast(op, "min"); })
+          .Case([](ColExpandAddOp op) { return colBroadcast(op, "add"); })
+          .Case([](ColExpandSubOp op) { return colBroadcast(op, "sub"); })
+          .Case([](ColExpandMulOp op) { return colBroadcast(op, "mul"); })
+          .Case([](ColExpandDivOp op) { return colBroadcast(op, "div"); })
+          .Case([](ColExpandMaxOp op) { return colBroadcast(op, "max"); })
+          .Case([](ColExpandMinOp op) { return colBroadcast(op, "min"); })
+          .Default([](Operation *) { return std::nullopt; });
+  if (!l || l->kind == LaneKind::Sync || l->kind == LaneKind::Convert)
+    return l;
+  // The arithmetic is float's: every element-wise tile f32.
+  if (!isF32Tile(l->dst) || !llvm::all_of(l->sources, isF32Tile))
+    return std::nullopt;
+  return l;
+}
+
+bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
+  if (next.kind == LaneKind::Sync)
+    return true;
+  Value like = next.dst;
+  for (const LaneOp &l : group)
+    if (l.dst) {
+      like = l.dst;
+      break;
+    }
+  if (!isRowTile(next.dst, like) ||
+      !llvm::all_of(next.sources, [&](Value s) { return isRowTile(s, like); }))
+    return false;
+  if (next.broadcast && isa<TileType>(next.broadcast.getType()) &&
+      !isBroadcastTile(next, next.broadcast, like))
+    return false;
+  if (next.scratch && !getTileBytes(next.scratch))
+    return false;
+
+  // Every tile the group and `next` touch: the same bytes with the same
+  // type, or disjoint. Broadcast tiles are never written.
+  SmallVector<std::pair<Value, bool>> all;
+  for (const LaneOp &l : group)
+    llvm::append_range(all, accesses(l));
+  llvm::append_range(all, accesses(next));
+  SmallVector<TileBytes> broadcast;
+  for (const LaneOp &l : llvm::concat<const LaneOp>(group, ArrayRef(next)))
+    if (l.broadcast && isa<TileType>(l.broadcast.getType()))
+      broadcast.push_back(*getTileBytes(l.broadcast));
+  for (auto [i, a] : llvm::enumerate(all)) {
+    TileBytes ba = *getTileBytes(a.first);
+    if (a.second && llvm::any_of(broadcast, [&](const TileBytes &b) {
+          return b.overlaps(ba);
+        }))
+      return false;
+    for (auto &b : ArrayRef(all).drop_front(i + 1)) {
+      TileBytes bb = *getTileBytes(b.first);
+      if (ba == bb ? a.first.getType() != b.first.getType() : ba.overlaps(bb))
+        return false;
+    }
+  }
+  return true;
+}
+
+FusionAnalysis::FusionAnalysis(Operation *function) {
+  function->walk([&](Operation *op) {
+    auto size = op->getAttrOfType<IntegerAttr>(kFuseAttrName);
+    if (!size || grouped.count(op))
+      return;
+    SmallVector<LaneOp> group;
+    Operation *at = op;
+    for (int64_t i = 0; i < size.getInt() && at; ++i, at = at->getNextNode()) {
+      std::optional<LaneOp> l = getLaneOp(at);
+      if (!l)
+        break;
+      grouped[at] = groups.size();
+      group.push_back(*l);
+    }
+    groups.push_back(std::move(group));
+  });
+  function->walk([&](Operation *op) {
+    if (grouped.count(op) || isa<AllocOp, ReshapeOp, SubviewOp>(op))
+      return;
+    for (Value v : op->getOperands()) {
+      if (!isa<TileType>(v.getType()))
+        continue;
+      if (std::optional<TileBytes> b = getTileBytes(v))
+        outside.push_back(*b);
+      else
+        outsideUnknown = true;
+    }
+  });
+}
+
+bool FusionAnalysis::isLocal(const TileBytes &bytes) const {
+  if (outsideUnknown || llvm::any_of(outside, [&](const TileBytes &b) {
+        return b.overlaps(bytes);
+      }))
+    return false;
+  for (const SmallVector<LaneOp> &group : groups)
+    for (const LaneOp &l : group) {
+      SmallVector<std::pair<Value, bool>> a = accesses(l);
+      bool touches = false, reads = false;
+      for (auto [v, write] : a) {
+        std::optional<TileBytes> b = getTileBytes(v);
+        if (!b)
+          return false;
+        if (!b->overlaps(bytes))
+          continue;
+        touches = true;
+        reads |= !write || v != l.dst;
+      }
+      if (!touches)
+        continue;
+      // The group's first access to the bytes: a write of exactly them
+      // that reads none of them.
+      if (reads || *getTileBytes(l.dst) != bytes)
+        return false;
+      break;
+    }
+  return true;
+}
+
+FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
+  auto size = first->getAttrOfType<IntegerAttr>(kFuseAttrName);
+  auto it = grouped.find(first);
+  auto fail = [&](const Twine &why) {
+    return first->emitOpError("starts a fused group (")
+           << kFuseAttrName << " = " << size << ") that " << why;
+  };
+  if (!size || it == grouped.end())
+    return fail("is not marked");
+  const SmallVector<LaneOp> &ops = groups[it->second];
+  if (size.getInt() < 2 || static_cast<int64_t>(ops.size()) != size.getInt())
+    return fail("does not have that many ops the lanes compute after it");
+  FusionGroup g;
+  for (const LaneOp &l : ops) {
+    if (!canJoin(g.ops, l))
+      return fail(Twine("cannot include '") + l.op->getName().getStringRef() +
+                  "': its tiles do not share the group's shape and valid "
+                  "extent, or overlap another's bytes");
+    g.ops.push_back(l);
+    if (!g.extent && l.dst)
+      g.extent = l.dst;
+  }
+  if (ops.front().kind == LaneKind::Sync || ops.back().kind == LaneKind::Sync)
+    return fail("starts or ends with a synchronization op");
+  // The last write of each tile, unless nothing reads what it leaves.
+  SmallVector<std::pair<TileBytes, Value>> last;
+  for (const LaneOp &l : ops) {
+    if (!l.dst)
+      continue;
+    TileBytes b = *getTileBytes(l.dst);
+    auto *known = llvm::find_if(last, [&](auto &p) { return p.first == b; });
+    if (known == last.end())
+      last.push_back({b, l.dst});
+    else
+      known->second = l.dst;
+  }
+  for (auto &[bytes, dst] : last)
+    if (!isLocal(bytes))
+      g.stores.push_back(dst);
+  return g;
+}

@@ -1,0 +1,67 @@
+//===- MarkFusion.cpp - mark the runs the CPU simulation fuses ------------===//
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Tile/Transforms/Fusion.h"
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::wsp::tile {
+#define GEN_PASS_DEF_TILEMARKFUSION
+#include "wsp/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::wsp::tile
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+
+namespace {
+
+struct MarkFusionPass
+    : public mlir::wsp::tile::impl::TileMarkFusionBase<MarkFusionPass> {
+  using TileMarkFusionBase::TileMarkFusionBase;
+
+  /// Marks `run` (trailing synchronization ops dropped) when it holds two
+  /// instructions or more, and empties it.
+  static void close(SmallVectorImpl<LaneOp> &run) {
+    while (!run.empty() && run.back().kind == LaneKind::Sync)
+      run.pop_back();
+    if (llvm::count_if(run, [](const LaneOp &l) {
+          return l.kind != LaneKind::Sync;
+        }) >= 2) {
+      Operation *first = run.front().op;
+      first->setAttr(
+          kFuseAttrName,
+          Builder(first->getContext()).getI64IntegerAttr(run.size()));
+    }
+    run.clear();
+  }
+
+  void runOnOperation() override {
+    getOperation()->walk([](Operation *op) { op->removeAttr(kFuseAttrName); });
+    getOperation()->walk([](Block *block) {
+      SmallVector<LaneOp> run;
+      for (Operation &op : *block) {
+        std::optional<LaneOp> l = getLaneOp(&op);
+        if (!l) {
+          close(run);
+          continue;
+        }
+        if (l->kind == LaneKind::Sync) {
+          if (!run.empty())
+            run.push_back(*l);
+          continue;
+        }
+        if (!canJoin(run, *l)) {
+          close(run);
+          if (!canJoin(run, *l))
+            continue;
+        }
+        run.push_back(*l);
+      }
+      close(run);
+    });
+  }
+};
+
+} // namespace
