@@ -260,6 +260,15 @@ LogicalResult Emitter::emitOps(Block &block) {
 }
 
 LogicalResult Emitter::emitOp(Operation &op) {
+  if (printed.contains(&op))
+    return success();
+  for (auto &[attr, pattern] : attributePatterns)
+    if (op.hasAttr(attr))
+      return pattern(&op, *this);
+  return emitOpItself(op);
+}
+
+LogicalResult Emitter::emitOpItself(Operation &op) {
   auto it = patterns.find(op.getName().getTypeID());
   if (it == patterns.end())
     return op.emitOpError("cannot be emitted as C++ (run the wsp-pipeline "

@@ -17,6 +17,7 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Support/IndentedOstream.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <functional>
@@ -59,6 +60,16 @@ public:
       return f(cast<OpTy>(op), e);
     };
   }
+  /// Prints an op that carries the discardable attribute `name` in place
+  /// of the op's own pattern (a mark that groups it with the ops after it).
+  void addAttributePattern(StringRef name, OpPattern p) {
+    attributePatterns.push_back({name.str(), std::move(p)});
+  }
+  /// Marks an op printed already, by a pattern that printed it with
+  /// another: emitOp passes over it.
+  void markPrinted(Operation *op) { printed.insert(op); }
+  /// Prints `op` with its op pattern, whatever attribute it carries.
+  LogicalResult emitOpItself(Operation &op);
   void addTypePrinter(TypePrinter p) { typePrinters.push_back(std::move(p)); }
   void addPrologue(Prologue p) { prologues.push_back(std::move(p)); }
   bool hasPattern(Operation *op) const {
@@ -111,6 +122,8 @@ public:
 
 private:
   llvm::DenseMap<TypeID, OpPattern> patterns;
+  std::vector<std::pair<std::string, OpPattern>> attributePatterns;
+  llvm::DenseSet<Operation *> printed;
   std::vector<TypePrinter> typePrinters;
   std::vector<Prologue> prologues;
   llvm::DenseMap<Value, std::string> names;

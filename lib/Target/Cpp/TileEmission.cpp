@@ -17,11 +17,16 @@
 #include "CppEmitter.h"
 
 #include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Tile/Transforms/Fusion.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "mlir/IR/Region.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::wsp::cpp;
@@ -263,11 +268,97 @@ const char *cmpName(CmpMode m) {
   return names[static_cast<int>(m)];
 }
 
+//===----------------------------------------------------------------------===//
+// Fused groups (the simulation's)
+//===----------------------------------------------------------------------===//
+
+/// A group marked by tile-mark-fusion: its instructions, which run for
+/// their checks, then its lanes, one statement per instruction with the
+/// values in registers, storing what the program reads afterwards.
+///
+///   tl::fused(
+///       [&] { tl::cvt(xf, xb, tl::Round::Rint); ... },
+///       xf, [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
+///         auto wsp_xf = wsp_l.to_f32(wsp_l.load(xb, wsp_r, wsp_c)); //
+///         tile.cvt
+///         ...
+///       });
+LogicalResult printFusedGroup(Operation *first, Emitter &e) {
+  auto fn = first->getParentOfType<FunctionOpInterface>();
+  if (!fn)
+    return first->emitOpError("is marked fused outside a function");
+  FailureOr<FusionGroup> group = FusionAnalysis(fn).getGroup(first);
+  if (failed(group))
+    return failure();
+  e.os << "// " << kFuseAttrName << ": " << group->ops.size()
+       << " ops, computed in registers";
+  for (Value v : group->stores)
+    e.os << (v == group->stores.front() ? "; stores " : ", ") << e.name(v);
+  e.os << "\ntl::fused(\n";
+  e.os.indent();
+  e.os << "[&] {\n";
+  e.os.indent();
+  for (const LaneOp &l : group->ops) {
+    if (failed(e.emitOpItself(*l.op)))
+      return failure();
+    e.markPrinted(l.op);
+  }
+  e.os.unindent();
+  e.os << "},\n"
+       << e.name(group->extent)
+       << ", [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {\n";
+  e.os.indent();
+  // The register holding each tile's current value (by its bytes).
+  std::vector<std::pair<TileBytes, std::string>> regs;
+  std::map<std::string, int> versions;
+  auto reg = [&](Value tile) -> std::string {
+    TileBytes b = *getTileBytes(tile);
+    for (auto &[bytes, name] : regs)
+      if (bytes == b)
+        return name;
+    return "wsp_l.load(" + e.name(tile) + ", wsp_r, wsp_c)";
+  };
+  for (const LaneOp &l : group->ops) {
+    if (l.kind == LaneKind::Sync)
+      continue;
+    SmallVector<std::string> args;
+    for (Value v : l.sources)
+      args.push_back(reg(v));
+    if (l.kind == LaneKind::Scalar)
+      args.push_back("wsp_l.scalar(" + e.name(l.scalar) + ")");
+    else if (l.kind == LaneKind::RowBroadcast)
+      args.push_back("wsp_l.row(" + e.name(l.broadcast) + ", wsp_r)");
+    else if (l.kind == LaneKind::ColBroadcast)
+      args.push_back("wsp_l.col(" + e.name(l.broadcast) + ", wsp_c)");
+    std::string tile = e.name(l.dst);
+    int version = versions[tile]++;
+    std::string name =
+        "wsp_" + tile + (version ? "_" + std::to_string(version) : "");
+    e.os << "auto " << name << " = wsp_l." << l.fn << "("
+         << llvm::join(args, ", ") << "); // " << l.op->getName() << "\n";
+    TileBytes b = *getTileBytes(l.dst);
+    auto known = llvm::find_if(regs, [&](auto &p) { return p.first == b; });
+    if (known == regs.end())
+      regs.push_back({b, name});
+    else
+      known->second = name;
+  }
+  for (Value v : group->stores)
+    e.os << "wsp_l.store(" << e.name(v) << ", wsp_r, wsp_c, " << reg(v)
+         << ");\n";
+  e.os.unindent();
+  e.os << "});\n";
+  e.os.unindent();
+  return success();
+}
+
 } // namespace
 
 void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
   e.addTypePrinter(printTileType);
   e.addPrologue(tilePrologue);
+  if (e.flavor == Flavor::CpuSim)
+    e.addAttributePattern(kFuseAttrName, printFusedGroup);
 
   // Handles.
   e.add<AllocOp>([](AllocOp op, Emitter &e) -> LogicalResult {

@@ -93,3 +93,27 @@ func.func @s4(%a: memref<?xi32>) -> i32 {
   %ok = arith.constant 0 : i32
   return %ok : i32
 }
+
+// -----
+
+// A fused-run mark the run does not match: more ops than follow it that
+// the lanes compute, or ops that cannot share the run.
+func.func @fuse_count() {
+  %a = tile.alloc at 0 : !tile.tile<vec, 8x32xf32>
+  // expected-error @+1 {{'tile.abs' op starts a fused group (tile.fuse = 3 : i64) that does not have that many ops the lanes compute after it}}
+  tile.abs %a, %a {tile.fuse = 3 : i64} : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
+  tile.abs %a, %a : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
+  tile.barrier all
+  return
+}
+
+// -----
+
+func.func @fuse_shapes() {
+  %a = tile.alloc at 0 : !tile.tile<vec, 8x32xf32>
+  %b = tile.alloc at 1024 : !tile.tile<vec, 16x32xf32>
+  // expected-error @+1 {{'tile.abs' op starts a fused group (tile.fuse = 2 : i64) that cannot include 'tile.abs': its tiles do not share the group's shape and valid extent, or overlap another's bytes}}
+  tile.abs %a, %a {tile.fuse = 2 : i64} : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
+  tile.abs %b, %b : !tile.tile<vec, 16x32xf32>, !tile.tile<vec, 16x32xf32>
+  return
+}
