@@ -288,21 +288,25 @@ constexpr StringLiteral kLoadRows = R"mlir(
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE})mlir";
 
 /// With a residual: x + residual in f32 (its bf16 rounding is after_res).
+/// Both rows are loaded before the arithmetic starts, which then runs as
+/// one element-wise chain (tile-mark-fusion).
 constexpr StringLiteral kLoadRowsAddResidual = R"mlir(
+      %rb = tile.alloc valid(%n) : ${BF16_TILE}
       tile.load %xb, %hidden_states[%r, %c] : ${BF16_TILE}, ${X_TYPE}
+      tile.load %rb, %residual[%r, %c] : ${BF16_TILE}, ${RESIDUAL_TYPE}
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
-      tile.load %xb, %residual[%r, %c] : ${BF16_TILE}, ${RESIDUAL_TYPE}
-      tile.cvt %sq, %xb : ${F32_TILE}, ${BF16_TILE}
+      tile.cvt %sq, %rb : ${F32_TILE}, ${BF16_TILE}
       tile.add %xf, %xf, %sq : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
       tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
       tile.store %after_res[%r, %c], %xb : ${AFTER_RES_TYPE}, ${BF16_TILE})mlir";
 
-/// The normalized chunk in %xf: source * rstd * weight.
+/// The normalized chunk in %xf: source * rstd * weight (the weight loaded
+/// first, so that the arithmetic is one element-wise chain).
 constexpr StringLiteral kNormed = R"mlir(
+${LOAD_weight}
       tile.load %xb, %${SOURCE}[%r, %c] : ${BF16_TILE}, ${SOURCE_TYPE}
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
       tile.rowexpandmul %xf, %xf, %ss, %sq : ${F32_TILE}, ${F32_TILE}, ${ROW_STAT}, ${F32_TILE}
-${LOAD_weight}
       tile.colexpandmul %xf, %xf, %weight_f : ${F32_TILE}, ${F32_TILE}, ${VEC_F32})mlir";
 
 /// rms_norm's pass 2: the normalized chunk to y.
@@ -599,7 +603,7 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
 FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
                                           StringRef name, int64_t cores) {
   std::map<std::string, std::string> v;
-  v["QUANT_INPUT"] = (kLoadRows + Twine("\n${LOAD_smooth_scale}\n") +
+  v["QUANT_INPUT"] = (Twine("${LOAD_smooth_scale}") + kLoadRows + "\n" +
                       "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
                       "${F32_TILE}, ${F32_TILE}, ${VEC_F32}")
                          .str();
@@ -619,7 +623,7 @@ lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op, StringRef name,
                             int64_t cores) {
   std::map<std::string, std::string> v;
   addRstd(v, op.getResidual(), op.getEpsAttr());
-  v["QUANT_INPUT"] = "${NORMED}\n${LOAD_smooth_scale}\n"
+  v["QUANT_INPUT"] = "${LOAD_smooth_scale}${NORMED}\n"
                      "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
                      "${F32_TILE}, ${F32_TILE}, ${VEC_F32}";
   v["SCALE"] = "per_token_scale";

@@ -6,8 +6,10 @@
 // CHECK-SAME: (%{{.*}}: !wsp.descriptor<moe>, %[[X:.*]]: memref<?x2048xbf16>, %[[S:.*]]: memref<2048xf32>, %[[Y:.*]]: memref<?x2048xi8>, %[[SCALE:.*]]: memref<?xf32>)
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: tile.load %{{.*}}, %[[X]][
+// The smooth scale is loaded first, so that the arithmetic is one
+// element-wise chain.
 // CHECK: tile.load %{{.*}}, %[[S]][
+// CHECK: tile.load %{{.*}}, %[[X]][
 // CHECK: tile.colexpandmul
 // CHECK: tile.abs
 // CHECK: tile.rowmax
@@ -29,8 +31,8 @@
 // CHECK: tile.alloc : !tile.tile<vec, 1x1024xbf16>
 // CHECK: tile.rowsum
 // CHECK: tile.rsqrt
-// CHECK: tile.rowexpandmul
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 1x1024xf32>, !tile.tile<vec, 1x1024xbf16>
+// CHECK: tile.rowexpandmul
 // CHECK: tile.colexpandmul
 // CHECK: tile.colexpandmul
 // CHECK: tile.rowmax

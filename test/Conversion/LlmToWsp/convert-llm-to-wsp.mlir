@@ -25,11 +25,12 @@
 // CHECK: tile.muls %{{.*}}, %{{.*}}, %[[INV]]
 // CHECK: tile.adds %{{.*}}, %{{.*}}, %[[EPS]]
 // CHECK: tile.rsqrt
-// Pass 2 normalizes after_res.
+// Pass 2 normalizes after_res; the weight is loaded first, so that the
+// arithmetic is one element-wise chain.
 // CHECK: scf.for
+// CHECK: tile.load %{{.*}}, %[[W]][
 // CHECK: tile.load %{{.*}}, %[[A]][
 // CHECK: tile.rowexpandmul
-// CHECK: tile.load %{{.*}}, %[[W]][
 // CHECK: tile.colexpandmul
 // CHECK: tile.store %[[Y]][
 // CHECK: wsp.return
