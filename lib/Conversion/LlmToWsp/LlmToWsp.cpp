@@ -274,7 +274,7 @@ constexpr StringLiteral kRstd = R"mlir(
     // Pass 1: sum of squares per row, chunk by chunk.
     scf.for %c = %c0 to %hidden step %cols {
 ${PASS1_LOAD}
-      tile.mul %sq, %xf, %xf : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
+      tile.mul %sq, %xf, %xf : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}${PASS1_STORE}
       tile.rowsum %part, %sq, %sq : ${ROW_STAT}, ${F32_TILE}, ${F32_TILE}
       tile.add %ss_row, %ss_row, %part_row : ${STAT_ROW}, ${STAT_ROW}, ${STAT_ROW}
     }
@@ -297,7 +297,10 @@ constexpr StringLiteral kLoadRowsAddResidual = R"mlir(
       tile.cvt %xf, %xb : ${F32_TILE}, ${BF16_TILE}
       tile.cvt %sq, %rb : ${F32_TILE}, ${BF16_TILE}
       tile.add %xf, %xf, %sq : ${F32_TILE}, ${F32_TILE}, ${F32_TILE}
-      tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE}
+      tile.cvt %xb, %xf : ${BF16_TILE}, ${F32_TILE})mlir";
+
+/// ... and after the squares (the same run), after_res stored.
+constexpr StringLiteral kStoreAfterRes = R"mlir(
       tile.store %after_res[%r, %c], %xb : ${AFTER_RES_TYPE}, ${BF16_TILE})mlir";
 
 /// The normalized chunk in %xf: source * rstd * weight (the weight loaded
@@ -580,6 +583,7 @@ void addRstd(std::map<std::string, std::string> &v, Value residual,
              FloatAttr eps) {
   v["EPS"] = str(eps);
   v["PASS1_LOAD"] = residual ? kLoadRowsAddResidual : kLoadRows;
+  v["PASS1_STORE"] = residual ? kStoreAfterRes : "";
   v["SOURCE"] = residual ? "after_res" : "hidden_states";
   v["SOURCE_TYPE"] = residual ? "${AFTER_RES_TYPE}" : "${X_TYPE}";
   v["NORMED"] = kNormed;
