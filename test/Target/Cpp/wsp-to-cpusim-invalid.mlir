@@ -117,3 +117,13 @@ func.func @fuse_shapes() {
   tile.abs %b, %b : !tile.tile<vec, 16x32xf32>, !tile.tile<vec, 16x32xf32>
   return
 }
+
+// -----
+
+func.func @fuse_long() {
+  %a = tile.alloc at 0 : !tile.tile<vec, 8x32xf32>
+  // expected-error @+1 {{'tile.abs' op starts a fused group (tile.fuse = 65 : i64) that is longer than 64 ops}}
+  tile.abs %a, %a {tile.fuse = 65 : i64} : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
+  tile.abs %a, %a : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
+  return
+}

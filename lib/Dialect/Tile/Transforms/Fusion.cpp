@@ -241,7 +241,8 @@ FusionAnalysis::FusionAnalysis(Operation *function) {
       return;
     SmallVector<LaneOp> group;
     Operation *at = op;
-    for (int64_t i = 0; i < size.getInt() && at; ++i, at = at->getNextNode()) {
+    for (int64_t i = 0; i < std::min(size.getInt(), kMaxFusedOps + 1) && at;
+         ++i, at = at->getNextNode()) {
       std::optional<LaneOp> l = getLaneOp(at);
       if (!l)
         break;
@@ -303,6 +304,8 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
   if (!size || it == grouped.end())
     return fail("is not marked");
   const SmallVector<LaneOp> &ops = groups[it->second];
+  if (size.getInt() > kMaxFusedOps)
+    return fail(Twine("is longer than ") + Twine(kMaxFusedOps) + " ops");
   if (size.getInt() < 2 || static_cast<int64_t>(ops.size()) != size.getInt())
     return fail("does not have that many ops the lanes compute after it");
   FusionGroup g;

@@ -48,11 +48,14 @@ struct MarkFusionPass
           continue;
         }
         if (l->kind == LaneKind::Sync) {
-          if (!run.empty())
+          if (!run.empty() && static_cast<int64_t>(run.size()) < kMaxFusedOps)
             run.push_back(*l);
+          else
+            close(run);
           continue;
         }
-        if (!canJoin(run, *l)) {
+        if (static_cast<int64_t>(run.size()) == kMaxFusedOps ||
+            !canJoin(run, *l)) {
           close(run);
           if (!canJoin(run, *l))
             continue;

@@ -1,4 +1,11 @@
 // RUN: wsp-opt %s --tile-mark-fusion -split-input-file | FileCheck %s
+// A chain of 70 instructions becomes runs of 64 and 6.
+// RUN: %python -c "print('func.func @long() {\n  %%a = tile.alloc at 0 : !tile.tile<vec, 8x32xf32>'); [print('  tile.abs %%a, %%a : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>') for _ in range(70)]; print('  return\n}')" | wsp-opt --tile-mark-fusion | FileCheck %s --check-prefix=LONG
+// LONG: tile.abs {{.*}} {tile.fuse = 64 : i64}
+// LONG-COUNT-63: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// LONG-NEXT: tile.abs {{.*}} {tile.fuse = 6 : i64}
+// LONG-COUNT-5: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// LONG-NEXT: return
 
 // A chain of float arithmetic and conversions over tiles of one shape and
 // valid extent is one group, the flags between its instructions included;

@@ -31,6 +31,10 @@ namespace tile {
 /// of ops in the group (it and the ops after it in its block).
 constexpr llvm::StringLiteral kFuseAttrName = TileDialect::kFuseAttrName;
 
+/// The most ops a run holds (the checks of a run are quadratic in its
+/// length; longer chains become several runs).
+constexpr int64_t kMaxFusedOps = 64;
+
 /// What the lanes of a fused group do for one op.
 enum class LaneKind {
   Sync,         // set_flag, wait_flag, barrier v: no data

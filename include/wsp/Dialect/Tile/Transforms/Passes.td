@@ -142,7 +142,8 @@ def TileMarkFusion : Pass<"tile-mark-fusion", "::mlir::ModuleOp"> {
     row or column), conversions with `rint` rounding between bf16 and f32
     and along f32 -> i32 -> f16 -> i8, and between them `set_flag`,
     `wait_flag` and `barrier v`, which move no data; at least two
-    instructions, neither end a synchronization op. Its element-wise tiles
+    instructions and at most 64 ops (a longer chain becomes several runs),
+    neither end a synchronization op. Its element-wise tiles
     are placed row-major vec tiles of one static shape, whose columns are
     whole groups of 16, and one valid extent (the same constants or
     values); any two of its tiles are the same bytes with the same type or
