@@ -811,7 +811,10 @@ ${TOKEN_RANGE}
   %half = arith.constant ${HALF} : index
   %off1 = arith.constant ${OFF1} : index
   %off2 = arith.constant ${OFF2} : index
-  %stage = tile.alloc : ${HALF_BF16}
+  %cos1b = tile.alloc : ${HALF_BF16}
+  %cos2b = tile.alloc : ${HALF_BF16}
+  %sin1b = tile.alloc : ${HALF_BF16}
+  %sin2b = tile.alloc : ${HALF_BF16}
   %cos1 = tile.alloc : ${HALF_F32}
   %cos2 = tile.alloc : ${HALF_F32}
   %sin1 = tile.alloc : ${HALF_F32}
@@ -820,39 +823,42 @@ ${TOKEN_RANGE}
 ${LOCATE}
     scf.if %valid {
 ${COPY}
-      // The position's cos and sin, both halves.
-      tile.load %stage, %cos[%pos, %c0] : ${HALF_BF16}, ${COS_TYPE}
-      tile.cvt %cos1, %stage : ${HALF_F32}, ${HALF_BF16}
-      tile.load %stage, %cos[%pos, %half] : ${HALF_BF16}, ${COS_TYPE}
-      tile.cvt %cos2, %stage : ${HALF_F32}, ${HALF_BF16}
-      tile.load %stage, %sin[%pos, %c0] : ${HALF_BF16}, ${SIN_TYPE}
-      tile.cvt %sin1, %stage : ${HALF_F32}, ${HALF_BF16}
-      tile.load %stage, %sin[%pos, %half] : ${HALF_BF16}, ${SIN_TYPE}
-      tile.cvt %sin2, %stage : ${HALF_F32}, ${HALF_BF16}
+      // The position's cos and sin, both halves: loaded, then converted
+      // (every load before the arithmetic, so that it is one run of vector
+      // instructions, as below).
+      tile.load %cos1b, %cos[%pos, %c0] : ${HALF_BF16}, ${COS_TYPE}
+      tile.load %cos2b, %cos[%pos, %half] : ${HALF_BF16}, ${COS_TYPE}
+      tile.load %sin1b, %sin[%pos, %c0] : ${HALF_BF16}, ${SIN_TYPE}
+      tile.load %sin2b, %sin[%pos, %half] : ${HALF_BF16}, ${SIN_TYPE}
+      tile.cvt %cos1, %cos1b : ${HALF_F32}, ${HALF_BF16}
+      tile.cvt %cos2, %cos2b : ${HALF_F32}, ${HALF_BF16}
+      tile.cvt %sin1, %sin1b : ${HALF_F32}, ${HALF_BF16}
+      tile.cvt %sin2, %sin2b : ${HALF_F32}, ${HALF_BF16}
       scf.for %h = %c0 to %rope_heads step %rows {
         %left = arith.subi %rope_heads, %h : index
         %n = arith.minui %left, %rows : index
-        %xb = tile.alloc valid(%n) : ${ROWS_BF16}
+        %xb1 = tile.alloc valid(%n) : ${ROWS_BF16}
+        %xb2 = tile.alloc valid(%n) : ${ROWS_BF16}
         %x1 = tile.alloc valid(%n) : ${ROWS_F32}
         %x2 = tile.alloc valid(%n) : ${ROWS_F32}
         %o = tile.alloc valid(%n) : ${ROWS_F32}
         %t = tile.alloc valid(%n) : ${ROWS_F32}
-        tile.load %xb, %qkv[${IDX}, %h, %off1] : ${ROWS_BF16}, ${QKV_TYPE}
-        tile.cvt %x1, %xb : ${ROWS_F32}, ${ROWS_BF16}
-        tile.load %xb, %qkv[${IDX}, %h, %off2] : ${ROWS_BF16}, ${QKV_TYPE}
-        tile.cvt %x2, %xb : ${ROWS_F32}, ${ROWS_BF16}
-        // out1 = x1 cos1 - x2 sin1
+        tile.load %xb1, %qkv[${IDX}, %h, %off1] : ${ROWS_BF16}, ${QKV_TYPE}
+        tile.load %xb2, %qkv[${IDX}, %h, %off2] : ${ROWS_BF16}, ${QKV_TYPE}
+        tile.cvt %x1, %xb1 : ${ROWS_F32}, ${ROWS_BF16}
+        tile.cvt %x2, %xb2 : ${ROWS_F32}, ${ROWS_BF16}
+        // out1 = x1 cos1 - x2 sin1, into %xb1
         tile.colexpandmul %o, %x1, %cos1 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
         tile.colexpandmul %t, %x2, %sin1 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
         tile.sub %o, %o, %t : ${ROWS_F32}, ${ROWS_F32}, ${ROWS_F32}
-        tile.cvt %xb, %o : ${ROWS_BF16}, ${ROWS_F32}
-        tile.store %out[${IDX}, %h, %off1], %xb : ${OUT_TYPE}, ${ROWS_BF16}
-        // out2 = x2 cos2 + x1 sin2
+        tile.cvt %xb1, %o : ${ROWS_BF16}, ${ROWS_F32}
+        // out2 = x2 cos2 + x1 sin2, into %xb2
         tile.colexpandmul %o, %x2, %cos2 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
         tile.colexpandmul %t, %x1, %sin2 : ${ROWS_F32}, ${ROWS_F32}, ${HALF_F32}
         tile.add %o, %o, %t : ${ROWS_F32}, ${ROWS_F32}, ${ROWS_F32}
-        tile.cvt %xb, %o : ${ROWS_BF16}, ${ROWS_F32}
-        tile.store %out[${IDX}, %h, %off2], %xb : ${OUT_TYPE}, ${ROWS_BF16}
+        tile.cvt %xb2, %o : ${ROWS_BF16}, ${ROWS_F32}
+        tile.store %out[${IDX}, %h, %off1], %xb1 : ${OUT_TYPE}, ${ROWS_BF16}
+        tile.store %out[${IDX}, %h, %off2], %xb2 : ${OUT_TYPE}, ${ROWS_BF16}
       }
     }
   }
@@ -1117,10 +1123,10 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
   v["HALF_BF16"] = tile(1, half, "bf16", false);
   v["HALF_F32"] = tile(1, half, "f32", false);
-  // Five [rows x half] tiles (one bf16, four f32) and the copy's
+  // Six [rows x half] tiles (two bf16, four f32) and the copy's
   // [rows x dim] bf16 one.
   const int64_t headRows =
-      headTileRows(qHeads + kvHeads, half * (2 + 4 * 4) + dim * 2);
+      headTileRows(qHeads + kvHeads, half * (2 * 2 + 4 * 4) + dim * 2);
   v["HEAD_ROWS"] = std::to_string(headRows);
   v["ROWS_BF16"] = tile(headRows, half, "bf16", true);
   v["ROWS_F32"] = tile(headRows, half, "f32", true);

@@ -23,9 +23,11 @@
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c10{{.*}} step %c16
 // CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c64{{.*}}] : !tile.tile<vec, 16x32xbf16, valid = ?x32>
 // CHECK: tile.load %{{.*}}, %[[QKV]][%[[I]], %{{.*}}, %c96{{.*}}]
+// Both halves are loaded before the arithmetic, which is one run of vector
+// instructions; both are stored after it.
 // CHECK: tile.sub
-// CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c64
 // CHECK: tile.add
+// CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c64
 // CHECK: tile.store %[[OUT]][%[[I]], %{{.*}}, %c96
 
 // The planner validates every sequence: q_lens >= 0, positions >= 0 and
