@@ -2653,7 +2653,7 @@ void gemv(C &c, const A &a, const B &b) {
 //===----------------------------------------------------------------------===//
 //
 // A run of element-wise vector instructions over tiles of one valid extent
-// (marked by the tile-mark-fusion pass) runs as one loop over sixteen
+// (generated code calls tile::fused for it) runs as one loop over sixteen
 // columns of a row at a time, its intermediate values in registers: each
 // instruction read and wrote whole tiles, and the simulation's time went to
 // those loads and stores. The same bits: the lanes compute as the

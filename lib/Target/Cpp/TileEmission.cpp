@@ -26,8 +26,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <map>
-
 using namespace mlir;
 using namespace mlir::wsp::cpp;
 using namespace mlir::wsp::tile;
@@ -274,13 +272,13 @@ const char *cmpName(CmpMode m) {
 
 /// A group marked by tile-mark-fusion: its instructions, which run for
 /// their checks, then its lanes, one statement per instruction with the
-/// values in registers, storing what the program reads afterwards.
+/// values in registers (named after the tile and numbered), storing what
+/// the program reads afterwards:
 ///
 ///   tl::fused(
 ///       [&] { tl::cvt(xf, xb, tl::Round::Rint); ... },
 ///       xf, [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
-///         auto wsp_xf = wsp_l.to_f32(wsp_l.load(xb, wsp_r, wsp_c)); //
-///         tile.cvt
+///         auto wsp_xf_0 = wsp_l.to_f32(wsp_l.load(xb, wsp_r, wsp_c));
 ///         ...
 ///       });
 LogicalResult printFusedGroup(Operation *first, Emitter &e) {
@@ -310,7 +308,7 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   e.os.indent();
   // The register holding each tile's current value (by its bytes).
   std::vector<std::pair<TileBytes, std::string>> regs;
-  std::map<std::string, int> versions;
+  int statement = 0;
   auto reg = [&](Value tile) -> std::string {
     TileBytes b = *getTileBytes(tile);
     for (auto &[bytes, name] : regs)
@@ -330,10 +328,9 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
       args.push_back("wsp_l.row(" + e.name(l.broadcast) + ", wsp_r)");
     else if (l.kind == LaneKind::ColBroadcast)
       args.push_back("wsp_l.col(" + e.name(l.broadcast) + ", wsp_c)");
-    std::string tile = e.name(l.dst);
-    int version = versions[tile]++;
+    // (The number keeps names apart: a tile may itself be named x_1.)
     std::string name =
-        "wsp_" + tile + (version ? "_" + std::to_string(version) : "");
+        "wsp_" + e.name(l.dst) + "_" + std::to_string(statement++);
     e.os << "auto " << name << " = wsp_l." << l.fn << "("
          << llvm::join(args, ", ") << "); // " << l.op->getName() << "\n";
     TileBytes b = *getTileBytes(l.dst);
