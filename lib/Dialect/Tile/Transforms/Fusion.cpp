@@ -54,17 +54,26 @@ std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
   return l;
 }
 
-/// The tiles of a lane op, each with whether the op writes it.
-SmallVector<std::pair<Value, bool>> accesses(const LaneOp &l) {
-  SmallVector<std::pair<Value, bool>> a;
+/// One tile a lane op touches: its bytes (none when not placed), whether
+/// the op writes it, and whether it is the op's broadcast operand.
+struct Access {
+  Value tile;
+  std::optional<TileBytes> bytes;
+  bool write, broadcast;
+};
+SmallVector<Access> accesses(const LaneOp &l) {
+  SmallVector<Access> a;
+  auto add = [&](Value v, bool write, bool broadcast) {
+    a.push_back({v, getTileBytes(v), write, broadcast});
+  };
   for (Value s : l.sources)
-    a.push_back({s, false});
+    add(s, false, false);
   if (l.broadcast && isa<TileType>(l.broadcast.getType()))
-    a.push_back({l.broadcast, false});
+    add(l.broadcast, false, true);
   if (l.scratch)
-    a.push_back({l.scratch, true});
+    add(l.scratch, true, false);
   if (l.dst)
-    a.push_back({l.dst, true});
+    add(l.dst, true, false);
   return a;
 }
 
@@ -209,28 +218,24 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   if (next.scratch && !getTileBytes(next.scratch))
     return false;
 
-  // Every tile the group and `next` touch: the same bytes with the same
-  // type, or disjoint. Broadcast tiles are never written.
-  SmallVector<std::pair<Value, bool>> all;
+  // Each tile `next` touches against the others it touches and those the
+  // group touches (the group's own pairs were checked as it grew): the same
+  // bytes with the same type, or disjoint; and no broadcast tile written.
+  auto conflict = [](const Access &a, const Access &b) {
+    if (*a.bytes == *b.bytes ? a.tile.getType() != b.tile.getType()
+                             : a.bytes->overlaps(*b.bytes))
+      return true;
+    return ((a.write && b.broadcast) || (b.write && a.broadcast)) &&
+           a.bytes->overlaps(*b.bytes);
+  };
+  SmallVector<Access> mine = accesses(next), theirs;
   for (const LaneOp &l : group)
-    llvm::append_range(all, accesses(l));
-  llvm::append_range(all, accesses(next));
-  SmallVector<TileBytes> broadcast;
-  for (const LaneOp &l : llvm::concat<const LaneOp>(group, ArrayRef(next)))
-    if (l.broadcast && isa<TileType>(l.broadcast.getType()))
-      broadcast.push_back(*getTileBytes(l.broadcast));
-  for (auto [i, a] : llvm::enumerate(all)) {
-    TileBytes ba = *getTileBytes(a.first);
-    if (a.second && llvm::any_of(broadcast, [&](const TileBytes &b) {
-          return b.overlaps(ba);
-        }))
-      return false;
-    for (auto &b : ArrayRef(all).drop_front(i + 1)) {
-      TileBytes bb = *getTileBytes(b.first);
-      if (ba == bb ? a.first.getType() != b.first.getType() : ba.overlaps(bb))
+    llvm::append_range(theirs, accesses(l));
+  for (auto [i, a] : llvm::enumerate(mine))
+    for (const Access &b :
+         llvm::concat<const Access>(ArrayRef(mine).drop_front(i + 1), theirs))
+      if (conflict(a, b))
         return false;
-    }
-  }
   return true;
 }
 
@@ -272,16 +277,14 @@ bool FusionAnalysis::isLocal(const TileBytes &bytes) const {
     return false;
   for (const SmallVector<LaneOp> &group : groups)
     for (const LaneOp &l : group) {
-      SmallVector<std::pair<Value, bool>> a = accesses(l);
       bool touches = false, reads = false;
-      for (auto [v, write] : a) {
-        std::optional<TileBytes> b = getTileBytes(v);
-        if (!b)
+      for (const Access &a : accesses(l)) {
+        if (!a.bytes)
           return false;
-        if (!b->overlaps(bytes))
+        if (!a.bytes->overlaps(bytes))
           continue;
         touches = true;
-        reads |= !write || v != l.dst;
+        reads |= !a.write || a.tile != l.dst;
       }
       if (!touches)
         continue;

@@ -85,7 +85,8 @@ std::optional<TileBytes> getTileBytes(Value tile);
 /// fused group: its element-wise tiles are placed row-major vec tiles of
 /// the group's static shape (columns a multiple of 16) and valid extent,
 /// any two tiles of the group are the same bytes with the same type or
-/// disjoint, and no broadcast tile is written in the group.
+/// disjoint, and no broadcast tile is written in the group. `group` is one
+/// that grew by canJoin, op by op: only the pairs `next` adds are checked.
 bool canJoin(llvm::ArrayRef<LaneOp> group, const LaneOp &next);
 
 /// A marked group, checked, with what its lanes must store.
