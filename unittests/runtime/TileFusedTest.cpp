@@ -311,6 +311,154 @@ TEST_F(TileFusedTest, ChainOverAPartialExtent) {
   EXPECT_EQ(bytes_of(qi), poisoned);
 }
 
+// Row reductions in a group keep each row's state across its groups of
+// sixteen and give the instruction's bits: sums in TROWSUM's order (eight
+// lanes, their tree, the tail; a NaN's payload aside), extremes with the
+// fold's rules for NaNs
+// (only what follows the last counts) and zeros (the last one's sign), on
+// every valid width from 1 to 48 columns, over random rows and rows with
+// NaNs, zeros and infinities placed at group boundaries.
+TEST_F(TileFusedTest, RowReductionsGiveTheInstructionsBits) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> d(-100, 100);
+  const float specials[] = {
+      NAN, -0.0f, 0.0f, INFINITY, -INFINITY, from_bits(0xffc12345u), 1e-40f};
+  for (int cols = 1; cols <= kCols; ++cols) {
+    F32 x(kRows, cols), tmp(kRows, cols);
+    RowTile sum(kRows, 1), mx(kRows, 1), mn(kRows, 1);
+    assign(x, 0);
+    assign(tmp, 2048);
+    assign(sum, 4096);
+    assign(mx, 4128);
+    assign(mn, 4160);
+    for (int r = 0; r < kRows; ++r)
+      for (int c = 0; c < kCols; ++c) {
+        float v = d(rng);
+        // Rows 0-2 random; the others with specials at chosen places.
+        if (r >= 3 &&
+            (c == cols - 1 || c % 16 == 15 || c % 16 == 0 || rng() % 5 == 0))
+          v = specials[rng() % (r == 3 ? 3 : 7)];
+        x.at(r, c) = v;
+      }
+    auto instructions = [&] {
+      rowsum(sum, x, tmp);
+      rowmax(mx, x, tmp);
+      rowmin(mn, x, tmp);
+    };
+    poison(sum);
+    poison(mx);
+    poison(mn);
+    instructions();
+    const std::vector<uint8_t> want_sum = bytes_of(sum),
+                               want_max = bytes_of(mx), want_min = bytes_of(mn);
+    poison(sum);
+    poison(mx);
+    poison(mn);
+    fused(instructions, x, [=](auto &l, int r, int c) PTO_TILE_FUSED {
+      auto v = l.load(x, r, c);
+      l.rowsum(sum, r, 0, v);
+      l.rowmax(mx, r, 1, v);
+      l.rowmin(mn, r, 2, v);
+    });
+    // A sum with NaNs of two payloads is a NaN whose payload depends on
+    // which operand the host adds first, which the compiler may swap in the
+    // instruction's loop (IEEE leaves it open): any NaN then.
+    for (int r = 0; r < kRows; ++r) {
+      float w;
+      std::memcpy(&w, want_sum.data() + r * sizeof(float), sizeof w);
+      if (std::isnan(w) && std::isnan(sum.at(r, 0)))
+        std::memcpy(sum.data + r, &w, sizeof w);
+    }
+    EXPECT_EQ(bytes_of(sum), want_sum) << cols << " columns";
+    EXPECT_EQ(bytes_of(mx), want_max) << cols << " columns";
+    EXPECT_EQ(bytes_of(mn), want_min) << cols << " columns";
+  }
+}
+
+// Loads and stores of global memory in a group, done by the lanes: over a
+// partial extent (5 rows of 40 columns) of rows exactly that long in
+// memory, so a lane reading or writing past a row's end would touch the
+// next row or, in the last, beyond the allocation (AddressSanitizer's
+// builds see it). The loaded tile is not written on chip.
+TEST_F(TileFusedTest, LoadsAndStoresOfGlobalMemory) {
+  constexpr int kR = 5, kC = 40;
+  std::vector<bf16> x(kR * kC), y(kR * kC), want(kR * kC);
+  std::vector<float> s(kC);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> d(-3, 3);
+  for (bf16 &v : x)
+    v = f32_to_bf16(d(rng));
+  for (float &v : s)
+    v = d(rng);
+  Bf16 xb(kR, kC);
+  F32 xf(kR, kC);
+  ColTile col(1, kC);
+  assign(xb, 0);
+  assign(xf, 1024);
+  assign(col, 3072);
+  load(col, s.data(), 0);
+  barrier(V, Pipe::V); // (the loaded column is read below)
+  auto instructions = [&](bf16 *out) {
+    return [&, out] {
+      load(xb, x.data(), kC);
+      set_flag(V, Pipe::MTE2, Pipe::V, 0);
+      wait_flag(V, Pipe::MTE2, Pipe::V, 0);
+      cvt(xf, xb);
+      colexpandmul(xf, xf, col);
+      cvt(xb, xf);
+      set_flag(V, Pipe::V, Pipe::MTE3, 0);
+      wait_flag(V, Pipe::V, Pipe::MTE3, 0);
+      store(out, kC, xb);
+    };
+  };
+  instructions(want.data())();
+  barrier_all(V);
+  poison(xb);
+  const GmRows<const bf16> in{x.data(), kC};
+  const GmRows<bf16> out{y.data(), kC};
+  fused(
+      instructions(y.data()), xb,
+      [=](auto &l, int r, int c) PTO_TILE_FUSED {
+        auto v = l.mul(l.to_f32(l.load(in, r, c)), l.col(col, c));
+        l.store(out, r, c, l.to_bf16(v));
+      },
+      in, out);
+  for (int i = 0; i < kR * kC; ++i)
+    ASSERT_EQ(y[size_t(i)].bits, want[size_t(i)].bits) << "element " << i;
+  EXPECT_EQ(bytes_of(xb), std::vector<uint8_t>(Bf16::bytes, 0x5a));
+}
+
+// When the lanes may go a row's sixteen columns at a time: blocks a group
+// stores share no byte with the others, or address each element alike.
+TEST(TileFusedApart, BlocksAreApartOrAlike) {
+  float m[8 * 64];
+  auto read = [&](int offset) {
+    return detail::span(GmRows<const float>{m + offset, 64}, 8, 32);
+  };
+  auto write = [&](int offset) {
+    return detail::span(GmRows<float>{m + offset, 64}, 8, 32);
+  };
+  // In place, and the other half of each row: apart.
+  EXPECT_TRUE(detail::gm_apart({read(0), write(0)}));
+  EXPECT_TRUE(detail::gm_apart({read(0), read(32), write(0), write(32)}));
+  // Loads alone may overlap.
+  EXPECT_TRUE(detail::gm_apart({read(0), read(16)}));
+  // A store into what a load reads, shifted: not apart, either way round.
+  EXPECT_FALSE(detail::gm_apart({read(0), write(16)}));
+  EXPECT_FALSE(detail::gm_apart({write(16), read(0)}));
+  EXPECT_FALSE(detail::gm_apart({write(0), write(8)}));
+  // Another stride, or another element size at the same address: not alike.
+  EXPECT_FALSE(
+      detail::gm_apart({read(0), detail::span(GmRows<float>{m, 32}, 8, 32)}));
+  EXPECT_FALSE(detail::gm_apart(
+      {read(0),
+       detail::span(GmRows<int16_t>{reinterpret_cast<int16_t *>(m), 128}, 8,
+                    64)}));
+  // A block past the end of another: apart.
+  EXPECT_TRUE(detail::gm_apart(
+      {read(0), detail::span(GmRows<float>{m + 480, 64}, 1, 32)}));
+}
+
 // The group's instructions still run for their checks: a broadcast read
 // right after its tile was written needs pipe_barrier(V) in a group too.
 TEST_F(TileFusedTest, TheCheckerSeesEveryInstruction) {

@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <memory>
@@ -731,8 +732,9 @@ inline Checker &checker() {
 }
 
 /// Set while tile::fused runs a group's instructions for their checks
-/// alone: each checks its operands and records its accesses, in program
-/// order, and computes nothing (the group's lanes compute).
+/// alone: each checks its operands and records its accesses (and a load or
+/// store its traffic), in program order, and computes or moves nothing (the
+/// group's lanes do).
 inline bool &checks_only() {
   thread_local bool on = false;
   return on;
@@ -956,6 +958,8 @@ void load_lines(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
                   {on_chip(dst, true),
                    detail::gm(gm, lines, width * int64_t(sizeof(T)),
                               stride * int64_t(sizeof(T)), false)});
+  if (checks_only())
+    return;
   fill_lines<Transposed>(dst, 0, lines, gm, stride);
 }
 } // namespace detail
@@ -1057,6 +1061,8 @@ void store(G *gm, int64_t stride, const TileT &src) {
       {detail::on_chip(src, false),
        detail::gm(gm, src.rows, src.cols * int64_t(sizeof(G)),
                   stride * int64_t(sizeof(G)), true)});
+  if (detail::checks_only())
+    return;
   for (int r = 0; r < src.rows; ++r) {
     if constexpr (std::is_same_v<G, T>) {
       if (!col_storage(TileT::layout)) {
@@ -1962,6 +1968,8 @@ void reduce_rows(const char *op, D &dst, const S &src, Tmp &tmp, Row &&row,
     checker().instr(
         op, Unit::Vector, Pipe::V,
         {on_chip(src, false), on_chip(tmp, true), on_chip(dst, true)});
+    if (checks_only())
+      return;
     vector_loop(src.rows * src.cols, [&] {
       for (int r = 0; r < src.rows && src.cols > 0; ++r)
         dst.at(r, 0) =
@@ -2662,6 +2670,58 @@ void gemv(C &c, const A &a, const B &b) {
 // order, for their checks alone (tile::detail::checks_only), so the
 // synchronization checker sees exactly the unfused program.
 
+/// Rows of global memory as a fused group's loads (GmRows<const T>) and
+/// stores (GmRows<T>) address them: element (r, c) at data[r * stride + c],
+/// the operands of the instruction.
+template <typename T> struct GmRows {
+  T *data;
+  int64_t stride;
+};
+
+namespace detail {
+/// The bytes a group's GmRows covers over its extent: rows of `width`
+/// bytes, `stride` apart, from lo to hi.
+struct GmSpan {
+  uintptr_t lo, hi;
+  int64_t width, stride;
+  size_t elem;
+  bool write;
+};
+template <typename T> GmSpan span(const GmRows<T> &g, int rows, int cols) {
+  const uintptr_t lo = reinterpret_cast<uintptr_t>(g.data);
+  const int64_t width = int64_t(cols) * int64_t(sizeof(T)),
+                stride = g.stride * int64_t(sizeof(T));
+  return {lo,        lo + uintptr_t(int64_t(rows - 1) * stride + width),
+          width,     stride,
+          sizeof(T), !std::is_const_v<T>};
+}
+/// Whether two blocks share no byte: their ranges are apart, or their rows
+/// interleave (the same stride, b's rows in the gaps of a's, as the two
+/// halves of a rotary embedding's heads).
+inline bool disjoint(const GmSpan &a, const GmSpan &b) {
+  if (a.hi <= b.lo || b.hi <= a.lo)
+    return true;
+  if (a.stride != b.stride || a.stride <= 0)
+    return false;
+  const GmSpan &first = a.lo <= b.lo ? a : b, &second = a.lo <= b.lo ? b : a;
+  const int64_t at = int64_t((second.lo - first.lo) % uint64_t(a.stride));
+  return at >= first.width && at + second.width <= a.stride;
+}
+/// Whether the lanes may load and store global memory as they go, a row's
+/// sixteen columns after another: no block a group stores shares a byte
+/// with another it loads or stores unless the two address every element
+/// alike (a load and a store in place, where each element is read before
+/// it is written, as the instructions read and write it).
+inline bool gm_apart(std::initializer_list<GmSpan> spans) {
+  for (auto a = spans.begin(); a != spans.end(); ++a)
+    for (auto b = std::next(a); b != spans.end(); ++b)
+      if ((a->write || b->write) && !disjoint(*a, *b) &&
+          !(a->lo == b->lo && a->stride == b->stride && a->elem == b->elem))
+        return false;
+  return true;
+}
+} // namespace detail
+
 #ifdef PTO_TILE_X86
 /// The attribute of a fused group's lane code, a generic lambda
 /// `[&](auto &L, int r, int c) PTO_TILE_FUSED { ... }`.
@@ -2687,18 +2747,50 @@ struct HalfOfInt {
   __m512i from;
 };
 
-/// Columns [c, c + 16) of row r of a fused group's tiles. Loads read all
-/// sixteen (a row of a tile whose static columns are whole groups of
-/// sixteen: they stay inside it); stores write the `valid` lanes only.
+/// Columns [c, c + 16) of row r of a fused group's tiles and global
+/// memory. Loads from a tile read all sixteen (a row of a tile whose static
+/// columns are whole groups of sixteen: they stay inside it), loads from
+/// global memory the `valid` lanes only; stores write the `valid` lanes.
 struct Row16 {
   __mmask16 valid;
+  /// The group's first column, and the valid columns of every row.
+  int c, cols;
 
   template <typename TileT>
   PTO_TILE_LANES_TARGET Reg<typename TileT::DType> load(const TileT &t, int r,
                                                         int c) const {
-    using T = typename TileT::DType;
+    return load16(&t.at(r, c));
+  }
+  template <typename T>
+  PTO_TILE_LANES_TARGET Reg<std::remove_const_t<T>> load(const GmRows<T> &g,
+                                                         int r, int c) const {
+    const T *p = g.data + r * g.stride + c;
+    if (valid == 0xffff)
+      return load16(p);
+    // The tail of a row: what lies past it may not be there.
+    std::remove_const_t<T> tail[16] = {};
+    std::memcpy(tail, p, sizeof(T) * size_t(__builtin_popcount(valid)));
+    return load16(&tail[0]);
+  }
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c,
+                                   Reg<typename TileT::DType> x) const {
+    store16(&t.at(r, c), x);
+  }
+  template <typename T>
+  PTO_TILE_LANES_TARGET void store(const GmRows<T> &g, int r, int c,
+                                   Reg<T> x) const {
+    store16(g.data + r * g.stride + c, x);
+  }
+  template <typename Place>
+  PTO_TILE_LANES_TARGET void store(const Place &t, int r, int c,
+                                   HalfOfInt x) const {
+    store(t, r, c, Reg<f16>{x.v});
+  }
+
+  /// Sixteen elements from p.
+  template <typename T> PTO_TILE_LANES_TARGET Reg<T> load16(const T *p) const {
     __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
-    const T *p = &t.at(r, c);
     if constexpr (std::is_same_v<T, float>)
       return {_mm512_loadu_ps(p)};
     else if constexpr (std::is_same_v<T, int32_t>)
@@ -2712,27 +2804,32 @@ struct Row16 {
     else
       return {_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))};
   }
-  template <typename TileT>
-  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c,
-                                   Reg<typename TileT::DType> x) const {
-    using T = typename TileT::DType;
+  /// The `valid` lanes of x to p. (A whole group narrows in a register and
+  /// stores plainly: the masked narrowing store took twice as long.)
+  template <typename T>
+  PTO_TILE_LANES_TARGET void store16(T *p, Reg<T> x) const {
     __mmask16 all = 0xffff;
-    T *p = &t.at(r, c);
     if constexpr (std::is_same_v<T, float>)
       _mm512_mask_storeu_ps(p, valid, x.v);
     else if constexpr (std::is_same_v<T, int32_t>)
       _mm512_mask_storeu_epi32(p, valid, x.v);
-    else if constexpr (std::is_same_v<T, bf16>)
-      _mm512_mask_cvtepi32_storeu_epi16(p, valid, x.v);
-    else if constexpr (std::is_same_v<T, int8_t>)
-      _mm512_mask_cvtepi32_storeu_epi8(p, valid, x.v);
-    else
+    else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, int8_t>) {
+      if (valid == 0xffff) {
+        if constexpr (std::is_same_v<T, bf16>)
+          _mm256_storeu_si256(reinterpret_cast<__m256i *>(p),
+                              _mm512_maskz_cvtepi32_epi16(all, x.v));
+        else
+          _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
+                           _mm512_maskz_cvtepi32_epi8(all, x.v));
+      } else if constexpr (std::is_same_v<T, bf16>) {
+        _mm512_mask_cvtepi32_storeu_epi16(p, valid, x.v);
+      } else {
+        _mm512_mask_cvtepi32_storeu_epi8(p, valid, x.v);
+      }
+    } else {
       _mm512_mask_cvtepi32_storeu_epi16(p, valid,
                                         _mm512_maskz_cvtepu16_epi32(all, x.v));
-  }
-  template <typename TileT>
-  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c, HalfOfInt x) const {
-    store(t, r, c, Reg<f16>{x.v});
+    }
   }
   /// Columns [c, c + 16) of a [1 x C] float tile (a column broadcast).
   template <typename TileT>
@@ -2776,6 +2873,135 @@ struct Row16 {
         _mm512_castps_si512(x.v), _mm512_set1_epi32(0x7fffffff)))};
   }
 
+  // Row reductions (TROWSUM, TROWMAX, TROWMIN) of a group's values, in
+  // `slot` (each reduction of a group has its own): each group of sixteen
+  // adds to the row's state, and the last writes dst[r, 0] as the
+  // instruction does (detail::row_sum, detail::row_extreme), to the bit.
+  static constexpr int kSlots = 4;
+  /// TROWSUM's lanes: lane l sums x[l], x[l + 8], ... in order.
+  __m256 sums[kSlots];
+  /// TROWMAX's and TROWMIN's: the extreme of each lane since the row's
+  /// last NaN (or its start); whether there is any element since, that NaN,
+  /// and the sign of the last zero since.
+  __m512 extremes[kSlots];
+  bool any[kSlots], last_zero_negative[kSlots];
+  float nan[kSlots];
+
+  bool last_group() const { return c + 16 >= cols; }
+
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void rowsum(TileT &dst, int r, int slot, Reg<float> x) {
+    __m256 &sum = sums[slot];
+    if (valid == 0xffff) {
+      __mmask8 all = 0xff; // (a variable: see exp8_avx512)
+      // (GCC 12's cast to the low half is an unmasked extract.)
+      const __m256 lo = _mm256_castpd_ps(
+          _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 0));
+      const __m256 hi = _mm256_castpd_ps(
+          _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 1));
+      sum = c == 0 ? _mm256_add_ps(lo, hi)
+                   : _mm256_add_ps(_mm256_add_ps(sum, lo), hi);
+      if (!last_group())
+        return;
+      dst.at(r, 0) = finish_sum(sum, nullptr, 0);
+      return;
+    }
+    // The row's last, partial group: a whole eight to the lanes, the rest
+    // to the tail.
+    alignas(64) float v[16];
+    _mm512_store_ps(v, x.v);
+    const int n = cols - c;
+    int tail = 0;
+    if (n >= 8) {
+      const __m256 lo = _mm256_load_ps(v);
+      sum = c == 0 ? lo : _mm256_add_ps(sum, lo);
+      tail = 8;
+    }
+    if (cols < 8) { // no lanes: the row in order
+      float s = v[0];
+      for (int k = 1; k < n; ++k)
+        s += v[k];
+      dst.at(r, 0) = s;
+      return;
+    }
+    dst.at(r, 0) = finish_sum(sum, v + tail, n - tail);
+  }
+  /// The lanes added in the tree ((0 1)(2 3))((4 5)(6 7)), then the tail
+  /// in order.
+  PTO_TILE_LANES_TARGET static float finish_sum(__m256 sum, const float *tail,
+                                                int n) {
+    alignas(32) float l[8];
+    _mm256_store_ps(l, sum);
+    float s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+    for (int k = 0; k < n; ++k)
+      s += tail[k];
+    return s;
+  }
+
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void rowmax(TileT &dst, int r, int slot, Reg<float> x) {
+    extreme<true>(dst, r, slot, x);
+  }
+  template <typename TileT>
+  PTO_TILE_LANES_TARGET void rowmin(TileT &dst, int r, int slot, Reg<float> x) {
+    extreme<false>(dst, r, slot, x);
+  }
+  /// The fold `acc = acc > x ? acc : x` (Greater) or `<` along the row:
+  /// only what follows the last NaN counts (that NaN when it is last), the
+  /// extreme value of it, and when that is zero, the last zero.
+  template <bool Greater, typename TileT>
+  PTO_TILE_LANES_TARGET void extreme(TileT &dst, int r, int slot,
+                                     Reg<float> x) {
+    __m512 &m = extremes[slot];
+    const __m512 none = _mm512_set1_ps(Greater ? -INFINITY : INFINITY);
+    if (c == 0) {
+      m = none;
+      any[slot] = false;
+    }
+    __mmask16 counted = valid;
+    const __mmask16 nans =
+        _mm512_mask_cmp_ps_mask(valid, x.v, x.v, _CMP_UNORD_Q);
+    if (nans) { // start again after the last
+      const int at = 31 - __builtin_clz(unsigned(nans));
+      alignas(64) float v[16];
+      _mm512_store_ps(v, x.v);
+      nan[slot] = v[at];
+      m = none;
+      any[slot] = false;
+      counted &= __mmask16(~((2u << at) - 1));
+    }
+    if (counted) {
+      // No NaN here, so VMAXPS (VMINPS) is the fold's compare but for the
+      // sign of equal zeros, which the last zero decides.
+      m = Greater ? _mm512_mask_max_ps(m, counted, m, x.v)
+                  : _mm512_mask_min_ps(m, counted, m, x.v);
+      const __mmask16 zeros = _mm512_mask_cmp_ps_mask(
+          counted, x.v, _mm512_setzero_ps(), _CMP_EQ_OQ);
+      if (zeros) {
+        const __mmask16 negative = _mm512_cmplt_epi32_mask(
+            _mm512_castps_si512(x.v), _mm512_setzero_si512());
+        last_zero_negative[slot] =
+            (negative >> (31 - __builtin_clz(unsigned(zeros)))) & 1;
+      }
+      any[slot] = true;
+    }
+    if (!last_group())
+      return;
+    if (!any[slot]) {
+      dst.at(r, 0) = nan[slot];
+      return;
+    }
+    // (Compares are exact: any order of the lanes finds the same value.)
+    alignas(64) float lane[16];
+    _mm512_store_ps(lane, m);
+    float e = lane[0];
+    for (int l = 1; l < 16; ++l)
+      e = Greater ? (lane[l] > e ? lane[l] : e) : (lane[l] < e ? lane[l] : e);
+    if (e == 0.0f)
+      e = last_zero_negative[slot] ? -0.0f : 0.0f;
+    dst.at(r, 0) = e;
+  }
+
   // TCVT's conversions (rounding to nearest even), those of lanes::.
   PTO_TILE_LANES_TARGET Reg<float> to_f32(Reg<bf16> x) const {
     return {lanes::bf16_to_f32(x.v)};
@@ -2804,11 +3030,19 @@ struct Row16 {
 /// time, inlined into one AVX-512 function.
 template <typename Body>
 __attribute__((target("avx512f"), flatten)) void run_lanes(int rows, int cols,
-                                                           Body &lanes) {
+                                                           const Body &body) {
+  // A copy of the lambda whose address nothing takes: its captures (tile
+  // handles, global memory rows, scalars) stay in registers, where through
+  // a reference every store of a lane reloaded them.
+  Body lanes = body;
+  // One Row16 for the run: its row reductions carry over a row's groups.
+  Row16 L{};
+  L.cols = cols;
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; c += 16) {
-      Row16 L{cols - c >= 16 ? __mmask16(0xffff)
-                             : __mmask16((1u << (cols - c)) - 1)};
+      L.valid = cols - c >= 16 ? __mmask16(0xffff)
+                               : __mmask16((1u << (cols - c)) - 1);
+      L.c = c;
       lanes(L, r, c);
     }
 }
@@ -2827,16 +3061,21 @@ struct ChecksOnly {
 
 /// A fused group: `instructions()` runs the group's instructions in program
 /// order; `lanes(L, r, c)` computes what they compute for columns
-/// [c, c + 16) of row r and stores what the program reads later. Where the
-/// host has AVX-512, the instructions run for their checks alone and the
+/// [c, c + 16) of row r, loads and stores global memory through `gm` (the
+/// group's loads and stores) and stores to tiles what the program reads
+/// later. Where the host has AVX-512, and the blocks of `gm` are apart
+/// (detail::gm_apart), the instructions run for their checks alone and the
 /// lanes over `extent`'s valid rows and columns (the group's common
 /// extent); elsewhere the instructions run as they are.
-template <typename Instructions, typename Extent, typename Body>
-void fused(Instructions &&instructions, const Extent &extent, Body &&lanes) {
+template <typename Instructions, typename Extent, typename Body, typename... Gm>
+void fused(Instructions &&instructions, const Extent &extent, Body &&lanes,
+           const GmRows<Gm> &...gm) {
   static_assert(Extent::Cols % 16 == 0 && !col_storage(Extent::layout),
                 "a fused group's rows are whole groups of sixteen elements");
 #ifdef PTO_TILE_X86
-  if (detail::host_has_avx512()) {
+  if (detail::host_has_avx512() &&
+      (sizeof...(Gm) < 2 || extent.rows <= 0 || extent.cols <= 0 ||
+       detail::gm_apart({detail::span(gm, extent.rows, extent.cols)...}))) {
     {
       detail::ChecksOnly checks;
       instructions();
@@ -2847,6 +3086,7 @@ void fused(Instructions &&instructions, const Extent &extent, Body &&lanes) {
 #else
   (void)extent;
   (void)lanes;
+  ((void)gm, ...);
 #endif
   instructions();
 }

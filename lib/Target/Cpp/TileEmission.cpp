@@ -275,12 +275,16 @@ const char *cmpName(CmpMode m) {
 /// values in registers (named after the tile and numbered), storing what
 /// the program reads afterwards:
 ///
+///   tl::GmRows<const bf16> wsp_x_rows_0{x.data + (...), x.sizes[1]};
 ///   tl::fused(
-///       [&] { tl::cvt(xf, xb, tl::Round::Rint); ... },
-///       xf, [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
-///         auto wsp_xf_0 = wsp_l.to_f32(wsp_l.load(xb, wsp_r, wsp_c));
+///       [&] { tl::load(xb, x.data + (...), x.sizes[1]); ... },
+///       xf, [=](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
+///         auto wsp_xb_0 = wsp_l.load(wsp_x_rows_0, wsp_r, wsp_c);
 ///         ...
-///       });
+///       }, wsp_x_rows_0);
+///
+/// The group's loads and stores of global memory go through the rows
+/// declared before it (tl::GmRows), which tl::fused checks are apart.
 LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   auto fn = first->getParentOfType<FunctionOpInterface>();
   if (!fn)
@@ -292,7 +296,39 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
        << " ops, computed in registers";
   for (Value v : group->stores)
     e.os << (v == group->stores.front() ? "; stores " : ", ") << e.name(v);
-  e.os << "\ntl::fused(\n";
+  e.os << "\n";
+  // The global memory rows of each load and store, by op, in a block of
+  // their own (their names are the group's).
+  DenseMap<Operation *, std::string> rows;
+  SmallVector<std::string> rowNames;
+  bool block = llvm::any_of(group->ops, [](const LaneOp &l) {
+    return l.kind == LaneKind::Load || l.kind == LaneKind::Store;
+  });
+  if (block) {
+    e.os << "{\n";
+    e.os.indent();
+  }
+  for (const LaneOp &l : group->ops) {
+    if (l.kind != LaneKind::Load && l.kind != LaneKind::Store)
+      continue;
+    auto load = dyn_cast<LoadOp>(l.op);
+    auto store = dyn_cast<StoreOp>(l.op);
+    Value memref = load ? load.getSource() : store.getDest();
+    auto [addr, stride] =
+        gmAddress(e, memref, load ? load.getIndices() : store.getIndices());
+    FailureOr<std::string> elem =
+        e.scalarType(cast<MemRefType>(memref.getType()).getElementType(), l.op);
+    if (failed(elem))
+      return failure();
+    std::string name =
+        "wsp_" + e.name(memref) + "_rows_" + std::to_string(rowNames.size());
+    e.os << "const tl::GmRows<" << (load ? "const " : "") << *elem << "> "
+         << name << "{" << addr << ", " << stride << "}; // " << l.op->getName()
+         << "\n";
+    rows[l.op] = name;
+    rowNames.push_back(name);
+  }
+  e.os << "tl::fused(\n";
   e.os.indent();
   e.os << "[&] {\n";
   e.os.indent();
@@ -304,11 +340,11 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   e.os.unindent();
   e.os << "},\n"
        << e.name(group->extent)
-       << ", [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {\n";
+       << ", [=](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {\n";
   e.os.indent();
   // The register holding each tile's current value (by its bytes).
   std::vector<std::pair<TileBytes, std::string>> regs;
-  int statement = 0;
+  int statement = 0, reductions = 0;
   auto reg = [&](Value tile) -> std::string {
     TileBytes b = *getTileBytes(tile);
     for (auto &[bytes, name] : regs)
@@ -319,7 +355,22 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   for (const LaneOp &l : group->ops) {
     if (l.kind == LaneKind::Sync)
       continue;
+    if (l.kind == LaneKind::Store) {
+      e.os << "wsp_l.store(" << rows[l.op] << ", wsp_r, wsp_c, "
+           << reg(l.sources.front()) << "); // " << l.op->getName() << "\n";
+      continue;
+    }
+    if (l.kind == LaneKind::RowReduce) {
+      // The row's state in its slot; the row's last group writes the
+      // result.
+      e.os << "wsp_l." << l.fn << "(" << e.name(l.reduced) << ", wsp_r, "
+           << reductions++ << ", " << reg(l.sources.front()) << "); // "
+           << l.op->getName() << "\n";
+      continue;
+    }
     SmallVector<std::string> args;
+    if (l.kind == LaneKind::Load)
+      args.push_back(rows[l.op] + ", wsp_r, wsp_c");
     for (Value v : l.sources)
       args.push_back(reg(v));
     if (l.kind == LaneKind::Scalar)
@@ -344,8 +395,15 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     e.os << "wsp_l.store(" << e.name(v) << ", wsp_r, wsp_c, " << reg(v)
          << ");\n";
   e.os.unindent();
-  e.os << "});\n";
+  e.os << "}";
+  for (const std::string &name : rowNames)
+    e.os << ", " << name;
+  e.os << ");\n";
   e.os.unindent();
+  if (block) {
+    e.os.unindent();
+    e.os << "}\n";
+  }
   return success();
 }
 

@@ -19,7 +19,7 @@
 // CHECK-NEXT: tl::barrier(
 // CHECK-NEXT: tl::abs([[O]], [[B]]);
 // CHECK-NEXT: },
-// CHECK-NEXT: [[B]], [&](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
+// CHECK-NEXT: [[B]], [=](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
 // CHECK-NEXT: auto wsp_[[B]]_0 = wsp_l.mul(wsp_l.load([[A]], wsp_r, wsp_c), wsp_l.scalar(a2)); // tile.muls
 // CHECK-NEXT: auto wsp_[[B]]_1 = wsp_l.add(wsp_[[B]]_0, wsp_l.scalar(a2)); // tile.adds
 // CHECK-NEXT: auto wsp_[[O]]_2 = wsp_l.abs(wsp_[[B]]_1); // tile.abs

@@ -54,8 +54,18 @@ std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
   return l;
 }
 
+template <typename OpT> std::optional<LaneOp> reduce(OpT op, StringRef fn) {
+  if (!isF32Tile(op.getSrc()) || !isF32Tile(op.getDst()))
+    return std::nullopt;
+  LaneOp l{op, LaneKind::RowReduce, fn, Value(), {op.getSrc()}};
+  l.scratch = op.getTmp();
+  l.reduced = op.getDst();
+  return l;
+}
+
 /// One tile a lane op touches: its bytes (none when not placed), whether
-/// the op writes it, and whether it is the op's broadcast operand.
+/// the op writes it, and whether it is the op's broadcast operand or
+/// reduction result (a tile the lanes do not go along with the group's).
 struct Access {
   Value tile;
   std::optional<TileBytes> bytes;
@@ -72,6 +82,8 @@ SmallVector<Access> accesses(const LaneOp &l) {
     add(l.broadcast, false, true);
   if (l.scratch)
     add(l.scratch, true, false);
+  if (l.reduced)
+    add(l.reduced, true, true);
   if (l.dst)
     add(l.dst, true, false);
   return a;
@@ -113,6 +125,20 @@ bool isRowTile(Value v, Value like) {
       return false;
   }
   return true;
+}
+
+/// Whether `r` can be a row reduction's result in a group whose
+/// element-wise tiles are shaped like `like`: an f32 [rows x 1] tile of
+/// their rows, static and valid.
+bool isReducedTile(Value r, Value like) {
+  auto t = cast<TileType>(r.getType());
+  auto shape = cast<TileType>(like.getType());
+  if (t.getLoc() != TileLoc::vec || !t.getElementType().isF32() ||
+      !t.hasStaticShape() || t.getCols() != 1 ||
+      t.getRows() != shape.getRows() || !getTileBytes(r))
+    return false;
+  std::optional<Extent> a = validExtent(r, 0), b = validExtent(like, 0);
+  return a && b && *a == *b;
 }
 
 /// Whether `b` can be the broadcast operand of `l` in a group whose
@@ -163,6 +189,23 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
             return LaneOp{
                 op, LaneKind::Convert, fn, op.getDst(), {op.getSrc()}};
           })
+          .Case([](LoadOp op) -> std::optional<LaneOp> {
+            if (op.getTranspose() ||
+                cast<TileType>(op.getDst().getType()).getLoc() != TileLoc::vec)
+              return std::nullopt;
+            return LaneOp{op, LaneKind::Load, "load", op.getDst()};
+          })
+          .Case([](StoreOp op) -> std::optional<LaneOp> {
+            auto src = cast<TileType>(op.getSrc().getType());
+            if (op.getTranspose() || src.getLoc() != TileLoc::vec ||
+                cast<MemRefType>(op.getDest().getType()).getElementType() !=
+                    src.getElementType())
+              return std::nullopt;
+            return LaneOp{op, LaneKind::Store, "store", Value(), {op.getSrc()}};
+          })
+          .Case([](RowSumOp op) { return reduce(op, "rowsum"); })
+          .Case([](RowMaxOp op) { return reduce(op, "rowmax"); })
+          .Case([](RowMinOp op) { return reduce(op, "rowmin"); })
           .Case([](AddOp op) { return binary(op, "add"); })
           .Case([](SubOp op) { return binary(op, "sub"); })
           .Case([](MulOp op) { return binary(op, "mul"); })
@@ -192,7 +235,9 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
           .Case([](ColExpandMaxOp op) { return colBroadcast(op, "max"); })
           .Case([](ColExpandMinOp op) { return colBroadcast(op, "min"); })
           .Default([](Operation *) { return std::nullopt; });
-  if (!l || l->kind == LaneKind::Sync || l->kind == LaneKind::Convert)
+  if (!l || l->kind == LaneKind::Sync || l->kind == LaneKind::Convert ||
+      l->kind == LaneKind::Load || l->kind == LaneKind::Store ||
+      l->kind == LaneKind::RowReduce)
     return l;
   // The arithmetic is float's: every element-wise tile f32.
   if (!isF32Tile(l->dst) || !llvm::all_of(l->sources, isF32Tile))
@@ -203,19 +248,28 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
 bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   if (next.kind == LaneKind::Sync)
     return true;
-  Value like = next.dst;
+  // A tile of the group's shape: the first one an op of it touches.
+  auto first = [](const LaneOp &l) {
+    return l.dst ? l.dst : l.sources.front();
+  };
+  Value like = first(next);
   for (const LaneOp &l : group)
-    if (l.dst) {
-      like = l.dst;
+    if (l.kind != LaneKind::Sync) {
+      like = first(l);
       break;
     }
-  if (!isRowTile(next.dst, like) ||
+  if ((next.dst && !isRowTile(next.dst, like)) ||
       !llvm::all_of(next.sources, [&](Value s) { return isRowTile(s, like); }))
     return false;
   if (next.broadcast && isa<TileType>(next.broadcast.getType()) &&
       !isBroadcastTile(next, next.broadcast, like))
     return false;
   if (next.scratch && !getTileBytes(next.scratch))
+    return false;
+  if (next.reduced && (!isReducedTile(next.reduced, like) ||
+                       llvm::count_if(group, [](const LaneOp &l) {
+                         return l.reduced;
+                       }) >= kMaxFusedReductions))
     return false;
 
   // Each tile `next` touches against the others it touches and those the
@@ -275,25 +329,25 @@ bool FusionAnalysis::isLocal(const TileBytes &bytes) const {
         return b.overlaps(bytes);
       }))
     return false;
-  for (const SmallVector<LaneOp> &group : groups)
+  // In each group, the bytes are read only after an op wrote exactly them
+  // (its destination; a scratch operand, which the simulation leaves as it
+  // was, writes nothing), and never written otherwise.
+  for (const SmallVector<LaneOp> &group : groups) {
+    bool written = false;
     for (const LaneOp &l : group) {
-      bool touches = false, reads = false;
+      bool writes = false;
       for (const Access &a : accesses(l)) {
         if (!a.bytes)
           return false;
         if (!a.bytes->overlaps(bytes))
           continue;
-        touches = true;
-        reads |= !a.write || a.tile != l.dst;
+        if (!a.write ? !written : a.broadcast || *a.bytes != bytes)
+          return false;
+        writes |= a.write && a.tile == l.dst;
       }
-      if (!touches)
-        continue;
-      // The group's first access to the bytes: a write of exactly them
-      // that reads none of them.
-      if (reads || *getTileBytes(l.dst) != bytes)
-        return false;
-      break;
+      written |= writes;
     }
+  }
   return true;
 }
 
@@ -318,8 +372,8 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
                   "': its tiles do not share the group's shape and valid "
                   "extent, or overlap another's bytes");
     g.ops.push_back(l);
-    if (!g.extent && l.dst)
-      g.extent = l.dst;
+    if (!g.extent && l.kind != LaneKind::Sync)
+      g.extent = l.dst ? l.dst : l.sources.front();
   }
   if (ops.front().kind == LaneKind::Sync || ops.back().kind == LaneKind::Sync)
     return fail("starts or ends with a synchronization op");

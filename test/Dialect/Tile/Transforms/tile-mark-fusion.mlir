@@ -8,11 +8,12 @@
 // LONG-NEXT: return
 
 // A chain of float arithmetic and conversions over tiles of one shape and
-// valid extent is one group, the flags between its instructions included;
-// the load and the reduction around it are not in it.
+// valid extent is one group, the flags between its instructions included,
+// and the load before it (the lanes load global memory); the reduction
+// after it is not in it: the group reads its result as a row broadcast.
 // CHECK-LABEL: func.func @chain
-// CHECK: tile.load
-// CHECK-NEXT: tile.cvt %{{.*}} {tile.fuse = 9 : i64}
+// CHECK: tile.load %{{.*}} {tile.fuse = 10 : i64}
+// CHECK-NEXT: tile.cvt %{{[^ ]*}}, %{{[^ ]*}} :
 // CHECK-NEXT: tile.colexpandmul
 // CHECK-NEXT: tile.set_flag
 // CHECK-NEXT: tile.barrier v
@@ -59,10 +60,9 @@ func.func @chain(%x: memref<?x1024xbf16>, %n: index) {
 // CHECK-NEXT: tile.wait_flag
 // CHECK-NEXT: tile.adds
 // CHECK-NEXT: tile.set_flag v -> mte2 event(1){{$}}
-// CHECK-NEXT: tile.load
+// CHECK-NEXT: tile.exp
 // CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
-func.func @trimmed(%m: memref<16x128xf32>, %s: f32) {
-  %c0 = arith.constant 0 : index
+func.func @trimmed(%s: f32) {
   %a = tile.alloc at 0 : !tile.tile<vec, 16x128xf32>
   %b = tile.alloc at 8192 : !tile.tile<vec, 16x128xf32>
   tile.set_flag v -> mte2 event(0)
@@ -70,7 +70,7 @@ func.func @trimmed(%m: memref<16x128xf32>, %s: f32) {
   tile.wait_flag v -> mte2 event(0)
   tile.adds %a, %a, %s : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, f32
   tile.set_flag v -> mte2 event(1)
-  tile.load %b, %m[%c0, %c0] : !tile.tile<vec, 16x128xf32>, memref<16x128xf32>
+  tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
   tile.abs %a, %b : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
   tile.wait_flag v -> mte2 event(1)
   return
@@ -115,6 +115,82 @@ func.func @apart(%n: index, %m: index, %i: index) {
   tile.abs %p, %p : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   tile.abs %q, %q : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   tile.abs %d, %d : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  return
+}
+
+// -----
+
+// Loads and stores of the group's tiles join it, with the flags between
+// the pipes; a load into a tile of another shape or valid extent (a
+// column broadcast's row here), a transposed load and a paged load do not.
+// CHECK-LABEL: func.func @memory
+// CHECK: tile.load %{{.*}} {tile.fuse = 8 : i64}
+// CHECK-NEXT: tile.set_flag mte2 -> v
+// CHECK-NEXT: tile.wait_flag mte2 -> v
+// CHECK-NEXT: tile.cvt
+// CHECK-NEXT: tile.cvt
+// CHECK-NEXT: tile.set_flag v -> mte3
+// CHECK-NEXT: tile.wait_flag v -> mte3
+// CHECK-NEXT: tile.store
+// CHECK-NEXT: tile.load %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.colexpandmul %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.load %{{.*}} transpose :
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.load_paged
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: return
+func.func @memory(%x: memref<?x128xbf16>, %w: memref<128xf32>, %t: memref<128x8xf32>, %cache: memref<?x16x128xf32>, %table: memref<1x4xi32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %xb = tile.alloc valid(%n) at 0 : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+  %xf = tile.alloc valid(%n) at 2048 : !tile.tile<vec, 8x128xf32, valid = ?x128>
+  %col = tile.alloc at 6144 : !tile.tile<vec, 1x128xf32>
+  %cm = tile.alloc at 6656 : !tile.tile<vec, 8x128xf32, col_major>
+  %rm = tile.alloc at 10752 : !tile.tile<vec, 8x128xf32>
+  tile.load %xb, %x[%c0, %c0] : !tile.tile<vec, 8x128xbf16, valid = ?x128>, memref<?x128xbf16>
+  tile.set_flag mte2 -> v event(0)
+  tile.wait_flag mte2 -> v event(0)
+  tile.cvt %xf, %xb : !tile.tile<vec, 8x128xf32, valid = ?x128>, !tile.tile<vec, 8x128xbf16, valid = ?x128>
+  tile.cvt %xb, %xf : !tile.tile<vec, 8x128xbf16, valid = ?x128>, !tile.tile<vec, 8x128xf32, valid = ?x128>
+  tile.set_flag v -> mte3 event(0)
+  tile.wait_flag v -> mte3 event(0)
+  tile.store %x[%c0, %c0], %xb : memref<?x128xbf16>, !tile.tile<vec, 8x128xbf16, valid = ?x128>
+  tile.load %col, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.colexpandmul %rm, %rm, %col : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.load %cm, %t[%c0, %c0] transpose : !tile.tile<vec, 8x128xf32, col_major>, memref<128x8xf32>
+  tile.abs %rm, %rm : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.load_paged %rm, %cache[], %table[%c0], %c0 : !tile.tile<vec, 8x128xf32>, memref<?x16x128xf32>, memref<1x4xi32>
+  tile.abs %rm, %rm : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  return
+}
+
+// -----
+
+// Row reductions of the group's tiles join it, at most four: a fifth
+// starts the next group.
+// CHECK-LABEL: func.func @reductions
+// CHECK: tile.abs %{{.*}} {tile.fuse = 5 : i64}
+// CHECK-NEXT: tile.rowsum %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowmax %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowmin %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowsum %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowsum %{{.*}} {tile.fuse = 2 : i64}
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: return
+func.func @reductions() {
+  %x = tile.alloc at 0 : !tile.tile<vec, 8x128xf32>
+  %t = tile.alloc at 4096 : !tile.tile<vec, 8x128xf32>
+  %r0 = tile.alloc at 8192 : !tile.tile<vec, 8x1xf32, col_major>
+  %r1 = tile.alloc at 8224 : !tile.tile<vec, 8x1xf32, col_major>
+  %r2 = tile.alloc at 8256 : !tile.tile<vec, 8x1xf32, col_major>
+  %r3 = tile.alloc at 8288 : !tile.tile<vec, 8x1xf32, col_major>
+  %r4 = tile.alloc at 8320 : !tile.tile<vec, 8x1xf32, col_major>
+  tile.abs %x, %x : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowsum %r0, %x, %t : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowmax %r1, %x, %t : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowmin %r2, %x, %t : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowsum %r3, %x, %t : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowsum %r4, %x, %t : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.abs %x, %x : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   return
 }
 

@@ -44,7 +44,14 @@ enum class LaneKind {
   Scalar,       // dst = f(src, scalar)
   RowBroadcast, // dst = f(src, row[r, 0])
   ColBroadcast, // dst = f(src, col[0, c])
+  Load,         // tile.load: dst = global memory
+  Store,        // tile.store: global memory = src
+  RowReduce,    // reduced[r, 0] = f over row r of src
 };
+
+/// The most row reductions a group holds (each keeps a row's state in the
+/// lanes' registers).
+constexpr int kMaxFusedReductions = 4;
 
 /// One op of a fused group.
 struct LaneOp {
@@ -57,14 +64,19 @@ struct LaneOp {
   llvm::SmallVector<Value, 2> sources;
   /// The broadcast tile (RowBroadcast, ColBroadcast) or the scalar.
   Value broadcast, scalar;
-  /// rowexpand*'s scratch tile (the simulation does not write it).
+  /// rowexpand*'s and the row reductions' scratch tile (the simulation
+  /// does not write it).
   Value scratch;
+  /// A row reduction's [rows x 1] result.
+  Value reduced;
 };
 
 /// `op` as an op of a fused group, or std::nullopt when it cannot be one:
 /// a vector instruction the lanes compute (float arithmetic, the
 /// conversions bf16 <-> f32 and f32 -> i32 -> f16 -> i8, broadcasts of a
-/// float row or column), or a synchronization op of the vector pipe.
+/// float row or column, a float row's sum, maximum or minimum), a load or store
+/// of a vec tile's rows (not transposed, no conversion), which the lanes do a
+/// row's sixteen columns at a time, or a synchronization op.
 std::optional<LaneOp> getLaneOp(Operation *op);
 
 /// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
@@ -82,11 +94,14 @@ struct TileBytes {
 std::optional<TileBytes> getTileBytes(Value tile);
 
 /// Whether `next` may follow the compute ops of `group` (possibly none) in a
-/// fused group: its element-wise tiles are placed row-major vec tiles of
-/// the group's static shape (columns a multiple of 16) and valid extent,
-/// any two tiles of the group are the same bytes with the same type or
-/// disjoint, and no broadcast tile is written in the group. `group` is one
-/// that grew by canJoin, op by op: only the pairs `next` adds are checked.
+/// fused group: its element-wise tiles (a load's destination and a store's
+/// source among them) are placed row-major vec tiles of the group's static
+/// shape (columns a multiple of 16) and valid extent, a reduction's result
+/// is an f32 [rows x 1] tile of those rows, any two tiles of the group are
+/// the same bytes with the same type or disjoint, no broadcast tile or
+/// reduction result is written and touched otherwise in the group, and it
+/// holds at most kMaxFusedReductions reductions. `group` is one that grew
+/// by canJoin, op by op: only the pairs `next` adds are checked.
 bool canJoin(llvm::ArrayRef<LaneOp> group, const LaneOp &next);
 
 /// A marked group, checked, with what its lanes must store.
@@ -110,8 +125,8 @@ public:
 
 private:
   /// Whether the value a group leaves in `bytes` is never read: every
-  /// access to those bytes is in some group, and in each, the first is a
-  /// write that reads nothing of them.
+  /// access to those bytes is in some group, and each group reads them only
+  /// after it wrote exactly them.
   bool isLocal(const TileBytes &bytes) const;
 
   /// The marked groups' ops (op -> index of its group).
