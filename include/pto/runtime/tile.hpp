@@ -3073,8 +3073,10 @@ void fused(Instructions &&instructions, const Extent &extent, Body &&lanes,
   static_assert(Extent::Cols % 16 == 0 && !col_storage(Extent::layout),
                 "a fused group's rows are whole groups of sixteen elements");
 #ifdef PTO_TILE_X86
-  if (detail::host_has_avx512() &&
-      (sizeof...(Gm) < 2 || extent.rows <= 0 || extent.cols <= 0 ||
+  // (An empty extent runs the instructions: a group's load of a column's
+  // row is stored on chip by the lanes of its first row.)
+  if (detail::host_has_avx512() && extent.rows > 0 && extent.cols > 0 &&
+      (sizeof...(Gm) < 2 ||
        detail::gm_apart({detail::span(gm, extent.rows, extent.cols)...}))) {
     {
       detail::ChecksOnly checks;

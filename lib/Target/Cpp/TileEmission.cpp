@@ -301,15 +301,17 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   // their own (their names are the group's).
   DenseMap<Operation *, std::string> rows;
   SmallVector<std::string> rowNames;
-  bool block = llvm::any_of(group->ops, [](const LaneOp &l) {
-    return l.kind == LaneKind::Load || l.kind == LaneKind::Store;
-  });
+  auto memory = [](const LaneOp &l) {
+    return l.kind == LaneKind::Load || l.kind == LaneKind::LoadColumn ||
+           l.kind == LaneKind::Store;
+  };
+  bool block = llvm::any_of(group->ops, memory);
   if (block) {
     e.os << "{\n";
     e.os.indent();
   }
   for (const LaneOp &l : group->ops) {
-    if (l.kind != LaneKind::Load && l.kind != LaneKind::Store)
+    if (!memory(l))
       continue;
     auto load = dyn_cast<LoadOp>(l.op);
     auto store = dyn_cast<StoreOp>(l.op);
@@ -352,6 +354,10 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
         return name;
     return "wsp_l.load(" + e.name(tile) + ", wsp_r, wsp_c)";
   };
+  auto inRegs = [&](Value tile) {
+    TileBytes b = *getTileBytes(tile);
+    return llvm::any_of(regs, [&](auto &p) { return p.first == b; });
+  };
   for (const LaneOp &l : group->ops) {
     if (l.kind == LaneKind::Sync)
       continue;
@@ -371,6 +377,8 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     SmallVector<std::string> args;
     if (l.kind == LaneKind::Load)
       args.push_back(rows[l.op] + ", wsp_r, wsp_c");
+    else if (l.kind == LaneKind::LoadColumn) // (its only row)
+      args.push_back(rows[l.op] + ", 0, wsp_c");
     for (Value v : l.sources)
       args.push_back(reg(v));
     if (l.kind == LaneKind::Scalar)
@@ -378,7 +386,9 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     else if (l.kind == LaneKind::RowBroadcast)
       args.push_back("wsp_l.row(" + e.name(l.broadcast) + ", wsp_r)");
     else if (l.kind == LaneKind::ColBroadcast)
-      args.push_back("wsp_l.col(" + e.name(l.broadcast) + ", wsp_c)");
+      args.push_back(inRegs(l.broadcast)
+                         ? reg(l.broadcast) // loaded in the group
+                         : "wsp_l.col(" + e.name(l.broadcast) + ", wsp_c)");
     // (The number keeps names apart: a tile may itself be named x_1.)
     std::string name =
         "wsp_" + e.name(l.dst) + "_" + std::to_string(statement++);
@@ -391,9 +401,20 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     else
       known->second = name;
   }
-  for (Value v : group->stores)
-    e.os << "wsp_l.store(" << e.name(v) << ", wsp_r, wsp_c, " << reg(v)
-         << ");\n";
+  for (Value v : group->stores) {
+    // A column's row, loaded in the group, is stored with the first row.
+    TileBytes b = *getTileBytes(v);
+    const LaneOp *writer = nullptr;
+    for (const LaneOp &l : group->ops)
+      if (l.dst && *getTileBytes(l.dst) == b)
+        writer = &l;
+    if (writer && writer->kind == LaneKind::LoadColumn)
+      e.os << "if (wsp_r == 0) wsp_l.store(" << e.name(v) << ", 0, wsp_c, "
+           << reg(v) << ");\n";
+    else
+      e.os << "wsp_l.store(" << e.name(v) << ", wsp_r, wsp_c, " << reg(v)
+           << ");\n";
+  }
   e.os.unindent();
   e.os << "}";
   for (const std::string &name : rowNames)

@@ -64,18 +64,24 @@ template <typename OpT> std::optional<LaneOp> reduce(OpT op, StringRef fn) {
 }
 
 /// One tile a lane op touches: its bytes (none when not placed), whether
-/// the op writes it, and whether it is the op's broadcast operand or
-/// reduction result (a tile the lanes do not go along with the group's).
+/// the op writes it, whether it is the op's broadcast operand or reduction
+/// result (a tile the lanes do not go along with the group's), and whether
+/// a LoadColumn writes it.
 struct Access {
   Value tile;
   std::optional<TileBytes> bytes;
-  bool write, broadcast;
+  bool write, broadcast, column = false;
 };
 SmallVector<Access> accesses(const LaneOp &l) {
   SmallVector<Access> a;
   auto add = [&](Value v, bool write, bool broadcast) {
     a.push_back({v, getTileBytes(v), write, broadcast});
   };
+  if (l.kind == LaneKind::LoadColumn) {
+    add(l.dst, true, false);
+    a.back().column = true;
+    return a;
+  }
   for (Value s : l.sources)
     add(s, false, false);
   if (l.broadcast && isa<TileType>(l.broadcast.getType()))
@@ -141,6 +147,16 @@ bool isReducedTile(Value r, Value like) {
   return a && b && *a == *b;
 }
 
+/// Whether a LoadColumn's tile `t` can be read as a column broadcast in a
+/// group whose element-wise tiles are shaped like `like`: their columns,
+/// static and valid.
+bool isColumnOf(Value t, Value like) {
+  auto a = cast<TileType>(t.getType()), b = cast<TileType>(like.getType());
+  std::optional<Extent> x = validExtent(t, 1), y = validExtent(like, 1);
+  return a.hasStaticShape() && a.getCols() == b.getCols() && x && y &&
+         *x == *y && getTileBytes(t);
+}
+
 /// Whether `b` can be the broadcast operand of `l` in a group whose
 /// element-wise tiles are shaped like `like`.
 bool isBroadcastTile(const LaneOp &l, Value b, Value like) {
@@ -190,10 +206,14 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
                 op, LaneKind::Convert, fn, op.getDst(), {op.getSrc()}};
           })
           .Case([](LoadOp op) -> std::optional<LaneOp> {
-            if (op.getTranspose() ||
-                cast<TileType>(op.getDst().getType()).getLoc() != TileLoc::vec)
+            auto t = cast<TileType>(op.getDst().getType());
+            if (op.getTranspose() || t.getLoc() != TileLoc::vec)
               return std::nullopt;
-            return LaneOp{op, LaneKind::Load, "load", op.getDst()};
+            bool column = t.getElementType().isF32() && t.getRows() == 1 &&
+                          t.getValidShape()[0] == 1 &&
+                          t.getLayout() == TileLayout::row_major;
+            return LaneOp{op, column ? LaneKind::LoadColumn : LaneKind::Load,
+                          "load", op.getDst()};
           })
           .Case([](StoreOp op) -> std::optional<LaneOp> {
             auto src = cast<TileType>(op.getSrc().getType());
@@ -236,8 +256,8 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
           .Case([](ColExpandMinOp op) { return colBroadcast(op, "min"); })
           .Default([](Operation *) { return std::nullopt; });
   if (!l || l->kind == LaneKind::Sync || l->kind == LaneKind::Convert ||
-      l->kind == LaneKind::Load || l->kind == LaneKind::Store ||
-      l->kind == LaneKind::RowReduce)
+      l->kind == LaneKind::Load || l->kind == LaneKind::LoadColumn ||
+      l->kind == LaneKind::Store || l->kind == LaneKind::RowReduce)
     return l;
   // The arithmetic is float's: every element-wise tile f32.
   if (!isF32Tile(l->dst) || !llvm::all_of(l->sources, isF32Tile))
@@ -248,18 +268,31 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
 bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   if (next.kind == LaneKind::Sync)
     return true;
-  // A tile of the group's shape: the first one an op of it touches.
+  // A tile of the group's shape: the first one an op of it touches (a
+  // LoadColumn's row has the group's columns only).
   auto first = [](const LaneOp &l) {
     return l.dst ? l.dst : l.sources.front();
   };
-  Value like = first(next);
-  for (const LaneOp &l : group)
-    if (l.kind != LaneKind::Sync) {
-      like = first(l);
-      break;
-    }
-  if ((next.dst && !isRowTile(next.dst, like)) ||
-      !llvm::all_of(next.sources, [&](Value s) { return isRowTile(s, like); }))
+  auto shaped = [](const LaneOp &l) {
+    return l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn;
+  };
+  const LaneOp *shape = llvm::find_if(group, shaped);
+  Value like = shape != group.end() ? first(*shape)
+               : shaped(next)       ? first(next)
+                                    : Value();
+  if (!like) { // only loads of columns so far: checked when a tile joins
+    if (!getTileBytes(next.dst))
+      return false;
+  } else if (shape == group.end() && !llvm::all_of(group, [&](const LaneOp &l) {
+               return l.kind != LaneKind::LoadColumn || isColumnOf(l.dst, like);
+             })) {
+    return false;
+  } else if (next.kind == LaneKind::LoadColumn) {
+    if (!isColumnOf(next.dst, like))
+      return false;
+  } else if ((next.dst && !isRowTile(next.dst, like)) ||
+             !llvm::all_of(next.sources,
+                           [&](Value s) { return isRowTile(s, like); }))
     return false;
   if (next.broadcast && isa<TileType>(next.broadcast.getType()) &&
       !isBroadcastTile(next, next.broadcast, like))
@@ -274,8 +307,13 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
 
   // Each tile `next` touches against the others it touches and those the
   // group touches (the group's own pairs were checked as it grew): the same
-  // bytes with the same type, or disjoint; and no broadcast tile written.
+  // bytes with the same type, or disjoint; no broadcast tile written; a
+  // LoadColumn's row read after it as a column broadcast only.
   auto conflict = [](const Access &a, const Access &b) {
+    if (a.column || b.column)
+      return a.bytes->overlaps(*b.bytes) &&
+             !(b.column && !a.write && a.broadcast && *a.bytes == *b.bytes &&
+               a.tile.getType() == b.tile.getType());
     if (*a.bytes == *b.bytes ? a.tile.getType() != b.tile.getType()
                              : a.bytes->overlaps(*b.bytes))
       return true;
@@ -372,11 +410,13 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
                   "': its tiles do not share the group's shape and valid "
                   "extent, or overlap another's bytes");
     g.ops.push_back(l);
-    if (!g.extent && l.kind != LaneKind::Sync)
+    if (!g.extent && l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn)
       g.extent = l.dst ? l.dst : l.sources.front();
   }
   if (ops.front().kind == LaneKind::Sync || ops.back().kind == LaneKind::Sync)
     return fail("starts or ends with a synchronization op");
+  if (!g.extent)
+    return fail("has no tile of a group's shape, only loads of a column");
   // The last write of each tile, unless nothing reads what it leaves.
   SmallVector<std::pair<TileBytes, Value>> last;
   for (const LaneOp &l : ops) {

@@ -22,13 +22,17 @@ struct MarkFusionPass
   using TileMarkFusionBase::TileMarkFusionBase;
 
   /// Marks `run` (trailing synchronization ops dropped) when it holds two
-  /// instructions or more, and empties it.
+  /// instructions or more, one of them on tiles of the group's shape (not
+  /// only loads of a column), and empties it.
   static void close(SmallVectorImpl<LaneOp> &run) {
     while (!run.empty() && run.back().kind == LaneKind::Sync)
       run.pop_back();
-    if (llvm::count_if(run, [](const LaneOp &l) {
-          return l.kind != LaneKind::Sync;
-        }) >= 2) {
+    if (llvm::count_if(
+            run, [](const LaneOp &l) { return l.kind != LaneKind::Sync; }) >=
+            2 &&
+        llvm::any_of(run, [](const LaneOp &l) {
+          return l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn;
+        })) {
       Operation *first = run.front().op;
       first->setAttr(
           kFuseAttrName,
@@ -56,9 +60,23 @@ struct MarkFusionPass
         }
         if (static_cast<int64_t>(run.size()) == kMaxFusedOps ||
             !canJoin(run, *l)) {
+          // Loads of columns at the run's end (and the flags among them)
+          // are for what follows: they start the next run.
+          size_t keep = run.size();
+          while (keep > 0 && (run[keep - 1].kind == LaneKind::LoadColumn ||
+                              run[keep - 1].kind == LaneKind::Sync))
+            --keep;
+          SmallVector<LaneOp> next(run.begin() + keep, run.end());
+          run.truncate(keep);
           close(run);
-          if (!canJoin(run, *l))
-            continue;
+          while (!next.empty() && next.front().kind == LaneKind::Sync)
+            next.erase(next.begin());
+          run = std::move(next);
+          if (!canJoin(run, *l)) {
+            close(run);
+            if (!canJoin(run, *l))
+              continue;
+          }
         }
         run.push_back(*l);
       }

@@ -121,8 +121,8 @@ func.func @apart(%n: index, %m: index, %i: index) {
 // -----
 
 // Loads and stores of the group's tiles join it, with the flags between
-// the pipes; a load into a tile of another shape or valid extent (a
-// column broadcast's row here), a transposed load and a paged load do not.
+// the pipes, and so does the load of a column broadcast's row read after
+// it; a transposed load and a paged load do not.
 // CHECK-LABEL: func.func @memory
 // CHECK: tile.load %{{.*}} {tile.fuse = 8 : i64}
 // CHECK-NEXT: tile.set_flag mte2 -> v
@@ -132,7 +132,7 @@ func.func @apart(%n: index, %m: index, %i: index) {
 // CHECK-NEXT: tile.set_flag v -> mte3
 // CHECK-NEXT: tile.wait_flag v -> mte3
 // CHECK-NEXT: tile.store
-// CHECK-NEXT: tile.load %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.load %{{.*}} {tile.fuse = 2 : i64}
 // CHECK-NEXT: tile.colexpandmul %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
 // CHECK-NEXT: tile.load %{{.*}} transpose :
 // CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
@@ -160,6 +160,47 @@ func.func @memory(%x: memref<?x128xbf16>, %w: memref<128xf32>, %t: memref<128x8x
   tile.abs %rm, %rm : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   tile.load_paged %rm, %cache[], %table[%c0], %c0 : !tile.tile<vec, 8x128xf32>, memref<?x16x128xf32>, memref<1x4xi32>
   tile.abs %rm, %rm : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  return
+}
+
+// -----
+
+// A column's row is read in the group as a column broadcast and nothing
+// else: used element-wise, or loaded after the broadcast that reads it, its
+// load stays out; loads of columns alone are no group; a column of other
+// valid columns does not join (the broadcast that reads it, from the
+// buffer, does). Loads of columns at the end of a run start the next one
+// (here after a run of one-row tiles, which they would fit).
+// CHECK-LABEL: func.func @columns
+// CHECK-NOT: tile.fuse
+// CHECK: tile.load %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 1x128xf32, valid = 1x?>
+// CHECK-NEXT: tile.colexpandmul %{{.*}} {tile.fuse = 4 : i64}
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.load %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.colexpandmul %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.load %{{.*}} {tile.fuse = 2 : i64}
+// CHECK-NEXT: tile.colexpandmul %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: return
+func.func @columns(%w: memref<128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc at 0 : !tile.tile<vec, 1x128xf32>
+  %col = tile.alloc at 512 : !tile.tile<vec, 1x128xf32>
+  %rm = tile.alloc at 1024 : !tile.tile<vec, 8x128xf32>
+  %part = tile.alloc valid(%n) at 5120 : !tile.tile<vec, 1x128xf32, valid = 1x?>
+  tile.load %x, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.abs %x, %x : !tile.tile<vec, 1x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.colexpandmul %rm, %rm, %col : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.load %col, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.load %col, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.load %part, %w[%c0] : !tile.tile<vec, 1x128xf32, valid = 1x?>, memref<128xf32>
+  tile.colexpandmul %rm, %rm, %part : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 1x128xf32, valid = 1x?>
+  tile.abs %rm, %rm : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.load %col, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.colexpandmul %rm, %rm, %col : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.abs %x, %x : !tile.tile<vec, 1x128xf32>, !tile.tile<vec, 1x128xf32>
+  tile.load %col, %w[%c0] : !tile.tile<vec, 1x128xf32>, memref<128xf32>
+  tile.colexpandmul %rm, %rm, %col : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 1x128xf32>
   return
 }
 

@@ -45,6 +45,7 @@ enum class LaneKind {
   RowBroadcast, // dst = f(src, row[r, 0])
   ColBroadcast, // dst = f(src, col[0, c])
   Load,         // tile.load: dst = global memory
+  LoadColumn,   // tile.load of a column broadcast's [1 x cols] f32 row
   Store,        // tile.store: global memory = src
   RowReduce,    // reduced[r, 0] = f over row r of src
 };
@@ -76,7 +77,10 @@ struct LaneOp {
 /// conversions bf16 <-> f32 and f32 -> i32 -> f16 -> i8, broadcasts of a
 /// float row or column, a float row's sum, maximum or minimum), a load or store
 /// of a vec tile's rows (not transposed, no conversion), which the lanes do a
-/// row's sixteen columns at a time, or a synchronization op.
+/// row's sixteen columns at a time, or a synchronization op. A load into an
+/// f32 tile of one row (static and valid) is a LoadColumn: the lanes read
+/// it from global memory where the group uses it as a column broadcast, and
+/// the group may use it no other way.
 std::optional<LaneOp> getLaneOp(Operation *op);
 
 /// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
@@ -97,7 +101,9 @@ std::optional<TileBytes> getTileBytes(Value tile);
 /// fused group: its element-wise tiles (a load's destination and a store's
 /// source among them) are placed row-major vec tiles of the group's static
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
-/// is an f32 [rows x 1] tile of those rows, any two tiles of the group are
+/// is an f32 [rows x 1] tile of those rows, a LoadColumn's a [1 x cols] one
+/// of those columns, read after it only as a column broadcast, any two
+/// tiles of the group are
 /// the same bytes with the same type or disjoint, no broadcast tile or
 /// reduction result is written and touched otherwise in the group, and it
 /// holds at most kMaxFusedReductions reductions. `group` is one that grew
