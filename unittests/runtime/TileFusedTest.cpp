@@ -187,6 +187,88 @@ TEST_F(TileFusedTest, ConversionsGiveTheInstructionsBits) {
         },
         "i32 -> f16 -> i8");
   }
+  // f32 -> i32 -> f16 -> i8 with the int32 and the half in registers
+  // clamps and rounds the float directly: the special floats, and the
+  // ties and bounds around int8's range.
+  std::vector<float> near_int8 = interesting_floats();
+  for (float f = -130.0f; f <= 130.0f; f += 0.125f)
+    near_int8.push_back(f);
+  for (size_t base = 0; base < near_int8.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e)
+      g.data[e] = near_int8[(base + e) % near_int8.size()];
+    expect_fused_is_unfused(
+        q,
+        [&] {
+          cvt(i, g);
+          cvt(h, i);
+          cvt(q, h);
+        },
+        [&](auto &l, int r, int c) PTO_TILE_FUSED {
+          l.store(q, r, c, l.to_i8(l.to_f16(l.to_i32(l.load(g, r, c)))));
+        },
+        "f32 -> i32 -> f16 -> i8");
+  }
+}
+
+// A product and a sum in the lanes round twice, as their instructions do:
+// no fused multiply-add (GCC contracts plain intrinsics by default). On
+// random floats a fused x * y - z * w differs in many lanes.
+TEST_F(TileFusedTest, ProductsAndSumsAreNotContracted) {
+  F32 a, b, p, q;
+  place(a, 0);
+  place(b, 2048);
+  place(p, 4096);
+  place(q, 6144);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-1, 1);
+  for (int e = 0; e < kElems; ++e) {
+    a.data[e] = d(rng);
+    b.data[e] = d(rng);
+  }
+  expect_fused_is_unfused(
+      p,
+      [&] {
+        mul(p, a, b);
+        mul(q, b, b);
+        sub(p, p, q);
+        mul(q, a, a);
+        add(p, p, q);
+      },
+      [=](auto &l, int r, int c) PTO_TILE_FUSED {
+        auto x = l.load(a, r, c), y = l.load(b, r, c);
+        auto v = l.sub(l.mul(x, y), l.mul(y, y));
+        l.store(p, r, c, l.add(v, l.mul(x, x)));
+      },
+      "x * y - y * y + x * x");
+}
+
+// Both forms of the lanes convert to bf16 as TCVT does: Row16's integer
+// rounding, and Row16Bf16's VCVTNEPS2BF16 with its denormals sent to the
+// former (the host picks one; each is run here).
+TEST_F(TileFusedTest, BothLaneFormsConvertToBf16Alike) {
+  F32 g;
+  Bf16 b;
+  place(g, 0);
+  place(b, 2048);
+  std::vector<float> floats = interesting_floats();
+  for (size_t base = 0; base < floats.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e)
+      g.data[e] = floats[(base + e) % floats.size()];
+    poison(b);
+    cvt(b, g);
+    const std::vector<uint8_t> want = bytes_of(b);
+    auto lanes = [=](auto &l, int r, int c) PTO_TILE_FUSED {
+      l.store(b, r, c, l.to_bf16(l.load(g, r, c)));
+    };
+    poison(b);
+    detail::run_lanes<detail::Row16>(kRows, kCols, lanes);
+    EXPECT_EQ(bytes_of(b), want) << "Row16, from element " << base;
+    if (!detail::host_has_avx512_bf16())
+      continue;
+    poison(b);
+    detail::run_lanes<detail::Row16Bf16>(kRows, kCols, lanes);
+    EXPECT_EQ(bytes_of(b), want) << "Row16Bf16, from element " << base;
+  }
 }
 
 TEST_F(TileFusedTest, ArithmeticGivesTheInstructionsBits) {

@@ -216,11 +216,17 @@ inline const bool kHostHasFma =
 inline const bool kHostHasAvx512 =
     (__builtin_cpu_init(), __builtin_cpu_supports("avx512f") &&
                                __builtin_cpu_supports("avx512dq") &&
-                               __builtin_cpu_supports("avx512vl"));
+                               __builtin_cpu_supports("avx512vl") &&
+                               __builtin_cpu_supports("avx512bw"));
+/// VCVTNEPS2BF16, which fused groups' conversions to bf16 use.
+inline const bool kHostHasAvx512Bf16 =
+    (__builtin_cpu_init(),
+     kHostHasAvx512 &&__builtin_cpu_supports("avx512bf16"));
 inline bool host_has_avx() { return kHostHasAvx; }
 inline bool host_has_avx2() { return kHostHasAvx2; }
 inline bool host_has_fma() { return kHostHasFma; }
 inline bool host_has_avx512() { return kHostHasAvx512; }
+inline bool host_has_avx512_bf16() { return kHostHasAvx512Bf16; }
 /// The rounding every explicit-rounding instruction of the simulation uses:
 /// to nearest even, no exception raised (the device's rounding).
 constexpr int kRoundNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -2725,27 +2731,40 @@ inline bool gm_apart(std::initializer_list<GmSpan> spans) {
 #ifdef PTO_TILE_X86
 /// The attribute of a fused group's lane code, a generic lambda
 /// `[&](auto &L, int r, int c) PTO_TILE_FUSED { ... }`.
-#define PTO_TILE_FUSED __attribute__((target("avx512f")))
+#define PTO_TILE_FUSED                                                         \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16")))
+/// Row16's operations (inlined into the lanes).
+#define PTO_TILE_ROW_TARGET                                                    \
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"),                 \
+                 always_inline)) inline
 
 namespace detail {
-/// Sixteen elements of T in a register: 16- and 8-bit ones zero- (bf16) or
-/// sign-extended (int8) in 32-bit lanes, half packed.
+/// Sixteen elements of T in a register: int8 ones sign-extended in 32-bit
+/// lanes, bf16 and half packed.
 template <typename T> struct Reg;
 template <> struct Reg<float> { __m512 v; };
 template <> struct Reg<int32_t> { __m512i v; };
-template <> struct Reg<bf16> { __m512i v; };
+template <> struct Reg<bf16> { __m256i v; };
 template <> struct Reg<int8_t> { __m512i v; };
 template <> struct Reg<f16> { __m256i v; };
-/// Halves converted from int32 lanes (Row16::to_f16), with the integers
-/// they came from: to_i8 narrows those directly. The same bits: an int32's
-/// half rounded and clamped to [-128, 127] is the int32 clamped (exact up
-/// to 2048 in magnitude; beyond, a half or infinity of the same sign past
-/// the bound), without the round trip through float. The compiler drops
-/// whichever form no statement uses.
-struct HalfOfInt {
-  __m256i v;
-  __m512i from;
+/// Int32 lanes converted from floats (Row16::to_i32), with the floats.
+struct IntOfFloat {
+  __m512i v;
+  __m512 from;
 };
+/// Halves converted from int32 lanes (Row16::to_f16), with what those came
+/// from (the int32 lanes, or an IntOfFloat): to_i8 narrows that directly.
+/// The same bits: an int32's half rounded and clamped to [-128, 127] is
+/// the int32 clamped (exact up to 2048 in magnitude; beyond, a half or
+/// infinity of the same sign past the bound), without the round trip
+/// through float; and the int32 of a float, clamped, is the float clamped
+/// to [-128, 127] and rounded (TCVT's int32 saturates, monotonically, and
+/// gives 0 for NaN). The compiler drops whichever form no statement uses.
+template <typename From> struct HalfOf {
+  __m256i v;
+  From from;
+};
+using HalfOfInt = HalfOf<Reg<int32_t>>;
 
 /// Columns [c, c + 16) of row r of a fused group's tiles and global
 /// memory. Loads from a tile read all sixteen (a row of a tile whose static
@@ -2757,13 +2776,13 @@ struct Row16 {
   int c, cols;
 
   template <typename TileT>
-  PTO_TILE_LANES_TARGET Reg<typename TileT::DType> load(const TileT &t, int r,
-                                                        int c) const {
+  PTO_TILE_ROW_TARGET Reg<typename TileT::DType> load(const TileT &t, int r,
+                                                      int c) const {
     return load16(&t.at(r, c));
   }
   template <typename T>
-  PTO_TILE_LANES_TARGET Reg<std::remove_const_t<T>> load(const GmRows<T> &g,
-                                                         int r, int c) const {
+  PTO_TILE_ROW_TARGET Reg<std::remove_const_t<T>> load(const GmRows<T> &g,
+                                                       int r, int c) const {
     const T *p = g.data + r * g.stride + c;
     if (valid == 0xffff)
       return load16(p);
@@ -2773,102 +2792,106 @@ struct Row16 {
     return load16(&tail[0]);
   }
   template <typename TileT>
-  PTO_TILE_LANES_TARGET void store(TileT &t, int r, int c,
-                                   Reg<typename TileT::DType> x) const {
+  PTO_TILE_ROW_TARGET void store(TileT &t, int r, int c,
+                                 Reg<typename TileT::DType> x) const {
     store16(&t.at(r, c), x);
   }
   template <typename T>
-  PTO_TILE_LANES_TARGET void store(const GmRows<T> &g, int r, int c,
-                                   Reg<T> x) const {
+  PTO_TILE_ROW_TARGET void store(const GmRows<T> &g, int r, int c,
+                                 Reg<T> x) const {
     store16(g.data + r * g.stride + c, x);
   }
-  template <typename Place>
-  PTO_TILE_LANES_TARGET void store(const Place &t, int r, int c,
-                                   HalfOfInt x) const {
+  template <typename Place, typename From>
+  PTO_TILE_ROW_TARGET void store(const Place &t, int r, int c,
+                                 HalfOf<From> x) const {
     store(t, r, c, Reg<f16>{x.v});
+  }
+  template <typename Place>
+  PTO_TILE_ROW_TARGET void store(const Place &t, int r, int c,
+                                 IntOfFloat x) const {
+    store(t, r, c, Reg<int32_t>{x.v});
   }
 
   /// Sixteen elements from p.
-  template <typename T> PTO_TILE_LANES_TARGET Reg<T> load16(const T *p) const {
+  template <typename T> PTO_TILE_ROW_TARGET Reg<T> load16(const T *p) const {
     __mmask16 all = 0xffff; // (a variable: see exp8_avx512)
     if constexpr (std::is_same_v<T, float>)
       return {_mm512_loadu_ps(p)};
     else if constexpr (std::is_same_v<T, int32_t>)
       return {_mm512_loadu_si512(p)};
     else if constexpr (std::is_same_v<T, bf16>)
-      return {_mm512_maskz_cvtepu16_epi32(
-          all, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p)))};
+      return {_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))};
     else if constexpr (std::is_same_v<T, int8_t>)
       return {_mm512_maskz_cvtepi8_epi32(
           all, _mm_loadu_si128(reinterpret_cast<const __m128i *>(p)))};
     else
       return {_mm256_loadu_si256(reinterpret_cast<const __m256i *>(p))};
   }
-  /// The `valid` lanes of x to p. (A whole group narrows in a register and
-  /// stores plainly: the masked narrowing store took twice as long.)
-  template <typename T>
-  PTO_TILE_LANES_TARGET void store16(T *p, Reg<T> x) const {
+  /// The `valid` lanes of x to p. (A whole group of int8 narrows in a
+  /// register and stores plainly: the masked narrowing store took twice as
+  /// long.)
+  template <typename T> PTO_TILE_ROW_TARGET void store16(T *p, Reg<T> x) const {
     __mmask16 all = 0xffff;
     if constexpr (std::is_same_v<T, float>)
       _mm512_mask_storeu_ps(p, valid, x.v);
     else if constexpr (std::is_same_v<T, int32_t>)
       _mm512_mask_storeu_epi32(p, valid, x.v);
-    else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, int8_t>) {
-      if (valid == 0xffff) {
-        if constexpr (std::is_same_v<T, bf16>)
-          _mm256_storeu_si256(reinterpret_cast<__m256i *>(p),
-                              _mm512_maskz_cvtepi32_epi16(all, x.v));
-        else
-          _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
-                           _mm512_maskz_cvtepi32_epi8(all, x.v));
-      } else if constexpr (std::is_same_v<T, bf16>) {
-        _mm512_mask_cvtepi32_storeu_epi16(p, valid, x.v);
-      } else {
+    else if constexpr (std::is_same_v<T, int8_t>) {
+      if (valid == 0xffff)
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(p),
+                         _mm512_maskz_cvtepi32_epi8(all, x.v));
+      else
         _mm512_mask_cvtepi32_storeu_epi8(p, valid, x.v);
-      }
-    } else {
-      _mm512_mask_cvtepi32_storeu_epi16(p, valid,
-                                        _mm512_maskz_cvtepu16_epi32(all, x.v));
+    } else { // bf16, half: packed
+      _mm256_mask_storeu_epi16(p, valid, x.v);
     }
   }
   /// Columns [c, c + 16) of a [1 x C] float tile (a column broadcast).
   template <typename TileT>
-  PTO_TILE_LANES_TARGET Reg<float> col(const TileT &t, int c) const {
+  PTO_TILE_ROW_TARGET Reg<float> col(const TileT &t, int c) const {
     return {_mm512_loadu_ps(&t.at(0, c))};
   }
   /// Element r of an [R x 1] float tile in every lane (a row broadcast).
   template <typename TileT>
-  PTO_TILE_LANES_TARGET Reg<float> row(const TileT &t, int r) const {
+  PTO_TILE_ROW_TARGET Reg<float> row(const TileT &t, int r) const {
     return {_mm512_set1_ps(t.at(r, 0))};
   }
-  template <typename X> PTO_TILE_LANES_TARGET Reg<float> scalar(X x) const {
+  template <typename X> PTO_TILE_ROW_TARGET Reg<float> scalar(X x) const {
     return {_mm512_set1_ps(static_cast<float>(value(x)))};
   }
 
   // The instructions' arithmetic on float: max and min as their
   // `x > y ? x : y` and `x < y ? x : y` (VMAXPS and VMINPS return the
-  // second operand on NaN and on equal zeros), abs as fabs.
-  PTO_TILE_LANES_TARGET Reg<float> add(Reg<float> x, Reg<float> y) const {
-    return {_mm512_add_ps(x.v, y.v)};
+  // second operand on NaN and on equal zeros), abs as fabs. The four
+  // operations name their rounding (to nearest even, the default): GCC
+  // contracts the plain intrinsics, a product and a sum, into one FMA
+  // (-ffp-contract=fast is GNU C++'s default), which rounds once where the
+  // instructions round twice.
+  PTO_TILE_ROW_TARGET Reg<float> add(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_add_round_ps(all, x.v, y.v, kRoundNearest)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> sub(Reg<float> x, Reg<float> y) const {
-    return {_mm512_sub_ps(x.v, y.v)};
+  PTO_TILE_ROW_TARGET Reg<float> sub(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_sub_round_ps(all, x.v, y.v, kRoundNearest)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> mul(Reg<float> x, Reg<float> y) const {
-    return {_mm512_mul_ps(x.v, y.v)};
+  PTO_TILE_ROW_TARGET Reg<float> mul(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_mul_round_ps(all, x.v, y.v, kRoundNearest)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> div(Reg<float> x, Reg<float> y) const {
-    return {_mm512_div_ps(x.v, y.v)};
+  PTO_TILE_ROW_TARGET Reg<float> div(Reg<float> x, Reg<float> y) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_div_round_ps(all, x.v, y.v, kRoundNearest)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> max(Reg<float> x, Reg<float> y) const {
+  PTO_TILE_ROW_TARGET Reg<float> max(Reg<float> x, Reg<float> y) const {
     __mmask16 all = 0xffff;
     return {_mm512_maskz_max_ps(all, x.v, y.v)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> min(Reg<float> x, Reg<float> y) const {
+  PTO_TILE_ROW_TARGET Reg<float> min(Reg<float> x, Reg<float> y) const {
     __mmask16 all = 0xffff;
     return {_mm512_maskz_min_ps(all, x.v, y.v)};
   }
-  PTO_TILE_LANES_TARGET Reg<float> abs(Reg<float> x) const {
+  PTO_TILE_ROW_TARGET Reg<float> abs(Reg<float> x) const {
     return {_mm512_castsi512_ps(_mm512_and_si512(
         _mm512_castps_si512(x.v), _mm512_set1_epi32(0x7fffffff)))};
   }
@@ -2890,7 +2913,7 @@ struct Row16 {
   bool last_group() const { return c + 16 >= cols; }
 
   template <typename TileT>
-  PTO_TILE_LANES_TARGET void rowsum(TileT &dst, int r, int slot, Reg<float> x) {
+  PTO_TILE_ROW_TARGET void rowsum(TileT &dst, int r, int slot, Reg<float> x) {
     __m256 &sum = sums[slot];
     if (valid == 0xffff) {
       __mmask8 all = 0xff; // (a variable: see exp8_avx512)
@@ -2928,8 +2951,8 @@ struct Row16 {
   }
   /// The lanes added in the tree ((0 1)(2 3))((4 5)(6 7)), then the tail
   /// in order.
-  PTO_TILE_LANES_TARGET static float finish_sum(__m256 sum, const float *tail,
-                                                int n) {
+  PTO_TILE_ROW_TARGET static float finish_sum(__m256 sum, const float *tail,
+                                              int n) {
     alignas(32) float l[8];
     _mm256_store_ps(l, sum);
     float s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
@@ -2939,19 +2962,18 @@ struct Row16 {
   }
 
   template <typename TileT>
-  PTO_TILE_LANES_TARGET void rowmax(TileT &dst, int r, int slot, Reg<float> x) {
+  PTO_TILE_ROW_TARGET void rowmax(TileT &dst, int r, int slot, Reg<float> x) {
     extreme<true>(dst, r, slot, x);
   }
   template <typename TileT>
-  PTO_TILE_LANES_TARGET void rowmin(TileT &dst, int r, int slot, Reg<float> x) {
+  PTO_TILE_ROW_TARGET void rowmin(TileT &dst, int r, int slot, Reg<float> x) {
     extreme<false>(dst, r, slot, x);
   }
   /// The fold `acc = acc > x ? acc : x` (Greater) or `<` along the row:
   /// only what follows the last NaN counts (that NaN when it is last), the
   /// extreme value of it, and when that is zero, the last zero.
   template <bool Greater, typename TileT>
-  PTO_TILE_LANES_TARGET void extreme(TileT &dst, int r, int slot,
-                                     Reg<float> x) {
+  PTO_TILE_ROW_TARGET void extreme(TileT &dst, int r, int slot, Reg<float> x) {
     __m512 &m = extremes[slot];
     const __m512 none = _mm512_set1_ps(Greater ? -INFINITY : INFINITY);
     if (c == 0) {
@@ -3003,40 +3025,70 @@ struct Row16 {
   }
 
   // TCVT's conversions (rounding to nearest even), those of lanes::.
-  PTO_TILE_LANES_TARGET Reg<float> to_f32(Reg<bf16> x) const {
-    return {lanes::bf16_to_f32(x.v)};
+  PTO_TILE_ROW_TARGET Reg<float> to_f32(Reg<bf16> x) const {
+    __mmask16 all = 0xffff;
+    return {lanes::bf16_to_f32(_mm512_maskz_cvtepu16_epi32(all, x.v))};
   }
-  PTO_TILE_LANES_TARGET Reg<bf16> to_bf16(Reg<float> x) const {
-    return {lanes::f32_to_bf16(x.v)};
+  PTO_TILE_ROW_TARGET Reg<bf16> to_bf16(Reg<float> x) const {
+    __mmask16 all = 0xffff;
+    return {_mm512_maskz_cvtepi32_epi16(all, lanes::f32_to_bf16(x.v))};
   }
-  PTO_TILE_LANES_TARGET Reg<int32_t> to_i32(Reg<float> x) const {
-    return {lanes::f32_to_i32(x.v)};
+  PTO_TILE_ROW_TARGET IntOfFloat to_i32(Reg<float> x) const {
+    return {lanes::f32_to_i32(x.v), x.v};
   }
-  PTO_TILE_LANES_TARGET HalfOfInt to_f16(Reg<int32_t> x) const {
-    return {lanes::i32_to_f16(x.v), x.v};
+  PTO_TILE_ROW_TARGET HalfOfInt to_f16(Reg<int32_t> x) const {
+    return {lanes::i32_to_f16(x.v), x};
   }
-  PTO_TILE_LANES_TARGET Reg<int8_t> to_i8(Reg<f16> x) const {
+  PTO_TILE_ROW_TARGET HalfOf<IntOfFloat> to_f16(IntOfFloat x) const {
+    return {lanes::i32_to_f16(x.v), x};
+  }
+  PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(Reg<f16> x) const {
     return {lanes::f16_to_i8(x.v)};
   }
-  PTO_TILE_LANES_TARGET Reg<int8_t> to_i8(HalfOfInt x) const {
+  PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOfInt x) const {
     __mmask16 all = 0xffff;
     return {_mm512_maskz_max_epi32(
-        all, _mm512_maskz_min_epi32(all, x.from, _mm512_set1_epi32(127)),
+        all, _mm512_maskz_min_epi32(all, x.from.v, _mm512_set1_epi32(127)),
         _mm512_set1_epi32(-128))};
+  }
+  PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOf<IntOfFloat> x) const {
+    __mmask16 all = 0xffff;
+    const __m512 f = x.from.from;
+    // (A NaN is clamped to -128 here and zeroed by the mask.)
+    const __m512 clamped = _mm512_maskz_min_ps(
+        all, _mm512_maskz_max_ps(all, f, _mm512_set1_ps(-128.0f)),
+        _mm512_set1_ps(127.0f));
+    return {_mm512_maskz_cvt_roundps_epi32(_mm512_cmp_ps_mask(f, f, _CMP_ORD_Q),
+                                           clamped, kRoundNearest)};
+  }
+};
+
+/// Row16 on a host with AVX512_BF16: conversions to bf16 by VCVTNEPS2BF16,
+/// which rounds to nearest even and quiets a NaN as TCVT does (the top half,
+/// bit 6 set) but reads a denormal as zero: a group of sixteen holding one
+/// converts as Row16 does.
+struct Row16Bf16 : Row16 {
+  __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16"),
+                 always_inline)) inline Reg<bf16>
+  to_bf16(Reg<float> x) const {
+    if (__builtin_expect(_mm512_fpclass_ps_mask(x.v, 0x20) != 0, 0))
+      return Row16::to_bf16(x);
+    return {reinterpret_cast<__m256i>(_mm512_cvtneps_pbh(x.v))};
   }
 };
 
 /// `lanes(L, r, c)` over rows [0, rows) and columns [0, cols) sixteen at a
 /// time, inlined into one AVX-512 function.
-template <typename Body>
-__attribute__((target("avx512f"), flatten)) void run_lanes(int rows, int cols,
-                                                           const Body &body) {
+template <typename Row, typename Body>
+__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512bf16"),
+               flatten)) void
+run_lanes(int rows, int cols, const Body &body) {
   // A copy of the lambda whose address nothing takes: its captures (tile
   // handles, global memory rows, scalars) stay in registers, where through
   // a reference every store of a lane reloaded them.
   Body lanes = body;
   // One Row16 for the run: its row reductions carry over a row's groups.
-  Row16 L{};
+  Row L{};
   L.cols = cols;
   for (int r = 0; r < rows; ++r)
     for (int c = 0; c < cols; c += 16) {
@@ -3082,7 +3134,10 @@ void fused(Instructions &&instructions, const Extent &extent, Body &&lanes,
       detail::ChecksOnly checks;
       instructions();
     }
-    detail::run_lanes(extent.rows, extent.cols, lanes);
+    if (detail::host_has_avx512_bf16())
+      detail::run_lanes<detail::Row16Bf16>(extent.rows, extent.cols, lanes);
+    else
+      detail::run_lanes<detail::Row16>(extent.rows, extent.cols, lanes);
     return;
   }
 #else
