@@ -449,13 +449,65 @@ struct Access {
   bool elementwise = false;
 };
 
+/// Nodes of one size kept for reuse: global memory's region table gains
+/// and loses a node per row a kernel stores, every invocation, and malloc
+/// and free were a sixth of the paged KV store's time.
+struct NodePool {
+  std::vector<void *> free;
+  size_t size = 0;
+  NodePool() = default;
+  NodePool(const NodePool &) = delete;
+  NodePool &operator=(const NodePool &) = delete;
+  ~NodePool() {
+    for (void *p : free)
+      ::operator delete(p);
+  }
+};
+/// A std::map's allocator from a NodePool (single nodes; anything else, or
+/// a node of another size, from the heap).
+template <typename T> struct PoolAllocator {
+  using value_type = T;
+  NodePool *pool;
+  explicit PoolAllocator(NodePool *p) : pool(p) {}
+  template <typename U>
+  PoolAllocator(const PoolAllocator<U> &o) : pool(o.pool) {}
+  T *allocate(size_t n) {
+    if (n == 1 && pool->size == sizeof(T) && !pool->free.empty()) {
+      void *p = pool->free.back();
+      pool->free.pop_back();
+      return static_cast<T *>(p);
+    }
+    return static_cast<T *>(::operator new(n * sizeof(T)));
+  }
+  void deallocate(T *p, size_t n) {
+    if (n == 1 && (pool->size == 0 || pool->size == sizeof(T))) {
+      pool->size = sizeof(T);
+      pool->free.push_back(p);
+      return;
+    }
+    ::operator delete(p);
+  }
+  template <typename U> bool operator==(const PoolAllocator<U> &o) const {
+    return pool == o.pool;
+  }
+  template <typename U> bool operator!=(const PoolAllocator<U> &o) const {
+    return pool != o.pool;
+  }
+};
+
 /// The pipes of one block (a cube core and its vector core) as vector
 /// clocks: know[a][b] is the latest instruction of agent b that agent a is
 /// ordered after.
 struct Checker {
   uint32_t know[kAgents][kAgents] = {};
   std::vector<Region> regions[kNumBuffers];
-  std::map<uintptr_t, Region> gm; // global memory's
+  // Global memory's table, its nodes from `nodes` (declared first: it
+  // outlives the table).
+  NodePool nodes;
+  using GmTable =
+      std::map<uintptr_t, Region, std::less<uintptr_t>,
+               PoolAllocator<std::pair<const uintptr_t, Region>>>;
+  GmTable gm{PoolAllocator<std::pair<const uintptr_t, Region>>(&nodes)};
   // What a setting pipe had done: its row of `know`, by value (no
   // allocation per set_flag).
   using Snapshot = std::array<uint32_t, kAgents>;
@@ -546,7 +598,6 @@ struct Checker {
   // vector (a few dozen tiles at most); global memory's is a map, since a
   // kernel may store thousands of separate rows (a KV store into shuffled
   // pages), and inserting into the middle of a vector of them is quadratic.
-  using GmTable = std::map<uintptr_t, Region>;
   static Region &reg(std::vector<Region>::iterator it) { return *it; }
   static Region &reg(GmTable::iterator it) { return it->second; }
   static std::vector<Region>::iterator put(std::vector<Region> &t,
