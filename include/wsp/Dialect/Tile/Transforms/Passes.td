@@ -140,20 +140,27 @@ def TileMarkFusion : Pass<"tile-mark-fusion", "::mlir::ModuleOp"> {
     A run holds f32 arithmetic (`add`, `sub`, `mul`, `div`, `max`, `min`,
     `abs`, their scalar forms, `rowexpand*` and `colexpand*` with a float
     row or column), conversions with `rint` rounding between bf16 and f32
-    and along f32 -> i32 -> f16 -> i8, and between them `set_flag`,
-    `wait_flag` and `barrier v`, which move no data; at least two
-    instructions and at most 64 ops (a longer chain becomes several runs),
-    neither end a synchronization op. Its element-wise tiles
-    are placed row-major vec tiles of one static shape, whose columns are
-    whole groups of 16, and one valid extent (the same constants or
-    values); any two of its tiles are the same bytes with the same type or
-    disjoint, and no broadcast tile is written in it. Existing marks are
-    replaced.
+    and along f32 -> i32 -> f16 -> i8, the row reductions `rowsum`,
+    `rowmax` and `rowmin` (at most four), `load` and `store` of its tiles'
+    rows (not transposed, not paged), the `load` of a column broadcast's
+    f32 row that it then reads only as that broadcast, and between them
+    `set_flag`, `wait_flag` and `barrier v`, which move no data; at least
+    two instructions and at most 64 ops (a longer chain becomes several
+    runs), neither end a synchronization op. Its element-wise tiles are
+    placed row-major vec tiles of one static shape, whose columns are whole
+    groups of 16, and one valid extent (the same constants or values); a
+    reduction's result is an f32 [rows x 1] tile of those rows; any two of
+    its tiles are the same bytes with the same type or disjoint; no
+    broadcast tile or reduction result is written and otherwise touched in
+    it. Loads of columns left at the end of a run start the next one.
+    Existing marks are replaced.
 
     What the emitter stores at the end of a run follows from the marks
     (wsp/Dialect/Tile/Transforms/Fusion.h): a tile the run writes is left
     in registers when every access to its bytes is in some run and each
-    run writes it before reading it.
+    run reads it only after writing exactly its bytes. The run's loads and
+    stores of global memory are the lanes', which the simulation checks
+    at run time for blocks that overlap (else it runs the instructions).
   }];
 }
 
