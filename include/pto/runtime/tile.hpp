@@ -3031,31 +3031,35 @@ struct Row16 {
       m = none;
       any[slot] = false;
     }
+    // One test for the rare lanes, NaNs and zeros (VFPCLASSPS: quiet and
+    // signalling NaN, +0, -0); the common group is one VMAXPS (VMINPS).
+    const __mmask16 rare = _mm512_mask_fpclass_ps_mask(valid, x.v, 0x87);
     __mmask16 counted = valid;
-    const __mmask16 nans =
-        _mm512_mask_cmp_ps_mask(valid, x.v, x.v, _CMP_UNORD_Q);
-    if (nans) { // start again after the last
-      const int at = 31 - __builtin_clz(unsigned(nans));
-      alignas(64) float v[16];
-      _mm512_store_ps(v, x.v);
-      nan[slot] = v[at];
-      m = none;
-      any[slot] = false;
-      counted &= __mmask16(~((2u << at) - 1));
-    }
-    if (counted) {
-      // No NaN here, so VMAXPS (VMINPS) is the fold's compare but for the
-      // sign of equal zeros, which the last zero decides.
-      m = Greater ? _mm512_mask_max_ps(m, counted, m, x.v)
-                  : _mm512_mask_min_ps(m, counted, m, x.v);
-      const __mmask16 zeros = _mm512_mask_cmp_ps_mask(
-          counted, x.v, _mm512_setzero_ps(), _CMP_EQ_OQ);
+    if (rare) {
+      const __mmask16 nans =
+          _mm512_mask_cmp_ps_mask(valid, x.v, x.v, _CMP_UNORD_Q);
+      if (nans) { // start again after the last
+        const int at = 31 - __builtin_clz(unsigned(nans));
+        alignas(64) float v[16];
+        _mm512_store_ps(v, x.v);
+        nan[slot] = v[at];
+        m = none;
+        any[slot] = false;
+        counted &= __mmask16(~((2u << at) - 1));
+      }
+      const __mmask16 zeros = rare & counted & ~nans;
       if (zeros) {
         const __mmask16 negative = _mm512_cmplt_epi32_mask(
             _mm512_castps_si512(x.v), _mm512_setzero_si512());
         last_zero_negative[slot] =
             (negative >> (31 - __builtin_clz(unsigned(zeros)))) & 1;
       }
+    }
+    if (counted) {
+      // No NaN here, so VMAXPS (VMINPS) is the fold's compare but for the
+      // sign of equal zeros, which the last zero decides.
+      m = Greater ? _mm512_mask_max_ps(m, counted, m, x.v)
+                  : _mm512_mask_min_ps(m, counted, m, x.v);
       any[slot] = true;
     }
     if (!last_group())
