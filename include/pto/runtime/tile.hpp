@@ -2951,7 +2951,7 @@ struct Row16 {
   // `slot` (each reduction of a group has its own): each group of sixteen
   // adds to the row's state, and the last writes dst[r, 0] as the
   // instruction does (detail::row_sum, detail::row_extreme), to the bit.
-  static constexpr int kSlots = 4;
+  static constexpr int kSlots = 4; // (the compiler's kMaxFusedReductions)
   /// TROWSUM's lanes: lane l sums x[l], x[l + 8], ... in order.
   __m256 sums[kSlots];
   /// TROWMAX's and TROWMIN's: the extreme of each lane since the row's

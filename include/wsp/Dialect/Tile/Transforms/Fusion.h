@@ -51,7 +51,8 @@ enum class LaneKind {
 };
 
 /// The most row reductions a group holds (each keeps a row's state in the
-/// lanes' registers).
+/// lanes' registers: the slots of pto::runtime::tile::detail::Row16, which
+/// has as many).
 constexpr int kMaxFusedReductions = 4;
 
 /// One op of a fused group.
@@ -75,12 +76,12 @@ struct LaneOp {
 /// `op` as an op of a fused group, or std::nullopt when it cannot be one:
 /// a vector instruction the lanes compute (float arithmetic, the
 /// conversions bf16 <-> f32 and f32 -> i32 -> f16 -> i8, broadcasts of a
-/// float row or column, a float row's sum, maximum or minimum), a load or store
-/// of a vec tile's rows (not transposed, no conversion), which the lanes do a
-/// row's sixteen columns at a time, or a synchronization op. A load into an
-/// f32 tile of one row (static and valid) is a LoadColumn: the lanes read
-/// it from global memory where the group uses it as a column broadcast, and
-/// the group may use it no other way.
+/// float row or column, a float row's sum, maximum or minimum), a load or
+/// store of a vec tile's rows (not transposed, no conversion), which the
+/// lanes do a row's sixteen columns at a time, or a synchronization op. A
+/// load into an f32 tile of one row (static and valid) is a LoadColumn: the
+/// lanes read it from global memory where the group uses it as a column
+/// broadcast, and the group may use it no other way.
 std::optional<LaneOp> getLaneOp(Operation *op);
 
 /// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
@@ -103,11 +104,11 @@ std::optional<TileBytes> getTileBytes(Value tile);
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
 /// is an f32 [rows x 1] tile of those rows, a LoadColumn's a [1 x cols] one
 /// of those columns, read after it only as a column broadcast, any two
-/// tiles of the group are
-/// the same bytes with the same type or disjoint, no broadcast tile or
-/// reduction result is written and touched otherwise in the group, and it
-/// holds at most kMaxFusedReductions reductions. `group` is one that grew
-/// by canJoin, op by op: only the pairs `next` adds are checked.
+/// tiles of the group are the same bytes with the same type or disjoint, no
+/// broadcast tile or reduction result is written and touched otherwise in
+/// the group, and it holds at most kMaxFusedReductions reductions. `group`
+/// is one that grew by canJoin, op by op: only the pairs `next` adds are
+/// checked.
 bool canJoin(llvm::ArrayRef<LaneOp> group, const LaneOp &next);
 
 /// A marked group, checked, with what its lanes must store.
