@@ -1982,6 +1982,23 @@ template <bool Greater> float row_extreme(const float *x, int n) {
   return search(start + 1, &nan);
 }
 
+/// The fixed tree in which the cube's dot products and TROWSUM add their
+/// eight partial sums, lane(0) ... lane(7): ((0 1)(2 3))((4 5)(6 7)).
+template <typename Lane> inline auto sum_tree8(Lane lane) {
+  return ((lane(0) + lane(1)) + (lane(2) + lane(3))) +
+         ((lane(4) + lane(5)) + (lane(6) + lane(7)));
+}
+
+/// TROWSUM's last steps: the eight lanes added in their tree, then the n
+/// elements of `tail` in order (also the fused lanes' rowsum's,
+/// Row16::rowsum).
+inline float row_sum_finish(const float lane[8], const float *tail, int n) {
+  float s = sum_tree8([&](int l) { return lane[l]; });
+  for (int c = 0; c < n; ++c)
+    s += tail[c];
+  return s;
+}
+
 /// TROWSUM's sum of a float row, in the order the cube's dot products add
 /// (`dot_all`): lane l of eight sums the elements at positions l mod 8 in
 /// order, starting from the first eight themselves (a row of -0.0 sums to
@@ -2004,11 +2021,7 @@ inline float row_sum(const float *x, int n) {
   for (; c + 8 <= n; c += 8)
     for (int l = 0; l < 8; ++l)
       lane[l] += x[c + l];
-  float s = ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
-            ((lane[4] + lane[5]) + (lane[6] + lane[7]));
-  for (; c < n; ++c)
-    s += x[c];
-  return s;
+  return row_sum_finish(lane, x + c, n - c);
 }
 
 /// A row reduction (rowmax, rowmin, rowsum): of a row-major f32 tile,
@@ -2295,8 +2308,7 @@ template <typename Acc> struct Partial<Acc, true> {
 template <typename P, typename Acc>
 inline Acc finish_dot(const P &p, const Acc *row, const Acc *col, int kk,
                       int k) {
-  Acc sum = ((p.lane(0) + p.lane(1)) + (p.lane(2) + p.lane(3))) +
-            ((p.lane(4) + p.lane(5)) + (p.lane(6) + p.lane(7)));
+  Acc sum = sum_tree8([&](int l) { return p.lane(l); });
   for (; kk < k; ++kk)
     sum += row[kk] * col[kk];
   return sum;
@@ -2403,8 +2415,7 @@ inline void dot_all_fast(const float *a, int m, const float *b, int n, int k,
 template <typename BT>
 inline float finish_fused(const float *lanes, const float *row, const BT *col,
                           int kk, int k) {
-  float sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-              ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  float sum = sum_tree8([&](int l) { return lanes[l]; });
   for (; kk < k; ++kk)
     sum = std::fma(row[kk], Elem<BT>::to_f32(col[kk]), sum);
   return sum;
@@ -3000,16 +3011,11 @@ struct Row16 {
     }
     dst.at(r, 0) = finish_sum(sum, v + tail, n - tail);
   }
-  /// The lanes added in the tree ((0 1)(2 3))((4 5)(6 7)), then the tail
-  /// in order.
   PTO_TILE_ROW_TARGET static float finish_sum(__m256 sum, const float *tail,
                                               int n) {
-    alignas(32) float l[8];
-    _mm256_store_ps(l, sum);
-    float s = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-    for (int k = 0; k < n; ++k)
-      s += tail[k];
-    return s;
+    alignas(32) float lane[8];
+    _mm256_store_ps(lane, sum);
+    return row_sum_finish(lane, tail, n);
   }
 
   template <typename TileT>
