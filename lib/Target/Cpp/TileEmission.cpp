@@ -294,8 +294,9 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     return failure();
   e.os << "// " << kFuseAttrName << ": " << group->ops.size()
        << " ops, computed in registers";
-  for (Value v : group->stores)
-    e.os << (v == group->stores.front() ? "; stores " : ", ") << e.name(v);
+  for (unsigned w : group->stores)
+    e.os << (w == group->stores.front() ? "; stores " : ", ")
+         << e.name(group->ops[w].dst);
   e.os << "\n";
   // The global memory rows of each load and store, by op, in a block of
   // their own (their names are the group's).
@@ -401,14 +402,11 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     else
       known->second = name;
   }
-  for (Value v : group->stores) {
+  for (unsigned w : group->stores) {
     // A column's row, loaded in the group, is stored with the first row.
-    TileBytes b = *getTileBytes(v);
-    const LaneOp *writer = nullptr;
-    for (const LaneOp &l : group->ops)
-      if (l.dst && *getTileBytes(l.dst) == b)
-        writer = &l;
-    if (writer && writer->kind == LaneKind::LoadColumn)
+    const LaneOp &writer = group->ops[w];
+    Value v = writer.dst;
+    if (writer.kind == LaneKind::LoadColumn)
       e.os << "if (wsp_r == 0) wsp_l.store(" << e.name(v) << ", 0, wsp_c, "
            << reg(v) << ");\n";
     else

@@ -418,19 +418,19 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
   if (!g.extent)
     return fail("has no tile of a group's shape, only loads of a column");
   // The last write of each tile, unless nothing reads what it leaves.
-  SmallVector<std::pair<TileBytes, Value>> last;
-  for (const LaneOp &l : ops) {
+  SmallVector<std::pair<TileBytes, unsigned>> last;
+  for (auto [i, l] : llvm::enumerate(ops)) {
     if (!l.dst)
       continue;
     TileBytes b = *getTileBytes(l.dst);
     auto *known = llvm::find_if(last, [&](auto &p) { return p.first == b; });
     if (known == last.end())
-      last.push_back({b, l.dst});
+      last.push_back({b, i});
     else
-      known->second = l.dst;
+      known->second = i;
   }
-  for (auto &[bytes, dst] : last)
+  for (auto &[bytes, writer] : last)
     if (!isLocal(bytes))
-      g.stores.push_back(dst);
+      g.stores.push_back(writer);
   return g;
 }

@@ -117,8 +117,9 @@ struct FusionGroup {
   /// A tile with the group's valid extent (the lanes run over it).
   Value extent;
   /// For each tile the group writes whose value the program may read
-  /// afterwards, its last write's destination, in program order.
-  llvm::SmallVector<Value> stores;
+  /// afterwards, its last write (an index into ops), in program order of
+  /// the tiles' first writes.
+  llvm::SmallVector<unsigned> stores;
 };
 
 /// The fused groups of one function or kernel, from their marks.
