@@ -127,3 +127,16 @@ func.func @fuse_long() {
   tile.abs %a, %a : !tile.tile<vec, 8x32xf32>, !tile.tile<vec, 8x32xf32>
   return
 }
+
+// -----
+
+// Loads of columns alone are no group: the lanes have no tile to run over.
+func.func @fuse_columns_only(%w: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %a = tile.alloc at 0 : !tile.tile<vec, 1x32xf32>
+  %b = tile.alloc at 128 : !tile.tile<vec, 1x32xf32>
+  // expected-error @+1 {{'tile.load' op starts a fused group (tile.fuse = 2 : i64) that has no tile of a group's shape, only loads of a column}}
+  tile.load %a, %w[%c0] {tile.fuse = 2 : i64} : !tile.tile<vec, 1x32xf32>, memref<32xf32>
+  tile.load %b, %w[%c0] : !tile.tile<vec, 1x32xf32>, memref<32xf32>
+  return
+}
