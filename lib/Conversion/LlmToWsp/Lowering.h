@@ -1,0 +1,291 @@
+//===- Lowering.h - the kernel families' shared lowering API ----*- C++ -*-===//
+//
+// convert-llm-to-wsp lowers each llm op with the kernel family that owns
+// it (RowOps.cpp, TokenRows.cpp, Matmul.cpp, Moe.cpp, ModelEnds.cpp,
+// Attention.cpp, BenchmarkAttention.cpp). A family writes its planner and
+// kernel as IR fragments (Templates/<Family>.mlir.in, embedded when the
+// project is built), fills their `${KEY}` parameters from the op's static
+// sizes, and registers one lowering per op in a LoweringRegistry. The pass
+// (LlmToWsp.cpp) parses what a lowering returns and moves it into place.
+//
+// This header is private to lib/Conversion/LlmToWsp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef WSP_LIB_CONVERSION_LLMTOWSP_LOWERING_H
+#define WSP_LIB_CONVERSION_LLMTOWSP_LOWERING_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+#include "mlir/Support/TypeID.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace mlir::wsp::lowering {
+
+//===----------------------------------------------------------------------===//
+// The fragments
+//===----------------------------------------------------------------------===//
+
+// kRowPlanner, kMatmulKernel, ...: one StringLiteral per fragment of the
+// families' .mlir.in files; kFragmentKeys: every key they name.
+#include "LlmToWspFragments.inc"
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+/// The values of a lowering's `${KEY}` parameters. A value is IR text and
+/// may name keys itself (a piece of a kernel is a value). The keys are a
+/// declared set: those a fragment names (kFragmentKeys) and those only the
+/// pieces the families build in C++ name (kPieceKeys in Lowering.cpp).
+/// instantiate() reports, at the op, a value given for an undeclared key,
+/// a key named but given no value, and a piece that contains itself.
+class Params {
+public:
+  Params() = default;
+  Params(std::initializer_list<std::pair<const std::string, std::string>> init)
+      : values(init) {}
+
+  /// The value of `key`, to be set.
+  std::string &operator[](const std::string &key) { return values[key]; }
+  /// Typed values: a type or attribute as the IR prints it, a number in
+  /// decimal.
+  void set(const std::string &key, Type type);
+  void set(const std::string &key, Attribute attr);
+  void set(const std::string &key, int64_t number);
+  /// Sets each key of `defaults` that has no value yet: a family's shared
+  /// helpers give defaults that an op's own values override.
+  void setDefault(const std::string &key, std::string value) {
+    values.try_emplace(key, std::move(value));
+  }
+  void
+  setDefaults(std::initializer_list<std::pair<const std::string, std::string>>
+                  defaults);
+  /// Sets a key derived from an operand's name (`<NAME>_TYPE`,
+  /// `LOAD_<name>`), given for every operand whether or not a fragment
+  /// names it: such a key is declared by the operand.
+  void setDerived(const std::string &key, std::string value);
+  bool has(const std::string &key) const { return values.count(key); }
+  /// The value of a key that has one.
+  const std::string &get(const std::string &key) const {
+    return values.at(key);
+  }
+
+  const std::map<std::string, std::string> &all() const { return values; }
+  /// Whether `key` was set with setDerived.
+  bool isDerived(const std::string &key) const { return derived.count(key); }
+
+private:
+  std::map<std::string, std::string> values;
+  std::set<std::string> derived;
+};
+
+/// `text` with the keys that `values` gives replaced by their values (not
+/// recursively); the others are left for instantiate(). For a piece filled
+/// twice with different values.
+std::string fillKeys(StringRef text, const Params &values);
+
+//===----------------------------------------------------------------------===//
+// What a lowering returns
+//===----------------------------------------------------------------------===//
+
+/// One operand of an llm op as the kernel and the planner see it: its seed
+/// name and value.
+struct NamedOperand {
+  std::string name;
+  Value value;
+  /// The type when there is no value yet (a workspace argument).
+  Type type = {};
+  Type getType() const { return value ? value.getType() : type; }
+};
+
+struct Lowered {
+  std::string text; // the module of fragments, instantiated
+  /// The planner's arguments, in order. Those without a value are the
+  /// global-memory workspaces the op needs (cube <-> vector exchange, state
+  /// carried between a row's chunks): each becomes an argument of the
+  /// function, of the type given.
+  SmallVector<NamedOperand> args;
+};
+
+/// The op's lowering: the planner and kernel fragments with every key
+/// replaced by its value (values may name keys in turn). A key without a
+/// value, a value for an undeclared key or a value that contains itself is
+/// an error at `op` (a bug in the family, which its tests find).
+FailureOr<Lowered> instantiate(Operation *op, const Params &values,
+                               StringRef planner, StringRef kernel,
+                               SmallVector<NamedOperand> args);
+
+//===----------------------------------------------------------------------===//
+// The registry
+//===----------------------------------------------------------------------===//
+
+/// The lowerings of the llm ops, one per op, each registered by its family.
+class LoweringRegistry {
+public:
+  /// How an op lowers: `name` names its kernel, `cores` is the pass's
+  /// vector-cores option.
+  using Fn = std::function<FailureOr<Lowered>(Operation *op, StringRef name,
+                                              int64_t cores)>;
+
+  template <typename OpTy>
+  void
+  add(std::function<FailureOr<Lowered>(OpTy op, StringRef name, int64_t cores)>
+          fn) {
+    bool inserted =
+        lowerings
+            .try_emplace(TypeID::get<OpTy>(),
+                         [fn = std::move(fn)](Operation *op, StringRef name,
+                                              int64_t cores) {
+                           return fn(cast<OpTy>(op), name, cores);
+                         })
+            .second;
+    assert(inserted && "an op has one lowering");
+    (void)inserted;
+  }
+
+  /// The op's lowering, or a diagnostic at it when no family lowers it.
+  FailureOr<Lowered> lower(Operation *op, StringRef name, int64_t cores) const;
+
+private:
+  llvm::DenseMap<TypeID, Fn> lowerings;
+};
+
+/// The families. Row operators: rms_norm, scale_dynamic_quant,
+/// add_rms_norm_dynamic_quant, head_rms_norm.
+void populateRowOpLowerings(LoweringRegistry &registry);
+/// Token rows: rotary_embedding, store_kv_cache, store_paged_kv_cache.
+void populateTokenRowLowerings(LoweringRegistry &registry);
+/// Matmuls of token rows: quant_matmul, moe_quant_matmul,
+/// moe_gating_gemm.
+void populateMatmulLowerings(LoweringRegistry &registry);
+/// MoE: moe_quant_group_gemm, moe_scatter_dynamic_quant, moe_gather,
+/// moe_softmax_topk, moe_swiglu_dynamic_quant.
+void populateMoeLowerings(LoweringRegistry &registry);
+/// The model's ends: embedding, argmax.
+void populateModelEndLowerings(LoweringRegistry &registry);
+/// Paged attention: flash_attention_decode, flash_attention_prefill.
+void populateAttentionLowerings(LoweringRegistry &registry);
+/// The benchmark attention operators: flash_attention, flash_decoding.
+void populateBenchmarkAttentionLowerings(LoweringRegistry &registry);
+
+//===----------------------------------------------------------------------===//
+// Helpers the families share
+//===----------------------------------------------------------------------===//
+
+std::string str(Type t);
+std::string str(Attribute a);
+
+/// `%a: T, %b: U` and `%a, %b : T, U` for a list of operands.
+std::string signature(ArrayRef<NamedOperand> args);
+std::string callArgs(ArrayRef<NamedOperand> args);
+
+/// A run-time check that dimension `dim` of operand `name` equals `%expect`
+/// (an index value of the planner), folded into `%shapes_ok`.
+struct DimCheck {
+  std::string name;
+  unsigned dim;
+  std::string expect;
+};
+
+/// Sets `result` (an i1) to whether every check holds. The sizes are taken
+/// from the first argument, so checks of an operand that is that very
+/// buffer (an op in place) hold by construction and are left out.
+std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
+                   StringRef result = "%shapes_ok");
+
+/// Rows of a row-wise kernel's tiles: 8 f32 row statistics make one
+/// 32-byte row when reshaped to [1 x 8].
+constexpr int64_t kRows = 8;
+/// The widest column chunk of a row-wise kernel.
+constexpr int64_t kMaxCols = 1024;
+
+/// The largest multiple of `step` that divides `total` and is at most
+/// `most`, or 0 when there is none.
+int64_t largestDivisor(int64_t total, int64_t most, int64_t step);
+
+/// `x` rounded up to a multiple of `m`.
+int64_t roundUp(int64_t x, int64_t m);
+
+/// The kernel's column chunk: all of hidden_size up to kMaxCols, else its
+/// largest divisor below that which is a multiple of `align` (16 for bf16
+/// rows, 32 when an int8 row must be whole 32-byte blocks too).
+FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align);
+FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align);
+
+/// The emitters take row-major buffers: views of another layout are
+/// diagnosed at the op.
+LogicalResult requireIdentityLayouts(Operation *op,
+                                     ArrayRef<NamedOperand> args);
+
+/// `${<NAME>_TYPE}` for each argument: its type.
+void addTypeValues(Params &v, ArrayRef<NamedOperand> args);
+
+/// What kRowPlanner needs: the names, the planner's arguments (the first
+/// is hidden_states, whose dim 0 is num_tokens), and the plan's bounds.
+/// An op may set its own ROWS (the plan's chunk_min) and UNITS first.
+void addPlanValues(Params &v, StringRef name, ArrayRef<NamedOperand> args,
+                   int64_t cores);
+
+/// The tile types of a kernel with `rows` rows (kRows unless a kernel
+/// takes more) of `cols` columns.
+void addTileValues(Params &v, int64_t cols, int64_t rows = kRows);
+
+/// Rows of a kernel whose tile rows are heads of one token: all `heads`
+/// of them (rounded up to whole kRows blocks), so that a token costs one
+/// pass of the kernel's vector instructions rather than one per kRows
+/// heads, as long as its tiles, `bytesPerRow` for each row, take at most
+/// half of UB (else as many kRows blocks as do, at least one).
+int64_t headTileRows(int64_t heads, int64_t bytesPerRow);
+
+/// A head range of a packed QKV (the seed's "kv_head_num may be indices
+/// from [q_head_num + 2 * kv_head_num]"): `memref.subview %base[0, h0, 0]`
+/// (or [0, 0, h0, 0] unpacked) with unit strides, whole in every other
+/// dimension, of a row-major base. Returns the base and h0; any other value
+/// is its own base at head 0.
+std::pair<Value, int64_t> headRangeOf(Value v);
+
+/// Shared by the cube families (Matmul.cpp defines them).
+/// Cube blocks a matmul runs on; each has its own slot of the workspace.
+constexpr int64_t kCubeBlocks = 24;
+/// Token rows of one cube tile (M), and the widest K and N tiles.
+constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
+/// Descriptors a matmul plan may write.
+constexpr int64_t kMatmulUnits = 1024;
+
+/// The K and N tiles of a matmul over K x N weights (N tiles of at most
+/// `maxNTile` columns), or a diagnostic unless K is a multiple of 32 and N
+/// of 16 (whole 32-byte int8 and bf16 rows).
+FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
+                                                   int64_t n, int64_t maxNTile);
+
+/// A matmul's plan: units of at least one M tile, at most kMatmulUnits, and
+/// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row
+/// range partial: balanced chunks would cut every unit off the M tile grid,
+/// so that each unit's last tile were partial, not only a range's last.
+std::string matmulPlanConfig();
+
+/// The split of a kernel's vector work over a block's vector cores (two on
+/// A2/A3, one in the CPU simulation; this one is %sb of %nsb), one rule for
+/// the rows of the attention and matmul kernels and the positions of an
+/// int8 page segment: of `count` items this core takes `n` from `first`,
+/// every core as many, so an odd count leaves the middle one to both (which
+/// write the same bytes) and no core is left with none.
+std::string vectorCoreShare(StringRef count, StringRef n, StringRef first);
+
+} // namespace mlir::wsp::lowering
+
+#endif // WSP_LIB_CONVERSION_LLMTOWSP_LOWERING_H

@@ -1,0 +1,509 @@
+//===- Moe.cpp - the MoE operators ----------------------------------------===//
+//
+// moe_quant_group_gemm, moe_scatter_dynamic_quant, moe_gather,
+// moe_softmax_topk and moe_swiglu_dynamic_quant. Fragments:
+// Templates/Moe.mlir.in (the group GEMM's kernel is the matmul family's).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "wsp/Dialect/Llm/IR/LlmOps.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/Layouts.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <pto/runtime/hardware.hpp>
+
+using namespace mlir;
+using namespace mlir::wsp;
+using namespace mlir::wsp::lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// moe_quant_group_gemm: one work unit = (expert, range of its rows, N tile),
+// planned from the experts' token counts without padding any expert to a
+// block; the quant_matmul kernel with the expert's weight and scale, its M
+// tile chosen by the expert's token count (the tier)
+//===----------------------------------------------------------------------===//
+
+/// An expert with at most this many rows is "small": its tier multiplies
+/// M tiles of kSmallExpertRows rows, the others kMatmulRows.
+constexpr int64_t kSmallExpertRows = 16;
+/// The widest N tile of a group GEMM.
+constexpr int64_t kExpertNTile = 64;
+
+/// The group GEMM's kernel is kMatmulKernel with these pieces: the tier's
+/// M_TILE (16 rows for a small expert, 32 above) sizes the row tiles; the
+/// unit's rows are its expert's (kSegmentRows, no shared experts); the
+/// expert's weight and scale row.
+FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
+  SmallVector<NamedOperand> args = {
+      {"scatter_tokens", op.getScatterTokens()},
+      {"per_token_scale", op.getPerTokenScale()},
+      {"experts_weight", op.getExpertsWeight()},
+      {"experts_scale", op.getExpertsScale()},
+      {"experts_token_count", op.getExpertsTokenCount()},
+      {"y", op.getY()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto wType = cast<MemRefType>(op.getExpertsWeight().getType());
+  if (!wType.hasStaticShape())
+    return op.emitOpError("lowers with a static experts_weight shape only: "
+                          "its tiles are sized at compile time");
+  int64_t experts = wType.getDimSize(0), k = wType.getDimSize(1),
+          n = wType.getDimSize(2);
+  // Narrower N tiles than a dense matmul's: a decode step's experts hold a
+  // few rows each, so the units are few and nearly equal, and more of them
+  // deal more evenly over the cores (bench-moe-plan).
+  FailureOr<std::pair<int64_t, int64_t>> tiles =
+      matmulTiles(op, k, n, kExpertNTile);
+  if (failed(tiles))
+    return failure();
+  const int64_t kTile = tiles->first, nTile = tiles->second;
+  MLIRContext *ctx = op.getContext();
+  args.push_back({"workspace", Value(),
+                  MemRefType::get({kCubeBlocks, kMatmulRows, nTile},
+                                  IntegerType::get(ctx, 32))});
+
+  Params v;
+  addTypeValues(v, args);
+  std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
+              nt = std::to_string(nTile);
+  // Row tiles have the tier's M_TILE rows (a `?` the tier's constant
+  // fixes).
+  auto rowTile = [&](StringRef loc, const std::string &cols, StringRef elem) {
+    return "!tile.tile<" + loc.str() + ", ?x" + cols + "x" + elem.str() +
+           ", valid = ?x" + cols + ">";
+  };
+  v.setDefaults(
+      {{"NAME", name.str()},
+       {"SIGNATURE", signature(args)},
+       {"CALL_ARGS", callArgs(args)},
+       {"UNITS", std::to_string(kMatmulUnits)},
+       {"CONFIG", matmulPlanConfig()},
+       {"TIERS", "[#wsp.tier<0, [1, ${SMALL}]>, #wsp.tier<1, "
+                 "[${SMALL_NEXT}, 2147483647]>]"},
+       {"SHARED_ROWS", "0"},
+       {"PLAN_CONSTANTS", "  %n_tiles = arith.constant ${N_TILES} : index\n"
+                          "  %blocks = arith.constant ${BLOCKS} : index\n"
+                          "  %m_tile = arith.constant ${M_TILE} : index\n"
+                          "  %n_tile = arith.constant ${N_TILE} : index\n"
+                          "  %new_hidden = arith.constant ${N} : index"},
+       {"ROWS_SOURCE", "scatter_tokens"},
+       {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+       {"COUNTS", "experts_token_count"},
+       {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+       {"LENGTHS", ""},
+       {"LENGTHS_NAME", "experts_token_count"},
+       {"SEGMENTS", "%experts"},
+       {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+       {"HEADS", "%n_tiles"},
+       {"ROUND_CHUNK",
+        "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
+        "    %rows_per_unit = arith.muli %tiles, %m_tile : index"},
+       {"CORES", "mix(${BLOCKS})"},
+       {"SMALL", std::to_string(kSmallExpertRows)},
+       {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
+       {"EXPERTS", std::to_string(experts)},
+       {"N_TILES", std::to_string(n / nTile)},
+       {"BLOCKS", std::to_string(kCubeBlocks)},
+       {"M_TILE", m},
+       {"K_TILE", kt},
+       {"N_TILE", nt},
+       {"K", std::to_string(k)},
+       {"N", std::to_string(n)},
+       {"KERNEL_CONSTANTS", " constants {M_TILE = array<i64: ${SMALL}, "
+                            "${M_TILE}>}"},
+       {"M_TILE_DEF", "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
+       {"UNIT_ROWS", kSegmentRows.str()},
+       {"SHARED", "0"},
+       {"PER_RANK", "0"},
+       {"ROW_SHAPE", "shape(%m_tile) "},
+       {"A_SOURCE", "scatter_tokens"},
+       {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+       {"LOAD_B", "      tile.load %b_mat, %experts_weight[%expert, %k, "
+                  "%n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}"},
+       {"COL_TILES", "  %ws_f = tile.alloc : ${COL_F32}\n  tile.load "
+                     "%ws_f, %experts_scale[%expert, %n0] : "
+                     "${COL_F32}, ${EXPERTS_SCALE_TYPE}"},
+       {"EPILOGUE", kDequantEpilogue.str()},
+       {"LOAD_WEIGHT_SCALE", ""},
+       {"ADD_BIAS", ""},
+       {"ACC", rowTile("acc", nt, "i32")},
+       {"A_MAT", rowTile("mat", kt, "i8")},
+       {"A_LEFT", rowTile("left", kt, "i8")},
+       {"B_MAT", "!tile.tile<mat, " + kt + "x" + nt + "xi8>"},
+       {"B_RIGHT", "!tile.tile<right, " + kt + "x" + nt + "xi8>"},
+       {"ROWS_I32", rowTile("vec", nt, "i32")},
+       {"ROWS_F32", rowTile("vec", nt, "f32")},
+       {"ROWS_BF16", rowTile("vec", nt, "bf16")},
+       {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
+       {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
+  v["A_INDICES"] = "%m, %k]";
+  // Run time: every operand's dimensions, and the workspace's.
+  SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%rows"},
+                                {"y", 0, "%rows"},
+                                {"y", 1, "%new_hidden"},
+                                {"experts_scale", 0, "%experts"},
+                                {"experts_scale", 1, "%new_hidden"},
+                                {"experts_token_count", 0, "%experts"},
+                                {"workspace", 0, "%blocks"},
+                                {"workspace", 1, "%m_tile"},
+                                {"workspace", 2, "%n_tile"}};
+  // (checks() takes sizes from scatter_tokens, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %hidden_size = arith.constant " + std::to_string(k) +
+                " : index\n  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
+  return instantiate(op, v, kExpertPlanner, kMatmulKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// moe_scatter_dynamic_quant: the AICPU counts this rank's routed rows,
+// writes experts_token_count and token_offset, then the vector cores
+// quantize the rows (the shared experts' first), one gathered row at a time
+//===----------------------------------------------------------------------===//
+
+FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
+                                StringRef name, int64_t cores) {
+  // scatter_tokens is `y` and its scale `scale` inside the templates (the
+  // quantization piece writes those).
+  SmallVector<NamedOperand> args = {
+      {"hidden_states", op.getHiddenStates()},
+      {"selected_experts", op.getSelectedExperts()},
+      {"smooth_scale", op.getSmoothScale()},
+      {"y", op.getScatterTokens()},
+      {"scale", op.getScatterPerTokenScale()},
+      {"experts_token_count", op.getExpertsTokenCount()},
+      {"token_offset", op.getTokenOffset()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto ids = cast<MemRefType>(op.getSelectedExperts().getType());
+  auto smooth = cast<MemRefType>(op.getSmoothScale().getType());
+  if (ShapedType::isDynamic(ids.getDimSize(1)) || !smooth.hasStaticShape())
+    return op.emitOpError("lowers with a static topk and smooth_scale shape "
+                          "only (the tiles are sized at compile time)");
+  const int64_t topk = ids.getDimSize(1), hidden = smooth.getDimSize(1);
+  const int64_t start = int32_t(op.getExpertStartIdx());
+  const int64_t end = int32_t(op.getExpertEndIdx());
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  const int64_t offset = int32_t(op.getNumTokensOffset());
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/32);
+  if (failed(cols))
+    return failure();
+  Params v;
+  addTypeValues(v, args);
+  addTileValues(v, *cols);
+  v.setDefaults(
+      {{"NAME", name.str()},
+       {"SIGNATURE", signature(args)},
+       {"CALL_ARGS", callArgs(args)},
+       {"UNITS", std::to_string(cores)},
+       {"CORES", "vector(" + std::to_string(cores) + ")"},
+       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                      ", chunk_max = 2147483647, max_work_units = " +
+                      std::to_string(cores) + ">"},
+       {"EXPERTS", std::to_string(end - start)},
+       {"TOPK", std::to_string(topk)},
+       {"HIDDEN", std::to_string(hidden)},
+       {"EXPERT_ROWS", std::to_string(shared + end - start)},
+       {"SHARED", std::to_string(shared)},
+       {"PER_RANK", std::to_string(perRank)},
+       {"TOKENS_OFFSET", std::to_string(offset)},
+       {"SHARED_ROWS", std::to_string(shared * perRank)},
+       {"TOKENS_END", std::to_string(offset + perRank)},
+       {"START", std::to_string(start)},
+       {"END", std::to_string(end)},
+       {"UNIT_ROWS", kUnitRows.str()},
+       {"QUANT", kQuant.str()},
+       {"PLAN_RANGE", kPlanRange.str()},
+       {"QUANT_INPUT", kScatterInput.str()},
+       {"SCALE", "scale"}});
+  SmallVector<DimCheck> dims = {{"selected_experts", 0, "%tokens"},
+                                {"selected_experts", 1, "%topk"},
+                                {"smooth_scale", 0, "%expert_rows"},
+                                {"smooth_scale", 1, "%hidden_size"},
+                                {"y", 1, "%hidden_size"},
+                                {"scale", 0, "%rows"},
+                                {"experts_token_count", 0, "%experts"}};
+  // (checks() takes sizes from hidden_states, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %cols = memref.dim %hidden_states, %c1 : " +
+                str(op.getHiddenStates().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(op, v, kScatterPlanner, kScatterKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// moe_gather: the AICPU inverts token_offset (token, slot -> routed row)
+// into a workspace; one work unit = a range of tokens, each adding its
+// rows (shared experts' and routed ones, weighted) to its output row
+//===----------------------------------------------------------------------===//
+
+/// Tokens a gather may have: its inverse table is a workspace of this many
+/// tokens x topk entries (more tokens is UNSUPPORTED_SIZE).
+constexpr int64_t kGatherTokens = 8192;
+
+FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
+                               int64_t cores) {
+  SmallVector<NamedOperand> args = {{"scatter_tokens", op.getScatterTokens()},
+                                    {"token_offset", op.getTokenOffset()},
+                                    {"expert_weights", op.getExpertWeights()},
+                                    {"hidden_states", op.getHiddenStates()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto weights = cast<MemRefType>(op.getExpertWeights().getType());
+  auto out = cast<MemRefType>(op.getHiddenStates().getType());
+  const int64_t topk = weights.getDimSize(1), hidden = out.getDimSize(1);
+  if (ShapedType::isDynamic(topk) || topk > 16)
+    return op.emitOpError("lowers with a static topk of at most 16 only (its "
+                          "inverse table and weight tile are sized at compile "
+                          "time)");
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/16);
+  if (failed(cols))
+    return failure();
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  const int64_t offset = int32_t(op.getNumTokensOffset());
+  MLIRContext *ctx = op.getContext();
+  Type inverse =
+      MemRefType::get({kGatherTokens * topk}, IntegerType::get(ctx, 32));
+  args.push_back({"inverse", Value(), inverse});
+  Params v;
+  addTypeValues(v, args);
+  const std::string c = std::to_string(*cols);
+  const bool bf16Weights = weights.getElementType().isBF16();
+  v.setDefaults(
+      {{"NAME", name.str()},
+       {"SIGNATURE", signature(args)},
+       {"CALL_ARGS", callArgs(args)},
+       {"UNITS", std::to_string(cores)},
+       {"CORES", "vector(" + std::to_string(cores) + ")"},
+       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                      ", chunk_max = 2147483647, max_work_units = " +
+                      std::to_string(cores) + ">"},
+       {"TOPK", std::to_string(topk)},
+       {"HIDDEN", std::to_string(hidden)},
+       {"COLS", c},
+       {"SHARED", std::to_string(shared)},
+       {"PER_RANK", std::to_string(perRank)},
+       {"TOKENS_OFFSET", std::to_string(offset)},
+       {"SHARED_ROWS", std::to_string(shared * perRank)},
+       {"TOKENS_END", std::to_string(offset + perRank)},
+       {"MAX_TOKENS", std::to_string(kGatherTokens)},
+       {"PLAN_RANGE", kPlanRange.str()},
+       {"INVERSE_SIZE", std::to_string(kGatherTokens * topk)},
+       {"UNIT_ROWS", kUnitRows.str()},
+       {"ROW_F32", "!tile.tile<vec, 1x" + c + "xf32>"},
+       {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"},
+       // Whole 32-byte rows: 8 f32 or 16 bf16 weights, topk valid.
+       {"W_TILE", "!tile.tile<vec, 1x" +
+                      std::to_string(bf16Weights ? 16 : roundUp(topk, 8)) +
+                      "x" + (bf16Weights ? "bf16" : "f32") + ", valid = 1x" +
+                      std::to_string(topk) + ">"},
+       {"LOAD_WEIGHT",
+        bf16Weights
+            ? "          %w_b = tile.getval %weights[%c0, %k] : "
+              "${W_TILE}, bf16\n          %w = arith.extf %w_b : bf16 "
+              "to f32"
+            : "          %w = tile.getval %weights[%c0, %k] : ${W_TILE}, "
+              "f32"}});
+  SmallVector<DimCheck> dims = {{"expert_weights", 0, "%tokens"},
+                                {"expert_weights", 1, "%topk"},
+                                {"hidden_states", 1, "%hidden_size"},
+                                {"inverse", 0, "%inverse_size"}};
+  // (checks() takes sizes from scatter_tokens, so its own columns are
+  // checked here.)
+  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(op, v, kGatherPlanner, kGatherKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// moe_softmax_topk: one work unit = a range of tokens; per 8 tokens the
+// softmax over the experts on the vector unit, then each token's top k by
+// the scalar unit
+//===----------------------------------------------------------------------===//
+
+FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
+                                    int64_t cores) {
+  SmallVector<NamedOperand> args = {
+      {"hidden_states", op.getHiddenStates()},
+      {"selected_experts", op.getSelectedExperts()},
+      {"expert_weights", op.getExpertWeights()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto logits = cast<MemRefType>(op.getHiddenStates().getType());
+  auto ids = cast<MemRefType>(op.getSelectedExperts().getType());
+  const int64_t experts = logits.getDimSize(1), topk = ids.getDimSize(1);
+  if (ShapedType::isDynamic(experts) || ShapedType::isDynamic(topk))
+    return op.emitOpError("lowers with static num_experts and topk only: its "
+                          "tiles are sized at compile time");
+  if (experts % 16 || experts > kMaxCols)
+    return op.emitOpError("lowers with num_experts a multiple of 16 (a bf16 "
+                          "tile row is whole 32-byte blocks) and at most ")
+           << kMaxCols << ", got " << experts;
+  const bool bf16 = cast<MemRefType>(op.getExpertWeights().getType())
+                        .getElementType()
+                        .isBF16();
+  // Whole 32-byte rows: 8 i32 or f32, 16 bf16 (the f32 weights then too,
+  // to convert row for row).
+  const int64_t idsCols = roundUp(topk, 8),
+                wCols = roundUp(topk, bf16 ? 16 : 8);
+  auto rows = [&](int64_t cols, StringRef elem, int64_t valid) {
+    return "!tile.tile<vec, " + std::to_string(kRows) + "x" +
+           std::to_string(cols) + "x" + elem.str() + ", valid = ?x" +
+           std::to_string(valid) + ">";
+  };
+  Params v;
+  addTypeValues(v, args);
+  v.setDefaults(
+      {{"EXPERTS", std::to_string(experts)},
+       {"TOPK", std::to_string(topk)},
+       {"LOGITS_TILE", rows(experts, "bf16", experts)},
+       {"P_TILE", rows(experts, "f32", experts)},
+       {"IDS_TILE", rows(idsCols, "i32", topk)},
+       {"W_TILE", rows(wCols, "f32", topk)},
+       {"W_BF16_TILE", rows(wCols, "bf16", topk)},
+       {"ROW_STAT", "!tile.tile<vec, " + std::to_string(kRows) +
+                        "x1xf32, valid = ?x1, col_major>"},
+       {"PLAN_CONSTANTS", "  %topk = arith.constant ${TOPK} : index"}});
+  v["STORE_WEIGHTS"] =
+      bf16 ? "    %wb = tile.alloc valid(%n) : ${W_BF16_TILE}\n"
+             "    tile.cvt %wb, %w : ${W_BF16_TILE}, ${W_TILE}\n"
+             "    tile.store %expert_weights[%r, %c0], %wb : "
+             "${EXPERT_WEIGHTS_TYPE}, ${W_BF16_TILE}"
+           : "    tile.store %expert_weights[%r, %c0], %w : "
+             "${EXPERT_WEIGHTS_TYPE}, ${W_TILE}";
+  addPlanValues(v, name, args, cores);
+  v["CHECKS"] = checks(args, {{"selected_experts", 0, "%tokens"},
+                              {"selected_experts", 1, "%topk"},
+                              {"expert_weights", 0, "%tokens"},
+                              {"expert_weights", 1, "%topk"}});
+  return instantiate(op, v, kRowPlanner, kTopkKernel, args);
+}
+
+//===----------------------------------------------------------------------===//
+// moe_swiglu_dynamic_quant: one work unit = (segment, range of its rows):
+// the shared experts' rows and each routed expert's, so that a unit has one
+// smooth_scale row; per 8 rows silu(gate) * up * smooth, quantized
+//===----------------------------------------------------------------------===//
+
+FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
+                               int64_t cores) {
+  SmallVector<NamedOperand> args = {
+      {"scatter_tokens", op.getScatterTokens()},
+      {"smooth_scale", op.getSmoothScale()},
+      {"experts_tokens_count", op.getExpertsTokensCount()},
+      {"y", op.getY()},
+      {"per_token_scale", op.getPerTokenScale()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto smoothType = cast<MemRefType>(op.getSmoothScale().getType());
+  auto countsType = cast<MemRefType>(op.getExpertsTokensCount().getType());
+  if (!smoothType.hasStaticShape() || !countsType.hasStaticShape())
+    return op.emitOpError("lowers with static smooth_scale and "
+                          "experts_tokens_count shapes only (the experts and "
+                          "the tiles are sized at compile time)");
+  const int64_t hidden = smoothType.getDimSize(1);
+  const int64_t experts = countsType.getDimSize(0);
+  const int64_t shared = int32_t(op.getNumSharedExpertsPerRank());
+  const int64_t perRank = int32_t(op.getNumTokensPerRank());
+  FailureOr<int64_t> cols = rowChunk(op, hidden, /*align=*/32);
+  if (failed(cols))
+    return failure();
+  const int64_t segments = shared + experts;
+
+  Params v;
+  addTypeValues(v, args);
+  addTileValues(v, *cols);
+  const std::string lengthsType =
+      "memref<" + std::to_string(segments) + "xi32>";
+  v.setDefaults(
+      {{"NAME", name.str()},
+       {"SIGNATURE", signature(args)},
+       {"CALL_ARGS", callArgs(args)},
+       {"UNITS", std::to_string(kMatmulUnits)},
+       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
+                      ", chunk_max = 2147483647, max_work_units = " +
+                      std::to_string(kMatmulUnits) +
+                      ", balance_chunks = false>"},
+       {"TIERS", "[#wsp.tier<0, [1, 2147483647]>]"},
+       {"EXPERTS", std::to_string(experts)},
+       {"SHARED", std::to_string(shared)},
+       {"PER_RANK", std::to_string(perRank)},
+       {"SHARED_ROWS", std::to_string(shared * perRank)},
+       {"SEGMENTS_N", std::to_string(segments)},
+       {"PLAN_CONSTANTS",
+        "  %hidden_size = arith.constant ${HIDDEN} : index\n"
+        "  %gate_up_size = arith.constant ${GATE_UP} : index\n"
+        "  %expert_rows = arith.constant ${SEGMENTS_N} : index"},
+       {"ROWS_SOURCE", "scatter_tokens"},
+       {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+       {"COUNTS", "experts_tokens_count"},
+       {"COUNTS_TYPE", "${EXPERTS_TOKENS_COUNT_TYPE}"},
+       {"LENGTHS", kSegmentLengths.str()},
+       {"LENGTHS_NAME", "lengths"},
+       {"LENGTHS_TYPE", lengthsType},
+       {"SEGMENTS", "%segments"},
+       {"HEADS", "%c1"},
+       {"ROUND_CHUNK", "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
+       {"CORES", "vector(" + std::to_string(cores) + ")"},
+       {"ROWS", std::to_string(kRows)},
+       {"HIDDEN", std::to_string(hidden)},
+       {"GATE_UP", std::to_string(2 * hidden)},
+       {"UNIT_ROWS", kSegmentRows.str()},
+       {"VECTOR_TILES", "  %one = arith.constant 1.0 : f32\n"
+                        "  %minus_one = arith.constant -1.0 : f32\n"
+                        "  %smooth_f = tile.alloc : ${VEC_F32}"},
+       {"QUANT_INPUT", kSwigluInput.str()},
+       {"SCALE", "per_token_scale"},
+       {"SCALE_TYPE", "${PER_TOKEN_SCALE_TYPE}"}});
+  // Run time: the operands' dimensions (scatter_tokens' own columns here:
+  // checks() takes sizes from it).
+  SmallVector<DimCheck> dims = {{"y", 0, "%rows"},
+                                {"y", 1, "%hidden_size"},
+                                {"per_token_scale", 0, "%rows"},
+                                {"smooth_scale", 0, "%expert_rows"},
+                                {"smooth_scale", 1, "%hidden_size"},
+                                {"experts_tokens_count", 0, "%experts"}};
+  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
+                str(op.getScatterTokens().getType()) +
+                "\n  %cols_ok = arith.cmpi eq, %cols, %gate_up_size : index\n" +
+                checks(args, dims, "%dims_ok") +
+                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  return instantiate(op, v, kExpertPlanner,
+                     (kRowKernelBegin + kQuant + kRowKernelEnd).str(), args);
+}
+
+} // namespace
+
+void lowering::populateMoeLowerings(LoweringRegistry &registry) {
+  registry.add<llm::MoeQuantGroupGemmOp>(
+      [](llm::MoeQuantGroupGemmOp op, StringRef name, int64_t) {
+        return lowerGroupGemm(op, name);
+      });
+  registry.add<llm::MoeScatterDynamicQuantOp>(lowerScatter);
+  registry.add<llm::MoeGatherOp>(lowerGather);
+  registry.add<llm::MoeSoftmaxTopkOp>(lowerSoftmaxTopk);
+  registry.add<llm::MoeSwigluDynamicQuantOp>(lowerSwiglu);
+}

@@ -1,0 +1,274 @@
+//===- RowOps.cpp - the row operators -------------------------------------===//
+//
+// The row operators: rms_norm, scale_dynamic_quant, add_rms_norm_dynamic_quant
+// (one work unit = a range of token rows) and head_rms_norm (a range of
+// tokens, each token's heads in blocks of kRows). Fragments:
+// Templates/RowOps.mlir.in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "wsp/Dialect/Llm/IR/LlmOps.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/Layouts.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <pto/runtime/hardware.hpp>
+
+using namespace mlir;
+using namespace mlir::wsp;
+using namespace mlir::wsp::lowering;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Row-wise operators: one work unit = a range of token rows
+//===----------------------------------------------------------------------===//
+
+/// What a row-wise operand is, for its run-time checks: rows
+/// [num_tokens, hidden_size], one value per token [num_tokens], or one per
+/// channel [hidden_size].
+enum class RowRole { Rows, PerToken, PerChannel };
+
+/// A row-wise op's operands (null optional ones left out) and roles.
+struct RowOperand {
+  std::string name;
+  Value value;
+  RowRole role;
+};
+
+/// Lowers a row-wise op: the planner over its token rows and the kernel
+/// `body` (a sequence of the row_ops fragments, closed by row_kernel_end).
+/// Per-channel operands get a [1 x COLS] f32 tile `%<name>_f`, loaded by
+/// `${LOAD_<name>}` (through a bf16 tile when they are bf16).
+FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
+                              ArrayRef<RowOperand> operands, int64_t align,
+                              StringRef body, Params v) {
+  SmallVector<NamedOperand> args;
+  for (const RowOperand &o : operands)
+    if (o.value)
+      args.push_back({o.name, o.value});
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  Value x = args.front().value; // hidden_states
+  FailureOr<int64_t> cols = rowChunk(op, x, align);
+  if (failed(cols))
+    return failure();
+  int64_t hidden = cast<MemRefType>(x.getType()).getDimSize(1);
+  std::string c = std::to_string(*cols);
+  std::string vecF32 = "!tile.tile<vec, 1x" + c + "xf32>";
+
+  // Every operand's num_tokens and hidden_size, checked at run time; the
+  // per-channel operands' tiles.
+  SmallVector<DimCheck> dims;
+  std::string vectorTiles;
+  for (const RowOperand &o : operands) {
+    if (!o.value)
+      continue;
+    std::string type = str(o.value.getType());
+    v.setDerived(o.name == "hidden_states"
+                     ? "X_TYPE"
+                     : llvm::StringRef(o.name).upper() + "_TYPE",
+                 type);
+    switch (o.role) {
+    case RowRole::Rows:
+      if (o.name != "hidden_states") {
+        dims.push_back({o.name, 0, "%tokens"});
+        dims.push_back({o.name, 1, "%hidden"});
+      }
+      break;
+    case RowRole::PerToken:
+      dims.push_back({o.name, 0, "%tokens"});
+      break;
+    case RowRole::PerChannel: {
+      dims.push_back({o.name, 0, "%hidden"});
+      bool bf16 = cast<MemRefType>(o.value.getType()).getElementType().isBF16();
+      vectorTiles += "  %" + o.name + "_f = tile.alloc : " + vecF32 + "\n";
+      std::string load;
+      if (bf16) {
+        std::string vecBf16 = "!tile.tile<vec, 1x" + c + "xbf16>";
+        vectorTiles += "  %" + o.name + "_b = tile.alloc : " + vecBf16 + "\n";
+        load = "      tile.load %" + o.name + "_b, %" + o.name +
+               "[%c] : " + vecBf16 + ", " + type + "\n      tile.cvt %" +
+               o.name + "_f, %" + o.name + "_b : " + vecF32 + ", " + vecBf16;
+      } else {
+        load = "      tile.load %" + o.name + "_f, %" + o.name +
+               "[%c] : " + vecF32 + ", " + type;
+      }
+      v.setDerived("LOAD_" + o.name, load);
+      break;
+    }
+    }
+  }
+
+  Builder b(op->getContext());
+  v.setDefaults({{"HIDDEN", std::to_string(hidden)},
+                 {"INV_HIDDEN", str(b.getF32FloatAttr(1.0f / float(hidden)))},
+                 {"VECTOR_TILES", vectorTiles}});
+  addPlanValues(v, name, args, cores);
+  addTileValues(v, *cols);
+  v["CHECKS"] = checks(args, dims);
+  return instantiate(op, v, kRowPlanner, body, args);
+}
+
+/// The pieces of the rms statistics for an op with an optional residual.
+void addRstd(Params &v, Value residual, FloatAttr eps) {
+  v["EPS"] = str(eps);
+  v["PASS1_LOAD"] = residual ? kLoadRowsAddResidual : kLoadRows;
+  v["PASS1_STORE"] = residual ? kStoreAfterRes : "";
+  v["SOURCE"] = residual ? "after_res" : "hidden_states";
+  v["SOURCE_TYPE"] = residual ? "${AFTER_RES_TYPE}" : "${X_TYPE}";
+  v["NORMED"] = kNormed;
+}
+
+FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
+                                int64_t cores) {
+  Params v;
+  addRstd(v, op.getResidual(), op.getEpsAttr());
+  return lowerRowOp(
+      op, name, cores,
+      {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+       {"residual", op.getResidual(), RowRole::Rows},
+       {"weight", op.getWeight(), RowRole::PerChannel},
+       {"y", op.getY(), RowRole::Rows},
+       {"after_res", op.getAfterRes(), RowRole::Rows}},
+      /*align=*/16,
+      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v);
+}
+
+FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
+                                          StringRef name, int64_t cores) {
+  Params v;
+  v["QUANT_INPUT"] = (Twine("${LOAD_smooth_scale}") + kLoadRows + "\n" +
+                      "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
+                      "${F32_TILE}, ${F32_TILE}, ${VEC_F32}")
+                         .str();
+  v["SCALE"] = "scale";
+  v["SCALE_TYPE"] = str(op.getScale().getType());
+  return lowerRowOp(op, name, cores,
+                    {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+                     {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
+                     {"y", op.getY(), RowRole::Rows},
+                     {"scale", op.getScale(), RowRole::PerToken}},
+                    /*align=*/32,
+                    (kRowKernelBegin + kQuant + kRowKernelEnd).str(), v);
+}
+
+FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
+                                               StringRef name, int64_t cores) {
+  Params v;
+  addRstd(v, op.getResidual(), op.getEpsAttr());
+  v["QUANT_INPUT"] = "${LOAD_smooth_scale}${NORMED}\n"
+                     "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
+                     "${F32_TILE}, ${F32_TILE}, ${VEC_F32}";
+  v["SCALE"] = "per_token_scale";
+  v["SCALE_TYPE"] = str(op.getPerTokenScale().getType());
+  return lowerRowOp(
+      op, name, cores,
+      {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
+       {"residual", op.getResidual(), RowRole::Rows},
+       {"weight", op.getWeight(), RowRole::PerChannel},
+       {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
+       {"y", op.getY(), RowRole::Rows},
+       {"per_token_scale", op.getPerTokenScale(), RowRole::PerToken},
+       {"after_res", op.getAfterRes(), RowRole::Rows}},
+      /*align=*/32, (kRowKernelBegin + kRstd + kQuant + kRowKernelEnd).str(),
+      v);
+}
+
+//===----------------------------------------------------------------------===//
+// head_rms_norm: one work unit = a range of tokens, each token's heads in
+// blocks of kRows
+//===----------------------------------------------------------------------===//
+
+FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
+                                    int64_t cores) {
+  SmallVector<NamedOperand> args = {{"hidden_states", op.getHiddenStates()},
+                                    {"weight", op.getWeight()},
+                                    {"y", op.getY()}};
+  if (failed(requireIdentityLayouts(op, args)))
+    return failure();
+  auto xType = cast<MemRefType>(op.getHiddenStates().getType());
+  int64_t dim = xType.getDimSize(2);
+  if (ShapedType::isDynamic(dim))
+    return op.emitOpError("lowers with a static head_dim only: its tiles are "
+                          "sized at compile time");
+  if (dim % 16 || dim > kMaxCols)
+    return op.emitOpError("lowers with head_dim a multiple of 16 up to ")
+           << kMaxCols << " (one bf16 tile row per head), got " << dim;
+  int64_t lo = int32_t(op.getHeadOffset()), num = int32_t(op.getHeadNum());
+
+  Params v;
+  Builder b(op.getContext());
+  v["HIDDEN"] = std::to_string(dim);
+  v["INV_HIDDEN"] = str(b.getF32FloatAttr(1.0f / float(dim)));
+  v["EPS"] = str(op.getEpsAttr());
+  v["HEAD_LO"] = std::to_string(lo);
+  v["HEAD_HI"] = std::to_string(lo + num);
+  v["X_TYPE"] = str(xType);
+  v["Y_TYPE"] = str(op.getY().getType());
+  v["WEIGHT_TYPE"] = str(op.getWeight().getType());
+  addPlanValues(v, name, args, cores);
+  // The range's heads in one tile where UB allows: the bf16 and two f32
+  // [rows x head_dim] tiles and a row statistic per row.
+  const int64_t headRows = headTileRows(num, dim * (2 + 4 + 4) + 4);
+  v["HEAD_ROWS"] = std::to_string(headRows);
+  addTileValues(v, dim, headRows);
+  // The weight rows as f32 in %sq (through %xb when they are bf16).
+  if (cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16())
+    v["LOAD_WEIGHT_ROWS"] =
+        "      tile.load %xb, %weight[%wh, %c0] : ${BF16_TILE}, "
+        "${WEIGHT_TYPE}\n      tile.cvt %sq, %xb : ${F32_TILE}, ${BF16_TILE}";
+  else
+    v["LOAD_WEIGHT_ROWS"] =
+        "      tile.load %sq, %weight[%wh, %c0] : ${F32_TILE}, ${WEIGHT_TYPE}";
+  // In place (y is hidden_states) the other heads are already there.
+  if (op.getY() == op.getHiddenStates()) {
+    v["COPY"] = "";
+  } else {
+    v["LO"] = "%c0";
+    v["HI"] = "%head_lo";
+    std::string below = fillKeys(kCopyHeads, v);
+    v["LO"] = "%head_hi";
+    v["HI"] = "%total_heads";
+    v["COPY"] =
+        "    %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}" +
+        below + fillKeys(kCopyHeads, v);
+  }
+  // Run time: y has hidden_states' shape, weight is [head_num, head_dim],
+  // and the head range fits.
+  v["CHECKS"] =
+      "  %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}\n"
+      "  %head_end = arith.constant " +
+      std::to_string(lo + num) +
+      " : index\n"
+      "  %heads_fit = arith.cmpi ule, %head_end, %total_heads : index\n"
+      "  %head_num = arith.constant " +
+      std::to_string(num) + " : index\n" +
+      checks(args,
+             {{"y", 0, "%tokens"},
+              {"y", 1, "%total_heads"},
+              {"y", 2, "%hidden"},
+              {"weight", 0, "%head_num"},
+              {"weight", 1, "%hidden"}},
+             "%dims_ok") +
+      "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
+  return instantiate(op, v, kRowPlanner, kHeadRmsNormKernel, args);
+}
+
+} // namespace
+
+void lowering::populateRowOpLowerings(LoweringRegistry &registry) {
+  registry.add<llm::RmsNormOp>(lowerRmsNorm);
+  registry.add<llm::ScaleDynamicQuantOp>(lowerScaleDynamicQuant);
+  registry.add<llm::AddRmsNormDynamicQuantOp>(lowerAddRmsNormDynamicQuant);
+  registry.add<llm::HeadRmsNormOp>(lowerHeadRmsNorm);
+}
