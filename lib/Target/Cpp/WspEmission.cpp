@@ -1622,8 +1622,7 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
 bool mlir::wsp::hasCollectives(Operation *op) {
   return op
       ->walk([](Operation *inner) {
-        return isa<AllReduceOp, AllGatherOp, AllToAllOp, AllSliceOp,
-                   shard::ProcessLinearIndexOp>(inner)
+        return isa<CollectiveOpInterface, shard::ProcessLinearIndexOp>(inner)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })

@@ -1337,5 +1337,7 @@ LogicalResult GenMaskOp::verify() {
 // TableGen'd op definitions
 //===----------------------------------------------------------------------===//
 
+#include "wsp/Dialect/Wsp/IR/WspInterfaces.cpp.inc"
+
 #define GET_OP_CLASSES
 #include "wsp/Dialect/Wsp/IR/WspOps.cpp.inc"

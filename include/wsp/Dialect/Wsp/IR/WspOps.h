@@ -18,6 +18,8 @@
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspTypes.h"
 
+#include "wsp/Dialect/Wsp/IR/WspInterfaces.h.inc"
+
 #define GET_OP_CLASSES
 #include "wsp/Dialect/Wsp/IR/WspOps.h.inc"
 

@@ -6,6 +6,7 @@
 include "wsp/Dialect/Wsp/IR/WspDialect.td"
 include "wsp/Dialect/Wsp/IR/WspAttrs.td"
 include "wsp/Dialect/Wsp/IR/WspTypes.td"
+include "wsp/Dialect/Wsp/IR/WspInterfaces.td"
 include "mlir/Dialect/Shard/IR/ShardBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
@@ -998,7 +999,8 @@ def Wsp_StepOp : Wsp_Op<"step", [Symbol,
 //===----------------------------------------------------------------------===//
 
 def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    Wsp_CollectiveOpInterface]> {
   let summary = "Reduce a buffer in place across the ranks of a device grid";
   let description = [{
     Every rank of the `shard.grid` named by `grid` calls it with a buffer of
@@ -1044,7 +1046,8 @@ def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
 // (`gather_axis`, `split_axis`/`concat_axis`, `slice_axis`), in place:
 // each writes `dest` from `source` and returns the runtime's status.
 class Wsp_AxisCollectiveOp<string mnemonic> : Wsp_Op<mnemonic, [
-    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>,
+    Wsp_CollectiveOpInterface]> {
   let results = (outs I32:$status);
   let hasVerifier = 1;
   code commonDescription = [{
