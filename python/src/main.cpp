@@ -8,6 +8,7 @@
 
 #include "wsp/Conversion/Passes.h"
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
 #include "wsp/Pipelines/Pipelines.h"
@@ -371,6 +372,18 @@ PYBIND11_MODULE(_wsp, m) {
         "The wsp pipeline and every emitted file, in memory: {'stem', "
         "'lowered', 'files', 'kernels', 'no_aicore_reason', 'signatures'}.");
   m.def("translations", &translations, "Names of the wsp translations.");
+  m.def(
+      "plan_result_names",
+      [] {
+        std::vector<std::string> names;
+        for (uint32_t code = 0; code <= wsp::getMaxEnumValForPlanResult();
+             ++code)
+          names.push_back(
+              wsp::stringifyPlanResult(*wsp::symbolizePlanResult(code))
+                  .upper());
+        return names;
+      },
+      "The spec's PlanResult names, by code, from the dialect's enum.");
   m.def("registered_dialects", &registeredDialects,
         "Namespaces of the dialects wsp accepts.");
 }

@@ -20,6 +20,17 @@ def test_registered_dialects():
         "shard", "tile", "wsp"]
 
 
+def test_plan_result_codes_are_the_specs():
+    # PTO-WSP 6.1, in its order: the names and codes come from the
+    # dialect's PlanResult enum, which the runtime's static_asserts tie to
+    # pto::runtime::PlanResult.
+    assert [(c.name, int(c)) for c in wsp.PlanResult] == [
+        ("OK", 0), ("BUFFER_OVERFLOW", 1), ("UNSUPPORTED_SIZE", 2),
+        ("INVALID_PARAMS", 3)]
+    assert wsp.STATUS_NAMES == {0: "OK", 1: "BUFFER_OVERFLOW",
+                                2: "UNSUPPORTED_SIZE", 3: "INVALID_PARAMS"}
+
+
 def test_parse_round_trips():
     text = wsp.parse(DECODE_TIERS)
     assert "wsp.tier_config @DecodeAttentionTiers" in text

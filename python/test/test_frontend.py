@@ -48,7 +48,7 @@ def test_rms_norm_program_runs_against_numpy():
         weight = rng.uniform(-2, 2, HIDDEN).astype(np.float32)
         y = np.zeros_like(x)
         result = prog.final_norm(x, weight, y, report=True)
-        assert result.ok and result.name == "SUCCESS"
+        assert result.ok and result.name == "OK"
         ref = wsp.reference.rms_norm(wsp.from_bf16(x), weight, 1e-6)
         # Half a bf16 ulp plus the kernel's float sums (reference.rms_norm).
         np.testing.assert_allclose(wsp.from_bf16(y), ref,

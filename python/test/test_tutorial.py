@@ -24,7 +24,7 @@ def test_tutorial_runs_as_written(tmp_path, monkeypatch):
     assert "llm.rms_norm hidden_states(" in text
     assert "'weight' has hidden_size = 128" in text
     assert "CompiledProgram(norms: pre_attention_norm)" in text
-    assert "RunResult(SUCCESS, Report(48 cores" in text
+    assert "RunResult(OK, Report(48 cores" in text
     assert "rms_norm matches its reference" in text
     assert "must have dtype uint16 (bf16 bits), not float32" in text
     assert "INVALID_PARAMS" in text

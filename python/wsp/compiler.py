@@ -17,6 +17,7 @@ has no numpy type and travels as its 16 bits in ``np.uint16`` (see
 """
 
 import ctypes
+import enum
 import hashlib
 import json
 import os
@@ -31,14 +32,19 @@ from . import _wsp
 from .dtypes import numpy_dtype
 
 __all__ = ["PassManager", "compile", "emit", "CompiledProgram", "Function",
-           "RunResult", "Report", "CoreReport", "STATUS_NAMES"]
+           "RunResult", "Report", "CoreReport", "PlanResult", "STATUS_NAMES"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 RUNTIME_INCLUDE = os.path.join(_PACKAGE_DIR, "include")
 
-#: The spec's PlanResult codes.
-STATUS_NAMES = {0: "SUCCESS", 1: "BUFFER_OVERFLOW", 2: "UNSUPPORTED_SIZE",
-                3: "INVALID_PARAMS"}
+#: The spec's PlanResult codes (OK, BUFFER_OVERFLOW, UNSUPPORTED_SIZE,
+#: INVALID_PARAMS), as the dialect's PlanResult enum declares them.
+PlanResult = enum.IntEnum(
+    "PlanResult", [(name, code) for code, name in
+                   enumerate(_wsp.plan_result_names())])
+PlanResult.__doc__ = "The spec's PlanResult codes: a planning function's status."
+#: The name of each PlanResult code.
+STATUS_NAMES = {int(code): code.name for code in PlanResult}
 
 
 def _source(program):
@@ -306,7 +312,7 @@ class RunResult:
 
     @property
     def ok(self):
-        return self.status == 0
+        return self.status == PlanResult.OK
 
     def __repr__(self):
         return "RunResult(%s%s%s)" % (

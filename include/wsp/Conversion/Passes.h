@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
+#include <pto/runtime/hardware.hpp>
+
 namespace mlir {
 namespace wsp {
 

@@ -42,7 +42,8 @@ def ConvertLlmToWsp : Pass<"convert-llm-to-wsp", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect"
   ];
   let options = [
-    Option<"vectorCores", "vector-cores", "int64_t", "48",
+    Option<"vectorCores", "vector-cores", "int64_t",
+           "::pto::runtime::kNumVectorCores",
            "Vector cores a row-wise operator's work units are spread over">
   ];
 }

@@ -14,9 +14,9 @@
 
 namespace mlir::wsp::lowering {
 
-/// Blocks attention runs on (a cube core and its two vector cores); each
-/// has its slots of the workspaces.
-constexpr int64_t kAttentionBlocks = 24;
+/// Blocks attention runs on (a cube core and its two vector cores): every
+/// cube core; each has its slots of the workspaces.
+constexpr int64_t kAttentionBlocks = pto::runtime::kNumCubeCores;
 /// Rows of the cube's Q and S tiles (query tokens x GQA group), and the
 /// widest KV tile and head.
 constexpr int64_t kAttentionRows = 32, kMaxKvTile = 128, kMaxHeadDim = 128;

@@ -212,9 +212,7 @@ private:
     Value accumRows = arith::AddIOp::create(b, loc, perRank, idx(1));
     Value accumFits = holds(accumWs, {accumRows}, 1);
     Value fits = arith::AndIOp::create(b, loc, qFits, accumFits);
-    Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
-    Value okCode = i32(0), invalidCode = i32(3);
-    Value status = arith::SelectOp::create(b, loc, ready, okCode, invalidCode);
+    Value status = readiness(fits);
     Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
@@ -285,9 +283,7 @@ private:
     Value lensFit = holds(lens, {batch}, seqLen);
     Value fits = arith::AndIOp::create(
         b, loc, arith::AndIOp::create(b, loc, qFits, statesFit), lensFit);
-    Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
-    Value okCode = i32(0), invalidCode = i32(3);
-    Value status = arith::SelectOp::create(b, loc, ready, okCode, invalidCode);
+    Value status = readiness(fits);
     Value q = contiguousQ(packAt, fits);
 
     Value offset = idx(0);
@@ -340,7 +336,7 @@ private:
 
     // The merge, on this rank's heads, once every exchange succeeded.
     Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                     exchanged, i32(0));
+                                     exchanged, planCode(PlanResult::ok));
     auto guard = scf::IfOp::create(b, loc, go, /*withElse=*/false);
     OpBuilder in = guard.getThenBodyBuilder();
     merge(in, recvO, recvM, recvL);
@@ -626,6 +622,18 @@ private:
   Value i32(int32_t v) {
     return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
   }
+  /// A plan result code, an i32 constant.
+  Value planCode(PlanResult code) { return i32(static_cast<int32_t>(code)); }
+
+  /// The status this rank joins its first collective with: OK when `fits`
+  /// (its workspaces hold the sizes) and accum_q_len checks out, else
+  /// INVALID_PARAMS.
+  Value readiness(Value fits) {
+    Value ready = arith::AndIOp::create(b, loc, fits, checkAccum());
+    Value okCode = planCode(PlanResult::ok);
+    Value invalidCode = planCode(PlanResult::invalid_params);
+    return arith::SelectOp::create(b, loc, ready, okCode, invalidCode);
+  }
 
   /// Rows [from, from + n) of a 4-D view.
   Value rowsOf(OpBuilder &at, Value view, Value from, Value n) {
@@ -802,7 +810,8 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   Value pages = memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 1));
   Value capacity =
       arith::MulIOp::create(b, loc, pages, idx(b, ranks * blockSize));
-  Value tableRows = memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 0));
+  Value tableRows =
+      memref::DimOp::create(b, loc, op.getBlockTable(), idx(b, 0));
 
   // Request i's tokens [a, a + q) at positions [p, p + q): the runs k =
   // p / bs ... (p + q - 1) / bs it spans, of which rank r holds those with
@@ -902,8 +911,8 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
         part(at, of, twice, rows), part(at, of, thrice, rowsPlusOne)};
   };
   // kv_id 0, q_len -1 (the store's INVALID_PARAMS), kv_len 0, accum 0, 0.
-  Value refusal = memref::AllocaOp::create(
-      b, loc, MemRefType::get({5}, b.getI32Type()));
+  Value refusal =
+      memref::AllocaOp::create(b, loc, MemRefType::get({5}, b.getI32Type()));
   for (int64_t i = 0; i < 5; ++i) {
     Value v = i32(b, i == 1 ? -1 : 0);
     memref::StoreOp::create(b, loc, v, refusal, ValueRange{idx(b, i)});
@@ -915,8 +924,8 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
     OpBuilder in = rowsIf.getThenBodyBuilder();
     SmallVector<Value> v = views(in, ws, runs);
     // Pass 2: the rows, request by request, run by run.
-    Value zeroRow = arith::CmpIOp::create(in, loc, P::eq, survey.getResult(2),
-                                          idx(in, 0));
+    Value zeroRow =
+        arith::CmpIOp::create(in, loc, P::eq, survey.getResult(2), idx(in, 0));
     auto none = scf::IfOp::create(in, loc, zeroRow, /*withElse=*/false);
     {
       OpBuilder z = none.getThenBodyBuilder();
@@ -931,10 +940,10 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
         in, loc, inZero, batch, inOne, ValueRange{inZero, inZero},
         [&](OpBuilder &at, Location l, Value i, ValueRange acc) {
           Span sp = spanOf(at, i);
-          Value id = op.getKvIds()
-                         ? memref::LoadOp::create(at, l, op.getKvIds(), i)
-                               .getResult()
-                         : toI32(at, i);
+          Value id =
+              op.getKvIds()
+                  ? memref::LoadOp::create(at, l, op.getKvIds(), i).getResult()
+                  : toI32(at, i);
           Value end = arith::AddIOp::create(at, l, sp.p, sp.q);
           Value some = arith::CmpIOp::create(at, l, P::ugt, sp.q, inZero);
           Value pastLast = arith::AddIOp::create(at, l, sp.last, inOne);
@@ -956,14 +965,11 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
                 memref::StoreOp::create(
                     rb, rl, toI32(rb, arith::SubIOp::create(rb, rl, to, from)),
                     v[1], row[0]);
-                memref::StoreOp::create(rb, rl, toI32(rb, local), v[2],
-                                        row[0]);
-                memref::StoreOp::create(rb, rl, toI32(rb, token), v[3],
-                                        row[0]);
-                scf::YieldOp::create(
-                    rb, rl,
-                    ValueRange{arith::AddIOp::create(rb, rl, row[0],
-                                                     idx(rb, 1))});
+                memref::StoreOp::create(rb, rl, toI32(rb, local), v[2], row[0]);
+                memref::StoreOp::create(rb, rl, toI32(rb, token), v[3], row[0]);
+                scf::YieldOp::create(rb, rl,
+                                     ValueRange{arith::AddIOp::create(
+                                         rb, rl, row[0], idx(rb, 1))});
               });
           scf::YieldOp::create(
               at, l,
@@ -982,8 +988,8 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   llm::StorePagedKvCacheOp::create(
       b, loc, op.getKey(), op.getValue(), op.getBlockTable(),
       rowsIf.getResult(0), rowsIf.getResult(1), rowsIf.getResult(2),
-      rowsIf.getResult(3), op.getKeyScale(), op.getValueScale(),
-      op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
+      rowsIf.getResult(3), op.getKeyScale(), op.getValueScale(), op.getKCache(),
+      op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
       /*kv_sharding=*/nullptr);
   op.erase();
   return success();

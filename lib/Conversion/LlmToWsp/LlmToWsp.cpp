@@ -29,7 +29,6 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -43,6 +42,9 @@ using namespace mlir::wsp;
 using namespace mlir::wsp::lowering;
 
 namespace {
+
+/// The status of a function whose ops all succeeded.
+constexpr int32_t kPlanOk = static_cast<int32_t>(PlanResult::ok);
 
 struct ConvertLlmToWspPass
     : public wsp::impl::ConvertLlmToWspBase<ConvertLlmToWspPass> {
@@ -112,7 +114,7 @@ struct ConvertLlmToWspPass
     OpBuilder builder(ret);
     if (!status)
       status = arith::ConstantOp::create(builder, f.getLoc(),
-                                         builder.getI32IntegerAttr(0));
+                                         builder.getI32IntegerAttr(kPlanOk));
     f.setType(FunctionType::get(f.getContext(), f.getArgumentTypes(),
                                 {builder.getI32Type()}));
     ret->setOperands(status);
@@ -123,8 +125,7 @@ struct ConvertLlmToWspPass
   /// joins the status chain).
   static bool joinsChain(Operation *op) {
     return isa<llm::LlmDialect>(op->getDialect()) ||
-           isa<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
-               wsp::AllSliceOp>(op);
+           isa<wsp::CollectiveOpInterface>(op);
   }
 
   /// Lowers the llm ops of `block` in order, each guarded by `status` (the
@@ -192,7 +193,7 @@ struct ConvertLlmToWspPass
     Location loc = branch.getLoc();
     Value before =
         status ? status
-               : arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0))
+               : arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(kPlanOk))
                      .getResult();
     SmallVector<Type> types(branch.getResultTypes());
     types.push_back(b.getI32Type());
@@ -364,8 +365,8 @@ struct ConvertLlmToWspPass
                        function_ref<Value(OpBuilder &)> run) {
     if (!status)
       return run(builder);
-    Value zero =
-        arith::ConstantOp::create(builder, loc, builder.getI32IntegerAttr(0));
+    Value zero = arith::ConstantOp::create(builder, loc,
+                                           builder.getI32IntegerAttr(kPlanOk));
     Value go = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
                                      status, zero);
     auto guard = scf::IfOp::create(builder, loc, builder.getI32Type(), go,
@@ -384,15 +385,13 @@ struct ConvertLlmToWspPass
   /// wins). Returns the new status.
   static Value joinCollective(Operation *op, Value status) {
     MutableOperandRange after =
-        TypeSwitch<Operation *, MutableOperandRange>(op)
-            .Case<wsp::AllReduceOp, wsp::AllGatherOp, wsp::AllToAllOp,
-                  wsp::AllSliceOp>([](auto c) { return c.getAfterMutable(); });
+        cast<wsp::CollectiveOpInterface>(op).getAfterMutable();
     if (status) {
       Value joined = status;
       if (!after.empty()) {
         OpBuilder b(op);
-        Value zero =
-            arith::ConstantOp::create(b, op->getLoc(), b.getI32IntegerAttr(0));
+        Value zero = arith::ConstantOp::create(b, op->getLoc(),
+                                               b.getI32IntegerAttr(kPlanOk));
         Value failed = arith::CmpIOp::create(
             b, op->getLoc(), arith::CmpIPredicate::ne, status, zero);
         joined = arith::SelectOp::create(b, op->getLoc(), failed, status,

@@ -7,6 +7,7 @@
 
 #include "Lowering.h"
 
+#include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Support/Layouts.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -100,6 +101,19 @@ std::string lowering::fillKeys(StringRef text, const Params &values) {
   return out;
 }
 
+/// The keys every fragment may name without a lowering giving them: the
+/// plan result codes, `${PLAN_<CODE>}` (PLAN_OK, PLAN_INVALID_PARAMS, ...),
+/// from their one home, the dialect's PlanResult enum.
+static std::optional<std::string> builtinValue(StringRef key) {
+  if (!key.consume_front("PLAN_"))
+    return std::nullopt;
+  for (uint32_t code = 0; code <= getMaxEnumValForPlanResult(); ++code)
+    if (std::optional<PlanResult> result = symbolizePlanResult(code);
+        result && stringifyPlanResult(*result).upper() == key)
+      return std::to_string(code);
+  return std::nullopt;
+}
+
 namespace {
 /// Expands a text's keys, and their values' keys in turn, into `out`.
 struct Expander {
@@ -122,8 +136,14 @@ struct Expander {
         return fail("an unterminated '${' in " + context());
       StringRef key = text.slice(2, end);
       auto it = values.all().find(key.str());
-      if (it == values.all().end())
-        return fail("no value for ${" + key.str() + "} in " + context());
+      if (it == values.all().end()) {
+        std::optional<std::string> builtin = builtinValue(key);
+        if (!builtin)
+          return fail("no value for ${" + key.str() + "} in " + context());
+        out += *builtin;
+        text = text.drop_front(end + 1);
+        continue;
+      }
       if (llvm::is_contained(within, key))
         return fail("the value of ${" + key.str() + "} contains itself");
       within.push_back(it->first);
@@ -149,11 +169,17 @@ struct Expander {
 FailureOr<Lowered> lowering::instantiate(Operation *op, const Params &values,
                                          StringRef planner, StringRef kernel,
                                          SmallVector<NamedOperand> args) {
-  for (const auto &[key, value] : values.all())
+  for (const auto &[key, value] : values.all()) {
+    if (builtinValue(key))
+      return op->emitOpError("cannot lower: a value for ${")
+             << key
+             << "}, which the dialect's PlanResult gives (a bug in "
+                "convert-llm-to-wsp)";
     if (!values.isDerived(key) && !isDeclared(key))
       return op->emitOpError("cannot lower: a value for ${")
              << key
              << "}, which no fragment declares (a bug in convert-llm-to-wsp)";
+  }
   Expander expander{values, {}, {}};
   std::string text;
   if (!expander.expand(planner, text) || !expander.expand(kernel, text))

@@ -25,6 +25,8 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <pto/runtime/hardware.hpp>
+
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -258,9 +260,10 @@ int64_t headTileRows(int64_t heads, int64_t bytesPerRow);
 /// is its own base at head 0.
 std::pair<Value, int64_t> headRangeOf(Value v);
 
-/// Shared by the cube families (Matmul.cpp defines them).
-/// Cube blocks a matmul runs on; each has its own slot of the workspace.
-constexpr int64_t kCubeBlocks = 24;
+/// Shared by the cube families (Matmul.cpp defines the functions).
+/// Blocks (a cube core and its vector cores) a matmul runs on: every cube
+/// core; each has its slot of the workspace.
+constexpr int64_t kCubeBlocks = pto::runtime::kNumCubeCores;
 /// Token rows of one cube tile (M), and the widest K and N tiles.
 constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
 /// Descriptors a matmul plan may write.

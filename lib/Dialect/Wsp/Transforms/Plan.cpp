@@ -35,6 +35,21 @@ using namespace mlir;
 using namespace mlir::wsp;
 namespace rt = pto::runtime;
 
+// The plan result codes have one home, the dialect's PlanResult enum
+// (WspAttrs.td), which lowerings and Python read; the runtime's enum, which
+// knows nothing of MLIR, must agree with it code for code.
+static_assert(static_cast<int>(rt::PlanResult::OK) ==
+              static_cast<int>(wsp::PlanResult::ok));
+static_assert(static_cast<int>(rt::PlanResult::BUFFER_OVERFLOW) ==
+              static_cast<int>(wsp::PlanResult::buffer_overflow));
+static_assert(static_cast<int>(rt::PlanResult::UNSUPPORTED_SIZE) ==
+              static_cast<int>(wsp::PlanResult::unsupported_size));
+static_assert(static_cast<int>(rt::PlanResult::INVALID_PARAMS) ==
+              static_cast<int>(wsp::PlanResult::invalid_params));
+static_assert(wsp::getMaxEnumValForPlanResult() ==
+                  static_cast<uint32_t>(rt::PlanResult::INVALID_PARAMS),
+              "a code the runtime does not have");
+
 //===----------------------------------------------------------------------===//
 // Shared helpers (Planning.h)
 //===----------------------------------------------------------------------===//
