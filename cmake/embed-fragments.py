@@ -78,21 +78,17 @@ def read(path):
     return result
 
 
+def escape(line):
+    return line.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t")
+
+
 def literal(text):
-    out = ['"']
-    for ch in text:
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append('\\n"\n    "')
-        elif ch == "\t":
-            out.append("\\t")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    """`text` as C++ string literals, one a line."""
+    lines = text.split("\n")
+    pieces = [f'"{escape(l)}\\n"' for l in lines[:-1]]
+    if lines[-1] or not pieces:
+        pieces.append(f'"{escape(lines[-1])}"')
+    return "\n    ".join(pieces)
 
 
 def main(argv):
