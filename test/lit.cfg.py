@@ -57,7 +57,8 @@ config.substitutions.append(
      f"{config.host_cxx} -std=c++17 -Wall -Wextra -Wpedantic -Werror -I {wsp_include}"))
 
 tool_dirs = [config.wsp_tools_dir, config.llvm_tools_dir]
-tools = ["wsp-opt", "wsp-translate", "wspc", "wsp-mask-view"]
+tools = ["wsp-opt", "wsp-translate", "wspc", "wsp-mask-view", "wsp-lsp-server",
+         "wsp-reduce"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 # FileCheck, not, count, split-file come from the LLVM tools dir.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -11,6 +11,7 @@
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/InitAllPasses.h"
 #include "wsp/Pipelines/Pipelines.h"
 #include "wsp/Pipelines/ProgramTree.h"
 #include "wsp/Support/SourceNames.h"
@@ -332,12 +333,7 @@ std::vector<std::string> registeredDialects() {
 
 PYBIND11_MODULE(_wsp, m) {
   m.doc() = "wsp compiler, driven in-process";
-  registerTransformsPasses();
-  wsp::registerWspPasses();
-  wsp::tile::registerTilePasses();
-  wsp::registerWspConversionPasses();
-  wsp::registerWspCppPasses();
-  wsp::registerWspPipelines();
+  wsp::registerAllPasses();
 
   static py::exception<CompileError> compileError(m, "CompileError");
   compileError.doc() =

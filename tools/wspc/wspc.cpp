@@ -31,6 +31,7 @@
 #include "wsp/Dialect/Tile/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/InitAllPasses.h"
 #include "wsp/Pipelines/Pipelines.h"
 #include "wsp/Pipelines/ProgramTree.h"
 #include "wsp/Support/SourceNames.h"
@@ -146,11 +147,7 @@ static int runProgram(StringRef program, ArrayRef<StringRef> args,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  wsp::registerWspPasses();
-  wsp::tile::registerTilePasses();
-  wsp::registerWspConversionPasses();
-  wsp::registerWspCppPasses();
-  wsp::registerWspPipelines();
+  wsp::registerAllPasses();
   cl::HideUnrelatedOptions(wspcCategory);
   cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
   if (outputDir.empty())
