@@ -4,7 +4,9 @@
 // over thousands of random steps with requests joining and leaving, chunk
 // sizes moving and bad input; a decode step recounts no row; errors leave
 // the plan; run_spmd_expanding runs each core on the descriptors run_spmd
-// gives it from the materialized plan.
+// gives it from the materialized plan; walks and descriptors asked for
+// outside the plan (a stride below 1, a first id before or past it) end
+// and give nothing.
 #include <pto/runtime/incremental_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 
@@ -12,9 +14,11 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstring>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 using namespace pto::runtime;
@@ -228,4 +232,86 @@ TEST(RowPlan, CoresRunWhatRunSpmdGivesThem) {
   EXPECT_EQ(sim::run_spmd_expanding(sim::CoreKind::Vector, 0, plan,
                                     [](const WorkDescriptor &) {}),
             PlanResult::INVALID_PARAMS);
+}
+
+namespace {
+/// How many descriptors core `first` of `stride` is given. A walk that
+/// would not end throws once it passes the plan's count, so that it fails
+/// the test instead of hanging it.
+int walked(const RowPlan<SmallPlanner> &plan, int first, int stride) {
+  int visits = 0;
+  plan.for_each(first, stride, [&](const WorkDescriptor &) {
+    if (++visits > plan.count())
+      throw std::length_error("the walk does not end");
+  });
+  return visits;
+}
+} // namespace
+
+TEST(RowPlan, WalksOfAStrideBelowOneVisitNothing) {
+  const SmallPlanner planner(PlanConfig{8, 8, 1 << 20, true});
+  RowPlan<SmallPlanner> plan(planner, 4, 2, 64);
+  std::vector<int> lens = {20, 9};
+  int count = 0;
+  ASSERT_EQ(plan.plan(lens.data(), 2, &count), PlanResult::OK);
+  ASSERT_EQ(count, 10);
+  for (int first : {0, 3, count - 1}) {
+    EXPECT_EQ(walked(plan, first, 0), 0) << "first " << first;
+    EXPECT_EQ(walked(plan, first, -1), 0) << "first " << first;
+    EXPECT_EQ(walked(plan, first, INT_MIN), 0) << "first " << first;
+  }
+}
+
+TEST(RowPlan, WalksFromOutsideThePlanVisitNothing) {
+  const SmallPlanner planner(PlanConfig{8, 8, 1 << 20, true});
+  RowPlan<SmallPlanner> plan(planner, 4, 2, 64);
+  // Nothing planned yet: no descriptor.
+  EXPECT_EQ(walked(plan, 0, 1), 0);
+  std::vector<int> lens = {20, 9};
+  int count = 0;
+  ASSERT_EQ(plan.plan(lens.data(), 2, &count), PlanResult::OK);
+  for (int first : {count, count + 1, INT_MAX, -1, -7, INT_MIN})
+    for (int stride : {1, 3})
+      EXPECT_EQ(walked(plan, first, stride), 0)
+          << "first " << first << " stride " << stride;
+}
+
+TEST(RowPlan, WalksOfAHugeStrideEndWithoutOverflow) {
+  const SmallPlanner planner(PlanConfig{8, 8, 1 << 20, true});
+  RowPlan<SmallPlanner> plan(planner, 4, 2, 64);
+  std::vector<int> lens = {20, 9};
+  int count = 0;
+  ASSERT_EQ(plan.plan(lens.data(), 2, &count), PlanResult::OK);
+  const Fresh expected = fresh_plan(planner, lens, 2, 64);
+  // One descriptor each: the next id, first + stride, is past INT_MAX.
+  for (int first : {0, 4, count - 1}) {
+    std::vector<WorkDescriptor> got;
+    plan.for_each(first, INT_MAX, [&](const WorkDescriptor &d) {
+      if (got.size() > static_cast<size_t>(count))
+        throw std::length_error("the walk does not end");
+      got.push_back(d);
+    });
+    ASSERT_EQ(got.size(), 1u) << "first " << first;
+    EXPECT_TRUE(same(got[0], expected.descs[first])) << "first " << first;
+  }
+}
+
+TEST(RowPlan, DescriptorsOutsideThePlanAreEmpty) {
+  const SmallPlanner planner(PlanConfig{8, 8, 1 << 20, true});
+  // A batch below the plan's rows, so a read past the last row would find
+  // a row slot, not the end of the lengths.
+  RowPlan<SmallPlanner> plan(planner, 4, 2, 64);
+  std::vector<int> lens = {20, 9};
+  int count = 0;
+  ASSERT_EQ(plan.plan(lens.data(), 2, &count), PlanResult::OK);
+  const WorkDescriptor empty{};
+  for (int id : {-1, -11, INT_MIN, count, count + 1, INT_MAX})
+    EXPECT_TRUE(same(plan.descriptor(id), empty)) << "work id " << id;
+  // No planned descriptor is the empty one: descriptor 0 is a first chunk,
+  // and every chunk covers a position.
+  EXPECT_FALSE(same(plan.descriptor(0), empty));
+  EXPECT_TRUE(plan.descriptor(0).is_first());
+  // Nothing planned yet: every id is outside the plan.
+  RowPlan<SmallPlanner> unplanned(planner, 4, 2, 64);
+  EXPECT_TRUE(same(unplanned.descriptor(0), empty));
 }

@@ -435,8 +435,14 @@ public:
     return PlanResult::OK;
   }
 
-  /// Descriptor `work_id` (< count()) of the plan: generate()'s.
+  /// Descriptor `work_id` of the plan: generate()'s. Outside the plan
+  /// (work_id < 0 or >= count(), or nothing planned yet), the empty
+  /// descriptor WorkDescriptor{}: all zero, a chunk of size 0, which no
+  /// planned descriptor is (each covers at least one position, and
+  /// descriptor 0 is a first chunk).
   WorkDescriptor descriptor(int work_id) const {
+    if (work_id < 0 || work_id >= count_)
+      return WorkDescriptor{};
     // The last row whose first id is <= work_id (rows of no chunks share
     // their first id with the next row).
     const int b = static_cast<int>(
@@ -447,13 +453,19 @@ public:
   }
 
   /// f(descriptor) for descriptors first, first + stride, ... < count(), in
-  /// order: what core `first` of `stride` runs.
+  /// order: what core `first` of `stride` runs. Nothing for a stride below
+  /// 1 or a first id outside [0, count()).
   template <typename F> void for_each(int first, int stride, F &&f) const {
+    if (first < 0 || stride < 1)
+      return;
     // The row's cut and tier, made once per row the walk enters.
     int b = -1, end = 0;
     detail::Chunking chunks{};
     uint8_t tier = 0;
-    for (int id = first; id < count_; id += stride) {
+    // (The next id is past the plan when stride reaches count_ - id: no
+    // id + stride, which could pass INT_MAX.)
+    for (int id = first; id < count_;
+         id = stride < count_ - id ? id + stride : count_) {
       if (id >= end) {
         do
           ++b;
