@@ -1,7 +1,9 @@
 // What the spec says SHALL be a compile-time error is one, for the stated
 // reason. Each case compiles this file with one CASE defined and must fail
-// with the runtime's own static_assert message. CASE=0 proves the file
-// compiles when no error is selected.
+// with the runtime's own static_assert message, or, where the runtime
+// deletes an overload (a plan that keeps a reference to its planner, built
+// from a temporary one), with the compiler's message for a deleted
+// function. CASE=0 proves the file compiles when no error is selected.
 //
 // RUN: %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=0 %s
 // RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=1 %s 2>&1 | FileCheck %s --check-prefix=DIM-CTOR
@@ -15,6 +17,8 @@
 // RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=9 %s 2>&1 | FileCheck %s --check-prefix=NOT-TIER
 // RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=10 %s 2>&1 | FileCheck %s --check-prefix=DIM-NEG
 // RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=11 %s 2>&1 | FileCheck %s --check-prefix=PLANNER-SPACE
+// RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=12 %s 2>&1 | FileCheck %s --check-prefix=ROW-PLAN-TEMPORARY
+// RUN: not %host_cxx -std=c++17 -fsyntax-only -D__CPU_SIM -I %wsp_include -DCASE=13 %s 2>&1 | FileCheck %s --check-prefix=INCREMENTAL-PLAN-TEMPORARY
 
 // DIM-CTOR: Dim(int): only a DYNAMIC dimension takes a run-time size
 // SET-STATIC: IterationSpace::set_dim: dimension is static; only DYNAMIC dimensions can be set
@@ -27,7 +31,10 @@
 // NOT-TIER: TierConfig: every argument must be a Tier<>
 // DIM-NEG: Dim<N>: a static size must be >= 0 (or DYNAMIC)
 // PLANNER-SPACE: WorkPlanner: Space must be an IterationSpace<>
+// ROW-PLAN-TEMPORARY: error: {{.*}}deleted {{.*}}RowPlan
+// INCREMENTAL-PLAN-TEMPORARY: error: {{.*}}deleted {{.*}}IncrementalPlan
 
+#include <pto/runtime/incremental_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 
 using namespace pto::runtime;
@@ -38,6 +45,10 @@ int main() {
   AttentionSpace<DYNAMIC, 8> space;
   space.set_dim<0>(4);
   (void)dynamic;
+  const AttentionPlanner planner;
+  WorkDescriptor buffer[8];
+  RowPlan<AttentionPlanner> rows(planner, 4, 2, 8);
+  IncrementalPlan<AttentionPlanner> plan(planner, 4, 2, buffer, 8);
 #if CASE == 1
   Dim<8> d(5); // static dimension given a run-time size
   (void)d;
@@ -64,6 +75,12 @@ int main() {
 #elif CASE == 11
   WorkPlanner<int, DecodeAttentionTiers, params::Attention> p;
   (void)p;
+#elif CASE == 12
+  // The plan would keep a reference to the temporary, gone at the `;`.
+  RowPlan<AttentionPlanner> dangling(AttentionPlanner{}, 4, 2, 8);
+#elif CASE == 13
+  IncrementalPlan<AttentionPlanner> dangling(AttentionPlanner{}, 4, 2, buffer,
+                                             8);
 #endif
   return 0;
 }

@@ -41,7 +41,10 @@ namespace detail {
 /// What IncrementalPlan and RowPlan share: the plan's lengths and rows (row
 /// b's descriptors are [first_[b], first_[b + 1])), its chunk and counts,
 /// the checks of arguments the planner cannot see, and the rule for when
-/// the chunk size must be searched again.
+/// the chunk size must be searched again. It keeps a reference to the
+/// planner, which must outlive it: a temporary planner (any rvalue) is
+/// refused at compile time, by deleted overloads (as std::reference_wrapper
+/// refuses one), here and in both plans.
 template <typename Planner> class KeptPlan {
 public:
   /// Whether a plan is held (false before the first successful call).
@@ -54,6 +57,7 @@ protected:
   KeptPlan(const Planner &planner, int max_batch, int num_heads)
       : planner_(planner), max_batch_(max_batch), heads_(num_heads),
         lens_(rows(max_batch)), first_(rows(max_batch) + 1) {}
+  KeptPlan(const Planner &&, int, int) = delete;
 
   static size_t rows(int n) { return n > 0 ? static_cast<size_t>(n) : 0; }
 
@@ -105,7 +109,8 @@ protected:
 } // namespace detail
 
 /// The plan of up to `max_batch` sequences of `num_heads` heads in a
-/// caller-owned descriptor buffer (the one the dispatch reads).
+/// caller-owned descriptor buffer (the one the dispatch reads), made by a
+/// planner that outlives it (not a temporary: see detail::KeptPlan).
 template <typename Planner>
 class IncrementalPlan : public detail::KeptPlan<Planner> {
   using Base = detail::KeptPlan<Planner>;
@@ -133,6 +138,7 @@ public:
                   WorkDescriptor *buffer, int capacity)
       : Base(planner, max_batch, num_heads), buffer_(buffer),
         capacity_(capacity), next_first_(Base::rows(max_batch) + 1) {}
+  IncrementalPlan(const Planner &&, int, int, WorkDescriptor *, int) = delete;
 
   /// A fresh plan of `lens` (plan_chunk_size + generate): the reference
   /// update() is equal to, and where a plan starts.
@@ -334,6 +340,8 @@ private:
 ///
 /// Errors follow generate()'s contract, `capacity` (what the dispatch can
 /// hold) standing for the buffer's, and leave the previous plan as it was.
+/// The planner must outlive the plan (not a temporary: see
+/// detail::KeptPlan).
 template <typename Planner> class RowPlan : public detail::KeptPlan<Planner> {
   using Base = detail::KeptPlan<Planner>;
   using Base::batch_;
@@ -358,6 +366,7 @@ public:
   RowPlan(const Planner &planner, int max_batch, int num_heads, int capacity)
       : Base(planner, max_batch, num_heads), capacity_(capacity),
         chunks_(Base::rows(max_batch)), changed_(Base::rows(max_batch)) {}
+  RowPlan(const Planner &&, int, int, int) = delete;
 
   /// A fresh plan of `lens`: what plan_chunk_size + generate make.
   PlanResult plan(const int *lens, int batch, int *out_work_count) {
