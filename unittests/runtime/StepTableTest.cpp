@@ -1,13 +1,15 @@
 // StepTable (step_table.hpp): a step built once and replayed gives what
 // rebuilding every token gives, token by token and chained; each patch kind
 // lands where it says; re-planned launches see this step's KV lengths; bad
-// replays return an error with nothing launched or written.
+// replays return an error with nothing launched or written (a table built
+// with invalid arguments, a position past INT_MAX).
 #include <pto/runtime/incremental_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 #include <pto/runtime/step_table.hpp>
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstring>
 #include <vector>
 
@@ -265,4 +267,84 @@ TEST(StepTable, ReplannedLaunchesSeeThisStepsLengths) {
   EXPECT_EQ(kv_lens[1], 90);
   EXPECT_EQ(table.replay_chain(50, 10), 0);
   EXPECT_EQ(out[1], 99);
+}
+
+TEST(StepTable, InvalidConstructionRefusesEveryCall) {
+  // A position base below 0 (a launch would see position 4294967291 at
+  // -5), a negative token count or KV capacity: the table records no
+  // command and replays nothing, INVALID_PARAMS.
+  struct Arguments {
+    int max_tokens, kv_capacity, position_base;
+  };
+  for (const Arguments a : {Arguments{8, 64, -5}, Arguments{-1, 64, 0},
+                            Arguments{8, -1, 0}, Arguments{8, -3, 2}}) {
+    SCOPED_TRACE(::testing::Message() << "StepTable(" << a.max_tokens << ", "
+                                      << a.kv_capacity << ", "
+                                      << a.position_base << ")");
+    Toy toy;
+    g_toy = &toy;
+    StepTable table(a.max_tokens, a.kv_capacity, a.position_base);
+    StepCommand r = command(rope, {&toy.hidden});
+    r.patch = StepPatch::Position;
+    r.patch_offset_1 = 4;
+    EXPECT_FALSE(table.add(r, "layer.0.rope"));
+    EXPECT_FALSE(table.add_launch(argmax, &toy.hidden, "argmax",
+                                  StepPatch::ArgmaxOutput,
+                                  toy.tokens.data() + 1, 4));
+    EXPECT_EQ(table.size(), 0u);
+    EXPECT_EQ(table.replay(0),
+              static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+    EXPECT_EQ(table.replay_chain(0, 0),
+              static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+    EXPECT_EQ(toy.launches, 0);
+    EXPECT_EQ(toy.hidden, 0);
+  }
+  // The edges are valid: no tokens, no KV positions, position 0.
+  StepTable edge(0, 0, 0);
+  Toy toy;
+  EXPECT_TRUE(edge.add(command(argmax, {&toy.hidden, toy.tokens.data()}),
+                       "argmax"));
+}
+
+namespace {
+int32_t count_launch(void *const *buffers, const uint8_t *,
+                     const WorkDescriptor *, int) {
+  ++*static_cast<int *>(buffers[0]);
+  return 0;
+}
+} // namespace
+
+TEST(StepTable, PositionsPastIntMaxAreRefused) {
+  // A token at position p sees p + 1 KV positions, and a request's
+  // position advances to p + 1 after it: both must be ints.
+  int launches = 0;
+  std::vector<int32_t> positions = {7, INT_MAX - 3};
+  StepTable requests(8, 64);
+  requests.bind_requests(positions.data(), nullptr, 2);
+  ASSERT_TRUE(requests.add(command(count_launch, {&launches}), "count"));
+  // Request 1's tokens at INT_MAX - 3 .. INT_MAX - 1 fit; a fourth, at
+  // INT_MAX, does not.
+  EXPECT_EQ(requests.replay_chain(0, 4),
+            static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(launches, 0);
+  EXPECT_EQ(positions, (std::vector<int32_t>{7, INT_MAX - 3}));
+  EXPECT_EQ(requests.replay_chain(0, 3), 0);
+  EXPECT_EQ(launches, 3);
+  EXPECT_EQ(positions, (std::vector<int32_t>{10, INT_MAX}));
+  EXPECT_EQ(requests.replay(3),
+            static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(positions, (std::vector<int32_t>{10, INT_MAX}));
+
+  // The same from the table's position base: token t is at base + t.
+  launches = 0;
+  StepTable based(8, 64, INT_MAX - 3);
+  ASSERT_TRUE(based.add(command(count_launch, {&launches}), "count"));
+  EXPECT_EQ(based.replay_chain(0, 3), 0);
+  EXPECT_EQ(based.replay(3),
+            static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(based.replay(5),
+            static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(based.replay_chain(2, 2),
+            static_cast<int32_t>(PlanResult::INVALID_PARAMS));
+  EXPECT_EQ(launches, 3);
 }

@@ -30,9 +30,13 @@
 // Errors (PlanResult codes), checked for the whole call before anything is
 // written or launched, so the table stays valid: a token past the token
 // buffer (BUFFER_OVERFLOW), a KV length past the cache capacity
-// (BUFFER_OVERFLOW), a table without commands or a replay on buffers other
-// than the ones it was built on (INVALID_PARAMS). A launch's own error stops
-// the replay at that command and is returned as is.
+// (BUFFER_OVERFLOW), a table without commands, a replay on buffers other
+// than the ones it was built on, or a token whose position p would not
+// leave p + 1 an int (INVALID_PARAMS). A table built with invalid
+// arguments (a negative token count, KV capacity or position base) records
+// no command (add() returns false) and replays nothing (INVALID_PARAMS). A
+// launch's own error stops the replay at that command and is returned as
+// is.
 #ifndef PTO_RUNTIME_STEP_TABLE_HPP
 #define PTO_RUNTIME_STEP_TABLE_HPP
 
@@ -42,6 +46,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -99,16 +104,20 @@ public:
   /// max_tokens: the tokens a replay may run (0 .. max_tokens - 1: a token
   /// buffer of max_tokens + 1 rows, read from row 0, written from row 1);
   /// kv_capacity: positions of one request's KV cache; position_base: the
-  /// position of token 0.
+  /// position of token 0. Each must be >= 0, else the table is invalid:
+  /// add() refuses every command and a replay returns INVALID_PARAMS.
   StepTable(int max_tokens, int kv_capacity, int position_base = 0)
       : max_tokens_(max_tokens), kv_capacity_(kv_capacity),
-        position_base_(position_base) {}
+        position_base_(position_base),
+        valid_(max_tokens >= 0 && kv_capacity >= 0 && position_base >= 0) {}
 
   /// Build: appends a command and its label. Returns false (and adds
   /// nothing) for a command that cannot be replayed: no launch, too many
-  /// buffers or parameter bytes, a patch outside its parameters or buffers.
+  /// buffers or parameter bytes, a patch outside its parameters or buffers,
+  /// or any command of an invalid table.
   bool add(const StepCommand &command, const char *label) {
-    if (!command.launch || command.buffer_count > StepCommand::kMaxBuffers ||
+    if (!valid_ || !command.launch ||
+        command.buffer_count > StepCommand::kMaxBuffers ||
         command.param_size > StepCommand::kMaxParams || !patch_fits(command))
       return false;
     commands_.push_back(command);
@@ -207,7 +216,7 @@ public:
 private:
   /// Every bound of the whole call, before anything is written.
   int32_t check(int first, int n) const {
-    if (commands_.empty() || n < 0 || first < 0)
+    if (!valid_ || commands_.empty() || n < 0 || first < 0)
       return static_cast<int32_t>(PlanResult::INVALID_PARAMS);
     if (static_cast<int64_t>(first) + n > max_tokens_)
       return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
@@ -219,6 +228,14 @@ private:
       if (kv_lens_[b] < 0 ||
           static_cast<int64_t>(kv_lens_[b]) + n > kv_capacity_)
         return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
+    // The last token's position p (and the p + 1 KV positions it sees, the
+    // position a request advances to) must be an int.
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+    if (static_cast<int64_t>(position_base_) + first + n > kMax)
+      return static_cast<int32_t>(PlanResult::INVALID_PARAMS);
+    for (int b = 0; positions_ && b < batch_; ++b)
+      if (static_cast<int64_t>(positions_[b]) + n > kMax)
+        return static_cast<int32_t>(PlanResult::INVALID_PARAMS);
     return 0;
   }
 
@@ -284,6 +301,7 @@ private:
   int max_tokens_;
   int kv_capacity_;
   int position_base_;
+  bool valid_; // the constructor's arguments are
   int32_t *positions_ = nullptr;
   int32_t *kv_lens_ = nullptr;
   int batch_ = 0;
