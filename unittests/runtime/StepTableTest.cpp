@@ -2,7 +2,8 @@
 // rebuilding every token gives, token by token and chained; each patch kind
 // lands where it says; re-planned launches see this step's KV lengths; bad
 // replays return an error with nothing launched or written (a table built
-// with invalid arguments, a position past INT_MAX).
+// with invalid arguments, a position past INT_MAX); a replay that fails
+// stops at a token boundary and says which.
 #include <pto/runtime/incremental_planner.hpp>
 #include <pto/runtime/runtime.hpp>
 #include <pto/runtime/step_table.hpp>
@@ -347,4 +348,115 @@ TEST(StepTable, PositionsPastIntMaxAreRefused) {
   EXPECT_EQ(based.replay_chain(2, 2),
             static_cast<int32_t>(PlanResult::INVALID_PARAMS));
   EXPECT_EQ(launches, 3);
+}
+
+namespace {
+// A step of two launches, the second re-planned: the first records which
+// tokens it ran; the re-plan fails (UNSUPPORTED_SIZE) while request 0's KV
+// length is `fail_at`, or the second launch fails (BUFFER_OVERFLOW) at
+// that length when `launch_fails`.
+struct Flaky {
+  std::vector<int> ran_first, ran_second;
+  int32_t fail_at = -1;
+  bool launch_fails = false;
+  int32_t kv = 0; // request 0's KV length, as the re-plan saw it
+};
+
+int32_t record_first(void *const *buffers, const uint8_t *params,
+                     const WorkDescriptor *, int) {
+  uint32_t token;
+  std::memcpy(&token, params, 4);
+  static_cast<Flaky *>(buffers[0])->ran_first.push_back(
+      static_cast<int>(token));
+  return 0;
+}
+int32_t record_second(void *const *buffers, const uint8_t *params,
+                      const WorkDescriptor *, int) {
+  auto *f = static_cast<Flaky *>(buffers[0]);
+  if (f->launch_fails && f->kv == f->fail_at)
+    return static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW);
+  uint32_t token;
+  std::memcpy(&token, params, 4);
+  f->ran_second.push_back(static_cast<int>(token));
+  return 0;
+}
+int32_t flaky_replan(void *state, const int32_t *kv_lens, int,
+                     const WorkDescriptor **descs, int *count) {
+  auto *f = static_cast<Flaky *>(state);
+  f->kv = kv_lens[0];
+  *descs = nullptr;
+  *count = 0;
+  return !f->launch_fails && kv_lens[0] == f->fail_at
+             ? static_cast<int32_t>(PlanResult::UNSUPPORTED_SIZE)
+             : 0;
+}
+
+/// The flaky step's table: both launches get the position (position base
+/// 0, so the token) in their parameters.
+void build_flaky(StepTable &table, Flaky &f) {
+  StepCommand first = command(record_first, {&f});
+  first.patch = StepPatch::Position;
+  first.patch_offset_1 = 0;
+  ASSERT_TRUE(table.add(first, "first"));
+  StepCommand second = command(record_second, {&f});
+  second.patch = StepPatch::Position;
+  second.patch_offset_1 = 0;
+  second.replan = flaky_replan;
+  second.plan = &f;
+  ASSERT_TRUE(table.add(second, "second"));
+}
+} // namespace
+
+TEST(StepTable, AFailedReplanStopsAtATokenBoundary) {
+  Flaky f;
+  std::vector<int32_t> kv_lens = {10};
+  StepTable table(16, 64);
+  table.bind_requests(nullptr, kv_lens.data(), 1);
+  build_flaky(table, f);
+  // Token 3's re-plan fails: nothing of token 3 runs, and the table says
+  // where it stopped.
+  f.fail_at = 13;
+  EXPECT_EQ(table.replay_chain(0, 6),
+            static_cast<int32_t>(PlanResult::UNSUPPORTED_SIZE));
+  EXPECT_EQ(f.ran_first, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(f.ran_second, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(kv_lens[0], 13);
+  EXPECT_EQ(table.next_token(), 3);
+  // A retry from there runs every token once.
+  f.fail_at = -1;
+  const int from = table.next_token();
+  EXPECT_EQ(table.replay_chain(from, 6 - from), 0);
+  EXPECT_EQ(table.next_token(), 6);
+  EXPECT_EQ(f.ran_first, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(f.ran_second, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(kv_lens[0], 16);
+  // One token: the same.
+  f.fail_at = 16;
+  EXPECT_EQ(table.replay(6),
+            static_cast<int32_t>(PlanResult::UNSUPPORTED_SIZE));
+  EXPECT_EQ(f.ran_first.size(), 6u);
+  EXPECT_EQ(table.next_token(), 6);
+  // A call refused before anything runs stops at its first token.
+  EXPECT_EQ(table.replay_chain(10, 7),
+            static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
+  EXPECT_EQ(table.next_token(), 10);
+}
+
+TEST(StepTable, AFailedLaunchSaysWhichTokenItStopped) {
+  // A launch's own error cannot be undone: its token has run the launches
+  // before it, and is the token the table says it stopped at; the
+  // requests advance only past the tokens that completed.
+  Flaky f;
+  f.launch_fails = true;
+  f.fail_at = 12;
+  std::vector<int32_t> kv_lens = {10};
+  StepTable table(16, 64);
+  table.bind_requests(nullptr, kv_lens.data(), 1);
+  build_flaky(table, f);
+  EXPECT_EQ(table.replay_chain(0, 5),
+            static_cast<int32_t>(PlanResult::BUFFER_OVERFLOW));
+  EXPECT_EQ(f.ran_first, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(f.ran_second, (std::vector<int>{0, 1}));
+  EXPECT_EQ(kv_lens[0], 12);
+  EXPECT_EQ(table.next_token(), 2);
 }

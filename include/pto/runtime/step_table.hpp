@@ -34,9 +34,15 @@
 // than the ones it was built on, or a token whose position p would not
 // leave p + 1 an int (INVALID_PARAMS). A table built with invalid
 // arguments (a negative token count, KV capacity or position base) records
-// no command (add() returns false) and replays nothing (INVALID_PARAMS). A
-// launch's own error stops the replay at that command and is returned as
-// is.
+// no command (add() returns false) and replays nothing (INVALID_PARAMS).
+//
+// A replay fails at a token boundary: each token's re-plans all run before
+// the first of its launches, and a re-plan's error returns with none of
+// that token's launches run and its positions and KV lengths not advanced;
+// next_token() is then that token, where a retry resumes. A launch's own
+// error cannot be undone: it stops the replay at that command and is
+// returned as is, its token part run (the launches before it) and not
+// advanced, and next_token() is that token.
 #ifndef PTO_RUNTIME_STEP_TABLE_HPP
 #define PTO_RUNTIME_STEP_TABLE_HPP
 
@@ -71,7 +77,10 @@ struct StepCommand {
   using Launch = int32_t (*)(void *const *buffers, const uint8_t *params,
                              const WorkDescriptor *descs, int count);
   /// Re-plans a launch from this step's per-request KV lengths; 0 or an
-  /// error, with the plan in *descs, *count.
+  /// error, with the plan in *descs, *count. A token's re-plans all run
+  /// before its first launch, so the plan must stay as returned until the
+  /// launch (two re-plans of one step share a buffer only if they plan
+  /// alike).
   using Replan = int32_t (*)(void *plan, const int32_t *kv_lens, int batch,
                              const WorkDescriptor **descs, int *count);
 
@@ -121,6 +130,9 @@ public:
         command.param_size > StepCommand::kMaxParams || !patch_fits(command))
       return false;
     commands_.push_back(command);
+    plans_.emplace_back();
+    if (command.replan)
+      replanned_.push_back(commands_.size() - 1);
     if (command.patch == StepPatch::TokenOffset ||
         command.patch == StepPatch::ArgmaxOutput)
       commands_.back().patch_base = command.buffers[command.patch_buffer];
@@ -177,19 +189,30 @@ public:
     return add(c, label);
   }
 
-  /// Replays one token: patches and launches every command, then advances
-  /// the per-request positions and KV lengths.
+  /// Replays one token: re-plans, then patches and launches every command,
+  /// then advances the per-request positions and KV lengths.
   int32_t replay(int token) { return replay_chain(token, 1); }
 
   /// Replays tokens [first, first + n) in one call; token i's argmax row is
-  /// token i + 1's embedding row.
+  /// token i + 1's embedding row. On an error, next_token() says which
+  /// token the replay stopped at (see the file comment).
   int32_t replay_chain(int first, int n) {
+    next_token_ = first;
     const int32_t checked = check(first, n);
     if (checked != 0)
       return checked;
     for (int t = first; t < first + n; ++t) {
-      for (StepCommand &command : commands_) {
-        const int32_t status = run(command, t);
+      // Everything the token needs before its first launch: its re-plans
+      // (from the KV lengths, which move only between tokens).
+      for (size_t i : replanned_) {
+        StepCommand &c = commands_[i];
+        const int32_t status = c.replan(c.plan, kv_lens_, batch_,
+                                        &plans_[i].descs, &plans_[i].count);
+        if (status != 0)
+          return status;
+      }
+      for (size_t i = 0; i < commands_.size(); ++i) {
+        const int32_t status = run(commands_[i], t, plans_[i]);
         if (status != 0)
           return status;
       }
@@ -199,9 +222,16 @@ public:
         if (kv_lens_)
           ++kv_lens_[b];
       }
+      next_token_ = t + 1;
     }
     return 0;
   }
+
+  /// Where the last replay stopped: the first token it did not complete
+  /// (first + n after a success, `first` when it was refused before
+  /// running anything). A retry resumes there:
+  /// replay_chain(next_token(), first + n - next_token()).
+  int next_token() const { return next_token_; }
 
   size_t size() const { return commands_.size(); }
   /// The i-th command as the last replay patched it.
@@ -210,10 +240,19 @@ public:
   void clear() {
     commands_.clear();
     labels_.clear();
+    replanned_.clear();
+    plans_.clear();
     uses_position_ = false;
   }
 
 private:
+  /// A re-plan's result, kept from before its token's first launch to its
+  /// own launch.
+  struct Planned {
+    const WorkDescriptor *descs = nullptr;
+    int count = 0;
+  };
+
   /// Every bound of the whole call, before anything is written.
   int32_t check(int first, int n) const {
     if (!valid_ || commands_.empty() || n < 0 || first < 0)
@@ -260,15 +299,11 @@ private:
   }
 
   /// Patches the command in place (the table owns it and only replay reads
-  /// it) and launches it.
-  int32_t run(StepCommand &c, int token) const {
-    const WorkDescriptor *descs = c.descs;
-    int count = c.count;
-    if (c.replan) {
-      const int32_t status = c.replan(c.plan, kv_lens_, batch_, &descs, &count);
-      if (status != 0)
-        return status;
-    }
+  /// it) and launches it, with its static plan or what its re-plan gave
+  /// (`planned`).
+  int32_t run(StepCommand &c, int token, const Planned &planned) const {
+    const WorkDescriptor *descs = c.replan ? planned.descs : c.descs;
+    const int count = c.replan ? planned.count : c.count;
     const uint32_t position = static_cast<uint32_t>(position_base_ + token);
     switch (c.patch) {
     case StepPatch::None:
@@ -297,6 +332,8 @@ private:
 
   std::vector<StepCommand> commands_; // hot
   std::vector<StepLabel> labels_;     // cold
+  std::vector<size_t> replanned_;     // the commands with a re-plan hook
+  std::vector<Planned> plans_;        // per command: its re-plan's result
   std::vector<uint8_t> arguments_;
   int max_tokens_;
   int kv_capacity_;
@@ -306,6 +343,7 @@ private:
   int32_t *kv_lens_ = nullptr;
   int batch_ = 0;
   bool uses_position_ = false;
+  int next_token_ = 0;
 };
 
 } // namespace runtime
