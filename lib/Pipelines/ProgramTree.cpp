@@ -70,6 +70,13 @@ mlir::wsp::emitProgramTree(ModuleOp module, const ProgramTreeOptions &options) {
   ProgramTree tree;
   tree.stem = getEmissionStem(module);
   const std::string &stem = tree.stem;
+  // The stem names files (lib<stem>.so, cpusim/<stem>_capi.cpp): a name
+  // past what a file system takes would fail half-way through writing.
+  constexpr size_t kMaxStem = 128;
+  if (stem.size() > kMaxStem)
+    return module.emitError("the program's name has ")
+           << stem.size() << " characters; at most " << kMaxStem
+           << " make its file names";
   using Emit = LogicalResult (*)(ModuleOp, llvm::raw_ostream &);
   SmallVector<std::pair<std::string, Emit>> files = {
       {"include/" + stem + "_abi.h", &emitAbiHeader},

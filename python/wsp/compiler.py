@@ -171,6 +171,53 @@ def cache_dir():
         os.path.expanduser("~"), ".cache", "wsp")
 
 
+#: A cache entry's file of checksums: the sha256 of each of its files,
+#: written last, checked before anything of the entry is loaded.
+_CHECKSUMS = "checksums.json"
+
+
+def _digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _seal(directory):
+    """Writes `directory`'s checksums (its last file)."""
+    sums = {name: _digest(os.path.join(directory, name))
+            for name in sorted(os.listdir(directory))
+            if os.path.isfile(os.path.join(directory, name))}
+    with open(os.path.join(directory, _CHECKSUMS), "w") as f:
+        json.dump(sums, f, indent=1)
+
+
+def _intact(directory):
+    """Whether a cache entry is whole: its checksums file parses and each
+    file it lists has its digest (a truncated library or a corrupt
+    program.json does not)."""
+    try:
+        with open(os.path.join(directory, _CHECKSUMS)) as f:
+            sums = json.load(f)
+        return (isinstance(sums, dict) and "program.json" in sums and
+                all(_digest(os.path.join(directory, name)) == digest
+                    for name, digest in sums.items()))
+    except (OSError, ValueError):
+        return False
+
+
+def _discard(directory):
+    """Removes a damaged cache entry: renamed aside first (atomic), so that
+    no other process loads it while it is being deleted."""
+    aside = directory + ".damaged-%d" % os.getpid()
+    try:
+        os.replace(directory, aside)
+    except OSError:
+        return
+    shutil.rmtree(aside, ignore_errors=True)
+
+
 def compile(program, name=None, static_planning=True, opt_level=2,
             cache=True):
     """Compiles `program` (a :class:`wsp.ir.Module`, IR text or a path)
@@ -178,8 +225,11 @@ def compile(program, name=None, static_planning=True, opt_level=2,
     :class:`CompiledProgram` whose functions take numpy arrays.
 
     Raises wsp.CompileError with the compiler's diagnostics (each at its
-    source location) when the program is invalid, and wsp.BuildError with
-    the C++ compiler's output if the emitted code does not build."""
+    source location) when the program (or `name`) is invalid, and
+    wsp.BuildError when the emitted code cannot be built: the C++
+    compiler's output, a compiler that is missing (``$CXX``), a cache
+    directory that cannot be written. A cached build is checked against
+    its checksums before it is loaded, and built again when it is damaged."""
     text, filename = _source(program)
     flags = ["-std=c++17", "-O%d" % opt_level, "-shared", "-fPIC",
              "-D__CPU_SIM", "-Wall", "-Wextra", "-pthread"]
@@ -188,13 +238,19 @@ def compile(program, name=None, static_planning=True, opt_level=2,
          _build_fingerprint()]).encode()).hexdigest()[:32]
     root = cache_dir()
     final = os.path.join(root, key)
-    if cache and os.path.exists(os.path.join(final, "program.json")):
-        return CompiledProgram(final, cached=True)
+    if cache and os.path.isdir(final):
+        if _intact(final):
+            return CompiledProgram(final, cached=True)
+        _discard(final)
     out = _wsp.compile_program(text, filename=filename, target="cpusim",
                                static_planning=static_planning,
                                stem=name or "")
-    os.makedirs(root, exist_ok=True)
-    work = tempfile.mkdtemp(prefix="build-", dir=root)
+    try:
+        os.makedirs(root, exist_ok=True)
+        work = tempfile.mkdtemp(prefix="build-", dir=root)
+    except OSError as e:
+        raise BuildError("cannot use the cache directory %s (set "
+                         "WSP_CACHE_DIR): %s" % (root, e)) from None
     try:
         for path, body in out["files"].items():
             full = os.path.join(work, path)
@@ -206,8 +262,12 @@ def compile(program, name=None, static_planning=True, opt_level=2,
         command = _cxx() + flags + [
             "-I", RUNTIME_INCLUDE, "-I", os.path.join(work, "include"),
             os.path.join(work, "cpusim", stem + "_capi.cpp"), "-o", lib]
-        proc = subprocess.run(command, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+        try:
+            proc = subprocess.run(command, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True)
+        except OSError as e:
+            raise BuildError("cannot run the C++ compiler %r (set CXX): %s"
+                             % (" ".join(_cxx()), e)) from None
         if proc.returncode != 0:
             raise BuildError("building %s failed (%s):\n%s" % (
                 stem, " ".join(shlex.quote(c) for c in command),
@@ -220,6 +280,7 @@ def compile(program, name=None, static_planning=True, opt_level=2,
             f.write(out["lowered"])
         with open(os.path.join(work, "program.json"), "w") as f:
             json.dump(meta, f, indent=1)
+        _seal(work)
         if not cache:
             return CompiledProgram(work, cached=False, owned=True)
         try:
