@@ -2,14 +2,25 @@
 
 #include "wsp/InitAllDialects.h"
 #include "wsp/InitAllPasses.h"
+#include "wsp/Support/InputFile.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::wsp::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);
+  auto [input, output] = mlir::registerAndParseCLIOptions(
+      argc, argv, "wsp optimizer driver\n", registry);
+  // A device (/dev/zero) or an input past the bound is refused before it
+  // is read.
+  std::string error;
+  if (!mlir::wsp::checkInputPath(input, error)) {
+    llvm::errs() << "wsp-opt: error: " << error << "\n";
+    return 1;
+  }
   return mlir::asMainReturnCode(
-      mlir::MlirOptMain(argc, argv, "wsp optimizer driver\n", registry));
+      mlir::MlirOptMain(argc, argv, input, output, registry));
 }

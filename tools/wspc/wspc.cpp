@@ -34,6 +34,7 @@
 #include "wsp/InitAllPasses.h"
 #include "wsp/Pipelines/Pipelines.h"
 #include "wsp/Pipelines/ProgramTree.h"
+#include "wsp/Support/InputFile.h"
 #include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
@@ -145,8 +146,22 @@ static int runProgram(StringRef program, ArrayRef<StringRef> args,
   return 0;
 }
 
+static int compile(int argc, char **argv);
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  int rc = compile(argc, argv);
+  // A standard output that cannot be written (a full disk, /dev/full) is
+  // one line and a failure, not LLVM's fatal error at exit.
+  llvm::outs().flush();
+  if (llvm::outs().has_error()) {
+    llvm::outs().clear_error();
+    return fail("cannot write to standard output");
+  }
+  return rc;
+}
+
+static int compile(int argc, char **argv) {
   wsp::registerAllPasses();
   cl::HideUnrelatedOptions(wspcCategory);
   cl::ParseCommandLineOptions(argc, argv, "wsp compiler driver\n");
@@ -180,7 +195,7 @@ int main(int argc, char **argv) {
   context.loadAllAvailableDialects();
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFile, &error);
+      wsp::openBoundedInput(inputFile, error);
   if (!input)
     return fail(error);
   llvm::SourceMgr sourceMgr;
@@ -191,6 +206,8 @@ int main(int argc, char **argv) {
       wsp::parseModuleWithNames(sourceMgr, ParserConfig(&context));
   if (!module)
     return fail("'" + inputFile + "' is not a valid wsp program");
+  if (module->getBody()->empty())
+    return fail("'" + inputFile + "' is empty: no operation to compile");
 
   // The default pipeline, in-process. Its stage contracts verify the IR
   // (wsp-check-planned, -specialized, tile-check-planned,
@@ -290,7 +307,16 @@ int main(int argc, char **argv) {
 
   // A file that already holds its text is left as it is, time stamp and
   // all: the tree written again over itself rebuilds only what changed.
+  // The others are written beside their place first and renamed into it
+  // once every one is written, so that a failure (a full disk, a directory
+  // that cannot be written) leaves the old tree as it was and no file half
+  // written.
   unsigned unchanged = 0;
+  std::vector<std::pair<std::string, std::string>> staged; // temp, final
+  auto unstage = [&] {
+    for (const auto &[temp, path] : staged)
+      llvm::sys::fs::remove(temp);
+  };
   for (const wsp::EmittedFile &f : files) {
     llvm::SmallString<256> path(outputDir.getValue());
     llvm::sys::path::append(path, f.path);
@@ -302,15 +328,38 @@ int main(int argc, char **argv) {
       continue;
     }
     if (std::error_code ec = llvm::sys::fs::create_directories(
-            llvm::sys::path::parent_path(path)))
+            llvm::sys::path::parent_path(path))) {
+      unstage();
       return fail("cannot create '" + llvm::sys::path::parent_path(path) +
                   "': " + ec.message());
-    auto out = openOutputFile(path, &error);
-    if (!out)
-      return fail("cannot write '" + path + "': " + error);
-    out->os() << f.text;
-    out->keep();
+    }
+    std::string temp = (path + ".wspc-tmp").str();
+    std::error_code ec;
+    bool created = false;
+    {
+      llvm::raw_fd_ostream out(temp, ec);
+      if (!ec) {
+        created = true;
+        out << f.text;
+        out.close();
+        ec = out.error();
+        out.clear_error(); // reported below, not as a fatal error
+      }
+    }
+    if (ec) {
+      if (created)
+        llvm::sys::fs::remove(temp);
+      unstage();
+      return fail("cannot write '" + path + "': " + ec.message() +
+                  " (nothing of the tree was changed)");
+    }
+    staged.push_back({temp, std::string(path)});
   }
+  for (const auto &[temp, path] : staged)
+    if (std::error_code ec = llvm::sys::fs::rename(temp, path)) {
+      unstage();
+      return fail("cannot write '" + path + "': " + ec.message());
+    }
   const size_t written = files.size() - unchanged;
   llvm::outs() << "wspc: wrote " << written
                << (written == 1 ? " file to " : " files to ") << outputDir

@@ -83,7 +83,9 @@ struct SetTargetPass : public wsp::impl::WspSetTargetBase<SetTargetPass> {
   using WspSetTargetBase::WspSetTargetBase;
   void runOnOperation() override {
     if (target != "ascend" && target != "cpusim") {
-      getOperation().emitError()
+      // At the module's location, not the module (whose diagnostic would
+      // print the whole program after the one line that matters).
+      mlir::emitError(getOperation().getLoc())
           << "unknown wsp target '" << target << "'; expected ascend or cpusim";
       return signalPassFailure();
     }
