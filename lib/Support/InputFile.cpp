@@ -86,3 +86,47 @@ mlir::wsp::openBoundedInput(StringRef path, std::string &error) {
   sys::fs::closeFile(*file);
   return buffer;
 }
+
+bool mlir::wsp::checkNesting(StringRef text, std::string &error) {
+  unsigned depth = 0, line = 1;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+    } else if (c == '"') {
+      // A string: to its closing quote (escapes skipped), on one line.
+      for (++i; i < e && text[i] != '"' && text[i] != '\n'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (i < e && text[i] == '\n')
+        ++line;
+    } else if (c == '/' && i + 1 < e && text[i + 1] == '/') {
+      // A comment: to the end of its line.
+      while (i + 1 < e && text[i + 1] != '\n')
+        ++i;
+    } else if (c == '{' || c == '[' || c == '(') {
+      if (++depth > kMaxNesting) {
+        error = "line " + std::to_string(line) + " nests deeper than " +
+                std::to_string(kMaxNesting) +
+                " levels, the most wsp parses (MLIR's parser recurses per "
+                "level)";
+        return false;
+      }
+    } else if ((c == '}' || c == ']' || c == ')') && depth > 0) {
+      --depth;
+    }
+  }
+  return true;
+}
+
+bool mlir::wsp::checkProgramFile(StringRef path, std::string &error) {
+  if (path == "-" || !sys::fs::is_regular_file(path))
+    return true;
+  std::unique_ptr<MemoryBuffer> text = openBoundedInput(path, error);
+  if (!text)
+    return false;
+  if (checkNesting(text->getBuffer(), error))
+    return true;
+  error = "'" + path.str() + "': " + error;
+  return false;
+}

@@ -14,6 +14,7 @@
 #include "wsp/InitAllPasses.h"
 #include "wsp/Pipelines/Pipelines.h"
 #include "wsp/Pipelines/ProgramTree.h"
+#include "wsp/Support/InputFile.h"
 #include "wsp/Support/SourceNames.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
@@ -100,6 +101,11 @@ public:
   /// without any operation is an error.
   OwningOpRef<ModuleOp> parse(const std::string &source,
                               const std::string &filename) {
+    // Refused before the parser's recursion could overflow the
+    // interpreter's stack.
+    std::string nesting;
+    if (!wsp::checkNesting(source, nesting))
+      fail(filename + ": error: " + nesting);
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, filename), llvm::SMLoc());

@@ -59,6 +59,17 @@ def test_syntax_error_is_raised():
         wsp.parse("wsp.tier_config @C [")
 
 
+def test_deep_nesting_is_an_error_not_a_crash():
+    # 5,000 nested regions overflow the parser's recursion on a default
+    # stack (the interpreter's too): refused before parsing, at the line.
+    n = 5000
+    deep = ("func.func @f(%c: i1) {\n" + "  scf.if %c {\n" * n +
+            "  }\n" * n + "  return\n}\n")
+    with pytest.raises(wsp.CompileError,
+                       match="line 1001 nests deeper than 1000 levels"):
+        wsp.parse(deep)
+
+
 def test_run_pipeline():
     out = wsp.run_pipeline(DECODE_TIERS, "builtin.module(canonicalize,cse)")
     assert "wsp.tier_config @DecodeAttentionTiers" in out

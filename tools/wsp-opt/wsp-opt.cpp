@@ -14,10 +14,11 @@ int main(int argc, char **argv) {
   mlir::wsp::registerAllDialects(registry);
   auto [input, output] = mlir::registerAndParseCLIOptions(
       argc, argv, "wsp optimizer driver\n", registry);
-  // A device (/dev/zero) or an input past the bound is refused before it
-  // is read.
+  // A device (/dev/zero), an input past the bound or a file nested deeper
+  // than the parser can take is refused before the tool reads it.
   std::string error;
-  if (!mlir::wsp::checkInputPath(input, error)) {
+  if (!mlir::wsp::checkInputPath(input, error) ||
+      !mlir::wsp::checkProgramFile(input, error)) {
     llvm::errs() << "wsp-opt: error: " << error << "\n";
     return 1;
   }

@@ -198,6 +198,8 @@ static int compile(int argc, char **argv) {
       wsp::openBoundedInput(inputFile, error);
   if (!input)
     return fail(error);
+  if (!wsp::checkNesting(input->getBuffer(), error))
+    return fail("'" + inputFile + "': " + error);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
