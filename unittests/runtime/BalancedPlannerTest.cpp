@@ -244,10 +244,12 @@ TEST(BalancedPlanner, ExtremeInputsAreUnsupportedNotUndefined) {
   std::vector<int> indptr(4), merge(32);
   std::vector<WorkDescriptor> descs(64);
   int count = -7;
+  // Into caller buffers, a core_indptr of 4 for INT32_MAX cores is too
+  // short: INVALID_PARAMS comes first, num_cores + 1 compared in 64 bits.
   EXPECT_EQ(plan_balanced_into(lens.data(), 3, 8, many, DecodeAttentionTiers{},
                                descs.data(), 64, indptr.data(), 4, merge.data(),
                                32, &count),
-            PlanResult::UNSUPPORTED_SIZE);
+            PlanResult::INVALID_PARAMS);
   EXPECT_EQ(count, -7);
   // Cost coefficients that would overflow the plan's cost.
   for (int which = 0; which < 3; ++which) {
@@ -728,11 +730,21 @@ TEST(SweepCuts, ErrorsAsTheMaterializedFormWithNothingWritten) {
   bad.block_size = 0;
   EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::INVALID_PARAMS);
   bad = config;
+  bad.num_cores = kMaxBalancedCores + 1;
+  EXPECT_EQ(plan({100}, 1, bad, kMaxBalancedCores + 2),
+            PlanResult::UNSUPPORTED_SIZE);
+  // Invalid parameters come first: a per-core buffer too short for the
+  // cores asked for is INVALID_PARAMS whatever else is unsupported (the
+  // core count itself, a cost coefficient, a length no tier covers), and
+  // num_cores + 1 is compared without overflow.
+  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::INVALID_PARAMS);
   bad.num_cores = INT32_MAX;
-  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::INVALID_PARAMS);
   bad = config;
   bad.cost.per_unit = kMaxCostCoefficient + 1;
   EXPECT_EQ(plan({100}, 1, bad, size), PlanResult::UNSUPPORTED_SIZE);
+  EXPECT_EQ(plan({100}, 1, bad, size - 1), PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(plan({200000}, 1, config, size - 1), PlanResult::INVALID_PARAMS);
   // More pieces than 32-bit work ids.
   std::vector<int> many(1 << 16, 4096);
   EXPECT_EQ(plan(many, 1 << 15, config, size), PlanResult::UNSUPPORTED_SIZE);

@@ -323,16 +323,15 @@ PlanResult check_balanced(const int *kv_lens, int batch, int kv_heads,
           len < 0 || (q_lens && len > 0 && (q_lens[b] < 1 || q_lens[b] > len));
     }
   }
-  if (negative)
+  // Every invalid parameter before any unsupported size (the per-core
+  // buffer's length in 64 bits: num_cores + 1 need not fit an int).
+  if (negative || int64_t(cuts_size) < int64_t(config.num_cores) + 1)
     return PlanResult::INVALID_PARAMS;
   const CostModel &c = config.cost;
   if (config.num_cores > kMaxBalancedCores ||
       c.per_unit > kMaxCostCoefficient || c.per_token > kMaxCostCoefficient ||
       c.per_merge > kMaxCostCoefficient)
     return PlanResult::UNSUPPORTED_SIZE;
-  // (Checked once num_cores is within its limit, so num_cores + 1 fits.)
-  if (cuts_size < config.num_cores + 1)
-    return PlanResult::INVALID_PARAMS;
   const int64_t block = config.block_size;
   const int64_t piece =
       std::max<int64_t>(block, config.invariant_chunk / block * block);
@@ -555,12 +554,11 @@ void plan_cuts(const int *kv_lens, int batch, int kv_heads,
 ///
 /// Errors, as the spec's planner, validated before anything is written,
 /// in this order whatever the position of the offending input:
-/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config),
-/// UNSUPPORTED_SIZE (more than kMaxBalancedCores cores, a cost coefficient
-/// over kMaxCostCoefficient, a length no tier covers, a plan whose total
-/// cost would not fit the planner's 64-bit arithmetic), INVALID_PARAMS again
-/// for core_indptr shorter than num_cores + 1 (a buffer sized from a
-/// supported core count), BUFFER_OVERFLOW (merge_indptr shorter than
+/// INVALID_PARAMS (null or non-positive sizes, negative length, bad config,
+/// core_indptr shorter than num_cores + 1), UNSUPPORTED_SIZE (more than
+/// kMaxBalancedCores cores, a cost coefficient over kMaxCostCoefficient, a
+/// length no tier covers, a plan whose total cost would not fit the
+/// planner's 64-bit arithmetic), BUFFER_OVERFLOW (merge_indptr shorter than
 /// rows + 1, or fewer descriptors than the plan may need). The sweep's
 /// exact count is known only once it ran, so the capacity it needs is its
 /// bound, rows + num_cores (batch-invariant: the exact piece count); on
@@ -627,11 +625,21 @@ PlanResult plan_balanced(const int *kv_lens, int batch, int kv_heads,
     return PlanResult::INVALID_PARAMS;
   // Size from the bound the planner asks for (a dry run with no room),
   // within kMaxBalancedPieces.
-  // (Past the core limit the dry run reports it, after the lengths.)
   int bound = 0;
   int probe_indptr_size = std::min(config.num_cores, kMaxBalancedCores) + 1;
   std::vector<int> indptr(probe_indptr_size);
   int no_merge = 0;
+  if (config.num_cores > kMaxBalancedCores) {
+    // Its own buffers are never too short: past the core limit the
+    // arguments are checked (a dry run at the limit: INVALID_PARAMS first),
+    // then the core count is unsupported.
+    BalancedConfig capped = config;
+    capped.num_cores = kMaxBalancedCores;
+    const PlanResult r = plan_balanced_into(
+        kv_lens, batch, kv_heads, capped, tiers, nullptr, 0, indptr.data(),
+        probe_indptr_size, &no_merge, 0, &bound, nullptr, nullptr, q_lens);
+    return r == PlanResult::INVALID_PARAMS ? r : PlanResult::UNSUPPORTED_SIZE;
+  }
   PlanResult r = plan_balanced_into(kv_lens, batch, kv_heads, config, tiers,
                                     nullptr, 0, indptr.data(),
                                     probe_indptr_size, &no_merge, 0, &bound,
@@ -704,15 +712,15 @@ PlanResult plan_sweep_into(const int *kv_lens, int batch, int kv_heads,
                            int desc_capacity = -1, int *core_indptr = nullptr,
                            int indptr_size = 0) {
   if (!out_count || detail::bad_arguments(kv_lens, batch, kv_heads, config) ||
-      !cuts)
+      !cuts ||
+      (core_indptr &&
+       int64_t(indptr_size) < int64_t(config.num_cores) + 1))
     return PlanResult::INVALID_PARAMS;
   detail::BalancedTotals totals;
   const PlanResult checked = detail::check_balanced(
       kv_lens, batch, kv_heads, config, tiers, cuts_size, q_lens, &totals);
   if (checked != PlanResult::OK)
     return checked;
-  if (core_indptr && indptr_size < config.num_cores + 1)
-    return PlanResult::INVALID_PARAMS;
   const int64_t max_pieces = detail::max_pieces(totals, config);
   if (desc_capacity >= 0 && desc_capacity < max_pieces) {
     *out_count = static_cast<int>(std::min<int64_t>(max_pieces, INT32_MAX));
