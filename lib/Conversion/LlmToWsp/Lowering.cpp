@@ -251,24 +251,30 @@ std::string lowering::checks(ArrayRef<NamedOperand> args,
       dims.push_back(d);
   }
   if (dims.empty())
-    return "  " + result.str() + " = arith.constant true\n";
+    return fillKeys(kNoDimChecks, {{"CHECK_RESULT", result.str()}});
+  // Check n sets %same_n (the result itself when it is the only one) and
+  // folds it into %all_n (the result, for the last).
   std::string out, all;
   for (auto [n, d] : llvm::enumerate(dims)) {
     const NamedOperand *arg = llvm::find_if(
         args, [&](const NamedOperand &a) { return a.name == d.name; });
     std::string i = std::to_string(n);
     bool last = n + 1 == dims.size();
-    out += "  %dim_" + i + " = memref.dim %" + d.name + ", %c" +
-           std::to_string(d.dim) + " : " + str(arg->getType()) + "\n";
     std::string same = last && n == 0 ? result.str() : "%same_" + i;
-    out += "  " + same + " = arith.cmpi eq, %dim_" + i + ", " + d.expect +
-           " : index\n";
+    out += fillKeys(kDimCheck, {{"CHECK_NUM", i},
+                                {"CHECK_OPERAND", d.name},
+                                {"CHECK_DIM", std::to_string(d.dim)},
+                                {"CHECK_TYPE", str(arg->getType())},
+                                {"CHECK_SAME", same},
+                                {"CHECK_EXPECT", d.expect}});
     if (n == 0) {
       all = same;
       continue;
     }
     std::string next = last ? result.str() : "%all_" + i;
-    out += "  " + next + " = arith.andi " + all + ", " + same + " : i1\n";
+    out += fillKeys(
+        kDimChecksAnd,
+        {{"CHECK_RESULT", next}, {"CHECK_ALL", all}, {"CHECK_SAME", same}});
     all = next;
   }
   return out;
@@ -317,45 +323,70 @@ void lowering::addTypeValues(Params &v, ArrayRef<NamedOperand> args) {
     v.setDerived(StringRef(a.name).upper() + "_TYPE", str(a.getType()));
 }
 
+std::string lowering::planConfig(StringRef chunkMin, StringRef units,
+                                 bool balanced) {
+  return fillKeys(balanced ? kPlanConfig : kUnbalancedPlanConfig,
+                  {{"CHUNK_MIN", chunkMin.str()}, {"MAX_UNITS", units.str()}});
+}
+
 void lowering::addPlanValues(Params &v, StringRef name,
                              ArrayRef<NamedOperand> args, int64_t cores) {
   // An op may set its own rows per unit (the plan's chunk_min) and units.
   std::string r = v.has("ROWS") ? v.get("ROWS") : std::to_string(kRows);
   std::string units = v.has("UNITS") ? v.get("UNITS") : std::to_string(cores);
-  v.setDefaults(
-      {{"NAME", name.str()},
-       {"SIGNATURE", signature(args)},
-       {"CALL_ARGS", callArgs(args)},
-       {"TOKENS_DEF", "  %tokens = memref.dim %" + args.front().name +
-                          ", %c0 : " + str(args.front().value.getType())},
-       {"UNITS", units},
-       {"CORES", "vector(" + units + ")"},
-       {"HEADS", "%c1"},
-       {"PLAN_CONSTANTS", "  %hidden = arith.constant ${HIDDEN} : index"},
-       {"ROUND_CHUNK", "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
-       {"ROWS", r},
-       {"UNIT_ROWS", kUnitRows.str()},
-       {"CONFIG", "#wsp.plan_config<chunk_min = " + r +
-                      ", chunk_max = 2147483647, max_work_units = " + units +
-                      ">"}});
+  v.setDefaults({{"NAME", name.str()},
+                 {"SIGNATURE", signature(args)},
+                 {"CALL_ARGS", callArgs(args)},
+                 {"TOKENS_DEF",
+                  fillKeys(kTokensDef, {{"TOKENS_OF", args.front().name},
+                                        {"TOKENS_OF_TYPE",
+                                         str(args.front().value.getType())}})},
+                 {"UNITS", units},
+                 {"CORES", "vector(" + units + ")"},
+                 {"HEADS", "%c1"},
+                 {"PLAN_CONSTANTS", kHiddenConstant.str()},
+                 {"ROUND_CHUNK", kWholeChunks.str()},
+                 {"ROWS", r},
+                 {"UNIT_ROWS", kUnitRows.str()},
+                 {"CONFIG", planConfig(r, units)}});
+}
+
+std::string lowering::tileType(StringRef loc, StringRef rows, StringRef cols,
+                               StringRef elem, bool zn) {
+  return fillKeys(zn ? kTileTypeZn : kTileType, {{"TILE_LOC", loc.str()},
+                                                 {"TILE_ROWS", rows.str()},
+                                                 {"TILE_COLS", cols.str()},
+                                                 {"TILE_ELEM", elem.str()}});
+}
+
+std::string lowering::rowsTileType(StringRef loc, StringRef rows,
+                                   StringRef cols, StringRef elem, bool zn,
+                                   StringRef validCols) {
+  return fillKeys(
+      zn ? kRowsTileTypeZn : kRowsTileType,
+      {{"TILE_LOC", loc.str()},
+       {"TILE_ROWS", rows.str()},
+       {"TILE_COLS", cols.str()},
+       {"TILE_ELEM", elem.str()},
+       {"TILE_VALID_COLS", validCols.empty() ? cols.str() : validCols.str()}});
+}
+
+std::string lowering::rowStatType(StringRef rows, StringRef elem) {
+  return fillKeys(kRowStatType,
+                  {{"TILE_ROWS", rows.str()}, {"TILE_ELEM", elem.str()}});
 }
 
 void lowering::addTileValues(Params &v, int64_t cols, int64_t rows) {
   std::string c = std::to_string(cols), r = std::to_string(rows);
-  auto rowsOf = [&](StringRef elem) {
-    return "!tile.tile<vec, " + r + "x" + c + "x" + elem.str() +
-           ", valid = ?x" + c + ">";
-  };
-  v.setDefaults(
-      {{"COLS", c},
-       {"BF16_TILE", rowsOf("bf16")},
-       {"F32_TILE", rowsOf("f32")},
-       {"I8_TILE", rowsOf("i8")},
-       {"I32_TILE", rowsOf("i32")},
-       {"F16_TILE", rowsOf("f16")},
-       {"ROW_STAT", "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
-       {"STAT_ROW", "!tile.tile<vec, 1x" + r + "xf32>"},
-       {"VEC_F32", "!tile.tile<vec, 1x" + c + "xf32>"}});
+  v.setDefaults({{"COLS", c},
+                 {"BF16_TILE", rowsTileType("vec", r, c, "bf16")},
+                 {"F32_TILE", rowsTileType("vec", r, c, "f32")},
+                 {"I8_TILE", rowsTileType("vec", r, c, "i8")},
+                 {"I32_TILE", rowsTileType("vec", r, c, "i32")},
+                 {"F16_TILE", rowsTileType("vec", r, c, "f16")},
+                 {"ROW_STAT", rowStatType(r)},
+                 {"STAT_ROW", tileType("vec", "1", r, "f32")},
+                 {"VEC_F32", tileType("vec", "1", c, "f32")}});
 }
 
 int64_t lowering::headTileRows(int64_t heads, int64_t bytesPerRow) {

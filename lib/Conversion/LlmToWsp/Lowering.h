@@ -209,6 +209,28 @@ struct DimCheck {
 std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
                    StringRef result = "%shapes_ok");
 
+/// A plan's configuration (`#wsp.plan_config`): chunks of at least
+/// `chunkMin` rows, at most `units` work units; with `balanced` false,
+/// chunks of exactly the chunk size, a row range's last one partial.
+std::string planConfig(StringRef chunkMin, StringRef units,
+                       bool balanced = true);
+
+/// Tile types, as the tile dialect spells them (the *_type fragments of
+/// Common.mlir.in): `rows` x `cols` of `elem` (`?` for a size a tier
+/// constant fixes) in `loc`, the tile's buffer (vec: UB; mat, left, right,
+/// acc: the cube's); `zn`, the cube's zN layout (a transposed load's).
+/// A tile valid as a whole:
+std::string tileType(StringRef loc, StringRef rows, StringRef cols,
+                     StringRef elem, bool zn = false);
+/// A tile whose valid rows are set at run time (`valid(%n)`), its first
+/// `validCols` columns valid (all of them unless given):
+std::string rowsTileType(StringRef loc, StringRef rows, StringRef cols,
+                         StringRef elem, bool zn = false,
+                         StringRef validCols = "");
+/// A statistic per row: a col_major column of `rows` of `elem`, its valid
+/// rows set at run time.
+std::string rowStatType(StringRef rows, StringRef elem = "f32");
+
 /// Rows of a row-wise kernel's tiles: 8 f32 row statistics make one
 /// 32-byte row when reshaped to [1 x 8].
 constexpr int64_t kRows = 8;
