@@ -41,7 +41,6 @@ static constexpr StringLiteral kPieceKeys[] = {"BIAS_TYPE",
                                                "GATE_UP",
                                                "KEY",
                                                "KEY_SCALE_TYPE",
-                                               "LOAD_smooth_scale",
                                                "M_TILE",
                                                "N",
                                                "N_TILES",
@@ -280,6 +279,12 @@ std::string lowering::checks(ArrayRef<NamedOperand> args,
   return out;
 }
 
+std::string lowering::checksAnd(ArrayRef<NamedOperand> args,
+                                ArrayRef<DimCheck> wanted, StringRef also) {
+  return checks(args, wanted, "%dims_ok") +
+         fillKeys(kShapesOkAnd, {{"ALSO_OK", also.str()}});
+}
+
 int64_t lowering::largestDivisor(int64_t total, int64_t most, int64_t step) {
   for (int64_t t = std::min(total, most); t >= step; t -= step)
     if (total % t == 0)
@@ -386,7 +391,8 @@ void lowering::addTileValues(Params &v, int64_t cols, int64_t rows) {
                  {"F16_TILE", rowsTileType("vec", r, c, "f16")},
                  {"ROW_STAT", rowStatType(r)},
                  {"STAT_ROW", tileType("vec", "1", r, "f32")},
-                 {"VEC_F32", tileType("vec", "1", c, "f32")}});
+                 {"VEC_F32", tileType("vec", "1", c, "f32")},
+                 {"VEC_BF16", tileType("vec", "1", c, "bf16")}});
 }
 
 int64_t lowering::headTileRows(int64_t heads, int64_t bytesPerRow) {

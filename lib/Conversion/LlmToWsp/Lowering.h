@@ -209,6 +209,11 @@ struct DimCheck {
 std::string checks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
                    StringRef result = "%shapes_ok");
 
+/// checks() into `%dims_ok`, then `%shapes_ok`: those and `also`, an i1 the
+/// op's own checks set.
+std::string checksAnd(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> wanted,
+                      StringRef also);
+
 /// A plan's configuration (`#wsp.plan_config`): chunks of at least
 /// `chunkMin` rows, at most `units` work units; with `balanced` false,
 /// chunks of exactly the chunk size, a row range's last one partial.

@@ -48,7 +48,8 @@ struct RowOperand {
 /// Lowers a row-wise op: the planner over its token rows and the kernel
 /// `body` (a sequence of the row_ops fragments, closed by row_kernel_end).
 /// Per-channel operands get a [1 x COLS] f32 tile `%<name>_f`, loaded by
-/// `${LOAD_<name>}` (through a bf16 tile when they are bf16).
+/// `${LOAD_<name>}` (through a bf16 tile when they are bf16): the
+/// channel_tile and load_channel_* fragments.
 FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
                               ArrayRef<RowOperand> operands, int64_t align,
                               StringRef body, Params v) {
@@ -63,8 +64,6 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
   if (failed(cols))
     return failure();
   int64_t hidden = cast<MemRefType>(x.getType()).getDimSize(1);
-  std::string c = std::to_string(*cols);
-  std::string vecF32 = "!tile.tile<vec, 1x" + c + "xf32>";
 
   // Every operand's num_tokens and hidden_size, checked at run time; the
   // per-channel operands' tiles.
@@ -91,19 +90,13 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
     case RowRole::PerChannel: {
       dims.push_back({o.name, 0, "%hidden"});
       bool bf16 = cast<MemRefType>(o.value.getType()).getElementType().isBF16();
-      vectorTiles += "  %" + o.name + "_f = tile.alloc : " + vecF32 + "\n";
-      std::string load;
-      if (bf16) {
-        std::string vecBf16 = "!tile.tile<vec, 1x" + c + "xbf16>";
-        vectorTiles += "  %" + o.name + "_b = tile.alloc : " + vecBf16 + "\n";
-        load = "      tile.load %" + o.name + "_b, %" + o.name +
-               "[%c] : " + vecBf16 + ", " + type + "\n      tile.cvt %" +
-               o.name + "_f, %" + o.name + "_b : " + vecF32 + ", " + vecBf16;
-      } else {
-        load = "      tile.load %" + o.name + "_f, %" + o.name +
-               "[%c] : " + vecF32 + ", " + type;
-      }
-      v.setDerived("LOAD_" + o.name, load);
+      Params channel = {{"CHANNEL", o.name}, {"CHANNEL_TYPE", type}};
+      vectorTiles += fillKeys(kChannelTile, channel);
+      if (bf16)
+        vectorTiles += fillKeys(kChannelBf16Tile, channel);
+      v.setDerived(
+          "LOAD_" + o.name,
+          fillKeys(bf16 ? kLoadChannelBf16 : kLoadChannelF32, channel));
       break;
     }
     }
@@ -147,10 +140,8 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
 FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
                                           StringRef name, int64_t cores) {
   Params v;
-  v["QUANT_INPUT"] = (Twine("${LOAD_smooth_scale}") + kLoadRows + "\n" +
-                      "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
-                      "${F32_TILE}, ${F32_TILE}, ${VEC_F32}")
-                         .str();
+  v["QUANT_INPUT"] = kSmoothInput;
+  v["SMOOTHED"] = kLoadRows;
   v["SCALE"] = "scale";
   v["SCALE_TYPE"] = str(op.getScale().getType());
   return lowerRowOp(op, name, cores,
@@ -166,9 +157,8 @@ FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
                                                StringRef name, int64_t cores) {
   Params v;
   addRstd(v, op.getResidual(), op.getEpsAttr());
-  v["QUANT_INPUT"] = "${LOAD_smooth_scale}${NORMED}\n"
-                     "      tile.colexpandmul %xf, %xf, %smooth_scale_f : "
-                     "${F32_TILE}, ${F32_TILE}, ${VEC_F32}";
+  v["QUANT_INPUT"] = kSmoothInput;
+  v["SMOOTHED"] = kNormed;
   v["SCALE"] = "per_token_scale";
   v["SCALE_TYPE"] = str(op.getPerTokenScale().getType());
   return lowerRowOp(
@@ -223,44 +213,31 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
   v["HEAD_ROWS"] = std::to_string(headRows);
   addTileValues(v, dim, headRows);
   // The weight rows as f32 in %sq (through %xb when they are bf16).
-  if (cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16())
-    v["LOAD_WEIGHT_ROWS"] =
-        "      tile.load %xb, %weight[%wh, %c0] : ${BF16_TILE}, "
-        "${WEIGHT_TYPE}\n      tile.cvt %sq, %xb : ${F32_TILE}, ${BF16_TILE}";
-  else
-    v["LOAD_WEIGHT_ROWS"] =
-        "      tile.load %sq, %weight[%wh, %c0] : ${F32_TILE}, ${WEIGHT_TYPE}";
+  v["LOAD_WEIGHT_ROWS"] =
+      cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16()
+          ? kLoadWeightRowsBf16
+          : kLoadWeightRowsF32;
   // In place (y is hidden_states) the other heads are already there.
   if (op.getY() == op.getHiddenStates()) {
     v["COPY"] = "";
   } else {
-    v["LO"] = "%c0";
-    v["HI"] = "%head_lo";
-    std::string below = fillKeys(kCopyHeads, v);
-    v["LO"] = "%head_hi";
-    v["HI"] = "%total_heads";
-    v["COPY"] =
-        "    %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}" +
-        below + fillKeys(kCopyHeads, v);
+    v["COPY"] = kCopyOtherHeads;
+    v["HEADS_BELOW"] =
+        fillKeys(kCopyHeads, {{"LO", "%c0"}, {"HI", "%head_lo"}});
+    v["HEADS_ABOVE"] =
+        fillKeys(kCopyHeads, {{"LO", "%head_hi"}, {"HI", "%total_heads"}});
   }
   // Run time: y has hidden_states' shape, weight is [head_num, head_dim],
   // and the head range fits.
-  v["CHECKS"] =
-      "  %total_heads = memref.dim %hidden_states, %c1 : ${X_TYPE}\n"
-      "  %head_end = arith.constant " +
-      std::to_string(lo + num) +
-      " : index\n"
-      "  %heads_fit = arith.cmpi ule, %head_end, %total_heads : index\n"
-      "  %head_num = arith.constant " +
-      std::to_string(num) + " : index\n" +
-      checks(args,
-             {{"y", 0, "%tokens"},
-              {"y", 1, "%total_heads"},
-              {"y", 2, "%hidden"},
-              {"weight", 0, "%head_num"},
-              {"weight", 1, "%hidden"}},
-             "%dims_ok") +
-      "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
+  v.set("HEAD_NUM", num);
+  v["CHECKS"] = kHeadRmsNormChecks;
+  v["DIM_CHECKS"] = checksAnd(args,
+                              {{"y", 0, "%tokens"},
+                               {"y", 1, "%total_heads"},
+                               {"y", 2, "%hidden"},
+                               {"weight", 0, "%head_num"},
+                               {"weight", 1, "%hidden"}},
+                              "%heads_fit");
   return instantiate(op, v, kRowPlanner, kHeadRmsNormKernel, args);
 }
 
