@@ -50,7 +50,7 @@ FailureOr<Lowered> lowerEmbedding(llm::EmbeddingOp op, StringRef name,
   const std::string c = std::to_string(*cols);
   v.setDefaults({{"HIDDEN", std::to_string(hidden)},
                  {"COLS", c},
-                 {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"}});
+                 {"ROW_BF16", tileType("vec", "1", c, "bf16")}});
   addPlanValues(v, name, args, cores);
   v["CHECKS"] =
       checks(args, {{"y", 0, "%tokens"}, {"y", 1, "%hidden"}}, "%dims_ok") +
@@ -73,24 +73,16 @@ FailureOr<Lowered> lowerArgmax(llm::ArgmaxOp op, StringRef name,
   Params v;
   addTypeValues(v, args);
   const std::string c = std::to_string(*cols), r = std::to_string(kRows);
-  auto tile = [&](StringRef elem) {
-    return "!tile.tile<vec, " + r + "x" + c + "x" + elem.str() +
-           ", valid = ?x" + c + ">";
-  };
-  v.setDefaults(
-      {{"VOCAB", std::to_string(vocab)},
-       {"COLS", c},
-       {"X_TILE", tile(bf16 ? "bf16" : "f32")},
-       {"F32_TILE", tile("f32")},
-       {"BEST_TILE",
-        "!tile.tile<vec, " + r + "x1xf32, valid = ?x1, col_major>"},
-       {"IDS_TILE", "!tile.tile<vec, " + r + "x1xi32, valid = ?x1, col_major>"},
-       {"F32_ALLOC",
-        bf16 ? "    %xf = tile.alloc valid(%n) : ${F32_TILE}" : ""},
-       {"TO_F32",
-        bf16 ? "      tile.cvt %xf, %x : ${F32_TILE}, ${X_TILE}" : ""},
-       {"SCAN", bf16 ? "%xf" : "%x"},
-       {"PLAN_CONSTANTS", ""}});
+  v.setDefaults({{"VOCAB", std::to_string(vocab)},
+                 {"COLS", c},
+                 {"X_TILE", rowsTileType("vec", r, c, bf16 ? "bf16" : "f32")},
+                 {"F32_TILE", rowsTileType("vec", r, c, "f32")},
+                 {"BEST_TILE", rowStatType(r)},
+                 {"IDS_TILE", rowStatType(r, "i32")},
+                 {"F32_ALLOC", bf16 ? kArgmaxF32Alloc.str() : ""},
+                 {"TO_F32", bf16 ? kArgmaxToF32.str() : ""},
+                 {"SCAN", bf16 ? "%xf" : "%x"},
+                 {"PLAN_CONSTANTS", ""}});
   addPlanValues(v, name, args, cores);
   v["CHECKS"] = checks(args, {{"token_ids", 0, "%tokens"}});
   return instantiate(op, v, kRowPlanner, kArgmaxKernel, args);
