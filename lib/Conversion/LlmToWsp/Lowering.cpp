@@ -32,25 +32,18 @@ using namespace mlir::wsp::lowering;
 
 /// The keys that only pieces built in C++ name (no fragment does): with
 /// kFragmentKeys, the keys a lowering may give.
-static constexpr StringLiteral kPieceKeys[] = {"BIAS_TYPE",
-                                               "CAPACITY",
-                                               "COL_BF16",
+static constexpr StringLiteral kPieceKeys[] = {"CAPACITY",
                                                "EXPERTS_SCALE_TYPE",
                                                "EXPERTS_TOKENS_COUNT_TYPE",
                                                "EXPERTS_WEIGHT_TYPE",
                                                "GATE_UP",
-                                               "KEY",
                                                "KEY_SCALE_TYPE",
-                                               "M_TILE",
-                                               "N",
-                                               "N_TILES",
                                                "POSITION_IDS_TYPE",
                                                "SLOTS_OF",
                                                "SLOTS_TYPE",
                                                "SMALL",
                                                "SMALL_NEXT",
                                                "VALUE_SCALE_TYPE",
-                                               "WEIGHT_SCALE_TYPE",
                                                "W_BF16_TILE"};
 
 static bool isDeclared(StringRef key) {

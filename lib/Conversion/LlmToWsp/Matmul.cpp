@@ -42,19 +42,15 @@ lowering::matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile) {
 }
 
 std::string lowering::matmulPlanConfig() {
-  return "#wsp.plan_config<chunk_min = " + std::to_string(kMatmulRows) +
-         ", chunk_max = 2147483647, max_work_units = " +
-         std::to_string(kMatmulUnits) + ", balance_chunks = false>";
+  return planConfig(std::to_string(kMatmulRows), std::to_string(kMatmulUnits),
+                    /*balanced=*/false);
 }
 
 std::string lowering::vectorCoreShare(StringRef count, StringRef n,
                                       StringRef first) {
-  return llvm::formatv("    {1} = arith.ceildivui {0}, %nsb : index\n"
-                       "    {2}_last = arith.subi {0}, {1} : index\n"
-                       "    {2}_at = arith.muli %sb, {1} : index\n"
-                       "    {2} = arith.minui {2}_at, {2}_last : index",
-                       count, n, first)
-      .str();
+  return fillKeys(kVectorCoreShare, {{"SHARE_COUNT", count.str()},
+                                     {"SHARE_N", n.str()},
+                                     {"SHARE_FIRST", first.str()}});
 }
 
 namespace {
@@ -112,74 +108,50 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   v["ROWS"] = std::to_string(kMatmulRows);
   v["CORES"] = "mix(" + std::to_string(kCubeBlocks) + ")";
   v["HEADS"] = "%n_tiles";
-  v["PLAN_CONSTANTS"] = "  %n_tiles = arith.constant ${N_TILES} : index\n"
-                        "  %blocks = arith.constant ${BLOCKS} : index\n"
-                        "  %m_tile = arith.constant ${M_TILE} : index\n"
-                        "  %n_tile = arith.constant ${N_TILE} : index\n"
-                        "  %new_hidden = arith.constant ${N} : index\n"
-                        "  %hidden = arith.constant ${K} : index";
-  v["ROUND_CHUNK"] = "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
-                     "    %rows_per_unit = arith.muli %tiles, %m_tile : index";
+  v["PLAN_CONSTANTS"] = kMatmulPlanConstants;
+  v["ROUND_CHUNK"] = kMTileChunks;
   addPlanValues(v, name, args, kMatmulUnits);
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile);
-  auto tile = [&](StringRef loc, const std::string &rows,
-                  const std::string &cols, StringRef elem, bool validRows,
-                  StringRef layout = "") {
-    return "!tile.tile<" + loc.str() + ", " + rows + "x" + cols + "x" +
-           elem.str() + (validRows ? ", valid = ?x" + cols : std::string()) +
-           (layout.empty() ? "" : ", " + layout.str()) + ">";
-  };
-  v.setDefaults(
-      {{"N_TILES", std::to_string(n / nTile)},
-       {"BLOCKS", std::to_string(kCubeBlocks)},
-       {"M_TILE", m},
-       {"KERNEL_CONSTANTS", ""},
-       {"M_TILE_DEF", "  %m_tile = arith.constant ${M_TILE} : index"},
-       {"UNIT_ROWS", kUnitRows.str()},
-       {"ROW_SHAPE", ""},
-       {"A_SOURCE", "hidden_states"},
-       {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
-       {"K_TILE", kt},
-       {"N_TILE", nt},
-       {"K", std::to_string(k)},
-       {"N", std::to_string(n)},
-       {"ACC", tile("acc", m, nt, acc, true)},
-       {"A_MAT", tile("mat", m, kt, in, true)},
-       {"A_LEFT", tile("left", m, kt, in, true)},
-       {"B_MAT", tile("mat", kt, nt, in, false, tb ? "zn" : "")},
-       {"B_RIGHT", tile("right", kt, nt, in, false)},
-       {"ROWS_I32", tile("vec", m, nt, "i32", true)},
-       {"ROWS_F32", tile("vec", m, nt, "f32", true)},
-       {"ROWS_BF16", tile("vec", m, nt, "bf16", true)},
-       {"ROW_STAT", "!tile.tile<vec, " + m + "x1xf32, valid = ?x1, col_major>"},
-       {"COL_F32", tile("vec", "1", nt, "f32", false)},
-       {"COL_BF16", tile("vec", "1", nt, "bf16", false)}});
+  v.setDefaults({{"N_TILES", std::to_string(n / nTile)},
+                 {"BLOCKS", std::to_string(kCubeBlocks)},
+                 {"M_TILE", m},
+                 {"KERNEL_CONSTANTS", ""},
+                 {"M_TILE_DEF", kMTileConstant.str()},
+                 {"UNIT_ROWS", kUnitRows.str()},
+                 {"ROW_SHAPE", ""},
+                 {"A_SOURCE", "hidden_states"},
+                 {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
+                 {"K_TILE", kt},
+                 {"N_TILE", nt},
+                 {"K", std::to_string(k)},
+                 {"N", std::to_string(n)},
+                 {"ACC", rowsTileType("acc", m, nt, acc)},
+                 {"A_MAT", rowsTileType("mat", m, kt, in)},
+                 {"A_LEFT", rowsTileType("left", m, kt, in)},
+                 {"B_MAT", tileType("mat", kt, nt, in, /*zn=*/tb)},
+                 {"B_RIGHT", tileType("right", kt, nt, in)},
+                 {"ROWS_I32", rowsTileType("vec", m, nt, "i32")},
+                 {"ROWS_F32", rowsTileType("vec", m, nt, "f32")},
+                 {"ROWS_BF16", rowsTileType("vec", m, nt, "bf16")},
+                 {"ROW_STAT", rowStatType(m)},
+                 {"COL_F32", tileType("vec", "1", nt, "f32")},
+                 {"COL_BF16", tileType("vec", "1", nt, "bf16")}});
   v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   // transpose_a: hidden_states is [hidden_size, num_tokens], so an M tile
   // of token rows is read transposed (pto-isa's DN load into a zn L1 tile,
   // as the transposed weight is).
   if (ta) {
-    v["TOKENS_DEF"] = "  %tokens = memref.dim %hidden_states, %c1 : "
-                      "${HIDDEN_STATES_TYPE}";
-    v["A_MAT"] = tile("mat", m, kt, in, true, "zn");
+    v["TOKENS_DEF"] = kTokensOfTransposed;
+    v["A_MAT"] = rowsTileType("mat", m, kt, in, /*zn=*/true);
   }
   v["A_INDICES"] = ta ? "%k, %m] transpose" : "%m, %k]";
-  v["LOAD_B"] =
-      tb ? "      tile.load %b_mat, %weight[%n0, %k] transpose : ${B_MAT}, "
-           "${WEIGHT_TYPE}"
-         : "      tile.load %b_mat, %weight[%k, %n0] : ${B_MAT}, "
-           "${WEIGHT_TYPE}";
-  // Run time: every operand's dimensions, and the workspace's.
-  // (checks() takes sizes from hidden_states, so its own hidden_size, the
-  // rows a K tile reads, is checked here.)
-  auto allChecks = [&](ArrayRef<DimCheck> dims) {
-    return "  %k_size = memref.dim %hidden_states, %c" +
-           std::to_string(ta ? 0 : 1) + " : " + str(mm.hiddenStates.getType()) +
-           "\n  %k_ok = arith.cmpi eq, %k_size, %hidden : index\n" +
-           checks(args, dims, "%dims_ok") +
-           "  %shapes_ok = arith.andi %dims_ok, %k_ok : i1\n";
-  };
+  v["LOAD_B"] = tb ? kLoadBTransposed : kLoadB;
+  // Run time: every operand's dimensions, and the workspace's
+  // (matmul_checks: hidden_states' own hidden_size, the rows a K tile
+  // reads, in dimension K_DIM).
+  v.set("K_DIM", ta ? 0 : 1);
+  v["CHECKS"] = kMatmulChecks;
   SmallVector<DimCheck> dims = {{"y", 0, "%tokens"},
                                 {"y", 1, "%new_hidden"},
                                 {"workspace", 0, "%blocks"},
@@ -188,34 +160,24 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   if (!quant) {
     v["COL_TILES"] = "";
     v["EPILOGUE"] = kPlainEpilogue;
-    v["CHECKS"] = allChecks(dims);
+    v["DIM_CHECKS"] = checksAnd(args, dims, "%k_ok");
     return instantiate(op, v, kRowPlanner, kMatmulKernel, args);
   }
   v["EPILOGUE"] = kDequantEpilogue;
   bool wsBf16 =
       cast<MemRefType>(mm.weightScale.getType()).getElementType().isBF16();
-  v["COL_TILES"] = "  %ws_f = tile.alloc : ${COL_F32}";
+  v["COL_TILES"] = kWeightScaleTile;
   if (wsBf16 || mm.bias)
-    v["COL_TILES"] += "\n  %col_b = tile.alloc : ${COL_BF16}";
+    v["COL_TILES"] += kColBf16Tile;
   if (mm.bias)
-    v["COL_TILES"] += "\n  %bias_f = tile.alloc : ${COL_F32}";
-  v["LOAD_WEIGHT_SCALE"] =
-      wsBf16 ? "    tile.load %col_b, %weight_scale[%n0] : ${COL_BF16}, "
-               "${WEIGHT_SCALE_TYPE}\n    tile.cvt %ws_f, %col_b : "
-               "${COL_F32}, ${COL_BF16}"
-             : "    tile.load %ws_f, %weight_scale[%n0] : ${COL_F32}, "
-               "${WEIGHT_SCALE_TYPE}";
-  v["ADD_BIAS"] =
-      mm.bias ? "    tile.load %col_b, %bias[%n0] : ${COL_BF16}, ${BIAS_TYPE}\n"
-                "    tile.cvt %bias_f, %col_b : ${COL_F32}, ${COL_BF16}\n"
-                "    tile.colexpandadd %yf, %yf, %bias_f : ${ROWS_F32}, "
-                "${ROWS_F32}, ${COL_F32}"
-              : "";
+    v["COL_TILES"] += kBiasTile;
+  v["LOAD_WEIGHT_SCALE"] = wsBf16 ? kLoadWeightScaleBf16 : kLoadWeightScaleF32;
+  v["ADD_BIAS"] = mm.bias ? kAddBias : "";
   dims.push_back({"per_token_scale", 0, "%tokens"});
   dims.push_back({"weight_scale", 0, "%new_hidden"});
   if (mm.bias)
     dims.push_back({"bias", 0, "%new_hidden"});
-  v["CHECKS"] = allChecks(dims);
+  v["DIM_CHECKS"] = checksAnd(args, dims, "%k_ok");
   return instantiate(op, v, kRowPlanner, kMatmulKernel, args);
 }
 
