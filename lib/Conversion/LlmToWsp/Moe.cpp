@@ -41,6 +41,18 @@ constexpr int64_t kSmallExpertRows = 16;
 /// The widest N tile of a group GEMM.
 constexpr int64_t kExpertNTile = 64;
 
+/// The run-time checks of an op whose first argument `rows` (whose sizes
+/// checks() takes, checking none of its own) has `wanted` columns, then
+/// the dimensions `dims` (cols_checks, checksAnd).
+std::string colsChecks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> dims,
+                       StringRef wanted) {
+  const NamedOperand &rows = args.front();
+  return fillKeys(kColsChecks, {{"COLS_OF", rows.name},
+                                {"COLS_OF_TYPE", str(rows.getType())},
+                                {"COLS_WANTED", wanted.str()}}) +
+         checksAnd(args, dims, "%cols_ok");
+}
+
 /// The group GEMM's kernel is kMatmulKernel with these pieces: the tier's
 /// M_TILE (16 rows for a small expert, 32 above) sizes the row tiles; the
 /// unit's rows are its expert's (kSegmentRows, no shared experts); the
@@ -80,74 +92,58 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
               nt = std::to_string(nTile);
   // Row tiles have the tier's M_TILE rows (a `?` the tier's constant
   // fixes).
-  auto rowTile = [&](StringRef loc, const std::string &cols, StringRef elem) {
-    return "!tile.tile<" + loc.str() + ", ?x" + cols + "x" + elem.str() +
-           ", valid = ?x" + cols + ">";
-  };
-  v.setDefaults(
-      {{"NAME", name.str()},
-       {"SIGNATURE", signature(args)},
-       {"CALL_ARGS", callArgs(args)},
-       {"UNITS", std::to_string(kMatmulUnits)},
-       {"CONFIG", matmulPlanConfig()},
-       {"TIERS", "[#wsp.tier<0, [1, ${SMALL}]>, #wsp.tier<1, "
-                 "[${SMALL_NEXT}, 2147483647]>]"},
-       {"SHARED_ROWS", "0"},
-       {"PLAN_CONSTANTS", "  %n_tiles = arith.constant ${N_TILES} : index\n"
-                          "  %blocks = arith.constant ${BLOCKS} : index\n"
-                          "  %m_tile = arith.constant ${M_TILE} : index\n"
-                          "  %n_tile = arith.constant ${N_TILE} : index\n"
-                          "  %new_hidden = arith.constant ${N} : index"},
-       {"ROWS_SOURCE", "scatter_tokens"},
-       {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
-       {"COUNTS", "experts_token_count"},
-       {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
-       {"LENGTHS", ""},
-       {"LENGTHS_NAME", "experts_token_count"},
-       {"SEGMENTS", "%experts"},
-       {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
-       {"HEADS", "%n_tiles"},
-       {"ROUND_CHUNK",
-        "    %tiles = arith.ceildivui %chunk, %m_tile : index\n"
-        "    %rows_per_unit = arith.muli %tiles, %m_tile : index"},
-       {"CORES", "mix(${BLOCKS})"},
-       {"SMALL", std::to_string(kSmallExpertRows)},
-       {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
-       {"EXPERTS", std::to_string(experts)},
-       {"N_TILES", std::to_string(n / nTile)},
-       {"BLOCKS", std::to_string(kCubeBlocks)},
-       {"M_TILE", m},
-       {"K_TILE", kt},
-       {"N_TILE", nt},
-       {"K", std::to_string(k)},
-       {"N", std::to_string(n)},
-       {"KERNEL_CONSTANTS", " constants {M_TILE = array<i64: ${SMALL}, "
-                            "${M_TILE}>}"},
-       {"M_TILE_DEF", "  %m_tile = wsp.tier_constant \"M_TILE\" : index"},
-       {"UNIT_ROWS", kSegmentRows.str()},
-       {"SHARED", "0"},
-       {"PER_RANK", "0"},
-       {"ROW_SHAPE", "shape(%m_tile) "},
-       {"A_SOURCE", "scatter_tokens"},
-       {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
-       {"LOAD_B", "      tile.load %b_mat, %experts_weight[%expert, %k, "
-                  "%n0] : ${B_MAT}, ${EXPERTS_WEIGHT_TYPE}"},
-       {"COL_TILES", "  %ws_f = tile.alloc : ${COL_F32}\n  tile.load "
-                     "%ws_f, %experts_scale[%expert, %n0] : "
-                     "${COL_F32}, ${EXPERTS_SCALE_TYPE}"},
-       {"EPILOGUE", kDequantEpilogue.str()},
-       {"LOAD_WEIGHT_SCALE", ""},
-       {"ADD_BIAS", ""},
-       {"ACC", rowTile("acc", nt, "i32")},
-       {"A_MAT", rowTile("mat", kt, "i8")},
-       {"A_LEFT", rowTile("left", kt, "i8")},
-       {"B_MAT", "!tile.tile<mat, " + kt + "x" + nt + "xi8>"},
-       {"B_RIGHT", "!tile.tile<right, " + kt + "x" + nt + "xi8>"},
-       {"ROWS_I32", rowTile("vec", nt, "i32")},
-       {"ROWS_F32", rowTile("vec", nt, "f32")},
-       {"ROWS_BF16", rowTile("vec", nt, "bf16")},
-       {"ROW_STAT", "!tile.tile<vec, ?x1xf32, valid = ?x1, col_major>"},
-       {"COL_F32", "!tile.tile<vec, 1x" + nt + "xf32>"}});
+  v.setDefaults({{"NAME", name.str()},
+                 {"SIGNATURE", signature(args)},
+                 {"CALL_ARGS", callArgs(args)},
+                 {"UNITS", std::to_string(kMatmulUnits)},
+                 {"CONFIG", matmulPlanConfig()},
+                 {"TIERS", kGroupGemmTiers.str()},
+                 {"SHARED_ROWS", "0"},
+                 {"PLAN_CONSTANTS", kGroupGemmPlanConstants.str()},
+                 {"ROWS_SOURCE", "scatter_tokens"},
+                 {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+                 {"COUNTS", "experts_token_count"},
+                 {"COUNTS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+                 {"LENGTHS", ""},
+                 {"LENGTHS_NAME", "experts_token_count"},
+                 {"SEGMENTS", "%experts"},
+                 {"LENGTHS_TYPE", "${EXPERTS_TOKEN_COUNT_TYPE}"},
+                 {"HEADS", "%n_tiles"},
+                 {"ROUND_CHUNK", kMTileChunks.str()},
+                 {"CORES", "mix(${BLOCKS})"},
+                 {"SMALL", std::to_string(kSmallExpertRows)},
+                 {"SMALL_NEXT", std::to_string(kSmallExpertRows + 1)},
+                 {"EXPERTS", std::to_string(experts)},
+                 {"N_TILES", std::to_string(n / nTile)},
+                 {"BLOCKS", std::to_string(kCubeBlocks)},
+                 {"M_TILE", m},
+                 {"K_TILE", kt},
+                 {"N_TILE", nt},
+                 {"K", std::to_string(k)},
+                 {"N", std::to_string(n)},
+                 {"KERNEL_CONSTANTS", kGroupGemmKernelConstants.str()},
+                 {"M_TILE_DEF", kMTileOfTier.str()},
+                 {"UNIT_ROWS", kSegmentRows.str()},
+                 {"SHARED", "0"},
+                 {"PER_RANK", "0"},
+                 {"ROW_SHAPE", "shape(%m_tile) "},
+                 {"A_SOURCE", "scatter_tokens"},
+                 {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
+                 {"LOAD_B", kLoadExpertB.str()},
+                 {"COL_TILES", kExpertScaleTile.str()},
+                 {"EPILOGUE", kDequantEpilogue.str()},
+                 {"LOAD_WEIGHT_SCALE", ""},
+                 {"ADD_BIAS", ""},
+                 {"ACC", rowsTileType("acc", "?", nt, "i32")},
+                 {"A_MAT", rowsTileType("mat", "?", kt, "i8")},
+                 {"A_LEFT", rowsTileType("left", "?", kt, "i8")},
+                 {"B_MAT", tileType("mat", kt, nt, "i8")},
+                 {"B_RIGHT", tileType("right", kt, nt, "i8")},
+                 {"ROWS_I32", rowsTileType("vec", "?", nt, "i32")},
+                 {"ROWS_F32", rowsTileType("vec", "?", nt, "f32")},
+                 {"ROWS_BF16", rowsTileType("vec", "?", nt, "bf16")},
+                 {"ROW_STAT", rowStatType("?")},
+                 {"COL_F32", tileType("vec", "1", nt, "f32")}});
   v["A_INDICES"] = "%m, %k]";
   // Run time: every operand's dimensions, and the workspace's.
   SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%rows"},
@@ -161,12 +157,8 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                                 {"workspace", 2, "%n_tile"}};
   // (checks() takes sizes from scatter_tokens, so its own columns are
   // checked here.)
-  v["CHECKS"] = "  %hidden_size = arith.constant " + std::to_string(k) +
-                " : index\n  %cols = memref.dim %scatter_tokens, %c1 : " +
-                str(op.getScatterTokens().getType()) +
-                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
-                checks(args, dims, "%dims_ok") +
-                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["CHECKS"] =
+      kGroupGemmHiddenSize.str() + colsChecks(args, dims, "%hidden_size");
   v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
   return instantiate(op, v, kExpertPlanner, kMatmulKernel, args);
 }
@@ -214,9 +206,7 @@ FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
        {"CALL_ARGS", callArgs(args)},
        {"UNITS", std::to_string(cores)},
        {"CORES", "vector(" + std::to_string(cores) + ")"},
-       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
-                      ", chunk_max = 2147483647, max_work_units = " +
-                      std::to_string(cores) + ">"},
+       {"CONFIG", planConfig(std::to_string(kRows), std::to_string(cores))},
        {"EXPERTS", std::to_string(end - start)},
        {"TOPK", std::to_string(topk)},
        {"HIDDEN", std::to_string(hidden)},
@@ -242,11 +232,7 @@ FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
                                 {"experts_token_count", 0, "%experts"}};
   // (checks() takes sizes from hidden_states, so its own columns are
   // checked here.)
-  v["CHECKS"] = "  %cols = memref.dim %hidden_states, %c1 : " +
-                str(op.getHiddenStates().getType()) +
-                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
-                checks(args, dims, "%dims_ok") +
-                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["CHECKS"] = colsChecks(args, dims, "%hidden_size");
   return instantiate(op, v, kScatterPlanner, kScatterKernel, args);
 }
 
@@ -295,9 +281,7 @@ FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
        {"CALL_ARGS", callArgs(args)},
        {"UNITS", std::to_string(cores)},
        {"CORES", "vector(" + std::to_string(cores) + ")"},
-       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
-                      ", chunk_max = 2147483647, max_work_units = " +
-                      std::to_string(cores) + ">"},
+       {"CONFIG", planConfig(std::to_string(kRows), std::to_string(cores))},
        {"TOPK", std::to_string(topk)},
        {"HIDDEN", std::to_string(hidden)},
        {"COLS", c},
@@ -310,31 +294,24 @@ FailureOr<Lowered> lowerGather(llm::MoeGatherOp op, StringRef name,
        {"PLAN_RANGE", kPlanRange.str()},
        {"INVERSE_SIZE", std::to_string(kGatherTokens * topk)},
        {"UNIT_ROWS", kUnitRows.str()},
-       {"ROW_F32", "!tile.tile<vec, 1x" + c + "xf32>"},
-       {"ROW_BF16", "!tile.tile<vec, 1x" + c + "xbf16>"},
+       {"ROW_F32", tileType("vec", "1", c, "f32")},
+       {"ROW_BF16", tileType("vec", "1", c, "bf16")},
        // Whole 32-byte rows: 8 f32 or 16 bf16 weights, topk valid.
-       {"W_TILE", "!tile.tile<vec, 1x" +
-                      std::to_string(bf16Weights ? 16 : roundUp(topk, 8)) +
-                      "x" + (bf16Weights ? "bf16" : "f32") + ", valid = 1x" +
-                      std::to_string(topk) + ">"},
+       {"W_TILE",
+        fillKeys(
+            kGatherWeightsType,
+            {{"TILE_COLS", std::to_string(bf16Weights ? 16 : roundUp(topk, 8))},
+             {"TILE_ELEM", bf16Weights ? "bf16" : "f32"},
+             {"TILE_VALID_COLS", std::to_string(topk)}})},
        {"LOAD_WEIGHT",
-        bf16Weights
-            ? "          %w_b = tile.getval %weights[%c0, %k] : "
-              "${W_TILE}, bf16\n          %w = arith.extf %w_b : bf16 "
-              "to f32"
-            : "          %w = tile.getval %weights[%c0, %k] : ${W_TILE}, "
-              "f32"}});
+        (bf16Weights ? kGatherWeightBf16 : kGatherWeightF32).str()}});
   SmallVector<DimCheck> dims = {{"expert_weights", 0, "%tokens"},
                                 {"expert_weights", 1, "%topk"},
                                 {"hidden_states", 1, "%hidden_size"},
                                 {"inverse", 0, "%inverse_size"}};
   // (checks() takes sizes from scatter_tokens, so its own columns are
   // checked here.)
-  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
-                str(op.getScatterTokens().getType()) +
-                "\n  %cols_ok = arith.cmpi eq, %cols, %hidden_size : index\n" +
-                checks(args, dims, "%dims_ok") +
-                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["CHECKS"] = colsChecks(args, dims, "%hidden_size");
   return instantiate(op, v, kGatherPlanner, kGatherKernel, args);
 }
 
@@ -370,30 +347,21 @@ FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
   const int64_t idsCols = roundUp(topk, 8),
                 wCols = roundUp(topk, bf16 ? 16 : 8);
   auto rows = [&](int64_t cols, StringRef elem, int64_t valid) {
-    return "!tile.tile<vec, " + std::to_string(kRows) + "x" +
-           std::to_string(cols) + "x" + elem.str() + ", valid = ?x" +
-           std::to_string(valid) + ">";
+    return rowsTileType("vec", std::to_string(kRows), std::to_string(cols),
+                        elem, /*zn=*/false, std::to_string(valid));
   };
   Params v;
   addTypeValues(v, args);
-  v.setDefaults(
-      {{"EXPERTS", std::to_string(experts)},
-       {"TOPK", std::to_string(topk)},
-       {"LOGITS_TILE", rows(experts, "bf16", experts)},
-       {"P_TILE", rows(experts, "f32", experts)},
-       {"IDS_TILE", rows(idsCols, "i32", topk)},
-       {"W_TILE", rows(wCols, "f32", topk)},
-       {"W_BF16_TILE", rows(wCols, "bf16", topk)},
-       {"ROW_STAT", "!tile.tile<vec, " + std::to_string(kRows) +
-                        "x1xf32, valid = ?x1, col_major>"},
-       {"PLAN_CONSTANTS", "  %topk = arith.constant ${TOPK} : index"}});
-  v["STORE_WEIGHTS"] =
-      bf16 ? "    %wb = tile.alloc valid(%n) : ${W_BF16_TILE}\n"
-             "    tile.cvt %wb, %w : ${W_BF16_TILE}, ${W_TILE}\n"
-             "    tile.store %expert_weights[%r, %c0], %wb : "
-             "${EXPERT_WEIGHTS_TYPE}, ${W_BF16_TILE}"
-           : "    tile.store %expert_weights[%r, %c0], %w : "
-             "${EXPERT_WEIGHTS_TYPE}, ${W_TILE}";
+  v.setDefaults({{"EXPERTS", std::to_string(experts)},
+                 {"TOPK", std::to_string(topk)},
+                 {"LOGITS_TILE", rows(experts, "bf16", experts)},
+                 {"P_TILE", rows(experts, "f32", experts)},
+                 {"IDS_TILE", rows(idsCols, "i32", topk)},
+                 {"W_TILE", rows(wCols, "f32", topk)},
+                 {"W_BF16_TILE", rows(wCols, "bf16", topk)},
+                 {"ROW_STAT", rowStatType(std::to_string(kRows))},
+                 {"PLAN_CONSTANTS", kTopkConstant.str()}});
+  v["STORE_WEIGHTS"] = bf16 ? kStoreWeightsBf16 : kStoreWeightsF32;
   addPlanValues(v, name, args, cores);
   v["CHECKS"] = checks(args, {{"selected_experts", 0, "%tokens"},
                               {"selected_experts", 1, "%topk"},
@@ -437,26 +405,21 @@ FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
   addTypeValues(v, args);
   addTileValues(v, *cols);
   const std::string lengthsType =
-      "memref<" + std::to_string(segments) + "xi32>";
+      str(MemRefType::get({segments}, IntegerType::get(op.getContext(), 32)));
   v.setDefaults(
       {{"NAME", name.str()},
        {"SIGNATURE", signature(args)},
        {"CALL_ARGS", callArgs(args)},
        {"UNITS", std::to_string(kMatmulUnits)},
-       {"CONFIG", "#wsp.plan_config<chunk_min = " + std::to_string(kRows) +
-                      ", chunk_max = 2147483647, max_work_units = " +
-                      std::to_string(kMatmulUnits) +
-                      ", balance_chunks = false>"},
-       {"TIERS", "[#wsp.tier<0, [1, 2147483647]>]"},
+       {"CONFIG", planConfig(std::to_string(kRows),
+                             std::to_string(kMatmulUnits), /*balanced=*/false)},
+       {"TIERS", kOneTier.str()},
        {"EXPERTS", std::to_string(experts)},
        {"SHARED", std::to_string(shared)},
        {"PER_RANK", std::to_string(perRank)},
        {"SHARED_ROWS", std::to_string(shared * perRank)},
        {"SEGMENTS_N", std::to_string(segments)},
-       {"PLAN_CONSTANTS",
-        "  %hidden_size = arith.constant ${HIDDEN} : index\n"
-        "  %gate_up_size = arith.constant ${GATE_UP} : index\n"
-        "  %expert_rows = arith.constant ${SEGMENTS_N} : index"},
+       {"PLAN_CONSTANTS", kSwigluPlanConstants.str()},
        {"ROWS_SOURCE", "scatter_tokens"},
        {"ROWS_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
        {"COUNTS", "experts_tokens_count"},
@@ -466,15 +429,13 @@ FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
        {"LENGTHS_TYPE", lengthsType},
        {"SEGMENTS", "%segments"},
        {"HEADS", "%c1"},
-       {"ROUND_CHUNK", "    %rows_per_unit = arith.addi %chunk, %c0 : index"},
+       {"ROUND_CHUNK", kWholeChunks.str()},
        {"CORES", "vector(" + std::to_string(cores) + ")"},
        {"ROWS", std::to_string(kRows)},
        {"HIDDEN", std::to_string(hidden)},
        {"GATE_UP", std::to_string(2 * hidden)},
        {"UNIT_ROWS", kSegmentRows.str()},
-       {"VECTOR_TILES", "  %one = arith.constant 1.0 : f32\n"
-                        "  %minus_one = arith.constant -1.0 : f32\n"
-                        "  %smooth_f = tile.alloc : ${VEC_F32}"},
+       {"VECTOR_TILES", kSwigluVectorTiles.str()},
        {"QUANT_INPUT", kSwigluInput.str()},
        {"SCALE", "per_token_scale"},
        {"SCALE_TYPE", "${PER_TOKEN_SCALE_TYPE}"}});
@@ -486,11 +447,7 @@ FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
                                 {"smooth_scale", 0, "%expert_rows"},
                                 {"smooth_scale", 1, "%hidden_size"},
                                 {"experts_tokens_count", 0, "%experts"}};
-  v["CHECKS"] = "  %cols = memref.dim %scatter_tokens, %c1 : " +
-                str(op.getScatterTokens().getType()) +
-                "\n  %cols_ok = arith.cmpi eq, %cols, %gate_up_size : index\n" +
-                checks(args, dims, "%dims_ok") +
-                "  %shapes_ok = arith.andi %dims_ok, %cols_ok : i1\n";
+  v["CHECKS"] = colsChecks(args, dims, "%gate_up_size");
   return instantiate(op, v, kExpertPlanner,
                      (kRowKernelBegin + kQuant + kRowKernelEnd).str(), args);
 }
