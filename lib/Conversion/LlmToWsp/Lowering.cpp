@@ -33,10 +33,7 @@ using namespace mlir::wsp::lowering;
 /// The keys that only pieces built in C++ name (no fragment does): with
 /// kFragmentKeys, the keys a lowering may give.
 static constexpr StringLiteral kPieceKeys[] = {
-    "CAPACITY",        "EXPERTS_TOKENS_COUNT_TYPE",
-    "KEY_SCALE_TYPE",  "POSITION_IDS_TYPE",
-    "SLOTS_OF",        "SLOTS_TYPE",
-    "VALUE_SCALE_TYPE"};
+    "EXPERTS_TOKENS_COUNT_TYPE", "KEY_SCALE_TYPE", "VALUE_SCALE_TYPE"};
 
 static bool isDeclared(StringRef key) {
   // (The generated keys are sorted.)

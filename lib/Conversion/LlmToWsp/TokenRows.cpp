@@ -33,76 +33,56 @@ namespace {
 // position
 //===----------------------------------------------------------------------===//
 
+/// The rows buffer of an op over token rows, its first argument, as the
+/// rows_dim and unpacked_tokens fragments name it.
+Params rowsOf(ArrayRef<NamedOperand> args) {
+  return {{"ROWS_OF", args.front().name},
+          {"ROWS_OF_TYPE", str(args.front().getType())}};
+}
+
 /// The values every op over ragged token rows shares (`rotary_embedding`,
 /// the KV stores): how a row finds its sequence (`${LOCATE}`, `${IDX}`),
 /// the planner's `%tokens` (`${TOKENS_DEF}`), and `${SEQ_FITS}`, which sets
 /// %fits when sequence %b's tokens lie inside the rows: unpacked, q_lens[b]
-/// <= the `slots` per sequence of buffer `rows`; packed with accum_q_len,
-/// its start and end inside the rows (packed without, the total is checked
-/// after the loop).
+/// <= the `slots` per sequence of the rows buffer (the first argument);
+/// packed with accum_q_len, its start and end inside the rows (packed
+/// without, the total is checked after the loop).
 void addTokenRowValues(Params &v, bool packed, bool accum, int64_t slots,
-                       StringRef rows) {
+                       ArrayRef<NamedOperand> args) {
   v["SLOTS"] = std::to_string(slots);
-  // The kernel's opening: its descriptor's rows [start, end).
-  v["TOKEN_RANGE"] =
-      "  %c0 = arith.constant 0 : index\n"
-      "  %c1 = arith.constant 1 : index\n"
-      "  %false = arith.constant false\n"
-      "  %batch = memref.dim %q_lens, %c0 : ${Q_LENS_TYPE}\n"
-      "  %start = wsp.param %desc[\"token_start\"] : !wsp.descriptor<moe>\n"
-      "  %count = wsp.param %desc[\"token_count\"] : !wsp.descriptor<moe>\n"
-      "  %end = arith.addi %start, %count : index";
+  v["TOKEN_RANGE"] = kTokenRange;
   if (!packed) {
     v["IDX"] = "%b, %s";
     v["LOCATE"] = kLocateUnpacked;
-    v["TOKENS_DEF"] =
-        ("  %seqs = memref.dim %" + rows + ", %c0 : ${" + rows.upper() +
-         "_TYPE}\n"
-         "  %slots_per_seq = arith.constant ${SLOTS} : index\n"
-         "  %tokens = arith.muli %seqs, %slots_per_seq : index")
-            .str();
-    v["SEQ_FITS"] = "    %slots_i64_u = arith.constant ${SLOTS} : i64\n"
-                    "    %fits = arith.cmpi sle, %len, %slots_i64_u : i64";
+    v["TOKENS_DEF"] = fillKeys(kUnpackedTokens, rowsOf(args));
+    v["SEQ_FITS"] = kSeqFitsUnpacked;
     return;
   }
   v["IDX"] = "%i";
   v["LOCATE"] = accum ? kLocateAccum : kLocatePrefix;
   v["FOUND"] = kLocateFound;
-  v["SEQ_START_DEF"] =
-      accum ? "%start_i32 = memref.load %accum_q_len[%b] : "
-              "${ACCUM_Q_LEN_TYPE}\n      %seq_start = arith.index_cast "
-              "%start_i32 : i32 to index"
-            : "";
-  v["SEQ_FITS"] =
-      accum ? "    %acc_i32 = memref.load %accum_q_len[%b] : "
-              "${ACCUM_Q_LEN_TYPE}\n"
-              "    %acc_i64 = arith.extsi %acc_i32 : i32 to i64\n"
-              "    %acc_ok = arith.cmpi sge, %acc_i64, %zero_i64 : i64\n"
-              "    %acc_end = arith.addi %acc_i64, %len : i64\n"
-              "    %tok_i64 = arith.index_cast %tokens : index to i64\n"
-              "    %end_ok = arith.cmpi sle, %acc_end, %tok_i64 : i64\n"
-              "    %fits = arith.andi %acc_ok, %end_ok : i1"
-            : "    %fits = arith.constant true";
+  v["SEQ_START_DEF"] = accum ? kSeqStartOfAccum : "";
+  v["SEQ_FITS"] = accum ? kSeqFitsAccum : kSeqFitsPacked;
 }
 
 /// The run-time checks of an op over token rows, setting %shapes_ok:
-/// `prelude`, the sizes of the rows buffer `rows` (its first argument) as
+/// `prelude`, the sizes of the rows buffer (its first argument) as
 /// %<rows>_dim_<d>, the per-sequence validation, the op's dimension checks
 /// `dims` (plus accum_q_len's batch + 1, and unpacked, the rows buffer's
 /// batch), then `extra` lines setting the i1 `extraOk` when given.
 std::string tokenRowChecks(ArrayRef<NamedOperand> args,
-                           SmallVector<DimCheck> dims, StringRef rows,
-                           unsigned rank, bool packed, bool accum,
-                           StringRef prelude, StringRef extra = "",
-                           StringRef extraOk = "") {
+                           SmallVector<DimCheck> dims, unsigned rank,
+                           bool packed, bool accum, StringRef prelude,
+                           StringRef extra = "", StringRef extraOk = "") {
   std::string out = prelude.str();
-  for (unsigned d = 0; d < rank; ++d)
-    out += ("  %" + rows + "_dim_" + Twine(d) + " = memref.dim %" + rows +
-            ", %c" + Twine(d) + " : ${" + rows.upper() + "_TYPE}\n")
-               .str();
+  Params rows = rowsOf(args);
+  for (unsigned d = 0; d < rank; ++d) {
+    rows["ROWS_DIM"] = std::to_string(d);
+    out += fillKeys(kRowsDim, rows);
+  }
   out += kSeqValidate;
   if (accum) {
-    out += "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    out += kBatchPlus1;
     dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
   }
   // checks() takes the rows buffer as its reference and checks nothing of
@@ -111,19 +91,14 @@ std::string tokenRowChecks(ArrayRef<NamedOperand> args,
     out += checks(args, dims, "%dims_and_batch");
   } else {
     out += checks(args, dims, "%dims_ok");
-    out += ("  %rows_batch = arith.cmpi eq, %" + rows +
-            "_dim_0, %batch : index\n"
-            "  %dims_and_batch = arith.andi %dims_ok, %rows_batch : i1\n")
-               .str();
+    out += fillKeys(kRowsBatchCheck, rows);
   }
   std::string ok = "%dims_and_batch";
   if (!extraOk.empty()) {
-    out += extra.str() + "  %l0 = arith.andi %dims_and_batch, " +
-           extraOk.str() + " : i1\n";
+    out += extra.str() + fillKeys(kExtraOk, {{"EXTRA_OK", extraOk.str()}});
     ok = "%l0";
   }
-  return out + "  %l1 = arith.andi " + ok + ", %lengths_ok : i1\n" +
-         "  %shapes_ok = arith.andi %l1, %total_fits : i1\n";
+  return out + fillKeys(kTokenRowsShapesOk, {{"ROWS_OK", ok}});
 }
 
 FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
@@ -164,45 +139,31 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
   int64_t half = ropeDim / 2;
-  auto tile = [&](int64_t rows, int64_t cols, StringRef elem, bool valid) {
-    std::string t = "!tile.tile<vec, " + std::to_string(rows) + "x" +
-                    std::to_string(cols) + "x" + elem.str();
-    return t + (valid ? ", valid = ?x" + std::to_string(cols) + ">" : ">");
-  };
+  const std::string h = std::to_string(half);
   v["HIDDEN"] = std::to_string(dim);
   v["HALF"] = std::to_string(half);
   v["OFF1"] = std::to_string(offset);
   v["OFF2"] = std::to_string(offset + half);
   v["ROPE_HEADS"] = std::to_string(qHeads + kvHeads);
   v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
-  v["HALF_BF16"] = tile(1, half, "bf16", false);
-  v["HALF_F32"] = tile(1, half, "f32", false);
+  v["HALF_BF16"] = tileType("vec", "1", h, "bf16");
+  v["HALF_F32"] = tileType("vec", "1", h, "f32");
   // Six [rows x half] tiles (two bf16, four f32) and the copy's
   // [rows x dim] bf16 one.
   const int64_t headRows =
       headTileRows(qHeads + kvHeads, half * (2 * 2 + 4 * 4) + dim * 2);
-  v["HEAD_ROWS"] = std::to_string(headRows);
-  v["ROWS_BF16"] = tile(headRows, half, "bf16", true);
-  v["ROWS_F32"] = tile(headRows, half, "f32", true);
-  v["FULL_BF16"] = tile(headRows, dim, "bf16", true);
+  const std::string r = std::to_string(headRows);
+  v["HEAD_ROWS"] = r;
+  v["ROWS_BF16"] = rowsTileType("vec", r, h, "bf16");
+  v["ROWS_F32"] = rowsTileType("vec", r, h, "f32");
+  v["FULL_BF16"] = rowsTileType("vec", r, std::to_string(dim), "bf16");
   v["SLOTS"] = std::to_string(slots);
   v["COPY"] = op.getOut() == op.getQkv() ? "" : kRopeCopy;
-  v["FIRST_OF_SEQ"] =
-      "    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}\n"
-      "    %first = arith.index_cast %first_i32 : i32 to index";
-  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, "qkv");
+  v["FIRST_OF_SEQ"] = kFirstOfPositionIds;
+  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, args);
   // Every position of the step inside the tables.
-  v["VALIDATE_SETUP"] = "  %table = memref.dim %sin, %c0 : ${SIN_TYPE}\n"
-                        "  %table_i64 = arith.index_cast %table : index to i64";
-  v["SEQ_CHECKS"] =
-      "    %first_i32 = memref.load %position_ids[%b] : ${POSITION_IDS_TYPE}\n"
-      "    %first = arith.extsi %first_i32 : i32 to i64\n"
-      "    %first_ok = arith.cmpi sge, %first, %zero_i64 : i64\n"
-      "    %last = arith.addi %first, %len : i64\n"
-      "    %in_table = arith.cmpi sle, %last, %table_i64 : i64\n"
-      "    %c1_ok = arith.andi %len_ok, %first_ok : i1\n"
-      "    %c2_ok = arith.andi %c1_ok, %in_table : i1\n"
-      "    %seq_ok = arith.andi %c2_ok, %fits : i1";
+  v["VALIDATE_SETUP"] = kRopeValidateSetup;
+  v["SEQ_CHECKS"] = kRopeSeqChecks;
   // Shapes: out is qkv's shape; one batch for the per-sequence operands;
   // the tables agree; then the lengths.
   SmallVector<DimCheck> dims;
@@ -212,9 +173,9 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   dims.push_back({"cos", 0, "%table"});
   dims.push_back({"sin", 1, "%rope_dim"});
   dims.push_back({"cos", 1, "%rope_dim"});
-  v["CHECKS"] = tokenRowChecks(
-      args, dims, "qkv", qkvType.getRank(), packed, bool(op.getAccumQLen()),
-      "  %rope_dim = arith.constant " + std::to_string(ropeDim) + " : index\n");
+  v.set("ROPE_DIM", ropeDim);
+  v["CHECKS"] = tokenRowChecks(args, dims, qkvType.getRank(), packed,
+                               bool(op.getAccumQLen()), kRopeDimConstant);
   return instantiate(op, v, kRowPlanner, kRopeKernel, args);
 }
 
@@ -270,13 +231,8 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   Params v;
   addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
-  auto row = [&](StringRef elem) {
-    return "!tile.tile<vec, 1x" + std::to_string(dim) + "x" + elem.str() + ">";
-  };
-  auto rows = [&](StringRef elem) {
-    return "!tile.tile<vec, 8x" + std::to_string(dim) + "x" + elem.str() +
-           ", valid = ?x" + std::to_string(dim) + ">";
-  };
+  const std::string d = std::to_string(dim);
+  auto rows = [&](StringRef elem) { return rowsTileType("vec", "8", d, elem); };
   // key and value as [token rows, heads x head_dim] (unpacked: the batch
   // and q_seq_len dimensions make the token rows).
   SmallVector<ReassociationIndices> tokenRows =
@@ -293,21 +249,15 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   v["VALUE_HEAD0"] = std::to_string(valueHead0);
   v["SLOTS"] = std::to_string(slots);
   v["BLOCK_SIZE"] = std::to_string(blockSize);
-  v["ROW_F32"] = row("f32");
+  v["ROW_F32"] = tileType("vec", "1", d, "f32");
   v["ROWS_BF16"] = rows("bf16");
   v["ROWS_F32"] = rows("f32");
   v["ROWS_I32"] = rows("i32");
   v["ROWS_F16"] = rows("f16");
   v["ROWS_I8"] = rows("i8");
   if (int8) {
-    v["CONVERT_TILES"] = "  %int8_max = arith.constant 1.270000e+02 : f32\n"
-                         "  %int8_min = arith.constant -1.280000e+02 : f32\n"
-                         "  %scale_row = tile.alloc : ${ROW_F32}";
-    v["CONVERT_TILES_N"] =
-        "      %rows_f = tile.alloc valid(%n) : ${ROWS_F32}\n"
-        "      %rows_i = tile.alloc valid(%n) : ${ROWS_I32}\n"
-        "      %rows_h = tile.alloc valid(%n) : ${ROWS_F16}\n"
-        "      %rows_8 = tile.alloc valid(%n) : ${ROWS_I8}";
+    v["CONVERT_TILES"] = kStoreInt8Constants;
+    v["CONVERT_TILES_N"] = kStoreInt8Tiles;
     Params k = {{"SCALE", "key_scale"}, {"SCALE_TYPE", "${KEY_SCALE_TYPE}"}};
     Params vv = {{"SCALE", "value_scale"},
                  {"SCALE_TYPE", "${VALUE_SCALE_TYPE}"}};
@@ -322,74 +272,29 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
     v["STORED_TILE"] = "${ROWS_BF16}";
   }
   // The tokens of the located sequence from row %i on.
-  if (!packed)
-    v["SEQ_LEFT"] = "      %left_in_seq = arith.subi %q_len, %s : index\n"
-                    "      scf.yield %left_in_seq : index";
-  else
-    v["SEQ_LEFT"] =
-        std::string(op.getAccumQLen()
-                        ? "      %run_start_i32 = memref.load %accum_q_len[%b] "
-                          ": ${ACCUM_Q_LEN_TYPE}\n      %run_start = "
-                          "arith.index_cast %run_start_i32 : i32 to index\n"
-                        : "      %run_start = arith.addi %seq_start, %c0 : "
-                          "index\n") +
-        "      %run_len_i32 = memref.load %q_lens[%b] : ${Q_LENS_TYPE}\n"
-        "      %run_len = arith.index_cast %run_len_i32 : i32 to index\n"
-        "      %run_end = arith.addi %run_start, %run_len : index\n"
-        "      %left_in_seq = arith.subi %run_end, %i : index\n"
-        "      scf.yield %left_in_seq : index";
+  // The tokens of the located sequence from row %i on.
+  if (!packed) {
+    v["SEQ_LEFT"] = kSeqLeftUnpacked;
+  } else {
+    v["SEQ_LEFT"] = kSeqLeftPacked;
+    v["RUN_START"] = op.getAccumQLen() ? kRunStartAccum : kRunStartPrefix;
+  }
   // A run stays in its page (paged) or is whole (a contiguous cache row).
-  v["RUN_IN_PAGE"] =
-      blockTable ? "    %page_size = arith.constant ${BLOCK_SIZE} : index\n"
-                   "    %in_page = arith.remui %pos, %page_size : index\n"
-                   "    %page_left = arith.subi %page_size, %in_page : index\n"
-                   "    %n = arith.minui %n_run, %page_left : index"
-                 : "    %n = arith.addi %n_run, %c0 : index";
+  v["RUN_IN_PAGE"] = blockTable ? kRunInPage : kRunWhole;
   // Where %pos of sequence %b lives.
-  v["SLOT"] = op.getKvIds() ? "      %slot_i32 = memref.load %kv_ids[%b] : "
-                              "${KV_IDS_TYPE}\n      %slot = arith.index_cast "
-                              "%slot_i32 : i32 to index"
-                            : "      %slot = arith.addi %b, %c0 : index";
-  if (blockTable)
-    v["WHERE"] = "      %block = arith.constant ${BLOCK_SIZE} : index\n"
-                 "      %page_idx = arith.divui %pos, %block : index\n"
-                 "      %page_i32 = memref.load %block_table[%slot, "
-                 "%page_idx] : ${BLOCK_TABLE_TYPE}\n"
-                 "      %cache_row = arith.index_cast %page_i32 : i32 to "
-                 "index\n"
-                 "      %cache_pos = arith.remui %pos, %block : index";
-  else
-    v["WHERE"] = "      %cache_row = arith.addi %slot, %c0 : index\n"
-                 "      %cache_pos = arith.addi %pos, %c0 : index";
-  v["FIRST_OF_SEQ"] =
-      op.getKvLens()
-          ? "    %first_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}\n"
-            "    %first = arith.index_cast %first_i32 : i32 to index"
-          : "    %first = arith.addi %c0, %c0 : index";
-  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, "key");
+  v["SLOT"] = op.getKvIds() ? kSlotOfKvIds : kSlotOfBatch;
+  v["WHERE"] = blockTable ? kWherePaged : kWhereContiguous;
+  v["FIRST_OF_SEQ"] = op.getKvLens() ? kFirstOfKvLens : kFirstAtZero;
+  addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, args);
   // Validation of the lengths, slots and pages.
-  v["PAST_OF_SEQ"] =
-      op.getKvLens()
-          ? "    %past_i32 = memref.load %kv_lens[%b] : ${KV_LENS_TYPE}\n"
-            "    %past = arith.extsi %past_i32 : i32 to i64"
-          : "    %past = arith.constant 0 : i64";
-  v["SLOT_OF_SEQ"] =
-      op.getKvIds()
-          ? "    %slot_i32 = memref.load %kv_ids[%b] : ${KV_IDS_TYPE}\n"
-            "    %slot = arith.extsi %slot_i32 : i32 to i64"
-          : "    %slot = arith.index_cast %b : index to i64";
+  v["PAST_OF_SEQ"] = op.getKvLens() ? kPastOfKvLens : kPastZero;
+  v["SLOT_OF_SEQ"] = op.getKvIds() ? kSlotOfSeqKvIds : kSlotOfSeqBatch;
   v["SEQ_CHECKS"] = kStoreSeqChecks;
-  v["VALIDATE_SETUP"] = "  %slots = memref.dim ${SLOTS_OF}, %c0 : "
-                        "${SLOTS_TYPE}\n  %slots_i64 = arith.index_cast "
-                        "%slots : index to i64\n${CAPACITY}";
+  v["VALIDATE_SETUP"] = kStoreValidateSetup;
   if (blockTable) {
     v["SLOTS_OF"] = "%block_table";
     v["SLOTS_TYPE"] = "${BLOCK_TABLE_TYPE}";
-    v["CAPACITY"] =
-        "  %per_seq = memref.dim %block_table, %c1 : ${BLOCK_TABLE_TYPE}\n"
-        "  %per_seq_i64 = arith.index_cast %per_seq : index to i64\n"
-        "  %block_cap = arith.constant ${BLOCK_SIZE} : i64\n"
-        "  %capacity_i64 = arith.muli %per_seq_i64, %block_cap : i64";
+    v["CAPACITY"] = kPagedCapacity;
     v["PAGES_OK"] = kStorePagesOk;
     v["PAGES_IN_POOL"] = kPagesInPool;
     v["PAGES_FROM"] = "%first_idx";
@@ -397,36 +302,24 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   } else {
     v["SLOTS_OF"] = "%k_cache";
     v["SLOTS_TYPE"] = "${K_CACHE_TYPE}";
-    v["CAPACITY"] = "  %cap = memref.dim %k_cache, %c2 : ${K_CACHE_TYPE}\n"
-                    "  %capacity_i64 = arith.index_cast %cap : index to i64";
-    v["PAGES_OK"] = "    %pages_ok = arith.constant true";
+    v["CAPACITY"] = kCacheCapacity;
+    v["PAGES_OK"] = kNoPages;
   }
   // Shapes: value as key, both caches one shape, the per-sequence operands
   // one batch, the scales [kv_head_num, head_dim].
   SmallVector<DimCheck> dims;
-  std::string prelude = "  %kv_heads = arith.constant ${KV_HEADS} : index\n";
+  v["CACHE_DIMS"] = kCacheDims;
   // key and value may be head ranges of larger buffers: their other
   // dimensions agree, and each range fits its buffer's heads.
   unsigned headDim = keyType.getRank() - 2;
-  std::string headsFit;
   for (unsigned d = 0; d < keyType.getRank(); ++d)
     if (d != headDim)
       dims.push_back({"value", d, "%key_dim_" + std::to_string(d)});
-  for (auto [arg, head0] : {std::pair<StringRef, int64_t>("key", keyHead0),
-                            std::pair<StringRef, int64_t>("value", valueHead0)})
-    headsFit += ("  %" + arg + "_heads = memref.dim %" + arg + ", %c" +
-                 Twine(headDim) + " : ${" + arg.upper() + "_TYPE}\n  %" + arg +
-                 "_head_end = arith.constant " + Twine(head0 + kvHeads) +
-                 " : index\n  %" + arg + "_fits = arith.cmpi ule, %" + arg +
-                 "_head_end, %" + arg + "_heads : index\n")
-                    .str();
-  headsFit += "  %heads_fit = arith.andi %key_fits, %value_fits : i1\n";
-  for (unsigned d = 0; d < 4; ++d) {
-    prelude += "  %cache_dim_" + std::to_string(d) +
-               " = memref.dim %k_cache, %c" + std::to_string(d) +
-               " : ${K_CACHE_TYPE}\n";
+  v.set("HEADS_DIM", headDim);
+  v.set("KEY_HEAD_END", keyHead0 + kvHeads);
+  v.set("VALUE_HEAD_END", valueHead0 + kvHeads);
+  for (unsigned d = 0; d < 4; ++d)
     dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
-  }
   dims.push_back({"k_cache", 1, "%kv_heads"});
   dims.push_back({"k_cache", 3, "%hidden"});
   for (StringRef perSeq : {"kv_ids", "kv_lens"})
@@ -439,9 +332,9 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
       dims.push_back({scale.str(), 0, "%kv_heads"});
       dims.push_back({scale.str(), 1, "%hidden"});
     }
-  v["CHECKS"] =
-      tokenRowChecks(args, dims, "key", keyType.getRank(), packed,
-                     bool(op.getAccumQLen()), prelude, headsFit, "%heads_fit");
+  v["CHECKS"] = tokenRowChecks(args, dims, keyType.getRank(), packed,
+                               bool(op.getAccumQLen()), kStoreChecksPrelude,
+                               kStoreHeadsFit, "%heads_fit");
   return instantiate(op, v, kRowPlanner, kStoreKernel, args);
 }
 
