@@ -37,41 +37,12 @@ void lowering::addTileGeometry(Params &v, bool newToken) {
   v["VECTOR_CORE_ROWS"] = kVectorCoreRows;
   // This vector core's share of a page segment's %seg positions: %x_n of
   // them from %p_x (offset %off_x in the tile).
-  v["VECTOR_CORE_POSITIONS"] = vectorCoreShare("%seg", "%x_n", "%x_o") +
-                               "\n    %p_x = arith.addi %p, %x_o : index"
-                               "\n    %off_x = arith.addi %off, %x_o : index";
-  if (!newToken) {
-    v["TILE_COUNT"] = "  %span = arith.subi %kv_end, %w_first : index\n"
-                      "  %num_tiles = arith.ceildivui %span, %tile_k : index";
-  } else {
-    v["TILE_COUNT"] =
-        "  %cache_end = arith.minui %kv_end, %prior : index\n"
-        "  %cache_span = arith.subi %cache_end, %w_first : index\n"
-        "  %cache_tiles = arith.ceildivui %cache_span, %tile_k : index\n"
-        "  %has_new = arith.cmpi ugt, %kv_end, %prior : index\n"
-        "  %new_tiles = arith.select %has_new, %c1, %c0 : index\n"
-        "  %num_tiles = arith.addi %cache_tiles, %new_tiles : index";
-  }
+  v["VECTOR_CORE_POSITIONS"] = kVectorCorePositions;
+  v["POSITIONS_SHARE"] = vectorCoreShare("%seg", "%x_n", "%x_o");
+  v["TILE_COUNT"] = newToken ? kTileCountNewToken : kTileCount;
   auto at = [&](StringRef index) {
-    std::string t = index.str();
-    if (!newToken)
-      return "      %t_off = arith.muli " + t +
-             ", %tile_k : index\n"
-             "      %w = arith.addi %w_first, %t_off : index\n"
-             "      %left = arith.subi %kv_end, %w : index\n"
-             "      %n = arith.minui %tile_k, %left : index\n"
-             "      %w_end = arith.addi %w, %n : index";
-    return "      %in_cache = arith.cmpi ult, " + t +
-           ", %cache_tiles : index\n"
-           "      %t_off = arith.muli " +
-           t +
-           ", %tile_k : index\n"
-           "      %w_cached = arith.addi %w_first, %t_off : index\n"
-           "      %left = arith.subi %cache_end, %w_cached : index\n"
-           "      %n_cached = arith.minui %tile_k, %left : index\n"
-           "      %w = arith.select %in_cache, %w_cached, %prior : index\n"
-           "      %n = arith.select %in_cache, %n_cached, %c1 : index\n"
-           "      %w_end = arith.addi %w, %n : index";
+    return fillKeys(newToken ? kTileAtNewToken : kTileAt,
+                    {{"TILE_INDEX", index.str()}});
   };
   v["TILE_AT_A"] = at("%a_t");
   v["TILE_AT_B"] = at("%j");
@@ -213,21 +184,15 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
        {"FINISH", kAttentionFinish.str()}});
 
   // Run-time shapes: q (the base, its batch and heads), the per-sequence
-  // operands, out, the caches.
+  // operands, out, the caches. The planner's setup is a sequence of
+  // pieces, attention_plan_setup first.
   SmallVector<DimCheck> dims;
-  std::string setup = "  %kv_heads = arith.constant ${KV_HEADS} : index\n"
-                      "  %head_dim = arith.constant ${D} : index\n"
-                      "  %q_heads_end = arith.constant " +
-                      std::to_string(qHead0 + heads) +
-                      " : index\n"
-                      "  %q_heads = arith.constant " +
-                      std::to_string(heads) + " : index\n";
-  for (unsigned d = 0; d < 4; ++d) {
-    setup += "  %cache_dim_" + std::to_string(d) +
-             " = memref.dim %k_cache, %c" + std::to_string(d) +
-             " : ${K_CACHE_TYPE}\n";
+  v.set("Q_HEADS_END", qHead0 + heads);
+  v.set("Q_HEADS", heads);
+  v["CACHE_DIMS"] = kCacheDims;
+  std::string setup = kAttentionPlanSetup.str();
+  for (unsigned d = 0; d < 4; ++d)
     dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
-  }
   dims.push_back({"k_cache", 1, "%kv_heads"});
   dims.push_back({"k_cache", 3, "%head_dim"});
   dims.push_back({"kv_ids", 0, "%batch"});
@@ -238,20 +203,14 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       dims.push_back({scale.str(), 1, "%head_dim"});
     }
   if (op.getAccumQLen()) {
-    setup += "  %batch_plus_1 = arith.addi %batch, %c1 : index\n";
+    setup += kBatchPlus1;
     dims.push_back({"accum_q_len", 0, "%batch_plus_1"});
   }
   // The base's head dimension holds the range.
-  setup += "  %base_heads = memref.dim %q, %c" + std::to_string(rank - 2) +
-           " : ${Q_TYPE}\n"
-           "  %heads_fit = arith.cmpi ule, %q_heads_end, %base_heads : index\n";
+  v.set("Q_HEADS_DIM", rank - 2);
+  setup += kQHeadsFit;
   if constexpr (decode) {
-    setup += "  %q_len = arith.constant ${Q_LEN} : index\n"
-             "  %q_len_i64 = arith.constant ${Q_LEN} : i64\n"
-             "  %int32_max = arith.constant 2147483647 : i64\n"
-             "  %lens = memref.alloca() : memref<${MAX_BATCH}xi32>\n"
-             "  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<"
-             "attention>>\n";
+    setup += kDecodeSetup;
     dims.push_back({"q", 0, "%batch"});
     dims.push_back({"q", 1, "%q_len"});
     dims.push_back({"q", 3, "%head_dim"});
@@ -263,7 +222,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
         dims.push_back({result.str(), 3, "%head_dim"});
       }
     if (stateO) {
-      setup += "  %state_row = arith.constant 8 : index\n";
+      setup += kStateRow;
       for (StringRef part : {"state_m", "state_l"}) {
         dims.push_back({part.str(), 0, "%batch"});
         dims.push_back({part.str(), 1, "%q_len"});
@@ -272,48 +231,34 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       }
     }
     v["SEQ_CHECKS"] = kDecodeSeqChecks;
+    v["DECODE_OK"] = "%a5";
     if (visibleLens) {
       dims.push_back({"visible_lens", 0, "%batch"});
       dims.push_back({"visible_lens", 1, "%q_len"});
-      std::string checks = kDecodeSeqChecks.str();
-      size_t at = checks.rfind("%a5 = ");
-      checks.replace(at, 3, "%a5_decode");
-      v["SEQ_CHECKS"] = checks + kVisibleChecks.str();
+      v["DECODE_OK"] = "%a5_decode";
+      v["SEQ_CHECKS"] = (kDecodeSeqChecks + kVisibleChecks).str();
       v["SEEN"] = kVisibleSeen.str();
       v["ROW_RANGES"] = kVisibleRowRanges.str();
-      setup += "  %q_last = arith.constant " + std::to_string(qLen - 1) +
-               " : index\n";
+      v.set("Q_LAST", qLen - 1);
+      setup += kVisibleLast;
     }
     v["SEQ_EXTRA"] = kDecodeSeqExtra;
-    v["TOTAL_CHECK"] =
-        "    %batch_i64 = arith.index_cast %batch : index to i64\n"
-        "    %acc_end_i32 = memref.load %accum_q_len[%batch] : "
-        "${ACCUM_Q_LEN_TYPE}\n"
-        "    %acc_end = arith.extsi %acc_end_i32 : i32 to i64\n"
-        "    %acc_total = arith.muli %batch_i64, %q_len_i64 : i64\n"
-        "    %total_ok = arith.cmpi eq, %acc_end, %acc_total : i64";
-    v["PLAN"] =
-        "      %chunk = wsp.plan_chunk_size %lens[%batch] "
-        "heads(%kv_heads) config(${CONFIG}) : memref<${MAX_BATCH}xi32>" +
-        kDecodePlan.str();
+    v["TOTAL_CHECK"] = kDecodeTotalCheck;
+    v["NONEMPTY_PLAN"] = kDecodePlanChunk;
+    v["DECODE_PLAN"] = kDecodePlan;
     if (planKvLens) {
       // The chunk planned for plan_kv_lens (a sharded rank plans as the
       // whole batch), in a buffer of its own.
-      v["PLAN"] = kDecodePlanFor.str();
+      v["NONEMPTY_PLAN"] = kDecodePlanFor;
       v["PLAN_BATCH"] = std::to_string(kMaxPlanBatch);
-      v["DECODE_PLAN"] = kDecodePlan.str();
-      setup += "  %plan_batch = memref.dim %plan_kv_lens, %c0 : "
-               "${PLAN_KV_LENS_TYPE}\n"
-               "  %plan_max = arith.constant ${PLAN_BATCH} : index\n"
-               "  %plan_fits = arith.cmpi ule, %plan_batch, %plan_max : index\n"
-               "  %plan_lens = memref.alloca() : memref<${PLAN_BATCH}xi32>\n";
+      setup += kPlanKvLensSetup;
     }
     // Chunks of 256 to 4096 positions (the defaults).
-    v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
+    v["CONFIG"] = kAttentionPlanConfig;
     v["TIERS"] = kDecodeTiers;
-    v["TILE_KS"] =
-        int8 ? "array<i64: 32, 64, 64, 64>" : "array<i64: 64, 128, 128, 128>";
-    v["DESC"] = "!wsp.descriptor<attention>";
+    v["TILE_KS"] = str(int8 ? b.getDenseI64ArrayAttr({32, 64, 64, 64})
+                            : b.getDenseI64ArrayAttr({64, 128, 128, 128}));
+    v["DESC"] = kAttentionDescriptorType;
     v["WHICH"] = kDecodeWhich;
     v["TOKEN_AT"] = "";
     v["Q_IDX"] = "%req, %s";
@@ -322,61 +267,36 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["CARRY_STATE"] = kDecodeCarryState;
     // A batch over the stack buffer of lengths is a size the plan does not
     // support.
-    setup += "  %max_batch = arith.constant ${MAX_BATCH} : index\n";
-    setup += planKvLens
-                 ? "  %local_fits = arith.cmpi ule, %batch, %max_batch : "
-                   "index\n"
-                   "  %batch_fits = arith.andi %local_fits, %plan_fits : i1\n"
-                 : "  %batch_fits = arith.cmpi ule, %batch, %max_batch : "
-                   "index\n";
+    setup += planKvLens ? kDecodeBatchFitsPlan : kDecodeBatchFits;
+    // An empty batch has nothing to plan.
+    v["PLAN"] = kDecodeUnlessEmpty;
   } else {
-    setup += "  %tokens = memref.dim %q, %c0 : ${Q_TYPE}\n"
-             "  %tokens_i64 = arith.index_cast %tokens : index to i64\n"
-             "  %tokens_per_unit = arith.constant " +
-             std::to_string(rows / group) +
-             " : index\n"
-             "  %descs = memref.alloca() : memref<${UNITS}x!wsp.descriptor<"
-             "moe>>\n";
+    v.set("TOKENS_PER_UNIT", rows / group);
+    setup += kPrefillSetup;
     dims.push_back({"q", 2, "%head_dim"});
     dims.push_back({"out", 0, "%tokens"});
     dims.push_back({"out", 1, "%q_heads"});
     dims.push_back({"out", 2, "%head_dim"});
-    v["SEQ_CHECKS"] = op.getAccumQLen()
-                          ? kPrefillAccumChecks
-                          : "      %a5 = arith.andi %a4, %true : i1";
+    v["SEQ_CHECKS"] =
+        op.getAccumQLen() ? kPrefillAccumChecks : kPrefillSeqChecks;
     v["SEQ_EXTRA"] = "";
-    v["TOTAL_CHECK"] =
-        "    %total_ok = arith.cmpi sle, %total, %tokens_i64 : i64";
+    v["TOTAL_CHECK"] = kPrefillTotalCheck;
     v["PLAN"] = kPrefillPlan;
-    v["CONFIG"] = "#wsp.plan_config<max_work_units = ${UNITS}>";
-    v["TIERS"] =
-        "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]";
-    v["TILE_KS"] = int8 ? "array<i64: 64>" : "array<i64: 128>";
-    v["DESC"] = "!wsp.descriptor<moe>";
+    v["CONFIG"] = kAttentionPlanConfig;
+    v["TIERS"] = kOneTierConfig;
+    v["TILE_KS"] = str(b.getDenseI64ArrayAttr({int8 ? 64 : 128}));
+    v["DESC"] = kMoeDescriptorType;
     v["WHICH"] = kPrefillWhich;
     v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;
-    v["TOKEN_AT"] = "    %t = arith.addi %seq_start, %s : index";
+    v["TOKEN_AT"] = kPrefillTokenAt;
     v["Q_IDX"] = "%t";
     v["START_STATE"] = kAttentionFreshState;
     v["END_STATE"] = kAttentionFinish;
-    setup += "  %batch_fits = arith.constant true\n";
   }
-  // Decode of an empty batch (a KV-sharded rank whose range of requests is
-  // empty) has nothing to plan: 0, nothing written. The runtime planner
-  // itself refuses a batch of 0.
-  if constexpr (decode)
-    v["PLAN"] = "      %no_requests = arith.cmpi eq, %batch, %c0 : index\n"
-                "      %decoded = scf.if %no_requests -> i32 {\n"
-                "        scf.yield %ok : i32\n"
-                "      } else {\n" +
-                v["PLAN"] +
-                "\n      }\n"
-                "      scf.yield %decoded : i32";
-  v.setDefault("SEEN", "      %seen = arith.addi %past, %len : i64");
+  v.setDefault("SEEN", kPastAndLen.str());
   v.setDefault("ROW_RANGES", kCausalRowRanges.str());
   v["PLAN_SETUP"] = setup;
-  v["CHECKS"] = checks(args, dims, "%dims_ok") +
-                "  %shapes_ok = arith.andi %dims_ok, %heads_fit : i1\n";
+  v["CHECKS"] = checksAnd(args, dims, "%heads_fit");
   return instantiate(op, v, kAttentionPlanner, kAttentionKernel, args);
 }
 
