@@ -128,11 +128,11 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
        {"FRESH_STATE", kAttentionFreshState.str()},
        {"FINISH", kAttentionFinish.str()},
        {"TOKEN_AT", ""},
-       {"CONFIG", "#wsp.plan_config<max_work_units = ${UNITS}>"}});
+       {"CONFIG", kAttentionPlanConfig.str()}});
 
   SmallVector<DimCheck> dims;
   // The checks before and after the operands' dimensions.
-  std::string extraChecks, shapesOk;
+  StringRef extraChecks, shapesOk;
   if constexpr (decode) {
     // A request's cache row is its index; its length kv_len + 1.
     vals["KV_LEN"] = std::to_string(kvLen);
@@ -144,10 +144,10 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     vals["PLAN"] = kBenchmarkDecodePlan;
     vals["DECODE_PLAN"] = kDecodePlan;
     vals["TIERS"] = kDecodeTiers;
-    vals["TILE_KS"] = "array<i64: 64, 128, 128, 128>";
-    vals["DESC"] = "!wsp.descriptor<attention>";
+    vals["TILE_KS"] = str(b.getDenseI64ArrayAttr({64, 128, 128, 128}));
+    vals["DESC"] = kAttentionDescriptorType;
     vals["WHICH"] = kDecodeWhich;
-    vals["PRIOR"] = "  %prior = arith.constant ${KV_LEN} : index";
+    vals["PRIOR"] = kPriorOfKvLen;
     vals["Q_LEN"] = "1";
     vals["Q_IDX"] = "%req, %s";
     vals["ROW_RANGES"] = kCausalRowRanges;
@@ -158,16 +158,11 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       dims.push_back({part.str(), 0, "%batch"});
       dims.push_back({part.str(), 1, "%c1"});
     }
-    extraChecks = "  %c3 = arith.constant 3 : index\n";
-    for (unsigned d = 0; d < 4; ++d) {
-      std::string at = std::to_string(d);
-      extraChecks += "  %cache_dim_" + at + " = memref.dim %k_cache, %c" + at +
-                     " : ${K_CACHE_TYPE}\n";
-      dims.push_back({"v_cache", d, "%cache_dim_" + at});
-    }
-    shapesOk = "  %e1 = arith.andi %dims_ok, %one_token : i1\n"
-               "  %e2 = arith.andi %e1, %slots_ok : i1\n"
-               "  %shapes_ok = arith.andi %e2, %capacity_ok : i1\n";
+    extraChecks = kBenchmarkDecodeChecks;
+    vals["CACHE_DIMS"] = kCacheDims;
+    for (unsigned d = 0; d < 4; ++d)
+      dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
+    shapesOk = kBenchmarkDecodeShapesOk;
   } else {
     vals["TOKENS_PER_UNIT"] = std::to_string(rows / group);
     MemRefType kType = cast<MemRefType>(k.getType()),
@@ -177,24 +172,17 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     vals["V_ROWS_TYPE"] = str(
         memref::CollapseShapeOp::computeCollapsedType(vType, {{0, 1}, {2, 3}}));
     vals["KV_SOURCE"] = (kKvHeads + kKvRows).str();
-    vals["K_LOAD"] = "      tile.load %kt, %k_rows[%w, %k_col] transpose : "
-                     "!tile.tile<mat, ${D}x?xbf16, valid = ?x?, zn>, "
-                     "${K_ROWS_TYPE}";
-    vals["V_LOAD"] = "      tile.load %vm, %v_rows[%w, %v_col] : "
-                     "!tile.tile<mat, ?x${D}xbf16, valid = ?x?>, "
-                     "${V_ROWS_TYPE}";
+    vals["K_LOAD"] = kKRowsLoad;
+    vals["V_LOAD"] = kVRowsLoad;
     vals["PLAN_SETUP"] = kBenchmarkPrefillSetup;
     vals["PLAN"] = kBenchmarkPrefillPlan;
     vals["PREFILL_PLAN"] = kPrefillPlan;
-    vals["Q_LENS_TYPE"] = "memref<1xi32>";
-    vals["TIERS"] =
-        "wsp.tier_config @${NAME}_tiers [#wsp.tier<0, [1, 2147483647]>]";
-    vals["TILE_KS"] = "array<i64: 128>";
-    vals["DESC"] = "!wsp.descriptor<moe>";
+    vals["Q_LENS_TYPE"] = str(MemRefType::get({1}, b.getI32Type()));
+    vals["TIERS"] = kOneTierConfig;
+    vals["TILE_KS"] = str(b.getDenseI64ArrayAttr({128}));
+    vals["DESC"] = kMoeDescriptorType;
     vals["WHICH"] = kBenchmarkPrefillWhich;
-    vals["KV_END"] = op.getIsCausal()
-                         ? "  %kv_end = arith.addi %q_first, %q_count : index"
-                         : "  %kv_end = memref.dim %q, %c1 : ${Q_TYPE}";
+    vals["KV_END"] = op.getIsCausal() ? kKvEndCausal : kKvEndAll;
     vals["Q_IDX"] = "%c0, %s";
     vals["ROW_RANGES"] = op.getIsCausal() ? kCausalRowRanges : kAllRowRanges;
     vals["START_STATE"] = kAttentionFreshState;
@@ -203,10 +191,10 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       dims.push_back({part.str(), 0, "%c1"});
       dims.push_back({part.str(), 1, "%tokens"});
     }
-    shapesOk = "  %one_seq = arith.cmpi eq, %q_batch, %c1 : index\n"
-               "  %shapes_ok = arith.andi %dims_ok, %one_seq : i1\n";
+    shapesOk = kBenchmarkPrefillShapesOk;
   }
-  vals["CHECKS"] = extraChecks + checks(args, dims, "%dims_ok") + shapesOk;
+  vals["CHECKS"] =
+      (extraChecks + checks(args, dims, "%dims_ok") + shapesOk).str();
   return instantiate(op, vals, kBenchmarkAttentionPlanner, kAttentionKernel,
                      args);
 }
