@@ -145,7 +145,8 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
     v["TOKENS_DEF"] = kTokensOfTransposed;
     v["A_MAT"] = rowsTileType("mat", m, kt, in, /*zn=*/true);
   }
-  v["A_INDICES"] = ta ? "%k, %m] transpose" : "%m, %k]";
+  v["A_INDICES"] = ta ? "%k, %m" : "%m, %k";
+  v["A_TRANSPOSE"] = ta ? " transpose" : "";
   v["LOAD_B"] = tb ? kLoadBTransposed : kLoadB;
   // Run time: every operand's dimensions, and the workspace's
   // (matmul_checks: hidden_states' own hidden_size, the rows a K tile

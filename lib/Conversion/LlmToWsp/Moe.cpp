@@ -144,7 +144,8 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                  {"ROWS_BF16", rowsTileType("vec", "?", nt, "bf16")},
                  {"ROW_STAT", rowStatType("?")},
                  {"COL_F32", tileType("vec", "1", nt, "f32")}});
-  v["A_INDICES"] = "%m, %k]";
+  v["A_INDICES"] = "%m, %k";
+  v["A_TRANSPOSE"] = "";
   // Run time: every operand's dimensions, and the workspace's.
   SmallVector<DimCheck> dims = {{"per_token_scale", 0, "%rows"},
                                 {"y", 0, "%rows"},
