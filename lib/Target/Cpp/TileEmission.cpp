@@ -303,8 +303,8 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   DenseMap<Operation *, std::string> rows;
   SmallVector<std::string> rowNames;
   auto memory = [](const LaneOp &l) {
-    return l.kind == LaneKind::Load || l.kind == LaneKind::LoadColumn ||
-           l.kind == LaneKind::Store;
+    return l.kind == LaneKind::load || l.kind == LaneKind::load_column ||
+           l.kind == LaneKind::store;
   };
   bool block = llvm::any_of(group->ops, memory);
   if (block) {
@@ -360,14 +360,14 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     return llvm::any_of(regs, [&](auto &p) { return p.first == b; });
   };
   for (const LaneOp &l : group->ops) {
-    if (l.kind == LaneKind::Sync)
+    if (l.kind == LaneKind::sync)
       continue;
-    if (l.kind == LaneKind::Store) {
+    if (l.kind == LaneKind::store) {
       e.os << "wsp_l.store(" << rows[l.op] << ", wsp_r, wsp_c, "
            << reg(l.sources.front()) << "); // " << l.op->getName() << "\n";
       continue;
     }
-    if (l.kind == LaneKind::RowReduce) {
+    if (l.kind == LaneKind::row_reduce) {
       // The row's state in its slot; the row's last group writes the
       // result.
       e.os << "wsp_l." << l.fn << "(" << e.name(l.reduced) << ", wsp_r, "
@@ -376,17 +376,17 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
       continue;
     }
     SmallVector<std::string> args;
-    if (l.kind == LaneKind::Load)
+    if (l.kind == LaneKind::load)
       args.push_back(rows[l.op] + ", wsp_r, wsp_c");
-    else if (l.kind == LaneKind::LoadColumn) // (its only row)
+    else if (l.kind == LaneKind::load_column) // (its only row)
       args.push_back(rows[l.op] + ", 0, wsp_c");
     for (Value v : l.sources)
       args.push_back(reg(v));
-    if (l.kind == LaneKind::Scalar)
+    if (l.kind == LaneKind::scalar)
       args.push_back("wsp_l.scalar(" + e.name(l.scalar) + ")");
-    else if (l.kind == LaneKind::RowBroadcast)
+    else if (l.kind == LaneKind::row_broadcast)
       args.push_back("wsp_l.row(" + e.name(l.broadcast) + ", wsp_r)");
-    else if (l.kind == LaneKind::ColBroadcast)
+    else if (l.kind == LaneKind::col_broadcast)
       args.push_back(inRegs(l.broadcast)
                          ? reg(l.broadcast) // loaded in the group
                          : "wsp_l.col(" + e.name(l.broadcast) + ", wsp_c)");
@@ -406,7 +406,7 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     // A column's row, loaded in the group, is stored with the first row.
     const LaneOp &writer = group->ops[w];
     Value v = writer.dst;
-    if (writer.kind == LaneKind::LoadColumn)
+    if (writer.kind == LaneKind::load_column)
       e.os << "if (wsp_r == 0) wsp_l.store(" << e.name(v) << ", 0, wsp_c, "
            << reg(v) << ");\n";
     else

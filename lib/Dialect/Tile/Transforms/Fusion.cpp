@@ -30,26 +30,26 @@ StringRef convertFn(Type to, Type from) {
 }
 
 template <typename OpT> std::optional<LaneOp> binary(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::Binary, fn, op.getDst(), {op.getLhs(), op.getRhs()}};
+  LaneOp l{op, LaneKind::binary, fn, op.getDst(), {op.getLhs(), op.getRhs()}};
   return l;
 }
 template <typename OpT> std::optional<LaneOp> scalar(OpT op, StringRef fn) {
   if (!op.getScalar().getType().isF32())
     return std::nullopt;
-  LaneOp l{op, LaneKind::Scalar, fn, op.getDst(), {op.getSrc()}};
+  LaneOp l{op, LaneKind::scalar, fn, op.getDst(), {op.getSrc()}};
   l.scalar = op.getScalar();
   return l;
 }
 template <typename OpT>
 std::optional<LaneOp> rowBroadcast(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::RowBroadcast, fn, op.getDst(), {op.getSrc()}};
+  LaneOp l{op, LaneKind::row_broadcast, fn, op.getDst(), {op.getSrc()}};
   l.broadcast = op.getRow();
   l.scratch = op.getTmp();
   return l;
 }
 template <typename OpT>
 std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::ColBroadcast, fn, op.getDst(), {op.getSrc()}};
+  LaneOp l{op, LaneKind::col_broadcast, fn, op.getDst(), {op.getSrc()}};
   l.broadcast = op.getCol();
   return l;
 }
@@ -57,7 +57,7 @@ std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
 template <typename OpT> std::optional<LaneOp> reduce(OpT op, StringRef fn) {
   if (!isF32Tile(op.getSrc()) || !isF32Tile(op.getDst()))
     return std::nullopt;
-  LaneOp l{op, LaneKind::RowReduce, fn, Value(), {op.getSrc()}};
+  LaneOp l{op, LaneKind::row_reduce, fn, Value(), {op.getSrc()}};
   l.scratch = op.getTmp();
   l.reduced = op.getDst();
   return l;
@@ -66,7 +66,7 @@ template <typename OpT> std::optional<LaneOp> reduce(OpT op, StringRef fn) {
 /// One tile a lane op touches: its bytes (none when not placed), whether
 /// the op writes it, whether it is the op's broadcast operand or reduction
 /// result (a tile the lanes do not go along with the group's), and whether
-/// a LoadColumn writes it.
+/// a load_column writes it.
 struct Access {
   Value tile;
   std::optional<TileBytes> bytes;
@@ -77,7 +77,7 @@ SmallVector<Access> accesses(const LaneOp &l) {
   auto add = [&](Value v, bool write, bool broadcast) {
     a.push_back({v, getTileBytes(v), write, broadcast});
   };
-  if (l.kind == LaneKind::LoadColumn) {
+  if (l.kind == LaneKind::load_column) {
     add(l.dst, true, false);
     a.back().column = true;
     return a;
@@ -147,7 +147,7 @@ bool isReducedTile(Value r, Value like) {
   return a && b && *a == *b;
 }
 
-/// Whether a LoadColumn's tile `t` can be read as a column broadcast in a
+/// Whether a load_column's tile `t` can be read as a column broadcast in a
 /// group whose element-wise tiles are shaped like `like`: their columns,
 /// static and valid.
 bool isColumnOf(Value t, Value like) {
@@ -165,7 +165,7 @@ bool isBroadcastTile(const LaneOp &l, Value b, Value like) {
   if (t.getLoc() != TileLoc::vec || !t.getElementType().isF32() ||
       !t.hasStaticShape() || !getTileBytes(b))
     return false;
-  if (l.kind == LaneKind::ColBroadcast)
+  if (l.kind == LaneKind::col_broadcast)
     return t.getLayout() == TileLayout::row_major && t.getRows() == 1 &&
            t.getCols() == shape.getCols();
   return t.getLayout() == TileLayout::col_major && t.getCols() == 1 &&
@@ -203,7 +203,7 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
             if (fn.empty() || op.getRound() != RoundMode::rint)
               return std::nullopt;
             return LaneOp{
-                op, LaneKind::Convert, fn, op.getDst(), {op.getSrc()}};
+                op, LaneKind::convert, fn, op.getDst(), {op.getSrc()}};
           })
           .Case([](LoadOp op) -> std::optional<LaneOp> {
             auto t = cast<TileType>(op.getDst().getType());
@@ -212,7 +212,7 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
             bool column = t.getElementType().isF32() && t.getRows() == 1 &&
                           t.getValidShape()[0] == 1 &&
                           t.getLayout() == TileLayout::row_major;
-            return LaneOp{op, column ? LaneKind::LoadColumn : LaneKind::Load,
+            return LaneOp{op, column ? LaneKind::load_column : LaneKind::load,
                           "load", op.getDst()};
           })
           .Case([](StoreOp op) -> std::optional<LaneOp> {
@@ -221,7 +221,7 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
                 cast<MemRefType>(op.getDest().getType()).getElementType() !=
                     src.getElementType())
               return std::nullopt;
-            return LaneOp{op, LaneKind::Store, "store", Value(), {op.getSrc()}};
+            return LaneOp{op, LaneKind::store, "store", Value(), {op.getSrc()}};
           })
           .Case([](RowSumOp op) { return reduce(op, "rowsum"); })
           .Case([](RowMaxOp op) { return reduce(op, "rowmax"); })
@@ -234,7 +234,7 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
           .Case([](MinOp op) { return binary(op, "min"); })
           .Case([](AbsOp op) {
             return LaneOp{
-                op, LaneKind::Unary, "abs", op.getDst(), {op.getSrc()}};
+                op, LaneKind::unary, "abs", op.getDst(), {op.getSrc()}};
           })
           .Case([](AddsOp op) { return scalar(op, "add"); })
           .Case([](SubsOp op) { return scalar(op, "sub"); })
@@ -255,9 +255,9 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
           .Case([](ColExpandMaxOp op) { return colBroadcast(op, "max"); })
           .Case([](ColExpandMinOp op) { return colBroadcast(op, "min"); })
           .Default([](Operation *) { return std::nullopt; });
-  if (!l || l->kind == LaneKind::Sync || l->kind == LaneKind::Convert ||
-      l->kind == LaneKind::Load || l->kind == LaneKind::LoadColumn ||
-      l->kind == LaneKind::Store || l->kind == LaneKind::RowReduce)
+  if (!l || l->kind == LaneKind::sync || l->kind == LaneKind::convert ||
+      l->kind == LaneKind::load || l->kind == LaneKind::load_column ||
+      l->kind == LaneKind::store || l->kind == LaneKind::row_reduce)
     return l;
   // The arithmetic is float's: every element-wise tile f32.
   if (!isF32Tile(l->dst) || !llvm::all_of(l->sources, isF32Tile))
@@ -266,15 +266,15 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
 }
 
 bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
-  if (next.kind == LaneKind::Sync)
+  if (next.kind == LaneKind::sync)
     return true;
   // A tile of the group's shape: the first one an op of it touches (a
-  // LoadColumn's row has the group's columns only).
+  // load_column's row has the group's columns only).
   auto first = [](const LaneOp &l) {
     return l.dst ? l.dst : l.sources.front();
   };
   auto shaped = [](const LaneOp &l) {
-    return l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn;
+    return l.kind != LaneKind::sync && l.kind != LaneKind::load_column;
   };
   const LaneOp *shape = llvm::find_if(group, shaped);
   Value like = shape != group.end() ? first(*shape)
@@ -284,10 +284,11 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
     if (!getTileBytes(next.dst))
       return false;
   } else if (shape == group.end() && !llvm::all_of(group, [&](const LaneOp &l) {
-               return l.kind != LaneKind::LoadColumn || isColumnOf(l.dst, like);
+               return l.kind != LaneKind::load_column ||
+                      isColumnOf(l.dst, like);
              })) {
     return false;
-  } else if (next.kind == LaneKind::LoadColumn) {
+  } else if (next.kind == LaneKind::load_column) {
     if (!isColumnOf(next.dst, like))
       return false;
   } else if ((next.dst && !isRowTile(next.dst, like)) ||
@@ -308,7 +309,7 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   // Each tile `next` touches against the others it touches and those the
   // group touches (the group's own pairs were checked as it grew): the same
   // bytes with the same type, or disjoint; no broadcast tile written; a
-  // LoadColumn's row read after it as a column broadcast only.
+  // load_column's row read after it as a column broadcast only.
   auto conflict = [](const Access &a, const Access &b) {
     if (a.column || b.column)
       return a.bytes->overlaps(*b.bytes) &&
@@ -410,10 +411,11 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
                   "': its tiles do not share the group's shape and valid "
                   "extent, or overlap another's bytes");
     g.ops.push_back(l);
-    if (!g.extent && l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn)
+    if (!g.extent && l.kind != LaneKind::sync &&
+        l.kind != LaneKind::load_column)
       g.extent = l.dst ? l.dst : l.sources.front();
   }
-  if (ops.front().kind == LaneKind::Sync || ops.back().kind == LaneKind::Sync)
+  if (ops.front().kind == LaneKind::sync || ops.back().kind == LaneKind::sync)
     return fail("starts or ends with a synchronization op");
   if (!g.extent)
     return fail("has no tile of a group's shape, only loads of a column");

@@ -25,13 +25,13 @@ struct MarkFusionPass
   /// instructions or more, one of them on tiles of the group's shape (not
   /// only loads of a column), and empties it.
   static void close(SmallVectorImpl<LaneOp> &run) {
-    while (!run.empty() && run.back().kind == LaneKind::Sync)
+    while (!run.empty() && run.back().kind == LaneKind::sync)
       run.pop_back();
     if (llvm::count_if(
-            run, [](const LaneOp &l) { return l.kind != LaneKind::Sync; }) >=
+            run, [](const LaneOp &l) { return l.kind != LaneKind::sync; }) >=
             2 &&
         llvm::any_of(run, [](const LaneOp &l) {
-          return l.kind != LaneKind::Sync && l.kind != LaneKind::LoadColumn;
+          return l.kind != LaneKind::sync && l.kind != LaneKind::load_column;
         })) {
       Operation *first = run.front().op;
       first->setAttr(
@@ -51,7 +51,7 @@ struct MarkFusionPass
           close(run);
           continue;
         }
-        if (l->kind == LaneKind::Sync) {
+        if (l->kind == LaneKind::sync) {
           if (!run.empty() && static_cast<int64_t>(run.size()) < kMaxFusedOps)
             run.push_back(*l);
           else
@@ -63,13 +63,13 @@ struct MarkFusionPass
           // Loads of columns at the run's end (and the flags among them)
           // are for what follows: they start the next run.
           size_t keep = run.size();
-          while (keep > 0 && (run[keep - 1].kind == LaneKind::LoadColumn ||
-                              run[keep - 1].kind == LaneKind::Sync))
+          while (keep > 0 && (run[keep - 1].kind == LaneKind::load_column ||
+                              run[keep - 1].kind == LaneKind::sync))
             --keep;
           SmallVector<LaneOp> next(run.begin() + keep, run.end());
           run.truncate(keep);
           close(run);
-          while (!next.empty() && next.front().kind == LaneKind::Sync)
+          while (!next.empty() && next.front().kind == LaneKind::sync)
             next.erase(next.begin());
           run = std::move(next);
           if (!canJoin(run, *l)) {

@@ -51,4 +51,59 @@ def Tile_RoundMode : I32EnumAttr<"RoundMode",
   let cppNamespace = "::mlir::wsp::tile";
 }
 
+//===----------------------------------------------------------------------===//
+// Instruction facts (Tile_PipeOpInterface): plain enums, no attributes
+//===----------------------------------------------------------------------===//
+
+// The operation an element-wise instruction computes on each element, and
+// the one a reduction combines a row or column with: a fact of the spec's
+// model (how each target spells it is the target's business).
+def Tile_FnNone : I32EnumCase<"none", 0>;
+def Tile_FnAdd : I32EnumCase<"add", 1>;
+def Tile_FnSub : I32EnumCase<"sub", 2>;
+def Tile_FnMul : I32EnumCase<"mul", 3>;
+def Tile_FnDiv : I32EnumCase<"div", 4>;
+def Tile_FnMax : I32EnumCase<"max", 5>;
+def Tile_FnMin : I32EnumCase<"min", 6>;
+def Tile_FnAbs : I32EnumCase<"abs", 7>;
+def Tile_FnExp : I32EnumCase<"exp", 8>;
+def Tile_FnLog : I32EnumCase<"log", 9>;
+def Tile_FnSqrt : I32EnumCase<"sqrt", 10>;
+def Tile_FnRsqrt : I32EnumCase<"rsqrt", 11>;
+
+def Tile_ElementwiseKind : I32Enum<"ElementwiseKind",
+    "what an element-wise instruction or a reduction computes", [
+    Tile_FnNone, Tile_FnAdd, Tile_FnSub, Tile_FnMul, Tile_FnDiv, Tile_FnMax,
+    Tile_FnMin, Tile_FnAbs, Tile_FnExp, Tile_FnLog, Tile_FnSqrt,
+    Tile_FnRsqrt]> {
+  let cppNamespace = "::mlir::wsp::tile";
+}
+
+// The element-wise form of an instruction: which of its operands go along
+// element by element, and what else each element reads. The operand order
+// of each form is part of it (the ops declaring it have those operands;
+// the dialect's description lists them).
+def Tile_LaneNone : I32EnumCase<"none", 0>;
+def Tile_LaneSync : I32EnumCase<"sync", 1>;
+def Tile_LaneConvert : I32EnumCase<"convert", 2>;
+def Tile_LaneBinary : I32EnumCase<"binary", 3>;
+def Tile_LaneUnary : I32EnumCase<"unary", 4>;
+def Tile_LaneScalar : I32EnumCase<"scalar", 5>;
+def Tile_LaneRowBroadcast : I32EnumCase<"row_broadcast", 6>;
+def Tile_LaneColBroadcast : I32EnumCase<"col_broadcast", 7>;
+def Tile_LaneLoad : I32EnumCase<"load", 8>;
+def Tile_LaneLoadColumn : I32EnumCase<"load_column", 9>;
+def Tile_LaneStore : I32EnumCase<"store", 10>;
+def Tile_LaneRowReduce : I32EnumCase<"row_reduce", 11>;
+def Tile_LaneColReduce : I32EnumCase<"col_reduce", 12>;
+
+def Tile_LaneKind : I32Enum<"LaneKind",
+    "the element-wise form of an instruction", [
+    Tile_LaneNone, Tile_LaneSync, Tile_LaneConvert, Tile_LaneBinary,
+    Tile_LaneUnary, Tile_LaneScalar, Tile_LaneRowBroadcast,
+    Tile_LaneColBroadcast, Tile_LaneLoad, Tile_LaneLoadColumn, Tile_LaneStore,
+    Tile_LaneRowReduce, Tile_LaneColReduce]> {
+  let cppNamespace = "::mlir::wsp::tile";
+}
+
 #endif // WSP_DIALECT_TILE_IR_TILEATTRS_TD

@@ -35,6 +35,36 @@ def Tile_Dialect : Dialect {
     and are ordered only by `tile.set_flag`/`tile.wait_flag`; the cube and
     vector cores of a block only by `tile.sync_set`/`tile.sync_wait`.
 
+    Each instruction's description ends with its facts, declared once on
+    the op (`PipeOpInterface`) and read from it by the passes and the
+    emitters: the pto-isa instruction it mirrors; the pipe it runs on (and
+    the core that has it); the operands it accesses element by element
+    (element (r, c) of one only with element (r, c) of the others: a V
+    instruction that reads so a tile that one before it wrote so needs no
+    V barrier after that one); its element-wise form (`LaneKind`) and what
+    it computes (`ElementwiseKind`: `add` for `tile.add`, `tile.adds`,
+    `tile.rowexpandadd` and `tile.colexpandadd`, and for `tile.rowsum`,
+    which adds a row up). The forms, each with its operands in this order:
+
+    | form | operands | element (r, c) of `dst` |
+    |---|---|---|
+    | `convert` | `dst`, `src` | `src[r, c]`, converted |
+    | `binary` | `dst`, `lhs`, `rhs` | `f(lhs[r, c], rhs[r, c])` |
+    | `unary` | `dst`, `src` | `f(src[r, c])` |
+    | `scalar` | `dst`, `src`, `scalar` | `f(src[r, c], scalar)` |
+    | `row_broadcast` | `dst`, `src`, `row`, `tmp` | `f(src[r, c], row[r, 0])` |
+    | `col_broadcast` | `dst`, `src`, `col` | `f(src[r, c], col[0, c])` |
+    | `row_reduce` | `dst`, `src`, `tmp` | (`dst[r, 0]`) `f` over row r of `src` |
+    | `col_reduce` | `dst`, `src` | (`dst[0, c]`) `f` over column c of `src` |
+    | `load` | `tile.load`'s | global memory |
+    | `store` | `tile.store`'s | (global memory gets `src[r, c]`) |
+
+    `none`: no such form (the cube, moves, fills and plain broadcasts,
+    masks, indices, scalar access). No instruction declares the kinds
+    `sync` (`tile.set_flag`, `tile.wait_flag`, `tile.barrier`, which move
+    no data) and `load_column` (a `tile.load` of one f32 row that a
+    `col_broadcast` reads): `tile-mark-fusion` tells them from the ops.
+
     A `tile.alloc` names one statically allocated buffer region (an
     allocation site); `tile-plan-memory` assigns its byte offset inside its
     buffer and checks the A2/A3 budgets.

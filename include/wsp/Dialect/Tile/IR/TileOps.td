@@ -25,22 +25,75 @@ class Tile_Dst<string doc = "destination tile"> : Arg<Tile_AnyTile, doc, [MemWri
 class Tile_Src<string doc = "source tile"> : Arg<Tile_AnyTile, doc, [MemRead]>;
 class Tile_Tmp<string doc = "scratch tile"> : Arg<Tile_AnyTile, doc, [MemRead, MemWrite]>;
 
-// An op that runs on a fixed pipe of a fixed core.
-class Tile_PipeOp<string mnemonic, string pipe, string unit,
-                  list<Trait> traits = []>
+// One pto-isa instruction (Tile_PipeOpInterface). Its facts are the fields
+// below, each declared once, by the classes and defs that follow; the
+// interface reads them, and each op's description ends with them
+// (`instructionFacts`).
+class Tile_InstrOp<string mnemonic, string ptoName, list<Trait> traits = []>
     : Tile_Op<mnemonic, traits # [Tile_PipeOpInterface]> {
-  code pipeMethods = [{
+  // pto-isa's name for the instruction.
+  string instruction = ptoName;
+  // The pipe (Tile_Pipe) and the core (Tile_Unit) it runs on; empty when
+  // the buffers of its tiles decide them (getPipe, getUnit in TileOps.cpp).
+  string pipe = "";
+  string unit = "";
+  // How many of its operands, from the first, it accesses element by
+  // element.
+  int elementwiseOperands = 0;
+  // Its element-wise form (Tile_LaneKind) and what it computes
+  // (Tile_ElementwiseKind).
+  EnumCase laneKind = Tile_LaneNone;
+  EnumCase elementwiseKind = Tile_FnNone;
+
+  let extraClassDeclaration = !if(!empty(pipe), [{
+    ::mlir::wsp::tile::Pipe getPipe();
+    ::mlir::wsp::tile::Unit getUnit();
+  }], [{
     ::mlir::wsp::tile::Pipe getPipe() { return ::mlir::wsp::tile::Pipe::}] #
       pipe # [{; }
     ::mlir::wsp::tile::Unit getUnit() { return ::mlir::wsp::tile::Unit::}] #
       unit # [{; }
+  }]) # [{
+    static ::llvm::StringRef getInstructionName() { return "}] #
+      instruction # [{"; }
+    static unsigned getNumElementwiseOperands() { return }] #
+      !cast<string>(elementwiseOperands) # [{; }
+    static ::mlir::wsp::tile::LaneKind getLaneKind() {
+      return ::mlir::wsp::tile::LaneKind::}] # laneKind.symbol # [{;
+    }
+    static ::mlir::wsp::tile::ElementwiseKind getElementwiseKind() {
+      return ::mlir::wsp::tile::ElementwiseKind::}] #
+        elementwiseKind.symbol # [{;
+    }
   }];
-  let extraClassDeclaration = pipeMethods;
+
+  // The facts, as the op's documentation states them.
+  string instructionFacts = [{
+    | pto-isa | pipe | element-wise operands | element-wise form | computes |
+    |---|---|---|---|---|
+    | `}] # instruction # [{` | }] #
+      !if(!empty(pipe), "by its tiles' buffers",
+          "`" # pipe # "` (" # unit # " core)") # [{ | }] #
+      !if(!eq(elementwiseOperands, 0), "none",
+          !interleave(!foreach(i, !range(elementwiseOperands),
+                               "`" # !getdagname(arguments, i) # "`"),
+                      ", ")) # [{ | `}] # laneKind.str # [{` | `}] #
+      elementwiseKind.str # [{` |
+  }];
+}
+
+// An instruction on a fixed pipe of a fixed core.
+class Tile_PipeOp<string mnemonic, string ptoName, string pipeName,
+                  string unitName, list<Trait> traits = []>
+    : Tile_InstrOp<mnemonic, ptoName, traits> {
+  let pipe = pipeName;
+  let unit = unitName;
 }
 
 // A vector-unit instruction (pipe v) with a verifier that calls `check`.
-class Tile_VecOp<string mnemonic, string check, list<Trait> traits = []>
-    : Tile_PipeOp<mnemonic, "v", "vector", traits> {
+class Tile_VecOp<string mnemonic, string ptoName, string check,
+                 list<Trait> traits = []>
+    : Tile_PipeOp<mnemonic, ptoName, "v", "vector", traits> {
   let hasVerifier = 1;
   let extraClassDefinition = [{
     ::llvm::LogicalResult $cppClass::verify() { return }] # check # [{; }
@@ -142,9 +195,9 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
 // Global memory <-> tiles
 //===----------------------------------------------------------------------===//
 
-def Tile_LoadOp : Tile_Op<"load", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
-  let summary = "Load a block of global memory into a tile (TLOAD)";
+def Tile_LoadOp : Tile_InstrOp<"load", "TLOAD"> {
+  let laneKind = Tile_LaneLoad;
+  let summary = "Load a block of global memory into a tile (" # instruction # ")";
   let description = [{
     Copies the valid extent of `dst` from the memref `source`: tile row r,
     column c is `source[i_0, ..., i_{n-2} + r, i_{n-1} + c]` (the last two
@@ -157,7 +210,7 @@ def Tile_LoadOp : Tile_Op<"load", [
     ```mlir
     tile.load %q, %ws[%c0, %c0] : !tile.tile<mat, 16x128xbf16>, memref<?x128xbf16>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst,
                        Arg<AnyMemRef, "global memory", [MemRead]>:$source,
                        Variadic<Index>:$indices, UnitAttr:$transpose);
@@ -168,8 +221,7 @@ def Tile_LoadOp : Tile_Op<"load", [
   let hasVerifier = 1;
 }
 
-def Tile_LoadPagedOp : Tile_Op<"load_paged", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
+def Tile_LoadPagedOp : Tile_InstrOp<"load_paged", "TLOAD"> {
   let summary = "Gather a tile's rows from the pages of a paged KV cache";
   let description = [{
     Loads consecutive sequence positions `pos + r` (r over the valid rows,
@@ -190,7 +242,7 @@ def Tile_LoadPagedOp : Tile_Op<"load_paged", [
     tile.load_paged %kt, %k_cache[%kv_head], %block_table[%kv_id], %pos transpose
         : !tile.tile<mat, 128x128xbf16, valid = 128x?, zn>, memref<?x?x?x?xbf16>, memref<?x?xi32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst,
                        Arg<AnyMemRef, "paged cache", [MemRead]>:$cache,
                        Optional<Index>:$head,
@@ -204,9 +256,9 @@ def Tile_LoadPagedOp : Tile_Op<"load_paged", [
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
-  let summary = "Store a tile's valid extent to global memory (TSTORE)";
+def Tile_StoreOp : Tile_InstrOp<"store", "TSTORE"> {
+  let laneKind = Tile_LaneStore;
+  let summary = "Store a tile's valid extent to global memory (" # instruction # ")";
   let description = [{
     Writes the valid extent of `src` to `dest` at the indices, laid out as
     `tile.load` reads it (`transpose` for a `col_major` vec tile). From
@@ -217,7 +269,7 @@ def Tile_StoreOp : Tile_Op<"store", [
     tile.store %out[%r, %c0], %o : memref<?x128xbf16>, !tile.tile<vec, 16x128xbf16>
     tile.store %ws[%c0, %c0], %s : memref<?x128xf32>, !tile.tile<acc, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Arg<AnyMemRef, "global memory", [MemWrite]>:$dest,
                        Variadic<Index>:$indices, Tile_Src<>:$src,
                        UnitAttr:$transpose);
@@ -232,9 +284,8 @@ def Tile_StoreOp : Tile_Op<"store", [
 // On-chip moves and conversions
 //===----------------------------------------------------------------------===//
 
-def Tile_MovOp : Tile_Op<"mov", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
-  let summary = "Move a tile between buffers (TMOV)";
+def Tile_MovOp : Tile_InstrOp<"mov", "TMOV"> {
+  let summary = "Move a tile between buffers (" # instruction # ")";
   let description = [{
     The A2/A3 paths: `mat` to `left` or `right` (MTE1, the cube's operand
     fetch, which also changes the fractal layout), `vec` to `vec` (V) and
@@ -245,7 +296,7 @@ def Tile_MovOp : Tile_Op<"mov", [
     ```mlir
     tile.mov %left, %q : !tile.tile<left, 16x128xbf16>, !tile.tile<mat, 16x128xbf16>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src);
   let assemblyFormat = [{
     $dst `,` $src attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
@@ -253,9 +304,8 @@ def Tile_MovOp : Tile_Op<"mov", [
   let hasVerifier = 1;
 }
 
-def Tile_ExtractOp : Tile_Op<"extract", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
-  let summary = "Move a block of a mat tile into a cube operand (TEXTRACT)";
+def Tile_ExtractOp : Tile_InstrOp<"extract", "TEXTRACT"> {
+  let summary = "Move a block of a mat tile into a cube operand (" # instruction # ")";
   let description = [{
     `dst` takes the block of `src` at (`row`, `col`) of `dst`'s extent:
     `mat` to `left`/`right` on MTE1 (a K or N slice of a staged operand),
@@ -265,7 +315,7 @@ def Tile_ExtractOp : Tile_Op<"extract", [
     ```mlir
     tile.extract %b, %kt[%c0, %n0] : !tile.tile<right, 128x64xbf16>, !tile.tile<mat, 128x128xbf16, zn>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Index:$row,
                        Index:$col);
   let assemblyFormat = [{
@@ -275,15 +325,15 @@ def Tile_ExtractOp : Tile_Op<"extract", [
   let hasVerifier = 1;
 }
 
-def Tile_TransposeOp : Tile_VecOp<"transpose", "verifyTranspose(*this)"> {
-  let summary = "Transpose a vec tile (TTRANS)";
+def Tile_TransposeOp : Tile_VecOp<"transpose", "TTRANS", "verifyTranspose(*this)"> {
+  let summary = "Transpose a vec tile (" # instruction # ")";
   let description = [{
     `dst[c, r] = src[r, c]` over the valid extent, through `tmp`.
 
     ```mlir
     tile.transpose %t, %s, %tmp : !tile.tile<vec, 16x16xf32>, !tile.tile<vec, 16x16xf32>, !tile.tile<vec, 16x16xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Tile_Tmp<>:$tmp);
   let assemblyFormat = [{
     $dst `,` $src `,` $tmp attr-dict `:` qualified(type($dst)) `,`
@@ -291,8 +341,10 @@ def Tile_TransposeOp : Tile_VecOp<"transpose", "verifyTranspose(*this)"> {
   }];
 }
 
-def Tile_CvtOp : Tile_VecOp<"cvt", "verifyCvt(*this)"> {
-  let summary = "Convert the element type of a vec tile (TCVT)";
+def Tile_CvtOp : Tile_VecOp<"cvt", "TCVT", "verifyCvt(*this)"> {
+  let elementwiseOperands = 2;
+  let laneKind = Tile_LaneConvert;
+  let summary = "Convert the element type of a vec tile (" # instruction # ")";
   let description = [{
     `dst = convert(src)` element by element, saturating when narrowing to an
     integer. From a float to an integer it rounds by the rounding mode
@@ -305,7 +357,7 @@ def Tile_CvtOp : Tile_VecOp<"cvt", "verifyCvt(*this)"> {
     ```mlir
     tile.cvt %f, %h : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xbf16>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src,
                        DefaultValuedAttr<Tile_RoundMode,
                            "::mlir::wsp::tile::RoundMode::rint">:$round);
@@ -315,8 +367,10 @@ def Tile_CvtOp : Tile_VecOp<"cvt", "verifyCvt(*this)"> {
   }];
 }
 
-def Tile_QuantOp : Tile_VecOp<"quant", "verifyQuant(*this)"> {
-  let summary = "Quantize rows of a vec tile to int8 (TQUANT, symmetric)";
+def Tile_QuantOp : Tile_VecOp<"quant", "TQUANT", "verifyQuant(*this)"> {
+  let elementwiseOperands = 2;
+  let summary = "Quantize rows of a vec tile to int8 (" # instruction #
+                ", symmetric)";
   let description = [{
     `dst[r, c] = saturate_i8(rint(src[r, c] * scale[r]))`: f32 to i8 with
     a per-row multiplier (a `col_major` [rows x 1] f32 tile, usually
@@ -326,7 +380,7 @@ def Tile_QuantOp : Tile_VecOp<"quant", "verifyQuant(*this)"> {
     ```mlir
     tile.quant %q8, %x, %inv_scale : !tile.tile<vec, 16x128xi8>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x1xf32, col_major>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Tmp<>:$src, Tile_Src<>:$scale);
   let assemblyFormat = [{
     $dst `,` $src `,` $scale attr-dict `:` qualified(type($dst)) `,`
@@ -334,8 +388,9 @@ def Tile_QuantOp : Tile_VecOp<"quant", "verifyQuant(*this)"> {
   }];
 }
 
-def Tile_DequantOp : Tile_VecOp<"dequant", "verifyDequant(*this)"> {
-  let summary = "Dequantize rows of an int8 vec tile (TDEQUANT)";
+def Tile_DequantOp : Tile_VecOp<"dequant", "TDEQUANT", "verifyDequant(*this)"> {
+  let elementwiseOperands = 2;
+  let summary = "Dequantize rows of an int8 vec tile (" # instruction # ")";
   let description = [{
     `dst[r, c] = (src[r, c] - offset[r]) * scale[r]`: i8 or i16 to f32
     with per-row f32 scale and offset tiles (`col_major` [rows x 1]).
@@ -343,7 +398,7 @@ def Tile_DequantOp : Tile_VecOp<"dequant", "verifyDequant(*this)"> {
     ```mlir
     tile.dequant %x, %q8, %scale, %zero : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xi8>, !tile.tile<vec, 16x1xf32, col_major>, !tile.tile<vec, 16x1xf32, col_major>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Tile_Src<>:$scale,
                        Tile_Src<>:$zero);
   let assemblyFormat = [{
@@ -357,10 +412,10 @@ def Tile_DequantOp : Tile_VecOp<"dequant", "verifyDequant(*this)"> {
 // The cube
 //===----------------------------------------------------------------------===//
 
-class Tile_CubeOp<string mnemonic, string summaryText, string doc>
-    : Tile_PipeOp<mnemonic, "m", "cube"> {
-  let summary = summaryText;
-  let description = doc;
+class Tile_CubeOp<string mnemonic, string ptoName, string what, string doc>
+    : Tile_PipeOp<mnemonic, ptoName, "m", "cube"> {
+  let summary = what # " (" # ptoName # ")";
+  let description = doc # instructionFacts;
   let arguments = (ins Arg<Tile_AnyTile, "accumulator", [MemRead, MemWrite]>:$c,
                        Tile_Src<"left operand">:$a,
                        Tile_Src<"right operand">:$b);
@@ -374,7 +429,7 @@ class Tile_CubeOp<string mnemonic, string summaryText, string doc>
   }];
 }
 
-def Tile_MatmulOp : Tile_CubeOp<"matmul", "Matrix product on the cube (TMATMUL)", [{
+def Tile_MatmulOp : Tile_CubeOp<"matmul", "TMATMUL", "Matrix product on the cube", [{
     `c[m, n] = sum_k a[m, k] * b[k, n]` over a's valid rows (m), a's valid
     columns (k) and b's valid columns (n): `left` x `right` into `acc`.
     The A2/A3 element types: i8 x i8 -> i32, f16 x f16, bf16 x bf16 and
@@ -385,8 +440,8 @@ def Tile_MatmulOp : Tile_CubeOp<"matmul", "Matrix product on the cube (TMATMUL)"
     ```
   }]>;
 
-def Tile_MatmulAccOp : Tile_CubeOp<"matmul_acc",
-    "Accumulating matrix product on the cube (TMATMUL_ACC)", [{
+def Tile_MatmulAccOp : Tile_CubeOp<"matmul_acc", "TMATMUL_ACC",
+    "Accumulating matrix product on the cube", [{
     As `tile.matmul`, accumulating into `c`.
 
     ```mlir
@@ -394,7 +449,7 @@ def Tile_MatmulAccOp : Tile_CubeOp<"matmul_acc",
     ```
   }]>;
 
-def Tile_GemvOp : Tile_CubeOp<"gemv", "Vector-matrix product on the cube (TGEMV)", [{
+def Tile_GemvOp : Tile_CubeOp<"gemv", "TGEMV", "Vector-matrix product on the cube", [{
     As `tile.matmul` with one valid row in `a`.
 
     ```mlir
@@ -407,8 +462,12 @@ def Tile_GemvOp : Tile_CubeOp<"gemv", "Vector-matrix product on the cube (TGEMV)
 //===----------------------------------------------------------------------===//
 
 // dst = lhs op rhs, element by element.
-class Tile_BinaryOp<string mnemonic, string pto, string dtypes, string math>
-    : Tile_VecOp<mnemonic, "verifyBinary(*this, " # dtypes # ")"> {
+class Tile_BinaryOp<string mnemonic, string pto, string dtypes, string math,
+                    EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyBinary(*this, " # dtypes # ")"> {
+  let elementwiseOperands = 3;
+  let laneKind = Tile_LaneBinary;
+  let elementwiseKind = fn;
   let summary = "Element-wise " # math # " (" # pto # ")";
   let description = [{
     Over the valid extent of `dst`, which the sources share. Vec tiles,
@@ -417,7 +476,7 @@ class Tile_BinaryOp<string mnemonic, string pto, string dtypes, string math>
     ```mlir
     tile.}] # mnemonic # [{ %d, %a, %b : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$lhs, Tile_Src<>:$rhs);
   let assemblyFormat = [{
     $dst `,` $lhs `,` $rhs attr-dict `:` qualified(type($dst)) `,`
@@ -425,16 +484,19 @@ class Tile_BinaryOp<string mnemonic, string pto, string dtypes, string math>
   }];
 }
 
-def Tile_AddOp : Tile_BinaryOp<"add", "TADD", "kVecArith", "lhs + rhs">;
-def Tile_SubOp : Tile_BinaryOp<"sub", "TSUB", "kVecArith", "lhs - rhs">;
-def Tile_MulOp : Tile_BinaryOp<"mul", "TMUL", "kVecArith", "lhs * rhs">;
-def Tile_DivOp : Tile_BinaryOp<"div", "TDIV", "kVecFloat", "lhs / rhs">;
-def Tile_MaxOp : Tile_BinaryOp<"max", "TMAX", "kVecArith", "max(lhs, rhs)">;
-def Tile_MinOp : Tile_BinaryOp<"min", "TMIN", "kVecArith", "min(lhs, rhs)">;
+def Tile_AddOp : Tile_BinaryOp<"add", "TADD", "kVecArith", "lhs + rhs", Tile_FnAdd>;
+def Tile_SubOp : Tile_BinaryOp<"sub", "TSUB", "kVecArith", "lhs - rhs", Tile_FnSub>;
+def Tile_MulOp : Tile_BinaryOp<"mul", "TMUL", "kVecArith", "lhs * rhs", Tile_FnMul>;
+def Tile_DivOp : Tile_BinaryOp<"div", "TDIV", "kVecFloat", "lhs / rhs", Tile_FnDiv>;
+def Tile_MaxOp : Tile_BinaryOp<"max", "TMAX", "kVecArith", "max(lhs, rhs)", Tile_FnMax>;
+def Tile_MinOp : Tile_BinaryOp<"min", "TMIN", "kVecArith", "min(lhs, rhs)", Tile_FnMin>;
 
 // dst = op(src).
-class Tile_UnaryOp<string mnemonic, string pto, string math>
-    : Tile_VecOp<mnemonic, "verifyUnary(*this, kVecFloat)"> {
+class Tile_UnaryOp<string mnemonic, string pto, string math, EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyUnary(*this, kVecFloat)"> {
+  let elementwiseOperands = 2;
+  let laneKind = Tile_LaneUnary;
+  let elementwiseKind = fn;
   let summary = "Element-wise " # math # " (" # pto # ")";
   let description = [{
     Over the valid extent of `dst`. f16 or f32 vec tiles.
@@ -442,23 +504,26 @@ class Tile_UnaryOp<string mnemonic, string pto, string math>
     ```mlir
     tile.}] # mnemonic # [{ %d, %s : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src);
   let assemblyFormat = [{
     $dst `,` $src attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
   }];
 }
 
-def Tile_ExpOp : Tile_UnaryOp<"exp", "TEXP", "e^src">;
-def Tile_LogOp : Tile_UnaryOp<"log", "TLOG", "ln(src)">;
-def Tile_SqrtOp : Tile_UnaryOp<"sqrt", "TSQRT", "sqrt(src)">;
-def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", "TRSQRT", "1 / sqrt(src)">;
-def Tile_AbsOp : Tile_UnaryOp<"abs", "TABS", "|src|">;
+def Tile_ExpOp : Tile_UnaryOp<"exp", "TEXP", "e^src", Tile_FnExp>;
+def Tile_LogOp : Tile_UnaryOp<"log", "TLOG", "ln(src)", Tile_FnLog>;
+def Tile_SqrtOp : Tile_UnaryOp<"sqrt", "TSQRT", "sqrt(src)", Tile_FnSqrt>;
+def Tile_RsqrtOp : Tile_UnaryOp<"rsqrt", "TRSQRT", "1 / sqrt(src)", Tile_FnRsqrt>;
+def Tile_AbsOp : Tile_UnaryOp<"abs", "TABS", "|src|", Tile_FnAbs>;
 
 // dst = src op scalar.
-class Tile_ScalarOp<string mnemonic, string pto, string math,
+class Tile_ScalarOp<string mnemonic, string pto, string math, EnumCase fn,
                     string set = "kVecArith", string types = "i16, i32, f16 or f32">
-    : Tile_VecOp<mnemonic, "verifyScalar(*this, " # set # ")"> {
+    : Tile_VecOp<mnemonic, pto, "verifyScalar(*this, " # set # ")"> {
+  let elementwiseOperands = 2;
+  let laneKind = Tile_LaneScalar;
+  let elementwiseKind = fn;
   let summary = "Element-wise " # math # " (" # pto # ")";
   let description = [{
     Over the valid extent of `dst`; the scalar has the tiles' element
@@ -467,7 +532,7 @@ class Tile_ScalarOp<string mnemonic, string pto, string math,
     ```mlir
     tile.}] # mnemonic # [{ %d, %s, %x : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, f32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, AnyType:$scalar);
   let assemblyFormat = [{
     $dst `,` $src `,` $scalar attr-dict `:` qualified(type($dst)) `,`
@@ -475,17 +540,17 @@ class Tile_ScalarOp<string mnemonic, string pto, string math,
   }];
 }
 
-def Tile_AddsOp : Tile_ScalarOp<"adds", "TADDS", "src + scalar">;
-def Tile_SubsOp : Tile_ScalarOp<"subs", "TSUBS", "src - scalar">;
-def Tile_MulsOp : Tile_ScalarOp<"muls", "TMULS", "src * scalar">;
-def Tile_DivsOp : Tile_ScalarOp<"divs", "TDIVS", "src / scalar", "kVecFloat",
-                                "f16 or f32">;
-def Tile_MaxsOp : Tile_ScalarOp<"maxs", "TMAXS", "max(src, scalar)">;
-def Tile_MinsOp : Tile_ScalarOp<"mins", "TMINS", "min(src, scalar)">;
+def Tile_AddsOp : Tile_ScalarOp<"adds", "TADDS", "src + scalar", Tile_FnAdd>;
+def Tile_SubsOp : Tile_ScalarOp<"subs", "TSUBS", "src - scalar", Tile_FnSub>;
+def Tile_MulsOp : Tile_ScalarOp<"muls", "TMULS", "src * scalar", Tile_FnMul>;
+def Tile_DivsOp : Tile_ScalarOp<"divs", "TDIVS", "src / scalar", Tile_FnDiv,
+                                "kVecFloat", "f16 or f32">;
+def Tile_MaxsOp : Tile_ScalarOp<"maxs", "TMAXS", "max(src, scalar)", Tile_FnMax>;
+def Tile_MinsOp : Tile_ScalarOp<"mins", "TMINS", "min(src, scalar)", Tile_FnMin>;
 
-def Tile_ExpandsOp : Tile_Op<"expands", [
-    DeclareOpInterfaceMethods<Tile_PipeOpInterface>]> {
-  let summary = "Fill a tile with a scalar (TEXPANDS)";
+def Tile_ExpandsOp : Tile_InstrOp<"expands", "TEXPANDS"> {
+  let elementwiseOperands = 1;
+  let summary = "Fill a tile with a scalar (" # instruction # ")";
   let description = [{
     Every element of the valid extent of a `vec` tile (on V), or the whole
     static extent of a `mat` tile (on MTE2), becomes `scalar`.
@@ -493,7 +558,7 @@ def Tile_ExpandsOp : Tile_Op<"expands", [
     ```mlir
     tile.expands %m, %neg_inf : !tile.tile<vec, 16x1xf32, col_major>, f32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, AnyType:$scalar);
   let assemblyFormat = [{
     $dst `,` $scalar attr-dict `:` qualified(type($dst)) `,` type($scalar)
@@ -506,8 +571,10 @@ def Tile_ExpandsOp : Tile_Op<"expands", [
 //===----------------------------------------------------------------------===//
 
 // dst[r, 0] = reduce over c of src[r, c].
-class Tile_RowReduceOp<string mnemonic, string pto, string what>
-    : Tile_VecOp<mnemonic, "verifyRowReduce(*this)"> {
+class Tile_RowReduceOp<string mnemonic, string pto, string what, EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyRowReduce(*this)"> {
+  let laneKind = Tile_LaneRowReduce;
+  let elementwiseKind = fn;
   let summary = "Per-row " # what # " (" # pto # ")";
   let description = [{
     `dst[r, 0]` is the }] # what # [{ of row r of `src` over its valid
@@ -517,7 +584,7 @@ class Tile_RowReduceOp<string mnemonic, string pto, string what>
     ```mlir
     tile.}] # mnemonic # [{ %m, %s, %tmp : !tile.tile<vec, 16x1xf32, col_major>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Tile_Tmp<>:$tmp);
   let assemblyFormat = [{
     $dst `,` $src `,` $tmp attr-dict `:` qualified(type($dst)) `,`
@@ -525,13 +592,15 @@ class Tile_RowReduceOp<string mnemonic, string pto, string what>
   }];
 }
 
-def Tile_RowMaxOp : Tile_RowReduceOp<"rowmax", "TROWMAX", "maximum">;
-def Tile_RowSumOp : Tile_RowReduceOp<"rowsum", "TROWSUM", "sum">;
-def Tile_RowMinOp : Tile_RowReduceOp<"rowmin", "TROWMIN", "minimum">;
+def Tile_RowMaxOp : Tile_RowReduceOp<"rowmax", "TROWMAX", "maximum", Tile_FnMax>;
+def Tile_RowSumOp : Tile_RowReduceOp<"rowsum", "TROWSUM", "sum", Tile_FnAdd>;
+def Tile_RowMinOp : Tile_RowReduceOp<"rowmin", "TROWMIN", "minimum", Tile_FnMin>;
 
 // dst[0, c] = reduce over r of src[r, c].
-class Tile_ColReduceOp<string mnemonic, string pto, string what>
-    : Tile_VecOp<mnemonic, "verifyColReduce(*this)"> {
+class Tile_ColReduceOp<string mnemonic, string pto, string what, EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyColReduce(*this)"> {
+  let laneKind = Tile_LaneColReduce;
+  let elementwiseKind = fn;
   let summary = "Per-column " # what # " (" # pto # ")";
   let description = [{
     `dst[0, c]` is the }] # what # [{ of column c of `src` over its valid
@@ -540,41 +609,43 @@ class Tile_ColReduceOp<string mnemonic, string pto, string what>
     ```mlir
     tile.}] # mnemonic # [{ %m, %s : !tile.tile<vec, 1x128xf32>, !tile.tile<vec, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src);
   let assemblyFormat = [{
     $dst `,` $src attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
   }];
 }
 
-def Tile_ColMaxOp : Tile_ColReduceOp<"colmax", "TCOLMAX", "maximum">;
-def Tile_ColSumOp : Tile_ColReduceOp<"colsum", "TCOLSUM", "sum">;
-def Tile_ColMinOp : Tile_ColReduceOp<"colmin", "TCOLMIN", "minimum">;
+def Tile_ColMaxOp : Tile_ColReduceOp<"colmax", "TCOLMAX", "maximum", Tile_FnMax>;
+def Tile_ColSumOp : Tile_ColReduceOp<"colsum", "TCOLSUM", "sum", Tile_FnAdd>;
+def Tile_ColMinOp : Tile_ColReduceOp<"colmin", "TCOLMIN", "minimum", Tile_FnMin>;
 
-def Tile_RowExpandOp : Tile_VecOp<"rowexpand", "verifyExpand(*this, /*row=*/true)"> {
-  let summary = "Broadcast a column across each row (TROWEXPAND)";
+def Tile_RowExpandOp : Tile_VecOp<"rowexpand", "TROWEXPAND",
+                                  "verifyExpand(*this, /*row=*/true)"> {
+  let summary = "Broadcast a column across each row (" # instruction # ")";
   let description = [{
     `dst[r, c] = src[r, 0]` for a `col_major` [rows x 1] `src`.
 
     ```mlir
     tile.rowexpand %d, %m : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x1xf32, col_major>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src);
   let assemblyFormat = [{
     $dst `,` $src attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
   }];
 }
 
-def Tile_ColExpandOp : Tile_VecOp<"colexpand", "verifyExpand(*this, /*row=*/false)"> {
-  let summary = "Broadcast a row down each column (TCOLEXPAND)";
+def Tile_ColExpandOp : Tile_VecOp<"colexpand", "TCOLEXPAND",
+                                  "verifyExpand(*this, /*row=*/false)"> {
+  let summary = "Broadcast a row down each column (" # instruction # ")";
   let description = [{
     `dst[r, c] = src[0, c]` for a row-major [1 x cols] `src`.
 
     ```mlir
     tile.colexpand %d, %v : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src);
   let assemblyFormat = [{
     $dst `,` $src attr-dict `:` qualified(type($dst)) `,` qualified(type($src))
@@ -583,8 +654,11 @@ def Tile_ColExpandOp : Tile_VecOp<"colexpand", "verifyExpand(*this, /*row=*/fals
 
 // dst[r, c] = src[r, c] op bcast[r, 0], through tmp.
 class Tile_RowExpandBinaryOp<string mnemonic, string pto, string dtypes,
-                             string math>
-    : Tile_VecOp<mnemonic, "verifyRowExpandBinary(*this, " # dtypes # ")"> {
+                             string math, EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyRowExpandBinary(*this, " # dtypes # ")"> {
+  let elementwiseOperands = 2;
+  let laneKind = Tile_LaneRowBroadcast;
+  let elementwiseKind = fn;
   let summary = "Row-wise " # math # " with one scalar per row (" # pto # ")";
   let description = [{
     `dst[r, c] = src[r, c] op row[r, 0]` with `row` a `col_major`
@@ -594,7 +668,7 @@ class Tile_RowExpandBinaryOp<string mnemonic, string pto, string dtypes,
     ```mlir
     tile.}] # mnemonic # [{ %d, %s, %m, %tmp : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x1xf32, col_major>, !tile.tile<vec, 16x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Tile_Src<>:$row,
                        Tile_Tmp<>:$tmp);
   let assemblyFormat = [{
@@ -603,17 +677,20 @@ class Tile_RowExpandBinaryOp<string mnemonic, string pto, string dtypes,
   }];
 }
 
-def Tile_RowExpandAddOp : Tile_RowExpandBinaryOp<"rowexpandadd", "TROWEXPANDADD", "kVecArith", "src[r, c] + x">;
-def Tile_RowExpandSubOp : Tile_RowExpandBinaryOp<"rowexpandsub", "TROWEXPANDSUB", "kVecArith", "src[r, c] - x">;
-def Tile_RowExpandMulOp : Tile_RowExpandBinaryOp<"rowexpandmul", "TROWEXPANDMUL", "kVecArith", "src[r, c] * x">;
-def Tile_RowExpandDivOp : Tile_RowExpandBinaryOp<"rowexpanddiv", "TROWEXPANDDIV", "kVecFloat", "src[r, c] / x">;
-def Tile_RowExpandMaxOp : Tile_RowExpandBinaryOp<"rowexpandmax", "TROWEXPANDMAX", "kVecArith", "max(src[r, c], x)">;
-def Tile_RowExpandMinOp : Tile_RowExpandBinaryOp<"rowexpandmin", "TROWEXPANDMIN", "kVecArith", "min(src[r, c], x)">;
+def Tile_RowExpandAddOp : Tile_RowExpandBinaryOp<"rowexpandadd", "TROWEXPANDADD", "kVecArith", "src[r, c] + x", Tile_FnAdd>;
+def Tile_RowExpandSubOp : Tile_RowExpandBinaryOp<"rowexpandsub", "TROWEXPANDSUB", "kVecArith", "src[r, c] - x", Tile_FnSub>;
+def Tile_RowExpandMulOp : Tile_RowExpandBinaryOp<"rowexpandmul", "TROWEXPANDMUL", "kVecArith", "src[r, c] * x", Tile_FnMul>;
+def Tile_RowExpandDivOp : Tile_RowExpandBinaryOp<"rowexpanddiv", "TROWEXPANDDIV", "kVecFloat", "src[r, c] / x", Tile_FnDiv>;
+def Tile_RowExpandMaxOp : Tile_RowExpandBinaryOp<"rowexpandmax", "TROWEXPANDMAX", "kVecArith", "max(src[r, c], x)", Tile_FnMax>;
+def Tile_RowExpandMinOp : Tile_RowExpandBinaryOp<"rowexpandmin", "TROWEXPANDMIN", "kVecArith", "min(src[r, c], x)", Tile_FnMin>;
 
 // dst[r, c] = src[r, c] op bcast[0, c].
 class Tile_ColExpandBinaryOp<string mnemonic, string pto, string dtypes,
-                             string math>
-    : Tile_VecOp<mnemonic, "verifyColExpandBinary(*this, " # dtypes # ")"> {
+                             string math, EnumCase fn>
+    : Tile_VecOp<mnemonic, pto, "verifyColExpandBinary(*this, " # dtypes # ")"> {
+  let elementwiseOperands = 2;
+  let laneKind = Tile_LaneColBroadcast;
+  let elementwiseKind = fn;
   let summary = "Column-wise " # math # " with one scalar per column (" # pto #
                 ")";
   let description = [{
@@ -623,7 +700,7 @@ class Tile_ColExpandBinaryOp<string mnemonic, string pto, string dtypes,
     ```mlir
     tile.}] # mnemonic # [{ %d, %s, %v : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x128xf32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<>:$src, Tile_Src<>:$col);
   let assemblyFormat = [{
     $dst `,` $src `,` $col attr-dict `:` qualified(type($dst)) `,`
@@ -631,19 +708,19 @@ class Tile_ColExpandBinaryOp<string mnemonic, string pto, string dtypes,
   }];
 }
 
-def Tile_ColExpandAddOp : Tile_ColExpandBinaryOp<"colexpandadd", "TCOLEXPANDADD", "kVecArith", "src[r, c] + x">;
-def Tile_ColExpandSubOp : Tile_ColExpandBinaryOp<"colexpandsub", "TCOLEXPANDSUB", "kVecArith", "src[r, c] - x">;
-def Tile_ColExpandMulOp : Tile_ColExpandBinaryOp<"colexpandmul", "TCOLEXPANDMUL", "kVecArith", "src[r, c] * x">;
-def Tile_ColExpandDivOp : Tile_ColExpandBinaryOp<"colexpanddiv", "TCOLEXPANDDIV", "kVecFloat", "src[r, c] / x">;
-def Tile_ColExpandMaxOp : Tile_ColExpandBinaryOp<"colexpandmax", "TCOLEXPANDMAX", "kVecArith", "max(src[r, c], x)">;
-def Tile_ColExpandMinOp : Tile_ColExpandBinaryOp<"colexpandmin", "TCOLEXPANDMIN", "kVecArith", "min(src[r, c], x)">;
+def Tile_ColExpandAddOp : Tile_ColExpandBinaryOp<"colexpandadd", "TCOLEXPANDADD", "kVecArith", "src[r, c] + x", Tile_FnAdd>;
+def Tile_ColExpandSubOp : Tile_ColExpandBinaryOp<"colexpandsub", "TCOLEXPANDSUB", "kVecArith", "src[r, c] - x", Tile_FnSub>;
+def Tile_ColExpandMulOp : Tile_ColExpandBinaryOp<"colexpandmul", "TCOLEXPANDMUL", "kVecArith", "src[r, c] * x", Tile_FnMul>;
+def Tile_ColExpandDivOp : Tile_ColExpandBinaryOp<"colexpanddiv", "TCOLEXPANDDIV", "kVecFloat", "src[r, c] / x", Tile_FnDiv>;
+def Tile_ColExpandMaxOp : Tile_ColExpandBinaryOp<"colexpandmax", "TCOLEXPANDMAX", "kVecArith", "max(src[r, c], x)", Tile_FnMax>;
+def Tile_ColExpandMinOp : Tile_ColExpandBinaryOp<"colexpandmin", "TCOLEXPANDMIN", "kVecArith", "min(src[r, c], x)", Tile_FnMin>;
 
 //===----------------------------------------------------------------------===//
 // Masks, indices, selection
 //===----------------------------------------------------------------------===//
 
-def Tile_CiOp : Tile_VecOp<"ci", "verifyCi(*this)"> {
-  let summary = "An index sequence from a start value (TCI)";
+def Tile_CiOp : Tile_VecOp<"ci", "TCI", "verifyCi(*this)"> {
+  let summary = "An index sequence from a start value (" # instruction # ")";
   let description = [{
     Fills the valid extent of an i16 or i32 row-major vec tile with
     consecutive integers from `start` (row-major order; `descending`
@@ -652,7 +729,7 @@ def Tile_CiOp : Tile_VecOp<"ci", "verifyCi(*this)"> {
     ```mlir
     tile.ci %idx, %start : !tile.tile<vec, 1x128xi32>, i32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, AnyInteger:$start,
                        UnitAttr:$descending);
   let assemblyFormat = [{
@@ -661,8 +738,8 @@ def Tile_CiOp : Tile_VecOp<"ci", "verifyCi(*this)"> {
   }];
 }
 
-def Tile_TriOp : Tile_VecOp<"tri", "verifyTri(*this)"> {
-  let summary = "A triangular 0/1 tile (TTRI)";
+def Tile_TriOp : Tile_VecOp<"tri", "TTRI", "verifyTri(*this)"> {
+  let summary = "A triangular 0/1 tile (" # instruction # ")";
   let description = [{
     Lower: `dst[r, c] = c <= r + diagonal ? 1 : 0`; `upper`:
     `dst[r, c] = c < r + diagonal ? 0 : 1`.
@@ -671,7 +748,7 @@ def Tile_TriOp : Tile_VecOp<"tri", "verifyTri(*this)"> {
     tile.tri %t, %d : !tile.tile<vec, 16x128xf32>, i32
     tile.tri %t, %d upper : !tile.tile<vec, 16x128xf32>, i32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, I32:$diagonal, UnitAttr:$upper);
   let assemblyFormat = [{
     $dst `,` $diagonal (`upper` $upper^)? attr-dict `:` qualified(type($dst))
@@ -679,8 +756,8 @@ def Tile_TriOp : Tile_VecOp<"tri", "verifyTri(*this)"> {
   }];
 }
 
-def Tile_CmpsOp : Tile_VecOp<"cmps", "verifyCmps(*this)"> {
-  let summary = "Compare with a scalar into a bit mask (TCMPS)";
+def Tile_CmpsOp : Tile_VecOp<"cmps", "TCMPS", "verifyCmps(*this)"> {
+  let summary = "Compare with a scalar into a bit mask (" # instruction # ")";
   let description = [{
     Bit c of row r of `mask` is `src[r, c] <mode> scalar`. The mask is an
     i8 vec tile with at least cols / 8 columns; only `tile.sel` reads it.
@@ -690,7 +767,7 @@ def Tile_CmpsOp : Tile_VecOp<"cmps", "verifyCmps(*this)"> {
     ```mlir
     tile.cmps %mask, %s, %x lt : !tile.tile<vec, 16x32xi8>, !tile.tile<vec, 16x128xf32>, f32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<"bit mask">:$mask, Tile_Src<>:$src,
                        AnyType:$scalar, Tile_CmpMode:$mode);
   let assemblyFormat = [{
@@ -699,8 +776,8 @@ def Tile_CmpsOp : Tile_VecOp<"cmps", "verifyCmps(*this)"> {
   }];
 }
 
-def Tile_SelOp : Tile_VecOp<"sel", "verifySel(*this)"> {
-  let summary = "Select by a bit mask (TSEL)";
+def Tile_SelOp : Tile_VecOp<"sel", "TSEL", "verifySel(*this)"> {
+  let summary = "Select by a bit mask (" # instruction # ")";
   let description = [{
     `dst[r, c] = bit(mask, r, c) ? lhs[r, c] : rhs[r, c]`, through `tmp`
     (a small u32 scratch tile). 16- or 32-bit elements.
@@ -708,7 +785,7 @@ def Tile_SelOp : Tile_VecOp<"sel", "verifySel(*this)"> {
     ```mlir
     tile.sel %d, %mask, %a, %b, %tmp : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x32xi8>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 1x16xi32>
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$dst, Tile_Src<"bit mask">:$mask,
                        Tile_Src<>:$lhs, Tile_Src<>:$rhs, Tile_Tmp<>:$tmp);
   let assemblyFormat = [{
@@ -718,13 +795,13 @@ def Tile_SelOp : Tile_VecOp<"sel", "verifySel(*this)"> {
   }];
 }
 
-def Tile_GetValOp : Tile_PipeOp<"getval", "s", "vector"> {
-  let summary = "Read one element of a vec tile on the scalar unit (GetValue)";
+def Tile_GetValOp : Tile_PipeOp<"getval", "GetValue", "s", "vector"> {
+  let summary = "Read one element of a vec tile on the scalar unit (" # instruction # ")";
   let description = [{
     ```mlir
     %x = tile.getval %m[%r, %c0] : !tile.tile<vec, 16x1xf32, col_major>, f32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Src<>:$tile, Index:$row, Index:$col);
   let results = (outs AnyType:$result);
   let assemblyFormat = [{
@@ -734,13 +811,13 @@ def Tile_GetValOp : Tile_PipeOp<"getval", "s", "vector"> {
   let hasVerifier = 1;
 }
 
-def Tile_SetValOp : Tile_PipeOp<"setval", "s", "vector"> {
-  let summary = "Write one element of a vec tile on the scalar unit (SetValue)";
+def Tile_SetValOp : Tile_PipeOp<"setval", "SetValue", "s", "vector"> {
+  let summary = "Write one element of a vec tile on the scalar unit (" # instruction # ")";
   let description = [{
     ```mlir
     tile.setval %m[%r, %c0], %x : !tile.tile<vec, 16x1xf32, col_major>, f32
     ```
-  }];
+  }] # instructionFacts;
   let arguments = (ins Tile_Dst<>:$tile, Index:$row, Index:$col,
                        AnyType:$value);
   let assemblyFormat = [{

@@ -14,6 +14,7 @@
 #define WSP_DIALECT_TILE_TRANSFORMS_FUSION_H
 
 #include "wsp/Dialect/Tile/IR/TileDialect.h"
+#include "wsp/Dialect/Tile/IR/TileTypes.h"
 
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
@@ -35,21 +36,6 @@ constexpr llvm::StringLiteral kFuseAttrName = TileDialect::kFuseAttrName;
 /// length; longer chains become several runs).
 constexpr int64_t kMaxFusedOps = 64;
 
-/// What the lanes of a fused group do for one op.
-enum class LaneKind {
-  Sync,         // set_flag, wait_flag, barrier v: no data
-  Convert,      // tile.cvt (rint)
-  Binary,       // dst = f(lhs, rhs)
-  Unary,        // dst = f(src)
-  Scalar,       // dst = f(src, scalar)
-  RowBroadcast, // dst = f(src, row[r, 0])
-  ColBroadcast, // dst = f(src, col[0, c])
-  Load,         // tile.load: dst = global memory
-  LoadColumn,   // tile.load of a column broadcast's [1 x cols] f32 row
-  Store,        // tile.store: global memory = src
-  RowReduce,    // reduced[r, 0] = f over row r of src
-};
-
 /// The most row reductions a group holds (each keeps a row's state in the
 /// lanes' registers: the slots of pto::runtime::tile::detail::Row16, which
 /// has as many).
@@ -58,13 +44,16 @@ constexpr int kMaxFusedReductions = 4;
 /// One op of a fused group.
 struct LaneOp {
   Operation *op = nullptr;
-  LaneKind kind = LaneKind::Sync;
-  /// The lane function (`mul`, `abs`, `to_i32`, ...); empty for Sync.
+  /// What the lanes do for it: the op's element-wise form (the dialect's
+  /// LaneKind, PipeOpInterface::getLaneKind), or `sync` for a flag op (no
+  /// data) or `load_column` for a load the group reads as a column.
+  LaneKind kind = LaneKind::sync;
+  /// The lane function (`mul`, `abs`, `to_i32`, ...); empty for sync.
   llvm::StringRef fn;
   Value dst;
   /// The element-wise sources, in the function's operand order.
   llvm::SmallVector<Value, 2> sources;
-  /// The broadcast tile (RowBroadcast, ColBroadcast) or the scalar.
+  /// The broadcast tile (row_broadcast, col_broadcast) or the scalar.
   Value broadcast, scalar;
   /// rowexpand*'s and the row reductions' scratch tile (the simulation
   /// does not write it).
@@ -79,7 +68,7 @@ struct LaneOp {
 /// float row or column, a float row's sum, maximum or minimum), a load or
 /// store of a vec tile's rows (not transposed, no conversion), which the
 /// lanes do a row's sixteen columns at a time, or a synchronization op. A
-/// load into an f32 tile of one row (static and valid) is a LoadColumn: the
+/// load into an f32 tile of one row (static and valid) is a load_column: the
 /// lanes read it from global memory where the group uses it as a column
 /// broadcast, and the group may use it no other way.
 std::optional<LaneOp> getLaneOp(Operation *op);
@@ -102,7 +91,7 @@ std::optional<TileBytes> getTileBytes(Value tile);
 /// fused group: its element-wise tiles (a load's destination and a store's
 /// source among them) are placed row-major vec tiles of the group's static
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
-/// is an f32 [rows x 1] tile of those rows, a LoadColumn's a [1 x cols] one
+/// is an f32 [rows x 1] tile of those rows, a load_column's a [1 x cols] one
 /// of those columns, read after it only as a column broadcast, any two
 /// tiles of the group are the same bytes with the same type or disjoint, no
 /// broadcast tile or reduction result is written and touched otherwise in
