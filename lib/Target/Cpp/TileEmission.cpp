@@ -250,15 +250,22 @@ std::string eventId(Emitter &e, int64_t event, Value slot) {
   return id;
 }
 
-/// name(args...) in the simulation, PTO(args...) in the AICore form.
-template <typename OpT>
-void addCall(Emitter &e, StringRef sim, StringRef pto) {
-  e.add<OpT>([sim = sim.str(), pto = pto.str()](OpT op, Emitter &e) {
-    std::string args = e.join(op->getOperands());
-    auto pipeOp = cast<PipeOpInterface>(op.getOperation());
-    return instr(e, op, pipeOp.getUnit(),
-                 (isPto(e) ? pto : "tl::" + sim) + "(" + args + ")");
-  });
+/// The simulation's function for an instruction, named after its op
+/// (`tl::rowsum` for tile.rowsum); the AICore form calls pto-isa's
+/// (PipeOpInterface::getInstructionName, `TROWSUM`).
+std::string simFunction(Operation *op) {
+  return "tl::" + op->getName().stripDialect().str();
+}
+
+/// Instructions that are one call of their operands: `TROWSUM(...)` on the
+/// device, `tl::rowsum(...)` in the simulation.
+template <typename... OpTs> void addCalls(Emitter &e) {
+  (e.add<OpTs>([](OpTs op, Emitter &e) {
+    std::string fn = isPto(e) ? op.getInstructionName().str() : simFunction(op);
+    return instr(e, op, op.getUnit(),
+                 fn + "(" + e.join(op->getOperands()) + ")");
+  }),
+   ...);
 }
 
 const char *cmpName(CmpMode m) {
@@ -571,97 +578,64 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                      ")");
   });
 
-  // Moves, conversions, the cube.
-  addCall<MovOp>(e, "mov", "TMOV");
-  addCall<ExtractOp>(e, "extract", "TEXTRACT");
-  addCall<TransposeOp>(e, "transpose", "TTRANS");
+  // The instructions that are one call; the others below.
+  addCalls<MovOp, ExtractOp, TransposeOp, DequantOp, MatmulOp, GemvOp>(e);
+  addCalls<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, ExpOp, LogOp, SqrtOp,
+           RsqrtOp, AbsOp, AddsOp, SubsOp, MulsOp, DivsOp, MaxsOp, MinsOp,
+           ExpandsOp>(e);
+  addCalls<RowMaxOp, RowSumOp, RowMinOp, ColMaxOp, ColSumOp, ColMinOp,
+           RowExpandOp, ColExpandOp, RowExpandAddOp, RowExpandSubOp,
+           RowExpandMulOp, RowExpandDivOp, RowExpandMaxOp, RowExpandMinOp,
+           ColExpandAddOp, ColExpandSubOp, ColExpandMulOp, ColExpandDivOp,
+           ColExpandMaxOp, ColExpandMinOp, SelOp>(e);
+
+  // Conversions, the cube.
   e.add<CvtOp>([](CvtOp op, Emitter &e) {
     static const char *modes[] = {"RINT", "ROUND", "FLOOR", "CEIL", "TRUNC"};
     static const char *simModes[] = {"Rint", "Round", "Floor", "Ceil",
                                      "Trunc"};
     std::string args = e.name(op.getDst()) + ", " + e.name(op.getSrc());
     if (!isPto(e))
-      return instr(e, op, Unit::vector,
-                   "tl::cvt(" + args + ", tl::Round::" +
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + args + ", tl::Round::" +
                        simModes[static_cast<int>(op.getRound())] + ")");
-    return instr(e, op, Unit::vector,
-                 "TCVT(" + args + ", pto::RoundMode::CAST_" +
+    return instr(e, op, op.getUnit(),
+                 op.getInstructionName().str() + "(" + args +
+                     ", pto::RoundMode::CAST_" +
                      modes[static_cast<int>(op.getRound())] + ")");
   });
   e.add<QuantOp>([](QuantOp op, Emitter &e) -> LogicalResult {
     if (!isPto(e))
-      return instr(e, op, Unit::vector,
-                   "tl::quant(" + e.join(op->getOperands()) + ")");
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + e.join(op->getOperands()) + ")");
     return op.emitOpError("has no pto-isa form that both A2/A3 and pto-isa's "
                           "CPU simulation compile (A2/A3 takes only the "
                           "scratch-tile TQUANT, the simulation only the "
                           "other); quantize with tile.cvt");
   });
-  addCall<DequantOp>(e, "dequant", "TDEQUANT");
-  addCall<MatmulOp>(e, "matmul", "TMATMUL");
   e.add<MatmulAccOp>([](MatmulAccOp op, Emitter &e) {
     std::string c = e.name(op.getC()), ab =
         e.name(op.getA()) + ", " + e.name(op.getB());
     // pto-isa's portable form names the accumulator twice (out, in).
-    return instr(e, op, Unit::cube,
-                 isPto(e) ? "pto::TMATMUL_ACC(" + c + ", " + c + ", " + ab + ")"
-                          : "tl::matmul_acc(" + c + ", " + ab + ")");
+    return instr(e, op, op.getUnit(),
+                 isPto(e) ? "pto::" + op.getInstructionName().str() + "(" + c +
+                                ", " + c + ", " + ab + ")"
+                          : simFunction(op) + "(" + c + ", " + ab + ")");
   });
-  addCall<GemvOp>(e, "gemv", "TGEMV");
-
-  // Vector element-wise.
-  addCall<AddOp>(e, "add", "TADD");
-  addCall<SubOp>(e, "sub", "TSUB");
-  addCall<MulOp>(e, "mul", "TMUL");
-  addCall<DivOp>(e, "div", "TDIV");
-  addCall<MaxOp>(e, "max", "TMAX");
-  addCall<MinOp>(e, "min", "TMIN");
-  addCall<ExpOp>(e, "exp", "TEXP");
-  addCall<LogOp>(e, "log", "TLOG");
-  addCall<SqrtOp>(e, "sqrt", "TSQRT");
-  addCall<RsqrtOp>(e, "rsqrt", "TRSQRT");
-  addCall<AbsOp>(e, "abs", "TABS");
-  addCall<AddsOp>(e, "adds", "TADDS");
-  addCall<SubsOp>(e, "subs", "TSUBS");
-  addCall<MulsOp>(e, "muls", "TMULS");
-  addCall<DivsOp>(e, "divs", "TDIVS");
-  addCall<MaxsOp>(e, "maxs", "TMAXS");
-  addCall<MinsOp>(e, "mins", "TMINS");
-  addCall<ExpandsOp>(e, "expands", "TEXPANDS");
-
-  // Reductions and broadcasts.
-  addCall<RowMaxOp>(e, "rowmax", "TROWMAX");
-  addCall<RowSumOp>(e, "rowsum", "TROWSUM");
-  addCall<RowMinOp>(e, "rowmin", "TROWMIN");
-  addCall<ColMaxOp>(e, "colmax", "TCOLMAX");
-  addCall<ColSumOp>(e, "colsum", "TCOLSUM");
-  addCall<ColMinOp>(e, "colmin", "TCOLMIN");
-  addCall<RowExpandOp>(e, "rowexpand", "TROWEXPAND");
-  addCall<ColExpandOp>(e, "colexpand", "TCOLEXPAND");
-  addCall<RowExpandAddOp>(e, "rowexpandadd", "TROWEXPANDADD");
-  addCall<RowExpandSubOp>(e, "rowexpandsub", "TROWEXPANDSUB");
-  addCall<RowExpandMulOp>(e, "rowexpandmul", "TROWEXPANDMUL");
-  addCall<RowExpandDivOp>(e, "rowexpanddiv", "TROWEXPANDDIV");
-  addCall<RowExpandMaxOp>(e, "rowexpandmax", "TROWEXPANDMAX");
-  addCall<RowExpandMinOp>(e, "rowexpandmin", "TROWEXPANDMIN");
-  addCall<ColExpandAddOp>(e, "colexpandadd", "TCOLEXPANDADD");
-  addCall<ColExpandSubOp>(e, "colexpandsub", "TCOLEXPANDSUB");
-  addCall<ColExpandMulOp>(e, "colexpandmul", "TCOLEXPANDMUL");
-  addCall<ColExpandDivOp>(e, "colexpanddiv", "TCOLEXPANDDIV");
-  addCall<ColExpandMaxOp>(e, "colexpandmax", "TCOLEXPANDMAX");
-  addCall<ColExpandMinOp>(e, "colexpandmin", "TCOLEXPANDMIN");
 
   // Indices, masks, selection, scalar access.
   e.add<CiOp>([](CiOp op, Emitter &e) {
     std::string dst = e.name(op.getDst()), start = e.name(op.getStart());
     bool down = op.getDescending();
     if (!isPto(e))
-      return instr(e, op, Unit::vector,
-                   "tl::ci(" + dst + ", " + start + (down ? ", true" : "") + ")");
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + dst + ", " + start +
+                       (down ? ", true" : "") + ")");
     std::string alias = aliasName(tileType(op.getDst()));
     std::string elem = elementType(tileType(op.getDst()).getElementType(), true);
-    return instr(e, op, Unit::vector,
-                 llvm::formatv("TCI<{0}, {1}, {2}>({3}, {4})", alias, elem,
+    return instr(e, op, op.getUnit(),
+                 llvm::formatv("{0}<{1}, {2}, {3}>({4}, {5})",
+                               op.getInstructionName(), alias, elem,
                                down ? 1 : 0, dst, start)
                      .str());
   });
@@ -669,29 +643,32 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     std::string dst = e.name(op.getDst()), d = e.name(op.getDiagonal());
     bool upper = op.getUpper();
     if (!isPto(e))
-      return instr(e, op, Unit::vector,
-                   "tl::tri(" + dst + ", " + d + (upper ? ", true" : "") + ")");
-    return instr(e, op, Unit::vector,
-                 llvm::formatv("TTRI<{0}, {1}>({2}, {3})",
-                               aliasName(tileType(op.getDst())), upper ? 1 : 0,
-                               dst, d)
-                     .str());
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + dst + ", " + d +
+                       (upper ? ", true" : "") + ")");
+    return instr(
+        e, op, op.getUnit(),
+        llvm::formatv("{0}<{1}, {2}>({3}, {4})", op.getInstructionName(),
+                      aliasName(tileType(op.getDst())), upper ? 1 : 0, dst, d)
+            .str());
   });
   e.add<CmpsOp>([](CmpsOp op, Emitter &e) {
     std::string args = e.name(op.getMask()) + ", " + e.name(op.getSrc()) +
                        ", " + e.name(op.getScalar());
     const char *mode = cmpName(op.getMode());
-    return instr(e, op, Unit::vector,
-                 isPto(e) ? "TCMPS(" + args + ", pto::CmpMode::" + mode + ")"
-                          : "tl::cmps(" + args + ", tl::Cmp::" + mode + ")");
+    return instr(e, op, op.getUnit(),
+                 isPto(e) ? op.getInstructionName().str() + "(" + args +
+                                ", pto::CmpMode::" + mode + ")"
+                          : simFunction(op) + "(" + args +
+                                ", tl::Cmp::" + mode + ")");
   });
-  addCall<SelOp>(e, "sel", "TSEL");
   e.add<GetValOp>([](GetValOp op, Emitter &e) -> LogicalResult {
     TileType t = tileType(op.getTile());
     std::string r = e.name(op.getRow()), c = e.name(op.getCol());
     if (!isPto(e))
-      return e.declare(op.getResult(), "tl::getval(" + e.name(op.getTile()) +
-                                           ", " + r + ", " + c + ")");
+      return e.declare(op.getResult(), simFunction(op) + "(" +
+                                           e.name(op.getTile()) + ", " + r +
+                                           ", " + c + ")");
     std::string offset = t.getLayout() == TileLayout::col_major
                              ? llvm::formatv("{0} * {1} + {2}", c, t.getRows(), r).str()
                              : llvm::formatv("{0} * {1} + {2}", r, t.getCols(), c).str();
@@ -699,23 +676,23 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     if (failed(type))
       return failure();
     e.os << *type << " " << e.name(op.getResult()) << "{};\n";
-    return instr(e, op, Unit::vector,
-                 e.name(op.getResult()) + " = " + e.name(op.getTile()) +
-                     ".GetValue(" + offset + ")");
+    return instr(e, op, op.getUnit(),
+                 e.name(op.getResult()) + " = " + e.name(op.getTile()) + "." +
+                     op.getInstructionName().str() + "(" + offset + ")");
   });
   e.add<SetValOp>([](SetValOp op, Emitter &e) {
     TileType t = tileType(op.getTile());
     std::string r = e.name(op.getRow()), c = e.name(op.getCol());
     if (!isPto(e))
-      return instr(e, op, Unit::vector,
-                   "tl::setval(" + e.name(op.getTile()) + ", " + r + ", " + c +
-                       ", " + e.name(op.getValue()) + ")");
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + e.name(op.getTile()) + ", " + r +
+                       ", " + c + ", " + e.name(op.getValue()) + ")");
     std::string offset = t.getLayout() == TileLayout::col_major
                              ? llvm::formatv("{0} * {1} + {2}", c, t.getRows(), r).str()
                              : llvm::formatv("{0} * {1} + {2}", r, t.getCols(), c).str();
-    return instr(e, op, Unit::vector,
-                 e.name(op.getTile()) + ".SetValue(" + offset + ", " +
-                     e.name(op.getValue()) + ")");
+    return instr(e, op, op.getUnit(),
+                 e.name(op.getTile()) + "." + op.getInstructionName().str() +
+                     "(" + offset + ", " + e.name(op.getValue()) + ")");
   });
 
   // Synchronization and the block.
