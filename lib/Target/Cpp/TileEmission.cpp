@@ -277,6 +277,36 @@ const char *cmpName(CmpMode m) {
 // Fused groups (the simulation's)
 //===----------------------------------------------------------------------===//
 
+/// The function of the simulation's lanes (`wsp_l.<fn>`, in
+/// pto::runtime::tile's fused form) that computes an op of a fused group,
+/// by what the op computes (the dialect's ElementwiseKind) and its form:
+/// the one table of their names. "" if the lanes have none.
+StringRef laneFunction(const LaneOp &l) {
+  using K = ElementwiseKind;
+  if (l.kind == LaneKind::load || l.kind == LaneKind::load_column)
+    return "load";
+  if (l.kind == LaneKind::convert) { // by the type it converts to
+    Type to = cast<TileType>(l.dst.getType()).getElementType();
+    return to.isF32()         ? "to_f32"
+           : to.isBF16()      ? "to_bf16"
+           : to.isInteger(32) ? "to_i32"
+           : to.isF16()       ? "to_f16"
+           : to.isInteger(8)  ? "to_i8"
+                              : "";
+  }
+  static const struct {
+    K fn;
+    const char *elementwise, *overRow;
+  } table[] = {{K::add, "add", "rowsum"}, {K::sub, "sub", ""},
+               {K::mul, "mul", ""},       {K::div, "div", ""},
+               {K::max, "max", "rowmax"}, {K::min, "min", "rowmin"},
+               {K::abs, "abs", ""}};
+  for (const auto &f : table)
+    if (f.fn == l.fn)
+      return l.kind == LaneKind::row_reduce ? f.overRow : f.elementwise;
+  return "";
+}
+
 /// A group marked by tile-mark-fusion: its instructions, which run for
 /// their checks, then its lanes, one statement per instruction with the
 /// values in registers (named after the tile and numbered), storing what
@@ -374,10 +404,13 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
            << reg(l.sources.front()) << "); // " << l.op->getName() << "\n";
       continue;
     }
+    StringRef fn = laneFunction(l);
+    if (fn.empty())
+      return l.op->emitOpError("has no function in the simulation's lanes");
     if (l.kind == LaneKind::row_reduce) {
       // The row's state in its slot; the row's last group writes the
       // result.
-      e.os << "wsp_l." << l.fn << "(" << e.name(l.reduced) << ", wsp_r, "
+      e.os << "wsp_l." << fn << "(" << e.name(l.reduced) << ", wsp_r, "
            << reductions++ << ", " << reg(l.sources.front()) << "); // "
            << l.op->getName() << "\n";
       continue;
@@ -400,7 +433,7 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     // (The number keeps names apart: a tile may itself be named x_1.)
     std::string name =
         "wsp_" + e.name(l.dst) + "_" + std::to_string(statement++);
-    e.os << "auto " << name << " = wsp_l." << l.fn << "("
+    e.os << "auto " << name << " = wsp_l." << fn << "("
          << llvm::join(args, ", ") << "); // " << l.op->getName() << "\n";
     TileBytes b = *getTileBytes(l.dst);
     auto known = llvm::find_if(regs, [&](auto &p) { return p.first == b; });

@@ -14,52 +14,71 @@ bool isF32Tile(Value v) {
   return cast<TileType>(v.getType()).getElementType().isF32();
 }
 
-/// The lane function of a conversion from `from` to `to`, or "".
-StringRef convertFn(Type to, Type from) {
-  if (to.isF32() && from.isBF16())
-    return "to_f32";
-  if (to.isBF16() && from.isF32())
-    return "to_bf16";
-  if (to.isInteger(32) && from.isF32())
-    return "to_i32";
-  if (to.isF16() && from.isInteger(32))
-    return "to_f16";
-  if (to.isInteger(8) && from.isF16())
-    return "to_i8";
-  return "";
+/// Whether the lanes convert `from` to `to` (bf16 <-> f32 and
+/// f32 -> i32 -> f16 -> i8, rounding to nearest even).
+bool lanesConvert(Type to, Type from) {
+  return (to.isF32() && from.isBF16()) || (to.isBF16() && from.isF32()) ||
+         (to.isInteger(32) && from.isF32()) ||
+         (to.isF16() && from.isInteger(32)) ||
+         (to.isInteger(8) && from.isF16());
 }
 
-template <typename OpT> std::optional<LaneOp> binary(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::binary, fn, op.getDst(), {op.getLhs(), op.getRhs()}};
-  return l;
-}
-template <typename OpT> std::optional<LaneOp> scalar(OpT op, StringRef fn) {
-  if (!op.getScalar().getType().isF32())
-    return std::nullopt;
-  LaneOp l{op, LaneKind::scalar, fn, op.getDst(), {op.getSrc()}};
-  l.scalar = op.getScalar();
-  return l;
-}
-template <typename OpT>
-std::optional<LaneOp> rowBroadcast(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::row_broadcast, fn, op.getDst(), {op.getSrc()}};
-  l.broadcast = op.getRow();
-  l.scratch = op.getTmp();
-  return l;
-}
-template <typename OpT>
-std::optional<LaneOp> colBroadcast(OpT op, StringRef fn) {
-  LaneOp l{op, LaneKind::col_broadcast, fn, op.getDst(), {op.getSrc()}};
-  l.broadcast = op.getCol();
-  return l;
+/// Whether the lanes compute `fn` in the element-wise form `kind`: the
+/// float arithmetic, the absolute value, and a row's sum, maximum or
+/// minimum.
+bool lanesCompute(LaneKind kind, ElementwiseKind fn) {
+  using K = ElementwiseKind;
+  switch (kind) {
+  case LaneKind::binary:
+  case LaneKind::scalar:
+  case LaneKind::row_broadcast:
+  case LaneKind::col_broadcast:
+    return fn == K::add || fn == K::sub || fn == K::mul || fn == K::div ||
+           fn == K::max || fn == K::min;
+  case LaneKind::unary:
+    return fn == K::abs;
+  case LaneKind::row_reduce:
+    return fn == K::add || fn == K::max || fn == K::min;
+  default:
+    return false;
+  }
 }
 
-template <typename OpT> std::optional<LaneOp> reduce(OpT op, StringRef fn) {
-  if (!isF32Tile(op.getSrc()) || !isF32Tile(op.getDst()))
+/// An instruction of an element-wise form the lanes compute: its operands,
+/// in the form's order (the dialect's LaneKind).
+std::optional<LaneOp> computeLaneOp(PipeOpInterface op) {
+  LaneKind kind = op.getLaneKind();
+  ElementwiseKind fn = op.getElementwiseKind();
+  if (!lanesCompute(kind, fn))
     return std::nullopt;
-  LaneOp l{op, LaneKind::row_reduce, fn, Value(), {op.getSrc()}};
-  l.scratch = op.getTmp();
-  l.reduced = op.getDst();
+  ValueRange v = op->getOperands();
+  LaneOp l{op, kind, fn, v[0], {v[1]}};
+  switch (kind) {
+  case LaneKind::binary: // dst, lhs, rhs
+    l.sources.push_back(v[2]);
+    break;
+  case LaneKind::scalar: // dst, src, scalar
+    if (!v[2].getType().isF32())
+      return std::nullopt;
+    l.scalar = v[2];
+    break;
+  case LaneKind::row_broadcast: // dst, src, row, tmp
+    l.broadcast = v[2];
+    l.scratch = v[3];
+    break;
+  case LaneKind::col_broadcast: // dst, src, col
+    l.broadcast = v[2];
+    break;
+  case LaneKind::row_reduce: // dst, src, tmp
+    if (!isF32Tile(v[1]) || !isF32Tile(v[0]))
+      return std::nullopt;
+    l.dst = Value();
+    l.reduced = v[0];
+    l.scratch = v[2];
+    break;
+  default: // unary: dst, src
+    break;
+  }
   return l;
 }
 
@@ -197,13 +216,15 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
             return LaneOp{op};
           })
           .Case([](CvtOp op) -> std::optional<LaneOp> {
-            StringRef fn = convertFn(
-                cast<TileType>(op.getDst().getType()).getElementType(),
-                cast<TileType>(op.getSrc().getType()).getElementType());
-            if (fn.empty() || op.getRound() != RoundMode::rint)
+            if (!lanesConvert(
+                    cast<TileType>(op.getDst().getType()).getElementType(),
+                    cast<TileType>(op.getSrc().getType()).getElementType()) ||
+                op.getRound() != RoundMode::rint)
               return std::nullopt;
-            return LaneOp{
-                op, LaneKind::convert, fn, op.getDst(), {op.getSrc()}};
+            LaneOp l{op, LaneKind::convert};
+            l.dst = op.getDst();
+            l.sources = {op.getSrc()};
+            return l;
           })
           .Case([](LoadOp op) -> std::optional<LaneOp> {
             auto t = cast<TileType>(op.getDst().getType());
@@ -213,7 +234,7 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
                           t.getValidShape()[0] == 1 &&
                           t.getLayout() == TileLayout::row_major;
             return LaneOp{op, column ? LaneKind::load_column : LaneKind::load,
-                          "load", op.getDst()};
+                          ElementwiseKind::none, op.getDst()};
           })
           .Case([](StoreOp op) -> std::optional<LaneOp> {
             auto src = cast<TileType>(op.getSrc().getType());
@@ -221,39 +242,11 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
                 cast<MemRefType>(op.getDest().getType()).getElementType() !=
                     src.getElementType())
               return std::nullopt;
-            return LaneOp{op, LaneKind::store, "store", Value(), {op.getSrc()}};
+            LaneOp l{op, LaneKind::store};
+            l.sources = {op.getSrc()};
+            return l;
           })
-          .Case([](RowSumOp op) { return reduce(op, "rowsum"); })
-          .Case([](RowMaxOp op) { return reduce(op, "rowmax"); })
-          .Case([](RowMinOp op) { return reduce(op, "rowmin"); })
-          .Case([](AddOp op) { return binary(op, "add"); })
-          .Case([](SubOp op) { return binary(op, "sub"); })
-          .Case([](MulOp op) { return binary(op, "mul"); })
-          .Case([](DivOp op) { return binary(op, "div"); })
-          .Case([](MaxOp op) { return binary(op, "max"); })
-          .Case([](MinOp op) { return binary(op, "min"); })
-          .Case([](AbsOp op) {
-            return LaneOp{
-                op, LaneKind::unary, "abs", op.getDst(), {op.getSrc()}};
-          })
-          .Case([](AddsOp op) { return scalar(op, "add"); })
-          .Case([](SubsOp op) { return scalar(op, "sub"); })
-          .Case([](MulsOp op) { return scalar(op, "mul"); })
-          .Case([](DivsOp op) { return scalar(op, "div"); })
-          .Case([](MaxsOp op) { return scalar(op, "max"); })
-          .Case([](MinsOp op) { return scalar(op, "min"); })
-          .Case([](RowExpandAddOp op) { return rowBroadcast(op, "add"); })
-          .Case([](RowExpandSubOp op) { return rowBroadcast(op, "sub"); })
-          .Case([](RowExpandMulOp op) { return rowBroadcast(op, "mul"); })
-          .Case([](RowExpandDivOp op) { return rowBroadcast(op, "div"); })
-          .Case([](RowExpandMaxOp op) { return rowBroadcast(op, "max"); })
-          .Case([](RowExpandMinOp op) { return rowBroadcast(op, "min"); })
-          .Case([](ColExpandAddOp op) { return colBroadcast(op, "add"); })
-          .Case([](ColExpandSubOp op) { return colBroadcast(op, "sub"); })
-          .Case([](ColExpandMulOp op) { return colBroadcast(op, "mul"); })
-          .Case([](ColExpandDivOp op) { return colBroadcast(op, "div"); })
-          .Case([](ColExpandMaxOp op) { return colBroadcast(op, "max"); })
-          .Case([](ColExpandMinOp op) { return colBroadcast(op, "min"); })
+          .Case([](PipeOpInterface op) { return computeLaneOp(op); })
           .Default([](Operation *) { return std::nullopt; });
   if (!l || l->kind == LaneKind::sync || l->kind == LaneKind::convert ||
       l->kind == LaneKind::load || l->kind == LaneKind::load_column ||

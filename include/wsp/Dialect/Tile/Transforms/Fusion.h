@@ -48,10 +48,11 @@ struct LaneOp {
   /// LaneKind, PipeOpInterface::getLaneKind), or `sync` for a flag op (no
   /// data) or `load_column` for a load the group reads as a column.
   LaneKind kind = LaneKind::sync;
-  /// The lane function (`mul`, `abs`, `to_i32`, ...); empty for sync.
-  llvm::StringRef fn;
+  /// What it computes (PipeOpInterface::getElementwiseKind): `none` for a
+  /// conversion (its element types say which), a load, a store and sync.
+  ElementwiseKind fn = ElementwiseKind::none;
   Value dst;
-  /// The element-wise sources, in the function's operand order.
+  /// The element-wise sources, in the form's operand order.
   llvm::SmallVector<Value, 2> sources;
   /// The broadcast tile (row_broadcast, col_broadcast) or the scalar.
   Value broadcast, scalar;
@@ -70,7 +71,8 @@ struct LaneOp {
 /// lanes do a row's sixteen columns at a time, or a synchronization op. A
 /// load into an f32 tile of one row (static and valid) is a load_column: the
 /// lanes read it from global memory where the group uses it as a column
-/// broadcast, and the group may use it no other way.
+/// broadcast, and the group may use it no other way. The lanes' C++ is
+/// the emitter's (lib/Target/Cpp), by the op's kind and what it computes.
 std::optional<LaneOp> getLaneOp(Operation *op);
 
 /// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
