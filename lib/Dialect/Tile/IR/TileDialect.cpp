@@ -8,10 +8,16 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
+#include <pto/runtime/hardware.hpp>
+
 using namespace mlir;
 using namespace mlir::wsp::tile;
 
 #include "wsp/Dialect/Tile/IR/TileDialect.cpp.inc"
+
+static_assert(TileDialect::kNumCrossCoreEvents ==
+                  ::pto::runtime::kCrossCoreFlags,
+              "tile.sync_set/tile.sync_wait's flag ids are the hardware's");
 
 void TileDialect::initialize() {
   addOperations<

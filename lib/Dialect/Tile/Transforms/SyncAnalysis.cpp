@@ -13,6 +13,8 @@
 #include "llvm/ADT/IntrusiveRefCntPtr.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <pto/runtime/hardware.hpp>
+
 #include <array>
 #include <deque>
 #include <functional>
@@ -23,10 +25,14 @@ using namespace mlir::wsp::tile;
 
 namespace {
 
-constexpr int kPipes = 7; // s, v, m, mte1, mte2, mte3, fix
+// The pipes of a core: s, v, m, mte1, mte2, mte3, fix (Pipe::all, after
+// them, is every pipe).
+constexpr int kPipes = static_cast<int>(Pipe::all);
+static_assert(getMaxEnumValForPipe() == static_cast<unsigned>(Pipe::all));
 constexpr int kAgents = 2 * kPipes;
-constexpr int kEvents = 8;      // flag ids per pipe pair
-constexpr int kCrossEvents = 16; // cross-core flag ids per direction
+constexpr int kEvents = TileDialect::kNumFlagEvents; // flag ids per pipe pair
+// Cross-core flag ids per direction.
+constexpr int kCrossEvents = ::pto::runtime::kCrossCoreFlags;
 using Clock = std::array<uint32_t, kAgents>;
 
 int unitIndex(Unit u) { return u == Unit::cube ? 0 : 1; }
@@ -471,33 +477,12 @@ private:
       StaticAccess a;
       a.place = staticPlaceOf(v, a.slot);
       a.write = write;
-      a.elementwise =
-          isa<TileType>(v.getType()) && isElementwiseOperand(op, index);
+      a.elementwise = isa<TileType>(v.getType()) &&
+                      cast<PipeOpInterface>(op).isElementwiseOperand(index);
       it->second.push_back(a);
     }
     return it->second;
   }
-
-  /// Operand `i` of `op` is accessed element by element (element (r, c)
-  /// only with the other element-wise operands' (r, c)).
-  static bool isElementwiseOperand(Operation *op, unsigned i) {
-    if (isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, ExpOp, LogOp, SqrtOp,
-            RsqrtOp, AbsOp, AddsOp, SubsOp, MulsOp, DivsOp, MaxsOp, MinsOp,
-            CvtOp>(op))
-      return true;
-    if (auto e = dyn_cast<ExpandsOp>(op))
-      return tileType(e.getDst()).getLoc() == TileLoc::vec;
-    // Broadcast forms: dst and src element-wise; the broadcast operand and
-    // the scratch not.
-    if (isa<RowExpandAddOp, RowExpandSubOp, RowExpandMulOp, RowExpandDivOp,
-            RowExpandMaxOp, RowExpandMinOp, ColExpandAddOp, ColExpandSubOp,
-            ColExpandMulOp, ColExpandDivOp, ColExpandMaxOp, ColExpandMinOp,
-            QuantOp, DequantOp>(op))
-      return i < 2;
-    return false;
-  }
-
-  static TileType tileType(Value v) { return cast<TileType>(v.getType()); }
 
   static bool sameFootprint(Value a, Value b) {
     if (a == b)

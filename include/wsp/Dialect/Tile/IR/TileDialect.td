@@ -10,6 +10,13 @@
 
 include "mlir/IR/OpBase.td"
 
+// The flag ids of `tile.set_flag`/`tile.wait_flag` (per pair of pipes of a
+// core) and of `tile.sync_set`/`tile.sync_wait` (per direction between the
+// cores of a block: pto::runtime::kCrossCoreFlags, as TileDialect.cpp
+// asserts). The ops' verifiers and the sync analysis read them.
+defvar Tile_NumFlagEvents = 8;
+defvar Tile_NumCrossCoreEvents = 16;
+
 def Tile_Dialect : Dialect {
   let name = "tile";
   let cppNamespace = "::mlir::wsp::tile";
@@ -80,6 +87,12 @@ def Tile_Dialect : Dialect {
     void registerTypes();
     /// The discardable attribute that marks a fused run (tile-mark-fusion).
     static constexpr ::llvm::StringLiteral kFuseAttrName = "tile.fuse";
+    /// Flag ids per pair of pipes (set_flag, wait_flag) and per direction
+    /// between the cores (sync_set, sync_wait).
+    static constexpr int kNumFlagEvents = }] #
+      !cast<string>(Tile_NumFlagEvents) # [{;
+    static constexpr int kNumCrossCoreEvents = }] #
+      !cast<string>(Tile_NumCrossCoreEvents) # [{;
   }];
 }
 

@@ -25,6 +25,10 @@ class Tile_Dst<string doc = "destination tile"> : Arg<Tile_AnyTile, doc, [MemWri
 class Tile_Src<string doc = "source tile"> : Arg<Tile_AnyTile, doc, [MemRead]>;
 class Tile_Tmp<string doc = "scratch tile"> : Arg<Tile_AnyTile, doc, [MemRead, MemWrite]>;
 
+// A flag id, below `n`.
+class Tile_EventAttr<int n>
+    : ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<!sub(n, 1)>]>;
+
 // One pto-isa instruction (Tile_PipeOpInterface). Its facts are the fields
 // below, each declared once, by the classes and defs that follow; the
 // interface reads them, and each op's description ends with them
@@ -844,7 +848,7 @@ def Tile_SetFlagOp : Tile_Op<"set_flag"> {
     ```
   }];
   let arguments = (ins Tile_Pipe:$src, Tile_Pipe:$dst,
-                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<7>]>:$event,
+                       Tile_EventAttr<Tile_NumFlagEvents>:$event,
                        Optional<Index>:$slot);
   let assemblyFormat = [{
     $src `->` $dst `event` `(` $event (`+` $slot^)? `)` attr-dict
@@ -864,7 +868,7 @@ def Tile_WaitFlagOp : Tile_Op<"wait_flag"> {
     ```
   }];
   let arguments = (ins Tile_Pipe:$src, Tile_Pipe:$dst,
-                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<7>]>:$event,
+                       Tile_EventAttr<Tile_NumFlagEvents>:$event,
                        Optional<Index>:$slot);
   let assemblyFormat = [{
     $src `->` $dst `event` `(` $event (`+` $slot^)? `)` attr-dict
@@ -898,7 +902,7 @@ def Tile_SyncSetOp : Tile_Op<"sync_set"> {
     ```
   }];
   let arguments = (ins Tile_Unit:$unit, Tile_Pipe:$pipe,
-                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<15>]>:$event);
+                       Tile_EventAttr<Tile_NumCrossCoreEvents>:$event);
   let assemblyFormat = "$unit $pipe `event` `(` $event `)` attr-dict";
   let hasVerifier = 1;
 }
@@ -914,7 +918,7 @@ def Tile_SyncWaitOp : Tile_Op<"sync_wait"> {
     ```
   }];
   let arguments = (ins Tile_Unit:$unit,
-                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<15>]>:$event);
+                       Tile_EventAttr<Tile_NumCrossCoreEvents>:$event);
   let assemblyFormat = "$unit `event` `(` $event `)` attr-dict";
 }
 
