@@ -161,7 +161,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   v["S_TILE"] = int8 ? kAttentionSInt8 : kAttentionSBf16;
   v["PV_TILE"] = int8 ? kAttentionPvInt8 : kAttentionPvBf16;
   v["DEQUANT_SCRATCH"] = int8 ? kAttentionDequantScratch : "";
-  v["INT8_KV_TILE"] = std::to_string(kMaxInt8KvTile);
+  v.set("INT8_KV_TILE", kMaxInt8KvTile);
   v["FINISH_SCALE"] = int8 ? kAttentionFinishInt8 : "";
   addTypeValues(v, args);
   v.setDefaults(
@@ -250,7 +250,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       // The chunk planned for plan_kv_lens (a sharded rank plans as the
       // whole batch), in a buffer of its own.
       v["NONEMPTY_PLAN"] = kDecodePlanFor;
-      v["PLAN_BATCH"] = std::to_string(kMaxPlanBatch);
+      v.set("PLAN_BATCH", kMaxPlanBatch);
       setup += kPlanKvLensSetup;
     }
     // Chunks of 256 to 4096 positions (the defaults).
@@ -284,7 +284,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["PLAN"] = kPrefillPlan;
     v["CONFIG"] = kAttentionPlanConfig;
     v["TIERS"] = kOneTierConfig;
-    v["TILE_KS"] = str(b.getDenseI64ArrayAttr({int8 ? 64 : 128}));
+    v.set("TILE_KS", b.getDenseI64ArrayAttr({int8 ? 64 : 128}));
     v["DESC"] = kMoeDescriptorType;
     v["WHICH"] = kPrefillWhich;
     v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;

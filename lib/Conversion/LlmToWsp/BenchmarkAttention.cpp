@@ -135,8 +135,8 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
   StringRef extraChecks, shapesOk;
   if constexpr (decode) {
     // A request's cache row is its index; its length kv_len + 1.
-    vals["KV_LEN"] = std::to_string(kvLen);
-    vals["SEEN"] = std::to_string(kvLen + 1);
+    vals.set("KV_LEN", kvLen);
+    vals.set("SEEN", kvLen + 1);
     vals["KV_SOURCE"] = kKvHeads;
     vals["K_LOAD"] = kNewTokenKLoad;
     vals["V_LOAD"] = kNewTokenVLoad;
@@ -144,7 +144,7 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     vals["PLAN"] = kBenchmarkDecodePlan;
     vals["DECODE_PLAN"] = kDecodePlan;
     vals["TIERS"] = kDecodeTiers;
-    vals["TILE_KS"] = str(b.getDenseI64ArrayAttr({64, 128, 128, 128}));
+    vals.set("TILE_KS", b.getDenseI64ArrayAttr({64, 128, 128, 128}));
     vals["DESC"] = kAttentionDescriptorType;
     vals["WHICH"] = kDecodeWhich;
     vals["PRIOR"] = kPriorOfKvLen;
@@ -164,7 +164,7 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
       dims.push_back({"v_cache", d, "%cache_dim_" + std::to_string(d)});
     shapesOk = kBenchmarkDecodeShapesOk;
   } else {
-    vals["TOKENS_PER_UNIT"] = std::to_string(rows / group);
+    vals.set("TOKENS_PER_UNIT", rows / group);
     MemRefType kType = cast<MemRefType>(k.getType()),
                vType = cast<MemRefType>(v.getType());
     vals["K_ROWS_TYPE"] = str(
@@ -177,9 +177,9 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     vals["PLAN_SETUP"] = kBenchmarkPrefillSetup;
     vals["PLAN"] = kBenchmarkPrefillPlan;
     vals["PREFILL_PLAN"] = kPrefillPlan;
-    vals["Q_LENS_TYPE"] = str(MemRefType::get({1}, b.getI32Type()));
+    vals.set("Q_LENS_TYPE", MemRefType::get({1}, b.getI32Type()));
     vals["TIERS"] = kOneTierConfig;
-    vals["TILE_KS"] = str(b.getDenseI64ArrayAttr({128}));
+    vals.set("TILE_KS", b.getDenseI64ArrayAttr({128}));
     vals["DESC"] = kMoeDescriptorType;
     vals["WHICH"] = kBenchmarkPrefillWhich;
     vals["KV_END"] = op.getIsCausal() ? kKvEndCausal : kKvEndAll;

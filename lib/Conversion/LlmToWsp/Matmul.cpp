@@ -103,9 +103,9 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   addTypeValues(v, args);
   // The row planner with one "head" per N tile, units of whole M tiles, on
   // the cube and vector cores.
-  v["UNITS"] = std::to_string(kMatmulUnits);
+  v.set("UNITS", kMatmulUnits);
   v["CONFIG"] = matmulPlanConfig();
-  v["ROWS"] = std::to_string(kMatmulRows);
+  v.set("ROWS", kMatmulRows);
   v["CORES"] = "mix(" + std::to_string(kCubeBlocks) + ")";
   v["HEADS"] = "%n_tiles";
   v["PLAN_CONSTANTS"] = kMatmulPlanConstants;

@@ -114,7 +114,7 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
 
 /// The pieces of the rms statistics for an op with an optional residual.
 void addRstd(Params &v, Value residual, FloatAttr eps) {
-  v["EPS"] = str(eps);
+  v.set("EPS", eps);
   v["PASS1_LOAD"] = residual ? kLoadRowsAddResidual : kLoadRows;
   v["PASS1_STORE"] = residual ? kStoreAfterRes : "";
   v["SOURCE"] = residual ? "after_res" : "hidden_states";
@@ -143,7 +143,7 @@ FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
   v["QUANT_INPUT"] = kSmoothInput;
   v["SMOOTHED"] = kLoadRows;
   v["SCALE"] = "scale";
-  v["SCALE_TYPE"] = str(op.getScale().getType());
+  v.set("SCALE_TYPE", op.getScale().getType());
   return lowerRowOp(op, name, cores,
                     {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
                      {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
@@ -160,7 +160,7 @@ FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
   v["QUANT_INPUT"] = kSmoothInput;
   v["SMOOTHED"] = kNormed;
   v["SCALE"] = "per_token_scale";
-  v["SCALE_TYPE"] = str(op.getPerTokenScale().getType());
+  v.set("SCALE_TYPE", op.getPerTokenScale().getType());
   return lowerRowOp(
       op, name, cores,
       {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
@@ -198,19 +198,19 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
 
   Params v;
   Builder b(op.getContext());
-  v["HIDDEN"] = std::to_string(dim);
-  v["INV_HIDDEN"] = str(b.getF32FloatAttr(1.0f / float(dim)));
-  v["EPS"] = str(op.getEpsAttr());
-  v["HEAD_LO"] = std::to_string(lo);
-  v["HEAD_HI"] = std::to_string(lo + num);
-  v["X_TYPE"] = str(xType);
-  v["Y_TYPE"] = str(op.getY().getType());
-  v["WEIGHT_TYPE"] = str(op.getWeight().getType());
+  v.set("HIDDEN", dim);
+  v.set("INV_HIDDEN", b.getF32FloatAttr(1.0f / float(dim)));
+  v.set("EPS", op.getEpsAttr());
+  v.set("HEAD_LO", lo);
+  v.set("HEAD_HI", lo + num);
+  v.set("X_TYPE", xType);
+  v.set("Y_TYPE", op.getY().getType());
+  v.set("WEIGHT_TYPE", op.getWeight().getType());
   addPlanValues(v, name, args, cores);
   // The range's heads in one tile where UB allows: the bf16 and two f32
   // [rows x head_dim] tiles and a row statistic per row.
   const int64_t headRows = headTileRows(num, dim * (2 + 4 + 4) + 4);
-  v["HEAD_ROWS"] = std::to_string(headRows);
+  v.set("HEAD_ROWS", headRows);
   addTileValues(v, dim, headRows);
   // The weight rows as f32 in %sq (through %xb when they are bf16).
   v["LOAD_WEIGHT_ROWS"] =

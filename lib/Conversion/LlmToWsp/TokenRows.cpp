@@ -49,7 +49,7 @@ Params rowsOf(ArrayRef<NamedOperand> args) {
 /// without, the total is checked after the loop).
 void addTokenRowValues(Params &v, bool packed, bool accum, int64_t slots,
                        ArrayRef<NamedOperand> args) {
-  v["SLOTS"] = std::to_string(slots);
+  v.set("SLOTS", slots);
   v["TOKEN_RANGE"] = kTokenRange;
   if (!packed) {
     v["IDX"] = "%b, %s";
@@ -140,12 +140,12 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   addPlanValues(v, name, args, cores);
   int64_t half = ropeDim / 2;
   const std::string h = std::to_string(half);
-  v["HIDDEN"] = std::to_string(dim);
-  v["HALF"] = std::to_string(half);
-  v["OFF1"] = std::to_string(offset);
-  v["OFF2"] = std::to_string(offset + half);
-  v["ROPE_HEADS"] = std::to_string(qHeads + kvHeads);
-  v["ALL_HEADS"] = std::to_string(qHeads + 2 * kvHeads);
+  v.set("HIDDEN", dim);
+  v.set("HALF", half);
+  v.set("OFF1", offset);
+  v.set("OFF2", offset + half);
+  v.set("ROPE_HEADS", qHeads + kvHeads);
+  v.set("ALL_HEADS", qHeads + 2 * kvHeads);
   v["HALF_BF16"] = tileType("vec", "1", h, "bf16");
   v["HALF_F32"] = tileType("vec", "1", h, "f32");
   // Six [rows x half] tiles (two bf16, four f32) and the copy's
@@ -157,7 +157,7 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   v["ROWS_BF16"] = rowsTileType("vec", r, h, "bf16");
   v["ROWS_F32"] = rowsTileType("vec", r, h, "f32");
   v["FULL_BF16"] = rowsTileType("vec", r, std::to_string(dim), "bf16");
-  v["SLOTS"] = std::to_string(slots);
+  v.set("SLOTS", slots);
   v["COPY"] = op.getOut() == op.getQkv() ? "" : kRopeCopy;
   v["FIRST_OF_SEQ"] = kFirstOfPositionIds;
   addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, args);
@@ -243,12 +243,12 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
       cast<MemRefType>(keyBase.getType()), tokenRows));
   v["VALUE_ROWS_TYPE"] = str(memref::CollapseShapeOp::computeCollapsedType(
       cast<MemRefType>(valueBase.getType()), tokenRows));
-  v["HIDDEN"] = std::to_string(dim);
-  v["KV_HEADS"] = std::to_string(kvHeads);
-  v["KEY_HEAD0"] = std::to_string(keyHead0);
-  v["VALUE_HEAD0"] = std::to_string(valueHead0);
-  v["SLOTS"] = std::to_string(slots);
-  v["BLOCK_SIZE"] = std::to_string(blockSize);
+  v.set("HIDDEN", dim);
+  v.set("KV_HEADS", kvHeads);
+  v.set("KEY_HEAD0", keyHead0);
+  v.set("VALUE_HEAD0", valueHead0);
+  v.set("SLOTS", slots);
+  v.set("BLOCK_SIZE", blockSize);
   v["ROW_F32"] = tileType("vec", "1", d, "f32");
   v["ROWS_BF16"] = rows("bf16");
   v["ROWS_F32"] = rows("f32");
