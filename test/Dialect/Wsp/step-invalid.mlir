@@ -15,6 +15,13 @@ wsp.kernel @k tiers(@Tiers) (%d: !wsp.descriptor<attention>) {
 
 // -----
 
+// The table is built from the function's body.
+// expected-error @+1 {{'wsp.step' op captures @f, which is not a function definition}}
+wsp.step @t captures @f patches []
+func.func private @f(memref<?xi32>) -> i32
+
+// -----
+
 // expected-error @+1 {{patch #0 (position) lands in argument 2 but @f has 2 arguments}}
 wsp.step @t captures @f patches [#wsp.patch<position, 2>]
 func.func @f(%a: i32, %b: i32) { return }

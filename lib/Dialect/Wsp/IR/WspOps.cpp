@@ -682,6 +682,10 @@ LogicalResult StepOp::verifySymbolUses(SymbolTableCollection &tables) {
   if (!function || isa<KernelOp>(function.getOperation()))
     return emitOpError() << "captures " << getFunctionAttr()
                          << ", which is not a function in scope";
+  // The table is built from the function's body, at every stage.
+  if (function.isExternal())
+    return emitOpError() << "captures " << getFunctionAttr()
+                         << ", which is not a function definition";
   ArrayRef<Type> inputs = function.getArgumentTypes();
   llvm::DenseMap<int64_t, unsigned> patchedBy;
   std::optional<int64_t> tokenRead, tokenWrite;

@@ -962,10 +962,11 @@ def Wsp_StepOp : Wsp_Op<"step", [Symbol,
     name. Every other argument of the function is bound once, at build:
     replaying the table on other buffers is an error at run time.
 
-    The verifier checks that every patch lands in an argument of the
-    function of the kind its patch writes (`#wsp.patch`), with the width it
-    writes (32-bit integers), that no argument is patched twice, that a
-    `pos_and_kv` patch names two distinct scalars, and that the
+    The verifier checks that `@function` is a function definition (the
+    table is built from its body), that every patch lands in an argument
+    of the function of the kind its patch writes (`#wsp.patch`), with the
+    width it writes (32-bit integers), that no argument is patched twice,
+    that a `pos_and_kv` patch names two distinct scalars, and that the
     `token_offset` and `argmax_output` arguments have one type: the caller
     binds them one row apart in one token buffer (token 0 reads row 0 and
     writes row 1), so that replaying N tokens in one call feeds each
