@@ -271,8 +271,12 @@ LogicalResult Emitter::emitOp(Operation &op) {
 LogicalResult Emitter::emitOpItself(Operation &op) {
   auto it = patterns.find(op.getName().getTypeID());
   if (it == patterns.end())
-    return op.emitOpError("cannot be emitted as C++ (run the wsp-pipeline "
-                          "first; the emitter prints what wsp-check-emittable "
-                          "accepts)");
+    return emitNotAccepted(&op);
   return it->second(&op, *this);
+}
+
+LogicalResult mlir::wsp::cpp::emitNotAccepted(Operation *op) {
+  return op->emitOpError("cannot be emitted as C++ (run the wsp-pipeline "
+                         "first; the emitter prints what wsp-check-emittable "
+                         "accepts)");
 }

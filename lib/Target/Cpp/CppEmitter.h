@@ -133,6 +133,11 @@ private:
   std::string fromHint(llvm::StringRef hint);
 };
 
+/// The printer's answer to an op that wsp-check-emittable does not accept
+/// (the contract names what is wrong): an error that names the op and
+/// sends the reader to the pipeline and its contract.
+LogicalResult emitNotAccepted(Operation *op);
+
 /// func, arith, math, memref and scf.
 void populateStdEmission(Emitter &e);
 /// The wsp dialect: its types, kernels' parameters, planning ops.
