@@ -1,5 +1,7 @@
 //===- CheckEmittable.cpp - the backend's contract ------------------------===//
 
+#include "StepCapture.h"
+
 #include "wsp/Target/Cpp/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,7 +23,13 @@ struct CheckEmittablePass
     if (failed(verify(getOperation())))
       return signalPassFailure();
     bool ok = true;
+    SymbolTableCollection symbols;
     getOperation()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+      // Steps: the table the emitters print of what the step captures
+      // (named at the step, or at the call or use in its function).
+      if (auto step = dyn_cast<StepOp>(op))
+        if (failed(cpp::getStepCapture(step, symbols, /*diagnose=*/true)))
+          ok = false;
       // Functions: a C++ function returns one value, and has a body.
       if (auto f = dyn_cast<func::FuncOp>(op)) {
         if (f.isExternal() || f.getNumResults() > 1) {

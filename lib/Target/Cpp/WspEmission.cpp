@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CppEmitter.h"
+#include "StepCapture.h"
 
 #include "wsp/Dialect/Tile/IR/TileOps.h"
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
@@ -1093,63 +1094,17 @@ LogicalResult ModuleEmitter::emitFuncEntry(func::FuncOp op) {
 /// pto::runtime::StepTable by `<step>_build`, replayed by `<step>_replay`.
 /// Each launch gets a struct of its bound arguments and a trampoline that
 /// calls it from them (a token buffer it reads or writes row by row comes
-/// from the command's patched buffer instead).
+/// from the command's patched buffer instead). The launches are
+/// getStepCapture's, whose checks wsp-check-emittable made: this prints.
 LogicalResult ModuleEmitter::emitStep(StepOp step) {
-  auto f = e.symbols.lookupNearestSymbolFrom<func::FuncOp>(
-      step, step.getFunctionAttr());
-  if (!f || f.isExternal())
-    return step.emitOpError("captures ")
-           << step.getFunctionAttr() << ", which is not a function definition";
-  if (f.getNumResults() != 1)
-    return step.emitOpError("captures ")
-           << step.getFunctionAttr()
-           << ", which returns no status: run convert-llm-to-wsp first (each "
-              "operator becomes a launch the table records)";
-  if (hasCollectives(f))
-    return step.emitOpError("captures ")
-           << step.getFunctionAttr()
-           << ", which runs a collective (wsp.all_reduce, ...): a table records "
-              "launches, and replaying collectives is not supported yet";
-  // The patches, by argument.
-  llvm::DenseMap<unsigned, StepPatchKind> tokenPatch;
-  std::optional<unsigned> positions, kvLens;
-  for (PatchAttr patch : step.getPatchList()) {
-    switch (patch.getKind()) {
-    case StepPatchKind::token_offset:
-    case StepPatchKind::argmax_output:
-      tokenPatch[patch.getArg()] = patch.getKind();
-      break;
-    case StepPatchKind::request_positions:
-      positions = patch.getArg();
-      break;
-    case StepPatchKind::request_kv_lens:
-      kvLens = patch.getArg();
-      break;
-    default:
-      return step.emitOpError("patches i32 scalar argument ")
-             << patch.getArg() << " ("
-             << stringifyStepPatchKind(patch.getKind())
-             << "), which the emitted table does not: operators take "
-                "positions and KV lengths in per-request buffers "
-                "(request_positions, request_kv_lens)";
-    }
-  }
-  // A token row is patched where a launch takes the argument itself: any
-  // other use would read token 0's row every token.
-  for (auto [arg, kind] : tokenPatch)
-    for (Operation *user : f.getArgument(arg).getUsers())
-      if (!isa<func::CallOp>(user))
-        return user->emitOpError("uses the ")
-               << stringifyStepPatchKind(kind) << " argument " << arg
-               << " of wsp.step @" << step.getSymName()
-               << "; the table patches that token row only where a launch "
-                  "takes the argument itself";
-  SmallVector<func::CallOp> calls;
-  f.walk([&](func::CallOp call) { calls.push_back(call); });
-  if (calls.empty())
-    return step.emitOpError("captures ")
-           << step.getFunctionAttr()
-           << ", which makes no launch (no func.call of a launch function)";
+  // What the table records; wsp-check-emittable names what it cannot.
+  FailureOr<StepCapture> capture =
+      getStepCapture(step, e.symbols, /*diagnose=*/false);
+  if (failed(capture))
+    return emitNotAccepted(step);
+  func::FuncOp f = capture->function;
+  std::optional<unsigned> positions = capture->positions,
+                          kvLens = capture->kvLens;
   Block &entry = f.getBody().front();
   const std::string t = step.getSymName().str();
   raw_indented_ostream &os = e.os;
@@ -1170,38 +1125,10 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   }
 
   // Per launch: the bound arguments and the trampoline.
-  struct Launch {
-    std::string name;
-    std::optional<unsigned> patched; // operand fed by the patched buffer
-    StepPatchKind kind = StepPatchKind::token_offset;
-    // wsp.replay_with: the variant the table calls, with the buffers it
-    // keeps for it (the variant's arguments past the call's operands).
-    func::FuncOp kept;
-  };
-  SmallVector<Launch> launches;
-  for (auto [k, call] : llvm::enumerate(calls)) {
-    Launch l{t + "_launch" + std::to_string(k), std::nullopt};
-    if (auto variant = call->getAttrOfType<FlatSymbolRefAttr>(
-            WspDialect::kReplayWithAttrName)) {
-      l.kept = e.symbols.lookupNearestSymbolFrom<func::FuncOp>(call, variant);
-      if (!l.kept)
-        return call.emitOpError("is replayed with ")
-               << variant << ", which is not a function";
-    }
-    for (auto [i, operand] : llvm::enumerate(call.getOperands())) {
-      auto arg = dyn_cast<BlockArgument>(operand);
-      if (!arg || arg.getOwner() != &entry)
-        continue;
-      auto it = tokenPatch.find(arg.getArgNumber());
-      if (it == tokenPatch.end())
-        continue;
-      if (l.patched)
-        return call.emitOpError("reads or writes the patched token buffer "
-                                "through two operands; a launch of a "
-                                "captured step patches one");
-      l.patched = i;
-      l.kind = it->second;
-    }
+  auto launchName = [&](size_t k) { return t + "_launch" + std::to_string(k); };
+  for (auto [k, l] : llvm::enumerate(capture->launches)) {
+    func::CallOp call = l.call;
+    const std::string name = launchName(k);
     SmallVector<std::string> fields;
     struct KeptField {
       std::string elem, name;
@@ -1211,7 +1138,7 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     if (types) {
       os << "/// Launch " << k << " of wsp.step @" << t << ": func.call @"
          << call.getCallee() << ", its arguments bound at build.\n";
-      os << "struct " << l.name << " {\n";
+      os << "struct " << name << " {\n";
     }
     for (auto [i, type] : llvm::enumerate(call.getOperandTypes())) {
       FailureOr<std::string> ct = e.type(type, call);
@@ -1256,16 +1183,15 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     }
     if (types)
       os << "};\n";
-    launches.push_back(l);
     if (!code)
       continue;
     os << "/// Runs launch " << k << " of wsp.step @" << t
        << " from its bound arguments.\n";
-    os << "static int32_t " << l.name
+    os << "static int32_t " << name
        << "_run(void *const *buffers, const uint8_t *, const "
           "::pto::runtime::WorkDescriptor *, int) {\n";
     os.indent();
-    os << "const auto &b = *static_cast<const " << l.name
+    os << "const auto &b = *static_cast<const " << name
        << " *>(buffers[0]);\n";
     if (l.kept)
       os << "auto &kept = *b.kept;\n";
@@ -1290,8 +1216,8 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
      << "_build) and replayed per token (" << t << "_replay).\n";
   os << "struct " << t << " {\n";
   os << "  ::pto::runtime::StepTable steps{0, 0};\n";
-  for (auto [k, l] : llvm::enumerate(launches))
-    os << "  " << l.name << " launch" << k << ";\n";
+  for (size_t k = 0; k < capture->launches.size(); ++k)
+    os << "  " << launchName(k) << " launch" << k << ";\n";
   os << "};\n";
   os << "struct " << t << "_arguments {\n";
   for (auto [i, type] : llvm::enumerate(argTypes))
@@ -1343,14 +1269,18 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
     auto guard = e.override<func::CallOp>(
         [&](func::CallOp call, Emitter &e) -> LogicalResult {
           const unsigned k = next++;
-          const Launch &l = launches[k];
-          e.os << "captured.launch" << k << " = " << l.name << "{"
+          if (k >= capture->launches.size() ||
+              capture->launches[k].call != call)
+            return failure(); // printed in another order than found
+          const StepLaunch &l = capture->launches[k];
+          const std::string name = launchName(k);
+          e.os << "captured.launch" << k << " = " << name << "{"
                << e.join(call.getOperands());
           if (l.kept)
             e.os << (call.getNumOperands() ? ", " : "")
-                 << "std::make_unique<" << l.name << "::Kept>()";
+                 << "std::make_unique<" << name << "::Kept>()";
           e.os << "};\n";
-          std::string record = "captured.steps.add_launch(" + l.name +
+          std::string record = "captured.steps.add_launch(" + name +
                                "_run, &captured.launch" + std::to_string(k) +
                                ", \"" + call.getCallee().str() + "\"";
           if (l.patched) {

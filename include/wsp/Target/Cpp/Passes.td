@@ -22,6 +22,17 @@ def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
     Fails, naming each op, on anything else (including wsp ops that belong
     to earlier stages). It first verifies the module, as every stage
     contract does (see wsp-check-planned).
+
+    A `wsp.step` is printed as a table of its function's launches, and
+    the check derives that table as the emitters do (one function,
+    lib/Target/Cpp/StepCapture.h): the captured function is a `func.func`
+    that returns a status, runs no collective and makes at least one
+    launch (a `func.call`, each returning one status; run
+    convert-llm-to-wsp first); the step patches only the token buffer's
+    rows and per-request buffers, not i32 scalars; only launches use a
+    patched token buffer, each through at most one operand; and each
+    `wsp.replay_with` variant is a `func.func`. Each failure is named at
+    the step, or at the call or op of its function that it concerns.
   }];
 }
 

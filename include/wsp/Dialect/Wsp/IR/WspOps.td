@@ -975,7 +975,12 @@ def Wsp_StepOp : Wsp_Op<"step", [Symbol,
     Lowered (`convert-llm-to-wsp`), each operator of the captured function
     becomes a launch function it calls; the C++ emitters print the table
     as `<step>_build` (records each call once) and `<step>_replay` (runs
-    tokens [first, first + n) from the table).
+    tokens [first, first + n) from the table). What the printed table
+    needs of the lowered step (a `func.func` that returns a status and
+    makes launches that each return one, no collective, only the batch's
+    patches, a token buffer reached only through launches, one patched
+    operand per launch, `wsp.replay_with` variants that are `func.func`s)
+    is the backend's contract, `wsp-check-emittable`.
 
     ```mlir
     wsp.step @decode_table captures @decode_step patches [
