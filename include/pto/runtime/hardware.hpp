@@ -16,6 +16,11 @@ constexpr int kNumCubeCores = 24;
 constexpr int kNumVectorCores = 48;
 constexpr int kVectorCoresPerBlock = kNumVectorCores / kNumCubeCores;
 
+/// The pipes of an AICore (S, V, M, MTE1, MTE2, MTE3, FIX), and the flag ids
+/// set_flag/wait_flag have between two of them.
+constexpr int kNumPipes = 7;
+constexpr int kFlagEventsPerPipePair = 8;
+
 /// The cross-core flags of a mixed block (A2/A3's FFTS): 16 flag ids, each
 /// a 4-bit counter, so at most 15 sets of one id wait for their waits.
 constexpr int kCrossCoreFlags = 16;

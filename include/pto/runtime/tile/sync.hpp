@@ -28,7 +28,7 @@ namespace tile {
 //===----------------------------------------------------------------------===//
 
 namespace detail {
-constexpr int kPipes = 7;
+constexpr int kPipes = kNumPipes;
 constexpr int kAgents = 2 * kPipes; // (unit, pipe)
 constexpr int kGm = kNumBuffers;    // region table of global memory
 
@@ -122,7 +122,7 @@ struct Checker {
   // allocation per set_flag).
   using Snapshot = std::array<uint32_t, kAgents>;
   // Pending flags: set snapshots by (unit, src, dst, event).
-  std::deque<Snapshot> flags[2][kPipes][kPipes][8];
+  std::deque<Snapshot> flags[2][kPipes][kPipes][kFlagEventsPerPipePair];
   std::deque<Snapshot> cross[2][kCrossCoreFlags]; // by setting unit
   // How many snapshots the flag queues hold: the 816 queues are looked at
   // only when some are not empty (every invocation checks, at its end).
@@ -454,7 +454,7 @@ public:
     for (int u = 0; u < 2; ++u)
       for (int s = 0; s < detail::kPipes; ++s)
         for (int d = 0; d < detail::kPipes; ++d)
-          for (int e = 0; e < 8; ++e)
+          for (int e = 0; e < kFlagEventsPerPipePair; ++e)
             if (!c.flags[u][s][d][e].empty())
               detail::fail("the kernel ends with set_flag(%s -> %s, event %d) "
                            "of the %s core never waited on",

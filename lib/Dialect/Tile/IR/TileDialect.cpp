@@ -18,6 +18,11 @@ using namespace mlir::wsp::tile;
 static_assert(TileDialect::kNumCrossCoreEvents ==
                   ::pto::runtime::kCrossCoreFlags,
               "tile.sync_set/tile.sync_wait's flag ids are the hardware's");
+static_assert(TileDialect::kNumFlagEvents ==
+                  ::pto::runtime::kFlagEventsPerPipePair,
+              "tile.set_flag/tile.wait_flag's event ids are the hardware's");
+static_assert(static_cast<int>(Pipe::all) == ::pto::runtime::kNumPipes,
+              "the Pipe enum is the hardware's pipes, then `all`");
 
 void TileDialect::initialize() {
   addOperations<
