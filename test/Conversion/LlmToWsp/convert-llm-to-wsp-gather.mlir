@@ -25,3 +25,17 @@ func.func @gather(%x: memref<?x256xbf16>, %o: memref<?xi32>, %w: memref<16x2xf32
       {num_shared_experts_per_rank = 1 : i32, num_tokens_offset = 8 : i32, num_tokens_per_rank = 8 : i32}
   return
 }
+
+// bf16 expert weights: a token's weights load as a bf16 tile (one 32-byte
+// block), each read as bf16 and widened to f32 before its routed row is
+// weighted.
+// CHECK-LABEL: wsp.kernel @gather_bf16_moe_gather_0
+// CHECK: tile.load %[[W:.*]], %{{.*}}[%{{.*}}, %c0] : !tile.tile<vec, 1x16xbf16, valid = 1x2>, memref<16x2xbf16>
+// CHECK: %[[V:.*]] = tile.getval %[[W]][%c0, %{{.*}}] : !tile.tile<vec, 1x16xbf16, valid = 1x2>, bf16
+// CHECK: arith.extf %[[V]] : bf16 to f32
+func.func @gather_bf16(%x: memref<?x256xbf16>, %o: memref<?xi32>, %w: memref<16x2xbf16>, %h: memref<16x256xbf16>) {
+  llm.moe_gather scatter_tokens(%x : memref<?x256xbf16>) token_offset(%o : memref<?xi32>)
+      expert_weights(%w : memref<16x2xbf16>) -> hidden_states(%h : memref<16x256xbf16>)
+      {num_shared_experts_per_rank = 1 : i32, num_tokens_offset = 8 : i32, num_tokens_per_rank = 8 : i32}
+  return
+}

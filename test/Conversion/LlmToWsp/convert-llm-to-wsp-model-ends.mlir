@@ -31,3 +31,14 @@ func.func @ends(%ids: memref<?xi32>, %table: memref<1024x256xbf16>,
   llm.argmax logits(%logits : memref<?x1024xbf16>) -> token_ids(%next : memref<?xi32>)
   return
 }
+
+// f32 logits load straight into the f32 tile: no conversion.
+// CHECK-LABEL: wsp.kernel @argmax_f32_argmax_0
+// CHECK: tile.load %{{.*}} : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, memref<?x1024xf32>
+// CHECK-NOT: tile.cvt
+// CHECK: arith.cmpf ogt
+// CHECK-LABEL: func.func @argmax_f32(
+func.func @argmax_f32(%logits: memref<?x1024xf32>, %next: memref<?xi32>) {
+  llm.argmax logits(%logits : memref<?x1024xf32>) -> token_ids(%next : memref<?xi32>)
+  return
+}
