@@ -201,6 +201,36 @@ func.func @plan(%lens: memref<?xi32>, %b: index, %h: index,
 """
 
 
+SPEC_PLAN = DECODE_TIERS + """
+func.func @plan(%lens: memref<?xi32>, %b: index, %h: index,
+                %buf: memref<?x!wsp.descriptor<attention>>) -> i32 {
+  %chunk = wsp.plan_chunk_size %lens[%b] heads(%h) config(#wsp.plan_config<>)
+      : memref<?xi32>
+  %n, %s = wsp.generate %lens[%b] heads(%h) chunk(%chunk)
+      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>) into %buf
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %s : i32
+}
+"""
+
+
+def test_sizes_below_int32_are_not_wrapped():
+    # A batch or head count below INT32_MIN reaches the runtime as a
+    # negative int (INVALID_PARAMS), never wrapped into a small valid one:
+    # -(2^32) + 2 used to plan 2 requests from a 1-entry array.
+    prog = wsp.compile(SPEC_PLAN)
+    lens = np.array([100], np.int32)
+    descs = np.zeros(64, wsp.DESCRIPTOR)
+    assert prog.plan(lens, 1, 2, descs).ok
+    wrapped = -(2 ** 32) + 2
+    for b, h in [(wrapped, 2), (1, wrapped)]:
+        descs[:] = 0
+        result = prog.plan(lens, b, h, descs)
+        assert result.name == "INVALID_PARAMS"
+        # Nothing written.
+        assert not descs.view(np.uint8).any()
+
+
 def test_plan_charts_of_a_call():
     # Each call's balanced plans as SVG Gantt charts (plan_svg.hpp): one
     # lane per core, one bar per descriptor the plan wrote, numbered anew

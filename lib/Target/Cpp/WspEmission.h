@@ -58,9 +58,13 @@ template <typename T> inline T maximumf(T a, T b) {
     return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
-/// A size as the runtime's int, saturated at INT32_MAX.
+/// A size as the runtime's int, saturated at INT32_MAX and INT32_MIN (a
+/// value past either is never wrapped into a valid one: below, the runtime
+/// sees a negative size, INVALID_PARAMS).
 inline int to_runtime_int(int64_t n) {
-  return n > INT32_MAX ? INT32_MAX : static_cast<int>(n);
+  return n > INT32_MAX ? INT32_MAX
+         : n < INT32_MIN ? INT32_MIN
+                         : static_cast<int>(n);
 }
 
 /// Tile kernels of the CPU simulation run on pto::runtime's tile model.
