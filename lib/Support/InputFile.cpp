@@ -10,16 +10,15 @@
 using namespace llvm;
 
 /// Reads `file` to its end, or fails once it passes the bound.
-static std::unique_ptr<MemoryBuffer> readStream(sys::fs::file_t file,
-                                                StringRef name,
-                                                std::string &error) {
+static std::unique_ptr<MemoryBuffer>
+readStream(sys::fs::file_t file, StringRef name, std::string &error) {
   SmallVector<char, 0> text;
   constexpr size_t kChunk = 1 << 16;
   while (true) {
     size_t at = text.size();
     text.resize_for_overwrite(at + kChunk);
-    Expected<size_t> n =
-        sys::fs::readNativeFile(file, MutableArrayRef(text.data() + at, kChunk));
+    Expected<size_t> n = sys::fs::readNativeFile(
+        file, MutableArrayRef(text.data() + at, kChunk));
     if (!n) {
       error = "cannot read '" + name.str() + "': " + toString(n.takeError());
       return nullptr;
@@ -60,10 +59,9 @@ bool mlir::wsp::checkInputPath(StringRef path, std::string &error) {
   return true;
 }
 
-std::unique_ptr<MemoryBuffer>
-mlir::wsp::openBoundedInput(StringRef path, std::string &error) {
-  if (!checkInputPath(path, error))
-    return nullptr;
+/// The contents of `path`, which checkInputPath accepted.
+static std::unique_ptr<MemoryBuffer> readChecked(StringRef path,
+                                                 std::string &error) {
   if (path == "-")
     return readStream(sys::fs::getStdinHandle(), "<stdin>", error);
   if (sys::fs::is_regular_file(path)) {
@@ -71,7 +69,8 @@ mlir::wsp::openBoundedInput(StringRef path, std::string &error) {
         MemoryBuffer::getFile(path, /*IsText=*/false,
                               /*RequiresNullTerminator=*/true);
     if (!file) {
-      error = "cannot open input file '" + path.str() + "': " + file.getError().message();
+      error = "cannot open input file '" + path.str() +
+              "': " + file.getError().message();
       return nullptr;
     }
     return std::move(*file);
@@ -79,12 +78,20 @@ mlir::wsp::openBoundedInput(StringRef path, std::string &error) {
   // A pipe or a socket: read as a stream, bounded.
   Expected<sys::fs::file_t> file = sys::fs::openNativeFileForRead(path);
   if (!file) {
-    error = "cannot open input file '" + path.str() + "': " + toString(file.takeError());
+    error = "cannot open input file '" + path.str() +
+            "': " + toString(file.takeError());
     return nullptr;
   }
   std::unique_ptr<MemoryBuffer> buffer = readStream(*file, path, error);
   sys::fs::closeFile(*file);
   return buffer;
+}
+
+std::unique_ptr<MemoryBuffer> mlir::wsp::openBoundedInput(StringRef path,
+                                                          std::string &error) {
+  if (!checkInputPath(path, error))
+    return nullptr;
+  return readChecked(path, error);
 }
 
 bool mlir::wsp::checkNesting(StringRef text, std::string &error) {
@@ -120,9 +127,11 @@ bool mlir::wsp::checkNesting(StringRef text, std::string &error) {
 }
 
 bool mlir::wsp::checkProgramFile(StringRef path, std::string &error) {
+  if (!checkInputPath(path, error))
+    return false;
   if (path == "-" || !sys::fs::is_regular_file(path))
     return true;
-  std::unique_ptr<MemoryBuffer> text = openBoundedInput(path, error);
+  std::unique_ptr<MemoryBuffer> text = readChecked(path, error);
   if (!text)
     return false;
   if (checkNesting(text->getBuffer(), error))

@@ -17,8 +17,7 @@ int main(int argc, char **argv) {
   // A device (/dev/zero), an input past the bound or a file nested deeper
   // than the parser can take is refused before the tool reads it.
   std::string error;
-  if (!mlir::wsp::checkInputPath(input, error) ||
-      !mlir::wsp::checkProgramFile(input, error)) {
+  if (!mlir::wsp::checkProgramFile(input, error)) {
     llvm::errs() << "wsp-opt: error: " << error << "\n";
     return 1;
   }

@@ -50,8 +50,7 @@ int main(int argc, char **argv) {
   // A device (/dev/zero), an input past the bound or a file nested deeper
   // than the parser can take is refused before the tool reads it.
   std::string error;
-  if (!mlir::wsp::checkInputPath(inputOf(argc, argv), error) ||
-      !mlir::wsp::checkProgramFile(inputOf(argc, argv), error)) {
+  if (!mlir::wsp::checkProgramFile(inputOf(argc, argv), error)) {
     llvm::errs() << "wsp-translate: error: " << error << "\n";
     return 1;
   }

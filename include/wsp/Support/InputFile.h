@@ -48,10 +48,10 @@ constexpr unsigned kMaxNesting = 1000;
 /// overflows the stack of a tool or of the Python interpreter.
 bool checkNesting(llvm::StringRef text, std::string &error);
 
-/// checkNesting of the regular file `path` (true for "-" and streams, which
-/// can be read only once: the tool reading them checks them). For the
-/// drivers whose parsing MLIR's own main function does (wsp-opt,
-/// wsp-translate).
+/// checkInputPath, then checkNesting of `path` when it is a regular file
+/// ("-" and streams can be read only once: the tool reading them checks
+/// them). For the drivers whose parsing MLIR's own main function does
+/// (wsp-opt, wsp-translate).
 bool checkProgramFile(llvm::StringRef path, std::string &error);
 
 } // namespace wsp
