@@ -231,6 +231,25 @@ def test_sizes_below_int32_are_not_wrapped():
         assert not descs.view(np.uint8).any()
 
 
+def test_batch_beyond_the_lengths_is_invalid():
+    # Issue 45, finding 2: a batch scalar larger than the lengths array it
+    # describes was read straight past it (b = 1e8 killed the process, b = 2
+    # was a heap over-read under ASan). The planner checks batch against the
+    # array's size first: INVALID_PARAMS, nothing read past it, nothing
+    # written.
+    prog = wsp.compile(SPEC_PLAN)
+    lens = np.array([100], np.int32)
+    descs = np.zeros(64, wsp.DESCRIPTOR)
+    for b in [2, 10 ** 8, 2 ** 31 - 1]:
+        result = prog.plan(lens, b, 2, descs)
+        assert result.name == "INVALID_PARAMS", b
+        assert not descs.view(np.uint8).any()
+    # The whole array is still a valid batch, and a prefix of it.
+    lens = np.array([100, 3000], np.int32)
+    assert prog.plan(lens, 2, 2, descs).ok
+    assert prog.plan(lens, 1, 2, descs).ok
+
+
 def test_plan_charts_of_a_call():
     # Each call's balanced plans as SVG Gantt charts (plan_svg.hpp): one
     # lane per core, one bar per descriptor the plan wrote, numbered anew

@@ -249,6 +249,17 @@ struct Lowering {
   Value load(Value buffer, Value i) {
     return memref::LoadOp::create(b, loc, buffer, ValueRange{i});
   }
+  /// Whether 1 <= batch <= the size of `lengths`, and the number of rows
+  /// the planning loops read: `batch` when it is, else 0. A batch larger
+  /// than its lengths array is INVALID_PARAMS, never a read past it.
+  std::pair<Value, Value> batchWithin(Value lengths, Value batch) {
+    using P = arith::CmpIPredicate;
+    Value size = memref::DimOp::create(b, loc, lengths, 0);
+    Value positive = cmp(P::sgt, batch, index(0));
+    Value fits = cmp(P::sle, batch, size);
+    Value ok = arith::AndIOp::create(b, loc, positive, fits);
+    return {ok, select(ok, batch, index(0))};
+  }
 };
 } // namespace
 
@@ -288,8 +299,9 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
   // One pass: the smallest length (to reject negative ones), and over the
   // planned lengths their sum, how many are not 0, and the largest.
   Value zero = l.index(0), one = l.index(1), zero32 = l.i32(0);
+  auto [batchOk, rowsRead] = l.batchWithin(lengths, batch);
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one, ValueRange{zero32, zero, zero, zero},
+      b, l.loc, zero, rowsRead, one, ValueRange{zero32, zero, zero, zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         Value len32 = n.load(lengths, i);
@@ -305,7 +317,6 @@ static Value lowerPlanChunkSize(PlanChunkSizeOp op) {
       });
   Value minLen = survey.getResult(0), sum = survey.getResult(1),
         nonzero = survey.getResult(2), maxLen = survey.getResult(3);
-  Value batchOk = l.cmp(P::sgt, batch, zero);
   Value headsOk = l.cmp(P::sgt, heads, zero);
   Value shapeOk = arith::AndIOp::create(b, l.loc, batchOk, headsOk);
   Value valid =
@@ -561,7 +572,7 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 
   Value zero = l.index(0), one = l.index(1);
   Value capacity = memref::DimOp::create(b, l.loc, buffer, 0);
-  Value batchOk = l.cmp(P::sgt, batch, zero);
+  auto [batchOk, rowsRead] = l.batchWithin(lengths, batch);
   Value headsOk = l.cmp(P::sgt, heads, zero);
   Value chunkOk = l.cmp(P::sgt, chunk, zero);
   Value shapeOk = arith::AndIOp::create(
@@ -570,7 +581,7 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 
   // Pass 1: validate every length and count the chunks.
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one, ValueRange{l.i1(false), l.i1(false), zero},
+      b, l.loc, zero, rowsRead, one, ValueRange{l.i1(false), l.i1(false), zero},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         SpecRows::RowCheck row =
@@ -614,7 +625,7 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
 
   // Pass 2: write, only when everything is valid and fits.
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
-    rows.forEachRequest(tb, loc, lengths, batch, tiers,
+    rows.forEachRequest(tb, loc, lengths, rowsRead, tiers,
                         [&](OpBuilder &rb, Location loc, Value req, Value,
                             Value start, Value len, Value, Value tier, Value n,
                             Value first) {
@@ -657,6 +668,17 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   Value chunkAboveOne = l.cmp(P::sgt, chunk, one);
   Value lessChunk =
       l.select(chunkAboveOne, arith::SubIOp::create(b, l.loc, chunk, one), one);
+  // The rows read: none unless 1 <= batch <= the lengths' size and 0 <=
+  // planned_batch <= the plan held's (INVALID_PARAMS is never a read past
+  // either array).
+  auto [batchOk, rowsRead] = l.batchWithin(lengths, batch);
+  Value heldRows = memref::DimOp::create(b, l.loc, planned, 0);
+  Value plannedNonNegative = l.cmp(P::sge, plannedBatch, zero);
+  Value plannedFits = l.cmp(P::ule, plannedBatch, heldRows);
+  Value plannedOk =
+      arith::AndIOp::create(b, l.loc, plannedNonNegative, plannedFits);
+  batch = rowsRead;
+  plannedBatch = l.select(plannedOk, plannedBatch, zero);
   // The planned rows a row can be compared with.
   Value common = arith::MinSIOp::create(b, l.loc, batch, plannedBatch);
 
@@ -711,14 +733,12 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   Value headsOk = l.cmp(P::sgt, heads, zero);
   Value safeHeads = l.select(headsOk, heads, one);
   Value capacity = memref::DimOp::create(b, l.loc, op.getBuffer(), 0);
-  Value heldRows = memref::DimOp::create(b, l.loc, planned, 0);
   SmallVector<Value> conditions = {
       arith::XOrIOp::create(b, l.loc, invalid, l.i1(true)),
-      l.cmp(P::sgt, batch, zero),
+      batchOk,
       headsOk,
       chunkOk,
-      l.cmp(P::sge, plannedBatch, zero),
-      l.cmp(P::ule, plannedBatch, heldRows),
+      plannedOk,
       l.cmp(P::ule, chunks,
             arith::DivUIOp::create(b, l.loc, capacity, safeHeads))};
   if (searched) {

@@ -149,9 +149,15 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK:   scf.yield %[[SEARCH]]#0
 // CHECK: } else {
 // Generation: a validating survey (negative lengths, tier chain, chunk
-// count), the status codes, then the write loops under status == OK.
+// count) of the rows the lengths hold (none when batch is beyond them:
+// INVALID_PARAMS, never a read past the array), the status codes, then
+// the write loops under status == OK.
 // CHECK: memref.dim %[[BUF]]
-// CHECK: %[[SURVEY:.*]]:3 = scf.for
+// CHECK: %[[SIZE:.*]] = memref.dim %[[LENS]], %c0
+// CHECK: %[[FITS:.*]] = arith.cmpi sle, %[[B]], %[[SIZE]] : index
+// CHECK: %[[BOK:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
+// CHECK: %[[ROWS:.*]] = arith.select %[[BOK]], %[[B]], %c0{{.*}} : index
+// CHECK: %[[SURVEY:.*]]:3 = scf.for %{{.*}} = %{{.*}} to %[[ROWS]]
 // CHECK:   arith.cmpi sge, %{{.*}}, %c4097_i32
 // CHECK:   arith.ceildivui
 // CHECK: arith.select %{{.*}}, %c1_i32, %c0_i32
@@ -161,7 +167,7 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // and flags are computed once for all heads, and head h's copy goes to id
 // first + h n.
 // CHECK: scf.if
-// CHECK:   scf.for %[[REQ:[^ ]*]] = {{.*}} to %[[B]] {{.*}} iter_args(%[[FIRST:[^ ]*]] =
+// CHECK:   scf.for %[[REQ:[^ ]*]] = {{.*}} to %[[ROWS]] {{.*}} iter_args(%[[FIRST:[^ ]*]] =
 // CHECK:     %[[N:.*]] = arith.ceildivui
 // CHECK:     scf.for %[[I:[^ ]*]] = {{.*}} to %[[N]]
 // CHECK:       %[[AT:.*]] = arith.addi %[[FIRST]], %[[I]] : index
@@ -571,8 +577,13 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK-LABEL: func.func @update_last_chunks(
 // CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>, %[[BATCH:[^:]*]]: index, %[[HELD:[^:]*]]: index
 // CHECK-NOT: wsp.update_plan
-// CHECK: %[[COMMON:.*]] = arith.minsi %[[BATCH]], %[[HELD]] : index
-// CHECK: %[[SURVEY:.*]]:4 = scf.for %[[ROW:[^ ]*]] = %{{.*}} to %[[BATCH]] {{.*}} iter_args({{.*}}, %[[MOVED:[^ ]*]] = %[[BATCH]]) -> (i1, index, index, index) {
+// The rows read: batch and planned_batch only when they fit their arrays.
+// CHECK: %[[ROWS:.*]] = arith.select %{{.*}}, %[[BATCH]], %c0{{.*}} : index
+// CHECK: %[[HELDROWS:.*]] = memref.dim %[[PLANNED]], %c0
+// CHECK: arith.cmpi ule, %[[HELD]], %[[HELDROWS]] : index
+// CHECK: %[[HELDREAD:.*]] = arith.select %{{.*}}, %[[HELD]], %c0{{.*}} : index
+// CHECK: %[[COMMON:.*]] = arith.minsi %[[ROWS]], %[[HELDREAD]] : index
+// CHECK: %[[SURVEY:.*]]:4 = scf.for %[[ROW:[^ ]*]] = %{{.*}} to %[[ROWS]] {{.*}} iter_args({{.*}}, %[[MOVED:[^ ]*]] = %[[ROWS]]) -> (i1, index, index, index) {
 // CHECK: memref.load %[[LENS]]
 // CHECK: %[[N:.*]] = arith.ceildivui
 // CHECK: %[[HAS:.*]] = arith.cmpi slt, %[[ROW]], %[[COMMON]] : index
@@ -584,12 +595,10 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: %[[JOINED:.*]] = arith.constant -1 : index
 // CHECK: scf.yield %[[JOINED]]
 // CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %[[N]], %[[HELDN]] : index
-// CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[BATCH]] : index
+// CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[ROWS]] : index
 // CHECK: %[[FIRST:.*]] = arith.andi %[[DIFFERS]], %[[NONE_YET]] : i1
 // CHECK: arith.select %[[FIRST]], %[[ROW]], %[[MOVED]] : index
-// The chunks fit the buffer, and the plan held has that many lengths.
-// CHECK: %[[HELDROWS:.*]] = memref.dim %[[PLANNED]]
-// CHECK: arith.cmpi ule, %[[HELD]], %[[HELDROWS]] : index
+// The chunks fit the buffer (and the two row counts their arrays, above).
 // CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1
 // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
 // CHECK: scf.if %[[OK]] {
