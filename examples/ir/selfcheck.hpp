@@ -129,6 +129,23 @@ inline bool reportInvalid(const char *what, int32_t status, bool untouched,
   return ok;
 }
 
+#ifndef WSP_DEVICE_FORM
+/// A kernel fault (a tile load or store, or a page, outside its memory:
+/// pto/runtime/sim_core.hpp) stops its core, and the thread's later
+/// launches run nothing until it is cleared, which no self-check does: one
+/// is still pending when the self-check ends, which then says so and fails.
+struct FaultCheck {
+  ~FaultCheck() {
+    if (const char *fault = ::pto::runtime::sim::fault()) {
+      std::fprintf(stderr, "kernel fault: %s\n", fault);
+      std::fflush(stdout);
+      std::_Exit(1);
+    }
+  }
+};
+inline FaultCheck faultCheck;
+#endif
+
 } // namespace selfcheck
 
 #endif // WSP_EXAMPLES_SELFCHECK_HPP

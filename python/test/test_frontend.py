@@ -250,6 +250,65 @@ def test_tile_kernel_workload_runs_against_numpy():
     assert (y == 7).all()
 
 
+def test_tile_access_outside_a_memref_is_a_fault():
+    # Issue 45, finding 0: with y one row shorter than x, the kernel's last
+    # store went past y (SUCCESS, then an abort in free()). The simulation
+    # checks each tile load and store against its memref's sizes: the core
+    # stops before the access and the call returns INVALID_PARAMS, saying
+    # where, and the process lives on.
+    prog = wsp.compile(softmax_module())
+    x = np.ones((20, 64), np.float32)
+    y = np.zeros((19, 64), np.float32)
+    result = prog.softmax(x, y, np.zeros(64, wsp.DESCRIPTOR))
+    assert result.name == "INVALID_PARAMS"
+    assert result.fault == ("TSTORE of a 10x64 tile at [10, 0] of a memref of "
+                            "sizes [19, 64]: out of bounds")
+    # The rows before the faulting store were written; none past y.
+    np.testing.assert_allclose(y[:10], wsp.reference.softmax_rows(x)[:10],
+                               rtol=1e-5)
+    # The next call on the thread starts afresh.
+    y = np.zeros((20, 64), np.float32)
+    result = prog.softmax(x, y, np.zeros(64, wsp.DESCRIPTOR))
+    assert result.ok and result.fault is None
+    np.testing.assert_allclose(y, wsp.reference.softmax_rows(x), rtol=1e-5)
+
+
+def test_tile_load_past_the_columns_is_a_fault():
+    # A load of 128 columns at column 128 of a 64-column memref stays
+    # inside the buffer (the rows after it) and returned SUCCESS with
+    # garbage: each dimension is checked, not only the buffer's end.
+    m = Module("cols")
+    m.tier_config("T", [(0, 1, 2**31 - 1)])
+    vec = tile("vec", [1, 128], "f32")
+    with m.kernel("copy", "T", [("x", memref([None, 64], "f32")),
+                                ("y", memref([None, 128], "f32")),
+                                ("col", "index")],
+                  descriptor_type=descriptor("moe")) as k:
+        c0 = arith.constant(0)
+        s = t.alloc(type=vec, result_name="s")
+        t.load(s, k.x, [c0, k.col])
+        t.store(k.y, [c0, c0], s)
+    with m.function("run", results=["i32"], x=memref([None, 64], "f32"),
+                    y=memref([None, 128], "f32"), col="index",
+                    descs=memref([4], descriptor("moe"))) as f:
+        c1 = arith.constant(1)
+        lens = mr.alloca(type=memref([1], "i32"), result_name="lens")
+        mr.store(arith.constant(1, "i32"), lens, [arith.constant(0)])
+        count, status = w.generate(
+            lengths=lens, batch=c1, heads=c1, chunk=c1, tiers="T",
+            config=Attr("#wsp.plan_config<>"), buffer=f.descs)
+        w.dispatch(kernel="copy", args=[f.x, f.y, f.col], descriptors=f.descs,
+                   count=count, core_kind="vector", num_cores=1)
+        func.return_([status])
+    prog = wsp.compile(m)
+    x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
+    y = np.zeros((1, 128), np.float32)
+    result = prog.run(x, y, 128, np.zeros(4, wsp.DESCRIPTOR))
+    assert result.name == "INVALID_PARAMS"
+    assert "TLOAD of a 1x128 tile at [0, 128]" in result.fault
+    assert not y.any()
+
+
 def decode_module(group=4, kv_heads=2, dim=128, block=16):
     heads = group * kv_heads
     m = Module("decode")

@@ -362,23 +362,29 @@ class RunResult:
     0 for functions without one), its name, the report when one was asked
     for, `value`, a function's other scalar result (else None), and
     `plan_charts`, when asked for: the SVG Gantt chart of each balanced plan
-    the call made, in order (pto/runtime/plan_svg.hpp)."""
+    the call made, in order (pto/runtime/plan_svg.hpp), and `fault`: when a
+    kernel stopped the call (a tile load or store, or a page, outside its
+    memory; the status is then INVALID_PARAMS), what it would have touched,
+    else None."""
 
-    def __init__(self, status, report, value=None, plan_charts=None):
+    def __init__(self, status, report, value=None, plan_charts=None,
+                 fault=None):
         self.status = status
         self.name = STATUS_NAMES.get(status, "UNKNOWN")
         self.report = report
         self.value = value
         self.plan_charts = plan_charts
+        self.fault = fault
 
     @property
     def ok(self):
         return self.status == PlanResult.OK
 
     def __repr__(self):
-        return "RunResult(%s%s%s)" % (
+        return "RunResult(%s%s%s%s)" % (
             self.name, "" if self.value is None else ", value %r" % self.value,
-            ", %r" % self.report if self.report else "")
+            ", %r" % self.report if self.report else "",
+            "" if self.fault is None else ", fault %r" % self.fault)
 
 
 class _Arg:
@@ -526,8 +532,12 @@ class Function:
             saved = os.environ.get("WSP_PLAN_SVG_DIR")
             os.environ["WSP_PLAN_SVG_DIR"] = charts_dir
             restart()
+        fault = None
         try:
             status = self._entry(self._pointers, self._sizes)
+            if status == PlanResult.INVALID_PARAMS:
+                message = lib.wsp_capi_fault()
+                fault = message.decode() if message else None
         finally:
             if report:
                 rep = self.program._read_report()
@@ -547,7 +557,8 @@ class Function:
                         charts.append(f.read())
                 shutil.rmtree(charts_dir, ignore_errors=True)
         return RunResult(int(status), rep if report else None,
-                         None if value is None else value.value, charts)
+                         None if value is None else value.value, charts,
+                         fault)
 
 
 class CompiledProgram:
@@ -573,6 +584,7 @@ class CompiledProgram:
         self._lib.wsp_capi_report_core.argtypes = [
             ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
         self._lib.wsp_capi_record.argtypes = [ctypes.c_int32]
+        self._lib.wsp_capi_fault.restype = ctypes.c_char_p
         self.functions = {f["name"]: Function(self, f)
                           for f in self.meta["functions"]}
         if owned:

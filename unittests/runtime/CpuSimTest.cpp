@@ -96,6 +96,62 @@ TEST(CpuSim, SpmdRunsEveryDescriptorOnceOnTheRightCore) {
   EXPECT_DOUBLE_EQ(report.balance(), double(max_cost) * 48 / total);
 }
 
+TEST(CpuSim, AKernelFaultStopsItsCoreAndIsReportedToTheCaller) {
+  // A kernel that throws KernelFault (the tile simulation's out-of-bounds
+  // checks do) stops its core; the other cores run their shares; the
+  // launch returns INVALID_PARAMS and the calling thread holds the first
+  // fault until it clears it, launching nothing meanwhile.
+  const int n = 64;
+  std::vector<WorkDescriptor> descs = make_descs(n);
+  std::vector<std::atomic<int>> ran(n);
+  auto kernel = [&](const WorkDescriptor &d) {
+    if (d.work_id == 10)
+      throw sim::KernelFault("descriptor 10 is out of bounds");
+    ++ran[d.work_id];
+  };
+  sim::clear_fault();
+  ASSERT_EQ(sim::fault(), nullptr);
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Vector, 8, descs.data(), n, kernel),
+            PlanResult::INVALID_PARAMS);
+  ASSERT_NE(sim::fault(), nullptr);
+  EXPECT_STREQ(sim::fault(), "descriptor 10 is out of bounds");
+  for (int i = 0; i < n; ++i) // core 2 runs 2, 10, 18, ...: it stopped at 10
+    EXPECT_EQ(ran[i], i % 8 == 2 && i >= 10 ? 0 : 1) << i;
+  // While the fault is pending, no launch runs anything.
+  std::atomic<int> later{0};
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Vector, 8, descs.data(), n,
+                          [&](const WorkDescriptor &) { ++later; }),
+            PlanResult::INVALID_PARAMS);
+  EXPECT_EQ(later, 0);
+  // Other threads have their own.
+  std::thread([&] { EXPECT_EQ(sim::fault(), nullptr); }).join();
+  sim::clear_fault();
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Vector, 8, descs.data(), n,
+                          [&](const WorkDescriptor &) { ++later; }),
+            PlanResult::OK);
+  EXPECT_EQ(later, n);
+}
+
+TEST(CpuSim, AFaultInANestedLaunchIsItsCoresFault) {
+  // A launch made inside a simulated core passes its fault to that core,
+  // whose own launch reports it.
+  std::vector<WorkDescriptor> descs = make_descs(4);
+  sim::clear_fault();
+  EXPECT_EQ(sim::run_spmd(sim::CoreKind::Cube, 2, descs.data(), 4,
+                          [&](const WorkDescriptor &d) {
+                            if (d.work_id != 3)
+                              return;
+                            sim::launch(2, [] {
+                              if (get_block_idx() == 1)
+                                throw sim::KernelFault("inner");
+                            });
+                          }),
+            PlanResult::INVALID_PARAMS);
+  ASSERT_NE(sim::fault(), nullptr);
+  EXPECT_STREQ(sim::fault(), "inner");
+  sim::clear_fault();
+}
+
 TEST(CpuSim, BlockIndexIsThreadLocalAndRestored) {
   EXPECT_EQ(get_block_idx(), 0);
   EXPECT_EQ(get_block_num(), 1);

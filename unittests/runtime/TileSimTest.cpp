@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -30,6 +31,17 @@ std::vector<float> random_floats(size_t n, unsigned seed, float lo = -1,
   for (float &x : v)
     x = d(rng);
   return v;
+}
+
+/// Expects `f` to stop with a kernel fault whose message contains `what`.
+template <typename F> void expectFault(F &&f, const std::string &what) {
+  try {
+    f();
+    ADD_FAILURE() << "no fault; expected: " << what;
+  } catch (const sim::KernelFault &fault) {
+    EXPECT_NE(std::string(fault.what()).find(what), std::string::npos)
+        << fault.what();
+  }
 }
 
 using Vec16x64 = Tile<Loc::Vec, float, 16, 64>;
@@ -116,7 +128,102 @@ TEST(TileSimTest, PagedLoadsCrossPages) {
     }
   Tile<Loc::Vec, float, 16, 32> past(15, 32);
   assign(past, 8192);
-  EXPECT_DEATH(load_paged(past, p, 2), "beyond the page table");
+  // Past the table, or through a page past the cache: a kernel fault
+  // (the core stops, the launch reports it), never a read past memory.
+  expectFault([&] { load_paged(past, p, 2); },
+              "a paged load of position 16 beyond the page table (4 pages)");
+  std::vector<int32_t> bad = {5, 6};
+  Pages<float> q = p;
+  q.table = bad.data();
+  q.table_len = 2;
+  q.num_pages = pages;
+  expectFault([&] { load_paged(rows, q, 2); },
+              "a paged load of position 4 reads page 6 of a cache of 6 pages");
+}
+
+/// A memref view as generated code's MemRef.
+template <typename T, int Rank> struct View {
+  T *data;
+  int64_t sizes[Rank];
+};
+
+TEST(TileSimTest, PagesOfAViewCheckTheRowAndHead) {
+  KernelScope scope;
+  const int num_pages = 6, heads = 2, ps = 4, cols = 32;
+  auto data = random_floats(num_pages * heads * ps * cols, 5);
+  std::vector<int32_t> table = {5, 2, 0, 3, 1, 1, 1, 1};
+  View<float, 4> cache{data.data(), {num_pages, heads, ps, cols}};
+  View<int32_t, 2> rows_of{table.data(), {2, 4}};
+  Pages<float> p = pages(cache, rows_of, 1, 1);
+  EXPECT_EQ(p.base, data.data() + ps * cols);
+  EXPECT_EQ(p.page_stride, heads * ps * cols);
+  EXPECT_EQ(p.table, table.data() + 4);
+  EXPECT_EQ(p.table_len, 4);
+  EXPECT_EQ(p.num_pages, num_pages);
+  expectFault([&] { pages(cache, rows_of, 2, 0); },
+              "a paged load through row 2 of a page table of 2 rows: out of "
+              "bounds");
+  expectFault([&] { pages(cache, rows_of, 0, -1); },
+              "a paged load of head -1 of a cache of 2 heads: out of bounds");
+}
+
+TEST(TileSimTest, LoadsAndStoresAtAViewCheckEveryDimension) {
+  KernelScope scope;
+  // x: [3, 8, 32]; a 4x16 tile of x[1] at row 4, column 16 is its corner.
+  std::vector<float> data(3 * 8 * 32);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = float(i);
+  View<float, 3> x{data.data(), {3, 8, 32}};
+  Tile<Loc::Vec, float, 4, 16> t;
+  assign(t, 0);
+  load(t, at(x, 1, 4, 16));
+  EXPECT_EQ(t.at(0, 0), float((1 * 8 + 4) * 32 + 16));
+  EXPECT_EQ(t.at(3, 15), float((1 * 8 + 7) * 32 + 31));
+  set_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  wait_flag(V, Pipe::MTE2, Pipe::MTE3, 0);
+  store(at(x, 2, 0, 0), t);
+  set_flag(V, Pipe::MTE3, Pipe::MTE2, 0);
+  wait_flag(V, Pipe::MTE3, Pipe::MTE2, 0);
+  EXPECT_EQ(data[(2 * 8 + 3) * 32 + 15], float((1 * 8 + 7) * 32 + 31));
+  // One element past in each dimension, and negative indices.
+  const std::vector<float> before = data;
+  expectFault([&] { load(t, at(x, 2, 5, 16)); },
+              "TLOAD of a 4x16 tile at [2, 5, 16] of a memref of sizes [3, 8, "
+              "32]: out of bounds");
+  expectFault([&] { load(t, at(x, 1, 4, 17)); }, "at [1, 4, 17]");
+  expectFault([&] { load(t, at(x, 1, 8, 0)); }, "at [1, 8, 0]");
+  expectFault([&] { store(at(x, 3, 0, 0), t); },
+              "TSTORE of a 4x16 tile at [3, 0, 0]");
+  expectFault([&] { store(at(x, -1, 0, 0), t); }, "at [-1, 0, 0]");
+  expectFault([&] { load(t, at(x, 0, 0, -1)); }, "at [0, 0, -1]");
+  EXPECT_EQ(data, before);
+  // A tile's rows run on from one index of the leading dimensions into the
+  // next (rows 6, 7 of x[0], then rows 0, 1 of x[1]).
+  load(t, at(x, 0, 6, 16));
+  EXPECT_EQ(t.at(3, 0), float((1 * 8 + 1) * 32 + 16));
+  // One row is a contiguous run, which may run on past the last dimension.
+  Tile<Loc::Vec, float, 1, 64> run;
+  assign(run, 4096);
+  load(run, at(x, 0, 7, 16));
+  EXPECT_EQ(run.at(0, 63), float(8 * 32 + 47));
+  expectFault([&] { load(run, at(x, 2, 7, 16)); },
+              "TLOAD of a 1x64 tile at [2, 7, 16]");
+  // A transposed (DN) load reads the tile's columns from the memref's rows.
+  Tile<Loc::Vec, float, 16, 8, Layout::ColMajor> d(16, 8);
+  assign(d, 1024);
+  load_t(d, at(x, 0, 0, 16));
+  EXPECT_EQ(d.at(15, 7), float(7 * 32 + 31));
+  expectFault([&] { load_t(d, at(x, 2, 1, 16)); },
+              "TLOAD of a 16x8 tile at [2, 1, 16]");
+  // A rank-1 memref's row may repeat; its columns are checked.
+  View<float, 1> w{data.data(), {16}};
+  load(t, at(w, 0));
+  EXPECT_EQ(t.at(3, 15), 15.f);
+  expectFault([&] { load(t, at(w, 1)); }, "at [1] of a memref of sizes [16]");
+  // An empty extent touches nothing, wherever it is.
+  Tile<Loc::Vec, float, 4, 16> empty(0, 16);
+  assign(empty, 2048);
+  load(empty, at(x, 2, 8, 0));
 }
 
 TEST(TileSimTest, TrafficCountsGlobalMemoryBytes) {

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -454,9 +455,27 @@ inline double micros_since(std::chrono::steady_clock::time_point start) {
 /// ended, and `body` returns whether the core ran anything: an idle core's
 /// end is not read (two clock reads per core were a good part of a small
 /// launch on 48 cores).
+///
+/// A core whose kernel faults (KernelFault: a run-time input out of
+/// bounds) stops there; the other cores run their shares. The first fault
+/// becomes the calling thread's pending fault (sim::fault()), or, in a
+/// launch made inside a simulated core, that core's fault. While a fault is
+/// pending no core runs. Returns false when the launch faulted or did not
+/// run.
 template <typename Place, typename NumOf, typename Body>
-void simulate(std::vector<CoreStats> &stats, int os_threads, Place &&place,
+bool simulate(std::vector<CoreStats> &stats, int os_threads, Place &&place,
               NumOf &&num_of, Body &&body) {
+  if (fault()) {
+    for (CoreStats &s : stats) {
+      s.per_tier.clear();
+      s.descriptors = 0;
+      s.cost = 0;
+      s.busy_us = 0;
+    }
+    return false;
+  }
+  std::mutex fault_mutex;
+  std::string first_fault;
   for_each_core(
       static_cast<int>(stats.size()), os_threads,
       [&](int i, std::chrono::steady_clock::time_point &last) {
@@ -472,7 +491,15 @@ void simulate(std::vector<CoreStats> &stats, int os_threads, Place &&place,
         // after the launch (the caller's thread runs cores too) starts afresh.
         const uint64_t saved_run = core_run();
         core_run() = next_core_run();
-        if (body(s)) {
+        bool ran = true;
+        try {
+          ran = body(s);
+        } catch (const KernelFault &f) {
+          std::lock_guard<std::mutex> lock(fault_mutex);
+          if (first_fault.empty())
+            first_fault = f.what();
+        }
+        if (ran) {
           const auto end = std::chrono::steady_clock::now();
           s.busy_us =
               std::chrono::duration<double, std::micro>(end - last).count();
@@ -480,6 +507,12 @@ void simulate(std::vector<CoreStats> &stats, int os_threads, Place &&place,
         }
         core_run() = saved_run;
       });
+  if (first_fault.empty())
+    return true;
+  if (core_run() != 0) // a launch inside a simulated core: that core's fault
+    throw KernelFault(first_fault.c_str());
+  detail::pending_fault() = std::move(first_fault);
+  return false;
 }
 
 /// The per-core statistics of one launch. They live in the report's
@@ -606,7 +639,7 @@ PlanResult run_groups(const Group *groups, size_t n, LaunchReport *report,
   std::vector<CoreStats> &stats = storage.get();
   const CostFn cost = options.cost ? options.cost : &unit_length;
   const auto launch_start = std::chrono::steady_clock::now();
-  simulate(
+  const bool ran = simulate(
       stats, options.os_threads,
       [&](int i, CoreStats &s) {
         size_t gi = 0;
@@ -633,7 +666,7 @@ PlanResult run_groups(const Group *groups, size_t n, LaunchReport *report,
         return s.descriptors != 0;
       });
   record(report, launch_start);
-  return PlanResult::OK;
+  return ran ? PlanResult::OK : PlanResult::INVALID_PARAMS;
 }
 } // namespace detail
 
@@ -664,12 +697,12 @@ namespace detail {
 /// `num_cores` cores of `kind`, each running `work(stats, cost)` once
 /// (true: the core did work), with the launch's statistics and timing.
 template <typename Work>
-void run_cores(CoreKind kind, int num_cores, LaunchReport *report,
-               const Options &options, Work &&work) {
+PlanResult run_cores(CoreKind kind, int num_cores, LaunchReport *report,
+                     const Options &options, Work &&work) {
   const CostFn cost = options.cost ? options.cost : &unit_length;
   LaunchStats storage(report, static_cast<size_t>(num_cores));
   const auto launch_start = std::chrono::steady_clock::now();
-  simulate(
+  const bool ran = simulate(
       storage.get(), options.os_threads,
       [&](int c, CoreStats &s) {
         s.kind = kind;
@@ -678,6 +711,7 @@ void run_cores(CoreKind kind, int num_cores, LaunchReport *report,
       [&](int) { return num_cores; },
       [&](CoreStats &s) { return work(s, cost); });
   record(report, launch_start);
+  return ran ? PlanResult::OK : PlanResult::INVALID_PARAMS;
 }
 } // namespace detail
 
@@ -692,14 +726,13 @@ PlanResult run_spmd_expanding(CoreKind kind, int num_cores, const Plan &plan,
                               const Options &options = {}) {
   if (num_cores <= 0 || num_cores > sim::num_cores(kind))
     return PlanResult::INVALID_PARAMS;
-  detail::run_cores(
+  return detail::run_cores(
       kind, num_cores, report, options, [&](CoreStats &s, CostFn cost) {
         plan.for_each(s.block_idx, num_cores, [&](const WorkDescriptor &d) {
           detail::run_one(kernel, d, s, cost);
         });
         return s.descriptors != 0;
       });
-  return PlanResult::OK;
 }
 
 /// Persistent style: core c walks its own work list,
@@ -727,14 +760,13 @@ PlanResult run_persistent_expanding(CoreKind kind, int num_cores,
   for (int i = 0; items && i < indptr[num_cores]; ++i)
     if (items[i] < 0 || items[i] >= count)
       return PlanResult::INVALID_PARAMS;
-  detail::run_cores(
+  return detail::run_cores(
       kind, num_cores, report, options, [&](CoreStats &s, CostFn cost) {
         expand(s.block_idx);
         for (int i = indptr[s.block_idx]; i < indptr[s.block_idx + 1]; ++i)
           detail::run_one(kernel, descs[items ? items[i] : i], s, cost);
         return true; // expanding is work too
       });
-  return PlanResult::OK;
 }
 
 /// Persistent style over a plan already in the buffer.
@@ -760,7 +792,7 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
     return PlanResult::INVALID_PARAMS;
   detail::LaunchStats storage(report, static_cast<size_t>(num_blocks));
   const auto launch_start = std::chrono::steady_clock::now();
-  detail::simulate(
+  const bool ran = detail::simulate(
       storage.get(), options.os_threads,
       [&](int b, CoreStats &s) {
         s.kind = kind;
@@ -772,7 +804,7 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
         return true;
       });
   detail::record(report, launch_start);
-  return PlanResult::OK;
+  return ran ? PlanResult::OK : PlanResult::INVALID_PARAMS;
 }
 
 } // namespace sim

@@ -201,7 +201,12 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
          "    out["
       << kReportFields
       << " + t] = static_cast<int64_t>(c.per_tier[static_cast<size_t>(t)]);\n"
-         "  return 0;\n}\n";
+         "  return 0;\n}\n\n"
+         "/// What stopped the calling thread's last call: a kernel fault's "
+         "message (a\n/// tile load or store, or a page, outside its memory; "
+         "the call returned\n/// INVALID_PARAMS), or null.\n"
+         "const char *wsp_capi_fault(void) { return "
+         "::pto::runtime::sim::fault(); }\n";
   // A program that plans balanced draws its plans (WSP_PLAN_SVG_DIR); a
   // caller numbers each call's charts from 0.
   if (module->walk([](PlanBalancedOp) { return WalkResult::interrupt(); })
@@ -241,14 +246,20 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
       out << "  (void)args;\n";
     if (sizeIndex == 0)
       out << "  (void)sizes;\n";
+    // A call starts with no kernel fault pending; one that faulted
+    // returns INVALID_PARAMS (wsp_capi_fault says why).
+    out << "  ::pto::runtime::sim::clear_fault();\n";
     if (sig.returnsStatus)
-      out << "  return wsp_gen::" << sig.name << "(" << call << ");\n}\n";
+      out << "  const int32_t status = wsp_gen::" << sig.name << "(" << call
+          << ");\n";
     else if (sig.result)
       out << "  *static_cast<" << sig.result->cType << " *>(args["
           << sig.args.size() << "]) = wsp_gen::" << sig.name << "(" << call
-          << ");\n  return 0;\n}\n";
+          << ");\n  const int32_t status = 0;\n";
     else
-      out << "  wsp_gen::" << sig.name << "(" << call << ");\n  return 0;\n}\n";
+      out << "  wsp_gen::" << sig.name << "(" << call
+          << ");\n  const int32_t status = 0;\n";
+    out << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n";
   }
   out << "\n} // extern \"C\"\n";
   os << buffer;

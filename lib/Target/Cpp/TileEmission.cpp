@@ -227,6 +227,15 @@ std::pair<std::string, std::string> gmAddress(Emitter &e, Value memref,
   return {base, stride};
 }
 
+/// The simulation's checked place of `indices` in `memref`:
+/// `tl::at(x, r, c)`.
+std::string gmAt(Emitter &e, Value memref, ValueRange indices) {
+  std::string at = "tl::at(" + e.name(memref);
+  for (Value index : indices)
+    at += ", " + e.name(index);
+  return at + ")";
+}
+
 const char *pipeName(Pipe p, bool pto) {
   static const char *sim[] = {"tl::Pipe::S",    "tl::Pipe::V",
                               "tl::Pipe::M",    "tl::Pipe::MTE1",
@@ -564,21 +573,35 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
   });
 
   // Global memory.
+  // (The simulation checks the place against the memref's sizes:
+  // tl::at.)
   e.add<LoadOp>([](LoadOp op, Emitter &e) {
+    if (!isPto(e))
+      return instr(e, op, op.getUnit(),
+                   std::string(op.getTranspose() ? "tl::load_t(" : "tl::load(") +
+                       e.name(op.getDst()) + ", " +
+                       gmAt(e, op.getSource(), op.getIndices()) + ")");
     auto [addr, stride] = gmAddress(e, op.getSource(), op.getIndices());
-    std::string fn = isPto(e) ? (op.getTranspose() ? "wsp_aicore::load_t" : "wsp_aicore::load")
-                              : (op.getTranspose() ? "tl::load_t" : "tl::load");
+    std::string fn = op.getTranspose() ? "wsp_aicore::load_t" : "wsp_aicore::load";
     return instr(e, op, op.getUnit(),
                  fn + "(" + e.name(op.getDst()) + ", " + addr + ", " + stride + ")");
   });
   e.add<LoadPagedOp>([](LoadPagedOp op, Emitter &e) -> LogicalResult {
     auto cache = cast<MemRefType>(op.getCache().getType());
     std::string c = e.name(op.getCache()), table = e.name(op.getTable());
+    bool heads = cache.getRank() == 4;
+    if (!isPto(e))
+      return instr(e, op, op.getUnit(),
+                   std::string(op.getTranspose() ? "tl::load_paged_t("
+                                                 : "tl::load_paged(") +
+                       e.name(op.getDst()) + ", tl::pages(" + c + ", " +
+                       table + ", " + e.name(op.getTableRow()) +
+                       (heads ? ", " + e.name(op.getHead()) : "") + "), " +
+                       e.name(op.getPos()) + ")");
     FailureOr<std::string> elem = e.scalarType(cache.getElementType(), op);
     if (failed(elem))
       return failure();
     // Page stride, row stride and page size of [pages, (heads,) ps, cols].
-    bool heads = cache.getRank() == 4;
     std::string ps = c + ".sizes[" + (heads ? "2" : "1") + "]";
     std::string cols = c + ".sizes[" + (heads ? "3" : "2") + "]";
     std::string pageElems = ps + " * " + cols; // one page of one head
@@ -589,23 +612,24 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
       pageStride = c + ".sizes[1] * " + pageElems;
     }
     std::string pages = llvm::formatv(
-        "{0}{1}>{{{2}, {3}, {4}, {5}, {6}.data + {7} * {6}.sizes[1], "
-        "{6}.sizes[1]}",
-        isPto(e) ? "wsp_aicore::Pages<" : "tl::Pages<", *elem, base, pageStride, cols,
-        ps, table, e.name(op.getTableRow()));
-    std::string fn =
-        isPto(e) ? (op.getTranspose() ? "wsp_aicore::load_paged_t"
-                                      : "wsp_aicore::load_paged")
-                 : (op.getTranspose() ? "tl::load_paged_t" : "tl::load_paged");
+        "wsp_aicore::Pages<{0}>{{{1}, {2}, {3}, {4}, {5}.data + {6} * "
+        "{5}.sizes[1], {5}.sizes[1]}",
+        *elem, base, pageStride, cols, ps, table, e.name(op.getTableRow()));
+    std::string fn = op.getTranspose() ? "wsp_aicore::load_paged_t"
+                                       : "wsp_aicore::load_paged";
     return instr(e, op, op.getUnit(),
                  fn + "(" + e.name(op.getDst()) + ", " + pages + ", " +
                      e.name(op.getPos()) + ")");
   });
   e.add<StoreOp>([](StoreOp op, Emitter &e) {
+    if (!isPto(e))
+      return instr(e, op, op.getUnit(),
+                   std::string(op.getTranspose() ? "tl::store_t(" : "tl::store(") +
+                       gmAt(e, op.getDest(), op.getIndices()) + ", " +
+                       e.name(op.getSrc()) + ")");
     auto [addr, stride] = gmAddress(e, op.getDest(), op.getIndices());
     std::string fn =
-        isPto(e) ? (op.getTranspose() ? "wsp_aicore::store_t" : "wsp_aicore::store")
-                 : (op.getTranspose() ? "tl::store_t" : "tl::store");
+        op.getTranspose() ? "wsp_aicore::store_t" : "wsp_aicore::store";
     return instr(e, op, op.getUnit(),
                  fn + "(" + addr + ", " + stride + ", " + e.name(op.getSrc()) +
                      ")");

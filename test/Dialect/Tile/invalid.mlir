@@ -280,6 +280,62 @@ func.func @f(%m: memref<?x128xf32>) {
 
 // -----
 
+// Where the IR knows the place (constant indices, static sizes and valid
+// extent), a load or store outside its memref is an error at the op (the
+// CPU simulation checks the rest at run time).
+func.func @f(%m: memref<8x32xf32>) {
+  %c100 = arith.constant 100 : index
+  %t = tile.alloc : !tile.tile<vec, 16x64xf32>
+  // expected-error @+1 {{'dst' (16 rows of 64) at [100, 100] of memref<8x32xf32> lies outside the memref: index 100 of dimension 0 is not in [0, 8)}}
+  tile.load %t, %m[%c100, %c100] : !tile.tile<vec, 16x64xf32>, memref<8x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x64xf32>, %r: index) {
+  %c128 = arith.constant 128 : index
+  %t = tile.alloc : !tile.tile<vec, 1x128xf32>
+  // expected-error @+1 {{'dst' (1 row of 128) at [?, 128] of memref<?x64xf32> lies outside the memref: index 128 of dimension 1 is not in [0, 64)}}
+  tile.load %t, %m[%r, %c128] : !tile.tile<vec, 1x128xf32>, memref<?x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<?x64xf32>, %r: index) {
+  %c32 = arith.constant 32 : index
+  %t = tile.alloc : !tile.tile<vec, 4x64xf32>
+  // expected-error @+1 {{'src' (4 rows of 64) at [?, 32] of memref<?x64xf32> lies outside the memref: columns [32, 96) of 64}}
+  tile.store %m[%r, %c32], %t : memref<?x64xf32>, !tile.tile<vec, 4x64xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<2x8x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %t = tile.alloc : !tile.tile<vec, 16x32xf32>
+  // expected-error @+1 {{'dst' (16 rows of 32) at [1, 6, 0] of memref<2x8x32xf32> lies outside the memref: rows [14, 30) of its 16}}
+  tile.load %t, %m[%c1, %c6, %c0] : !tile.tile<vec, 16x32xf32>, memref<2x8x32xf32>
+  return
+}
+
+// -----
+
+func.func @f(%m: memref<4x8xf32>) {
+  %c3 = arith.constant 3 : index
+  %c0 = arith.constant 0 : index
+  %t = tile.alloc : !tile.tile<vec, 16x1xf32, col_major>
+  // expected-error @+1 {{'src' (1 column of 16) at [3, 0] of memref<4x8xf32> lies outside the memref: elements [24, 40) of its 32}}
+  tile.store %m[%c3, %c0], %t transpose : memref<4x8xf32>, !tile.tile<vec, 16x1xf32, col_major>
+  return
+}
+
+// -----
+
 func.func @f(%m: memref<?x?x?x?xbf16>, %table: memref<?x?xi32>, %i: index) {
   %t = tile.alloc : !tile.tile<vec, 16x128xbf16>
   // expected-error @+1 {{a rank-4 cache takes a head index}}

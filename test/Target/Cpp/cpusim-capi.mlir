@@ -18,6 +18,7 @@
 // CHECK: void wsp_capi_record(int32_t on) {
 // CHECK: int64_t wsp_capi_report_cores(void) {
 // CHECK: int32_t wsp_capi_report_core(int64_t core, int64_t *out) {
+// CHECK: const char *wsp_capi_fault(void) { return ::pto::runtime::sim::fault(); }
 // CHECK-LABEL: /// func.func @step
 // CHECK-NEXT: ///   args[0] x: memref<?x64xf32>
 // CHECK-NEXT: ///   args[1] lens: memref<8xi32>
@@ -25,27 +26,32 @@
 // CHECK-NEXT: ///   args[3] n: i32
 // CHECK-NEXT: ///   args[4] ws: memref<24x32xf32> (workspace step.ws)
 // CHECK-NEXT: int32_t wsp_capi_step(void *const *args, const int64_t *sizes) {
-// CHECK-NEXT:   return wsp_gen::step(
+// CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
+// CHECK-NEXT:   const int32_t status = wsp_gen::step(
 // CHECK-NEXT:       MemRef<float, 2>{static_cast<float *>(args[0]), {sizes[0], sizes[1]}},
 // CHECK-NEXT:       MemRef<int32_t, 1>{static_cast<int32_t *>(args[1]), {sizes[2]}},
 // CHECK-NEXT:       MemRef<::pto::runtime::WorkDescriptor, 1>{static_cast<::pto::runtime::WorkDescriptor *>(args[2]), {sizes[3]}},
 // CHECK-NEXT:       *static_cast<const int32_t *>(args[3]),
 // CHECK-NEXT:       MemRef<float, 2>{static_cast<float *>(args[4]), {sizes[4], sizes[5]}});
+// CHECK-NEXT:   return ::pto::runtime::sim::fault() ? 3 : status;
 // CHECK-NEXT: }
 // CHECK-LABEL: /// func.func @fill
 // CHECK: int32_t wsp_capi_fill(void *const *args, const int64_t *sizes) {
+// CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
 // CHECK-NEXT:   wsp_gen::fill(
 // CHECK-NEXT:       MemRef<bf16, 1>{static_cast<bf16 *>(args[0]), {sizes[0]}});
-// CHECK-NEXT:   return 0;
+// CHECK-NEXT:   const int32_t status = 0;
+// CHECK-NEXT:   return ::pto::runtime::sim::fault() ? 3 : status;
 // CHECK-NEXT: }
 // CHECK-LABEL: /// func.func @scale
 // CHECK-NEXT: ///   args[0] arg0: f32
 // CHECK-NEXT: ///   args[1] receives the result: f32
 // CHECK-NEXT: int32_t wsp_capi_scale(void *const *args, const int64_t *sizes) {
 // CHECK-NEXT:   (void)sizes;
+// CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
 // CHECK-NEXT:   *static_cast<float *>(args[1]) = wsp_gen::scale(
 // CHECK-NEXT:       *static_cast<const float *>(args[0]));
-// CHECK-NEXT:   return 0;
+// CHECK-NEXT:   const int32_t status = 0;
 // CHECK-LABEL: /// func.func @nothing
 // CHECK-NEXT: int32_t wsp_capi_nothing(void *const *args, const int64_t *sizes) {
 // CHECK-NEXT:   (void)args;

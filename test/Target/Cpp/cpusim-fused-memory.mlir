@@ -24,8 +24,8 @@
 // CHECK-NEXT: const tl::GmRows<float> [[R3:wsp_a0_rows_3]]{a0.data + {{.*}}, a0.sizes[1]}; // tile.store
 // CHECK-NEXT: tl::fused(
 // CHECK-NEXT: [&] {
-// CHECK-NEXT: tl::load([[A:v[0-9]+]], a0.data
-// CHECK-NEXT: tl::load([[B:v[0-9]+]], a0.data
+// CHECK-NEXT: tl::load([[A:v[0-9]+]], tl::at(a0,
+// CHECK-NEXT: tl::load([[B:v[0-9]+]], tl::at(a0,
 // CHECK:      [[A]], [=](auto &wsp_l, int wsp_r, int wsp_c) PTO_TILE_FUSED {
 // CHECK-NEXT: auto wsp_[[A]]_0 = wsp_l.load([[R0]], wsp_r, wsp_c); // tile.load
 // CHECK-NEXT: auto wsp_[[B]]_1 = wsp_l.load([[R1]], wsp_r, wsp_c); // tile.load

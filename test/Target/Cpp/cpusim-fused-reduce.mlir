@@ -17,8 +17,8 @@
 // CHECK-NEXT: auto wsp_[[A:v[0-9]+]]_1 = wsp_l.abs(wsp_[[X]]_0); // tile.abs
 // CHECK-NEXT: wsp_l.rowmax([[M:v[0-9]+]], wsp_r, 1, wsp_[[A]]_1); // tile.rowmax
 // CHECK-NEXT: }, wsp_a0_rows_0);
-// CHECK: tl::store_t(a1.data + {{.*}}, [[S]]);
-// CHECK: tl::store_t(a2.data + {{.*}}, [[M]]);
+// CHECK: tl::store_t(tl::at(a1, {{.*}}), [[S]]);
+// CHECK: tl::store_t(tl::at(a2, {{.*}}), [[M]]);
 func.func @stats(%x: memref<8x48xf32>, %sums: memref<8xf32>, %maxes: memref<8xf32>, %rows: index, %cols: index) {
   %c0 = arith.constant 0 : index
   %t = tile.alloc valid(%rows, %cols) at 0 : !tile.tile<vec, 8x48xf32, valid = ?x?>

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <type_traits>
 
@@ -105,6 +106,114 @@ void load_t(TileT &dst, const typename TileT::DType *gm, int64_t stride) {
   detail::load_lines<true>(dst, gm, stride);
 }
 
+//===----------------------------------------------------------------------===//
+// Checked places in global memory
+//===----------------------------------------------------------------------===//
+
+/// The most dimensions a memref a tile loads or stores has.
+constexpr int kMaxGmRank = 8;
+
+/// Where a tile load or store meets a memref: its element at `index`, rows
+/// `stride` elements apart (the last size; 0 for a rank-1 memref, whose one
+/// row a load may repeat), and the memref's sizes, which the instruction
+/// checks its extent against (a KernelFault before any access, never a
+/// read or write past the memref). Generated code makes one with at().
+template <typename T> struct GmAt {
+  T *base;
+  int64_t offset, stride;
+  int rank;
+  int64_t index[kMaxGmRank], size[kMaxGmRank];
+  T *data() const { return base + offset; }
+};
+
+/// The element of a memref view (any type with `data` and `sizes[Rank]`,
+/// as generated code's MemRef) at `index`, one per dimension.
+template <typename M, typename... I>
+auto at(const M &m, I... index) -> GmAt<std::remove_reference_t<decltype(*m.data)>> {
+  constexpr int rank = static_cast<int>(sizeof...(I));
+  static_assert(rank >= 1 && rank <= kMaxGmRank &&
+                    rank == std::extent_v<decltype(m.sizes)>,
+                "one index per dimension of the memref");
+  GmAt<std::remove_reference_t<decltype(*m.data)>> g{m.data, 0, 0, rank, {}, {}};
+  const int64_t indices[] = {static_cast<int64_t>(index)...};
+  for (int d = 0; d < rank; ++d) {
+    g.index[d] = indices[d];
+    g.size[d] = m.sizes[d];
+    g.offset = d == 0 ? indices[0] : g.offset * m.sizes[d] + indices[d];
+  }
+  g.stride = rank >= 2 ? m.sizes[rank - 1] : 0;
+  return g;
+}
+
+namespace detail {
+/// "[a, b, c]" of n values.
+inline void print_list(char *out, size_t n, const int64_t *v, int count) {
+  size_t used = static_cast<size_t>(std::snprintf(out, n, "["));
+  for (int i = 0; i < count && used < n; ++i)
+    used += static_cast<size_t>(std::snprintf(out + used, n - used, "%s%lld",
+                                              i ? ", " : "",
+                                              static_cast<long long>(v[i])));
+  if (used < n)
+    std::snprintf(out + used, n - used, "]");
+}
+
+/// Faults unless `lines` rows of `width` elements from `g` lie inside the
+/// memref: every index names an element, and
+///  * several rows: the columns lie inside the last dimension (rows wider
+///    than the memref's would overlap), and the rows inside the memref's
+///    rows (the product of every size but the last: a tile's rows may run
+///    on from one index of the dimensions before the last into the next, as
+///    a [q_len x group] tile of the heads of consecutive tokens does);
+///  * one row (a rank-1 memref's row may repeat): a contiguous run of
+///    `width` elements inside the memref (it may run on past the last
+///    dimension, as a column of per-head values stored as one run does).
+/// `rows` x `cols` is the tile's extent, for the message.
+template <typename T>
+void check_gm(const GmAt<T> &g, const char *instr, int64_t lines,
+              int64_t width, int rows, int cols) {
+  if (lines <= 0 || width <= 0)
+    return;
+  const int r = g.rank;
+  bool inside = true;
+  int64_t row = 0, total_rows = 1; // the first row, of how many
+  for (int d = 0; d < r; ++d) {
+    inside = inside && g.index[d] >= 0 && g.index[d] < g.size[d];
+    if (d + 1 < r) {
+      row = row * g.size[d] + g.index[d];
+      total_rows *= g.size[d];
+    }
+  }
+  if (lines > 1 && r >= 2)
+    inside = inside && g.index[r - 1] <= g.size[r - 1] - width &&
+             row <= total_rows - lines;
+  else
+    inside = inside && g.offset <= total_rows * g.size[r - 1] - width;
+  if (inside)
+    return;
+  char at[160], sizes[160];
+  print_list(at, sizeof at, g.index, r);
+  print_list(sizes, sizeof sizes, g.size, r);
+  fault("%s of a %dx%d tile at %s of a memref of sizes %s: out of bounds",
+        instr, rows, cols, at, sizes);
+}
+} // namespace detail
+
+/// TLOAD from a checked place (at()): a fault, nothing read, when the valid
+/// extent does not lie inside the memref.
+template <typename TileT>
+void load(TileT &dst, const GmAt<typename TileT::DType> &gm) {
+  detail::check_gm(gm, "TLOAD", dst.rows, dst.cols, dst.rows, dst.cols);
+  detail::load_lines<false>(dst, gm.data(), gm.stride);
+}
+
+/// TLOAD of a DN block from a checked place: the tile's columns are the
+/// memref's rows.
+template <typename TileT>
+void load_t(TileT &dst, const GmAt<typename TileT::DType> &gm) {
+  detail::check_gm(gm, "TLOAD", dst.cols, dst.rows, dst.rows, dst.cols);
+  detail::load_lines<true>(dst, gm.data(), gm.stride);
+}
+
 /// A paged cache: position p is row p % page_size of page table[p /
 /// page_size]; pages are `page_stride` elements apart from `base` (which
 /// includes the head offset) and rows `row_stride` apart.
@@ -113,7 +222,38 @@ template <typename T> struct Pages {
   int64_t page_stride, row_stride, page_size;
   const int32_t *table; // the sequence's row of the page table
   int64_t table_len;    // entries in that row
+  int64_t num_pages = -1; // pages in the cache (-1: not checked)
 };
+
+/// The pages of row `row` of page table `table` in `cache` ([pages,
+/// page_size, cols], or [pages, heads, page_size, cols] and head `head`):
+/// memref views as generated code's MemRef. A row or head outside its
+/// dimension is a fault; a page id outside the cache faults when a load
+/// reaches it.
+template <typename Cache, typename Table>
+auto pages(const Cache &cache, const Table &table, int64_t row,
+           int64_t head = 0) -> Pages<std::remove_const_t<
+    std::remove_reference_t<decltype(*cache.data)>>> {
+  constexpr int rank = static_cast<int>(std::extent_v<decltype(cache.sizes)>);
+  static_assert(rank == 3 || rank == 4, "a paged cache has 3 or 4 dimensions");
+  static_assert(std::extent_v<decltype(table.sizes)> == 2,
+                "a page table has 2 dimensions");
+  const int64_t heads = rank == 4 ? cache.sizes[1] : 1;
+  if (row < 0 || row >= table.sizes[0])
+    detail::fault("a paged load through row %lld of a page table of %lld "
+                  "rows: out of bounds",
+                  static_cast<long long>(row),
+                  static_cast<long long>(table.sizes[0]));
+  if (head < 0 || head >= heads)
+    detail::fault("a paged load of head %lld of a cache of %lld heads: out "
+                  "of bounds",
+                  static_cast<long long>(head), static_cast<long long>(heads));
+  const int64_t page_size = cache.sizes[rank - 2], cols = cache.sizes[rank - 1];
+  const int64_t page_elems = page_size * cols; // one page of one head
+  return {cache.data + head * page_elems, heads * page_elems, cols,
+          page_size, table.data + row * table.sizes[1], table.sizes[1],
+          cache.sizes[0]};
+}
 
 namespace detail {
 /// Calls f(first position offset, count, row pointer) per page segment of
@@ -127,12 +267,15 @@ void for_each_page(const Pages<T> &pages, int64_t pos, int64_t n, F &&f) {
     const int64_t p = pos + i, slot = p / pages.page_size,
                   off = p % pages.page_size;
     if (p < 0 || slot >= pages.table_len)
-      fail("a paged load of position %lld beyond the page table (%lld pages)",
-           static_cast<long long>(p), static_cast<long long>(pages.table_len));
+      fault("a paged load of position %lld beyond the page table (%lld "
+            "pages)",
+            static_cast<long long>(p), static_cast<long long>(pages.table_len));
     const int32_t page = pages.table[slot];
-    if (page < 0)
-      fail("a paged load of position %lld reads page %d",
-           static_cast<long long>(p), page);
+    if (page < 0 || (pages.num_pages >= 0 && page >= pages.num_pages))
+      fault("a paged load of position %lld reads page %d of a cache of %lld "
+            "pages",
+            static_cast<long long>(p), page,
+            static_cast<long long>(pages.num_pages));
     const int64_t count = std::min(n - i, pages.page_size - off);
     f(i, count, pages.base + page * pages.page_stride + off * pages.row_stride);
     i += count;
@@ -203,6 +346,14 @@ void store(G *gm, int64_t stride, const TileT &src) {
   }
 }
 
+/// TSTORE to a checked place (at()): a fault, nothing written, when the
+/// valid extent does not lie inside the memref.
+template <typename G, typename TileT>
+void store(const GmAt<G> &gm, const TileT &src) {
+  detail::check_gm(gm, "TSTORE", src.rows, src.cols, src.rows, src.cols);
+  store(gm.data(), gm.stride, src);
+}
+
 /// TSTORE of a DN tile: gm[c * stride + r] = src[r, c].
 template <typename G, typename TileT>
 void store_t(G *gm, int64_t stride, const TileT &src) {
@@ -219,6 +370,14 @@ void store_t(G *gm, int64_t stride, const TileT &src) {
     for (int r = 0; r < src.rows; ++r)
       gm[c * stride + r] = convert<G>(src.at(r, c));
   (void)sizeof(T);
+}
+
+/// TSTORE of a DN tile to a checked place: the tile's columns are the
+/// memref's rows.
+template <typename G, typename TileT>
+void store_t(const GmAt<G> &gm, const TileT &src) {
+  detail::check_gm(gm, "TSTORE", src.cols, src.rows, src.rows, src.cols);
+  store_t(gm.data(), gm.stride, src);
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 
 #include "pto/runtime/float16.hpp"
 #include "pto/runtime/hardware.hpp"
+#include "pto/runtime/sim_core.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -281,6 +282,16 @@ template <typename... Args> void fail(const char *fmt, Args... args) {
   char message[512];
   std::snprintf(message, sizeof message, fmt, args...);
   error_handler()(message);
+}
+/// A kernel fault: a run-time input (an index, a page id, a size) would
+/// take an instruction out of its memory. Unlike fail() (a rule of the
+/// hardware broken: the compiler's bug), this is the input's: the core
+/// stops before the access, and its launch reports it (sim::fault()).
+template <typename... Args>
+[[noreturn]] void fault(const char *fmt, Args... args) {
+  char message[512];
+  std::snprintf(message, sizeof message, fmt, args...);
+  throw ::pto::runtime::sim::KernelFault(message);
 }
 } // namespace detail
 inline void set_error_handler(ErrorHandler h) {

@@ -753,6 +753,77 @@ static LogicalResult verifyOneRow(Operation *op, MemRefType m, TileType t,
                            << dim(t.getValidShape()[d]);
 }
 
+/// Whether a tile's valid extent at `indices` of `m` lies inside the memref,
+/// as far as the IR knows it (constant indices, static sizes and extents):
+/// the rule the CPU simulation checks at run time (tile::detail::check_gm).
+/// Every index names an element; several rows keep their columns inside
+/// the last dimension and run over the memref's rows (the product of every
+/// size but the last); one row is a contiguous run inside the memref.
+static LogicalResult verifyGmPlace(Operation *op, MemRefType m,
+                                   ValueRange indices, TileType t,
+                                   bool transpose, StringRef role) {
+  ArrayRef<int64_t> valid = t.getValidShape();
+  int64_t lines = transpose ? valid[1] : valid[0];
+  int64_t width = transpose ? valid[0] : valid[1];
+  // An extent that may be empty touches nothing.
+  if (lines == kDyn || width == kDyn || lines == 0 || width == 0)
+    return success();
+  const int64_t rank = m.getRank();
+  SmallVector<std::optional<int64_t>> at;
+  for (Value v : indices)
+    at.push_back(constantIndex(v));
+  ArrayRef<int64_t> sizes = m.getShape();
+  auto place = [&] {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "'" << role << "' (" << lines
+       << (transpose ? " column" : " row") << (lines == 1 ? "" : "s")
+       << " of " << width << ") at [";
+    llvm::interleaveComma(at, os, [&](std::optional<int64_t> i) {
+      if (i)
+        os << *i;
+      else
+        os << "?";
+    });
+    os << "] of " << m;
+    return text;
+  };
+  for (int64_t d = 0; d < rank; ++d)
+    if (at[d] && (*at[d] < 0 || (sizes[d] != kDyn && *at[d] >= sizes[d])))
+      return op->emitOpError()
+             << place() << " lies outside the memref: index " << *at[d]
+             << " of dimension " << d << " is not in [0, "
+             << dim(sizes[d]) << ")";
+  // The first row and the memref's rows, when known.
+  std::optional<int64_t> row = 0, rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) {
+    row = row && at[d] && sizes[d] != kDyn
+              ? std::optional(*row * sizes[d] + *at[d])
+              : std::nullopt;
+    rows = rows && sizes[d] != kDyn ? std::optional(*rows * sizes[d])
+                                    : std::nullopt;
+  }
+  int64_t last = sizes[rank - 1];
+  std::optional<int64_t> col = at[rank - 1];
+  if (lines > 1 && rank >= 2) {
+    if (col && last != kDyn && *col + width > last)
+      return op->emitOpError()
+             << place() << " lies outside the memref: columns [" << *col
+             << ", " << *col + width << ") of " << last;
+    if (row && rows && *row + lines > *rows)
+      return op->emitOpError()
+             << place() << " lies outside the memref: rows [" << *row << ", "
+             << *row + lines << ") of its " << *rows;
+  } else if (row && rows && col && last != kDyn &&
+             *row * last + *col + width > *rows * last) {
+    return op->emitOpError()
+           << place() << " lies outside the memref: elements ["
+           << *row * last + *col << ", " << *row * last + *col + width
+           << ") of its " << *rows * last;
+  }
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   TileType d = tileOf(getDst());
   auto m = cast<MemRefType>(getSource().getType());
@@ -767,7 +838,9 @@ LogicalResult LoadOp::verify() {
                          << m.getRank() << "), got " << getIndices().size();
   if (m.getRank() < 1)
     return emitOpError("loads from a memref of rank >= 1");
-  return verifyOneRow(*this, m, d, getTranspose(), "dst");
+  if (failed(verifyOneRow(*this, m, d, getTranspose(), "dst")))
+    return failure();
+  return verifyGmPlace(*this, m, getIndices(), d, getTranspose(), "dst");
 }
 
 Pipe LoadOp::getPipe() { return Pipe::mte2; }
@@ -829,7 +902,9 @@ LogicalResult StoreOp::verify() {
                                         "'transpose'"
                                       : "only a col_major tile is stored "
                                         "with 'transpose'");
-  return verifyOneRow(*this, m, s, getTranspose(), "src");
+  if (failed(verifyOneRow(*this, m, s, getTranspose(), "src")))
+    return failure();
+  return verifyGmPlace(*this, m, getIndices(), s, getTranspose(), "src");
 }
 
 Pipe StoreOp::getPipe() {
