@@ -75,44 +75,98 @@ def decode_step(m):
         c32 = arith.constant(32)
         c128 = arith.constant(128)
         ok = arith.constant(0, "i32")
-        invalid = arith.constant(3, "i32")
+        c24 = arith.constant(24)
         batch = mr.dim(f.kv_lens, c0, result_name="batch")
         q_len = mr.dim(f.q, c1, result_name="q_len")
         heads = mr.dim(f.q, c2, result_name="heads")
         head_dim = mr.dim(f.q, c3, result_name="head_dim")
         kv_heads = mr.dim(f.k_cache, c1, result_name="kv_heads")
-        group = arith.divui(heads, kv_heads, result_name="group")
+
+        # Run-time preconditions, checked before anything else (INVALID_PARAMS,
+        # nothing written, unless every one holds).
+        def all_of(*conditions):
+            result = conditions[0]
+            for c in conditions[1:]:
+                result = arith.andi(result, c)
+            return result
+
+        def dims(memref, *ds):
+            return [mr.dim(memref, d) for d in ds]
+
+        some_kv_heads = arith.cmpi("ugt", kv_heads, c0)
+        one_or_kv_heads = arith.maxui(kv_heads, c1)
+        odd_heads = arith.remui(heads, one_or_kv_heads)
+        whole_groups = arith.cmpi("eq", odd_heads, c0)
+        w.require(arith.andi(some_kv_heads, whole_groups),
+                  message="the query heads are a whole number of groups of "
+                          "KV heads")
+        group = arith.divui(heads, one_or_kv_heads, result_name="group")
         rows = arith.muli(q_len, group, result_name="rows")
-        rows_fit = arith.cmpi("ule", rows, c32)
-        dim_fits = arith.cmpi("ule", head_dim, c128)
-        fits = arith.andi(rows_fit, dim_fits)
-        status = scf.if_(fits, ["i32"], name="status")
-        with status.then():
-            config = Attr("#wsp.plan_config<chunk_min = 1024, chunk_max = "
-                          "4096, max_work_units = 65536>")
-            planned_chunk = w.plan_chunk_size(f.kv_lens, batch, kv_heads,
-                                              config=config,
-                                              result_name="planned_chunk")
-            # Chunks start on the 128-position grid of the KV tiles.
-            tiles_per_chunk = arith.ceildivui(planned_chunk, c128,
-                                              result_name="tiles_per_chunk")
-            chunk = arith.muli(tiles_per_chunk, c128, result_name="chunk")
-            count, planned_status = w.generate(
-                lengths=f.kv_lens, batch=batch, heads=kv_heads, chunk=chunk,
-                tiers="DecodeAttentionTiers",
-                config=Attr("#wsp.plan_config<balance_chunks = false>"),
-                buffer=f.descs)
-            planned = arith.cmpi("eq", planned_status, ok)
-            run = scf.if_(planned)
-            with run.then():
-                w.dispatch(kernel="decode_attention",
-                           args=[f[n] for n, _ in KERNEL_ARGS],
-                           descriptors=f.descs, count=count,
-                           core_kind="mix", num_cores=24, row_affine=True)
-            scf.yield_([planned_status])
-        with status.else_():
-            scf.yield_([invalid])
-        func.return_(status.results)
+        w.require(arith.cmpi("ule", rows, c32),
+                  message="q_len x group fits the 32 rows of a tile")
+        w.require(arith.cmpi("ule", head_dim, c128),
+                  message="head_dim fits the 128 columns of a tile")
+        q_rows = arith.cmpi("uge", mr.dim(f.q, c0), batch)
+        out_batch, out_len, out_heads, out_dim = dims(f.out, c0, c1, c2, c3)
+        out_rows = arith.cmpi("uge", out_batch, batch)
+        same = [arith.cmpi("eq", a, b) for a, b in
+                [(out_len, q_len), (out_heads, heads), (out_dim, head_dim)]]
+        w.require(arith.andi(q_rows, all_of(out_rows, *same)),
+                  message="q and out hold every request's tokens and heads")
+        k_dim = mr.dim(f.k_cache, c3)
+        k_pages = mr.dim(f.k_cache, c0)
+        block_size = mr.dim(f.k_cache, c2, result_name="block_size")
+        v_pages, v_heads, v_block, v_dim = dims(f.v_cache, c0, c1, c2, c3)
+        same = [arith.cmpi("eq", a, b) for a, b in
+                [(k_dim, head_dim), (v_pages, k_pages), (v_heads, kv_heads),
+                 (v_block, block_size), (v_dim, head_dim)]]
+        w.require(all_of(*same), message="the K and V caches have one shape, "
+                                         "of pages of head_dim")
+        o_slots, o_heads = dims(f.acc_o, c0, c1)
+        m_slots, m_heads = dims(f.acc_m, c0, c1)
+        l_slots, l_heads = dims(f.acc_l, c0, c1)
+        slots = arith.minui(arith.minui(o_slots, m_slots), l_slots)
+        acc_heads = arith.minui(arith.minui(o_heads, m_heads), l_heads)
+        w.require(arith.andi(arith.cmpi("uge", slots, batch),
+                             arith.cmpi("uge", acc_heads, kv_heads)),
+                  message="the accumulators hold a slot per (request, KV "
+                          "head)")
+        blocks = [mr.dim(f[n], c0) for n in ("ws_q", "ws_s", "ws_p", "ws_o")]
+        least = blocks[0]
+        for b in blocks[1:]:
+            least = arith.minui(least, b)
+        w.require(arith.cmpi("uge", least, c24),
+                  message="the workspaces hold a slot per block (24)")
+        table_rows = mr.dim(f.block_table, c0)
+        w.require(w.all_in_range(f.kv_ids, batch, table_rows),
+                  message="every kv id names a row of the block table")
+        w.require(w.pages_in_range(f.block_table, f.kv_ids, batch, f.kv_lens,
+                                   block_size, k_pages),
+                  message="every request's KV positions lie in pages of the "
+                          "cache")
+
+        config = Attr("#wsp.plan_config<chunk_min = 1024, chunk_max = "
+                      "4096, max_work_units = 65536>")
+        planned_chunk = w.plan_chunk_size(f.kv_lens, batch, kv_heads,
+                                          config=config,
+                                          result_name="planned_chunk")
+        # Chunks start on the 128-position grid of the KV tiles.
+        tiles_per_chunk = arith.ceildivui(planned_chunk, c128,
+                                          result_name="tiles_per_chunk")
+        chunk = arith.muli(tiles_per_chunk, c128, result_name="chunk")
+        count, status = w.generate(
+            lengths=f.kv_lens, batch=batch, heads=kv_heads, chunk=chunk,
+            tiers="DecodeAttentionTiers",
+            config=Attr("#wsp.plan_config<balance_chunks = false>"),
+            buffer=f.descs)
+        planned = arith.cmpi("eq", status, ok)
+        run = scf.if_(planned)
+        with run.then():
+            w.dispatch(kernel="decode_attention",
+                       args=[f[n] for n, _ in KERNEL_ARGS],
+                       descriptors=f.descs, count=count,
+                       core_kind="mix", num_cores=24, row_affine=True)
+        func.return_([status])
 
 
 def decode_kernel(m):

@@ -57,6 +57,7 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   WspPlanOptions plan;
   plan.staticPlanning = options.staticPlanning;
   pm.addPass(createWspPlan(plan));
+  pm.addPass(createWspLowerPreconditions());
   // The canonicalizations after the first run on what wsp's own passes
   // built from canonical IR: structured control flow, one block per
   // region, nothing for region simplification (unreachable blocks, block

@@ -85,19 +85,84 @@ def test_python_workload_runs_against_numpy(kv_lens, q_len, heads, kv_heads,
     assert sorted(result.report.per_tier) == sorted(set(tiers.tolist()))
 
 
-def test_python_workload_rejects_what_it_cannot_tile():
-    # q_len x group = 40 rows > one 32-row tile: INVALID_PARAMS, nothing
-    # written.
+def valid_inputs(batch=2, q_len=1, heads=8, kv_heads=2, dim=128, block=16,
+                 kv_len=40):
+    """A small valid decode step's arguments, by name."""
+    per_seq = -(-kv_len // block)
+    pages = batch * per_seq
+    return dict(
+        q=np.zeros((batch, q_len, heads, dim), np.uint16),
+        kv_ids=np.arange(batch, dtype=np.int32),
+        kv_lens=np.full(batch, kv_len, np.int32),
+        block_table=np.arange(pages, dtype=np.int32).reshape(batch, per_seq),
+        k_cache=np.zeros((pages, kv_heads, block, dim), np.uint16),
+        v_cache=np.zeros((pages, kv_heads, block, dim), np.uint16),
+        acc_o=np.zeros((batch, kv_heads, 32, 128), np.float32),
+        acc_m=np.zeros((batch, kv_heads, 32), np.float32),
+        acc_l=np.zeros((batch, kv_heads, 32), np.float32),
+        out=np.zeros((batch, q_len, heads, dim), np.uint16),
+        descs=np.zeros(64, wsp.DESCRIPTOR),
+        ws_q=np.zeros((24, 32, 128), np.uint16),
+        ws_s=np.zeros((24, 32, 128), np.float32),
+        ws_p=np.zeros((24, 32, 128), np.uint16),
+        ws_o=np.zeros((24, 32, 128), np.float32))
+
+
+def shrink(name, axis=0):
+    def f(a):
+        shape = list(a[name].shape)
+        shape[axis] -= 1
+        a[name] = np.zeros(shape, a[name].dtype)
+    return f
+
+
+def setitem(name, index, value):
+    def f(a):
+        a[name][index] = value
+    return f
+
+
+def replace(name, value):
+    def f(a):
+        a[name] = value
+    return f
+
+
+# Issue 45, finding 4: each class of bad input the wsp-level program used to
+# run its kernels on (a heap overflow, a segfault, SIGFPE, an abort in the
+# tile simulation, SUCCESS after an out-of-bounds read or with heads never
+# written). The planner's preconditions (wsp.require) refuse each first:
+# INVALID_PARAMS, nothing written, no kernel run (so no kernel fault).
+@pytest.mark.parametrize("name,change", [
+    ("out too small", shrink("out")),
+    ("out with fewer heads", shrink("out", 2)),
+    ("q too small", shrink("q")),
+    ("v_cache too small", shrink("v_cache")),
+    ("k_cache of another head_dim", shrink("k_cache", 3)),
+    ("kv id past the table", setitem("kv_ids", 1, 2)),
+    ("negative kv id", setitem("kv_ids", 0, -1)),
+    ("block id past the cache", setitem("block_table", (1, 2), 6)),
+    ("negative block id", setitem("block_table", (0, 0), -1)),
+    ("kv length past the page table", setitem("kv_lens", 0, 49)),
+    ("negative kv length", setitem("kv_lens", 1, -1)),
+    ("zero kv heads", lambda a: [replace(n, np.zeros(
+        (6, 0, 16, 128), np.uint16))(a) for n in ("k_cache", "v_cache")]),
+    ("8 heads over 3 kv heads", lambda a: [replace(n, np.zeros(
+        (6, 3, 16, 128), np.uint16))(a) for n in ("k_cache", "v_cache")]),
+    ("too many rows for a tile", lambda a: [replace(n, np.zeros(
+        (2, 9, 8, 128), np.uint16))(a) for n in ("q", "out")]),
+    ("accumulators too small", shrink("acc_l", 1)),
+    ("a workspace too small", shrink("ws_s")),
+])
+def test_python_workload_checks_its_preconditions(name, change):
     prog = wsp.compile(decode_attention_module())
-    q = np.zeros((1, 5, 8, 128), np.uint16)
-    cache = np.zeros((4, 1, 16, 128), np.uint16)
-    out = np.full_like(q, 0x7FC1)
-    result = prog.decode_step(
-        q, np.zeros(1, np.int32), np.array([20], np.int32),
-        np.arange(4, dtype=np.int32).reshape(1, 4), cache, cache.copy(),
-        np.zeros((1, 1, 32, 128), np.float32), np.zeros((1, 1, 32), np.float32),
-        np.zeros((1, 1, 32), np.float32), out, np.zeros(64, wsp.DESCRIPTOR),
-        np.zeros((24, 32, 128), np.uint16), np.zeros((24, 32, 128), np.float32),
-        np.zeros((24, 32, 128), np.uint16), np.zeros((24, 32, 128), np.float32))
-    assert result.name == "INVALID_PARAMS"
-    assert (out == 0x7FC1).all()
+    args = valid_inputs()
+    assert prog.decode_step(**args).ok
+    args = valid_inputs()
+    change(args)
+    args["out"][...] = 0x7FC1
+    result = prog.decode_step(**args)
+    assert result.name == "INVALID_PARAMS", name
+    assert result.fault is None  # caught by the planner, before any kernel
+    assert (args["out"] == 0x7FC1).all()
+    assert not args["descs"].view(np.uint8).any()

@@ -10,6 +10,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -318,6 +319,41 @@ OpFoldResult SelectTierOp::fold(FoldAdaptor adaptor) {
 static LogicalResult verifyPlanWindow(Operation *op, IntegerAttr window) {
   if (window && window.getInt() < 1)
     return op->emitOpError() << "window must be >= 1, got " << window.getInt();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Run-time preconditions
+//===----------------------------------------------------------------------===//
+
+LogicalResult RequireOp::verify() {
+  auto function = dyn_cast<FunctionOpInterface>((*this)->getParentOp());
+  if (!function)
+    return emitOpError("states a precondition of a planning function: it "
+                       "belongs in the body of a func.func, not nested in ")
+           << "'" << (*this)->getParentOp()->getName() << "'";
+  ArrayRef<Type> results = function.getResultTypes();
+  if (results.empty() || !results.front().isInteger(32))
+    return emitOpError("belongs to a function whose first result is the i32 "
+                       "status it returns INVALID_PARAMS in");
+  if (!function.getFunctionBody().hasOneBlock())
+    return emitOpError("belongs to a function of one block");
+  // Checked first: nothing before it writes memory.
+  for (Operation *op = (*this)->getPrevNode(); op; op = op->getPrevNode()) {
+    if (isa<RequireOp>(op))
+      continue;
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    bool writes = !effects;
+    for (const MemoryEffects::EffectInstance &e : effects ? *effects
+                                                          : ArrayRef<MemoryEffects::EffectInstance>{})
+      writes |= isa<MemoryEffects::Write, MemoryEffects::Free>(e.getEffect());
+    if (writes)
+      return (emitOpError("is checked before anything is written, but '")
+              << op->getName() << "' before it may write memory")
+                 .attachNote(op->getLoc())
+             << "here";
+  }
   return success();
 }
 

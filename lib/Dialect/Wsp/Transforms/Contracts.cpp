@@ -37,6 +37,11 @@ struct CheckPlannedPass
         op->emitOpError("is unplanned after planning (run wsp-plan)");
         return WalkResult::interrupt();
       }
+      if (isa<RequireOp, AllInRangeOp, PagesInRangeOp>(op)) {
+        op->emitOpError("is unchecked after planning (run "
+                        "wsp-lower-preconditions)");
+        return WalkResult::interrupt();
+      }
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

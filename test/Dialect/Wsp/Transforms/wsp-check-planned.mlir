@@ -63,3 +63,12 @@ func.func @update(%l: memref<?xi32>, %n: index,
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return %u : i1
 }
+
+// -----
+
+func.func @unchecked(%c: i1) -> i32 {
+  // expected-error @+1 {{'wsp.require' op is unchecked after planning (run wsp-lower-preconditions)}}
+  wsp.require %c, "a precondition"
+  %s = arith.constant 0 : i32
+  return %s : i32
+}

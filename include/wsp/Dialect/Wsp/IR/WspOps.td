@@ -404,6 +404,88 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
 }
 
 //===----------------------------------------------------------------------===//
+// Run-time preconditions
+//===----------------------------------------------------------------------===//
+
+def Wsp_RequireOp : Wsp_Op<"require"> {
+  let summary = "A run-time precondition of a planning function";
+  let description = [{
+    States what the function's inputs must satisfy for its kernels to stay
+    inside their memory: buffer extents against bounds, ids in range, head
+    counts divisible, lengths inside page tables. The planning function
+    checks every precondition first and, if one does not hold, returns
+    INVALID_PARAMS with nothing written and no kernel run
+    (`wsp-lower-preconditions`). The message says what must hold, for a
+    reader of the IR.
+
+    ```mlir
+    %fits = arith.cmpi ule, %rows, %c32 : index
+    wsp.require %fits, "q_len x group fits the 32 rows of a tile"
+    ```
+
+    A precondition sits in the body of a `func.func` whose first result is
+    the i32 status, and nothing before it may write memory.
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message);
+  let assemblyFormat = "$condition `,` $message attr-dict";
+  let hasVerifier = 1;
+}
+
+def Wsp_AllInRangeOp : Wsp_Op<"all_in_range"> {
+  let summary = "Whether the first values of an array lie in [0, bound)";
+  let description = [{
+    True when `0 <= count <= size(values)` and `0 <= values[i] < bound` for
+    every i < count: ids that index a dimension of size `bound` (request
+    slots, experts), or lengths that must not pass a capacity
+    (`bound` = capacity + 1). Reads nothing past `count`, nor past the
+    array. For `wsp.require`.
+
+    ```mlir
+    %ids_ok = wsp.all_in_range %kv_ids[%batch] below %slots : memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<Wsp_LengthBuffer, "the values", [MemRead]>:$values,
+                       Index:$count, Index:$bound);
+  let results = (outs I1:$ok);
+  let assemblyFormat = [{
+    $values `[` $count `]` `below` $bound attr-dict `:` type($values)
+  }];
+}
+
+def Wsp_PagesInRangeOp : Wsp_Op<"pages_in_range"> {
+  let summary = "Whether every request's pages lie in a paged cache";
+  let description = [{
+    The contract of a paged KV cache for requests [0, batch): true when
+    batch fits `rows` and `lengths`, `page_size` and `pages` are positive,
+    and for every request b, its page-table row `rows[b]` is a row of
+    `table`, its length `lengths[b]` is in [0, cols(table) x page_size],
+    and the entries `table[rows[b], j]` for j < ceil(lengths[b] /
+    page_size), the pages its positions lie in, are in [0, pages). Reads
+    nothing past either array or the table. For `wsp.require`.
+
+    ```mlir
+    %paged = wsp.pages_in_range %block_table rows(%kv_ids[%batch])
+        lengths(%kv_lens) page_size(%block) pages(%max_blocks)
+        : memref<?x?xi32>, memref<?xi32>, memref<?xi32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[I32], [2]>, "the page table",
+                           [MemRead]>:$table,
+                       Arg<Wsp_LengthBuffer, "each request's table row",
+                           [MemRead]>:$rows,
+                       Index:$batch,
+                       Arg<Wsp_LengthBuffer, "each request's length",
+                           [MemRead]>:$lengths,
+                       Index:$page_size, Index:$pages);
+  let results = (outs I1:$ok);
+  let assemblyFormat = [{
+    $table `rows` `(` $rows `[` $batch `]` `)` `lengths` `(` $lengths `)`
+    `page_size` `(` $page_size `)` `pages` `(` $pages `)` attr-dict `:`
+    type($table) `,` type($rows) `,` type($lengths)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Tiered kernels (spec §7)
 //===----------------------------------------------------------------------===//
 

@@ -119,6 +119,23 @@ def WspLowerMasks : Pass<"wsp-lower-masks", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def WspLowerPreconditions
+    : Pass<"wsp-lower-preconditions", "::mlir::ModuleOp"> {
+  let summary = "Check a planning function's run-time preconditions first";
+  let description = [{
+    `wsp.all_in_range` and `wsp.pages_in_range` become loops that read only
+    what their arrays hold. In each function with `wsp.require`, the
+    conditions are and-ed where the last one stands, and everything after
+    it (the planning, the dispatches, the return) moves into an `scf.if`
+    of the result, whose other branch returns INVALID_PARAMS (and zeros for
+    any other result): nothing is written and no kernel runs unless every
+    precondition holds.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   let summary = "Clone tiered kernels per reachable tier and build their "
                 "O(1) dispatch tables";
