@@ -44,57 +44,102 @@ func.func @decode_step(
   %c32 = arith.constant 32 : index
   %c128 = arith.constant 128 : index
   %ok = arith.constant 0 : i32
-  %invalid = arith.constant 3 : i32
   %batch = memref.dim %kv_lens, %c0 : memref<?xi32>
   %q_len = memref.dim %q, %c1 : memref<?x?x?x?xbf16>
   %heads = memref.dim %q, %c2 : memref<?x?x?x?xbf16>
   %head_dim = memref.dim %q, %c3 : memref<?x?x?x?xbf16>
   %kv_heads = memref.dim %k_cache, %c1 : memref<?x?x?x?xi8>
 
+
+  // Run-time preconditions (as in decode_attention.mlir): the planner
+  // checks them before anything else and returns INVALID_PARAMS, with
+  // nothing written and no kernel run, unless every one holds.
+  %some_kv_heads = arith.cmpi ugt, %kv_heads, %c0 : index
+  %one_or_kv_heads = arith.maxui %kv_heads, %c1 : index
+  %odd_heads = arith.remui %heads, %one_or_kv_heads : index
+  %whole_groups = arith.cmpi eq, %odd_heads, %c0 : index
+  %gqa = arith.andi %some_kv_heads, %whole_groups : i1
+  wsp.require %gqa, "the query heads are a whole number of groups of KV heads"
+  %q_batch = memref.dim %q, %c0 : memref<?x?x?x?xbf16>
+  %q_rows = arith.cmpi uge, %q_batch, %batch : index
+  %out_batch = memref.dim %out, %c0 : memref<?x?x?x?xbf16>
+  %out_len = memref.dim %out, %c1 : memref<?x?x?x?xbf16>
+  %out_heads = memref.dim %out, %c2 : memref<?x?x?x?xbf16>
+  %out_dim = memref.dim %out, %c3 : memref<?x?x?x?xbf16>
+  %out_rows = arith.cmpi uge, %out_batch, %batch : index
+  %out_same_len = arith.cmpi eq, %out_len, %q_len : index
+  %out_same_heads = arith.cmpi eq, %out_heads, %heads : index
+  %out_same_dim = arith.cmpi eq, %out_dim, %head_dim : index
+  %out_a = arith.andi %out_rows, %out_same_len : i1
+  %out_b = arith.andi %out_a, %out_same_heads : i1
+  %out_c = arith.andi %out_b, %out_same_dim : i1
+  %q_and_out = arith.andi %q_rows, %out_c : i1
+  wsp.require %q_and_out, "q and out hold every request's tokens and heads"
+  %k_pages = memref.dim %k_cache, %c0 : memref<?x?x?x?xi8>
+  %block_size = memref.dim %k_cache, %c2 : memref<?x?x?x?xi8>
+  %k_dim = memref.dim %k_cache, %c3 : memref<?x?x?x?xi8>
+  %v_pages = memref.dim %v_cache, %c0 : memref<?x?x?x?xi8>
+  %v_heads = memref.dim %v_cache, %c1 : memref<?x?x?x?xi8>
+  %v_block = memref.dim %v_cache, %c2 : memref<?x?x?x?xi8>
+  %v_dim = memref.dim %v_cache, %c3 : memref<?x?x?x?xi8>
+  %k_same_dim = arith.cmpi eq, %k_dim, %head_dim : index
+  %v_same_pages = arith.cmpi eq, %v_pages, %k_pages : index
+  %v_same_heads = arith.cmpi eq, %v_heads, %kv_heads : index
+  %v_same_block = arith.cmpi eq, %v_block, %block_size : index
+  %v_same_dim = arith.cmpi eq, %v_dim, %head_dim : index
+  %kv_a = arith.andi %k_same_dim, %v_same_pages : i1
+  %kv_b = arith.andi %kv_a, %v_same_heads : i1
+  %kv_c = arith.andi %kv_b, %v_same_block : i1
+  %caches = arith.andi %kv_c, %v_same_dim : i1
+  wsp.require %caches, "the K and V caches have one shape, of pages of head_dim"
+  %table_rows = memref.dim %block_table, %c0 : memref<?x?xi32>
+  %kv_ids_ok = wsp.all_in_range %kv_ids[%batch] below %table_rows : memref<?xi32>
+  wsp.require %kv_ids_ok, "every kv id names a row of the block table"
+  %paged = wsp.pages_in_range %block_table rows(%kv_ids[%batch])
+      lengths(%kv_lens) page_size(%block_size) pages(%k_pages)
+      : memref<?x?xi32>, memref<?xi32>, memref<?xi32>
+  wsp.require %paged, "every request's KV positions lie in pages of the cache"
   // The tiles hold q_len x group rows and head_dim columns.
-  %group = arith.divui %heads, %kv_heads : index
+  %group = arith.divui %heads, %one_or_kv_heads : index
   %rows = arith.muli %q_len, %group : index
   %rows_fit = arith.cmpi ule, %rows, %c32 : index
+  wsp.require %rows_fit, "q_len x group fits the 32 rows of a tile"
   %dim_fits = arith.cmpi ule, %head_dim, %c128 : index
-  %fits = arith.andi %rows_fit, %dim_fits : i1
-  %status = scf.if %fits -> i32 {
-    // The spec's AttentionPlanner (§13.1), one descriptor per (request, KV
-    // head, chunk), with chunks as decode_attention.mlir plans them: at
-    // least 1024 positions, a multiple of 128, all but a row's last of
-    // that size (so they start on the KV tiles' grid).
-    %planned_chunk = wsp.plan_chunk_size %kv_lens[%batch] heads(%kv_heads)
-        config(#wsp.plan_config<chunk_min = 1024, chunk_max = 4096,
-                                max_work_units = 65536>) : memref<?xi32>
-    %tiles_per_chunk = arith.ceildivui %planned_chunk, %c128 : index
-    %chunk = arith.muli %tiles_per_chunk, %c128 : index
-    %count, %planned_status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
-        chunk(%chunk) tiers(@DecodeAttentionTiers)
-        config(#wsp.plan_config<balance_chunks = false>)
-        into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  wsp.require %dim_fits, "head_dim fits the 128 columns of a tile"
 
-    // Run only a plan that was written: on an error the buffer is left
-    // as it was (and on overflow the count exceeds it).
-    %planned = arith.cmpi eq, %planned_status, %ok : i32
-    scf.if %planned {
-      wsp.dispatch @decode_attention(
-            %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
-            %k_scale, %v_scale, %acc_o, %acc_m, %acc_l, %out,
-            %ws_q, %ws_k, %ws_v, %ws_s, %ws_p, %ws_o
-          : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
-            memref<?x?x?x?xi8>, memref<?x?x?x?xi8>,
-            memref<?x?xf32>, memref<?x?xf32>,
-            memref<?x?x32x128xf32>, memref<?x?x32xf32>, memref<?x?x32xf32>,
-            memref<?x?x?x?xbf16>, memref<?x32x128xf32>, memref<?x64x128xf32>,
-            memref<?x64x128xbf16>, memref<?x32x128xf32>,
-            memref<?x32x128xbf16>, memref<?x32x128xf32>)
-          descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
-          on mix(24) row_affine
-    }
-    scf.yield %planned_status : i32
-  } else {
-    scf.yield %invalid : i32
+  // The spec's AttentionPlanner (§13.1), one descriptor per (request, KV
+  // head, chunk), with chunks as decode_attention.mlir plans them: at
+  // least 1024 positions, a multiple of 128, all but a row's last of
+  // that size (so they start on the KV tiles' grid).
+  %planned_chunk = wsp.plan_chunk_size %kv_lens[%batch] heads(%kv_heads)
+      config(#wsp.plan_config<chunk_min = 1024, chunk_max = 4096,
+                              max_work_units = 65536>) : memref<?xi32>
+  %tiles_per_chunk = arith.ceildivui %planned_chunk, %c128 : index
+  %chunk = arith.muli %tiles_per_chunk, %c128 : index
+  %count, %planned_status = wsp.generate %kv_lens[%batch] heads(%kv_heads)
+      chunk(%chunk) tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>)
+      into %descs : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+
+  // Run only a plan that was written: on an error the buffer is left
+  // as it was (and on overflow the count exceeds it).
+  %planned = arith.cmpi eq, %planned_status, %ok : i32
+  scf.if %planned {
+    wsp.dispatch @decode_attention(
+          %q, %kv_ids, %kv_lens, %block_table, %k_cache, %v_cache,
+          %k_scale, %v_scale, %acc_o, %acc_m, %acc_l, %out,
+          %ws_q, %ws_k, %ws_v, %ws_s, %ws_p, %ws_o
+        : memref<?x?x?x?xbf16>, memref<?xi32>, memref<?xi32>, memref<?x?xi32>,
+          memref<?x?x?x?xi8>, memref<?x?x?x?xi8>,
+          memref<?x?xf32>, memref<?x?xf32>,
+          memref<?x?x32x128xf32>, memref<?x?x32xf32>, memref<?x?x32xf32>,
+          memref<?x?x?x?xbf16>, memref<?x32x128xf32>, memref<?x64x128xf32>,
+          memref<?x64x128xbf16>, memref<?x32x128xf32>,
+          memref<?x32x128xbf16>, memref<?x32x128xf32>)
+        descriptors(%descs[%count] : memref<?x!wsp.descriptor<attention>>)
+        on mix(24) row_affine
   }
-  return %status : i32
+  return %planned_status : i32
 }
 
 // ---------------------------------------------------------------------------

@@ -28,7 +28,51 @@ func.func @moe_step(%counts: memref<?xi32>, %offsets: memref<?xi32>,
                     %descs: memref<?x!wsp.descriptor<moe>>) -> i32 {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %true = arith.constant true
   %experts = memref.dim %counts, %c0 : memref<?xi32>
+
+  // Run-time preconditions: the planner checks them before anything else
+  // and returns INVALID_PARAMS, with nothing written and no kernel run,
+  // unless every one holds. They keep each kernel inside its memory.
+  %tokens = memref.dim %x, %c0 : memref<?x?xbf16>
+  %hidden = memref.dim %x, %c1 : memref<?x?xbf16>
+  %offsets_n = memref.dim %offsets, %c0 : memref<?xi32>
+  %offsets_fit = arith.cmpi uge, %offsets_n, %experts : index
+  wsp.require %offsets_fit, "an offset per expert"
+  %w_experts = memref.dim %w, %c0 : memref<?x?x?xbf16>
+  %w_hidden = memref.dim %w, %c1 : memref<?x?x?xbf16>
+  %ffn = memref.dim %w, %c2 : memref<?x?x?xbf16>
+  %w_per_expert = arith.cmpi uge, %w_experts, %experts : index
+  %w_of_hidden = arith.cmpi eq, %w_hidden, %hidden : index
+  %weights = arith.andi %w_per_expert, %w_of_hidden : i1
+  wsp.require %weights, "a weight matrix per expert, of x's hidden size"
+  %y_tokens = memref.dim %y, %c0 : memref<?x?xf32>
+  %y_ffn = memref.dim %y, %c1 : memref<?x?xf32>
+  %y_rows = arith.cmpi eq, %y_tokens, %tokens : index
+  %y_cols = arith.cmpi eq, %y_ffn, %ffn : index
+  %y_shape = arith.andi %y_rows, %y_cols : i1
+  wsp.require %y_shape, "y holds a row of w's width per row of x"
+  // Each expert's rows [offsets[e], offsets[e] + counts[e]) lie in x (the
+  // offsets read only when there is one per expert).
+  %checked = arith.select %offsets_fit, %experts, %c0 : index
+  %rows_ok = scf.for %e = %c0 to %checked step %c1
+      iter_args(%acc = %true) -> (i1) {
+    %offset_i32 = memref.load %offsets[%e] : memref<?xi32>
+    %offset = arith.index_cast %offset_i32 : i32 to index
+    %n_i32 = memref.load %counts[%e] : memref<?xi32>
+    %n = arith.index_cast %n_i32 : i32 to index
+    %from = arith.cmpi sge, %offset, %c0 : index
+    %some = arith.cmpi sge, %n, %c0 : index
+    %end = arith.addi %offset, %n : index
+    %to = arith.cmpi sle, %end, %tokens : index
+    %a = arith.andi %from, %some : i1
+    %b = arith.andi %a, %to : i1
+    %all = arith.andi %acc, %b : i1
+    scf.yield %all : i1
+  }
+  wsp.require %rows_ok, "every expert's rows lie in x"
+
   %chunk = wsp.plan_chunk_size %counts[%experts] heads(%c1)
       config(#wsp.plan_config<chunk_min = 16, chunk_max = 512,
                               max_work_units = 1024>) : memref<?xi32>

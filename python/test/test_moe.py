@@ -375,3 +375,57 @@ func.func @rows_from_8(%rows: memref<?x128xi8>, %scale: memref<?xf32>,
     np.testing.assert_allclose(wsp.from_bf16(y[8:]), ref,
                                rtol=2**-8 * (1 + 1e-4), atol=1e-30)
     assert (y[:8] == 0x7FC1).all()
+
+
+MOE_IR = (__import__("pathlib").Path(__file__).resolve().parents[2] /
+          "examples" / "ir" / "moe.mlir")
+
+
+def moe_inputs(counts=(3, 0, 5), hidden=8, ffn=16):
+    rng = np.random.default_rng(4)
+    counts = np.array(counts, np.int32)
+    tokens = int(counts.sum())
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    return dict(
+        counts=counts, offsets=offsets,
+        x=wsp.to_bf16(rng.uniform(-1, 1, (tokens, hidden))),
+        w=wsp.to_bf16(rng.uniform(-1, 1, (len(counts), hidden, ffn))),
+        y=np.zeros((tokens, ffn), np.float32),
+        descs=np.zeros(64, wsp.DESCRIPTOR))
+
+
+def test_moe_example_runs_against_numpy():
+    prog = wsp.compile(MOE_IR)
+    a = moe_inputs()
+    assert prog.moe_step(**a).ok
+    x, w = wsp.from_bf16(a["x"]), wsp.from_bf16(a["w"])
+    expert = np.repeat(np.arange(len(a["counts"])), a["counts"])
+    ref = np.einsum("th,thn->tn", x.astype(np.float64),
+                    w[expert].astype(np.float64))
+    # bf16 products summed in f32 over 8 terms: well within 1e-5.
+    np.testing.assert_allclose(a["y"], ref, rtol=1e-5, atol=1e-6)
+
+
+# Issue 45, finding 4, for the README's moe.mlir: each bad input is refused
+# by the planner's preconditions (wsp.require) with nothing written.
+@pytest.mark.parametrize("name,change", [
+    ("an offset short", lambda a: a.update(offsets=a["offsets"][:2].copy())),
+    ("rows past x", lambda a: a["offsets"].__setitem__(2, 4)),
+    ("a negative offset", lambda a: a["offsets"].__setitem__(0, -1)),
+    ("a weight short", lambda a: a.update(w=a["w"][:2].copy())),
+    ("weights of another hidden size", lambda a: a.update(
+        w=a["w"][:, :7].copy())),
+    ("y of another width", lambda a: a.update(y=np.zeros((8, 15),
+                                                          np.float32))),
+    ("y with fewer rows", lambda a: a.update(y=np.zeros((7, 16),
+                                                         np.float32))),
+])
+def test_moe_example_checks_its_preconditions(name, change):
+    prog = wsp.compile(MOE_IR)
+    a = moe_inputs()
+    change(a)
+    a["y"][...] = 7
+    result = prog.moe_step(**a)
+    assert result.name == "INVALID_PARAMS", name
+    assert (a["y"] == 7).all()
+    assert not a["descs"].view(np.uint8).any()
