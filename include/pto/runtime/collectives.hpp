@@ -31,8 +31,8 @@
 // (docs/rationale/Sharding.md).
 //
 // A rank whose earlier work failed still makes the call, with ready =
-// false: it cannot leave the others waiting (over MPI they would wait
-// forever), and every rank's call fails alike.
+// false: it cannot leave the others waiting (they would wait until it
+// leaves, then fail with PEER_LOST), and every rank's call fails alike.
 //
 // Errors, never a crash or a hang, and nothing written on any rank:
 // - INVALID_PARAMS: a null buffer for a non-zero size, overlapping send and
@@ -42,9 +42,11 @@
 //   on some rank): each call first exchanges a small header, so every rank
 //   sees every rank's arguments and all decide alike;
 // - PEER_LOST: a rank that can no longer take part (in-process: its
-//   function returned while the others wait in a collective; MPI: the
-//   library reported an error). The group stays broken: later calls return
-//   PEER_LOST at once.
+//   function returned while the others wait in a collective; MPI: its
+//   communicator was destroyed, or it called MPI_Finalize, before making
+//   the call, or the library reported an error). A rank making one call
+//   more than the others gets it when they leave. The group stays broken:
+//   later calls return PEER_LOST at once.
 #ifndef PTO_RUNTIME_COLLECTIVES_HPP
 #define PTO_RUNTIME_COLLECTIVES_HPP
 
