@@ -250,6 +250,24 @@ def test_tile_kernel_workload_runs_against_numpy():
     assert (y == 7).all()
 
 
+def test_functions_keep_their_argument_names():
+    # Issue 46: a function and the kernel it dispatches, or two functions,
+    # that name their arguments alike each keep the names (they were
+    # numbered module-wide: softmax(x=...) failed, "it has x_1, y_1").
+    m = softmax_module()
+    with m.function("softmax_again", results=["i32"],
+                    x=memref([None, 64], "f32")) as f:
+        func.return_([arith.constant(0, "i32")])
+    prog = wsp.compile(m)
+    assert [a for a, _, _ in prog.softmax.signature()] == ["x", "y", "descs"]
+    assert [a for a, _, _ in prog.softmax_again.signature()] == ["x"]
+    x = np.ones((4, 64), np.float32)
+    y = np.zeros_like(x)
+    assert prog.softmax(x=x, y=y, descs=np.zeros(64, wsp.DESCRIPTOR)).ok
+    np.testing.assert_allclose(y, 1 / 64, rtol=1e-6)
+    assert prog.softmax_again(x=x).ok
+
+
 def test_tile_access_outside_a_memref_is_a_fault():
     # Issue 45, finding 0: with y one row shorter than x, the kernel's last
     # store went past y (SUCCESS, then an abort in free()). The simulation

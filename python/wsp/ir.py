@@ -265,6 +265,22 @@ class Module:
         return op
 
     @contextlib.contextmanager
+    def _scope(self):
+        # A function or kernel is isolated from above: its names (its SSA
+        # values', and so the emitted C++'s and the Python call's argument
+        # names) are its own, whatever other functions call theirs.
+        outer, self._names = self._names, {}
+        try:
+            yield
+        finally:
+            self._names = outer
+
+    def _body(self, op, types, names):
+        block = Block(self, types, names)
+        op.regions[0] = [block]
+        return block
+
+    @contextlib.contextmanager
     def function(self, name, results=(), private=False, arg_attrs=None,
                  **args):
         """Builds ``func.func @name``: its arguments as keywords
@@ -283,9 +299,8 @@ class Module:
                 for n in names)
         op = _Op(self, "func.func", [], [], props, {}, 1, _location(), [])
         self._top(op)
-        block = Block(self, list(args.values()), names)
-        op.regions[0] = [block]
-        with insertion_point(block):
+        with self._scope(), insertion_point(
+                self._body(op, list(args.values()), names)) as block:
             yield _Function(block, names)
             if not results and not (block.ops and block.ops[-1].name
                                     == "func.return"):
@@ -309,9 +324,8 @@ class Module:
                 for k, v in constants.items())
         op = _Op(self, "wsp.kernel", [], [], props, {}, 1, _location(), [])
         self._top(op)
-        block = Block(self, types, names)
-        op.regions[0] = [block]
-        with insertion_point(block):
+        with self._scope(), insertion_point(
+                self._body(op, types, names)) as block:
             yield _Function(block, names)
             if not (block.ops and block.ops[-1].name == "wsp.return"):
                 block.ops.append(_make_op(self, "wsp.return", [], [], {}, {},
