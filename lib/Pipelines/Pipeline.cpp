@@ -51,6 +51,10 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.nestAny().addPass(createCanonicalizerPass());
   // Stage 1: planning (and the iteration-space queries it leaves), the
   // plans a step table replays first given storage of their own.
+  // A tier configuration with a gap between its tiers: a warning.
+  WspTierCoverageOptions coverage;
+  coverage.warnGaps = true;
+  pm.addPass(createWspTierCoverage(coverage));
   pm.addPass(createWspKeepStepPlans());
   pm.addPass(createWspLowerSpaces());
   pm.addPass(createWspLowerMasks());

@@ -118,6 +118,15 @@ public:
     return module;
   }
 
+  /// The warnings so far, each with its location.
+  std::vector<std::string> warnings() const {
+    std::vector<std::string> found;
+    for (const std::string &d : diagnostics)
+      if (d.find(": warning: ") != std::string::npos)
+        found.push_back(d);
+    return found;
+  }
+
   [[noreturn]] void fail(const std::string &what) {
     std::string message = what;
     for (const std::string &d : diagnostics)
@@ -315,6 +324,7 @@ py::dict compileProgram(const std::string &source, const std::string &filename,
   result["kernels"] = tree->kernels;
   result["no_aicore_reason"] = tree->noAicoreReason;
   result["signatures"] = signatures;
+  result["warnings"] = session.warnings();
   return result;
 }
 
@@ -372,7 +382,7 @@ PYBIND11_MODULE(_wsp, m) {
         py::arg("filename") = "<string>", py::arg("target") = "cpusim",
         py::arg("static_planning") = true, py::arg("stem") = "",
         "The wsp pipeline and every emitted file, in memory: {'stem', "
-        "'lowered', 'files', 'kernels', 'no_aicore_reason', 'signatures'}.");
+        "'lowered', 'files', 'kernels', 'no_aicore_reason', 'signatures', 'warnings'}.");
   m.def("translations", &translations, "Names of the wsp translations.");
   m.def(
       "plan_result_names",

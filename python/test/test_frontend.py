@@ -171,11 +171,11 @@ def test_emit_writes_the_wspc_tree(tmp_path):
     assert "MemRef<bf16, 2> hidden_states" in files["cpusim/norms.cpp"]
 
 
-def softmax_module(rows=16, cols=64, cores=8):
+def softmax_module(rows=16, cols=64, cores=8, tiers=((0, 1, 2**31 - 1),)):
     """A tile kernel and the wsp workload that runs it: descriptors of 16
     rows each (wsp.generate, moe pattern), dispatched on vector cores."""
     m = Module("softmax")
-    m.tier_config("RowTiers", [(0, 1, 2**31 - 1)])
+    m.tier_config("RowTiers", tiers)
     vec = tile("vec", [rows, cols], "f32", valid=[None, cols])
     col = tile("vec", [rows, 1], "f32", valid=[None, 1], layout="col_major")
     with m.kernel("softmax_rows", "RowTiers",
@@ -266,6 +266,27 @@ def test_functions_keep_their_argument_names():
     assert prog.softmax(x=x, y=y, descs=np.zeros(64, wsp.DESCRIPTOR)).ok
     np.testing.assert_allclose(y, 1 / 64, rtol=1e-6)
     assert prog.softmax_again(x=x).ok
+
+
+def test_a_gap_between_tiers_is_a_warning(tmp_path, monkeypatch):
+    # Issue 46: tiers [1, 64] and [100, max] compiled silently, and lengths
+    # 65-99 made every call return UNSUPPORTED_SIZE. The compiler warns,
+    # at the tier configuration's line, on every load (a cached one's too).
+    monkeypatch.setenv("WSP_CACHE_DIR", str(tmp_path))
+    m = softmax_module(tiers=[(0, 1, 64), (1, 100, 2**31 - 1)])
+    for _ in range(2):  # built, then from the cache
+        with pytest.warns(wsp.CompileWarning) as caught:
+            prog = wsp.compile(m)
+        assert len(caught) == 1
+        text = str(caught[0].message)
+        assert ("@RowTiers leaves lengths [65, 99] between its tiers "
+                "uncovered: a call with such a length returns "
+                "UNSUPPORTED_SIZE") in text
+        assert "test_frontend.py:" in text  # the Python line that built it
+    x = np.zeros((70, 64), np.float32)
+    y = np.zeros_like(x)
+    assert prog.softmax(x, y, np.zeros(64, wsp.DESCRIPTOR)).name == \
+        "UNSUPPORTED_SIZE"
 
 
 def test_tile_access_outside_a_memref_is_a_fault():

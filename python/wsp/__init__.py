@@ -37,6 +37,7 @@ from ._wsp import (  # noqa: F401
 from . import dtypes, ir, ops, reference  # noqa: F401
 from .compiler import (  # noqa: F401
     BuildError,
+    CompileWarning,
     CompiledProgram,
     PassManager,
     PlanResult,
@@ -50,6 +51,7 @@ from .dtypes import DESCRIPTOR, from_bf16, to_bf16  # noqa: F401
 
 __all__ = [
     "BuildError",
+    "CompileWarning",
     "CompileError",
     "CompiledProgram",
     "DESCRIPTOR",

@@ -25,6 +25,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -276,6 +277,7 @@ def compile(program, name=None, static_planning=True, opt_level=2,
         meta["library"] = os.path.basename(lib)
         meta["kernels"] = out["kernels"]
         meta["warnings"] = proc.stdout
+        meta["compile_warnings"] = list(out["warnings"])
         with open(os.path.join(work, "lowered.mlir"), "w") as f:
             f.write(out["lowered"])
         with open(os.path.join(work, "program.json"), "w") as f:
@@ -297,6 +299,11 @@ def compile(program, name=None, static_planning=True, opt_level=2,
 class BuildError(RuntimeError):
     """The emitted C++ did not build (the message has the compiler's
     output)."""
+
+
+class CompileWarning(UserWarning):
+    """What the compiler warns about, at its location (a gap between a
+    tier configuration's tiers: lengths every call refuses)."""
 
 
 class CoreReport:
@@ -571,6 +578,9 @@ class CompiledProgram:
         with open(os.path.join(directory, "program.json")) as f:
             self.meta = json.load(f)
         self.stem = self.meta["stem"]
+        # The compiler's warnings, on every load (a cached program's too).
+        for w in self.meta.get("compile_warnings", []):
+            warnings.warn(w, CompileWarning, stacklevel=3)
         #: One line per emitted kernel: tiers, tier constants, on-chip bytes.
         self.kernels = self.meta["kernels"]
         with open(os.path.join(directory, "lowered.mlir")) as f:

@@ -14,6 +14,12 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
     `[min-length, max-length]` (by default every positive 32-bit length),
     or saying that the range is fully covered. It changes no IR.
 
+    With `warn-gaps`, it warns instead, and only about gaps between a
+    configuration's tiers (tiers `[1, 64]` and `[100, 4096]` leave 65-99):
+    lengths below the lowest tier or above the highest are the
+    configuration's bounds, a gap inside them is most likely a typo.
+    `wsp-pipeline` runs it so.
+
     ```
     $ wsp-opt --wsp-tier-coverage="max-length=200000" tiers.mlir
     remark: @DecodeAttentionTiers leaves lengths [131073, 200000] uncovered
@@ -25,6 +31,10 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
            "Smallest length of interest">,
     Option<"maxLength", "max-length", "int64_t", "2147483647",
            "Largest length of interest">,
+    Option<"warnGaps", "warn-gaps", "bool", "false",
+           "Warn only about the lengths between a configuration's lowest "
+           "and highest tier that no tier covers (what wsp-pipeline runs), "
+           "and say nothing when none are">,
   ];
 }
 
