@@ -5,10 +5,10 @@
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-pipeline{target=cpusim static-planning=true fuse=true})" > %t.spelled.mlir
 // RUN: diff %t.named.mlir %t.spelled.mlir
 // RUN: FileCheck %s < %t.named.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-tier-coverage{warn-gaps=true},wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,wsp-lower-preconditions,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.named.mlir -
 // The same for an operator program, whose first stage lowers the llm ops.
 // RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --wsp-pipeline > %t.llm.mlir
-// RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.llm.mlir -
+// RUN: wsp-opt %wsp_src_root/examples/ir/rms_norm.mlir --pass-pipeline="builtin.module(llm-select-kv-sharding,convert-llm-kv-sharding,convert-llm-to-wsp,any(canonicalize),wsp-tier-coverage{warn-gaps=true},wsp-keep-step-plans,wsp-lower-spaces,wsp-lower-masks,wsp-plan,wsp-lower-preconditions,any(canonicalize),wsp-check-planned,wsp-specialize-tiers,any(cse,canonicalize),wsp-check-specialized,tile-plan-memory,tile-insert-sync,tile-check-planned,tile-check-sync,tile-mark-fusion,wsp-set-target,wsp-check-emittable)" | diff %t.llm.mlir -
 // RUN: wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --wsp-pipeline="target=ascend" | FileCheck %s --check-prefix=ASCEND
 // RUN: wsp-opt %wsp_src_root/examples/ir/moe.mlir --wsp-pipeline | FileCheck %s --check-prefix=MOE
 // Contracts fail loudly: a stage that skips its work is caught.
@@ -42,5 +42,6 @@
 // MOE: wsp.dispatch @expert_gemm_table({{.*}}) on cube(24)
 // MOE: wsp.kernel_table @expert_gemm_table tiers(@ExpertTiers) {0: @expert_gemm_tier0, 1: @expert_gemm_tier1, 2: @expert_gemm_tier2}
 
-// UNPLANNED: error: 'wsp.plan_chunk_size' op is unplanned after planning (run wsp-plan)
+// (Its first precondition comes before its first planning op.)
+// UNPLANNED: error: 'wsp.require' op is unchecked after planning (run wsp-lower-preconditions)
 // GENERIC: error: 'wsp.kernel' op is tier-generic after tier specialization (run wsp-specialize-tiers)
