@@ -268,6 +268,21 @@ def test_functions_keep_their_argument_names():
     assert prog.softmax_again(x=x).ok
 
 
+def test_a_load_is_typed_by_its_memref():
+    # Issue 46: memref.load needed type= although the memref fixes it (the
+    # error said "result result has no type ODS fixes"). ODS's
+    # TypesMatchWith (the element type of an operand) types it now.
+    m = Module("loads")
+    with m.function("first", results=["i32"],
+                    x=memref([None], "i32")) as f:
+        func.return_([mr.load(f.x, [arith.constant(0)])])
+    assert wsp.compile(m).first(np.array([41], np.int32)).status == 41
+    # A result nothing fixes still says what to give.
+    with pytest.raises(TypeError, match="give its result type"):
+        with Module("m").function("g", x=memref([4], "f32")):
+            arith.index_cast(arith.constant(0))
+
+
 def test_a_gap_between_tiers_is_a_warning(tmp_path, monkeypatch):
     # Issue 46: tiers [1, 64] and [100, max] compiled silently, and lengths
     # 65-99 made every call return UNSUPPORTED_SIZE. The compiler warns,

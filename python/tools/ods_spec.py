@@ -133,6 +133,7 @@ def op_spec(records, rec):
     regions = [name for _, name in rec["regions"]["args"]]
     traits = []
     same_as = {}
+    element_of = {}
     for t in rec.get("traits", []):
         tname = t["def"]
         trec = records.get(tname, {})
@@ -145,6 +146,13 @@ def op_spec(records, rec):
             for v in values:
                 if ops and any(r["name"] == v for r in results):
                     same_as[v] = ops[0]
+        # TypesMatchWith<..., "memref", "result", "...getElementType()">:
+        # a result typed as an operand's element type (memref.load).
+        if "TypesMatchWith" in trec.get("!superclasses", []) and \
+                "getElementType()" in str(trec.get("transformer", "")) and \
+                any(o["name"] == trec.get("lhs") for o in operands) and \
+                any(r["name"] == trec.get("rhs") for r in results):
+            element_of[trec["rhs"]] = trec["lhs"]
     keep = {"SameOperandsAndResultType", "AttrSizedOperandSegments",
             "AttrSizedResultSegments", "IsolatedFromAbove", "Symbol"}
     return dialect, rec["opName"], {
@@ -153,6 +161,7 @@ def op_spec(records, rec):
         "regions": regions,
         "traits": sorted(t for t in traits if t in keep),
         "result_same_as": same_as,
+        "result_element_of": element_of,
     }
 
 

@@ -25,6 +25,7 @@ ops: :func:`scf.for_`, :func:`scf.if_`, :func:`arith.constant`.
 import contextlib
 import json
 import keyword
+import re
 import os
 import types as _types
 
@@ -45,6 +46,22 @@ def _float_text(v, type):
     if "." not in mantissa:
         text = mantissa + ".0" + e + exponent
     return "%s : %s" % (text, type)
+
+
+def _element_type(shaped):
+    """The element type of a memref, tensor or vector type's text
+    (``memref<?x64xf32>`` -> ``f32``), or None."""
+    m = re.match(r"(memref|tensor|vector)<(.*)>$", str(shaped))
+    if not m:
+        return None
+    body, depth, end = m.group(2), 0, len(m.group(2))
+    for i, c in enumerate(body):  # the first top-level comma ends it
+        depth += c in "<([{"
+        depth -= c in ">)]}"
+        if c == "," and depth == 0:
+            end = i
+            break
+    return re.sub(r"^((\?|\d+)x)*", "", body[:end].strip()) or None
 
 
 def _attr_text(opname, spec, value):
@@ -176,12 +193,19 @@ def _make_builder(dialect, opname, spec):
                 if t is None and r["name"] in spec["result_same_as"]:
                     src = bound.get(spec["result_same_as"][r["name"]])
                     t = src.type if isinstance(src, Value) else None
+                if t is None and r["name"] in spec.get("result_element_of",
+                                                       {}):
+                    src = bound.get(spec["result_element_of"][r["name"]])
+                    t = _element_type(src.type) \
+                        if isinstance(src, Value) else None
                 if t is None and "SameOperandsAndResultType" in \
                         spec["traits"] and operands:
                     t = operands[0].type
                 if t is None or r["kind"] != "single":
-                    raise TypeError("%s: give result_types= (result %s has "
-                                    "no type ODS fixes)" % (full, r["name"]))
+                    raise TypeError("%s: give its result type (type=, or "
+                                    "result_types=): neither ODS nor the "
+                                    "operands fix the type of result %r" % (
+                                        full, r["name"]))
                 result_types.append(t)
         result_types = [str(t) for t in result_types]
         names = [result_name] if result_name and len(result_types) == 1 \
