@@ -24,6 +24,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -109,10 +110,14 @@ public:
     llvm::SourceMgr sourceMgr;
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(source, filename), llvm::SMLoc());
-    OwningOpRef<ModuleOp> module =
-        wsp::parseModuleWithNames(sourceMgr, ParserConfig(&context));
+    // Parsed, then verified, so that the message says which went wrong
+    // (a program that parses but does not verify is not a syntax error).
+    OwningOpRef<ModuleOp> module = wsp::parseModuleWithNames(
+        sourceMgr, ParserConfig(&context, /*verifyAfterParse=*/false));
     if (!module)
-      fail("failed to parse the module");
+      fail(filename + ": error: the program does not parse");
+    if (failed(verify(*module)))
+      fail(filename + ": error: the program does not verify");
     if (module->getBody()->empty())
       fail(filename + ": error: the program is empty (no operation)");
     return module;

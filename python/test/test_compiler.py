@@ -50,13 +50,18 @@ def test_verifier_error_is_raised_with_location():
     with pytest.raises(wsp.CompileError) as info:
         wsp.parse(bad)
     message = str(info.value)
+    # Said as what it is (it began "failed to parse the module": issue 46).
+    assert message.startswith("<string>: error: the program does not verify")
     assert "<string>:1:1: error:" in message
     assert "fully shadowed by earlier tiers" in message
 
 
 def test_syntax_error_is_raised():
-    with pytest.raises(wsp.CompileError, match="expected attribute value"):
+    with pytest.raises(wsp.CompileError, match="expected attribute value") \
+            as info:
         wsp.parse("wsp.tier_config @C [")
+    assert str(info.value).startswith(
+        "<string>: error: the program does not parse")
 
 
 def test_deep_nesting_is_an_error_not_a_crash():
