@@ -95,6 +95,9 @@ public:
           return success();
         }) {
     context.loadAllAvailableDialects();
+    // A diagnostic names the user's line; the op's generic text after it
+    // (a whole kernel for a kernel's error) only buried it.
+    context.printOpOnDiagnostic(false);
   }
 
   /// Parses and verifies `source` (named `filename` in locations), keeping

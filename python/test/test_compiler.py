@@ -54,6 +54,31 @@ def test_verifier_error_is_raised_with_location():
     assert message.startswith("<string>: error: the program does not verify")
     assert "<string>:1:1: error:" in message
     assert "fully shadowed by earlier tiers" in message
+    # The line, not the op's generic text after it.
+    assert "see current operation" not in message
+
+
+def test_an_error_names_the_python_line_without_the_op():
+    # Issue 46: a tile over its buffer was reported at a line of the
+    # generated text (<wsp.ir>:20:101), and a kernel's error printed the
+    # whole kernel in generic form after the message. It names the Python
+    # line that built the op, alone.
+    over = wsp.ir.Module("over")
+    over.tier_config("T", [(0, 1, 2 ** 31 - 1)])
+    with over.kernel("k", "T", [("x", wsp.ir.memref([None, 1024], "f32"))],
+                     descriptor_type=wsp.ir.descriptor("moe")) as k:
+        c0 = wsp.ops.arith.constant(0)
+        big = wsp.ops.tile.alloc(
+            type=wsp.ir.tile("vec", [64, 1024], "f32"), result_name="big")
+        wsp.ops.tile.load(big, k.x, [c0, c0])
+    with pytest.raises(wsp.CompileError) as info:
+        wsp.compile(over)
+    message = str(info.value)
+    assert "test_compiler.py:" in message  # the Python line
+    assert "<wsp.ir>:" not in message.splitlines()[1]
+    assert "larger than UB" in message
+    assert "see current operation" not in message
+    assert len(message.splitlines()) <= 4, message
 
 
 def test_syntax_error_is_raised():

@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from . import _wsp
+from .ir import at_user_lines
 from .dtypes import numpy_dtype
 
 __all__ = ["PassManager", "compile", "emit", "CompiledProgram", "Function",
@@ -50,9 +51,9 @@ STATUS_NAMES = {int(code): code.name for code in PlanResult}
 
 def _source(program):
     """(text, filename) of a Module, IR text, or a path to a .mlir file."""
-    from .ir import Module
+    from .ir import GENERATED, Module
     if isinstance(program, Module):
-        return str(program), "<wsp.ir>"
+        return str(program), GENERATED
     if isinstance(program, os.PathLike):
         with open(program) as f:
             return f.read(), os.fspath(program)
@@ -131,9 +132,10 @@ def emit(program, directory=None, target="cpusim", static_planning=True,
     under `directory` when given (nothing is written when compilation
     fails)."""
     text, filename = _source(program)
-    out = _wsp.compile_program(text, filename=filename, target=target,
-                               static_planning=static_planning,
-                               stem=name or "")
+    with at_user_lines(text):
+        out = _wsp.compile_program(text, filename=filename, target=target,
+                                   static_planning=static_planning,
+                                   stem=name or "")
     if directory is not None:
         for path, body in out["files"].items():
             full = os.path.join(directory, path)
@@ -243,9 +245,10 @@ def compile(program, name=None, static_planning=True, opt_level=2,
         if _intact(final):
             return CompiledProgram(final, cached=True)
         _discard(final)
-    out = _wsp.compile_program(text, filename=filename, target="cpusim",
-                               static_planning=static_planning,
-                               stem=name or "")
+    with at_user_lines(text):
+        out = _wsp.compile_program(text, filename=filename, target="cpusim",
+                                   static_planning=static_planning,
+                                   stem=name or "")
     try:
         os.makedirs(root, exist_ok=True)
         work = tempfile.mkdtemp(prefix="build-", dir=root)

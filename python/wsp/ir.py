@@ -197,6 +197,32 @@ class Block:
 
 _STACK = []
 
+#: The name generated module text goes by in diagnostics.
+GENERATED = "<wsp.ir>"
+_GENERATED_AT = re.compile(r"<wsp\.ir>:(\d+):(\d+)")
+_LOC = re.compile(r'loc\(("(?:[^"\\]|\\.)*":\d+:\d+)\)')
+
+
+@contextlib.contextmanager
+def at_user_lines(text):
+    """Diagnostics raised inside at the lines of the Python program that
+    built `text`: a place in the generated text (an error the parser finds
+    in a type, say a tile larger than its buffer) becomes the location of
+    the op on that line."""
+    try:
+        yield
+    except _wsp.CompileError as e:
+        lines = text.splitlines()
+
+        def user(m):
+            row = int(m.group(1))
+            found = _LOC.findall(lines[row - 1]) if row <= len(lines) else []
+            return found[-1].replace('"', "", 2) if found else m.group(0)
+        message = _GENERATED_AT.sub(user, str(e))
+        if message == str(e):
+            raise
+        raise _wsp.CompileError(message) from None
+
 
 def current_block():
     """The block new operations go into (inside a ``with`` of a function,
@@ -366,7 +392,9 @@ class Module:
         """Parses and verifies the module with wsp; returns its text in the
         dialects' syntax. Raises wsp.CompileError with every diagnostic,
         each at the Python line that built the op."""
-        return _wsp.parse(str(self), filename="<wsp.ir>")
+        text = str(self)
+        with at_user_lines(text):
+            return _wsp.parse(text, filename=GENERATED)
 
 
 def _quote(s):

@@ -193,6 +193,9 @@ static int compile(int argc, char **argv) {
   wsp::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // A diagnostic names the line; the op's generic text after it (a whole
+  // kernel for a kernel's error) only buried it.
+  context.printOpOnDiagnostic(false);
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> input =
       wsp::openBoundedInput(inputFile, error);
