@@ -436,7 +436,7 @@ def test_ops_builders_check_their_arguments():
             llm.rms_norm(hidden_states=f.x, y=f.x, eps=1e-6)
         with pytest.raises(ValueError, match="predicate must be one of"):
             arith.cmpi("less", f.x, f.x)
-        with pytest.raises(TypeError, match="give result_types"):
+        with pytest.raises(TypeError, match="give its result type"):
             arith.index_cast(f.x)
     assert "arith" in dir(wsp.ops) and callable(wsp.ops.tile.matmul)
     assert "tile.matmul" in wsp.ops.tile.matmul.__doc__
