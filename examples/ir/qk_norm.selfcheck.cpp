@@ -7,6 +7,10 @@
 // squares, below 1e-6 relative): |y - ref| <= 2^-8 |ref| (1 + 1e-4) plus half the
 // storage's subnormal spacing (2^-134 for bf16, 2^-25 when bf16 travels as
 // half: examples/ir/selfcheck.hpp).
+// Then in place again on heads at the ends of bf16's range (not where bf16
+// travels as half, which holds none of them), to the same bound:
+// selfcheck.hpp's extreme rows as the heads, overflowing ones beside
+// ordinary ones in a token's tile.
 // Then INVALID_PARAMS on a y of another token count, nothing written.
 #include "selfcheck.hpp"
 
@@ -75,6 +79,31 @@ bool checkInPlace(int64_t tokens, std::mt19937 &rng) {
                  status);
 }
 
+#ifndef WSP_BF16_STORAGE_IS_F16
+/// In place, head h of token t the extreme row (t * heads + h) % kinds.
+bool checkExtremes(std::mt19937 &rng) {
+  const int64_t dim = 128, tokens = 3;
+  std::vector<bf16> x;
+  for (int64_t t = 0; t < tokens; ++t)
+    for (int64_t h = 0; h < kHeads; ++h)
+      for (float v :
+           extremeRow(int((t * kHeads + h) % kExtremeKinds), dim, rng))
+        x.push_back(toStorage(v));
+  std::vector<bf16> y = x;
+  std::vector<float> w(10 * dim);
+  std::uniform_real_distribution<float> uni(-2.f, 2.f);
+  for (float &v : w)
+    v = uni(rng);
+  int32_t status = wsp_gen::qk_norm(
+      MemRef<bf16, 3>{y.data(), {tokens, kHeads, dim}},
+      MemRef<float, 2>{w.data(), {10, dim}});
+  return compare("qk_norm (in place) extremes", tokens, dim, 0, 10, 1e-6, x,
+                 y,
+                 [&](int64_t h, int64_t c) { return double(w[h * dim + c]); },
+                 status);
+}
+#endif
+
 bool checkCopy(int64_t tokens, std::mt19937 &rng) {
   const int64_t dim = 64;
   std::vector<bf16> x = randomBf16(size_t(tokens * kHeads * dim), rng);
@@ -111,6 +140,9 @@ int main() {
     ok = checkInPlace(tokens, rng) && ok;
   for (int64_t tokens : {1, 9, 100})
     ok = checkCopy(tokens, rng) && ok;
+#ifndef WSP_BF16_STORAGE_IS_F16
+  ok = checkExtremes(rng) && ok;
+#endif
   ok = checkInvalid(rng) && ok;
   return ok ? 0 : 1;
 }

@@ -12,6 +12,11 @@
 // |y - ref| <= 2^-8 |ref| (1 + 1e-4) plus half the
 // storage's subnormal spacing (2^-134 for bf16, 2^-25 when bf16 travels as
 // half: examples/ir/selfcheck.hpp).
+// Then rows at the ends of bf16's range (not where bf16 travels as half,
+// which holds none of them), to the same bound: |x| of 1e18, 1e30 and
+// bf16's largest, whose f32 sums of squares overflow (the kernel then
+// sums the row scaled: docs/rationale/Lowering.md), tiny and subnormal
+// rows that eps dominates, a zero row, and rows mixing them.
 // Then the planner's INVALID_PARAMS: a y buffer of another token count
 // returns 3 and writes nothing.
 #include "selfcheck.hpp"
@@ -34,8 +39,9 @@ MemRef<bf16, 2> view(std::vector<bf16> &rows, int64_t tokens) {
   return MemRef<bf16, 2>{rows.data(), {tokens, kHidden}};
 }
 
-bool check(bool residual, int64_t tokens, std::mt19937 &rng) {
-  std::vector<bf16> x = randomRows(tokens, rng), r = randomRows(tokens, rng);
+/// Checks one call on rows x (and residual r) against the reference.
+bool check(bool residual, int64_t tokens, std::vector<bf16> x,
+           std::vector<bf16> r, std::mt19937 &rng, const char *what = "") {
   std::vector<bf16> y(tokens * kHidden), after(tokens * kHidden);
   std::vector<float> w(kHidden);
   std::uniform_real_distribution<float> uni(-2.f, 2.f);
@@ -77,13 +83,41 @@ bool check(bool residual, int64_t tokens, std::mt19937 &rng) {
     }
   }
   bool ok = status == 0 && worst <= 1 && exact;
-  std::printf("%s T=%lld: %s (status %d, max err / bound %.3f%s)\n",
-              residual ? "pre_attention_norm" : "final_norm",
+  std::printf("%s%s T=%lld: %s (status %d, max err / bound %.3f%s)\n",
+              residual ? "pre_attention_norm" : "final_norm", what,
               (long long)tokens, ok ? "ok" : "MISMATCH", status, worst,
               residual ? (exact ? ", after_res exact" : ", after_res WRONG")
                        : "");
   return ok;
 }
+
+bool checkRandom(bool residual, int64_t tokens, std::mt19937 &rng) {
+  std::vector<bf16> x = randomRows(tokens, rng), r = randomRows(tokens, rng);
+  return check(residual, tokens, std::move(x), std::move(r), rng);
+}
+
+#ifndef WSP_BF16_STORAGE_IS_F16
+/// The extreme rows (selfcheck.hpp's, the first 8 one tile, the last 4
+/// another) as hidden_states; with a residual, x takes a share of 50-70%
+/// and the residual the rest rounded to bf16 (a binade below, so no sum
+/// rounds past bf16's largest).
+bool checkExtremes(bool residual, std::mt19937 &rng) {
+  std::vector<float> v;
+  for (int kind = 0; kind < kExtremeKinds; ++kind) {
+    std::vector<float> row = extremeRow(kind, kHidden, rng);
+    v.insert(v.end(), row.begin(), row.end());
+  }
+  const int64_t tokens = kExtremeKinds;
+  std::vector<bf16> x(v.size()), r(v.size());
+  std::uniform_real_distribution<float> share(0.5f, 0.7f);
+  for (size_t i = 0; i < v.size(); ++i) {
+    x[i] = toStorage(residual ? v[i] * share(rng) : v[i]);
+    r[i] = toStorage(v[i] - toFloat(x[i]));
+  }
+  return check(residual, tokens, std::move(x), std::move(r), rng,
+               " extremes");
+}
+#endif
 
 // A y buffer shorter than hidden_states: INVALID_PARAMS, nothing written.
 bool checkInvalid(std::mt19937 &rng) {
@@ -103,7 +137,11 @@ int main() {
   bool ok = true;
   for (bool residual : {true, false})
     for (int64_t tokens : {0, 1, 7, 8, 9, 100, 389})
-      ok = check(residual, tokens, rng) && ok;
+      ok = checkRandom(residual, tokens, rng) && ok;
+#ifndef WSP_BF16_STORAGE_IS_F16
+  for (bool residual : {true, false})
+    ok = checkExtremes(residual, rng) && ok;
+#endif
   ok = checkInvalid(rng) && ok;
   return ok ? 0 : 1;
 }

@@ -119,6 +119,44 @@ inline std::vector<int32_t> reversedRankRows(int64_t batch, int64_t n) {
   return ids;
 }
 
+#ifndef WSP_BF16_STORAGE_IS_F16
+/// Rows at the ends of bf16's range, for the norms' self-checks (their
+/// f32 sums of squares overflow, or eps dominates them): row `kind` of
+/// kExtremeKinds, `cols` values as floats (bf16 values, apart from rounding
+/// to bf16 where the magnitude is random). By kind: |x| around 1e18, 1e30
+/// and bf16's largest (3.39e38), 1e-30, subnormal, zero, the first half 1
+/// and the second 1e30 and the other way round, one value of 3e38 among
+/// ones, 4.5e17 (the sum of squares of a 1024-column chunk finite, of 2048
+/// columns not), an ordinary row, and 1e19. Half storage holds none of
+/// these.
+constexpr int kExtremeKinds = 12;
+inline std::vector<float> extremeRow(int kind, int64_t cols,
+                                     std::mt19937 &rng) {
+  const float bf16Max = 0x1.fep127f;
+  std::uniform_real_distribution<float> mag(0.5f, 1.5f);
+  std::bernoulli_distribution negative;
+  std::vector<float> v(static_cast<size_t>(cols));
+  for (int64_t c = 0; c < cols; ++c) {
+    const float m = mag(rng) * (negative(rng) ? -1.f : 1.f);
+    const bool low = c < cols / 2;
+    const float values[kExtremeKinds] = {1e18f * m,
+                                         1e30f * m,
+                                         std::copysign(bf16Max, m),
+                                         1e-30f * m,
+                                         std::ldexp(std::round(m * 64), -133),
+                                         0.f,
+                                         low ? m : 1e30f * m,
+                                         low ? 1e30f * m : m,
+                                         c == 5 ? 3e38f : m,
+                                         std::copysign(4.5e17f, m),
+                                         4 * m,
+                                         1e19f * m};
+    v[size_t(c)] = values[kind];
+  }
+  return v;
+}
+#endif
+
 /// Prints the line of a run-time error case: `what` must have returned
 /// INVALID_PARAMS (3) with `outputs` untouched. Returns whether it did.
 inline bool reportInvalid(const char *what, int32_t status, bool untouched,

@@ -45,14 +45,54 @@ struct RowOperand {
   RowRole role;
 };
 
+/// The widest column block of the scaled sum of squares (its tiles are the
+/// rare path's own, so they are kept small).
+constexpr int64_t kSumsqBlock = 128;
+
+/// What the scaled sum of squares reads a chunk again from: the rows, the
+/// rows plus the residual, or a token's heads.
+enum class SumsqSource { Rows, RowsAddResidual, Heads };
+
+/// The sum of squares and rstd of a kernel whose tiles have `rows` rows of
+/// `cols` columns (the sumsq_* fragments and rstd_of_sum, the recipe's one
+/// home): its check looks at the sums in `%<sum>_row` and sets `overflow`.
+void addSumOfSquares(Params &v, int64_t rows, int64_t cols, StringRef sum,
+                     StringRef overflow, SumsqSource source) {
+  v["SUMSQ_CONSTANTS"] = kSumsqConstants;
+  v["SUMSQ_TILES"] = kSumsqTiles;
+  v["SUMSQ_CHECK"] =
+      fillKeys(kSumsqCheck, {{"SUM", sum.str()}, {"OVERFLOW", overflow.str()}});
+  v["SUMSQ_SCALED"] = kSumsqScaled;
+  v["SUMSQ_LOAD"] = source == SumsqSource::Rows    ? kSumsqLoadRows
+                    : source == SumsqSource::Heads ? kSumsqLoadHeads
+                                                   : kSumsqLoadRowsAddResidual;
+  v["SUMSQ_LOAD_TILES"] =
+      source == SumsqSource::RowsAddResidual ? kSumsqResidualTiles : "";
+  v["RSTD_OF_SUM"] = kRstdOfSum;
+  // The scaled sum's blocks of at most 128 columns; the check's bit per
+  // row, in whole 32-byte rows of bytes; the row broadcast's scratch, 256
+  // bytes per 8 rows (pto-isa's).
+  const int64_t block = largestDivisor(cols, kSumsqBlock, 16);
+  std::string r = std::to_string(rows), b = std::to_string(block);
+  v.set("SUMSQ_BLOCK", block);
+  v["SUMSQ_F32"] = rowsTileType("vec", r, b, "f32");
+  v["SUMSQ_BF16"] = rowsTileType("vec", r, b, "bf16");
+  v["MASK_ROW"] =
+      tileType("vec", "1", std::to_string(roundUp((rows + 7) / 8, 32)), "i8");
+  v["BCAST_TILE"] =
+      tileType("vec", std::to_string((rows + 7) / 8), "64", "f32");
+}
+
 /// Lowers a row-wise op: the planner over its token rows and the kernel
 /// `body` (a sequence of the row_ops fragments, closed by row_kernel_end).
 /// Per-channel operands get a [1 x COLS] f32 tile `%<name>_f`, loaded by
 /// `${LOAD_<name>}` (through a bf16 tile when they are bf16): the
-/// channel_tile and load_channel_* fragments.
+/// channel_tile and load_channel_* fragments. An op with RMS statistics
+/// (rstd) gives what its scaled sum of squares reads again, `sumsq`.
 FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
                               ArrayRef<RowOperand> operands, int64_t align,
-                              StringRef body, Params v) {
+                              StringRef body, Params v,
+                              std::optional<SumsqSource> sumsq = {}) {
   SmallVector<NamedOperand> args;
   for (const RowOperand &o : operands)
     if (o.value)
@@ -108,24 +148,35 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
                  {"VECTOR_TILES", vectorTiles}});
   addPlanValues(v, name, args, cores);
   addTileValues(v, *cols);
+  if (sumsq) {
+    // Without a residual the chunks can be read again after pass 1: one
+    // check per tile. With one, each chunk's sum is checked before its
+    // after_res is stored (an in-place after_res overwrites the residual).
+    bool perChunk = *sumsq == SumsqSource::RowsAddResidual;
+    v["PASS1"] = perChunk ? kPass1CheckedPerChunk : kPass1CheckedPerTile;
+    addSumOfSquares(v, kRows, *cols, perChunk ? "sum" : "ss",
+                    perChunk ? "%overflow" : "%scaled", *sumsq);
+  }
   v["CHECKS"] = checks(args, dims);
   return instantiate(op, v, kRowPlanner, body, args);
 }
 
-/// The pieces of the rms statistics for an op with an optional residual.
-void addRstd(Params &v, Value residual, FloatAttr eps) {
+/// The pieces of the rms statistics for an op with an optional residual;
+/// what its scaled sum of squares reads again.
+SumsqSource addRstd(Params &v, Value residual, FloatAttr eps) {
   v.set("EPS", eps);
   v["PASS1_LOAD"] = residual ? kLoadRowsAddResidual : kLoadRows;
   v["PASS1_STORE"] = residual ? kStoreAfterRes : "";
   v["SOURCE"] = residual ? "after_res" : "hidden_states";
   v["SOURCE_TYPE"] = residual ? "${AFTER_RES_TYPE}" : "${X_TYPE}";
   v["NORMED"] = kNormed;
+  return residual ? SumsqSource::RowsAddResidual : SumsqSource::Rows;
 }
 
 FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
                                 int64_t cores) {
   Params v;
-  addRstd(v, op.getResidual(), op.getEpsAttr());
+  SumsqSource sumsq = addRstd(v, op.getResidual(), op.getEpsAttr());
   return lowerRowOp(
       op, name, cores,
       {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
@@ -134,7 +185,7 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
        {"y", op.getY(), RowRole::Rows},
        {"after_res", op.getAfterRes(), RowRole::Rows}},
       /*align=*/16,
-      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v);
+      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v, sumsq);
 }
 
 FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
@@ -156,7 +207,7 @@ FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
 FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
                                                StringRef name, int64_t cores) {
   Params v;
-  addRstd(v, op.getResidual(), op.getEpsAttr());
+  SumsqSource sumsq = addRstd(v, op.getResidual(), op.getEpsAttr());
   v["QUANT_INPUT"] = kSmoothInput;
   v["SMOOTHED"] = kNormed;
   v["SCALE"] = "per_token_scale";
@@ -170,8 +221,8 @@ FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
        {"y", op.getY(), RowRole::Rows},
        {"per_token_scale", op.getPerTokenScale(), RowRole::PerToken},
        {"after_res", op.getAfterRes(), RowRole::Rows}},
-      /*align=*/32, (kRowKernelBegin + kRstd + kQuant + kRowKernelEnd).str(),
-      v);
+      /*align=*/32, (kRowKernelBegin + kRstd + kQuant + kRowKernelEnd).str(), v,
+      sumsq);
 }
 
 //===----------------------------------------------------------------------===//
@@ -208,10 +259,15 @@ FailureOr<Lowered> lowerHeadRmsNorm(llm::HeadRmsNormOp op, StringRef name,
   v.set("WEIGHT_TYPE", op.getWeight().getType());
   addPlanValues(v, name, args, cores);
   // The range's heads in one tile where UB allows: the bf16 and two f32
-  // [rows x head_dim] tiles and a row statistic per row.
-  const int64_t headRows = headTileRows(num, dim * (2 + 4 + 4) + 4);
+  // [rows x head_dim] tiles, the scaled sum of squares' bf16 and f32
+  // blocks, and four row statistics per row (the sum of squares, the
+  // scale, the largest value and a block's).
+  const int64_t headRows = headTileRows(
+      num, dim * (2 + 4 + 4) + largestDivisor(dim, kSumsqBlock, 16) * (2 + 4) +
+               4 * 4);
   v.set("HEAD_ROWS", headRows);
   addTileValues(v, dim, headRows);
+  addSumOfSquares(v, headRows, dim, "ss", "%scaled", SumsqSource::Heads);
   // The weight rows as f32 in %sq (through %xb when they are bf16).
   v["LOAD_WEIGHT_ROWS"] =
       cast<MemRefType>(op.getWeight().getType()).getElementType().isBF16()

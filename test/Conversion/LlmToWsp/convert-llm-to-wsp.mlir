@@ -15,13 +15,45 @@
 // CHECK: tile.alloc valid(%{{.*}}) : !tile.tile<vec, 8x1024xbf16, valid = ?x1024>
 // CHECK-DAG: %[[INV:.*]] = arith.constant 2.44140625E-4 : f32
 // CHECK-DAG: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
-// Pass 1 reads x and the residual and writes after_res.
-// CHECK: scf.for
+// Pass 1 reads x and the residual, sums the squares, checks the sums for
+// overflow before it keeps them (a bit per row, read on the scalar unit),
+// and writes after_res. From a chunk whose f32 sum overflows on, the
+// tile's rows are summed scaled: the chunk read again in blocks of 128
+// columns, once for its largest values, once for the sum.
+// CHECK: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[LIMIT:.*]] = arith.constant 4.2949673E+9 : f32
+// CHECK: %[[BLOCK:.*]] = arith.constant 128 : index
+// CHECK: %[[SCALED:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (i1) {
 // CHECK: tile.load %{{.*}}, %[[X]][
 // CHECK: tile.load %{{.*}}, %[[R]][
 // CHECK: tile.add
-// CHECK: tile.store %[[A]][
 // CHECK: tile.rowsum
+// CHECK: tile.add
+// CHECK: tile.cmps %{{.*}}, %{{.*}}, %[[INF]] eq
+// CHECK: tile.getval
+// CHECK: scf.if
+// CHECK: tile.barrier all
+// CHECK: scf.for {{.*}} step %[[BLOCK]] {
+// CHECK: tile.load %{{.*}}, %[[X]][
+// CHECK: tile.load %{{.*}}, %[[R]][
+// CHECK: tile.abs
+// CHECK: tile.rowmax
+// CHECK: tile.maxs %{{.*}}, %{{.*}}, %[[LIMIT]]
+// CHECK: scf.for {{.*}} step %[[BLOCK]] {
+// CHECK: tile.rowexpandmul
+// CHECK: tile.mul
+// CHECK: tile.rowsum
+// CHECK: tile.barrier all
+// CHECK: } else {
+// CHECK: tile.mov
+// CHECK: }
+// CHECK: tile.store %[[A]][
+// rstd, of the scaled sums or the plain ones.
+// CHECK: scf.if %[[SCALED]] {
+// CHECK: tile.muls %{{.*}}, %{{.*}}, %[[INV]]
+// CHECK: tile.muls %{{.*}}, %{{.*}}, %[[EPS]]
+// CHECK: tile.rsqrt
+// CHECK: } else {
 // CHECK: tile.muls %{{.*}}, %{{.*}}, %[[INV]]
 // CHECK: tile.adds %{{.*}}, %{{.*}}, %[[EPS]]
 // CHECK: tile.rsqrt
@@ -35,10 +67,18 @@
 // CHECK: tile.store %[[Y]][
 // CHECK: wsp.return
 
-// The second op has no residual: pass 2 reads hidden_states.
+// The second op has no residual: its scaled sum reads hidden_states
+// again, and so does pass 2.
 // CHECK: wsp.kernel @two_norms_rms_norm_1 tiers(@two_norms_rms_norm_1_tiers) (%{{.*}}: !wsp.descriptor<moe>, %[[X1:.*]]: memref<?x4096xbf16>, %{{.*}}: memref<4096xf32>, %{{.*}}: memref<?x4096xbf16>)
 // CHECK-NOT: tile.store
 // CHECK: tile.load %{{.*}}, %[[X1]][
+// CHECK-NOT: tile.store
+// CHECK: tile.barrier all
+// CHECK: tile.load %{{.*}}, %[[X1]][
+// CHECK-NOT: tile.store
+// CHECK: tile.load %{{.*}}, %[[X1]][
+// CHECK-NOT: tile.store
+// CHECK: tile.rsqrt
 // CHECK-NOT: tile.store
 // CHECK: tile.load %{{.*}}, %[[X1]][
 
