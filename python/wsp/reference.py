@@ -71,15 +71,18 @@ def softmax_rows(x):
 
 
 def softmax_topk(logits, topk):
-    """moe_softmax_topk: per token the `topk` experts of largest softmax
-    probability, in decreasing order, ties to the lower expert id, and
-    their probabilities renormalized to sum 1. Returns (ids as int32,
-    weights as float64). A float32 kernel gives the same ids unless two
-    probabilities lie within float rounding of each other (bf16 logits that
-    differ do not), and weights within ``rtol = 1e-5``."""
-    p = softmax_rows(logits)
-    ids = np.argsort(-p, axis=-1, kind="stable")[..., :topk]
-    w = np.take_along_axis(p, ids, axis=-1)
+    """moe_softmax_topk: per token the `topk` experts of largest logit, in
+    decreasing order, ties to the lower expert id (the experts of largest
+    softmax probability: the same order, which the probabilities keep only
+    where they do not underflow), and their probabilities renormalized to
+    sum 1, exp(l - l_max) / sum over the chosen. Returns (ids as int32,
+    weights as float64). A float32 kernel gives the same ids, and weights
+    within ``rtol = 1e-5`` plus ``atol = 1e-44`` (a probability below
+    float32's normal range keeps fewer bits; one below 2^-149 is 0)."""
+    x = np.asarray(logits, np.float64)
+    ids = np.argsort(-x, axis=-1, kind="stable")[..., :topk]
+    chosen = np.take_along_axis(x, ids, axis=-1)
+    w = np.exp(chosen - chosen[..., :1])
     return ids.astype(np.int32), w / w.sum(axis=-1, keepdims=True)
 
 

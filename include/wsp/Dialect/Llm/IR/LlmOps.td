@@ -511,10 +511,13 @@ def Llm_MoeSoftmaxTopkOp : Llm_VerifiedOp<"moe_softmax_topk"> {
   let summary = "Each token's top-k experts and their normalized weights";
   let description = [{
     Per token: `p = softmax(hidden_states[t])` over the experts (in f32);
-    `selected_experts[t]` the `topk` experts of largest `p`, in decreasing
-    order of `p`, ties to the lower expert id; `expert_weights[t, k] =
-    p[e_k] / sum_k p[e_k]` (normalized over the selected experts). `topk`
-    is the outputs' second dimension and at most `num_experts`.
+    `selected_experts[t]` the `topk` experts of largest logit, in
+    decreasing order, ties (equal logits) to the lower expert id: the
+    experts of largest `p`, whose order f32 keeps only where `p` does not
+    underflow (a logit more than about 104 below the largest has `p = 0`);
+    `expert_weights[t, k] = p[e_k] / sum_k p[e_k]` (normalized over the
+    selected experts). `topk` is the outputs' second dimension and at most
+    `num_experts`.
 
     | operand | shape | dtype |
     |---|---|---|
