@@ -339,11 +339,17 @@ void lowering::addPlanValues(Params &v, StringRef name,
 }
 
 std::string lowering::tileType(StringRef loc, StringRef rows, StringRef cols,
-                               StringRef elem, bool zn) {
-  return fillKeys(zn ? kTileTypeZn : kTileType, {{"TILE_LOC", loc.str()},
-                                                 {"TILE_ROWS", rows.str()},
-                                                 {"TILE_COLS", cols.str()},
-                                                 {"TILE_ELEM", elem.str()}});
+                               StringRef elem, bool zn, StringRef validCols) {
+  const bool part = !validCols.empty() && validCols != cols;
+  assert(!(part && zn) && "a zn tile with fewer valid columns");
+  return fillKeys(part ? kTileTypeValidCols
+                  : zn ? kTileTypeZn
+                       : kTileType,
+                  {{"TILE_LOC", loc.str()},
+                   {"TILE_ROWS", rows.str()},
+                   {"TILE_COLS", cols.str()},
+                   {"TILE_ELEM", elem.str()},
+                   {"TILE_VALID_COLS", validCols.str()}});
 }
 
 std::string lowering::rowsTileType(StringRef loc, StringRef rows,

@@ -224,9 +224,10 @@ std::string planConfig(StringRef chunkMin, StringRef units,
 /// Common.mlir.in): `rows` x `cols` of `elem` (`?` for a size a tier
 /// constant fixes) in `loc`, the tile's buffer (vec: UB; mat, left, right,
 /// acc: the cube's); `zn`, the cube's zN layout (a transposed load's).
-/// A tile valid as a whole:
+/// A tile valid as a whole, or in its first `validCols` columns (every
+/// row; nz and the location's default layouts only):
 std::string tileType(StringRef loc, StringRef rows, StringRef cols,
-                     StringRef elem, bool zn = false);
+                     StringRef elem, bool zn = false, StringRef validCols = "");
 /// A tile whose valid rows are set at run time (`valid(%n)`), its first
 /// `validCols` columns valid (all of them unless given):
 std::string rowsTileType(StringRef loc, StringRef rows, StringRef cols,
@@ -301,6 +302,12 @@ constexpr int64_t kMatmulUnits = 1024;
 /// of 16 (whole 32-byte int8 and bf16 rows).
 FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
                                                    int64_t n, int64_t maxNTile);
+
+/// The columns of the cube's tiles (L1, L0B, L0C) that hold an N tile of
+/// `nTile` columns: an int8 weight read untransposed is an nz tile of
+/// 16 x 32 fractal boxes, so its N tile is padded to whole 32 columns, the
+/// first nTile valid (`int8Nz`); otherwise nTile.
+int64_t cubeNCols(int64_t nTile, bool int8Nz);
 
 /// A matmul's plan: units of at least one M tile, at most kMatmulUnits, and
 /// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row

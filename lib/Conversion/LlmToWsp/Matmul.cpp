@@ -41,6 +41,10 @@ lowering::matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile) {
                         largestDivisor(n, maxNTile, 16));
 }
 
+int64_t lowering::cubeNCols(int64_t nTile, bool int8Nz) {
+  return int8Nz ? roundUp(nTile, 32) : nTile;
+}
+
 std::string lowering::matmulPlanConfig() {
   return planConfig(std::to_string(kMatmulRows), std::to_string(kMatmulUnits),
                     /*balanced=*/false);
@@ -111,8 +115,11 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   v["PLAN_CONSTANTS"] = kMatmulPlanConstants;
   v["ROUND_CHUNK"] = kMTileChunks;
   addPlanValues(v, name, args, kMatmulUnits);
+  // The cube's tiles of an untransposed int8 weight's N tile: padded to
+  // whole 32 columns, the first nTile valid (N a multiple of 16, not 32).
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
-              nt = std::to_string(nTile);
+              nt = std::to_string(nTile),
+              nc = std::to_string(cubeNCols(nTile, quant && !tb));
   v.setDefaults({{"N_TILES", std::to_string(n / nTile)},
                  {"BLOCKS", std::to_string(kCubeBlocks)},
                  {"M_TILE", m},
@@ -126,11 +133,11 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
                  {"N_TILE", nt},
                  {"K", std::to_string(k)},
                  {"N", std::to_string(n)},
-                 {"ACC", rowsTileType("acc", m, nt, acc)},
+                 {"ACC", rowsTileType("acc", m, nc, acc, /*zn=*/false, nt)},
                  {"A_MAT", rowsTileType("mat", m, kt, in)},
                  {"A_LEFT", rowsTileType("left", m, kt, in)},
-                 {"B_MAT", tileType("mat", kt, nt, in, /*zn=*/tb)},
-                 {"B_RIGHT", tileType("right", kt, nt, in)},
+                 {"B_MAT", tileType("mat", kt, nc, in, /*zn=*/tb, nt)},
+                 {"B_RIGHT", tileType("right", kt, nc, in, /*zn=*/false, nt)},
                  {"ROWS_I32", rowsTileType("vec", m, nt, "i32")},
                  {"ROWS_F32", rowsTileType("vec", m, nt, "f32")},
                  {"ROWS_BF16", rowsTileType("vec", m, nt, "bf16")},

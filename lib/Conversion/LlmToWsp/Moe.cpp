@@ -88,8 +88,11 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
 
   Params v;
   addTypeValues(v, args);
+  // The weight is read untransposed: the cube's tiles of an N tile are
+  // padded to whole 32 columns, the first nTile valid (cubeNCols).
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
-              nt = std::to_string(nTile);
+              nt = std::to_string(nTile),
+              nc = std::to_string(cubeNCols(nTile, /*int8Nz=*/true));
   // Row tiles have the tier's M_TILE rows (a `?` the tier's constant
   // fixes).
   v.setDefaults({{"NAME", name.str()},
@@ -134,11 +137,11 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                  {"EPILOGUE", kDequantEpilogue.str()},
                  {"LOAD_WEIGHT_SCALE", ""},
                  {"ADD_BIAS", ""},
-                 {"ACC", rowsTileType("acc", "?", nt, "i32")},
+                 {"ACC", rowsTileType("acc", "?", nc, "i32", /*zn=*/false, nt)},
                  {"A_MAT", rowsTileType("mat", "?", kt, "i8")},
                  {"A_LEFT", rowsTileType("left", "?", kt, "i8")},
-                 {"B_MAT", tileType("mat", kt, nt, "i8")},
-                 {"B_RIGHT", tileType("right", kt, nt, "i8")},
+                 {"B_MAT", tileType("mat", kt, nc, "i8", /*zn=*/false, nt)},
+                 {"B_RIGHT", tileType("right", kt, nc, "i8", /*zn=*/false, nt)},
                  {"ROWS_I32", rowsTileType("vec", "?", nt, "i32")},
                  {"ROWS_F32", rowsTileType("vec", "?", nt, "f32")},
                  {"ROWS_BF16", rowsTileType("vec", "?", nt, "bf16")},

@@ -56,3 +56,23 @@ func.func @up(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x256xi8>,
       experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x256xbf16>)
   return
 }
+
+// N = 96 (issue 44): N tiles of 48 (the largest multiple of 16 up to 64
+// dividing 96), held in the cube's int8 tiles padded to 64 columns (nz
+// boxes are 32 wide), their first 48 valid.
+// CHECK-LABEL: wsp.kernel @up96_moe_quant_group_gemm_0
+// CHECK-SAME: memref<24x32x48xi32>
+// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) : !tile.tile<acc, ?x64xi32, valid = ?x48>
+// CHECK: tile.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x64xi8, valid = 256x48>, memref<2x256x96xi8>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<right, 256x64xi8, valid = 256x48>, !tile.tile<mat, 256x64xi8, valid = 256x48>
+// TIERS-LABEL: wsp.kernel @up96_moe_quant_group_gemm_0_tier1
+// TIERS: !tile.tile<acc, 32x64xi32, valid = ?x48>
+func.func @up96(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<2x256x96xi8>,
+                %ws: memref<2x96xf32>, %c: memref<2xi32>, %y: memref<?x96xbf16>) {
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>)
+      per_token_scale(%s : memref<?xf32>)
+      experts_weight(%w : memref<2x256x96xi8>)
+      experts_scale(%ws : memref<2x96xf32>)
+      experts_token_count(%c : memref<2xi32>) -> y(%y : memref<?x96xbf16>)
+  return
+}

@@ -76,3 +76,38 @@ func.func @proj_t(%a: memref<?x?xi8>, %pts: memref<?xf32>, %w: memref<512x256xi8
       {transpose_a = true}
   return
 }
+
+// N a multiple of 16, not of 32 (issue 44): an untransposed int8 weight is
+// an nz mat tile of 16x32 boxes, so the N tile of 48 is held in the cube's
+// tiles padded to 64 columns, its first 48 valid; the workspace and the
+// vector epilogue keep 48.
+// CHECK-LABEL: wsp.kernel @proj_n48_quant_matmul_0
+// CHECK-SAME: memref<24x32x48xi32>
+// CHECK: tile.alloc valid(%{{.*}}) : !tile.tile<acc, 32x64xi32, valid = ?x48>
+// CHECK: tile.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] transpose : !tile.tile<mat, 32x256xi8, valid = ?x256, zn>
+// CHECK: tile.load %{{.*}}, %{{.*}} : !tile.tile<mat, 256x64xi8, valid = 256x48>, memref<256x48xi8>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<right, 256x64xi8, valid = 256x48>, !tile.tile<mat, 256x64xi8, valid = 256x48>
+// CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : !tile.tile<acc, 32x64xi32, valid = ?x48>, !tile.tile<left, 32x256xi8, valid = ?x256>, !tile.tile<right, 256x64xi8, valid = 256x48>
+// CHECK: tile.store %{{.*}}[%{{.*}}, %c0, %c0], %{{.*}} : memref<24x32x48xi32>, !tile.tile<acc, 32x64xi32, valid = ?x48>
+// CHECK: tile.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %c0] : !tile.tile<vec, 32x48xi32, valid = ?x48>
+func.func @proj_n48(%a: memref<?x?xi8>, %pts: memref<?xf32>, %w: memref<256x48xi8>,
+                    %ws: memref<48xf32>, %y: memref<?x48xbf16>) {
+  llm.quant_matmul hidden_states(%a : memref<?x?xi8>)
+      per_token_scale(%pts : memref<?xf32>) weight(%w : memref<256x48xi8>)
+      weight_scale(%ws : memref<48xf32>) -> y(%y : memref<?x48xbf16>)
+      {transpose_a = true}
+  return
+}
+
+// Transposed (zn, 32x16 boxes) the same weight needs no padding.
+// CHECK-LABEL: wsp.kernel @proj_n48_tb_quant_matmul_0
+// CHECK: tile.load %{{.*}}, %{{.*}} transpose : !tile.tile<mat, 256x48xi8, zn>, memref<48x256xi8>
+// CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<right, 256x48xi8>, !tile.tile<mat, 256x48xi8, zn>
+func.func @proj_n48_tb(%a: memref<?x256xi8>, %pts: memref<?xf32>, %w: memref<48x256xi8>,
+                       %ws: memref<48xf32>, %y: memref<?x48xbf16>) {
+  llm.quant_matmul hidden_states(%a : memref<?x256xi8>)
+      per_token_scale(%pts : memref<?xf32>) weight(%w : memref<48x256xi8>)
+      weight_scale(%ws : memref<48xf32>) -> y(%y : memref<?x48xbf16>)
+      {transpose_b = true}
+  return
+}

@@ -82,17 +82,23 @@ func.func private @f(!tile.tile<vec, 3x1xf32, col_major>)
 
 // -----
 
-// expected-error @+1 {{a mat tile in nz layout is made of 16x16 fractal boxes: its extent must be a multiple}}
+// expected-error @+1 {{a mat tile in nz layout is made of 16x16 fractal boxes: its extent must be a multiple of 16 rows and 16 columns, got 24x128xbf16}}
 func.func private @f(!tile.tile<mat, 24x128xbf16>)
 
 // -----
 
-// expected-error @+1 {{a right tile in zn layout is made of 32x16 fractal boxes: its extent must be a multiple}}
+// An int8 nz box is 32 bytes wide: 32 columns (a 48-column tile is not).
+// expected-error @+1 {{a mat tile in nz layout is made of 16x32 fractal boxes: its extent must be a multiple of 16 rows and 32 columns, got 256x48xi8}}
+func.func private @f(!tile.tile<mat, 256x48xi8>)
+
+// -----
+
+// expected-error @+1 {{a right tile in zn layout is made of 32x16 fractal boxes: its extent must be a multiple of 32 rows and 16 columns, got 16x64xi8}}
 func.func private @f(!tile.tile<right, 16x64xi8>)
 
 // -----
 
-// expected-error @+1 {{an acc tile in nz layout is made of 16x16 fractal boxes: its extent must be a multiple}}
+// expected-error @+1 {{an acc tile in nz layout is made of 16x16 fractal boxes: its extent must be a multiple of 16 rows and 16 columns, got 16x8xf32}}
 func.func private @f(!tile.tile<acc, 16x8xf32>)
 
 // -----

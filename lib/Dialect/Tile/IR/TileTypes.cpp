@@ -229,12 +229,21 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
     return success();
   }
   if ((shape[0] != kDynamic && shape[0] % boxRows) ||
-      (shape[1] != kDynamic && shape[1] % boxCols))
+      (shape[1] != kDynamic && shape[1] % boxCols)) {
+    std::string extent;
+    llvm::raw_string_ostream os(extent);
+    for (unsigned d = 0; d < 2; ++d)
+      os << (shape[d] == kDynamic ? std::string("?") : std::to_string(shape[d]))
+         << "x";
+    os << elementType;
     return emitError() << (loc == TileLoc::acc ? "an " : "a ")
                        << stringifyTileLoc(loc) << " tile in "
                        << stringifyTileLayout(layout) << " layout is made of "
                        << boxRows << "x" << boxCols
-                       << " fractal boxes: its extent must be a multiple";
+                       << " fractal boxes: its extent must be a multiple of "
+                       << boxRows << " rows and " << boxCols << " columns, got "
+                       << extent;
+  }
   return success();
 }
 
