@@ -18,6 +18,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace pto::runtime;
@@ -171,4 +172,71 @@ TEST(PlanSvg, RecorderWritesOnlyWhenAsked) {
   EXPECT_EQ(text.str(), plan_svg(plan, config));
   std::remove((dir + "/" + written[0]).c_str());
   rmdir(dir.c_str());
+}
+
+// Inside a ScopedPlanCharts a thread draws into its own directory with its
+// own count, and reads nothing of the environment: threads drawing at once
+// (the Python package's calls) each get their charts, numbered from 0.
+TEST(PlanSvg, ScopedChartsAreTheThreadsOwn) {
+  std::vector<int> lens = {3000, 20, 700};
+  BalancedConfig config;
+  config.num_cores = 4;
+  BalancedPlan plan;
+  ASSERT_EQ(plan_balanced(lens.data(), 3, 2, config, DecodeAttentionTiers{},
+                          &plan),
+            PlanResult::OK);
+  auto make_dir = [] {
+    char tmpl[] = "/tmp/wsp-plan-svg-XXXXXX";
+    EXPECT_NE(mkdtemp(tmpl), nullptr);
+    return std::string(tmpl);
+  };
+  auto files = [](const std::string &dir) {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+      while (dirent *e = readdir(d))
+        if (e->d_name[0] != '.')
+          names.push_back(e->d_name);
+      closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const std::string run_dir = make_dir();
+  setenv("WSP_PLAN_SVG_DIR", run_dir.c_str(), 1); // never read in a scope
+  constexpr int kThreads = 4, kPlans = 3;
+  std::vector<sim::PlanCharts> charts(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    charts[t].dir = make_dir();
+    threads.emplace_back([&, t] {
+      sim::ScopedPlanCharts scope(&charts[t]);
+      for (int i = 0; i < kPlans; ++i)
+        sim::record_balanced_plan(
+            lens.data(), 3, 2, config, plan.descriptors.data(), plan.count,
+            plan.core_indptr.data(), plan.merge_indptr.data());
+    });
+  }
+  for (std::thread &t : threads)
+    t.join();
+  // A scope without a directory draws nothing.
+  {
+    sim::PlanCharts none;
+    sim::ScopedPlanCharts scope(&none);
+    sim::record_balanced_plan(lens.data(), 3, 2, config,
+                              plan.descriptors.data(), plan.count,
+                              plan.core_indptr.data(),
+                              plan.merge_indptr.data());
+  }
+  unsetenv("WSP_PLAN_SVG_DIR");
+  EXPECT_TRUE(files(run_dir).empty());
+  rmdir(run_dir.c_str());
+  for (const sim::PlanCharts &c : charts) {
+    EXPECT_EQ(c.count, kPlans);
+    EXPECT_FALSE(c.failed);
+    EXPECT_EQ(files(c.dir), (std::vector<std::string>{
+                                "plan_0.svg", "plan_1.svg", "plan_2.svg"}));
+    for (const std::string &name : files(c.dir))
+      std::remove((c.dir + "/" + name).c_str());
+    rmdir(c.dir.c_str());
+  }
 }

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 namespace pto {
 namespace runtime {
@@ -145,6 +146,17 @@ namespace sim {
 /// Plans a run draws at most (a model's decode loop plans every step).
 constexpr int kMaxPlanCharts = 100;
 
+/// Where one caller's balanced plans are drawn, and how many so far: a
+/// C entry point's caller (the Python package) gives each call its own,
+/// so that calls on several threads share neither a directory nor a count
+/// and read nothing of the environment (ScopedPlanCharts). Used by one
+/// thread at a time.
+struct PlanCharts {
+  std::string dir; // empty: none drawn
+  int count = 0;
+  bool failed = false; // a chart could not be written (said once)
+};
+
 namespace detail {
 /// The run's charts so far, and whether one could not be written.
 inline std::atomic<int> &plan_charts() {
@@ -155,35 +167,58 @@ inline std::atomic<bool> &plan_chart_failed() {
   static std::atomic<bool> failed{false};
   return failed;
 }
+/// The calling thread's charts, when a ScopedPlanCharts gave it some.
+inline PlanCharts *&thread_plan_charts() {
+  thread_local PlanCharts *charts = nullptr;
+  return charts;
+}
 } // namespace detail
 
 /// Numbers the next charts from 0 again, as a new run's: a process that
-/// runs several steps and draws each one's plans (the Python package's
-/// calls) restarts before each.
+/// runs several steps and draws each one's plans restarts before each.
 inline void restart_plan_charts() {
   detail::plan_charts() = 0;
   detail::plan_chart_failed() = false;
 }
 
+/// For its lifetime, the calling thread draws its balanced plans into
+/// `charts` (numbered by its count) instead of WSP_PLAN_SVG_DIR; a
+/// `charts` with no directory draws none. Null: the run's, as without it.
+class ScopedPlanCharts {
+public:
+  explicit ScopedPlanCharts(PlanCharts *charts)
+      : saved_(detail::thread_plan_charts()) {
+    detail::thread_plan_charts() = charts;
+  }
+  ~ScopedPlanCharts() { detail::thread_plan_charts() = saved_; }
+  ScopedPlanCharts(const ScopedPlanCharts &) = delete;
+  ScopedPlanCharts &operator=(const ScopedPlanCharts &) = delete;
+
+private:
+  PlanCharts *saved_;
+};
+
 /// The CPU simulation's picture of each balanced plan it makes (the
 /// CPU-sim form calls it after every successful plan_balanced_into; `wspc
 /// --run --plan-svg DIR` sets WSP_PLAN_SVG_DIR): plan_svg of the plan into
 /// DIR/plan_<n>.svg, n counting the run's plans from 0 (ranks running as
-/// threads share the count). Nothing without WSP_PLAN_SVG_DIR. A file is
-/// written whole or not at all (a temporary renamed into place); past
-/// kMaxPlanCharts plans, one line on stderr says the rest were not drawn,
-/// and a chart that cannot be written says so once per run (until
-/// restart_plan_charts).
+/// threads share the count). Nothing without WSP_PLAN_SVG_DIR. Inside a
+/// ScopedPlanCharts, the scope's directory and count instead, and never
+/// the environment. A file is written whole or not at all (a temporary
+/// renamed into place); past kMaxPlanCharts plans, one line on stderr says
+/// the rest were not drawn, and a chart that cannot be written says so
+/// once per run (until restart_plan_charts) or per scope's charts.
 inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
                                  const BalancedConfig &config,
                                  const WorkDescriptor *descs, int count,
                                  const int *core_indptr,
                                  const int *merge_indptr,
                                  const int *q_lens = nullptr) {
-  const char *dir = std::getenv("WSP_PLAN_SVG_DIR");
+  PlanCharts *own = detail::thread_plan_charts();
+  const char *dir = own ? own->dir.c_str() : std::getenv("WSP_PLAN_SVG_DIR");
   if (!dir || !*dir)
     return;
-  const int n = detail::plan_charts()++;
+  const int n = own ? own->count++ : detail::plan_charts()++;
   if (n >= kMaxPlanCharts) {
     if (n == kMaxPlanCharts)
       std::fprintf(stderr,
@@ -206,7 +241,9 @@ inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
   }
   if (!ok || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
-    if (!detail::plan_chart_failed().exchange(true))
+    const bool said = own ? std::exchange(own->failed, true)
+                          : detail::plan_chart_failed().exchange(true);
+    if (!said)
       std::fprintf(stderr, "wsp: cannot write the plan chart %s\n",
                    path.c_str());
   }
