@@ -939,9 +939,13 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
           .wasInterrupted())
     os << "#include <pto/runtime/plan_svg.hpp>\n";
   os << kPrelude;
-  os << "/// Where wsp.dispatch records per-core statistics (may be null).\n";
-  os << "inline ::pto::runtime::sim::LaunchReport *wsp_launch_report = "
-        "nullptr;\n";
+  // Each thread its own: calls of the program on several threads (the C
+  // entry points' callers) record their dispatches apart.
+  os << "/// Where wsp.dispatch records per-core statistics (may be null): the "
+        "calling\n/// thread's, each thread that calls the program has its "
+        "own.\n";
+  os << "inline thread_local ::pto::runtime::sim::LaunchReport "
+        "*wsp_launch_report =\n    nullptr;\n";
   os << "/// The simulation options of row_affine dispatches.\n";
   os << "inline ::pto::runtime::sim::Options wsp_rows_options() {\n";
   os << "  ::pto::runtime::sim::Options options;\n";
