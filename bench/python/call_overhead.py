@@ -4,7 +4,8 @@ C++ (issue goal: at most 20 us), measured in one run on one library:
 
   C++:    bench/python/call_loop.cpp calls the C entry point n times;
   Python: prog.f(...) n times on the same numpy arrays (argument checks,
-          pointers, the ctypes call; no copies).
+          the call's own pointer and size arrays, the ctypes call; no
+          copies).
 
     PYTHONPATH=build/python_packages /usr/bin/python3 \
         bench/python/call_overhead.py [--calls N]
@@ -49,10 +50,12 @@ def cxx_loop(tmp):
 
 def measure(loop, function, args, calls, rounds=5):
     """Best of `rounds` (seconds per call) for C++ and for Python."""
-    function(*args)  # binds the pointers and sizes of these arrays
+    function(*args)
+    # The pointers and sizes of these arrays, as a Python call packs them.
+    packed = function._pack(args, {})
     entry = ctypes.cast(function._entry, ctypes.c_void_p).value
-    pointers = ctypes.addressof(function._pointers)
-    sizes = ctypes.addressof(function._sizes)
+    pointers = ctypes.addressof(packed[0])
+    sizes = ctypes.addressof(packed[1])
     best_cxx = best_py = float("inf")
     for _ in range(rounds):
         best_cxx = min(best_cxx, loop(entry, pointers, sizes, calls))

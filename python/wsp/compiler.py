@@ -25,6 +25,7 @@ import shlex
 import shutil
 import subprocess
 import tempfile
+import threading
 import warnings
 
 import numpy as np
@@ -37,6 +38,9 @@ __all__ = ["PassManager", "compile", "emit", "CompiledProgram", "Function",
            "RunResult", "Report", "CoreReport", "PlanResult", "STATUS_NAMES"]
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: The layout of the C entry points this package calls
+#: (lib/Target/Cpp/CApi.cpp): each call takes its own handle.
+_CAPI_VERSION = 2
 RUNTIME_INCLUDE = os.path.join(_PACKAGE_DIR, "include")
 
 #: The spec's PlanResult codes (OK, BUFFER_OVERFLOW, UNSUPPORTED_SIZE,
@@ -418,7 +422,12 @@ class _Arg:
 class Function:
     """One public function of a compiled program. Call it with numpy arrays
     (positionally or by argument name); workspaces (``llm.workspace``) may
-    be left out and are then allocated once and reused."""
+    be left out and are then allocated once per thread and reused by that
+    thread's calls.
+
+    Calls from several threads at once are safe: a call's argument arrays,
+    workspaces, launch report and plan charts are its own (the arrays it is
+    given are the caller's to keep apart)."""
 
     def __init__(self, program, spec):
         self.program = program
@@ -427,16 +436,20 @@ class Function:
         self._index = {a.name: i for i, a in enumerate(self.args)}
         self._entry = getattr(program._lib, "wsp_capi_" + self.name)
         self._entry.argtypes = [ctypes.POINTER(ctypes.c_void_p),
-                                ctypes.POINTER(ctypes.c_int64)]
+                                ctypes.POINTER(ctypes.c_int64),
+                                ctypes.c_void_p]
         self._entry.restype = ctypes.c_int32
-        self._workspaces = {}
+        # Each thread's workspaces (a thread runs one call at a time).
+        self._local = threading.local()
         # A scalar result other than the i32 status comes back through one
         # more pointer after the arguments.
         self.result = _Arg(dict(spec["result"], name="result",
                                 memref=False)) if "result" in spec else None
-        self._pointers = (ctypes.c_void_p * (len(self.args) + 1))()
+        # The types of a call's pointer and size arrays; each call makes
+        # its own.
+        self._pointers_type = ctypes.c_void_p * (len(self.args) + 1)
         rank = sum(len(a.shape) for a in self.args if a.memref)
-        self._sizes = (ctypes.c_int64 * max(1, rank))()
+        self._sizes_type = ctypes.c_int64 * max(1, rank)
         self.__doc__ = "%s(%s) -> RunResult" % (self.name, ", ".join(
             "%s: %s" % (a.name, a.type) for a in self.args))
 
@@ -461,20 +474,24 @@ class Function:
         return values
 
     def _workspace(self, a):
-        if a.name not in self._workspaces:
+        """The calling thread's workspace `a`, made on its first call."""
+        spaces = self._local.__dict__.setdefault("workspaces", {})
+        if a.name not in spaces:
             if any(d < 0 for d in a.shape):
                 raise ValueError("%s: workspace %s (%s) has a dynamic size; "
                                  "pass it" % (self.name, a.name, a.type))
-            self._workspaces[a.name] = np.zeros(a.shape, a.dtype)
-        return self._workspaces[a.name]
+            spaces[a.name] = np.zeros(a.shape, a.dtype)
+        return spaces[a.name]
 
-    def __call__(self, *args, report=False, plan_charts=False, **kwargs):
-        lib = self.program._lib
-        restart = getattr(lib, "wsp_capi_plan_charts_restart", None)
-        if plan_charts and restart is None:
-            raise ValueError("%s: plan_charts draws balanced plans, and %s "
-                             "makes none" % (self.name, self.program.stem))
+    def _pack(self, args, kwargs):
+        """A call's own arguments as the C entry point takes them: its
+        pointer and size arrays, the objects they point into (kept alive
+        until the call returns) and the scalar result's place (or None).
+        Each call packs its own: another thread's call may be packing or
+        running at the same time."""
         values = self._bind(args, kwargs)
+        pointers = self._pointers_type()
+        sizes = self._sizes_type()
         keep = []  # scalars' ctypes objects live until the call returns
         s = 0
         for i, (a, v) in enumerate(zip(self.args, values)):
@@ -492,7 +509,7 @@ class Function:
                     raise ValueError("%s: argument %s (%s) cannot hold %r" % (
                         self.name, a.name, a.type, v))
                 keep.append(c)
-                self._pointers[i] = ctypes.addressof(c)
+                pointers[i] = ctypes.addressof(c)
                 continue
             if not isinstance(v, np.ndarray):
                 raise ValueError("%s: argument %s (%s) must be a numpy array, "
@@ -524,40 +541,45 @@ class Function:
                 raise ValueError("%s: argument %s is read-only; a program "
                                  "may write any memref it takes" % (
                                      self.name, a.name))
-            self._pointers[i] = v.ctypes.data
+            pointers[i] = v.ctypes.data
             for n in v.shape:
-                self._sizes[s] = n
+                sizes[s] = n
                 s += 1
         value = None
         if self.result is not None:
             value = self.result.ctype()
-            self._pointers[len(self.args)] = ctypes.addressof(value)
-        if report:
-            lib.wsp_capi_record(1)
+            pointers[len(self.args)] = ctypes.addressof(value)
+        return pointers, sizes, (values, keep), value
+
+    def __call__(self, *args, report=False, plan_charts=False, **kwargs):
+        lib = self.program._lib
+        draw = getattr(lib, "wsp_capi_call_draw_plans", None)
+        if plan_charts and draw is None:
+            raise ValueError("%s: plan_charts draws balanced plans, and %s "
+                             "makes none" % (self.name, self.program.stem))
+        # `alive`: what the pointers point into, held until the call returns.
+        pointers, sizes, alive, value = self._pack(args, kwargs)
+        if not (report or plan_charts):
+            status = int(self._entry(pointers, sizes, None))
+            return RunResult(status, None,
+                             None if value is None else value.value,
+                             fault=self._fault(status))
+        # The call's handle receives its launch report, and says where the
+        # simulation draws its plans (plan_<n>.svg, n from 0 for this call).
+        call = lib.wsp_capi_call_new()
+        if not call:
+            raise MemoryError("%s: no memory for the call's report"
+                              % self.name)
         charts_dir = None
-        if plan_charts:
-            # The simulation writes each plan's chart into
-            # WSP_PLAN_SVG_DIR, numbered from 0 for this call.
-            charts_dir = tempfile.mkdtemp(prefix="wsp-plans-")
-            saved = os.environ.get("WSP_PLAN_SVG_DIR")
-            os.environ["WSP_PLAN_SVG_DIR"] = charts_dir
-            restart()
-        fault = None
         try:
-            status = self._entry(self._pointers, self._sizes)
-            if status == PlanResult.INVALID_PARAMS:
-                message = lib.wsp_capi_fault()
-                fault = message.decode() if message else None
-        finally:
-            if report:
-                rep = self.program._read_report()
-                lib.wsp_capi_record(0)
+            if plan_charts:
+                charts_dir = tempfile.mkdtemp(prefix="wsp-plans-")
+                draw(call, os.fsencode(charts_dir))
+            status = self._entry(pointers, sizes, call)
+            fault = self._fault(status)
+            rep = self.program._read_report(call) if report else None
             charts = None
             if plan_charts:
-                if saved is None:
-                    del os.environ["WSP_PLAN_SVG_DIR"]
-                else:
-                    os.environ["WSP_PLAN_SVG_DIR"] = saved
                 names = [n for n in os.listdir(charts_dir)
                          if n.startswith("plan_") and n.endswith(".svg")]
                 names.sort(key=lambda n: int(n[len("plan_"):-len(".svg")]))
@@ -565,10 +587,21 @@ class Function:
                 for n in names:
                     with open(os.path.join(charts_dir, n)) as f:
                         charts.append(f.read())
+        finally:
+            lib.wsp_capi_call_free(call)
+            if charts_dir is not None:
                 shutil.rmtree(charts_dir, ignore_errors=True)
-        return RunResult(int(status), rep if report else None,
+        return RunResult(int(status), rep,
                          None if value is None else value.value, charts,
                          fault)
+
+    def _fault(self, status):
+        """The kernel fault that stopped this thread's last call (its
+        status is then INVALID_PARAMS), or None."""
+        if status != PlanResult.INVALID_PARAMS:
+            return None
+        message = self.program._lib.wsp_capi_fault()
+        return message.decode() if message else None
 
 
 class CompiledProgram:
@@ -590,26 +623,40 @@ class CompiledProgram:
             #: The program after the wsp pipeline, as text.
             self.lowered = f.read()
         self._lib = ctypes.CDLL(os.path.join(directory, self.meta["library"]))
-        if self._lib.wsp_capi_version() != self.meta["capi_version"]:
-            raise RuntimeError("%s: C entry points of another version" %
-                               directory)
-        self._lib.wsp_capi_report_cores.restype = ctypes.c_int64
-        self._lib.wsp_capi_report_core.argtypes = [
-            ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
-        self._lib.wsp_capi_record.argtypes = [ctypes.c_int32]
-        self._lib.wsp_capi_fault.restype = ctypes.c_char_p
+        version = self._lib.wsp_capi_version()
+        if not version == self.meta["capi_version"] == _CAPI_VERSION:
+            raise RuntimeError("%s: C entry points of version %d, this "
+                               "package calls version %d" % (
+                                   directory, version, _CAPI_VERSION))
+        lib = self._lib
+        lib.wsp_capi_call_new.restype = ctypes.c_void_p
+        lib.wsp_capi_call_new.argtypes = []
+        lib.wsp_capi_call_free.restype = None
+        lib.wsp_capi_call_free.argtypes = [ctypes.c_void_p]
+        lib.wsp_capi_report_cores.restype = ctypes.c_int64
+        lib.wsp_capi_report_cores.argtypes = [ctypes.c_void_p]
+        lib.wsp_capi_report_core.restype = ctypes.c_int32
+        lib.wsp_capi_report_core.argtypes = [
+            ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_int64)]
+        lib.wsp_capi_fault.restype = ctypes.c_char_p
+        lib.wsp_capi_fault.argtypes = []
+        draw = getattr(lib, "wsp_capi_call_draw_plans", None)
+        if draw is not None:
+            draw.restype = ctypes.c_int32
+            draw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         self.functions = {f["name"]: Function(self, f)
                           for f in self.meta["functions"]}
         if owned:
             # An uncached build is removed once loaded.
             shutil.rmtree(directory, ignore_errors=True)
 
-    def _read_report(self):
+    def _read_report(self, call):
+        """The launch report in the call handle `call`."""
         fields = self.meta["report_fields"] + self.meta["report_tiers"]
         buf = (ctypes.c_int64 * fields)()
         cores = []
-        for c in range(self._lib.wsp_capi_report_cores()):
-            self._lib.wsp_capi_report_core(c, buf)
+        for c in range(self._lib.wsp_capi_report_cores(call)):
+            self._lib.wsp_capi_report_core(call, c, buf)
             cores.append(CoreReport(list(buf), self.meta["report_tiers"]))
         return Report(cores)
 

@@ -13,6 +13,7 @@
 // RUN: %cxx_strict -D__CPU_SIM -include %t.cpp %S/Inputs/balanced-check.cpp -o %t.exe -pthread
 // RUN: %t.exe | FileCheck %s
 // RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim | FileCheck %s --check-prefix=EMIT
+// RUN: wsp-opt %s --wsp-pipeline | wsp-translate --wsp-to-cpusim-capi | FileCheck %s --check-prefix=CAPI
 
 // CHECK: sweep: 300 workloads equal
 // CHECK: batch-invariant: 300 workloads equal
@@ -23,7 +24,16 @@
 // CHECK: persistent: every descriptor ran once
 // CHECK: cuts: 300 workloads equal, every descriptor ran once
 
-// The simulation draws its balanced plans (wspc --run --plan-svg).
+// The simulation draws its balanced plans (wspc --run --plan-svg); a C
+// entry point's caller asks per call, through its handle, and a call
+// without a handle draws none.
+// CAPI: struct wsp_capi_call {
+// CAPI-NEXT: ::pto::runtime::sim::LaunchReport report;
+// CAPI-NEXT: ::pto::runtime::sim::PlanCharts charts;
+// CAPI: : saved_(wsp_gen::wsp_launch_report), charts_(call ? &call->charts : &none_) {
+// CAPI: ::pto::runtime::sim::PlanCharts none_;
+// CAPI-NEXT: ::pto::runtime::sim::ScopedPlanCharts charts_;
+// CAPI: int32_t wsp_capi_call_draw_plans(::wsp_capi_call *call, const char *dir) {
 // EMIT: #include <pto/runtime/plan_svg.hpp>
 // EMIT: // wsp.descriptor_table @__wsp_plan_0: 5 descriptors planned at compile time (balanced)
 // EMIT: static const int32_t g___wsp_plan_0_cores[] = {0, 3, 5};

@@ -2,11 +2,13 @@
 // argument through one array of pointers and every memref size through
 // one array of int64 (in argument order); scalars by pointer; void
 // functions return 0, a scalar result other than the i32 status is
-// written through one more pointer; private functions are left out. The launch report's
-// calls come first. wsp-to-call-signatures describes the same entry
-// points as JSON (names from the source, element types, shapes with -1
-// where dynamic, workspaces). What a C entry point cannot take is an
-// error at the function.
+// written through one more pointer; private functions are left out. Each
+// entry takes the caller's call handle last (its launch report; nothing of
+// a call is kept elsewhere), and the handle's functions come first.
+// wsp-to-call-signatures describes the same entry points as JSON (names
+// from the source, element types, shapes with -1 where dynamic,
+// workspaces). What a C entry point cannot take is an error at the
+// function, and so is a name the C API's own functions take.
 // RUN: wsp-translate --wsp-to-cpusim-capi %s -split-input-file -verify-diagnostics | FileCheck %s
 // RUN: wsp-translate --wsp-to-call-signatures %s -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=JSON
 
@@ -14,18 +16,28 @@
 
 // CHECK: #include "capi.cpp"
 // CHECK: using namespace wsp_gen;
-// CHECK: int32_t wsp_capi_version(void) { return 1; }
-// CHECK: void wsp_capi_record(int32_t on) {
-// CHECK: int64_t wsp_capi_report_cores(void) {
-// CHECK: int32_t wsp_capi_report_core(int64_t core, int64_t *out) {
+// CHECK: struct wsp_capi_call {
+// CHECK-NEXT:   ::pto::runtime::sim::LaunchReport report;
+// CHECK-NEXT: };
+// CHECK: class Scope {
+// CHECK: wsp_gen::wsp_launch_report = call ? &call->report : nullptr;
+// CHECK: ~Scope() { wsp_gen::wsp_launch_report = saved_; }
+// CHECK: int32_t wsp_capi_version(void) { return 2; }
+// CHECK: ::wsp_capi_call *wsp_capi_call_new(void) {
+// CHECK: void wsp_capi_call_free(::wsp_capi_call *call) { delete call; }
+// CHECK: int64_t wsp_capi_report_cores(const ::wsp_capi_call *call) {
+// CHECK: int32_t wsp_capi_report_core(const ::wsp_capi_call *call, int64_t core,
 // CHECK: const char *wsp_capi_fault(void) { return ::pto::runtime::sim::fault(); }
+// CHECK-NOT: wsp_capi_call_draw_plans
 // CHECK-LABEL: /// func.func @step
 // CHECK-NEXT: ///   args[0] x: memref<?x64xf32>
 // CHECK-NEXT: ///   args[1] lens: memref<8xi32>
 // CHECK-NEXT: ///   args[2] descs: memref<?x!wsp.descriptor<attention>>
 // CHECK-NEXT: ///   args[3] n: i32
 // CHECK-NEXT: ///   args[4] ws: memref<24x32xf32> (workspace step.ws)
-// CHECK-NEXT: int32_t wsp_capi_step(void *const *args, const int64_t *sizes) {
+// CHECK-NEXT: int32_t wsp_capi_step(void *const *args, const int64_t *sizes,
+// CHECK-NEXT:     ::wsp_capi_call *call) {
+// CHECK-NEXT:   ::wsp_capi_detail::Scope scope(call);
 // CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
 // CHECK-NEXT:   const int32_t status = wsp_gen::step(
 // CHECK-NEXT:       MemRef<float, 2>{static_cast<float *>(args[0]), {sizes[0], sizes[1]}},
@@ -36,7 +48,9 @@
 // CHECK-NEXT:   return ::pto::runtime::sim::fault() ? 3 : status;
 // CHECK-NEXT: }
 // CHECK-LABEL: /// func.func @fill
-// CHECK: int32_t wsp_capi_fill(void *const *args, const int64_t *sizes) {
+// CHECK: int32_t wsp_capi_fill(void *const *args, const int64_t *sizes,
+// CHECK-NEXT:     ::wsp_capi_call *call) {
+// CHECK-NEXT:   ::wsp_capi_detail::Scope scope(call);
 // CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
 // CHECK-NEXT:   wsp_gen::fill(
 // CHECK-NEXT:       MemRef<bf16, 1>{static_cast<bf16 *>(args[0]), {sizes[0]}});
@@ -46,20 +60,24 @@
 // CHECK-LABEL: /// func.func @scale
 // CHECK-NEXT: ///   args[0] arg0: f32
 // CHECK-NEXT: ///   args[1] receives the result: f32
-// CHECK-NEXT: int32_t wsp_capi_scale(void *const *args, const int64_t *sizes) {
+// CHECK-NEXT: int32_t wsp_capi_scale(void *const *args, const int64_t *sizes,
+// CHECK-NEXT:     ::wsp_capi_call *call) {
+// CHECK-NEXT:   ::wsp_capi_detail::Scope scope(call);
 // CHECK-NEXT:   (void)sizes;
 // CHECK-NEXT:   ::pto::runtime::sim::clear_fault();
 // CHECK-NEXT:   *static_cast<float *>(args[1]) = wsp_gen::scale(
 // CHECK-NEXT:       *static_cast<const float *>(args[0]));
 // CHECK-NEXT:   const int32_t status = 0;
 // CHECK-LABEL: /// func.func @nothing
-// CHECK-NEXT: int32_t wsp_capi_nothing(void *const *args, const int64_t *sizes) {
+// CHECK-NEXT: int32_t wsp_capi_nothing(void *const *args, const int64_t *sizes,
+// CHECK-NEXT:     ::wsp_capi_call *call) {
+// CHECK-NEXT:   ::wsp_capi_detail::Scope scope(call);
 // CHECK-NEXT:   (void)args;
 // CHECK-NEXT:   (void)sizes;
 // CHECK-NOT: helper
 // CHECK: } // extern "C"
 
-// JSON: "capi_version": 1,
+// JSON: "capi_version": 2,
 // JSON: "name": "step",
 // JSON: "status": true
 // JSON: "name": "fill",
@@ -103,5 +121,13 @@ func.func @view(%x: memref<4xf32>) -> memref<4xf32> {
 
 // expected-error @below {{'func.func' op argument 0 ('memref<f32>'): a C entry point takes ranked row-major memrefs}}
 func.func @scalar_memref(%x: memref<f32>) {
+  return
+}
+
+// -----
+
+// wsp_capi_<f> may not take a name the C API gives its own functions.
+// expected-error @below {{'func.func' op is named like a C API function of its own: wsp_capi_call_new is taken}}
+func.func @call_new(%x: memref<4xf32>) {
   return
 }

@@ -59,8 +59,10 @@ std::string getEmissionStem(ModuleOp module);
 /// allocated, each function called, the reference left to the author.
 LogicalResult emitSelfCheckSkeleton(ModuleOp module, llvm::raw_ostream &os);
 /// C entry points for foreign callers (ctypes, C), one per public function:
-/// `int32_t wsp_capi_<f>(void *const *args, const int64_t *sizes)`, and the
-/// last dispatch's launch report (lib/Target/Cpp/CApi.cpp).
+/// `int32_t wsp_capi_<f>(void *const *args, const int64_t *sizes,
+/// wsp_capi_call *call)`, where the caller's handle `call` receives the
+/// call's launch report (lib/Target/Cpp/CApi.cpp). Calls on several threads
+/// at once are safe.
 LogicalResult emitCpuSimCApi(ModuleOp module, llvm::raw_ostream &os);
 /// The same entry points' signatures as JSON: per function its arguments'
 /// names, element types, shapes (-1 dynamic) and workspaces.
