@@ -13,6 +13,7 @@
 #include "pto/runtime/sim_core.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -266,7 +267,8 @@ template <typename T, typename V> T from_value(V v) {
 
 /// What the simulation calls on a broken rule (a buffer overrun, a missing
 /// synchronization). The default prints the message and aborts; tests may
-/// install their own.
+/// install their own. One for the process (atomic: a core may fail on one
+/// thread while another installs a handler).
 using ErrorHandler = void (*)(const char *message);
 namespace detail {
 inline void default_error(const char *message) {
@@ -274,14 +276,14 @@ inline void default_error(const char *message) {
   std::fflush(stderr);
   std::abort();
 }
-inline ErrorHandler &error_handler() {
-  static ErrorHandler handler = &default_error;
+inline std::atomic<ErrorHandler> &error_handler() {
+  static std::atomic<ErrorHandler> handler{&default_error};
   return handler;
 }
 template <typename... Args> void fail(const char *fmt, Args... args) {
   char message[512];
   std::snprintf(message, sizeof message, fmt, args...);
-  error_handler()(message);
+  error_handler().load()(message);
 }
 /// A kernel fault: a run-time input (an index, a page id, a size) would
 /// take an instruction out of its memory. Unlike fail() (a rule of the
