@@ -18,6 +18,42 @@ using namespace pto::runtime::tile;
 
 namespace {
 
+// When the lanes may go a row's sixteen columns at a time: blocks a group
+// stores share no byte with the others, or address each element alike.
+TEST(TileFusedApart, BlocksAreApartOrAlike) {
+  float m[8 * 64];
+  auto read = [&](int offset) {
+    return detail::span(GmRows<const float>{m + offset, 64}, 8, 32);
+  };
+  auto write = [&](int offset) {
+    return detail::span(GmRows<float>{m + offset, 64}, 8, 32);
+  };
+  // In place, and the other half of each row: apart.
+  EXPECT_TRUE(detail::gm_apart({read(0), write(0)}));
+  EXPECT_TRUE(detail::gm_apart({read(0), read(32), write(0), write(32)}));
+  // Loads alone may overlap.
+  EXPECT_TRUE(detail::gm_apart({read(0), read(16)}));
+  // A store into what a load reads, shifted: not apart, either way round.
+  EXPECT_FALSE(detail::gm_apart({read(0), write(16)}));
+  EXPECT_FALSE(detail::gm_apart({write(16), read(0)}));
+  EXPECT_FALSE(detail::gm_apart({write(0), write(8)}));
+  // Another stride, or another element size at the same address: not alike.
+  EXPECT_FALSE(
+      detail::gm_apart({read(0), detail::span(GmRows<float>{m, 32}, 8, 32)}));
+  EXPECT_FALSE(detail::gm_apart(
+      {read(0),
+       detail::span(GmRows<int16_t>{reinterpret_cast<int16_t *>(m), 128}, 8,
+                    64)}));
+  // A block past the end of another: apart.
+  EXPECT_TRUE(detail::gm_apart(
+      {read(0), detail::span(GmRows<float>{m + 480, 64}, 1, 32)}));
+}
+
+// The lanes exist where the simulation uses the host's vector extensions
+// (PTO_TILE_X86: x86 builds, but for ThreadSanitizer's, which runs the
+// portable code).
+#ifdef PTO_TILE_X86
+
 constexpr Unit V = Unit::Vector;
 constexpr int kRows = 8, kCols = 48;
 using F32 = Tile<Loc::Vec, float, kRows, kCols>;
@@ -510,37 +546,6 @@ TEST_F(TileFusedTest, LoadsAndStoresOfGlobalMemory) {
   EXPECT_EQ(bytes_of(xb), std::vector<uint8_t>(Bf16::bytes, 0x5a));
 }
 
-// When the lanes may go a row's sixteen columns at a time: blocks a group
-// stores share no byte with the others, or address each element alike.
-TEST(TileFusedApart, BlocksAreApartOrAlike) {
-  float m[8 * 64];
-  auto read = [&](int offset) {
-    return detail::span(GmRows<const float>{m + offset, 64}, 8, 32);
-  };
-  auto write = [&](int offset) {
-    return detail::span(GmRows<float>{m + offset, 64}, 8, 32);
-  };
-  // In place, and the other half of each row: apart.
-  EXPECT_TRUE(detail::gm_apart({read(0), write(0)}));
-  EXPECT_TRUE(detail::gm_apart({read(0), read(32), write(0), write(32)}));
-  // Loads alone may overlap.
-  EXPECT_TRUE(detail::gm_apart({read(0), read(16)}));
-  // A store into what a load reads, shifted: not apart, either way round.
-  EXPECT_FALSE(detail::gm_apart({read(0), write(16)}));
-  EXPECT_FALSE(detail::gm_apart({write(16), read(0)}));
-  EXPECT_FALSE(detail::gm_apart({write(0), write(8)}));
-  // Another stride, or another element size at the same address: not alike.
-  EXPECT_FALSE(
-      detail::gm_apart({read(0), detail::span(GmRows<float>{m, 32}, 8, 32)}));
-  EXPECT_FALSE(detail::gm_apart(
-      {read(0),
-       detail::span(GmRows<int16_t>{reinterpret_cast<int16_t *>(m), 128}, 8,
-                    64)}));
-  // A block past the end of another: apart.
-  EXPECT_TRUE(detail::gm_apart(
-      {read(0), detail::span(GmRows<float>{m + 480, 64}, 1, 32)}));
-}
-
 // The group's instructions still run for their checks: a broadcast read
 // right after its tile was written needs pipe_barrier(V) in a group too.
 TEST_F(TileFusedTest, TheCheckerSeesEveryInstruction) {
@@ -559,5 +564,7 @@ TEST_F(TileFusedTest, TheCheckerSeesEveryInstruction) {
                      }),
                "pipe_barrier\\(V\\)");
 }
+
+#endif // PTO_TILE_X86
 
 } // namespace

@@ -26,8 +26,19 @@
 #include <emmintrin.h>
 #endif
 // x86 with GCC's or clang's builtins: instructions beyond the baseline in
-// functions compiled for them, chosen by what the host has (below).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// functions compiled for them, chosen by what the host has (below). Not
+// under ThreadSanitizer, which does not see an access wider than 16 bytes
+// (an AVX load or store of global memory would race unseen): there the
+// portable code runs, every access of which it checks (scripts/tsan.sh).
+#if defined(__SANITIZE_THREAD__)
+#define PTO_TILE_UNDER_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define PTO_TILE_UNDER_TSAN 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) &&       \
+    !defined(PTO_TILE_UNDER_TSAN)
 #define PTO_TILE_X86 1
 #include <immintrin.h>
 #endif
@@ -238,6 +249,8 @@ template <typename Loop> void vector_loop(int elements, Loop &&loop) {
 #ifdef PTO_TILE_AVX2_LOOPS
   if (host_has_avx2() && elements >= 1024)
     return run_avx2(loop);
+#else
+  (void)elements;
 #endif
   loop();
 }
