@@ -18,9 +18,10 @@ config.test_exec_root = os.path.join(config.wsp_obj_root, "test")
 if os.environ.get("WSP_LIT_EXEC_ROOT"):
     config.test_exec_root = os.environ["WSP_LIT_EXEC_ROOT"]
 
-# The sanitizer build (scripts/sanitize.sh): its libraries need the
-# sanitizer runtimes, so a downstream project cannot link them as they are.
-if config.wsp_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+# The sanitizer builds (scripts/sanitize.sh, WSP_SANITIZE=thread): their
+# libraries need the sanitizer runtimes, so a downstream project cannot
+# link them as they are.
+if config.wsp_sanitize.upper() in ("ON", "1", "TRUE", "YES", "THREAD"):
     config.available_features.add("sanitized")
 
 # The Python package is built (WSP_ENABLE_PYTHON): %python runs it.
