@@ -29,7 +29,7 @@ def run_threads(body, threads=THREADS):
         try:
             start.wait()
             results[t] = body(t)
-        except BaseException as e:  # noqa: B036 - reported below
+        except BaseException as e:
             errors.append(e)
 
     # Switching the interpreter between threads every few microseconds,
@@ -85,7 +85,8 @@ def test_one_function_from_eight_threads():
         for _ in range(1000):
             y = np.zeros_like(want)
             result = norm(x, weight, y)
-            # The numpy reference's result, bit for bit, as alone.
+            # Bit for bit what the call gave alone (checked against the
+            # numpy reference above).
             wrong += not (result.ok and np.array_equal(y, want))
         return wrong
 
@@ -96,14 +97,18 @@ def test_one_function_from_eight_threads():
 def test_each_call_gets_its_own_report():
     norm = program().norm
     rng = np.random.default_rng(7)
-
-    def calls(t):
-        # 8 rows per descriptor: thread t's calls make t + 1 descriptors,
-        # and a report of another thread's call would count another number.
+    weight = np.ones(HIDDEN, np.float32)
+    # 8 rows per descriptor: thread t's calls make t + 1 descriptors, and a
+    # report of another thread's call would count another number.
+    inputs = []
+    for t in range(THREADS):
         x = wsp.to_bf16(rng.uniform(-4, 4, (8 * (t + 1), HIDDEN)))
-        weight = np.ones(HIDDEN, np.float32)
         want = np.zeros_like(x)
         assert norm(x, weight, want).ok
+        inputs.append((x, want))
+
+    def calls(t):
+        x, want = inputs[t]
         wrong = 0
         for _ in range(200):
             y = np.zeros_like(x)
