@@ -5,9 +5,11 @@
 #   WSP_SKIP_APT=1 scripts/bootstrap.sh   # configure + build only
 #
 # Everything comes from Debian 12's archive (bookworm + security): LLVM/MLIR
-# 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy, clang-19
-# (scripts/check-pto-isa.sh: pto-isa's headers need it), Open MPI (the
-# collectives' MPI backend and its tests). Nothing is
+# 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy, PyTorch
+# 1.13 (the package's torch interop and the tiny model's PyTorch reference;
+# wsp itself runs without it), clang-19 (scripts/check-pto-isa.sh:
+# pto-isa's headers need it), Open MPI (the collectives' MPI backend and its
+# tests). Nothing is
 # vendored or downloaded at build time.
 set -euo pipefail
 
@@ -18,7 +20,7 @@ packages=(
   cmake ninja-build g++ lld ccache git
   llvm-22-dev llvm-22-tools libmlir-22-dev mlir-22-tools
   libgtest-dev libgmock-dev
-  pybind11-dev python3-dev python3-pytest python3-numpy
+  pybind11-dev python3-dev python3-pytest python3-numpy python3-torch
   clang-19 libclang-rt-19-dev
   openmpi-bin libopenmpi-dev
 )
