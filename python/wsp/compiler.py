@@ -1,7 +1,8 @@
 """Compiling wsp programs and running their CPU simulation on numpy arrays.
 
     prog = wsp.compile(module)             # a wsp.ir.Module or IR text
-    result = prog.final_norm(x, w, y)       # numpy arrays, no copies
+    result = prog.final_norm(x, w, y)       # numpy arrays (or CPU torch
+                                            # tensors), no copies
     result.status, result.report            # PlanResult, the launch report
 
 :func:`compile` runs the wsp pipeline in-process, emits the tree `wspc`
@@ -24,6 +25,7 @@ import os
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import warnings
@@ -419,11 +421,22 @@ class _Arg:
                       np.dtype(np.bool_): ctypes.c_bool}.get(self.dtype)
 
 
+def _from_torch(function, values):
+    """A call's values with each torch tensor replaced by the numpy view
+    of its memory (wsp.torch.as_array). torch stays optional: in a process
+    that never imported it, no value is a tensor."""
+    torch = sys.modules.get("torch")
+    if torch is None or not any(isinstance(v, torch.Tensor) for v in values):
+        return values
+    from .torch import _as_arrays
+    return _as_arrays(function, values)
+
+
 class Function:
     """One public function of a compiled program. Call it with numpy arrays
-    (positionally or by argument name); workspaces (``llm.workspace``) may
-    be left out and are then allocated once per thread and reused by that
-    thread's calls.
+    or CPU torch tensors (positionally or by argument name; see wsp.torch);
+    workspaces (``llm.workspace``) may be left out and are then allocated
+    once per thread and reused by that thread's calls.
 
     Calls from several threads at once are safe: a call's argument arrays,
     workspaces, launch report and plan charts are its own (the arrays it is
@@ -471,7 +484,7 @@ class Function:
                 raise TypeError("%s: argument %s given twice" % (self.name,
                                                                   k))
             values[i] = v
-        return values
+        return _from_torch(self, values)
 
     def _workspace(self, a):
         """The calling thread's workspace `a`, made on its first call."""
