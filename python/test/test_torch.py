@@ -1,15 +1,21 @@
-"""PyTorch tensors in compiled programs (wsp.torch, issue 46).
+"""PyTorch tensors in compiled programs, and programs as torch.ops
+(wsp.torch, issue 46).
 
 * CPU tensors (bf16, f32, int8, int32) are passed without copies: the
   program writes the caller's tensor (a row slice of a larger one too), and
   the result equals the call on numpy arrays bit for bit.
 * A tensor on another device, not contiguous, or of another dtype is a
   ValueError naming the argument, before any C++ runs.
+* wsp.torch.register makes each function torch.ops.wsp.<name>: mutable
+  tensor arguments, optional workspaces, the same checks, a status other
+  than OK raised as RunError with nothing written.
 * wsp works, and imports no torch, where torch cannot be imported.
 """
 
+import copy
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -137,6 +143,77 @@ def test_bad_tensors_name_the_argument(prog):
                        "dimension 0, not 256"):
         prog.norm(t["x"], t["w"][:255], y)
     assert (y == 0).all()
+
+
+def test_functions_as_torch_ops(prog):
+    ops = wsp.torch.register(prog)
+    assert set(ops) == {"norm", "mm", "pick"}
+    assert str(torch.ops.wsp.norm.default._schema) == (
+        "wsp::norm(Tensor(a0!) x, Tensor(a1!) w, Tensor(a2!) y) -> ()")
+    # quant_matmul's workspace: an optional argument, left out here.
+    assert str(torch.ops.wsp.mm.default._schema).endswith(
+        "Tensor(a4!) y, Tensor(a5!)? arg5=None) -> ()")
+    t = inputs()
+    y = torch.zeros(7, H, dtype=torch.bfloat16)
+    assert torch.ops.wsp.norm(t["x"], t["w"], y) is None
+    y2 = torch.zeros(7, H, dtype=torch.bfloat16)
+    prog.norm(t["x"], t["w"], y2)
+    assert torch.equal(y, y2)
+    ym = torch.zeros(7, N, dtype=torch.bfloat16)
+    torch.ops.wsp.mm(t["x8"], t["pts"], t["w8"], t["ws"], ym)
+    ym2 = torch.zeros(7, N, dtype=torch.bfloat16)
+    prog.mm(t["x8"], t["pts"], t["w8"], t["ws"], ym2)
+    assert torch.equal(ym, ym2) and (ym != 0).any()
+    ids = torch.zeros(7, dtype=torch.int32)
+    ops["pick"](t["logits"], ids)
+    assert torch.equal(ids, t["logits"].float().argmax(-1).int())
+
+    # The same checks as a call.
+    with pytest.raises(ValueError, match="norm: argument x .* must be a "
+                       "torch.bfloat16 tensor, not torch.float32"):
+        torch.ops.wsp.norm(t["x"].float(), t["w"], y)
+    with pytest.raises(ValueError, match="argument w .* has size 128 in "
+                       "dimension 0, not 256"):
+        torch.ops.wsp.norm(t["x"], t["w"][:128], y)
+    # A status other than OK raises, nothing written: y of other rows
+    # than x (the planner's check).
+    short = torch.full((6, H), 3.0, dtype=torch.bfloat16)
+    with pytest.raises(wsp.torch.RunError,
+                       match="wsp::norm returned INVALID_PARAMS") as e:
+        torch.ops.wsp.norm(t["x"], t["w"], short)
+    assert e.value.result.status == wsp.PlanResult.INVALID_PARAMS
+    assert (short == 3).all()
+
+
+def test_registering_again(prog):
+    wsp.torch.register(prog)
+    # The same program loaded anew: the ops call it.
+    again = wsp.compile(interop_module())
+    assert again is not prog
+    ops = wsp.torch.register(again, functions=["norm"])
+    assert list(ops) == ["norm"]
+    t = inputs()
+    y = torch.zeros(7, H, dtype=torch.bfloat16)
+    ops["norm"](t["x"], t["w"], y)
+    assert (y != 0).any()
+    # Another function of the same name: refused, pointing elsewhere.
+    other = copy.copy(prog.functions["norm"])
+    other.args = other.args[:1] + other.args[2:]
+    fake = types.SimpleNamespace(stem="other", functions={"norm": other})
+    with pytest.raises(ValueError, match=r"torch.ops.wsp.norm is registered "
+                       r"already as norm\(Tensor\(a0!\) x, Tensor\(a1!\) w, "
+                       r"Tensor\(a2!\) y\) -> \(\); other.norm is .*: register "
+                       r"it under another namespace"):
+        wsp.torch.register(fake)
+    # More arguments than a torch op takes.
+    big = copy.copy(prog.functions["norm"])
+    big.args = big.args * 22
+    with pytest.raises(ValueError, match="big.norm takes 66 arguments, and a "
+                       "torch op at most 64"):
+        wsp.torch.register(types.SimpleNamespace(stem="big",
+                                                 functions={"norm": big}))
+    with pytest.raises(ValueError, match="no function 'nope'"):
+        wsp.torch.register(prog, functions=["nope"])
 
 
 def test_wsp_needs_no_torch(prog):
