@@ -87,8 +87,8 @@ def test_tensors_are_written_in_place_and_match_numpy(prog):
 
     ym = torch.zeros(7, N, dtype=torch.bfloat16)
     assert prog.mm(t["x8"], t["pts"], t["w8"], t["ws"], ym).ok
-    ref = (t["x8"].double() @ t["w8"].double().t()) * t["pts"].double()[:, None] \
-        * t["ws"].double()
+    ref = (t["x8"].double() @ t["w8"].double().t()) \
+        * t["pts"].double()[:, None] * t["ws"].double()
     np.testing.assert_allclose(ym.double().numpy(), ref.numpy(),
                                rtol=2**-8 * (1 + 1e-4), atol=1e-30)
 
@@ -201,9 +201,9 @@ def test_registering_again(prog):
     other.args = other.args[:1] + other.args[2:]
     fake = types.SimpleNamespace(stem="other", functions={"norm": other})
     with pytest.raises(ValueError, match=r"torch.ops.wsp.norm is registered "
-                       r"already as norm\(Tensor\(a0!\) x, Tensor\(a1!\) w, "
-                       r"Tensor\(a2!\) y\) -> \(\); other.norm is .*: register "
-                       r"it under another namespace"):
+                       r"already as norm\(Tensor\(a0!\) x, Tensor\(a1!\) "
+                       r"w, Tensor\(a2!\) y\) -> \(\); other.norm is .*: "
+                       r"register it under another namespace"):
         wsp.torch.register(fake)
     # More arguments than a torch op takes.
     big = copy.copy(prog.functions["norm"])
