@@ -33,20 +33,10 @@ seconds=${1:-60}
 # needed (idempotent).
 "$root/scripts/bootstrap.sh"
 
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cmake -G Ninja -S "$root" -B "$build" \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-  -DPython3_EXECUTABLE=/usr/bin/python3 \
-  -DLLVM_USE_LINKER=lld \
+source "$root/scripts/configure-clang.sh"
+configure_clang "$build" \
   -DWSP_SANITIZE=ON -DWSP_ENABLE_FUZZ=ON \
-  -DWSP_ENABLE_PYTHON=OFF -DWSP_ENABLE_BENCHMARKS=OFF \
-  "${launcher[@]}" > /dev/null
+  -DWSP_ENABLE_PYTHON=OFF -DWSP_ENABLE_BENCHMARKS=OFF
 cmake --build "$build"
 
 # allow_user_poisoning=0: Debian's libMLIR is not instrumented, but LLVM's

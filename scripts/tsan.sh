@@ -24,20 +24,10 @@ build=${WSP_TSAN_BUILD_DIR:-$root/build-tsan}
 
 "$root/scripts/bootstrap.sh"
 
-launcher=()
-if command -v ccache >/dev/null; then
-  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-fi
-cmake -G Ninja -S "$root" -B "$build" \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
-  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
-  -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-  -DPython3_EXECUTABLE=/usr/bin/python3 \
-  -DLLVM_USE_LINKER=lld \
+source "$root/scripts/configure-clang.sh"
+configure_clang "$build" \
   -DWSP_SANITIZE=thread \
-  -DWSP_ENABLE_PYTHON=ON -DWSP_ENABLE_BENCHMARKS=OFF \
-  "${launcher[@]}" > /dev/null
+  -DWSP_ENABLE_PYTHON=ON -DWSP_ENABLE_BENCHMARKS=OFF
 # Only what this run needs: the runtime's tests and the Python package
 # (its extension links the compiler's libraries).
 cmake --build "$build" --target pto-runtime-tests _wsp
