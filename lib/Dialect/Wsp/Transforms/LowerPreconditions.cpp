@@ -9,6 +9,8 @@
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 
+#include "Lowering.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -24,71 +26,15 @@ using namespace mlir;
 using namespace mlir::wsp;
 using P = arith::CmpIPredicate;
 
-namespace {
-/// The builders the lowerings share.
-struct Checks {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i1(bool v) {
-    return arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(v));
-  }
-  Value cmp(P p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value both(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value dim(Value memref, int64_t d) {
-    return memref::DimOp::create(b, loc, memref, d);
-  }
-  /// values[i] as an index (sign-extended).
-  Value load(Value memref, ValueRange indices) {
-    Value v = memref::LoadOp::create(b, loc, memref, indices);
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  }
-  /// 0 <= v < bound.
-  Value inRange(Value v, Value bound) {
-    Value low = cmp(P::sge, v, index(0));
-    Value high = cmp(P::slt, v, bound);
-    return both(low, high);
-  }
-  /// Whether 0 <= count <= the array's size, and the rows to read: count
-  /// when it is, else 0.
-  std::pair<Value, Value> countWithin(Value array, Value count) {
-    Value low = cmp(P::sge, count, index(0));
-    Value high = cmp(P::sle, count, dim(array, 0));
-    Value fits = both(low, high);
-    return {fits, select(fits, count, index(0))};
-  }
-  /// and(body(i)) over i in [0, n).
-  Value all(Value n, function_ref<Value(Checks &, Value)> body) {
-    // (One op per statement: the order ops are created in must not be the
-    // host compiler's order of evaluating a call's arguments.)
-    Value zero = index(0);
-    Value one = index(1);
-    Value none = i1(true);
-    auto loop = scf::ForOp::create(
-        b, loc, zero, n, one, ValueRange{none},
-        [&](OpBuilder &nb, Location l, Value i, ValueRange acc) {
-          Checks in{nb, l};
-          Value ok = body(in, i);
-          scf::YieldOp::create(nb, l, ValueRange{in.both(acc[0], ok)});
-        });
-    return loop.getResult(0);
-  }
-};
-} // namespace
+using mlir::wsp::detail::Lowering;
 
 /// count fits the array and 0 <= values[i] < bound for i < count.
 static void lowerAllInRange(AllInRangeOp op) {
   OpBuilder b(op);
-  Checks l{b, op.getLoc()};
+  Lowering l{b, op.getLoc()};
   auto [fits, n] = l.countWithin(op.getValues(), op.getCount());
-  Value all = l.all(n, [&](Checks &in, Value i) {
-    return in.inRange(in.load(op.getValues(), i), op.getBound());
+  Value all = l.all(n, [&](Lowering &in, Value i) {
+    return in.inRange(in.loadIndex(op.getValues(), i), op.getBound());
   });
   op.replaceAllUsesWith(l.both(fits, all));
   op.erase();
@@ -97,7 +43,7 @@ static void lowerAllInRange(AllInRangeOp op) {
 /// Every request's row, length and pages (see the op's description).
 static void lowerPagesInRange(PagesInRangeOp op) {
   OpBuilder b(op);
-  Checks l{b, op.getLoc()};
+  Lowering l{b, op.getLoc()};
   Value table = op.getTable(), rows = op.getRows(), lengths = op.getLengths();
   Value pageSize = op.getPageSize(), pages = op.getPages();
   auto [rowsFit, n] = l.countWithin(rows, op.getBatch());
@@ -111,8 +57,8 @@ static void lowerPagesInRange(PagesInRangeOp op) {
   Value tableRows = l.dim(table, 0), perRow = l.dim(table, 1);
   Value safePage = l.select(sizesOk, pageSize, l.index(1));
   Value capacity = arith::MulIOp::create(b, l.loc, perRow, safePage);
-  Value all = l.all(count, [&](Checks &in, Value r) {
-    Value row = in.load(rows, r), len = in.load(lengths, r);
+  Value all = l.all(count, [&](Lowering &in, Value r) {
+    Value row = in.loadIndex(rows, r), len = in.loadIndex(lengths, r);
     Value rowOk = in.inRange(row, tableRows);
     Value lenLow = in.cmp(P::sge, len, in.index(0));
     Value lenHigh = in.cmp(P::sle, len, capacity);
@@ -122,8 +68,8 @@ static void lowerPagesInRange(PagesInRangeOp op) {
     // length are good.
     Value used = arith::CeilDivUIOp::create(in.b, in.loc, len, safePage);
     Value span = in.select(readable, used, in.index(0));
-    Value inCache = in.all(span, [&](Checks &p, Value j) {
-      return p.inRange(p.load(table, ValueRange{row, j}), pages);
+    Value inCache = in.all(span, [&](Lowering &p, Value j) {
+      return p.inRange(p.loadIndex(table, ValueRange{row, j}), pages);
     });
     return in.both(readable, inCache);
   });
@@ -136,7 +82,7 @@ static void lowerPagesInRange(PagesInRangeOp op) {
 static void guardFunction(func::FuncOp function, ArrayRef<RequireOp> preconditions) {
   RequireOp last = preconditions.back();
   OpBuilder b(last);
-  Checks l{b, last.getLoc()};
+  Lowering l{b, last.getLoc()};
   Value ok;
   for (RequireOp r : preconditions) {
     Value c = RequireOp(r).getCondition();

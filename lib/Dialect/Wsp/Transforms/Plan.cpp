@@ -11,6 +11,8 @@
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
 #include "wsp/Dialect/Wsp/Transforms/Planning.h"
 
+#include "Lowering.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -222,46 +224,7 @@ static void recordReachableTiers(Value buffer, ArrayRef<int64_t> tiers) {
 // Dynamic lowering
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Builders for the lowered planner; `b` inserts before the op being
-/// lowered.
-struct Lowering {
-  OpBuilder &b;
-  Location loc;
-
-  Value index(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getI32Type(),
-                                     b.getI32IntegerAttr(v));
-  }
-  Value i1(bool v) {
-    return arith::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(v));
-  }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value toIndex(Value v) {
-    return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  }
-  Value load(Value buffer, Value i) {
-    return memref::LoadOp::create(b, loc, buffer, ValueRange{i});
-  }
-  /// Whether 1 <= batch <= the size of `lengths`, and the number of rows
-  /// the planning loops read: `batch` when it is, else 0. A batch larger
-  /// than its lengths array is INVALID_PARAMS, never a read past it.
-  std::pair<Value, Value> batchWithin(Value lengths, Value batch) {
-    using P = arith::CmpIPredicate;
-    Value size = memref::DimOp::create(b, loc, lengths, 0);
-    Value positive = cmp(P::sgt, batch, index(0));
-    Value fits = cmp(P::sle, batch, size);
-    Value ok = arith::AndIOp::create(b, loc, positive, fits);
-    return {ok, select(ok, batch, index(0))};
-  }
-};
-} // namespace
+using mlir::wsp::detail::Lowering;
 
 /// A sliding-window decode plans only [start, len) of each request:
 /// start = max(0, len - queries - W + 1) (its queries are its last tokens and
