@@ -77,6 +77,30 @@ std::string elementType(Type t, bool pto) {
   return "int32_t";
 }
 
+
+/// A pto tile's element `read` as the emitted code's scalar of type `t`: a
+/// bf16 or f16 scalar is our 16-bit storage (pto/runtime/float16.hpp), a
+/// tile's element pto-isa's own bfloat16_t or half, so the value passes
+/// through float.
+std::string halfFromTile(Type t, const std::string &read) {
+  if (t.isBF16())
+    return "f32_to_bf16_storage(static_cast<float>(" + read + "))";
+  if (t.isF16())
+    return "f32_to_f16(static_cast<float>(" + read + "))";
+  return read;
+}
+
+/// The scalar `value` of type `t` as an element of pto tile `tile`.
+std::string halfToTile(Type t, const std::string &tile,
+                       const std::string &value) {
+  if (t.isBF16())
+    return "static_cast<typename decltype(" + tile +
+           ")::DType>(bf16_storage_to_f32(" + value + "))";
+  if (t.isF16())
+    return "static_cast<typename decltype(" + tile +
+           ")::DType>(f16_to_f32(" + value + "))";
+  return value;
+}
 /// The full C++ type behind an alias.
 std::string tileCppType(TileType t, bool pto) {
   std::string elem = elementType(t.getElementType(), pto);
@@ -710,14 +734,30 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
             .str());
   });
   e.add<CmpsOp>([](CmpsOp op, Emitter &e) {
-    std::string args = e.name(op.getMask()) + ", " + e.name(op.getSrc()) +
-                       ", " + e.name(op.getScalar());
+    std::string mask = e.name(op.getMask());
     const char *mode = cmpName(op.getMode());
+    std::string rest = ", " + e.name(op.getSrc()) + ", " + e.name(op.getScalar());
+    if (!isPto(e))
+      return instr(e, op, op.getUnit(),
+                   simFunction(op) + "(" + mask + rest + ", tl::Cmp::" + mode +
+                       ")");
+    // pto-isa's a2a3 TCMPS writes its bits through a uint8_t tile: an i8
+    // mask is given as an unsigned view of the same bytes, in a block of
+    // its own.
+    TileType t = tileType(op.getMask());
+    if (t.getElementType().isInteger(8)) {
+      std::string type = tileCppType(t, /*pto=*/true);
+      type.replace(type.find("int8_t"), 6, "uint8_t");
+      return instr(e, op, op.getUnit(),
+                   "{ " + type + " bits(" + mask + ".GetValidRow(), " + mask +
+                       ".GetValidCol()); TASSIGN(bits, reinterpret_cast<"
+                       "uint64_t>(" + mask + ".data())); " +
+                       op.getInstructionName().str() + "(bits" + rest +
+                       ", pto::CmpMode::" + mode + "); }");
+    }
     return instr(e, op, op.getUnit(),
-                 isPto(e) ? op.getInstructionName().str() + "(" + args +
-                                ", pto::CmpMode::" + mode + ")"
-                          : simFunction(op) + "(" + args +
-                                ", tl::Cmp::" + mode + ")");
+                 op.getInstructionName().str() + "(" + mask + rest +
+                     ", pto::CmpMode::" + mode + ")");
   });
   e.add<GetValOp>([](GetValOp op, Emitter &e) -> LogicalResult {
     TileType t = tileType(op.getTile());
@@ -733,9 +773,11 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     if (failed(type))
       return failure();
     e.os << *type << " " << e.name(op.getResult()) << "{};\n";
+    std::string read = e.name(op.getTile()) + "." +
+                       op.getInstructionName().str() + "(" + offset + ")";
     return instr(e, op, op.getUnit(),
-                 e.name(op.getResult()) + " = " + e.name(op.getTile()) + "." +
-                     op.getInstructionName().str() + "(" + offset + ")");
+                 e.name(op.getResult()) + " = " +
+                     halfFromTile(op.getResult().getType(), read));
   });
   e.add<SetValOp>([](SetValOp op, Emitter &e) {
     TileType t = tileType(op.getTile());
@@ -749,7 +791,10 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                              : llvm::formatv("{0} * {1} + {2}", r, t.getCols(), c).str();
     return instr(e, op, op.getUnit(),
                  e.name(op.getTile()) + "." + op.getInstructionName().str() +
-                     "(" + offset + ", " + e.name(op.getValue()) + ")");
+                     "(" + offset + ", " +
+                     halfToTile(op.getValue().getType(), e.name(op.getTile()),
+                                e.name(op.getValue())) +
+                     ")");
   });
 
   // Synchronization and the block.
