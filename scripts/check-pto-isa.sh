@@ -1,53 +1,74 @@
 #!/usr/bin/env bash
-# check-pto-isa.sh PTO_ISA_DIR [--no-costmodel]
+# check-pto-isa.sh PTO_ISA_DIR [--no-costmodel | --costmodel-only] [EXAMPLE...]
 #
-# Checks the AICore form of every example against a checkout of
+# Checks the AICore form of every example (or of the EXAMPLEs named, by
+# stem: decode_attention, moe_chain, ...) against a checkout of
 # hw-native-sys/pto-isa (https://github.com/hw-native-sys/pto-isa), which CI
 # does not have:
 #
-#  1. CPU simulation. For each examples/ir/X.mlir with a self-check
-#     X.selfcheck.cpp: `wspc --run` builds and runs the CPU-sim form (our tile
-#     simulation) and dumps its outputs; the device form (AICPU + AICore
-#     sources) is compiled with clang++-19 against pto-isa's headers in its
-#     CPU simulation (-D__CPU_SIM), launched on 24 blocks by pto-isa's
-#     LaunchKernelMultiCore (the emitted launch hook; a mixed kernel's block
-#     runs as three threads, the cube and two vector cores, whose cross-core
-#     flags wait for each other), and every output is compared with the
-#     CPU-sim form's within the example's tolerance (and with the
-#     self-check's naive reference). A program with collectives runs its
-#     ranks as threads of one process; the bytes of each collective are
-#     pulled on the AICore by pto-isa's TGATHER (wsp_comm_gather_*).
-#  2. Cost model (unless --no-costmodel). The AICore form of
-#     examples/ir/decode_attention.mlir under pto-isa's perf-sim cost model
-#     (-D__COSTMODEL), one step per tier: modeled cycles per tier, busy
-#     cycles per pipe, and the ratio to the bound (the K/V bytes the busiest
-#     core loads / the modeled GM->L1 bytes per cycle). pto-isa's cost model
-#     does not compile as shipped (at 3186c381); the fixes are applied to a
-#     temporary copy by scripts/pto-isa/costmodel-fixes.sh, never to the
-#     checkout.
+#  1. CPU simulation (unless --costmodel-only). For each examples/ir/X.mlir
+#     with a self-check X.selfcheck.cpp: `wspc --run` builds and runs the
+#     CPU-sim form (our tile simulation) and dumps its outputs; the device
+#     form (AICPU + AICore sources) is compiled with clang++-19 against
+#     pto-isa's headers in its CPU simulation (-D__CPU_SIM), launched on 24
+#     blocks by pto-isa's LaunchKernelMultiCore (the emitted launch hook; a
+#     mixed kernel's block runs as three threads, the cube and two vector
+#     cores, whose cross-core flags wait for each other), and every output
+#     is compared with the CPU-sim form's within the example's tolerance
+#     (and with the self-check's naive reference). A program with
+#     collectives runs its ranks as threads of one process; the bytes of
+#     each collective are pulled on the AICore by pto-isa's TGATHER
+#     (wsp_comm_gather_*). A line says which example is being built before
+#     each one starts.
+#  2. Cost model (unless --no-costmodel, or EXAMPLEs are named): every
+#     kernel of bench/costmodel/kernels.mlir and decode attention under
+#     pto-isa's perf-sim cost model (-D__COSTMODEL), one line per kernel and
+#     shape with its modeled cycles, its bound and their ratio
+#     (scripts/pto-isa/costmodel.py; the shapes are in
+#     bench/costmodel/README.md). pto-isa's cost model does not compile as
+#     shipped (at 3186c381); the fixes are applied to a temporary copy by
+#     scripts/pto-isa/costmodel-fixes.sh, never to the checkout.
 #
-# Exit status 0 only when every example matches. Needs clang++-19 (g++-12 and
-# clang-14 do not compile pto-isa's headers) and a built tree (WSP_BUILD_DIR,
-# default build/). Nothing is written outside a temporary directory, which is
-# removed unless WSP_KEEP=1.
+# Exit status 0 only when every example matches and every kernel has its
+# cost-model line. Needs clang++-19 (g++-12 and clang-14 do not compile
+# pto-isa's headers) and a built tree (WSP_BUILD_DIR, default build/).
+# Nothing is written outside a temporary directory, which is removed unless
+# WSP_KEEP=1.
 set -euo pipefail
 
 usage() {
-  echo "usage: $0 PTO_ISA_DIR [--no-costmodel]" >&2
+  echo "usage: $0 PTO_ISA_DIR [--no-costmodel | --costmodel-only] [EXAMPLE...]" >&2
   exit 2
 }
 if [[ ${1:-} == --help || ${1:-} == -h ]]; then
   sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
   exit 0
 fi
-[[ $# -ge 1 && $# -le 2 && $1 != -* ]] || usage
-costmodel=1
-if [[ $# -eq 2 ]]; then
-  [[ $2 == --no-costmodel ]] || usage
-  costmodel=0
-fi
-
+[[ $# -ge 1 && $1 != -* ]] || usage
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+pto_arg=$1
+shift
+costmodel=1
+simulate=1
+examples=()
+for arg in "$@"; do
+  case $arg in
+    --no-costmodel) costmodel=0 ;;
+    --costmodel-only) simulate=0 ;;
+    -*) usage ;;
+    *)
+      [[ -f $root/examples/ir/$arg.selfcheck.cpp || -f $root/examples/model/$arg.selfcheck.cpp ]] || {
+        echo "check-pto-isa: no example '$arg' with a self-check (examples/ir or examples/model)" >&2
+        exit 2
+      }
+      examples+=("$arg") ;;
+  esac
+done
+[[ $costmodel == 1 || $simulate == 1 ]] || usage
+# Named examples check the CPU simulation only.
+[[ ${#examples[@]} -eq 0 ]] || costmodel=0
+set -- "$pto_arg"
+
 pto=$(CDPATH= cd -- "$1" 2>/dev/null && pwd) || {
   echo "check-pto-isa: no directory '$1'" >&2
   exit 2
@@ -106,8 +127,20 @@ if "$work/probe"; then
 fi
 
 status=0
-for check in "$root"/examples/ir/*.selfcheck.cpp "$root"/examples/model/*.selfcheck.cpp; do
+checks=()
+if [[ $simulate == 1 ]]; then
+  for check in "$root"/examples/ir/*.selfcheck.cpp "$root"/examples/model/*.selfcheck.cpp; do
+    stem=$(basename "$check" .selfcheck.cpp)
+    if [[ ${#examples[@]} -eq 0 || " ${examples[*]} " == *" $stem "* ]]; then
+      checks+=("$check")
+    fi
+  done
+fi
+index=0
+for check in "${checks[@]}"; do
   stem=$(basename "$check" .selfcheck.cpp)
+  index=$((index + 1))
+  echo "check-pto-isa: [$index/${#checks[@]}] $stem: building both forms ..."
   source_dir=$(dirname "$check")
   dir=$work/$stem
   mkdir -p "$dir/sim-out" "$dir/dev"
@@ -163,17 +196,24 @@ for check in "$root"/examples/ir/*.selfcheck.cpp "$root"/examples/model/*.selfch
     status=1
   fi
 done
-for ir in "$root"/examples/ir/*.mlir; do
-  stem=$(basename "$ir" .mlir)
-  [[ -f $root/examples/ir/$stem.selfcheck.cpp ]] ||
-    echo "$stem: no self-check, not compared"
-done
-
-if [[ $costmodel == 1 ]]; then
-  "$root/scripts/pto-isa/costmodel.sh" "$pto" "$work/costmodel" || status=1
+if [[ $simulate == 1 && ${#examples[@]} -eq 0 ]]; then
+  for ir in "$root"/examples/ir/*.mlir; do
+    stem=$(basename "$ir" .mlir)
+    [[ -f $root/examples/ir/$stem.selfcheck.cpp ]] ||
+      echo "$stem: no self-check, not compared"
+  done
 fi
 
-if [[ $status == 0 ]]; then
+if [[ $costmodel == 1 ]]; then
+  echo "check-pto-isa: the kernels under pto-isa's cost model (building them takes a few minutes) ..."
+  /usr/bin/python3 "$root/scripts/pto-isa/costmodel.py" "$pto" "$work/costmodel" || status=1
+fi
+
+if [[ $status == 0 && $simulate == 0 ]]; then
+  echo "check-pto-isa: every kernel modeled"
+elif [[ $status == 0 && ${#examples[@]} -gt 0 ]]; then
+  echo "check-pto-isa: the examples named match"
+elif [[ $status == 0 ]]; then
   echo "check-pto-isa: all examples match"
 else
   echo "check-pto-isa: FAILED"

@@ -33,11 +33,13 @@
 
 #if defined(__COSTMODEL)
 // pto-isa's cost model builds its a2a3 instruction implementations from a
-// fixed list (pto/common/pto_instr_impl.hpp) that leaves out the three
-// below, although its instruction header declares TEXPANDS, TCI and
-// TCOLEXPANDSUB over them; included before the first use, they are found.
+// fixed list (pto/common/pto_instr_impl.hpp) that leaves out the four
+// below, although its instruction header declares TEXPANDS, TCI,
+// TCOLEXPANDSUB and TCOLEXPANDMUL over them; included before the first
+// use, they are found.
 #include <pto/costmodel/perf_sim/launch.hpp>
 #include <pto/npu/a2a3/TCI.hpp>
+#include <pto/npu/a2a3/TColExpandMul.hpp>
 #include <pto/npu/a2a3/TColExpandSub.hpp>
 #include <pto/npu/a2a3/TExpandS.hpp>
 
@@ -113,12 +115,20 @@ template <pto::TileType Loc> constexpr ::pto::runtime::Buffer buffer_of() {
 #if defined(__COSTMODEL)
 /// Host memory standing for on-chip buffer `Loc` under the cost model, which
 /// reads no tile data but dereferences tile addresses on the scalar side
-/// (GetValue/SetValue) and tracks dependences by address.
+/// (GetValue/SetValue) and tracks dependences by address. Each of a
+/// block's two vector cores has a UB of its own (the same arena would make
+/// the model order one core's tiles after the other's).
 template <pto::TileType Loc> inline uintptr_t host_buffer() {
   constexpr uintptr_t align = 512; // a fractal box
-  static std::vector<uint8_t> arena(
-      ::pto::runtime::buffer_bytes(buffer_of<Loc>()) + align);
-  return (reinterpret_cast<uintptr_t>(arena.data()) + align - 1) & ~(align - 1);
+  constexpr size_t bytes = ::pto::runtime::buffer_bytes(buffer_of<Loc>()) + align;
+  static std::vector<uint8_t> arenas[2] = {std::vector<uint8_t>(bytes),
+                                           std::vector<uint8_t>(bytes)};
+  // The model's vector core (not get_subblockid(): a vector-only launch
+  // runs each of its blocks alone on its core, CostmodelBlock).
+  const int core =
+      Loc == pto::TileType::Vec && ::pto::perf_sim::current_subblock_id == 1 ? 1 : 0;
+  return (reinterpret_cast<uintptr_t>(arenas[core].data()) + align - 1) &
+         ~(align - 1);
 }
 #endif
 
@@ -335,17 +345,50 @@ AICORE inline void cross_core_wait(uint16_t id) {
 /// $WSP_COSTMODEL_OUT/<table>/block_NN (default ./perf_sim_output). Blocks
 /// share nothing in the model (no global-memory contention), so this is the
 /// launch of all blocks; one LAUNCH_KERNEL of many blocks overflows the
-/// model's per-core event table on long rows.
+/// model's per-core event table on long rows. $WSP_COSTMODEL_BLOCKS, a
+/// comma-separated list of block indices, simulates only those (a launch
+/// whose blocks get equal shares needs one).
 inline int &costmodel_block() {
   static int block = 0;
   return block;
 }
+/// Whether $WSP_COSTMODEL_BLOCKS (unset: every block) names block `b`.
+inline bool costmodel_simulates(int b) {
+  const char *list = std::getenv("WSP_COSTMODEL_BLOCKS");
+  if (!list || !*list)
+    return true;
+  for (const char *p = list;;) {
+    char *end = nullptr;
+    const long v = std::strtol(p, &end, 10);
+    if (end == p)
+      return false;
+    if (v == b)
+      return true;
+    if (*end != ',')
+      return false;
+    p = end + 1;
+  }
+}
+/// Whether the launch being simulated is of a vector-only kernel.
+inline bool &costmodel_vector_only() {
+  static bool vector_only = false;
+  return vector_only;
+}
+/// A vector-only kernel's blocks are single vector cores: each is simulated
+/// alone on the model's first vector core (AIV0), the second idle. (The
+/// model runs the two in turn and puts both cores' scalar instructions on
+/// the block's one scalar lane in that order, which would hold the second
+/// core's back behind the first's.)
 template <typename Launch>
-void costmodel_launch(const char *table, int num_blocks, Launch &&launch) {
+void costmodel_launch(const char *table, int num_blocks, Launch &&launch,
+                      bool vector_only = false) {
   const char *out = std::getenv("WSP_COSTMODEL_OUT");
   const std::string base =
       std::string(out && *out ? out : "./perf_sim_output") + "/" + table;
+  costmodel_vector_only() = vector_only;
   for (int b = 0; b < num_blocks; ++b) {
+    if (!costmodel_simulates(b))
+      continue;
     char dir[32];
     std::snprintf(dir, sizeof dir, "/block_%02d", b);
     ::pto::perf_sim::GetConfig().output_dir = base + dir;
@@ -354,14 +397,20 @@ void costmodel_launch(const char *table, int num_blocks, Launch &&launch) {
   }
 }
 /// Inside the launched function: get_block_idx() is the block being
-/// simulated (LAUNCH_KERNEL of one block sets 0).
+/// simulated (LAUNCH_KERNEL of one block sets 0); in a vector-only launch
+/// the block is one vector core (get_subblockid() 0 of 1), and `idle()` on
+/// the model's second.
 class CostmodelBlock {
 public:
   CostmodelBlock()
-      : ctx(static_cast<uint32_t>(costmodel_block()), get_subblockid(),
-            get_subblockdim()) {}
+      : second_vector_core(costmodel_vector_only() && get_subblockid() == 1),
+        ctx(static_cast<uint32_t>(costmodel_block()),
+            costmodel_vector_only() ? 0 : get_subblockid(),
+            costmodel_vector_only() ? 1 : get_subblockdim()) {}
+  bool idle() const { return second_vector_core; }
 
 private:
+  bool second_vector_core;
   pto::cpu_sim::ScopedExecutionContext ctx;
 };
 #endif

@@ -454,7 +454,10 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "#if defined(__COSTMODEL)\n";
   os << "static wsp_gen::" << t << "_args *" << t << "_launched;\n";
   os << "static void " << t << "() {\n";
+  const bool vectorOnly = kind == "KERNEL_TYPE_AIV_ONLY";
   os << "  wsp_aicore::CostmodelBlock block;\n";
+  if (vectorOnly)
+    os << "  if (block.idle())\n    return;\n";
   os << "  " << t << "_entry(reinterpret_cast<__gm__ uint8_t *>(" << t
      << "_launched));\n";
   os << "}\n";
@@ -463,7 +466,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "  " << t << "_launched = args;\n";
   os << "  wsp_aicore::costmodel_launch(\"" << t << "\", num_cores, [] {\n";
   os << "    LAUNCH_KERNEL(" << t << ", , (1, nullptr, nullptr));\n";
-  os << "  });\n";
+  os << (vectorOnly ? "  }, /*vector_only=*/true);\n" : "  });\n");
   os << "}\n";
   os << "#endif\n\n";
   return success();

@@ -28,6 +28,15 @@ func.func @route(%logits: memref<?x64xbf16>, %ids: memref<?x2xi32>,
 // CHECK-LABEL: norm_rms_norm_0_tier0(
 // CHECK: WSP_VEC({ pto::Tile<pto::TileType::Vec, uint8_t, 1, 32, {{.*}}> bits([[M:v[0-9]+]].GetValidRow(), [[M]].GetValidCol()); TASSIGN(bits, reinterpret_cast<uint64_t>([[M]].data())); TCMPS(bits, v{{[0-9]+}}, v{{[0-9]+}}, pto::CmpMode::EQ); });
 
+// Under pto-isa's cost model a vector-only kernel's block is one vector
+// core: the model's second vector core of the block stays idle.
+// CHECK-LABEL: static void norm_rms_norm_0_table() {
+// CHECK-NEXT: wsp_aicore::CostmodelBlock block;
+// CHECK-NEXT: if (block.idle())
+// CHECK-NEXT: return;
+// CHECK: wsp_aicore::costmodel_launch("norm_rms_norm_0_table", num_cores, [] {
+// CHECK-NEXT: LAUNCH_KERNEL(norm_rms_norm_0_table, , (1, nullptr, nullptr));
+// CHECK-NEXT: }, /*vector_only=*/true);
 func.func @norm(%x: memref<?x256xbf16>, %w: memref<256xf32>, %y: memref<?x256xbf16>) {
   llm.rms_norm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256xf32>)
       -> y(%y : memref<?x256xbf16>) {eps = 1.0e-06 : f32}

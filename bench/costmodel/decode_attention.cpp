@@ -1,21 +1,21 @@
 // The device form of examples/ir/decode_attention.mlir under pto-isa's
-// perf-sim cost model: one decode step per tier, every request's length in
-// that tier, and what the model says of it (scripts/pto-isa/costmodel.sh
-// builds and runs it).
+// perf-sim cost model: one decode step of 24 requests of the same length
+// (argv[1]), and the line scripts/pto-isa/costmodel.py prints for it.
 //
 // A host program without pto-isa: it calls the AICPU entry decode_step,
 // which plans the step and launches the AICore entry through the emitted
 // cost-model hook; the hook simulates each block and writes its report to
 // $WSP_COSTMODEL_OUT/decode_attention_table/block_NN/. Then this program
-// reads the reports and prints, per tier, the modeled cycles (the slowest
-// block), the busy cycles of each pipe of that block, and the ratio to the
-// bound: the K/V bytes the busiest block loads over the modeled GM -> L1
-// bandwidth.
+// reads the reports and prints the modeled cycles (the slowest block), the
+// bound (the K/V bytes the busiest block loads over the modeled GM -> L1
+// bandwidth; every other bound is far below it) and, on a second line, the
+// busy cycles of each pipe of the slowest block.
 //
-// Shapes: q_len 1, 16 query heads on 2 KV heads, head_dim 128, bf16 pages
-// of 128 positions, 24 requests per step. The caches are mapped, never
-// written: the cost model moves no data; the AICPU and the kernels' scalar
-// code read only the lengths, ids and block table.
+// Shapes: q_len 1, 16 query heads on 2 KV heads (16 query rows per
+// request), head_dim 128, bf16 pages of 128 positions, 24 requests per
+// step. The caches are mapped, never written: the cost model moves no data;
+// the AICPU and the kernels' scalar code read only the lengths, ids and
+// block table.
 #include "wsp_module_abi.h"
 
 #include <sys/mman.h>
@@ -89,7 +89,7 @@ std::map<std::string, Row> read_summary(const std::string &path) {
   return units;
 }
 
-int run_tier(int tier, int len, const std::string &out, std::mt19937 &rng) {
+int run(int len, const std::string &dir, std::mt19937 &rng) {
   const int pages_per_req = (len + kPage - 1) / kPage;
   const int pages = kBatch * pages_per_req;
   std::vector<int32_t> pool(pages), kv_ids(kBatch), lens(kBatch, len);
@@ -126,12 +126,9 @@ int run_tier(int tier, int len, const std::string &out, std::mt19937 &rng) {
       MemRef<bf16, 3>{mapped<bf16>(ws), {kBlocks, 32, 128}},
       MemRef<float, 3>{mapped<float>(ws), {kBlocks, 32, 128}},
   };
-  const std::string dir = out + "/tier" + std::to_string(tier);
   setenv("WSP_COSTMODEL_OUT", dir.c_str(), 1);
-  std::fprintf(stderr, "tier %d: simulating %d x %d tokens\n", tier, kBatch,
-               len);
   if (int status = decode_step(&args)) {
-    std::printf("tier %d: decode_step status %d\n", tier, status);
+    std::printf("decode_attention: decode_step status %d\n", status);
     return 1;
   }
 
@@ -162,14 +159,14 @@ int run_tier(int tier, int len, const std::string &out, std::mt19937 &rng) {
     auto u = read_summary(dir + "/decode_attention_table/" + block +
                           "/decode_attention_table_pipeline_summary.csv");
     if (u.count("AIC") == 0) {
-      std::printf("tier %d: no report for block %d\n", tier, c);
+      std::printf("decode_attention: no report for block %d\n", c);
       return 1;
     }
     for (auto &[name, row] : u)
       if (row["busy_cycles"] > 0 && row["active_cycles"] == 0) {
-        std::printf("tier %d: block %d's %s never became active (the "
-                    "simulation stopped)\n",
-                    tier, c, name.c_str());
+        std::printf("decode_attention: block %d's %s never became active "
+                    "(the simulation stopped)\n",
+                    c, name.c_str());
         return 1;
       }
     if (u["AIC"]["total_cycles"] > cycles) {
@@ -178,32 +175,33 @@ int run_tier(int tier, int len, const std::string &out, std::mt19937 &rng) {
       units = u;
     }
   }
-  std::printf("tier %d: %d x %d tokens, %d descriptors: %lld cycles, bound "
-              "%.0f (%.0f K/V bytes / %.2f B/cycle), %.2fx the bound\n",
-              tier, kBatch, len, count, cycles, bound, bound * kGmToL1BytesPerCycle,
-              kGmToL1BytesPerCycle, cycles / bound);
+  std::printf("costmodel: decode_attention b%d_h%d_kvh%d_d%d_kv%d cycles=%lld "
+              "bound=%.0f bound_kind=gm ratio=%.2f\n",
+              kBatch, kHeads, kKvHeads, kHeadDim, len, cycles, bound,
+              cycles / bound);
   Row &aic = units["AIC"];
-  std::printf("  block %d busy: AIC scalar %lld mte2 %lld mte1 %lld cube %lld "
-              "fixp %lld",
-              slowest, aic["scalar_cycles"], aic["mte2_aic_cycles"],
+  std::printf("  (%d descriptors; block %d busy: AIC scalar %lld mte2 %lld "
+              "mte1 %lld cube %lld fixp %lld",
+              count, slowest, aic["scalar_cycles"], aic["mte2_aic_cycles"],
               aic["mte1_cycles"], aic["cube_cycles"], aic["fixp_cycles"]);
   for (const char *v : {"AIV0", "AIV1"}) {
     Row &r = units[v];
     std::printf(" | %s mte2 %lld vec %lld mte3 %lld", v, r["mte2_aiv_cycles"],
                 r["vec_cycles"], r["mte3_cycles"]);
   }
-  std::printf("\n");
+  std::printf(")\n");
   return 0;
 }
 
 } // namespace
 
-int main() {
+int main(int argc, char **argv) {
+  const int len = argc == 3 ? std::atoi(argv[1]) : 0;
+  if (len < 1 || len > 131072) {
+    std::fprintf(stderr, "usage: %s KV_LEN OUT_DIR (KV_LEN in [1, 131072])\n",
+                 argv[0]);
+    return 2;
+  }
   std::mt19937 rng(42);
-  // A length inside each tier of @DecodeAttentionTiers.
-  const int lens[] = {1000, 4000, 12000, 20000};
-  int failed = 0;
-  for (int tier = 0; tier < 4; ++tier)
-    failed += run_tier(tier, lens[tier], ".", rng);
-  return failed ? 1 : 0;
+  return run(len, argv[2], rng);
 }
