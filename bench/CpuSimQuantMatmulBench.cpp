@@ -71,7 +71,7 @@ int main() {
     std::vector<float> pts(size_t(tokens), 0.01f), ws(kN, 0.02f);
     std::vector<float> ref(size_t(tokens * kN));
     std::vector<bf16> y(size_t(tokens * kN));
-    std::vector<int32_t> workspace(24 * 32 * 128);
+    std::vector<int32_t> workspace(24 * 128 * 128);
     int status = 0;
     double sim = wsp_bench::median_us(
         [&] {
@@ -81,7 +81,7 @@ int main() {
               MemRef<int8_t, 2>{w.data(), {kN, kK}},
               MemRef<float, 1>{ws.data(), {kN}},
               MemRef<bf16, 2>{y.data(), {tokens, kN}},
-              MemRef<int32_t, 3>{workspace.data(), {24, 32, 128}});
+              MemRef<int32_t, 3>{workspace.data(), {24, 128, 128}});
         },
         3);
     double slow = wsp_bench::median_us(

@@ -154,9 +154,9 @@ int main() {
     std::vector<float> pts(a.size() / kK, 0.01f), ws(size_t(kExperts) * kN,
                                                      0.02f);
     std::vector<bf16> y(a.size() / kK * kN);
-    // The cube <-> vector slots: [24 blocks, 32 rows, the N tile] for the
-    // group GEMM, [24, 32, 128] for the dense one.
-    std::vector<int32_t> workspace(24 * 32 * 128);
+    // The cube <-> vector slots: [24 blocks, 128 rows, the N tile] for the
+    // group GEMM, [24, 128, 128] for the dense one.
+    std::vector<int32_t> workspace(24 * 128 * 128);
     rt::sim::LaunchReport report;
     wsp_gen::wsp_launch_report = &report;
     auto group = [&] {
@@ -205,7 +205,7 @@ int main() {
               MemRef<int8_t, 2>{w.data(), {kK, kN}},
               MemRef<float, 1>{ws.data(), {kN}},
               MemRef<bf16, 2>{y.data(), {block128, kN}},
-              MemRef<int32_t, 3>{workspace.data(), {24, 32, 128}});
+              MemRef<int32_t, 3>{workspace.data(), {24, 128, 128}});
         },
         3);
     const double useful = 2.0 * double(rows) * kK * kN;

@@ -215,7 +215,7 @@ struct Outputs {
   std::vector<bf16> after, qkv, attn, y;
   std::vector<int8_t> x8, attn8;
   std::vector<float> pts, attnScale;
-  std::vector<int32_t> qkvWs = std::vector<int32_t>(24 * 32 * 128), oWs = qkvWs;
+  std::vector<int32_t> qkvWs = std::vector<int32_t>(24 * 128 * 128), oWs = qkvWs;
   std::vector<bf16> wsH = std::vector<bf16>(24 * 2 * 32 * 128);
   std::vector<float> wsF = std::vector<float>(24 * 3 * 32 * 128),
                      wsMl = std::vector<float>(24 * 2 * 32);
@@ -256,11 +256,11 @@ inline auto decodeArgs(Block &blk, Outputs &o, std::vector<int32_t> &positions,
       MemRef<bf16, 4>{o.attn.data(), {t, 1, kQHeads, kDim}},
       MemRef<int8_t, 2>{o.attn8.data(), {t, kAttn}}, vec(o.attnScale),
       MemRef<bf16, 2>{o.y.data(), {t, kHidden}},
-      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 128, 128}},
       MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
       MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
       MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+      MemRef<int32_t, 3>{o.oWs.data(), {24, 128, 128}});
 }
 
 } // namespace attention_block

@@ -54,8 +54,8 @@ int32_t run(Block &blk, Outputs &o) {
   MemRef<int8_t, 2> x8{o.x8.data(), {t, kHidden}}, attn8{o.attn8.data(), {t, kAttn}};
   MemRef<bf16, 2> after{o.after.data(), {t, kHidden}}, qkv{o.qkv.data(), {t, kQkv}},
       y{o.y.data(), {t, kHidden}};
-  MemRef<int32_t, 3> qkvWs{o.qkvWs.data(), {24, 32, 128}},
-      oWs{o.oWs.data(), {24, 32, 128}};
+  MemRef<int32_t, 3> qkvWs{o.qkvWs.data(), {24, 128, 128}},
+      oWs{o.oWs.data(), {24, 128, 128}};
   MemRef<bf16, 4> wsH{o.wsH.data(), {24, 2, 32, 128}};
   return wsp_gen::prefill_block(
       x, r, vec(blk.normW), vec(blk.smooth), w, vec(blk.qkvScale), qkNormW,

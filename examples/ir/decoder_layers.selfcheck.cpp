@@ -48,8 +48,8 @@ struct LayerBuffers : Outputs {
   std::vector<int32_t> ids, counts = std::vector<int32_t>(kE, -5), offsets;
   std::vector<float> weights, rowScale, actScale;
   std::vector<int8_t> rows, act;
-  std::vector<float> gatingWs = std::vector<float>(24 * 32 * 16);
-  std::vector<int32_t> matmulWs = std::vector<int32_t>(4 * 24 * 32 * 128),
+  std::vector<float> gatingWs = std::vector<float>(24 * 128 * 16);
+  std::vector<int32_t> matmulWs = std::vector<int32_t>(4 * 24 * 128 * 128),
                        inverse = std::vector<int32_t>(8192 * kTopK);
   int64_t allocated;
   // The dense MLP's: its input quantized, its one "expert" of every token.
@@ -119,8 +119,8 @@ MemRef<T, 2> in(const std::vector<T> &v, int64_t rows, int64_t cols) {
 
 /// The layer's workspaces after the attention block's.
 MemRef<int32_t, 3> matmulWs(LayerBuffers &o, int i) {
-  return MemRef<int32_t, 3>{o.matmulWs.data() + i * 24 * 32 * 128,
-                            {24, 32, 128}};
+  return MemRef<int32_t, 3>{o.matmulWs.data() + i * 24 * 128 * 128,
+                            {24, 128, 128}};
 }
 
 int32_t runMoe(Block &blk, const Weights &wt, LayerBuffers &o) {
@@ -150,12 +150,12 @@ int32_t runMoe(Block &blk, const Weights &wt, LayerBuffers &o) {
       MemRef<bf16, 2>{o.down.data(), {rowsAll, kHidden}},
       MemRef<bf16, 2>{o.out.data(), {t, kHidden}},
       // Workspaces: the block's, the router's, the experts', the gather's.
-      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 128, 128}},
       MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
       MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
       MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}},
-      MemRef<float, 3>{o.gatingWs.data(), {24, 32, 16}}, matmulWs(o, 0),
+      MemRef<int32_t, 3>{o.oWs.data(), {24, 128, 128}},
+      MemRef<float, 3>{o.gatingWs.data(), {24, 128, 16}}, matmulWs(o, 0),
       matmulWs(o, 1), matmulWs(o, 2), matmulWs(o, 3),
       MemRef<int32_t, 1>{o.inverse.data(), {8192 * kTopK}});
 }
@@ -173,11 +173,11 @@ int32_t runDense(Block &blk, const Weights &wt, LayerBuffers &o) {
       MemRef<float, 1>{o.actScale.data(), {t}},
       in(wt.sharedDown, kI, kHidden), in(wt.sharedDownScale),
       MemRef<bf16, 2>{o.out.data(), {t, kHidden}},
-      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+      MemRef<int32_t, 3>{o.qkvWs.data(), {24, 128, 128}},
       MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
       MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
       MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-      MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}}, matmulWs(o, 0),
+      MemRef<int32_t, 3>{o.oWs.data(), {24, 128, 128}}, matmulWs(o, 0),
       matmulWs(o, 1));
 }
 

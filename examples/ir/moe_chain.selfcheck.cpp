@@ -40,11 +40,11 @@ struct Layer : MoeWeights<kH> {
   std::vector<int32_t> counts = std::vector<int32_t>(kE, -5);
   std::vector<int32_t> offsets;
   std::vector<bf16> gateUp, downRows, out;
-  std::vector<float> routeWs = std::vector<float>(kBlocks * 32 * 16);
-  std::vector<int32_t> upWs = std::vector<int32_t>(kBlocks * 32 * 128),
-                       downWs = std::vector<int32_t>(kBlocks * 32 * 128),
-                       sharedUpWs = std::vector<int32_t>(kBlocks * 32 * 128),
-                       sharedDownWs = std::vector<int32_t>(kBlocks * 32 * 128),
+  std::vector<float> routeWs = std::vector<float>(kBlocks * 128 * 16);
+  std::vector<int32_t> upWs = std::vector<int32_t>(kBlocks * 128 * 128),
+                       downWs = std::vector<int32_t>(kBlocks * 128 * 128),
+                       sharedUpWs = std::vector<int32_t>(kBlocks * 128 * 128),
+                       sharedDownWs = std::vector<int32_t>(kBlocks * 128 * 128),
                        inverse = std::vector<int32_t>(8192 * kTopK);
   // @experts_shared's buffers.
   std::vector<int8_t> sRows, sAct;
@@ -74,7 +74,7 @@ struct Layer : MoeWeights<kH> {
         MemRef<bf16, 2>{logits.data(), {tokens, kE}},
         MemRef<int32_t, 2>{ids.data(), {tokens, kTopK}},
         MemRef<float, 2>{weights.data(), {tokens, kTopK}},
-        MemRef<float, 3>{routeWs.data(), {kBlocks, 32, 16}});
+        MemRef<float, 3>{routeWs.data(), {kBlocks, 128, 16}});
   }
 
   int32_t experts() {
@@ -97,8 +97,8 @@ struct Layer : MoeWeights<kH> {
         MemRef<float, 1>{actScale.data(), {allocated}},
         MemRef<bf16, 2>{downRows.data(), {allocated, kH}},
         MemRef<bf16, 2>{out.data(), {tokens, kH}},
-        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 32, 128}},
-        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 128, 128}},
+        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 128, 128}},
         MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
   }
 
@@ -152,10 +152,10 @@ struct Layer : MoeWeights<kH> {
         MemRef<float, 1>{sActScale.data(), {rowsAll}},
         MemRef<bf16, 2>{sDown.data(), {rowsAll, kH}},
         MemRef<bf16, 2>{out.data(), {tokens, kH}},
-        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 32, 128}},
-        MemRef<int32_t, 3>{sharedUpWs.data(), {kBlocks, 32, 128}},
-        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 32, 128}},
-        MemRef<int32_t, 3>{sharedDownWs.data(), {kBlocks, 32, 128}},
+        MemRef<int32_t, 3>{upWs.data(), {kBlocks, 128, 128}},
+        MemRef<int32_t, 3>{sharedUpWs.data(), {kBlocks, 128, 128}},
+        MemRef<int32_t, 3>{downWs.data(), {kBlocks, 128, 128}},
+        MemRef<int32_t, 3>{sharedDownWs.data(), {kBlocks, 128, 128}},
         MemRef<int32_t, 1>{inverse.data(), {8192 * kTopK}});
   }
 };

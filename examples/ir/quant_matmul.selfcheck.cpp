@@ -20,7 +20,7 @@ using namespace selfcheck;
 
 namespace {
 
-constexpr int64_t kK = 256, kBlocks = 24, kMTile = 32, kNTile = 128;
+constexpr int64_t kK = 256, kBlocks = 24, kMTile = 128, kNTile = 128;
 
 struct Problem {
   int64_t tokens, n;
@@ -173,11 +173,13 @@ bool checkInvalid(std::mt19937 &rng) {
 int main() {
   std::mt19937 rng(2031);
   bool ok = true;
-  for (int64_t tokens : {0, 1, 31, 32, 33, 100})
+  // 1100 tokens: units of two M tiles (the plan aims at one unit per
+  // core), which keep their weight panel in L1 across them.
+  for (int64_t tokens : {0, 1, 31, 32, 33, 100, 1100})
     ok = checkQkv(tokens, rng) && ok;
   for (int64_t tokens : {1, 40})
     ok = checkOProj(tokens, rng) && ok;
-  for (int64_t tokens : {1, 31, 33, 70})
+  for (int64_t tokens : {1, 31, 33, 70, 1100})
     ok = checkColumns(tokens, rng) && ok;
   ok = checkInvalid(rng) && ok;
   return ok ? 0 : 1;

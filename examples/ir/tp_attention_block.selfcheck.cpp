@@ -106,11 +106,11 @@ int32_t runRank(F &&f, Block &blk, RankSlice &s, MemRef<int32_t, 2> table,
            MemRef<bf16, 4>{s.attn.data(), {t, 1, 1, kDim}},
            MemRef<int8_t, 2>{s.attn8.data(), {t, kDim}}, vec(s.attnScale),
            MemRef<bf16, 2>{s.y.data(), {t, kHidden}}, sharding...,
-           MemRef<int32_t, 3>{o.qkvWs.data(), {24, 32, 128}},
+           MemRef<int32_t, 3>{o.qkvWs.data(), {24, 128, 128}},
            MemRef<bf16, 4>{o.wsH.data(), {24, 2, 32, 128}},
            MemRef<float, 4>{o.wsF.data(), {24, 3, 32, 128}},
            MemRef<float, 3>{o.wsMl.data(), {24, 2, 32}},
-           MemRef<int32_t, 3>{o.oWs.data(), {24, 32, 128}});
+           MemRef<int32_t, 3>{o.oWs.data(), {24, 128, 128}});
 }
 
 /// A KV-data-parallel rank (@decode_block_tp4): its requests' pages in a

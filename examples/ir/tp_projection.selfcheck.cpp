@@ -34,7 +34,7 @@ using namespace selfcheck;
 
 namespace {
 
-constexpr int64_t kKr = 128, kN = 256, kBlocks = 24, kMTile = 32,
+constexpr int64_t kKr = 128, kN = 256, kBlocks = 24, kMTile = 128,
                   kNTile = 128;
 
 /// The whole projection for `ranks` ranks, drawn from `seed` (every process

@@ -80,11 +80,11 @@ struct Step {
   std::vector<float> pts, attnScale, hScale, actScale;
   std::vector<int32_t> positions, kvLens, qLens, accum, kvIds, allTokens;
   // Workspaces: each launch's own while it runs, so one of each kind.
-  std::vector<int32_t> mmWs = std::vector<int32_t>(24 * 32 * 128);
+  std::vector<int32_t> mmWs = std::vector<int32_t>(24 * 128 * 128);
   std::vector<bf16> attnWsH = std::vector<bf16>(24 * 2 * 32 * 128);
   std::vector<float> attnWsF = std::vector<float>(24 * 3 * 32 * 128),
                      attnWsMl = std::vector<float>(24 * 2 * 32),
-                     headWs = std::vector<float>(24 * 32 * 128);
+                     headWs = std::vector<float>(24 * 128 * 128);
   explicit Step(int64_t rows)
       : n(rows), zeros(size_t(n * kHidden), toStorage(0.f)), x(zeros),
         after(zeros), qkv(size_t(n * kQkv)), attn(size_t(n * kAttn)), y(zeros),
@@ -136,7 +136,7 @@ inline auto tailArgs(Step &s) {
 }
 
 inline MemRef<int32_t, 3> mmWs(Step &s) {
-  return {s.mmWs.data(), {24, 32, 128}};
+  return {s.mmWs.data(), {24, 128, 128}};
 }
 
 inline auto prefillArgs(Model &m, Step &s, std::vector<int32_t> &tokens,
@@ -151,7 +151,7 @@ inline auto prefillArgs(Model &m, Step &s, std::vector<int32_t> &tokens,
       tailArgs(s),
       std::make_tuple(mmWs(s), wsH, wsF, mmWs(s), mmWs(s), mmWs(s), mmWs(s),
                       wsH, wsF, mmWs(s), mmWs(s), mmWs(s),
-                      MemRef<float, 3>{s.headWs.data(), {24, 32, 128}}));
+                      MemRef<float, 3>{s.headWs.data(), {24, 128, 128}}));
 }
 
 /// @decode's arguments: this token's row and the next one's.
@@ -168,7 +168,7 @@ inline auto decodeArgs(Model &m, Step &s, int32_t *row, int32_t *nextRow) {
       tailArgs(s),
       std::make_tuple(mmWs(s), wsH, wsF, wsMl, mmWs(s), mmWs(s), mmWs(s),
                       mmWs(s), wsH, wsF, wsMl, mmWs(s), mmWs(s), mmWs(s),
-                      MemRef<float, 3>{s.headWs.data(), {24, 32, 128}}));
+                      MemRef<float, 3>{s.headWs.data(), {24, 128, 128}}));
 }
 
 /// A batch of prompts (kPromptLens tokens each, drawn at random),

@@ -67,8 +67,9 @@ def test_group_gemm_runs_against_numpy():
     # Units: N tiles of 64 columns (4) per chunk of an expert's rows, none
     # for the empty expert; the small expert's unit runs tier 0.
     tiers = result.report.per_tier
-    # Chunks of 32 rows (the plan's smallest): 5 -> 1, 40 -> 2, 33 -> 2.
-    assert tiers == {0: 1 * 4, 1: (2 + 2) * 4}
+    # Chunks of at least one M tile of 128 rows (the plan's smallest):
+    # 5 -> 1, 40 -> 1, 33 -> 1.
+    assert tiers == {0: 1 * 4, 1: (1 + 1) * 4}
     assert sum(tiers.values()) == result.report.descriptors
 
 

@@ -292,16 +292,30 @@ std::pair<Value, int64_t> headRangeOf(Value v);
 /// Blocks (a cube core and its vector cores) a matmul runs on: every cube
 /// core; each has its slot of the workspace.
 constexpr int64_t kCubeBlocks = pto::runtime::kNumCubeCores;
-/// Token rows of one cube tile (M), and the widest K and N tiles.
-constexpr int64_t kMatmulRows = 32, kMaxKTile = 256, kMaxNTile = 128;
+/// Token rows of one cube tile (M), and the widest K and N tiles: each
+/// K x N tile of weights in L0B serves 128 rows, so that the cube's work
+/// on it outlasts its move from L1 (Backend.md, "A GEMM recipe").
+constexpr int64_t kMatmulRows = 128, kMaxKTile = 256, kMaxNTile = 128;
+/// The M tile of a matmul over at most this many token rows (a decode
+/// step): pto-isa moves a tile into L0A whole, valid rows or not.
+constexpr int64_t kSmallMatmulRows = 32;
 /// Descriptors a matmul plan may write.
 constexpr int64_t kMatmulUnits = 1024;
+/// The work units a matmul plan aims at: one per cube core, so that each
+/// unit's rows are as many as the cores allow and the weight panel it
+/// keeps in L1 serves them all (its chunk is the smallest that gives at
+/// most this many units; with more N tiles than this, one unit per N
+/// tile).
+constexpr int64_t kMatmulPlanUnits = kCubeBlocks;
 
-/// The K and N tiles of a matmul over K x N weights (N tiles of at most
-/// `maxNTile` columns), or a diagnostic unless K is a multiple of 32 and N
-/// of 16 (whole 32-byte int8 and bf16 rows).
+/// The K and N tiles of a matmul over K x N weights of `elemBytes`-byte
+/// elements (N tiles of at most `maxNTile` columns; K tiles of at most
+/// kMaxKTile bytes a row, so that double-buffered A and B tiles fit L0A
+/// and L0B), or a diagnostic unless K is a multiple of 32 and N of 16
+/// (whole 32-byte int8 and bf16 rows).
 FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
-                                                   int64_t n, int64_t maxNTile);
+                                                   int64_t n, int64_t maxNTile,
+                                                   int64_t elemBytes = 1);
 
 /// The columns of the cube's tiles (L1, L0B, L0C) that hold an N tile of
 /// `nTile` columns: an int8 weight read untransposed is an nz tile of
@@ -309,7 +323,22 @@ FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
 /// first nTile valid (`int8Nz`); otherwise nTile.
 int64_t cubeNCols(int64_t nTile, bool int8Nz);
 
-/// A matmul's plan: units of at least one M tile, at most kMatmulUnits, and
+/// How a matmul's weights reach L0B (matmul_kernel's B_PANEL, LOAD_B and
+/// MOVE_B): the unit's whole K x N panel (`nCols` columns in the cube's
+/// tiles, the first `nTile` valid; zn when read transposed) kept in L1
+/// across its M tiles where it fits in half of L1 and the unit has more
+/// than one, loaded once by the fragment `loadPanel`; else a K tile a step
+/// (`loadB`).
+void addWeightPath(Params &v, int64_t k, int64_t kTile, int64_t nCols,
+                   int64_t nTile, StringRef elem, bool zn, StringRef loadPanel,
+                   StringRef loadB);
+
+/// The rows of a matmul epilogue's vector tiles for an N tile of `nTile`
+/// columns: its six tiles of them (i32, two f32, bf16 and row statistics)
+/// hold at most 8192 elements each, within UB (whole 16 rows).
+int64_t epilogueRows(int64_t nTile);
+
+/// A matmul's plan: units of at least one M tile, about kMatmulPlanUnits, and
 /// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row
 /// range partial: balanced chunks would cut every unit off the M tile grid,
 /// so that each unit's last tile were partial, not only a range's last.

@@ -31,13 +31,14 @@ using namespace mlir::wsp::lowering;
 //===----------------------------------------------------------------------===//
 
 FailureOr<std::pair<int64_t, int64_t>>
-lowering::matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile) {
+lowering::matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile,
+                      int64_t elemBytes) {
   if (k % 32 || n % 16)
     return op->emitOpError("lowers with hidden_size a multiple of 32 and "
                            "new_hidden_size a multiple of 16 (whole 32-byte "
                            "int8 and bf16 rows), got ")
            << k << " and " << n;
-  return std::make_pair(largestDivisor(k, kMaxKTile, 32),
+  return std::make_pair(largestDivisor(k, kMaxKTile / elemBytes, 32),
                         largestDivisor(n, maxNTile, 16));
 }
 
@@ -45,8 +46,33 @@ int64_t lowering::cubeNCols(int64_t nTile, bool int8Nz) {
   return int8Nz ? roundUp(nTile, 32) : nTile;
 }
 
+void lowering::addWeightPath(Params &v, int64_t k, int64_t kTile,
+                             int64_t nCols, int64_t nTile, StringRef elem,
+                             bool zn, StringRef loadPanel, StringRef loadB) {
+  const int64_t bytes = elem == "i8" ? 1 : 2;
+  std::string nc = std::to_string(nCols), nt = std::to_string(nTile);
+  v["B_MAT"] = tileType("mat", std::to_string(kTile), nc, elem, zn, nt);
+  v["B_RIGHT"] =
+      tileType("right", std::to_string(kTile), nc, elem, /*zn=*/false, nt);
+  if (k * nCols * bytes <= pto::runtime::kL1Bytes / 2) {
+    v["B_PANEL_TYPE"] = tileType("mat", std::to_string(k), nc, elem, zn, nt);
+    v["B_PANEL"] = fillKeys(kBPanel, {{"LOAD_PANEL", loadPanel.str()}});
+    v["MOVE_B"] = fillKeys(kExtractB, {{"LOAD_B", loadB.str()}});
+    v["LOAD_B"] = "";
+    return;
+  }
+  v["B_PANEL"] = "";
+  v["LOAD_B"] = loadB;
+  v["MOVE_B"] = kMoveB;
+}
+
+int64_t lowering::epilogueRows(int64_t nTile) {
+  // Whole 16 rows: a column of row statistics is whole 32-byte blocks.
+  return std::min<int64_t>(kMatmulRows, 8192 / nTile / 16 * 16);
+}
+
 std::string lowering::matmulPlanConfig() {
-  return planConfig(std::to_string(kMatmulRows), std::to_string(kMatmulUnits),
+  return planConfig(std::to_string(kMatmulRows), std::to_string(kMatmulPlanUnits),
                     /*balanced=*/false);
 }
 
@@ -91,7 +117,7 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
            << mm.weightName
            << " shape only: its tiles are sized at compile time";
   FailureOr<std::pair<int64_t, int64_t>> tiles =
-      matmulTiles(op, k, n, kMaxNTile);
+      matmulTiles(op, k, n, kMaxNTile, quant ? 1 : 2);
   if (failed(tiles))
     return failure();
   const int64_t kTile = tiles->first, nTile = tiles->second;
@@ -113,48 +139,55 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   v["CORES"] = "mix(" + std::to_string(kCubeBlocks) + ")";
   v["HEADS"] = "%n_tiles";
   v["PLAN_CONSTANTS"] = kMatmulPlanConstants;
+  // Two tiers by the token count: a decode step's few rows multiply M
+  // tiles of kSmallMatmulRows.
+  v["TIERS"] = kMTileTiers;
   v["ROUND_CHUNK"] = kMTileChunks;
   addPlanValues(v, name, args, kMatmulUnits);
   // The cube's tiles of an untransposed int8 weight's N tile: padded to
   // whole 32 columns, the first nTile valid (N a multiple of 16, not 32).
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile),
-              nc = std::to_string(cubeNCols(nTile, quant && !tb));
+              nc = std::to_string(cubeNCols(nTile, quant && !tb)),
+              er = std::to_string(epilogueRows(nTile));
   v.setDefaults({{"N_TILES", std::to_string(n / nTile)},
                  {"BLOCKS", std::to_string(kCubeBlocks)},
                  {"M_TILE", m},
-                 {"KERNEL_CONSTANTS", ""},
-                 {"M_TILE_DEF", kMTileConstant.str()},
+                 {"SMALL", std::to_string(kSmallMatmulRows)},
+                 {"SMALL_NEXT", std::to_string(kSmallMatmulRows + 1)},
+                 {"KERNEL_CONSTANTS", kMTileKernelConstants.str()},
+                 {"M_TILE_DEF", kMTileOfTier.str()},
                  {"UNIT_ROWS", kUnitRows.str()},
-                 {"ROW_SHAPE", ""},
+                 {"ROW_SHAPE", "shape(%m_tile) "},
                  {"A_SOURCE", "hidden_states"},
                  {"A_SOURCE_TYPE", "${HIDDEN_STATES_TYPE}"},
                  {"K_TILE", kt},
                  {"N_TILE", nt},
                  {"K", std::to_string(k)},
                  {"N", std::to_string(n)},
-                 {"ACC", rowsTileType("acc", m, nc, acc, /*zn=*/false, nt)},
-                 {"A_MAT", rowsTileType("mat", m, kt, in)},
-                 {"A_LEFT", rowsTileType("left", m, kt, in)},
-                 {"B_MAT", tileType("mat", kt, nc, in, /*zn=*/tb, nt)},
-                 {"B_RIGHT", tileType("right", kt, nc, in, /*zn=*/false, nt)},
-                 {"ROWS_I32", rowsTileType("vec", m, nt, "i32")},
-                 {"ROWS_F32", rowsTileType("vec", m, nt, "f32")},
-                 {"ROWS_BF16", rowsTileType("vec", m, nt, "bf16")},
-                 {"ROW_STAT", rowStatType(m)},
+                 {"ACC", rowsTileType("acc", "?", nc, acc, /*zn=*/false, nt)},
+                 {"A_MAT", rowsTileType("mat", "?", kt, in)},
+                 {"A_LEFT", rowsTileType("left", "?", kt, in)},
+                 {"E_ROWS", er},
+                 {"ROWS_I32", rowsTileType("vec", er, nt, "i32")},
+                 {"ROWS_F32", rowsTileType("vec", er, nt, "f32")},
+                 {"ROWS_BF16", rowsTileType("vec", er, nt, "bf16")},
+                 {"ROW_STAT", rowStatType(er)},
                  {"COL_F32", tileType("vec", "1", nt, "f32")},
                  {"COL_BF16", tileType("vec", "1", nt, "bf16")}});
-  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vn", "%vr");
   // transpose_a: hidden_states is [hidden_size, num_tokens], so an M tile
   // of token rows is read transposed (pto-isa's DN load into a zn L1 tile,
   // as the transposed weight is).
   if (ta) {
     v["TOKENS_DEF"] = kTokensOfTransposed;
-    v["A_MAT"] = rowsTileType("mat", m, kt, in, /*zn=*/true);
+    v["A_MAT"] = rowsTileType("mat", "?", kt, in, /*zn=*/true);
   }
   v["A_INDICES"] = ta ? "%k, %m" : "%m, %k";
   v["A_TRANSPOSE"] = ta ? " transpose" : "";
-  v["LOAD_B"] = tb ? kLoadBTransposed : kLoadB;
+  addWeightPath(v, k, kTile, cubeNCols(nTile, quant && !tb), nTile, in, tb,
+                tb ? kLoadPanelTransposed : kLoadPanel,
+                tb ? kLoadBTransposed : kLoadB);
   // Run time: every operand's dimensions, and the workspace's
   // (matmul_checks: hidden_states' own hidden_size, the rows a K tile
   // reads, in dimension K_DIM).

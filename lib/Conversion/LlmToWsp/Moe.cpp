@@ -54,7 +54,7 @@ std::string colsChecks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> dims,
 }
 
 /// The group GEMM's kernel is kMatmulKernel with these pieces: the tier's
-/// M_TILE (16 rows for a small expert, 32 above) sizes the row tiles; the
+/// M_TILE (16 rows for a small expert, kMatmulRows above) sizes the cube's tiles; the
 /// unit's rows are its expert's (kSegmentRows, no shared experts); the
 /// expert's weight and scale row.
 FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
@@ -92,15 +92,16 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
   // padded to whole 32 columns, the first nTile valid (cubeNCols).
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile),
-              nc = std::to_string(cubeNCols(nTile, /*int8Nz=*/true));
-  // Row tiles have the tier's M_TILE rows (a `?` the tier's constant
+              nc = std::to_string(cubeNCols(nTile, /*int8Nz=*/true)),
+              er = std::to_string(epilogueRows(nTile));
+  // The cube's row tiles have the tier's M_TILE rows (a `?` the tier's constant
   // fixes).
   v.setDefaults({{"NAME", name.str()},
                  {"SIGNATURE", signature(args)},
                  {"CALL_ARGS", callArgs(args)},
                  {"UNITS", std::to_string(kMatmulUnits)},
                  {"CONFIG", matmulPlanConfig()},
-                 {"TIERS", kGroupGemmTiers.str()},
+                 {"TIERS", kMTileTiers.str()},
                  {"SHARED_ROWS", "0"},
                  {"PLAN_CONSTANTS", kGroupGemmPlanConstants.str()},
                  {"ROWS_SOURCE", "scatter_tokens"},
@@ -124,7 +125,7 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                  {"N_TILE", nt},
                  {"K", std::to_string(k)},
                  {"N", std::to_string(n)},
-                 {"KERNEL_CONSTANTS", kGroupGemmKernelConstants.str()},
+                 {"KERNEL_CONSTANTS", kMTileKernelConstants.str()},
                  {"M_TILE_DEF", kMTileOfTier.str()},
                  {"UNIT_ROWS", kSegmentRows.str()},
                  {"SHARED", "0"},
@@ -132,7 +133,7 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                  {"ROW_SHAPE", "shape(%m_tile) "},
                  {"A_SOURCE", "scatter_tokens"},
                  {"A_SOURCE_TYPE", "${SCATTER_TOKENS_TYPE}"},
-                 {"LOAD_B", kLoadExpertB.str()},
+
                  {"COL_TILES", kExpertScaleTile.str()},
                  {"EPILOGUE", kDequantEpilogue.str()},
                  {"LOAD_WEIGHT_SCALE", ""},
@@ -140,12 +141,11 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                  {"ACC", rowsTileType("acc", "?", nc, "i32", /*zn=*/false, nt)},
                  {"A_MAT", rowsTileType("mat", "?", kt, "i8")},
                  {"A_LEFT", rowsTileType("left", "?", kt, "i8")},
-                 {"B_MAT", tileType("mat", kt, nc, "i8", /*zn=*/false, nt)},
-                 {"B_RIGHT", tileType("right", kt, nc, "i8", /*zn=*/false, nt)},
-                 {"ROWS_I32", rowsTileType("vec", "?", nt, "i32")},
-                 {"ROWS_F32", rowsTileType("vec", "?", nt, "f32")},
-                 {"ROWS_BF16", rowsTileType("vec", "?", nt, "bf16")},
-                 {"ROW_STAT", rowStatType("?")},
+                 {"E_ROWS", er},
+                 {"ROWS_I32", rowsTileType("vec", er, nt, "i32")},
+                 {"ROWS_F32", rowsTileType("vec", er, nt, "f32")},
+                 {"ROWS_BF16", rowsTileType("vec", er, nt, "bf16")},
+                 {"ROW_STAT", rowStatType(er)},
                  {"COL_F32", tileType("vec", "1", nt, "f32")}});
   v["A_INDICES"] = "%m, %k";
   v["A_TRANSPOSE"] = "";
@@ -163,7 +163,9 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
   // checked here.)
   v["CHECKS"] =
       kGroupGemmHiddenSize.str() + colsChecks(args, dims, "%hidden_size");
-  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vrows", "%vr0");
+  v["VECTOR_CORE_ROW_SHARE"] = vectorCoreShare("%rows", "%vn", "%vr");
+  addWeightPath(v, k, kTile, cubeNCols(nTile, /*int8Nz=*/true), nTile, "i8",
+                /*zn=*/false, kLoadExpertPanel, kLoadExpertB);
   return instantiate(op, v, kExpertPlanner, kMatmulKernel, args);
 }
 

@@ -2,16 +2,16 @@
 // experts' token counts and plans one unit per (expert, chunk of its rows,
 // N tile) from the counts themselves (no expert padded to a block; an
 // expert without tokens gets no unit); two tiers by the expert's count,
-// whose kernels multiply M tiles of 16 and 32 rows; the kernel finds the
+// whose kernels multiply M tiles of 16 and 128 rows; the kernel finds the
 // expert's first row from the counts before it and reads the expert's
-// weight and scale.
+// weight and scale (its K x N panel kept in L1 across the unit's M tiles).
 // RUN: wsp-opt %s --convert-llm-to-wsp | FileCheck %s
 // RUN: wsp-opt %s --wsp-pipeline | FileCheck %s --check-prefix=TIERS
 
 // CHECK: wsp.tier_config @up_moe_quant_group_gemm_0_tiers [#wsp.tier<0, [1, 16]>, #wsp.tier<1, [17, 2147483647]>]
 // CHECK-LABEL: wsp.kernel @up_moe_quant_group_gemm_0
-// CHECK-SAME: constants {M_TILE = array<i64: 16, 32>}
-// CHECK-SAME: %[[A:[^:]*]]: memref<?x256xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<4x256x256xi8>, %[[WS:[^:]*]]: memref<4x256xf32>, %[[COUNTS:[^:]*]]: memref<4xi32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x32x64xi32>)
+// CHECK-SAME: constants {M_TILE = array<i64: 16, 128>}
+// CHECK-SAME: %[[A:[^:]*]]: memref<?x256xi8>, %[[PTS:[^:]*]]: memref<?xf32>, %[[W:[^:]*]]: memref<4x256x256xi8>, %[[WS:[^:]*]]: memref<4x256xf32>, %[[COUNTS:[^:]*]]: memref<4xi32>, %[[Y:[^:]*]]: memref<?x256xbf16>, %[[SLOTS:[^:]*]]: memref<24x128x64xi32>)
 // CHECK: %[[M_TILE:.*]] = wsp.tier_constant "M_TILE"
 // CHECK: %[[SEG:.*]] = wsp.param %{{.*}}["expert_idx"]
 // CHECK: %[[E:.*]] = arith.subi %[[SEG]], %c0
@@ -21,9 +21,11 @@
 // CHECK: %[[LOCAL:.*]] = wsp.param %{{.*}}["token_start"]
 // CHECK: %[[START:.*]] = arith.addi %[[BASE]], %[[LOCAL]]
 // CHECK: tile.load %{{.*}}, %[[WS]][%[[E]], %{{.*}}] : !tile.tile<vec, 1x64xf32>
+// CHECK: tile.load %{{.*}}, %[[W]][%[[E]], %c0, %{{.*}}] : !tile.tile<mat, 256x64xi8>, memref<4x256x256xi8>
 // CHECK: scf.for %[[M:.*]] = %[[START]] to %{{.*}} step %[[M_TILE]]
-// CHECK: tile.alloc shape(%[[M_TILE]]) valid(%{{.*}}) : !tile.tile<acc, ?x64xi32, valid = ?x64>
+// CHECK: tile.alloc shape(%[[M_TILE]]) valid(%{{.*}}) slot(%{{.*}}) buffers(2) : !tile.tile<acc, ?x64xi32, valid = ?x64>
 // CHECK: tile.load %{{.*}}, %[[A]][%[[M]], %{{.*}}] : !tile.tile<mat, ?x256xi8, valid = ?x256>
+// CHECK: tile.extract
 // CHECK: tile.load %{{.*}}, %[[W]][%[[E]], %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x64xi8>, memref<4x256x256xi8>
 // CHECK: tile.matmul
 // CHECK: tile.store %[[SLOTS]]
@@ -46,7 +48,7 @@
 // TIERS-LABEL: wsp.kernel @up_moe_quant_group_gemm_0_tier0
 // TIERS: !tile.tile<acc, 16x64xi32, valid = ?x64>
 // TIERS-LABEL: wsp.kernel @up_moe_quant_group_gemm_0_tier1
-// TIERS: !tile.tile<acc, 32x64xi32, valid = ?x64>
+// TIERS: !tile.tile<acc, 128x64xi32, valid = ?x64>
 func.func @up(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x256xi8>,
               %ws: memref<4x256xf32>, %c: memref<4xi32>, %y: memref<?x256xbf16>) {
   llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>)
@@ -61,12 +63,12 @@ func.func @up(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x256xi8>,
 // dividing 96), held in the cube's int8 tiles padded to 64 columns (nz
 // boxes are 32 wide), their first 48 valid.
 // CHECK-LABEL: wsp.kernel @up96_moe_quant_group_gemm_0
-// CHECK-SAME: memref<24x32x48xi32>
-// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) : !tile.tile<acc, ?x64xi32, valid = ?x48>
+// CHECK-SAME: memref<24x128x48xi32>
+// CHECK: tile.alloc shape(%{{.*}}) valid(%{{.*}}) slot(%{{.*}}) buffers(2) : !tile.tile<acc, ?x64xi32, valid = ?x48>
 // CHECK: tile.load %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] : !tile.tile<mat, 256x64xi8, valid = 256x48>, memref<2x256x96xi8>
 // CHECK: tile.mov %{{.*}}, %{{.*}} : !tile.tile<right, 256x64xi8, valid = 256x48>, !tile.tile<mat, 256x64xi8, valid = 256x48>
 // TIERS-LABEL: wsp.kernel @up96_moe_quant_group_gemm_0_tier1
-// TIERS: !tile.tile<acc, 32x64xi32, valid = ?x48>
+// TIERS: !tile.tile<acc, 128x64xi32, valid = ?x48>
 func.func @up96(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<2x256x96xi8>,
                 %ws: memref<2x96xf32>, %c: memref<2xi32>, %y: memref<?x96xbf16>) {
   llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>)
