@@ -3,12 +3,14 @@
 #include "wsp/InitAllDialects.h"
 #include "wsp/InitAllPasses.h"
 #include "wsp/Support/InputFile.h"
+#include "wsp/Support/ToolOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  mlir::wsp::hideLoadTimeOptions();
   mlir::wsp::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);

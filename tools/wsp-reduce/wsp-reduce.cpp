@@ -9,12 +9,14 @@
 
 #include "wsp/InitAllDialects.h"
 #include "wsp/InitAllPasses.h"
+#include "wsp/Support/ToolOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Tools/mlir-reduce/MlirReduceMain.h"
 
 int main(int argc, char **argv) {
+  mlir::wsp::hideLoadTimeOptions();
   mlir::wsp::registerAllPasses();
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);

@@ -1,6 +1,7 @@
 //===- wsp-translate.cpp - wsp translation driver -------------------------===//
 
 #include "wsp/Support/InputFile.h"
+#include "wsp/Support/ToolOptions.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -39,6 +40,7 @@ static llvm::StringRef inputOf(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  mlir::wsp::hideLoadTimeOptions();
   mlir::wsp::registerWspTranslations();
   if (!namesATranslation(argc, argv)) {
     llvm::errs() << "wsp-translate: name a translation:";
