@@ -192,9 +192,11 @@ def Llm_RotaryEmbeddingOp
     in NeoX form (the first half of the range pairs with the second):
     with `i < rope_dim / 2`, `x1 = x[rope_offset + i]`,
     `x2 = x[rope_offset + rope_dim/2 + i]`,
-    `out1 = x1 * cos[p, i] - x2 * sin[p, i + rope_dim/2]`,
-    `out2 = x2 * cos[p, i + rope_dim/2] + x1 * sin[p, i]`, where `p` is the
-    token's position: `position_ids[b] + s` for token `s` of sequence `b`.
+    `out1 = x1 * cos[p, i] - x2 * sin[p, i]`,
+    `out2 = x2 * cos[p, i + rope_dim/2] + x1 * sin[p, i + rope_dim/2]`
+    (`out = x * cos + rotate_half(x) * sin`, column for column), where `p`
+    is the token's position: `position_ids[b] + s` for token `s` of
+    sequence `b`.
     The other columns are copied. `out` has `qkv`'s shape and may be `qkv`.
 
     Packed form: `qkv` is `[num_tokens, heads, head_dim]`, sequence `b`'s
