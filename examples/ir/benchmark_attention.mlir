@@ -52,7 +52,7 @@ func.func @decoding_long(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>,
       k(%k : memref<?x1x2x128xbf16>) v(%v : memref<?x1x2x128xbf16>)
       k_cache(%k_cache : memref<?x2x?x128xbf16>)
       v_cache(%v_cache : memref<?x2x?x128xbf16>)
-      -> out(%out : memref<?x1x8x128xbf16>) {kv_len = 2500}
+      -> out(%out : memref<?x1x8x128xbf16>) {kv_lens = 2500}
   return
 }
 
@@ -63,7 +63,7 @@ func.func @decoding_qkv(%qkv: memref<?x1x10x64xbf16>,
   llm.flash_decoding qkv(%qkv : memref<?x1x10x64xbf16>)
       k_cache(%k_cache : memref<?x1x?x64xbf16>)
       v_cache(%v_cache : memref<?x1x?x64xbf16>)
-      -> out(%out : memref<?x1x8x64xbf16>) {kv_len = 37}
+      -> out(%out : memref<?x1x8x64xbf16>) {kv_lens = 37}
   return
 }
 
@@ -76,6 +76,6 @@ func.func @decoding_first(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>
       k(%k : memref<?x1x2x128xbf16>) v(%v : memref<?x1x2x128xbf16>)
       k_cache(%k_cache : memref<?x2x?x128xbf16>)
       v_cache(%v_cache : memref<?x2x?x128xbf16>)
-      -> out(%out : memref<?x1x8x128xbf16>) {kv_len = 0}
+      -> out(%out : memref<?x1x8x128xbf16>) {kv_lens = 0}
   return
 }

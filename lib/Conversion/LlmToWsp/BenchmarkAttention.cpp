@@ -76,7 +76,7 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     return failure();
   int64_t kvLen = 0;
   if constexpr (decode) {
-    kvLen = int64_t(op.getKvLen());
+    kvLen = int64_t(op.getKvLens());
     if (kvLen + 1 > std::numeric_limits<int32_t>::max())
       return op.emitOpError("lowers with kv_len + 1 inside int32, got kv_len ")
              << kvLen;

@@ -105,6 +105,6 @@ func.func @full(%q: memref<1x?x4x64xbf16>, %k: memref<1x?x4x64xbf16>, %v: memref
 // CHECK: wsp.dispatch @decoding_flash_decoding_0(
 // CHECK-SAME: on mix(24) row_affine
 func.func @decoding(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>, %v: memref<?x1x2x128xbf16>, %kc: memref<?x2x?x128xbf16>, %vc: memref<?x2x?x128xbf16>, %out: memref<?x1x8x128xbf16>) {
-  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%v : memref<?x1x2x128xbf16>) k_cache(%kc : memref<?x2x?x128xbf16>) v_cache(%vc : memref<?x2x?x128xbf16>) -> out(%out : memref<?x1x8x128xbf16>) {kv_len = 1000}
+  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%v : memref<?x1x2x128xbf16>) k_cache(%kc : memref<?x2x?x128xbf16>) v_cache(%vc : memref<?x2x?x128xbf16>) -> out(%out : memref<?x1x8x128xbf16>) {kv_lens = 1000}
   return
 }

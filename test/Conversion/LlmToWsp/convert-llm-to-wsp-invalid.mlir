@@ -35,7 +35,7 @@ func.func @benchmark_attention_dynamic_heads(%qkv: memref<1x?x?x128xbf16>, %o: m
 
 func.func @benchmark_attention_head_dim(%q: memref<?x1x8x48xbf16>, %k: memref<?x1x2x48xbf16>, %v: memref<?x1x2x48xbf16>, %kc: memref<?x2x?x48xbf16>, %vc: memref<?x2x?x48xbf16>, %o: memref<?x1x8x48xbf16>) {
   // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 128 (one cube tile)}}
-  llm.flash_decoding q(%q : memref<?x1x8x48xbf16>) k(%k : memref<?x1x2x48xbf16>) v(%v : memref<?x1x2x48xbf16>) k_cache(%kc : memref<?x2x?x48xbf16>) v_cache(%vc : memref<?x2x?x48xbf16>) -> out(%o : memref<?x1x8x48xbf16>) {kv_len = 10}
+  llm.flash_decoding q(%q : memref<?x1x8x48xbf16>) k(%k : memref<?x1x2x48xbf16>) v(%v : memref<?x1x2x48xbf16>) k_cache(%kc : memref<?x2x?x48xbf16>) v_cache(%vc : memref<?x2x?x48xbf16>) -> out(%o : memref<?x1x8x48xbf16>) {kv_lens = 10}
   return
 }
 
@@ -43,7 +43,7 @@ func.func @benchmark_attention_head_dim(%q: memref<?x1x8x48xbf16>, %k: memref<?x
 
 func.func @benchmark_decoding_kv_len(%q: memref<?x1x8x64xbf16>, %k: memref<?x1x2x64xbf16>, %v: memref<?x1x2x64xbf16>, %kc: memref<?x2x?x64xbf16>, %vc: memref<?x2x?x64xbf16>, %o: memref<?x1x8x64xbf16>) {
   // expected-error @+1 {{lowers with kv_len + 1 inside int32, got kv_len 2147483647}}
-  llm.flash_decoding q(%q : memref<?x1x8x64xbf16>) k(%k : memref<?x1x2x64xbf16>) v(%v : memref<?x1x2x64xbf16>) k_cache(%kc : memref<?x2x?x64xbf16>) v_cache(%vc : memref<?x2x?x64xbf16>) -> out(%o : memref<?x1x8x64xbf16>) {kv_len = 2147483647}
+  llm.flash_decoding q(%q : memref<?x1x8x64xbf16>) k(%k : memref<?x1x2x64xbf16>) v(%v : memref<?x1x2x64xbf16>) k_cache(%kc : memref<?x2x?x64xbf16>) v_cache(%vc : memref<?x2x?x64xbf16>) -> out(%o : memref<?x1x8x64xbf16>) {kv_lens = 2147483647}
   return
 }
 

@@ -451,23 +451,23 @@ func.func @kv_seq(%q: memref<1x16x8x128xbf16>, %k: memref<1x8x2x128xbf16>, %o: m
 
 func.func @decoding_tokens(%q: memref<?x2x8x128xbf16>, %k: memref<?x2x2x128xbf16>, %c: memref<8x2x1024x128xbf16>, %o: memref<?x2x8x128xbf16>) {
   // expected-error @+1 {{'out' has q_seq_len = 2 but flash_decoding's single new token has q_seq_len = 1}}
-  llm.flash_decoding q(%q : memref<?x2x8x128xbf16>) k(%k : memref<?x2x2x128xbf16>) v(%k : memref<?x2x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x2x8x128xbf16>) {kv_len = 1 : i64}
+  llm.flash_decoding q(%q : memref<?x2x8x128xbf16>) k(%k : memref<?x2x2x128xbf16>) v(%k : memref<?x2x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x2x8x128xbf16>) {kv_lens = 1 : i64}
   return
 }
 
 // -----
 
 func.func @decoding_kv_len(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>, %c: memref<8x2x1024x128xbf16>, %o: memref<?x1x8x128xbf16>) {
-  // expected-error @+1 {{kv_len 2048 exceeds the caches' max_seq_len 1024}}
-  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x1x8x128xbf16>) {kv_len = 2048 : i64}
+  // expected-error @+1 {{kv_lens 2048 exceeds the caches' max_seq_len 1024}}
+  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x1x8x128xbf16>) {kv_lens = 2048 : i64}
   return
 }
 
 // -----
 
 func.func @decoding_negative(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>, %c: memref<8x2x1024x128xbf16>, %o: memref<?x1x8x128xbf16>) {
-  // expected-error @+1 {{kv_len must be non-negative, got -1}}
-  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x1x8x128xbf16>) {kv_len = -1 : i64}
+  // expected-error @+1 {{kv_lens must be non-negative, got -1}}
+  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<?x1x8x128xbf16>) {kv_lens = -1 : i64}
   return
 }
 
@@ -475,7 +475,7 @@ func.func @decoding_negative(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf
 
 func.func @decoding_batch(%q: memref<16x1x8x128xbf16>, %k: memref<16x1x2x128xbf16>, %c: memref<8x2x1024x128xbf16>, %o: memref<16x1x8x128xbf16>) {
   // expected-error @+1 {{batch_size 16 exceeds the caches' max_batch_size 8}}
-  llm.flash_decoding q(%q : memref<16x1x8x128xbf16>) k(%k : memref<16x1x2x128xbf16>) v(%k : memref<16x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<16x1x8x128xbf16>) {kv_len = 1 : i64}
+  llm.flash_decoding q(%q : memref<16x1x8x128xbf16>) k(%k : memref<16x1x2x128xbf16>) v(%k : memref<16x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xbf16>) v_cache(%c : memref<8x2x1024x128xbf16>) -> out(%o : memref<16x1x8x128xbf16>) {kv_lens = 1 : i64}
   return
 }
 
@@ -483,7 +483,7 @@ func.func @decoding_batch(%q: memref<16x1x8x128xbf16>, %k: memref<16x1x2x128xbf1
 
 func.func @decoding_cache_dtype(%q: memref<?x1x8x128xbf16>, %k: memref<?x1x2x128xbf16>, %c: memref<8x2x1024x128xi8>, %o: memref<?x1x8x128xbf16>) {
   // expected-error @+1 {{'k_cache' must hold bf16, got 'memref<8x2x1024x128xi8>'}}
-  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xi8>) v_cache(%c : memref<8x2x1024x128xi8>) -> out(%o : memref<?x1x8x128xbf16>) {kv_len = 1 : i64}
+  llm.flash_decoding q(%q : memref<?x1x8x128xbf16>) k(%k : memref<?x1x2x128xbf16>) v(%k : memref<?x1x2x128xbf16>) k_cache(%c : memref<8x2x1024x128xi8>) v_cache(%c : memref<8x2x1024x128xi8>) -> out(%o : memref<?x1x8x128xbf16>) {kv_lens = 1 : i64}
   return
 }
 

@@ -153,16 +153,16 @@ func.func @attention(%qkv: memref<1x?x12x128xbf16>, %q: memref<1x?x8x128xbf16>,
   llm.flash_attention q(%q : memref<1x?x8x128xbf16>) k(%k : memref<1x?x2x128xbf16>)
       v(%v : memref<1x?x2x128xbf16>) -> out(%o : memref<1x?x8x128xbf16>)
       {is_causal = false}
-  // CHECK: llm.flash_decoding q(%{{.*}}) k(%{{.*}}) v(%{{.*}}) k_cache(%{{.*}}) v_cache(%{{.*}}) -> out(%{{.*}}) {kv_len = 4000 : i64}
+  // CHECK: llm.flash_decoding q(%{{.*}}) k(%{{.*}}) v(%{{.*}}) k_cache(%{{.*}}) v_cache(%{{.*}}) -> out(%{{.*}}) {kv_lens = 4000 : i64}
   llm.flash_decoding q(%dq : memref<?x1x8x128xbf16>) k(%dk : memref<?x1x2x128xbf16>)
       v(%dv : memref<?x1x2x128xbf16>) k_cache(%kc : memref<16x2x4096x128xbf16>)
       v_cache(%vc : memref<16x2x4096x128xbf16>)
-      -> out(%do : memref<?x1x8x128xbf16>) {kv_len = 4000 : i64}
+      -> out(%do : memref<?x1x8x128xbf16>) {kv_lens = 4000 : i64}
   // CHECK: llm.flash_decoding qkv(%{{.*}} : memref<?x1x12x128xbf16>) k_cache
   llm.flash_decoding qkv(%dqkv : memref<?x1x12x128xbf16>)
       k_cache(%kc : memref<16x2x4096x128xbf16>)
       v_cache(%vc : memref<16x2x4096x128xbf16>)
-      -> out(%do : memref<?x1x8x128xbf16>) {kv_len = 0 : i64}
+      -> out(%do : memref<?x1x8x128xbf16>) {kv_lens = 0 : i64}
   return
 }
 

@@ -536,8 +536,9 @@ LogicalResult FlashAttentionOp::verify() {
 }
 
 LogicalResult FlashDecodingOp::verify() {
-  if (int64_t(getKvLen()) < 0)
-    return emitOpError("kv_len must be non-negative, got ") << int64_t(getKvLen());
+  if (int64_t(getKvLens()) < 0)
+    return emitOpError("kv_lens must be non-negative, got ")
+           << int64_t(getKvLens());
   Signature sig(*this);
   sig.bind("q_seq_len", 1, "flash_decoding's single new token");
   if (failed(verifyQkvForms(*this, sig, {"batch_size", "q_seq_len"})))
@@ -552,9 +553,9 @@ LogicalResult FlashDecodingOp::verify() {
       b && mb && *b > *mb)
     return emitOpError("batch_size ")
            << *b << " exceeds the caches' max_batch_size " << *mb;
-  if (auto s = sig.size("max_seq_len"); s && int64_t(getKvLen()) > *s)
-    return emitOpError("kv_len ")
-           << int64_t(getKvLen()) << " exceeds the caches' max_seq_len " << *s;
+  if (auto s = sig.size("max_seq_len"); s && int64_t(getKvLens()) > *s)
+    return emitOpError("kv_lens ")
+           << int64_t(getKvLens()) << " exceeds the caches' max_seq_len " << *s;
   return success();
 }
 

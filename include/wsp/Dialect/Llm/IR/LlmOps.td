@@ -340,8 +340,9 @@ def Llm_FlashDecodingOp
   let summary = "Benchmark decode attention: equal KV lengths, one new token";
   let description = [{
     Each sequence `b` attends with its one new query token to the first
-    `kv_len` positions of `k_cache[b]` / `v_cache[b]` and then to its own
-    new key and value (from `qkv` or `k`/`v`): `kv_len + 1` positions, all
+    `kv_lens` positions of `k_cache[b]` / `v_cache[b]` (one length for
+    every sequence, seed 002's `kv_lens` attribute) and then to its own new
+    key and value (from `qkv` or `k`/`v`): `kv_lens + 1` positions, all
     visible. The caches are read, never written.
 
     | operand | shape | dtype |
@@ -354,7 +355,7 @@ def Llm_FlashDecodingOp
   }];
   let arguments = (ins Llm_OptIn<>:$qkv, Llm_OptIn<>:$q, Llm_OptIn<>:$k,
                        Llm_OptIn<>:$v, Llm_In<>:$k_cache, Llm_In<>:$v_cache,
-                       Llm_Out<>:$out, I64Attr:$kv_len);
+                       Llm_Out<>:$out, I64Attr:$kv_lens);
   let assemblyFormat = Opt<"qkv">.f # Opt<"q">.f # Opt<"k">.f # Opt<"v">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # "`->`" # Req<"out">.f # "attr-dict";
 }
