@@ -517,3 +517,16 @@ def test_quant_and_rope_programs_run_against_numpy():
     np.testing.assert_allclose(wsp.from_bf16(qkv[:, :10]), ref,
                                rtol=2**-8 * (1 + 1e-4), atol=2**-133)
     np.testing.assert_array_equal(qkv[:, 10:], before[:, 10:])
+
+    # A sequence longer than max_q_len (512) is INVALID_PARAMS, nothing
+    # written (the planner checks every q_lens[b] against it).
+    long_qkv = bf16_rows(rng, (513, 12, 128), 2.0)
+    long_before = long_qkv.copy()
+    table = np.zeros((600, 128), np.uint16)
+    result = prog.rope(long_qkv, table, table, np.array([0], np.int32),
+                       np.array([513], np.int32))
+    assert result.status == 3, result
+    np.testing.assert_array_equal(long_qkv, long_before)
+    # 512 tokens, the most max_q_len allows, run.
+    assert prog.rope(long_qkv[:512], table, table, np.array([0], np.int32),
+                     np.array([512], np.int32)).ok

@@ -136,6 +136,8 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
                           "only");
 
   Params v;
+  // The planner refuses a sequence longer than max_q_len (seq_validate).
+  v.set("MAX_Q_LEN", int32_t(op.getMaxQLen()));
   addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
   int64_t half = ropeDim / 2;
@@ -229,6 +231,8 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
     return op.emitOpError("lowers with a static block_size only");
 
   Params v;
+  // The planner refuses a sequence longer than max_q_len (seq_validate).
+  v.set("MAX_Q_LEN", int32_t(op.getMaxQLen()));
   addTypeValues(v, args);
   addPlanValues(v, name, args, cores);
   const std::string d = std::to_string(dim);
