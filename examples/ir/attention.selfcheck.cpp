@@ -22,7 +22,7 @@
 // Then INVALID_PARAMS with nothing written: a page id outside the pool, a
 // sequence past its block-table row, a slot outside the table, a negative
 // kv_len, decode's q_lens other than q_seq_len, prefill's q_lens beyond the
-// packed tokens.
+// packed tokens, a prefill sequence longer than max_q_len.
 #include "selfcheck.hpp"
 
 using namespace selfcheck;
@@ -324,9 +324,12 @@ Batch randomBatch(std::mt19937 &rng, int64_t heads, int64_t kvHeads,
 
 bool checkInvalid(const char *what, std::mt19937 &rng, bool decode,
                   int which) {
+  // (which 5: a prefill sequence one token past @prefill_mha's
+  // max_q_len, 256.)
   std::vector<int32_t> ids = {2, 0, 1}, past = {40, 3, 100},
-                       qLens = decode ? std::vector<int32_t>{1, 1, 1}
-                                      : std::vector<int32_t>{9, 4, 20};
+                       qLens = decode       ? std::vector<int32_t>{1, 1, 1}
+                               : which == 5 ? std::vector<int32_t>{9, 4, 257}
+                                            : std::vector<int32_t>{9, 4, 20};
   Batch bt = decode ? Batch(8, 2, 128, 1, ids, past, qLens, rng,
                             decodeAccum(3, 1))
                     : Batch(4, 4, 64, 0, ids, past, qLens, rng);
@@ -434,6 +437,8 @@ int main() {
   }
   ok = checkInvalid("decode: q_lens other than q_seq_len", rng, true, 4) && ok;
   ok = checkInvalid("prefill: q_lens beyond the packed tokens", rng, false, 4) &&
+       ok;
+  ok = checkInvalid("prefill: a sequence longer than max_q_len", rng, false, 5) &&
        ok;
   return ok ? 0 : 1;
 }

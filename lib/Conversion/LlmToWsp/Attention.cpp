@@ -272,6 +272,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["PLAN"] = kDecodeUnlessEmpty;
   } else {
     v.set("TOKENS_PER_UNIT", rows / group);
+    // The planner refuses a sequence longer than max_q_len.
+    if constexpr (!decode)
+      v.set("MAX_Q_LEN", int32_t(op.getMaxQLen()));
     setup += kPrefillSetup;
     dims.push_back({"q", 2, "%head_dim"});
     dims.push_back({"out", 0, "%tokens"});
