@@ -26,14 +26,36 @@ source location (for programs built in Python: the Python line).
 docs/python.md is the tutorial.
 """
 
-from ._wsp import (  # noqa: F401
-    CompileError,
-    parse,
-    registered_dialects,
-    run_pipeline,
-    translate,
-    translations,
-)
+
+def _python_this_package_needs():
+    """What an import failure says: the Python the extension was built for
+    (its file's tag) and the Python running."""
+    import glob
+    import os
+    import sys
+
+    built = sorted(os.path.basename(p) for p in glob.glob(
+        os.path.join(os.path.dirname(__file__), "_wsp.*.so")))
+    tag = built[0].split(".")[1] if built else "an unknown Python"
+    return ("wsp is built for %s, with Debian's numpy, under /usr/bin/python3; "
+            "this is %s (%s). Run it with /usr/bin/python3 "
+            "(scripts/bootstrap.sh installs what it needs)"
+            % (tag, sys.executable, sys.version.split()[0]))
+
+
+try:
+    import numpy as _numpy  # noqa: F401
+    from ._wsp import (  # noqa: F401
+        CompileError,
+        parse,
+        registered_dialects,
+        run_pipeline,
+        translate,
+        translations,
+    )
+except ImportError as _error:
+    raise ImportError("%s: %s" % (_python_this_package_needs(), _error)) \
+        from _error
 from . import dtypes, ir, ops, reference  # noqa: F401
 from .compiler import (  # noqa: F401
     BuildError,
