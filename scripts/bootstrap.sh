@@ -3,6 +3,8 @@
 #
 #   scripts/bootstrap.sh            # packages + configure + build
 #   WSP_SKIP_APT=1 scripts/bootstrap.sh   # configure + build only
+#   scripts/bootstrap.sh wspc       # ... build only these targets (and
+#                                   # what they need): scripts/run.sh's
 #
 # Everything comes from Debian 12's archive (bookworm + security): LLVM/MLIR
 # 22.1, ninja, lld, ccache, googletest, pybind11, pytest, numpy, PyTorch
@@ -52,6 +54,7 @@ cmake -G Ninja -S "$root" -B "$build" \
   -DPython3_EXECUTABLE=/usr/bin/python3 \
   -DLLVM_USE_LINKER=lld \
   "${launcher[@]}"
-cmake --build "$build"
+# Targets named on the command line (run.sh: the driver alone), else all.
+cmake --build "$build" ${1:+--target "$@"}
 # compile_commands.json at the top, for clangd and clang-tidy.
 ln -sf "$build/compile_commands.json" "$root/compile_commands.json"
