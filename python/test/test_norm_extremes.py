@@ -17,7 +17,7 @@ import wsp
 from wsp.ir import Module, memref
 from wsp.ops import llm
 
-HIDDEN = 2048      # two column chunks of 1024
+HIDDEN = 2048      # two column chunks of 1024 (one for rms_norm without a residual)
 BF16_MAX = 3.3895313892515355e38   # 0x7F7F
 EPS = 1e-6
 

@@ -277,7 +277,7 @@ int64_t lowering::largestDivisor(int64_t total, int64_t most, int64_t step) {
 int64_t lowering::roundUp(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
 FailureOr<int64_t> lowering::rowChunk(Operation *op, int64_t hidden,
-                                      int64_t align) {
+                                      int64_t align, int64_t maxCols) {
   if (ShapedType::isDynamic(hidden))
     return op->emitOpError("lowers with a static hidden_size only: its tiles "
                            "are sized at compile time");
@@ -285,15 +285,15 @@ FailureOr<int64_t> lowering::rowChunk(Operation *op, int64_t hidden,
     return op->emitOpError("lowers with hidden_size a multiple of ")
            << align << " (" << (align == 16 ? "a bf16" : "an int8")
            << " tile row is whole 32-byte blocks), got " << hidden;
-  if (int64_t cols = largestDivisor(hidden, kMaxCols, align))
+  if (int64_t cols = largestDivisor(hidden, maxCols, align))
     return cols;
   return op->emitOpError("found no column chunk for hidden_size ") << hidden;
 }
 
 FailureOr<int64_t> lowering::rowChunk(Operation *op, Value hiddenStates,
-                                      int64_t align) {
+                                      int64_t align, int64_t maxCols) {
   return rowChunk(op, cast<MemRefType>(hiddenStates.getType()).getDimSize(1),
-                  align);
+                  align, maxCols);
 }
 
 LogicalResult lowering::requireIdentityLayouts(Operation *op,

@@ -250,11 +250,14 @@ int64_t largestDivisor(int64_t total, int64_t most, int64_t step);
 /// `x` rounded up to a multiple of `m`.
 int64_t roundUp(int64_t x, int64_t m);
 
-/// The kernel's column chunk: all of hidden_size up to kMaxCols, else its
+/// The kernel's column chunk: all of hidden_size up to `maxCols`
+/// (kMaxCols unless a kernel's tiles leave room for more), else its
 /// largest divisor below that which is a multiple of `align` (16 for bf16
 /// rows, 32 when an int8 row must be whole 32-byte blocks too).
-FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align);
-FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align);
+FailureOr<int64_t> rowChunk(Operation *op, int64_t hidden, int64_t align,
+                            int64_t maxCols = kMaxCols);
+FailureOr<int64_t> rowChunk(Operation *op, Value hiddenStates, int64_t align,
+                            int64_t maxCols = kMaxCols);
 
 /// The emitters take row-major buffers: views of another layout are
 /// diagnosed at the op.

@@ -92,7 +92,8 @@ void addSumOfSquares(Params &v, int64_t rows, int64_t cols, StringRef sum,
 FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
                               ArrayRef<RowOperand> operands, int64_t align,
                               StringRef body, Params v,
-                              std::optional<SumsqSource> sumsq = {}) {
+                              std::optional<SumsqSource> sumsq = {},
+                              int64_t maxCols = kMaxCols) {
   SmallVector<NamedOperand> args;
   for (const RowOperand &o : operands)
     if (o.value)
@@ -100,10 +101,13 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
   if (failed(requireIdentityLayouts(op, args)))
     return failure();
   Value x = args.front().value; // hidden_states
-  FailureOr<int64_t> cols = rowChunk(op, x, align);
+  FailureOr<int64_t> cols = rowChunk(op, x, align, maxCols);
   if (failed(cols))
     return failure();
   int64_t hidden = cast<MemRefType>(x.getType()).getDimSize(1);
+  // A row of one chunk: the per-channel operands are loaded once, before
+  // the rows, not per chunk.
+  const bool wholeRow = *cols == hidden;
 
   // Every operand's num_tokens and hidden_size, checked at run time; the
   // per-channel operands' tiles.
@@ -130,13 +134,17 @@ FailureOr<Lowered> lowerRowOp(Operation *op, StringRef name, int64_t cores,
     case RowRole::PerChannel: {
       dims.push_back({o.name, 0, "%hidden"});
       bool bf16 = cast<MemRefType>(o.value.getType()).getElementType().isBF16();
-      Params channel = {{"CHANNEL", o.name}, {"CHANNEL_TYPE", type}};
+      Params channel = {{"CHANNEL", o.name},
+                        {"CHANNEL_TYPE", type},
+                        {"CHANNEL_COL", wholeRow ? "%c0" : "%c"}};
       vectorTiles += fillKeys(kChannelTile, channel);
       if (bf16)
         vectorTiles += fillKeys(kChannelBf16Tile, channel);
-      v.setDerived(
-          "LOAD_" + o.name,
-          fillKeys(bf16 ? kLoadChannelBf16 : kLoadChannelF32, channel));
+      std::string load =
+          fillKeys(bf16 ? kLoadChannelBf16 : kLoadChannelF32, channel);
+      if (wholeRow)
+        vectorTiles += load;
+      v.setDerived("LOAD_" + o.name, wholeRow ? "" : load);
       break;
     }
     }
@@ -173,10 +181,23 @@ SumsqSource addRstd(Params &v, Value residual, FloatAttr eps) {
   return residual ? SumsqSource::RowsAddResidual : SumsqSource::Rows;
 }
 
+/// The widest row rms_norm without a residual normalizes in one pass: its
+/// bf16 and two f32 [kRows x 2048] tiles, the weight's and the scaled sum
+/// of squares' fit in UB.
+constexpr int64_t kOnePassCols = 2048;
+
 FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
                                 int64_t cores) {
   Params v;
   SumsqSource sumsq = addRstd(v, op.getResidual(), op.getEpsAttr());
+  // Without a residual, a row of at most kOnePassCols is one chunk: pass 2
+  // normalizes what pass 1 loaded (normed_in_place), each row read once.
+  int64_t hidden =
+      cast<MemRefType>(op.getHiddenStates().getType()).getDimSize(1);
+  const bool onePass = !op.getResidual() && !ShapedType::isDynamic(hidden) &&
+                       hidden % 16 == 0 && hidden <= kOnePassCols;
+  if (onePass)
+    v["NORMED"] = kNormedInPlace;
   return lowerRowOp(
       op, name, cores,
       {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
@@ -185,7 +206,8 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
        {"y", op.getY(), RowRole::Rows},
        {"after_res", op.getAfterRes(), RowRole::Rows}},
       /*align=*/16,
-      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v, sumsq);
+      (kRowKernelBegin + kRstd + kStoreNormed + kRowKernelEnd).str(), v, sumsq,
+      onePass ? kOnePassCols : kMaxCols);
 }
 
 FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
