@@ -17,8 +17,8 @@
 // the AICPU and the kernels' scalar code read only the lengths, ids and
 // block table.
 #include "wsp_module_abi.h"
+#include "harness.hpp"
 
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -36,6 +36,7 @@ extern "C" int decode_step(void *args);
 namespace rt = pto::runtime;
 using wsp_gen::bf16;
 using wsp_gen::MemRef;
+using harness::zero_pages;
 
 namespace {
 
@@ -45,18 +46,6 @@ constexpr int kBatch = 24;
 // pto-isa's A2/A3 cost model moves GM -> L1 at 135 GiB/s at 1.85 GHz
 // (include/pto/costmodel/arch_config.hpp): 78.35 bytes per cycle.
 constexpr double kGmToL1BytesPerCycle = 78.35;
-
-/// Zero pages that cost nothing until touched.
-template <typename T> T *mapped(size_t n) {
-  void *p = mmap(nullptr, std::max<size_t>(n * sizeof(T), 1),
-                 PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    std::perror("mmap");
-    std::exit(2);
-  }
-  return static_cast<T *>(p);
-}
 
 /// One row of a block's <table>_pipeline_summary.csv (one unit).
 using Row = std::map<std::string, long long>;
@@ -109,22 +98,22 @@ int run(int len, const std::string &dir, std::mt19937 &rng) {
   std::vector<rt::WorkDescriptor> descs(kBatch * kKvHeads * ((len + 255) / 256));
   const int64_t P = pages;
   wsp_gen::decode_step_args args{
-      MemRef<bf16, 4>{mapped<bf16>(q_elems), {kBatch, 1, kHeads, kHeadDim}},
+      MemRef<bf16, 4>{zero_pages<bf16>(q_elems), {kBatch, 1, kHeads, kHeadDim}},
       MemRef<int32_t, 1>{kv_ids.data(), {kBatch}},
       MemRef<int32_t, 1>{lens.data(), {kBatch}},
       MemRef<int32_t, 2>{table.data(), {kBatch, pages_per_req}},
-      MemRef<bf16, 4>{mapped<bf16>(cache), {P, kKvHeads, kPage, kHeadDim}},
-      MemRef<bf16, 4>{mapped<bf16>(cache), {P, kKvHeads, kPage, kHeadDim}},
-      MemRef<float, 4>{mapped<float>(acc_rows * 128), {kBatch, kKvHeads, 32, 128}},
-      MemRef<float, 3>{mapped<float>(acc_rows), {kBatch, kKvHeads, 32}},
-      MemRef<float, 3>{mapped<float>(acc_rows), {kBatch, kKvHeads, 32}},
-      MemRef<bf16, 4>{mapped<bf16>(q_elems), {kBatch, 1, kHeads, kHeadDim}},
+      MemRef<bf16, 4>{zero_pages<bf16>(cache), {P, kKvHeads, kPage, kHeadDim}},
+      MemRef<bf16, 4>{zero_pages<bf16>(cache), {P, kKvHeads, kPage, kHeadDim}},
+      MemRef<float, 4>{zero_pages<float>(acc_rows * 128), {kBatch, kKvHeads, 32, 128}},
+      MemRef<float, 3>{zero_pages<float>(acc_rows), {kBatch, kKvHeads, 32}},
+      MemRef<float, 3>{zero_pages<float>(acc_rows), {kBatch, kKvHeads, 32}},
+      MemRef<bf16, 4>{zero_pages<bf16>(q_elems), {kBatch, 1, kHeads, kHeadDim}},
       MemRef<rt::WorkDescriptor, 1>{descs.data(),
                                     {static_cast<int64_t>(descs.size())}},
-      MemRef<bf16, 3>{mapped<bf16>(ws), {kBlocks, 32, 128}},
-      MemRef<float, 3>{mapped<float>(ws), {kBlocks, 32, 128}},
-      MemRef<bf16, 3>{mapped<bf16>(ws), {kBlocks, 32, 128}},
-      MemRef<float, 3>{mapped<float>(ws), {kBlocks, 32, 128}},
+      MemRef<bf16, 3>{zero_pages<bf16>(ws), {kBlocks, 32, 128}},
+      MemRef<float, 3>{zero_pages<float>(ws), {kBlocks, 32, 128}},
+      MemRef<bf16, 3>{zero_pages<bf16>(ws), {kBlocks, 32, 128}},
+      MemRef<float, 3>{zero_pages<float>(ws), {kBlocks, 32, 128}},
   };
   setenv("WSP_COSTMODEL_OUT", dir.c_str(), 1);
   if (int status = decode_step(&args)) {

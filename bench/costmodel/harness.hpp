@@ -16,6 +16,18 @@
 
 namespace harness {
 
+/// `n` zero elements in pages that cost nothing until touched.
+template <typename T> T *zero_pages(size_t n) {
+  void *p = mmap(nullptr, std::max<size_t>(n * sizeof(T), 1),
+                 PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    std::perror("mmap");
+    std::exit(2);
+  }
+  return static_cast<T *>(p);
+}
+
 /// A view of zero pages of the given sizes.
 template <typename T, int Rank>
 wsp_gen::MemRef<T, Rank> view(std::initializer_list<int64_t> sizes) {
@@ -26,14 +38,7 @@ wsp_gen::MemRef<T, Rank> view(std::initializer_list<int64_t> sizes) {
     m.sizes[d++] = s;
     n *= static_cast<size_t>(s);
   }
-  void *p = mmap(nullptr, std::max<size_t>(n * sizeof(T), 1),
-                 PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    std::perror("mmap");
-    std::exit(2);
-  }
-  m.data = static_cast<T *>(p);
+  m.data = zero_pages<T>(n);
   return m;
 }
 
