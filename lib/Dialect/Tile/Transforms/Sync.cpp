@@ -37,9 +37,18 @@ struct InsertSyncPass
     : public mlir::wsp::tile::impl::TileInsertSyncBase<InsertSyncPass> {
   using TileInsertSyncBase::TileInsertSyncBase;
   void runOnOperation() override {
-    for (FunctionOpInterface fn : tileFunctions(getOperation()))
-      if (failed(solveSync(fn, /*insert=*/true, prune)))
+    // What tile-check-sync need not solve again (SyncProofs): kept past
+    // this pass, which changes the IR it describes.
+    SyncProofs &proofs = getAnalysis<SyncProofs>();
+    proofs.proven.clear();
+    for (FunctionOpInterface fn : tileFunctions(getOperation())) {
+      FailureOr<SyncResult> result = solveSync(fn, /*insert=*/true, prune);
+      if (failed(result))
         return signalPassFailure();
+      if (result->proven)
+        proofs.proven.insert(fn);
+    }
+    markAnalysesPreserved<SyncProofs>();
   }
 };
 
@@ -47,11 +56,24 @@ struct CheckSyncPass
     : public mlir::wsp::tile::impl::TileCheckSyncBase<CheckSyncPass> {
   using TileCheckSyncBase::TileCheckSyncBase;
   void runOnOperation() override {
+    // A function tile-insert-sync proved, unchanged since, holds what this
+    // check establishes (all but the redundancy search): not solved again.
+    std::optional<std::reference_wrapper<SyncProofs>> proofs;
+    if (!redundant)
+      proofs = getCachedAnalysis<SyncProofs>();
     bool ok = true;
-    for (FunctionOpInterface fn : tileFunctions(getOperation()))
-      ok &= succeeded(solveSync(fn, /*insert=*/false, redundant));
+    for (FunctionOpInterface fn : tileFunctions(getOperation())) {
+      const bool proven = proofs && proofs->get().proven.contains(fn);
+      if (report)
+        fn->emitRemark(proven ? "ordered: proved by tile-insert-sync, not "
+                                "solved again"
+                              : "solved");
+      if (!proven)
+        ok &= succeeded(solveSync(fn, /*insert=*/false, redundant));
+    }
     if (!ok)
       signalPassFailure();
+    markAllAnalysesPreserved();
   }
 };
 

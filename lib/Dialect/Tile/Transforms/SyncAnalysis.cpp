@@ -1305,16 +1305,23 @@ private:
 /// ordered, as groups of set and wait ops that pair with each other (a flag across loop
 /// iterations is its body set and wait with the set before the loop and
 /// the wait after it). `only`, if given, limits the groups to its ops.
+/// `proven`, when given, tells whether the program without the groups
+/// returned was solved ordered: the probe solves the program as it is, and
+/// each successful solve of the search the program without every group
+/// dropped so far, so the last successful one (or the probe, when none
+/// succeeds) is of the program that removing the groups leaves.
 static SmallVector<llvm::SmallPtrSet<Operation *, 8>>
 redundantFlags(FunctionOpInterface fn,
                const llvm::SmallPtrSetImpl<Operation *> *only,
-               AccessCache &accessCache) {
+               AccessCache &accessCache, bool *proven = nullptr) {
   SmallVector<llvm::SmallPtrSet<Operation *, 8>> redundant;
   Solver probe(fn, /*insert=*/false, accessCache);
   probe.diagnose = false;
   probe.trackWaits = true;
   if (failed(probe.run()))
     return redundant;
+  if (proven)
+    *proven = true;
   llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> &sources =
       probe.waitSources;
   // Waits in program order, so that the result does not depend on
@@ -1552,7 +1559,8 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     // the final program does not need. The groups are redundant together
     // (redundantFlags), and removing flags makes no other flag redundant,
     // so one search finds them all.
-    for (auto &group : redundantFlags(fn, &solver.insertedOps, accessCache)) {
+    for (auto &group : redundantFlags(fn, &solver.insertedOps, accessCache,
+                                      &result->proven)) {
       for (Operation *op : group) {
         solver.insertedOps.erase(op);
         op->erase();

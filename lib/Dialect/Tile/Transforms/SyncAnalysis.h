@@ -19,7 +19,9 @@
 #define WSP_LIB_DIALECT_TILE_TRANSFORMS_SYNCANALYSIS_H
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Pass/AnalysisManager.h"
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 namespace wsp {
@@ -30,6 +32,25 @@ struct SyncResult {
   unsigned inserted = 0;
   /// Unordered pairs found (check mode).
   unsigned missing = 0;
+  /// Insert mode: a check-mode solve (what tile-check-sync without its
+  /// redundancy search runs) succeeded on the function as it was left.
+  bool proven = false;
+};
+
+/// The functions of a module that tile-insert-sync proved ordered, as
+/// tile-check-sync would check them (every pair ordered over two
+/// invocations, every wait matched, no set left pending, no divergent
+/// cross-core flag): the pruning's last successful solve ran on exactly
+/// the program it left. tile-insert-sync keeps this analysis; a pass that
+/// changes IR after it invalidates it (the pass manager's rule), and
+/// tile-check-sync then checks from scratch. A contract between the two
+/// that changes nothing preserves it.
+struct SyncProofs {
+  explicit SyncProofs(Operation *) {}
+  llvm::DenseSet<Operation *> proven;
+  bool isInvalidated(const AnalysisManager::PreservedAnalyses &pa) {
+    return !pa.isPreserved<SyncProofs>();
+  }
 };
 
 /// Inserts the synchronization `fn` needs (insert = true) or reports what is

@@ -106,10 +106,20 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
     of times, and the cube's wait takes one set from each. The redundancy search solves the kernel once per flag; the
     default pipeline turns it off, since `tile-insert-sync` has just run
     the same search and removed what it found.
+
+    Without the redundancy search, a function that `tile-insert-sync`
+    proved (its pruning's last solve is this check, on the program it
+    left) and that no pass changed since is not solved again: the
+    insertion keeps its proofs as an analysis, which any pass that changes
+    IR drops. `report` says, in a remark per function, which of the two it
+    was.
   }];
   let options = [
     Option<"redundant", "redundant", "bool", "true",
            "Warn at flags the kernel does not need">,
+    Option<"report", "report", "bool", "false",
+           "Emit a remark per function: solved, or proved by "
+           "tile-insert-sync">,
   ];
 }
 
