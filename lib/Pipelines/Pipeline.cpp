@@ -80,19 +80,25 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // Values CSE made one fold again (a size checked against itself).
   perOp.addPass(createCanonicalizerPass(structured));
   pm.addPass(createWspCheckSpecialized());
-  // Stage 3: tile kernels placed in their buffers and synchronized.
-  pm.addPass(tile::createTilePlanMemory());
-  pm.addPass(tile::createTileInsertSync());
-  pm.addPass(tile::createTileCheckPlanned());
+  // Stage 3: tile kernels placed in their buffers and synchronized. Each
+  // tile pass works on one function or kernel at a time, so the stage runs
+  // nested on each top-level op: a kernel goes through all of it while its
+  // ops are in cache (module-wide walks, one per pass, grew per copy with
+  // the module's size), and with threads the kernels run in parallel.
+  OpPassManager &tiles = pm.nestAny();
+  tiles.addPass(tile::createTilePlanMemory());
+  tiles.addPass(tile::createTileInsertSync());
+  tiles.addPass(tile::createTileCheckPlanned());
   // Every pair ordered; the search for redundant flags is the one
-  // tile-insert-sync just ran (and acted on), so it is not repeated.
+  // tile-insert-sync just ran (and acted on), so it is not repeated, and a
+  // kernel tile-insert-sync proved is not solved again (SyncProofs).
   tile::TileCheckSyncOptions checkSync;
   checkSync.redundant = false;
-  pm.addPass(tile::createTileCheckSync(checkSync));
+  tiles.addPass(tile::createTileCheckSync(checkSync));
   // Stage 4: ready for emission. The fusion marks prepare the CPU
   // simulation's emission (the device form ignores them).
   if (options.fuse)
-    pm.addPass(tile::createTileMarkFusion());
+    tiles.addPass(tile::createTileMarkFusion());
   WspSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createWspSetTarget(target));

@@ -19,10 +19,11 @@ using namespace mlir::wsp::tile;
 
 namespace {
 
-/// The functions and kernels that hold tile instructions.
-SmallVector<FunctionOpInterface> tileFunctions(ModuleOp module) {
+/// The functions and kernels that hold tile instructions: `root` itself, or
+/// those inside it (the passes run on a module or nested on each function).
+SmallVector<FunctionOpInterface> tileFunctions(Operation *root) {
   SmallVector<FunctionOpInterface> fns;
-  module.walk([&](FunctionOpInterface fn) {
+  root->walk([&](FunctionOpInterface fn) {
     bool hasTiles = false;
     fn->walk([&](Operation *op) {
       hasTiles |= isa_and_present<TileDialect>(op->getDialect());

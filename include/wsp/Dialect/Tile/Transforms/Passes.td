@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def TilePlanMemory : Pass<"tile-plan-memory", "::mlir::ModuleOp"> {
+def TilePlanMemory : Pass<"tile-plan-memory"> {
   let summary = "Place every tile in its on-chip buffer and check the budgets";
   let description = [{
     For each function or kernel, gives every `tile.alloc` without an offset
@@ -24,6 +24,10 @@ def TilePlanMemory : Pass<"tile-plan-memory", "::mlir::ModuleOp"> {
     extent is an error (tier specialization fixes extents first).
     `report=true` adds a remark per function with tiles, with the bytes
     used per buffer.
+
+    Like every tile pass, it runs on any op, on the functions and kernels
+    in it (the op itself included): on a module, or nested on each
+    function, as the default pipeline runs the tile stage.
   }];
   let options = [
     Option<"report", "report", "bool", "false",
@@ -31,7 +35,7 @@ def TilePlanMemory : Pass<"tile-plan-memory", "::mlir::ModuleOp"> {
   ];
 }
 
-def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
+def TileInsertSync : Pass<"tile-insert-sync"> {
   let summary = "Order the pipes and cores of tile kernels with flags";
   let description = [{
     Inserts the synchronization a tile kernel needs on A2/A3, found from the
@@ -80,6 +84,10 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
     flag must not land under an `scf.if`, `scf.for` or `scf.while` whose
     condition or bounds depend on `tile.subblock_id`: that is an error at
     the access the flag was for (exchange with the cube outside it).
+
+    Like every tile pass, it runs on any op, on the functions and kernels
+    in it (the op itself included): on a module, or nested on each
+    function, as the default pipeline runs the tile stage.
   }];
   let options = [
     Option<"prune", "prune", "bool", "true",
@@ -87,7 +95,7 @@ def TileInsertSync : Pass<"tile-insert-sync", "::mlir::ModuleOp"> {
   ];
 }
 
-def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
+def TileCheckSync : Pass<"tile-check-sync"> {
   let summary = "Contract: every producer/consumer pair of a tile kernel is "
                 "ordered, and no flag is redundant";
   let description = [{
@@ -113,6 +121,10 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
     insertion keeps its proofs as an analysis, which any pass that changes
     IR drops. `report` says, in a remark per function, which of the two it
     was.
+
+    Like every tile pass, it runs on any op, on the functions and kernels
+    in it (the op itself included): on a module, or nested on each
+    function, as the default pipeline runs the tile stage.
   }];
   let options = [
     Option<"redundant", "redundant", "bool", "true",
@@ -123,18 +135,23 @@ def TileCheckSync : Pass<"tile-check-sync", "::mlir::ModuleOp"> {
   ];
 }
 
-def TileCheckPlanned : Pass<"tile-check-planned", "::mlir::ModuleOp"> {
+def TileCheckPlanned : Pass<"tile-check-planned"> {
   let summary = "Contract: tile kernels have static tiles placed in their "
                 "buffers";
   let description = [{
     Fails, naming the op, on a tile with a `?` static extent (a result or
     an argument), a `tile.alloc` without an offset, or one placed past its
-    buffer's end: what the emitters need. It first verifies the module, as
-    every stage contract does (see wsp-check-planned).
+    buffer's end: what the emitters need. It first verifies the op it runs
+    on (the module, or nested, a function), as every stage contract does
+    (see wsp-check-planned).
+
+    Like every tile pass, it runs on any op, on the functions and kernels
+    in it (the op itself included): on a module, or nested on each
+    function, as the default pipeline runs the tile stage.
   }];
 }
 
-def TileMarkFusion : Pass<"tile-mark-fusion", "::mlir::ModuleOp"> {
+def TileMarkFusion : Pass<"tile-mark-fusion"> {
   let summary = "Mark runs of element-wise vector instructions the CPU "
                 "simulation computes in registers";
   let description = [{
@@ -171,6 +188,10 @@ def TileMarkFusion : Pass<"tile-mark-fusion", "::mlir::ModuleOp"> {
     run reads it only after writing exactly its bytes. The run's loads and
     stores of global memory are the lanes', which the simulation checks
     at run time for blocks that overlap (else it runs the instructions).
+
+    Like every tile pass, it runs on any op, on the functions and kernels
+    in it (the op itself included): on a module, or nested on each
+    function, as the default pipeline runs the tile stage.
   }];
 }
 
