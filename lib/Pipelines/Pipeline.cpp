@@ -75,10 +75,9 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // canonicalization patterns), and nothing else changed since the last
   // canonicalize: CSE is next.
   pm.addPass(createWspSpecializeTiers());
-  OpPassManager &perOp = pm.nestAny();
-  perOp.addPass(createCSEPass());
-  // Values CSE made one fold again (a size checked against itself).
-  perOp.addPass(createCanonicalizerPass(structured));
+  // Values CSE made one fold again (a size checked against itself): only
+  // the ops CSE changed are canonicalized, not every op again.
+  pm.nestAny().addPass(createWspCseCanonicalize());
   pm.addPass(createWspCheckSpecialized());
   // Stage 3: tile kernels placed in their buffers and synchronized. Each
   // tile pass works on one function or kernel at a time, so the stage runs

@@ -266,4 +266,20 @@ def WspCheckSpecialized : Pass<"wsp-check-specialized", "::mlir::ModuleOp"> {
   }];
 }
 
+def WspCseCanonicalize : Pass<"wsp-cse-canonicalize"> {
+  let summary = "Merge common subexpressions, then canonicalize only the "
+                "ops that now use a merged value";
+  let description = [{
+    MLIR's CSE (`cse`), then the canonicalization patterns and folders
+    (`canonicalize`, without region simplification) applied to the ops
+    whose operands CSE replaced, and to whatever their rewriting changes in
+    turn (`applyOpPatternsGreedily`), instead of to every op. For IR that
+    was canonical before CSE (the default pipeline runs it after
+    `canonicalize` and `wsp-specialize-tiers`, whose clones come out
+    folded), that is what `cse` followed by `canonicalize` gives, at the
+    cost of what CSE changed: a function CSE left as it was is not visited
+    again. Runs on any op; the pipeline nests it on each top-level op.
+  }];
+}
+
 #endif // WSP_DIALECT_WSP_TRANSFORMS_PASSES_TD
