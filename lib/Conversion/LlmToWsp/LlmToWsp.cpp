@@ -6,7 +6,9 @@
 // family that owns the op (Lowering.h lists them) writes both as IR text,
 // its fragments with the op's static sizes filled in; this pass parses
 // that text and moves it into place: a kernel reads as the IR it is, and
-// the parser verifies it. The function becomes a planning function
+// the parser verifies it. A text met again but for the op's name (the
+// layers of a model) is not parsed again: the first parse is copied, the
+// name replaced throughout. The function becomes a planning function
 // returning the spec's PlanResult code.
 //
 //===----------------------------------------------------------------------===//
@@ -24,10 +26,13 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -75,8 +80,81 @@ struct ConvertLlmToWspPass
     for (auto step : module.getOps<StepOp>())
       captured.insert(step.getFunction());
     for (func::FuncOp f : funcs)
-      if (failed(lowerFunction(f, symbols, captured.contains(f.getSymName()))))
+      if (failed(lowerFunction(f, symbols, captured.contains(f.getSymName())))) {
+        dropParsedWorkloads();
         return signalPassFailure();
+      }
+    dropParsedWorkloads();
+  }
+
+  /// The workloads parsed in this run, by their text with the name they
+  /// were written for taken out (`\x01` in its place): ops with the same
+  /// sizes (the layers of a model, its prefill and its decode) write the
+  /// same workload but for its name. Each holds the name it was parsed with.
+  /// (Owned by the pass while it runs; a pass is copied when it is
+  /// cloned, so not an OwningOpRef.)
+  struct ParsedWorkload {
+    std::string name;
+    ModuleOp module;
+  };
+  llvm::StringMap<ParsedWorkload> parsedWorkloads;
+  void dropParsedWorkloads() {
+    for (auto &entry : parsedWorkloads)
+      entry.second.module->erase();
+    parsedWorkloads.clear();
+  }
+
+  /// `text` (written for `name`) parsed: once per distinct text, then
+  /// copies of it with the name replaced in every string, symbol and
+  /// source name (the only place the name is in). Parsing verifies; a copy
+  /// of verified IR with its names changed throughout needs no verifying.
+  OwningOpRef<ModuleOp> parseWorkload(const std::string &text, StringRef name,
+                                      MLIRContext *context) {
+    std::string key = text;
+    if (!name.empty())
+      for (size_t at = key.find(name.data(), 0, name.size());
+           at != std::string::npos;
+           at = key.find(name.data(), at + 1, name.size()))
+        key.replace(at, name.size(), "\x01");
+    auto it = parsedWorkloads.find(key);
+    if (it == parsedWorkloads.end()) {
+      // Parsed with the templates' SSA names kept (the emitters print them).
+      ParserConfig config(context);
+      llvm::SourceMgr sourceMgr;
+      sourceMgr.AddNewSourceBuffer(
+          llvm::MemoryBuffer::getMemBuffer(text, "llm-to-wsp"), llvm::SMLoc());
+      OwningOpRef<ModuleOp> parsed = parseModuleWithNames(sourceMgr, config);
+      if (!parsed)
+        return parsed;
+      OwningOpRef<ModuleOp> copy = parsed->clone();
+      parsedWorkloads.try_emplace(key,
+                                  ParsedWorkload{name.str(), parsed.release()});
+      return copy;
+    }
+    OwningOpRef<ModuleOp> copy = it->second.module.clone();
+    const std::string &from = it->second.name;
+    if (from == name)
+      return copy;
+    AttrTypeReplacer renamer;
+    renamer.addReplacement([&](StringAttr s) -> std::optional<Attribute> {
+      StringRef value = s.getValue();
+      if (!value.contains(from))
+        return std::nullopt;
+      std::string renamed;
+      for (size_t at = 0;;) {
+        size_t next = value.find(from, at);
+        renamed += value.substr(at, next - at).str();
+        if (next == StringRef::npos)
+          break;
+        renamed += name.str();
+        at = next + from.size();
+      }
+      return StringAttr::get(renamed, s.getType());
+    });
+    renamer.recursivelyReplaceElementsIn(copy.get(), /*replaceAttrs=*/true,
+                                         /*replaceLocs=*/true,
+                                         /*replaceTypes=*/true);
+    return copy;
   }
 
   /// Each llm op's lowering, registered by its family.
@@ -286,13 +364,8 @@ struct ConvertLlmToWspPass
                                   Value status, func::FuncOp f,
                                   SymbolTable &symbols, StringRef name,
                                   bool outline) {
-    // Parsed with the templates' SSA names kept (the emitters print them).
-    ParserConfig config(op->getContext());
-    llvm::SourceMgr sourceMgr;
-    sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBuffer(lowered.text, "llm-to-wsp"),
-        llvm::SMLoc());
-    OwningOpRef<ModuleOp> parsed = parseModuleWithNames(sourceMgr, config);
+    OwningOpRef<ModuleOp> parsed =
+        parseWorkload(lowered.text, name, op->getContext());
     if (!parsed)
       return op->emitOpError("produced a workload that does not parse "
                              "(a bug in convert-llm-to-wsp)");
