@@ -167,3 +167,79 @@ wsp.kernel @generic tiers(@T) constants {TILE = array<i64: 64, 128>}
   memref.store %id, %o[%tile] : memref<?xindex>
   wsp.return
 }
+
+// -----
+
+// The folders look for the configuration among the few ops before the
+// kernel or function first (where it is defined), then in the whole module:
+// one defined after its kernel, or far before it, is found all the same.
+wsp.tier_config @far [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+wsp.tier_config @F0 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F1 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F2 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F3 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F4 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F5 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F6 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F7 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F8 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F9 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F10 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F11 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F12 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F13 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F14 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F15 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F16 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F17 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F18 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F19 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F20 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F21 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F22 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F23 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F24 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F25 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F26 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F27 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F28 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F29 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F30 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F31 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F32 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F33 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F34 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F35 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F36 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F37 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F38 [#wsp.tier<0, [1, 8]>]
+wsp.tier_config @F39 [#wsp.tier<0, [1, 8]>]
+// CHECK-LABEL: wsp.kernel @k_far
+// CHECK-DAG: %[[TILE:.*]] = arith.constant 128 : index
+// CHECK-NOT: wsp.tier_constant
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[TILE]]]
+wsp.kernel @k_far tiers(@far) tier(1) constants {TILE = array<i64: 64, 128>}
+    (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %tile = wsp.tier_constant "TILE" : index
+  memref.store %tile, %o[%tile] : memref<?xindex>
+  wsp.return
+}
+// CHECK-LABEL: wsp.kernel @k_after
+// CHECK-DAG: %[[TILE:.*]] = arith.constant 32 : index
+// CHECK-NOT: wsp.tier_constant
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[TILE]]]
+wsp.kernel @k_after tiers(@after) tier(0) constants {TILE = array<i64: 32, 16>}
+    (%d: !wsp.descriptor<attention>, %o: memref<?xindex>) {
+  %tile = wsp.tier_constant "TILE" : index
+  memref.store %tile, %o[%tile] : memref<?xindex>
+  wsp.return
+}
+// CHECK-LABEL: func.func @select_far
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: return %[[ONE]]
+func.func @select_far() -> i32 {
+  %c2000 = arith.constant 2000 : i32
+  %t = wsp.select_tier @far(%c2000) : i32 -> i32
+  return %t : i32
+}
+wsp.tier_config @after [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]

@@ -282,6 +282,34 @@ LogicalResult TierConfigOp::verify() {
   return success();
 }
 
+/// The tier configuration `name` as seen from `from`, for the folders,
+/// which have no symbol table at hand: a lookup in a module scans its ops
+/// from the start, once per fold, which made folding the kernels of a large
+/// module quadratic. A configuration is defined a few ops before the
+/// kernels and functions that use it (a kernel's tier clones follow the
+/// kernel), so the ops just before `from`'s own are looked at first;
+/// symbol names are unique, so what is found there is what the lookup
+/// finds.
+static TierConfigOp lookupTierConfigNear(Operation *from,
+                                         FlatSymbolRefAttr name) {
+  constexpr int kNear = 32;
+  if (Operation *table = SymbolTable::getNearestSymbolTable(from);
+      table && table != from && table->getNumRegions() == 1 &&
+      table->getRegion(0).hasOneBlock()) {
+    Block *body = &table->getRegion(0).front();
+    if (Operation *top = body->findAncestorOpInBlock(*from)) {
+      int looked = 0;
+      for (Operation *op = top; op && looked < kNear;
+           op = op->getPrevNode(), ++looked)
+        if (auto sym = op->getAttrOfType<StringAttr>(
+                SymbolTable::getSymbolAttrName());
+            sym && sym == name.getAttr())
+          return dyn_cast<TierConfigOp>(op);
+    }
+  }
+  return SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(from, name);
+}
+
 /// Resolves `name` from `op` to a wsp.tier_config, or emits an error.
 static FailureOr<TierConfigOp> lookupTierConfig(Operation *op,
                                                 SymbolTableCollection &tables,
@@ -301,8 +329,7 @@ OpFoldResult SelectTierOp::fold(FoldAdaptor adaptor) {
   auto length = dyn_cast_if_present<IntegerAttr>(adaptor.getLength());
   if (!length)
     return {};
-  auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
-      *this, getConfigAttr());
+  auto config = lookupTierConfigNear(*this, getConfigAttr());
   if (!config)
     return {};
   int64_t value = isa<IndexType>(getLength().getType())
@@ -916,8 +943,7 @@ OpFoldResult TierConstantOp::fold(FoldAdaptor) {
   auto kernel = (*this)->getParentOfType<KernelOp>();
   if (!kernel || !kernel.isSpecialized())
     return {};
-  auto config = SymbolTable::lookupNearestSymbolFrom<TierConfigOp>(
-      kernel, kernel.getTiersAttr());
+  auto config = lookupTierConfigNear(kernel, kernel.getTiersAttr());
   DenseI64ArrayAttr values = kernel.getTierConstant(getName());
   if (!config || !values)
     return {};
