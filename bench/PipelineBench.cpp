@@ -350,9 +350,11 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "error: cannot read '%s'\n", w.path.c_str());
       return 1;
     }
-    std::printf("\n== %s (%s): wsp-pipeline, CPU time, one thread, us per "
+    std::printf("\n== %s%s%s%s: wsp-pipeline, CPU time, one thread, us per "
                 "copy\n",
-                w.name.c_str(), w.path.c_str());
+                w.name.c_str(), w.name == w.path ? "" : " (",
+                w.name == w.path ? "" : w.path.c_str(),
+                w.name == w.path ? "" : ")");
     int tablesPerCopy = -1;
     std::vector<Run> chosen;
     for (int n : sizes) {
