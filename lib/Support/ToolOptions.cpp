@@ -1,4 +1,4 @@
-//===- ToolOptions.cpp - the tools' --help ----------------------------------===//
+//===- ToolOptions.cpp - the tools' --help --------------------------------===//
 
 #include "wsp/Support/ToolOptions.h"
 
@@ -8,10 +8,9 @@
 using namespace llvm;
 
 void mlir::wsp::hideLoadTimeOptions() {
-  static const StringSet<> kept = {"help",        "help-list",
-                                   "help-hidden", "help-list-hidden",
-                                   "version",     "print-options",
-                                   "print-all-options"};
+  static const StringSet<> kept = {
+      "help",    "help-list",     "help-hidden",      "help-list-hidden",
+      "version", "print-options", "print-all-options"};
   for (auto &entry : cl::getRegisteredOptions()) {
     cl::Option *option = entry.second;
     if (!kept.contains(entry.first) &&

@@ -42,33 +42,37 @@ static cl::OptionCategory category("wsp-mask-view options");
 constexpr int64_t kMaxColumns = 1024, kMaxRows = 256;
 constexpr int64_t kMaxPosition = int64_t(1) << 40;
 
-static cl::opt<std::string> mode("mode", cl::init("standard"),
-                                 cl::desc("standard or sliding (default standard)"),
-                                 cl::cat(category));
-static cl::opt<int64_t> window("window", cl::init(0),
-                               cl::desc("Sliding window W in tokens, with --mode=sliding (default 0)"),
-                               cl::cat(category));
-static cl::opt<std::string> kv("kv", cl::init("flat"),
-                               cl::desc("flat (circular) or block KV (default flat)"),
-                               cl::cat(category));
+static cl::opt<std::string>
+    mode("mode", cl::init("standard"),
+         cl::desc("standard or sliding (default standard)"), cl::cat(category));
+static cl::opt<int64_t> window(
+    "window", cl::init(0),
+    cl::desc("Sliding window W in tokens, with --mode=sliding (default 0)"),
+    cl::cat(category));
+static cl::opt<std::string>
+    kv("kv", cl::init("flat"),
+       cl::desc("flat (circular) or block KV (default flat)"),
+       cl::cat(category));
 static cl::opt<int64_t> sPrior("s-prior", cl::init(16),
                                cl::desc("Cache length incl. active slots "
                                         "(with --s-active, at most 1024 "
                                         "columns; default 16)"),
                                cl::cat(category));
-static cl::opt<int64_t> sActive("s-active", cl::init(4),
-                                cl::desc("New tokens (queries), at most 256 (default 4)"),
-                                cl::cat(category));
+static cl::opt<int64_t>
+    sActive("s-active", cl::init(4),
+            cl::desc("New tokens (queries), at most 256 (default 4)"),
+            cl::cat(category));
 static cl::opt<int64_t> posId("pos", cl::init(16),
                               cl::desc("pos_id of the batch; query i is at "
                                        "pos + i (default 16)"),
                               cl::cat(category));
 static cl::opt<std::string> shardMode("shard", cl::init("none"),
-                                  cl::desc("LNC2 sharding: none, batch or "
-                                           "sequence (default none)"),
-                                  cl::cat(category));
+                                      cl::desc("LNC2 sharding: none, batch or "
+                                               "sequence (default none)"),
+                                      cl::cat(category));
 static cl::opt<int64_t> core("core", cl::init(0),
-                             cl::desc("LNC2 core: 0 or 1 (default 0)"), cl::cat(category));
+                             cl::desc("LNC2 core: 0 or 1 (default 0)"),
+                             cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "wsp-mask-view: error: " << message << "\n";

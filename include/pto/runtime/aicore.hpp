@@ -120,13 +120,16 @@ template <pto::TileType Loc> constexpr ::pto::runtime::Buffer buffer_of() {
 /// the model order one core's tiles after the other's).
 template <pto::TileType Loc> inline uintptr_t host_buffer() {
   constexpr uintptr_t align = 512; // a fractal box
-  constexpr size_t bytes = ::pto::runtime::buffer_bytes(buffer_of<Loc>()) + align;
+  constexpr size_t bytes =
+      ::pto::runtime::buffer_bytes(buffer_of<Loc>()) + align;
   static std::vector<uint8_t> arenas[2] = {std::vector<uint8_t>(bytes),
                                            std::vector<uint8_t>(bytes)};
   // The model's vector core (not get_subblockid(): a vector-only launch
   // runs each of its blocks alone on its core, CostmodelBlock).
   const int core =
-      Loc == pto::TileType::Vec && ::pto::perf_sim::current_subblock_id == 1 ? 1 : 0;
+      Loc == pto::TileType::Vec && ::pto::perf_sim::current_subblock_id == 1
+          ? 1
+          : 0;
   return (reinterpret_cast<uintptr_t>(arenas[core].data()) + align - 1) &
          ~(align - 1);
 }

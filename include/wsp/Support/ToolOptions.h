@@ -1,4 +1,4 @@
-//===- ToolOptions.h - the tools' --help --------------------------*- C++ -*-===//
+//===- ToolOptions.h - the tools' --help ------------------------*- C++ -*-===//
 //
 // A tool linked against libLLVM inherits several hundred command-line
 // options LLVM's code generators register when the library loads (AMDGPU,

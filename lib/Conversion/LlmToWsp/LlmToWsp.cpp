@@ -80,7 +80,8 @@ struct ConvertLlmToWspPass
     for (auto step : module.getOps<StepOp>())
       captured.insert(step.getFunction());
     for (func::FuncOp f : funcs)
-      if (failed(lowerFunction(f, symbols, captured.contains(f.getSymName())))) {
+      if (failed(
+              lowerFunction(f, symbols, captured.contains(f.getSymName())))) {
         dropParsedWorkloads();
         return signalPassFailure();
       }

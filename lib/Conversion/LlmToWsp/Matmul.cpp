@@ -46,9 +46,9 @@ int64_t lowering::cubeNCols(int64_t nTile, bool int8Nz) {
   return int8Nz ? roundUp(nTile, 32) : nTile;
 }
 
-void lowering::addWeightPath(Params &v, int64_t k, int64_t kTile,
-                             int64_t nCols, int64_t nTile, StringRef elem,
-                             bool zn, StringRef loadPanel, StringRef loadB) {
+void lowering::addWeightPath(Params &v, int64_t k, int64_t kTile, int64_t nCols,
+                             int64_t nTile, StringRef elem, bool zn,
+                             StringRef loadPanel, StringRef loadB) {
   const int64_t bytes = elem == "i8" ? 1 : 2;
   std::string nc = std::to_string(nCols), nt = std::to_string(nTile);
   v["B_MAT"] = tileType("mat", std::to_string(kTile), nc, elem, zn, nt);
@@ -72,8 +72,8 @@ int64_t lowering::epilogueRows(int64_t nTile) {
 }
 
 std::string lowering::matmulPlanConfig() {
-  return planConfig(std::to_string(kMatmulRows), std::to_string(kMatmulPlanUnits),
-                    /*balanced=*/false);
+  return planConfig(std::to_string(kMatmulRows),
+                    std::to_string(kMatmulPlanUnits), /*balanced=*/false);
 }
 
 std::string lowering::vectorCoreShare(StringRef count, StringRef n,

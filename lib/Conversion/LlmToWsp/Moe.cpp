@@ -54,9 +54,9 @@ std::string colsChecks(ArrayRef<NamedOperand> args, ArrayRef<DimCheck> dims,
 }
 
 /// The group GEMM's kernel is kMatmulKernel with these pieces: the tier's
-/// M_TILE (16 rows for a small expert, kMatmulRows above) sizes the cube's tiles; the
-/// unit's rows are its expert's (kSegmentRows, no shared experts); the
-/// expert's weight and scale row.
+/// M_TILE (16 rows for a small expert, kMatmulRows above) sizes the cube's
+/// tiles; the unit's rows are its expert's (kSegmentRows, no shared experts);
+/// the expert's weight and scale row.
 FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
   SmallVector<NamedOperand> args = {
       {"scatter_tokens", op.getScatterTokens()},

@@ -77,7 +77,6 @@ std::string elementType(Type t, bool pto) {
   return "int32_t";
 }
 
-
 /// A pto tile's element `read` as the emitted code's scalar of type `t`: a
 /// bf16 or f16 scalar is our 16-bit storage (pto/runtime/float16.hpp), a
 /// tile's element pto-isa's own bfloat16_t or half, so the value passes
@@ -97,8 +96,8 @@ std::string halfToTile(Type t, const std::string &tile,
     return "static_cast<typename decltype(" + tile +
            ")::DType>(bf16_storage_to_f32(" + value + "))";
   if (t.isF16())
-    return "static_cast<typename decltype(" + tile +
-           ")::DType>(f16_to_f32(" + value + "))";
+    return "static_cast<typename decltype(" + tile + ")::DType>(f16_to_f32(" +
+           value + "))";
   return value;
 }
 /// The full C++ type behind an alias.
@@ -736,7 +735,8 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
   e.add<CmpsOp>([](CmpsOp op, Emitter &e) {
     std::string mask = e.name(op.getMask());
     const char *mode = cmpName(op.getMode());
-    std::string rest = ", " + e.name(op.getSrc()) + ", " + e.name(op.getScalar());
+    std::string rest =
+        ", " + e.name(op.getSrc()) + ", " + e.name(op.getScalar());
     if (!isPto(e))
       return instr(e, op, op.getUnit(),
                    simFunction(op) + "(" + mask + rest + ", tl::Cmp::" + mode +
@@ -751,9 +751,9 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
       return instr(e, op, op.getUnit(),
                    "{ " + type + " bits(" + mask + ".GetValidRow(), " + mask +
                        ".GetValidCol()); TASSIGN(bits, reinterpret_cast<"
-                       "uint64_t>(" + mask + ".data())); " +
-                       op.getInstructionName().str() + "(bits" + rest +
-                       ", pto::CmpMode::" + mode + "); }");
+                       "uint64_t>(" +
+                       mask + ".data())); " + op.getInstructionName().str() +
+                       "(bits" + rest + ", pto::CmpMode::" + mode + "); }");
     }
     return instr(e, op, op.getUnit(),
                  op.getInstructionName().str() + "(" + mask + rest +

@@ -1302,9 +1302,9 @@ private:
 } // namespace
 
 /// Flags of `fn` whose removal, all of them together, leaves every pair
-/// ordered, as groups of set and wait ops that pair with each other (a flag across loop
-/// iterations is its body set and wait with the set before the loop and
-/// the wait after it). `only`, if given, limits the groups to its ops.
+/// ordered, as groups of set and wait ops that pair with each other (a flag
+/// across loop iterations is its body set and wait with the set before the loop
+/// and the wait after it). `only`, if given, limits the groups to its ops.
 /// `proven`, when given, tells whether the program without the groups
 /// returned was solved ordered: the probe solves the program as it is, and
 /// each successful solve of the search the program without every group

@@ -301,8 +301,8 @@ static TierConfigOp lookupTierConfigNear(Operation *from,
       int looked = 0;
       for (Operation *op = top; op && looked < kNear;
            op = op->getPrevNode(), ++looked)
-        if (auto sym = op->getAttrOfType<StringAttr>(
-                SymbolTable::getSymbolAttrName());
+        if (auto sym =
+                op->getAttrOfType<StringAttr>(SymbolTable::getSymbolAttrName());
             sym && sym == name.getAttr())
           return dyn_cast<TierConfigOp>(op);
     }
