@@ -7,6 +7,9 @@
 
 using namespace llvm;
 
+// (The options are libLLVM's objects, whose classes carry no RTTI UBSan's
+// vptr check could read: lib/Support/CMakeLists.txt builds this file
+// without that check in the sanitizer build.)
 void mlir::wsp::hideLoadTimeOptions() {
   static const StringSet<> kept = {
       "help",    "help-list",     "help-hidden",      "help-list-hidden",
