@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
+#include "Canonicalization.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
@@ -54,12 +55,7 @@ struct CseCanonicalizePass
   /// The patterns `canonicalize` uses: every loaded dialect's and every
   /// registered op's.
   LogicalResult initialize(MLIRContext *context) override {
-    RewritePatternSet owning(context);
-    for (Dialect *dialect : context->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(owning);
-    for (RegisteredOperationName op : context->getRegisteredOperations())
-      op.getCanonicalizationPatterns(owning, context);
-    patterns = FrozenRewritePatternSet(std::move(owning));
+    patterns = wsp::detail::canonicalizationPatterns(context);
     return success();
   }
 

@@ -2,6 +2,7 @@
 
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Dialect/Wsp/Transforms/Passes.h"
+#include "Canonicalization.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -28,12 +29,7 @@ struct SpecializeTiersPass
   LogicalResult initialize(MLIRContext *context) override {
     // Canonicalization patterns of every loaded dialect and op, to fold the
     // clones once their tier is a constant.
-    RewritePatternSet set(context);
-    for (Dialect *dialect : context->getLoadedDialects())
-      dialect->getCanonicalizationPatterns(set);
-    for (RegisteredOperationName op : context->getRegisteredOperations())
-      op.getCanonicalizationPatterns(set, context);
-    patterns = FrozenRewritePatternSet(std::move(set));
+    patterns = wsp::detail::canonicalizationPatterns(context);
     return success();
   }
 
