@@ -173,6 +173,21 @@ std::string parseModule(const std::string &source, bool generic,
   return print(*module, generic);
 }
 
+/// Parses and verifies the module of one llm operator (wsp.ops builds it
+/// around each op it builds), then lowers it as the wsp pipeline would,
+/// keeping nothing: a shape the lowering refuses (head_dim over one tile)
+/// is an error when the op is built, not when the program is compiled.
+void checkOperator(const std::string &source, const std::string &filename) {
+  Session session;
+  OwningOpRef<ModuleOp> module = session.parse(source, filename);
+  PassManager pm(&session.context);
+  pm.addPass(wsp::createLlmSelectKvSharding());
+  pm.addPass(wsp::createConvertLlmKvSharding());
+  pm.addPass(wsp::createConvertLlmToWsp());
+  if (failed(pm.run(*module)))
+    session.fail(filename + ": error: the operator verifies but does not lower");
+}
+
 /// What one pass did, for PassManager.run(record=True).
 struct PassRecord {
   std::string pass;    // its command-line name
@@ -375,6 +390,9 @@ PYBIND11_MODULE(_wsp, m) {
   m.def("parse", &parseModule, py::arg("source"), py::arg("generic") = false,
         py::arg("filename") = "<string>",
         "Parse and verify a module; return it printed back.");
+  m.def("check_operator", &checkOperator, py::arg("source"),
+        py::arg("filename") = "<string>",
+        "Parse, verify and lower (keeping nothing) one operator's module.");
   m.def("run_pipeline", &runPipeline, py::arg("source"), py::arg("pipeline"),
         py::arg("filename") = "<string>",
         "Run a textual pass pipeline on a module; return the result.");

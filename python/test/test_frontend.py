@@ -2,6 +2,7 @@
 simulation on numpy arrays, against the numpy references of
 wsp.reference (which never call into wsp)."""
 
+import inspect
 import pathlib
 import time
 
@@ -440,6 +441,43 @@ def test_ops_builders_check_their_arguments():
             arith.index_cast(f.x)
     assert "arith" in dir(wsp.ops) and callable(wsp.ops.tile.matmul)
     assert "tile.matmul" in wsp.ops.tile.matmul.__doc__
+
+
+def test_ops_builders_help_gives_shapes_and_dtypes():
+    # help() on a builder shows the op's ODS summary and description: for
+    # an llm op, its table of operand shapes and dtypes; optional operands
+    # and attributes in brackets.
+    doc = llm.rms_norm.__doc__
+    assert doc.startswith("rms_norm(hidden_states, [residual], weight, y, "
+                          "[after_res], eps): builds `llm.rms_norm`")
+    assert "| weight | [hidden_size] | f32 |" in doc
+    doc = llm.flash_attention_decode.__doc__
+    assert "| q | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |" \
+        in doc
+    assert "integer addition" in arith.addi.__doc__
+
+
+def test_ops_builders_refuse_what_does_not_lower():
+    # head_dim 256 verifies (the seed allows it) but the lowering takes one
+    # cube tile of 128 columns: refused when the op is built, at this line,
+    # and nothing is left in the function.
+    m = Module()
+    q = memref([None, 1, 8, 256], "bf16")
+    cache = memref([None, 2, 128, 256], "bf16")
+    i32 = memref([None], "i32")
+    with m.function("f", q=q, ids=i32, lens=i32, q_lens=i32, acc=i32,
+                    table=memref([None, None], "i32"), k=cache, v=cache,
+                    out=q) as f:
+        with pytest.raises(wsp.CompileError) as e:
+            here = inspect.currentframe().f_lineno
+            llm.flash_attention_decode(
+                q=f.q, kv_ids=f.ids, kv_lens=f.lens, q_lens=f.q_lens,
+                accum_q_len=f.acc, block_table=f.table, k_cache=f.k,
+                v_cache=f.v, out=f.out, q_seq_len=1)
+    assert "verifies but does not lower" in str(e.value)
+    assert "test_frontend.py:%d:" % (here + 1) in str(e.value)
+    assert "head_dim, a multiple of 32 up to 128" in str(e.value)
+    assert "flash_attention_decode" not in m.verify()
 
 
 def test_scalar_arguments_and_results():

@@ -9,6 +9,7 @@ themselves (run at build time, never edited by hand).
 
 import json
 import sys
+import textwrap
 
 # builderCall -> the type it builds, for results of a fixed type.
 BUILDABLE = {
@@ -162,6 +163,10 @@ def op_spec(records, rec):
         "traits": sorted(t for t in traits if t in keep),
         "result_same_as": same_as,
         "result_element_of": element_of,
+        # What help() shows: the op's summary and description (the llm
+        # ops' give each operand's shape and dtype in a table).
+        "summary": rec.get("summary") or "",
+        "description": textwrap.dedent(rec.get("description") or "").strip(),
     }
 
 

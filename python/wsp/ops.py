@@ -112,8 +112,10 @@ def _attr_text(opname, spec, value):
 
 
 def _check_alone(op):
-    """Verifies one operator op on its own: a function whose arguments
-    are its operands. Raises wsp.CompileError at the op's Python line."""
+    """Verifies one operator op on its own, in a function whose arguments
+    are its operands, and lowers it as the wsp pipeline would (keeping
+    nothing), so a shape the lowering refuses (a head_dim over one tile) is
+    refused here. Raises wsp.CompileError at the op's Python line."""
     seen = {}
     for o in op.operands:
         seen.setdefault(o.name, o.type)
@@ -127,7 +129,7 @@ def _check_alone(op):
             '(%s) -> (), sym_name = "wsp_check"}> ({\n  ^bb0(%s):\n%s\n'
             '    "func.return"() : () -> ()\n  }) : () -> ()\n}) : () -> ()\n'
             ) % (grids, ", ".join(seen.values()), args, "\n".join(op.render(2)))
-    _wsp.parse(text, filename="<wsp.ops>")
+    _wsp.check_operator(text, filename="<wsp.ops>")
 
 
 def _make_builder(dialect, opname, spec):
@@ -226,9 +228,25 @@ def _make_builder(dialect, opname, spec):
 
     build.__name__ = opname
     build.__qualname__ = full
-    build.__doc__ = "%s(%s): builds `%s` at the insertion point." % (
-        opname, ", ".join(py_names), full)
+    build.__doc__ = _doc(full, opname, py_names, spec)
     return build
+
+
+def _doc(full, opname, py_names, spec):
+    """The builder's help(): its call, what it builds, the op's summary and
+    ODS description (for the llm ops, each operand's shape and dtype)."""
+    optional = {o["name"] for o in spec["operands"]
+                if o["kind"] != "single"}
+    optional |= {a["name"] for a in spec["attributes"] if a["optional"]}
+    call = ", ".join("[%s]" % p if v in optional else p
+                     for p, v in py_names.items())
+    lines = ["%s(%s): builds `%s` at the insertion point." % (opname, call,
+                                                              full)]
+    if spec.get("summary"):
+        lines += ["", spec["summary"].strip().rstrip(".") + "."]
+    if spec.get("description"):
+        lines += ["", spec["description"]]
+    return "\n".join(lines)
 
 
 def _make_dialect(dialect):
