@@ -19,6 +19,8 @@
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
+#include "pto/runtime/hardware.hpp"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -410,6 +412,13 @@ PYBIND11_MODULE(_wsp, m) {
         "The wsp pipeline and every emitted file, in memory: {'stem', "
         "'lowered', 'files', 'kernels', 'no_aicore_reason', 'signatures', 'warnings'}.");
   m.def("translations", &translations, "Names of the wsp translations.");
+  // The cores a dispatch may use, by kind (one home: the runtime's
+  // hardware budget; a mixed block is one cube and two vector cores).
+  py::dict cores;
+  cores["vector"] = pto::runtime::kNumVectorCores;
+  cores["cube"] = pto::runtime::kNumCubeCores;
+  cores["mix"] = pto::runtime::kNumCubeCores;
+  m.attr("CORES") = cores;
   m.def(
       "plan_result_names",
       [] {

@@ -30,6 +30,7 @@ def test_tutorial_runs_as_written(tmp_path, monkeypatch):
     assert "INVALID_PARAMS" in text
     assert "convert-llm-to-wsp" in text
     assert "['@softmax_rows_tier0 (tier 0): on chip UB 8256/196608']" in text
+    assert "RunResult(OK, Report(8 cores, 19 descriptors" in text
     assert "softmax matches its reference" in text
     assert "must be a torch.bfloat16 tensor, not torch.float32" in text
     assert "wsp::pre_attention_norm(Tensor(a0!) hidden_states" in text

@@ -276,6 +276,7 @@ class Module:
         self.name = name
         self._ops = []
         self._names = {}
+        self._kernels = {}  # name -> (args, tiers, descriptor type)
         self.loc = _location()
 
     def _fresh(self, hint):
@@ -341,6 +342,7 @@ class Module:
         The ``wsp.return`` is added for you."""
         names = ["desc"] + [n for n, _ in args]
         types = [descriptor_type or descriptor()] + [t for _, t in args]
+        self._kernels[name] = (list(args), tiers, types[0])
         props = {"sym_name": _quote(name),
                  "function_type": "(%s) -> ()" % ", ".join(types),
                  "tiers": "@" + tiers}
@@ -356,6 +358,126 @@ class Module:
             if not (block.ops and block.ops[-1].name == "wsp.return"):
                 block.ops.append(_make_op(self, "wsp.return", [], [], {}, {},
                                           0, []))
+
+    def planning_function(self, name, kernel, lengths, chunk,
+                          core_kind="vector", num_cores=None, heads=1,
+                          max_descriptors=1024, row_affine=False):
+        """Builds the planning function of a hand-written workload, the
+        AICPU side of `kernel` (made with :meth:`kernel` in this module):
+        ``func.func @name`` takes the kernel's arguments (same names and
+        types, in order) and a descriptor buffer ``descs``, and returns the
+        spec's PlanResult code (i32). It cuts every sequence into
+        descriptors of at most `chunk` tokens, one per head
+        (``wsp.generate`` with the kernel's tier configuration), and, when
+        that succeeded, runs them on `num_cores` cores of `core_kind`
+        (``wsp.dispatch``; default: every core of that kind).
+
+        `lengths`: ``("x", d)``, one sequence as long as dimension d of
+        argument x; or the name of an i32 memref argument holding one
+        length per sequence. `heads`: an int, or ``("q", d)`` the size of
+        dimension d of argument q. ``descs`` is a workspace of
+        `max_descriptors` descriptors: a call may leave it out (each thread
+        gets its own) or pass its own ``np.zeros(max_descriptors,
+        wsp.DESCRIPTOR)`` to read the plan back; a plan that needs more
+        returns BUFFER_OVERFLOW with nothing run.
+        `row_affine`: a row's chunks run in order on one core (for a kernel
+        that carries state from chunk to chunk)."""
+        from .ops import arith, func, scf
+        from .ops import memref as mr
+        from .ops import wsp as w
+        from . import _wsp
+        if kernel not in self._kernels:
+            raise ValueError("planning_function %s: no kernel %r in this "
+                             "module (build it with Module.kernel first)" % (
+                                 name, kernel))
+        args, tiers, desc_type = self._kernels[kernel]
+        arg_types = dict(args)
+        if "descs" in arg_types:
+            raise ValueError("planning_function %s: kernel %s has an "
+                             "argument named descs, the descriptor buffer's "
+                             "name" % (name, kernel))
+        if core_kind not in _wsp.CORES:
+            raise ValueError("planning_function %s: core_kind must be one of "
+                             "%s, not %r" % (name, ", ".join(
+                                 sorted(_wsp.CORES)), core_kind))
+        cores = _wsp.CORES[core_kind]
+        num_cores = cores if num_cores is None else int(num_cores)
+        if not 1 <= num_cores <= cores:
+            raise ValueError("planning_function %s: num_cores must be 1 to "
+                             "%d (%s cores), not %d" % (
+                                 name, cores, core_kind, num_cores))
+        for what, v in (("chunk", chunk),
+                        ("max_descriptors", max_descriptors)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError("planning_function %s: %s must be a "
+                                 "positive int, not %r" % (name, what, v))
+
+        def dim_of(spec, what):
+            if not (isinstance(spec, tuple) and len(spec) == 2 and
+                    spec[0] in arg_types and isinstance(spec[1], int)):
+                raise ValueError(
+                    "planning_function %s: %s must be (argument, dimension) "
+                    "of one of %s, not %r" % (name, what, ", ".join(
+                        arg_types), spec))
+            rank = arg_types[spec[0]].count("x") if \
+                arg_types[spec[0]].startswith("memref<") else 0
+            if not 0 <= spec[1] < rank:
+                raise ValueError("planning_function %s: %s: %s (%s) has no "
+                                 "dimension %d" % (name, what, spec[0],
+                                                   arg_types[spec[0]],
+                                                   spec[1]))
+            return spec
+
+        if isinstance(lengths, str):
+            if arg_types.get(lengths) != "memref<?xi32>" and not re.match(
+                    r"memref<\d+xi32>$", arg_types.get(lengths, "")):
+                raise ValueError("planning_function %s: lengths %r must name "
+                                 "an i32 memref argument (one length per "
+                                 "sequence), or be (argument, dimension)" % (
+                                     name, lengths))
+        else:
+            dim_of(lengths, "lengths")
+        if not isinstance(heads, int):
+            dim_of(heads, "heads")
+        elif heads < 1 or isinstance(heads, bool):
+            raise ValueError("planning_function %s: heads must be positive, "
+                             "not %r" % (name, heads))
+        buffer = "memref<%dx%s>" % (max_descriptors, desc_type)
+        params = dict(args, descs=buffer)
+        attrs = {"descs": {"llm.workspace": _quote(name + ".descs")}}
+        with self.function(name, results=["i32"], arg_attrs=attrs,
+                           **params) as f:
+            c0 = arith.constant(0)
+            c1 = arith.constant(1)
+            if isinstance(lengths, str):
+                lens = f[lengths]
+                batch = mr.dim(lens, c0, result_name="batch")
+            else:
+                # One sequence: its length, the size of a dimension.
+                lens = mr.alloca(type=memref([1], "i32"),
+                                 result_name="lens")
+                size = mr.dim(f[lengths[0]], arith.constant(lengths[1]),
+                              result_name="length")
+                mr.store(arith.index_cast(size, type="i32"), lens, [c0])
+                batch = c1
+            n_heads = c1 if heads == 1 else arith.constant(heads) \
+                if isinstance(heads, int) else mr.dim(f[heads[0]], arith.constant(heads[1]),
+                       result_name="heads")
+            count, status = w.generate(
+                lengths=lens, batch=batch, heads=n_heads,
+                chunk=arith.constant(chunk, name="chunk"), tiers=tiers[1:]
+                if tiers.startswith("@") else tiers,
+                config=Attr("#wsp.plan_config<>"), buffer=f.descs,
+                result_types=["index", "i32"])
+            planned = scf.if_(arith.cmpi("eq", status,
+                                         arith.constant(0, "i32")))
+            with planned.then():
+                w.dispatch(kernel=kernel, args=[f[n] for n, _ in args],
+                           descriptors=f.descs, count=count,
+                           core_kind=core_kind, num_cores=num_cores,
+                           row_affine=row_affine or None)
+            func.return_([status])
+        return "@" + name
 
     def grid(self, name, shape):
         """``shard.grid @name(shape = ...)``: the device grid a program's
