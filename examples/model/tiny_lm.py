@@ -155,13 +155,16 @@ class Model:
         if not result.ok:
             raise RuntimeError("%s: %r" % (function, result))
 
-    def generate(self, prompts, steps):
+    def generate(self, prompts, steps, replay=False):
         """Greedy generation: the prompts (one list of token ids per
         sequence) prefilled in one step, then `steps` tokens decoded one
-        step at a time. Returns (tokens [batch, steps + 1]: each
-        sequence's generated tokens, the prefill's pick first; logits
-        [steps + 1, batch, VOCAB] as float32: the logits each pick was
-        made from)."""
+        step at a time: by calling @decode every token, or, with `replay`,
+        by building @decode_table once and replaying it token by token
+        (seed 004: the table patches each token's row of the token buffer
+        and advances the positions and KV lengths itself). Returns
+        (tokens [batch, steps + 1]: each sequence's generated tokens, the
+        prefill's pick first; logits [steps + 1, batch, VOCAB] as float32:
+        the logits each pick was made from)."""
         assert len(prompts) == self.batch
         lens = np.array([len(p) for p in prompts], np.int32)
         assert lens.min() >= 1 and lens.max() + steps <= POSITIONS
@@ -179,6 +182,23 @@ class Model:
         logits = [wsp.from_bf16(pre["logits"][last])]
         step = self._buffers(self.batch, decode=True)
         kv_lens = lens.copy()
+        if replay and steps:
+            # Built on row 0 of the token buffer (and its picks on row 1);
+            # replay t reads row t and writes row t + 1.
+            table = self.program.decode_table.build(**self._args(
+                "decode", dict(
+                    step, tokens=tokens[0], next_tokens=tokens[1],
+                    position_ids=kv_lens.copy(), kv_lens=kv_lens,
+                    q_lens=np.ones(self.batch, np.int32),
+                    accum_q_len=np.arange(self.batch + 1, dtype=np.int32))),
+                max_tokens=steps, kv_capacity=POSITIONS)
+            with table:
+                for t in range(steps):
+                    result = table.replay(t)
+                    if not result.ok:
+                        raise RuntimeError("decode_table: %r" % result)
+                    logits.append(wsp.from_bf16(step["logits"]))
+            return tokens.T.copy(), np.stack(logits)
         for t in range(steps):
             self._run("decode", dict(
                 step, tokens=tokens[t], next_tokens=tokens[t + 1],

@@ -2,20 +2,21 @@
 plain PyTorch (examples/model/tiny_lm_torch.py), both reading one .npz of
 seeded weights (issue 46).
 
-The compiled model (examples/model/tiny_lm.py: @prefill, then @decode
-every token, on the file's arrays as torch tensors) and the reference
-generate greedily from three prompts; wherever the reference's top-2
-logit margin exceeds the bf16 tolerance, the picks agree, and the
-reference generating on its own produces the same tokens up to its first
-pick within the tolerance. (The step table replayed from @decode_table is
-bit-identical to calling @decode every token: test/Examples/
-tiny-model-e2e.test checks that in C++, where the table is built.)
+The compiled model (examples/model/tiny_lm.py: @prefill, then the
+@decode_table step built once and replayed token by token, on the file's
+arrays as torch tensors) and the reference generate greedily from three
+prompts; wherever the reference's top-2 logit margin exceeds the bf16
+tolerance, the picks agree, and the reference generating on its own
+produces the same tokens up to its first pick within the tolerance. The
+replayed tokens and logits are bit-identical to calling @decode every
+token (as test/Examples/tiny-model-e2e.test checks in C++).
 """
 
 import pathlib
 import sys
 
 import numpy as np
+import pytest
 import torch
 
 import wsp
@@ -53,7 +54,14 @@ def test_wsp_and_the_pytorch_reference_agree_on_greedy_tokens(tmp_path,
     with np.load(path) as f:
         weights = {k: tiny_lm_torch.as_tensor(f[k]) for k in f.files}
     model = tiny_lm.Model(prog, weights, batch=len(prompts))
-    tokens, logits = model.generate(prompts, GENERATED - 1)
+    tokens, logits = model.generate(prompts, GENERATED - 1, replay=True)
+    called = tiny_lm.Model(prog, weights, batch=len(prompts))
+    tokens_c, logits_c = called.generate(prompts, GENERATED - 1)
+    np.testing.assert_array_equal(tokens, tokens_c)
+    np.testing.assert_array_equal(logits.view(np.uint32),
+                                  logits_c.view(np.uint32))
+    for name, cache in model.caches.items():
+        np.testing.assert_array_equal(cache, called.caches[name])
 
     ref = tiny_lm_torch.TinyLM.from_npz(path)
     checked = agree = exact_prefix = 0
@@ -107,3 +115,33 @@ def test_wsp_and_the_pytorch_reference_agree_on_greedy_tokens(tmp_path,
               "margins %.1f to %.1f ulps" % (
                   total, checked, agree, total, exact_prefix, total, worst,
                   min(margins), max(margins)))
+
+
+def test_step_table_refuses_what_it_was_not_built_for():
+    # A replay past the tokens the table was built for (the runtime's
+    # StepTable: BUFFER_OVERFLOW), from a negative token (INVALID_PARAMS),
+    # or of a closed table runs nothing.
+    prog = wsp.compile(SRC / "examples" / "model" / "tiny_lm.mlir",
+                       opt_level=0)
+    model = tiny_lm.Model(prog, tiny_lm.draw_weights(SEED), batch=1)
+    step = model._buffers(1, decode=True)
+    tokens = np.zeros((3, 1), np.int32)
+    table = prog.decode_table.build(**model._args("decode", dict(
+        step, tokens=tokens[0], next_tokens=tokens[1],
+        position_ids=np.zeros(1, np.int32),
+        kv_lens=np.zeros(1, np.int32), q_lens=np.ones(1, np.int32),
+        accum_q_len=np.arange(2, dtype=np.int32))), max_tokens=2,
+        kv_capacity=tiny_lm.POSITIONS)
+    assert table.replay(0, 2).ok
+    before = [c.copy() for c in model.caches.values()]
+    assert table.replay(2).name == "BUFFER_OVERFLOW"      # past max_tokens
+    assert table.replay(1, 2).name == "BUFFER_OVERFLOW"
+    assert table.replay(-1).name == "INVALID_PARAMS"
+    for was, now in zip(before, model.caches.values()):
+        np.testing.assert_array_equal(was, now)
+    table.close()
+    with pytest.raises(ValueError, match="the table is closed"):
+        table.replay(0)
+    with pytest.raises(ValueError, match="max_tokens must be an int"):
+        prog.decode_table.build(max_tokens=-1, kv_capacity=1)
+    assert repr(prog.decode_table) == "Step(decode_table captures decode)"

@@ -617,9 +617,134 @@ class Function:
         return message.decode() if message else None
 
 
+class Step:
+    """A ``wsp.step`` of a compiled program (``prog.decode_table``,
+    ``prog.steps``): its function's launches, recorded once by
+    :meth:`build` on a set of arguments and replayed token by token
+    (seed 004; docs/rationale/Replay.md)."""
+
+    def __init__(self, program, spec):
+        self.program = program
+        self.name = spec["name"]
+        #: The function the step captures; :meth:`build` takes its arguments.
+        self.function = program.functions[spec["function"]]
+        lib = program._lib
+        entry = "wsp_capi_step_" + self.name
+        self._new = getattr(lib, entry + "_new")
+        self._new.restype = ctypes.c_void_p
+        self._new.argtypes = []
+        self._free = getattr(lib, entry + "_free")
+        self._free.restype = None
+        self._free.argtypes = [ctypes.c_void_p]
+        self._build = getattr(lib, entry + "_build")
+        self._replay = getattr(lib, entry + "_replay")
+        for f in (self._build, self._replay):
+            f.restype = ctypes.c_int32
+            f.argtypes = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32,
+                          ctypes.POINTER(ctypes.c_void_p),
+                          ctypes.POINTER(ctypes.c_int64), ctypes.c_void_p]
+
+    def build(self, *args, max_tokens, kv_capacity, **kwargs):
+        """Records the step on these arguments (those of
+        ``prog.<function>``, positionally or by name; workspaces may be
+        left out), without running it: `max_tokens` the tokens a replay may
+        run (the token buffer, the array given as the function's token
+        argument, holds one row more), `kv_capacity` the KV positions of
+        one request. Returns the :class:`StepTable`; a status other than
+        OK raises ValueError naming it, with nothing recorded."""
+        for what, v in (("max_tokens", max_tokens),
+                        ("kv_capacity", kv_capacity)):
+            if isinstance(v, bool) or not isinstance(v, int) or \
+                    not 0 <= v < 2**31:
+                raise ValueError("%s.build: %s must be an int from 0 to "
+                                 "2^31 - 1, not %r" % (self.name, what, v))
+        pointers, sizes, alive, _ = self.function._pack(args, kwargs)
+        handle = self._new()
+        if not handle:
+            raise MemoryError("%s: no memory for the table" % self.name)
+        status = int(self._build(handle, max_tokens, kv_capacity, pointers,
+                                 sizes, None))
+        if status != PlanResult.OK:
+            self._free(handle)
+            raise ValueError("%s.build returned %s%s" % (
+                self.name, STATUS_NAMES.get(status, str(status)),
+                "" if self.function._fault(status) is None else
+                " (%s)" % self.function._fault(status)))
+        return StepTable(self, handle, (pointers, sizes, alive))
+
+    def __repr__(self):
+        return "Step(%s captures %s)" % (self.name, self.function.name)
+
+
+class StepTable:
+    """A built step table: :meth:`replay` runs its tokens on the arguments
+    it was built on (it holds them, so they live as long as it does). One
+    replay at a time: calls from several threads take turns."""
+
+    def __init__(self, step, handle, packed):
+        self.step = step
+        self._handle = handle
+        self._packed = packed
+        self._lock = threading.Lock()
+
+    def replay(self, first_token, num_tokens=1, report=False):
+        """Runs tokens [first_token, first_token + num_tokens): each reads
+        its row of the token buffer and writes its pick to the next row,
+        and the requests' positions and KV lengths advance after it.
+        Returns a :class:`RunResult`: BUFFER_OVERFLOW past the table's
+        max_tokens or a request's kv_capacity, INVALID_PARAMS for a
+        negative token or count, each with nothing run."""
+        for what, v in (("first_token", first_token),
+                        ("num_tokens", num_tokens)):
+            if isinstance(v, bool) or not isinstance(v, int) or \
+                    not -2**31 <= v < 2**31:
+                raise ValueError("%s.replay: %s must be an int32, not %r" % (
+                    self.step.name, what, v))
+        lib = self.step.program._lib
+        with self._lock:
+            if self._handle is None:
+                raise ValueError("%s: the table is closed" % self.step.name)
+            pointers, sizes, _ = self._packed
+            call = lib.wsp_capi_call_new() if report else None
+            if report and not call:
+                raise MemoryError("%s: no memory for the call's report"
+                                  % self.step.name)
+            try:
+                status = int(self.step._replay(self._handle, first_token,
+                                               num_tokens, pointers, sizes,
+                                               call))
+                fault = self.step.function._fault(status)
+                rep = self.step.program._read_report(call) if report \
+                    else None
+            finally:
+                if call:
+                    lib.wsp_capi_call_free(call)
+        return RunResult(status, rep, fault=fault)
+
+    def close(self):
+        """Frees the table (and lets go of its arguments)."""
+        with self._lock:
+            if self._handle is not None:
+                self.step._free(self._handle)
+                self._handle = None
+                self._packed = None
+
+    def __del__(self):
+        if getattr(self, "_handle", None) is not None:
+            self.step._free(self._handle)
+            self._handle = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 class CompiledProgram:
     """A compiled, loaded program: one :class:`Function` per public
-    function (``prog.f(...)``, ``prog["f"]``, ``prog.functions``)."""
+    function (``prog.f(...)``, ``prog["f"]``, ``prog.functions``) and one
+    :class:`Step` per ``wsp.step`` table (``prog.t``, ``prog.steps``)."""
 
     def __init__(self, directory, cached=False, owned=False):
         self.directory = directory
@@ -659,6 +784,8 @@ class CompiledProgram:
             draw.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         self.functions = {f["name"]: Function(self, f)
                           for f in self.meta["functions"]}
+        self.steps = {t["name"]: Step(self, t)
+                      for t in self.meta.get("steps", [])}
         if owned:
             # An uncached build is removed once loaded.
             shutil.rmtree(directory, ignore_errors=True)
@@ -677,8 +804,12 @@ class CompiledProgram:
         functions = self.__dict__.get("functions", {})
         if name in functions:
             return functions[name]
-        raise AttributeError("%s has no function %r (it has %s)" % (
-            self.__dict__.get("stem"), name, ", ".join(functions)))
+        steps = self.__dict__.get("steps", {})
+        if name in steps:
+            return steps[name]
+        raise AttributeError("%s has no function or step %r (it has %s)" % (
+            self.__dict__.get("stem"), name,
+            ", ".join(list(functions) + list(steps))))
 
     def __getitem__(self, name):
         return self.functions[name]

@@ -1,4 +1,5 @@
-//===- CApi.cpp - C entry points of the CPU simulation, and their signatures ===//
+//===- CApi.cpp - C entry points of the CPU simulation, and their signatures
+//===//
 //
 // A foreign caller (Python's ctypes, a C program, another language's FFI)
 // cannot call the typed C++ functions of wsp_gen::: they take MemRef<T, R>
@@ -12,9 +13,11 @@
 // scalar; sizes: every memref's sizes in argument order; a scalar result
 // other than the i32 status is written through args[n]; call: the caller's
 // handle that receives the call's launch report and, for a program that
-// plans balanced, says where its plans are drawn, or null); and, from the
-// same walk, the signature of each entry as JSON, so the caller can check
-// its arguments before any C++ runs. Both read one list of CallSignatures:
+// plans balanced, says where its plans are drawn, or null); per wsp.step
+// table, four more (wsp_capi_step_<t>_new, _free, _build, _replay) taking
+// its function's arguments the same way; and, from the same walk, the
+// signature of each entry as JSON, so the caller can check its arguments
+// before any C++ runs. Both read one list of CallSignatures:
 // the layout has one home. A call keeps nothing outside its arguments and
 // its handle: calls on several threads at once are safe.
 //
@@ -57,6 +60,18 @@ struct CallSignature {
   std::optional<CallArg> result;
 };
 
+/// One wsp.step table: built from and replayed on its function's
+/// arguments, so its entry points take them as that function's do.
+struct StepSignature {
+  std::string name;     // the table's symbol
+  std::string function; // the function it captures
+};
+
+struct CallSignatures {
+  std::vector<CallSignature> functions;
+  std::vector<StepSignature> steps;
+};
+
 /// The numpy-independent name of a scalar type.
 std::optional<std::string> dtypeName(Type t) {
   if (t.isBF16())
@@ -82,7 +97,7 @@ constexpr llvm::StringLiteral kOwnNames[] = {
     "version",      "call",        "call_new",        "call_free",
     "report_cores", "report_core", "call_draw_plans", "detail", "fault"};
 
-FailureOr<std::vector<CallSignature>> collectSignatures(ModuleOp module) {
+FailureOr<CallSignatures> collectSignatures(ModuleOp module) {
   // The CPU simulation's printer spells the element types.
   Emitter e(llvm::nulls(), Flavor::CpuSim);
   populateStdEmission(e);
@@ -153,7 +168,45 @@ FailureOr<std::vector<CallSignature>> collectSignatures(ModuleOp module) {
     }
     signatures.push_back(std::move(sig));
   }
-  return signatures;
+  CallSignatures all;
+  for (auto step : module.getOps<StepOp>()) {
+    StepSignature st{step.getSymName().str(), step.getFunction().str()};
+    // wsp_capi_step_<t>_{new,free,build,replay} must not be a function's
+    // entry point.
+    for (const CallSignature &sig : signatures)
+      if (StringRef(sig.name).starts_with("step_" + st.name + "_"))
+        return step.emitOpError("has C entry points wsp_capi_step_")
+               << st.name << "_*, and a function is named @" << sig.name;
+    if (!llvm::any_of(signatures, [&](const CallSignature &sig) {
+          return sig.name == st.function;
+        }))
+      return step.emitOpError("captures @")
+             << st.function << ", which is not a public function";
+    all.steps.push_back(std::move(st));
+  }
+  all.functions = std::move(signatures);
+  return all;
+}
+
+/// The arguments of a call to `sig`'s function from the C entry point's
+/// `args` and `sizes`, as C++ source; `sizesUsed` counts the sizes read.
+std::string marshalArgs(const CallSignature &sig, int &sizesUsed) {
+  std::string call;
+  sizesUsed = 0;
+  for (auto [i, a] : llvm::enumerate(sig.args)) {
+    call += i ? ",\n      " : "\n      ";
+    std::string arg = "args[" + std::to_string(i) + "]";
+    if (!a.isMemRef) {
+      call += "*static_cast<const " + a.cType + " *>(" + arg + ")";
+      continue;
+    }
+    std::string sizes;
+    for (size_t d = 0; d < a.shape.size(); ++d)
+      sizes += (d ? ", " : "") + ("sizes[" + std::to_string(sizesUsed++) + "]");
+    call += "MemRef<" + a.cType + ", " + std::to_string(a.shape.size()) +
+            ">{static_cast<" + a.cType + " *>(" + arg + "), {" + sizes + "}}";
+  }
+  return call;
 }
 
 /// The layout of the entry points: 2 since each call takes its own handle
@@ -167,9 +220,10 @@ constexpr int kReportTiers = 256;
 } // namespace
 
 LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
-  FailureOr<std::vector<CallSignature>> signatures = collectSignatures(module);
-  if (failed(signatures))
+  FailureOr<CallSignatures> all = collectSignatures(module);
+  if (failed(all))
     return failure();
+  const std::vector<CallSignature> *signatures = &all->functions;
   const std::string stem = getEmissionStem(module);
   std::string buffer;
   llvm::raw_string_ostream out(buffer);
@@ -285,26 +339,12 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
            "  return 0;\n}\n";
   for (const CallSignature &sig : *signatures) {
     out << "\n/// func.func @" << sig.name << "\n";
-    int sizeIndex = 0;
-    std::string call;
-    for (auto [i, a] : llvm::enumerate(sig.args)) {
+    for (auto [i, a] : llvm::enumerate(sig.args))
       out << "///   args[" << i << "] " << a.name << ": " << a.typeText
           << (a.workspace.empty() ? "" : " (workspace " + a.workspace + ")")
           << "\n";
-      call += i ? ",\n      " : "\n      ";
-      std::string arg = "args[" + std::to_string(i) + "]";
-      if (!a.isMemRef) {
-        call += "*static_cast<const " + a.cType + " *>(" + arg + ")";
-        continue;
-      }
-      std::string sizes;
-      for (size_t d = 0; d < a.shape.size(); ++d)
-        sizes += (d ? ", " : "") + ("sizes[" + std::to_string(sizeIndex++) +
-                                    "]");
-      call += "MemRef<" + a.cType + ", " +
-              std::to_string(a.shape.size()) + ">{static_cast<" + a.cType +
-              " *>(" + arg + "), {" + sizes + "}}";
-    }
+    int sizeIndex = 0;
+    const std::string call = marshalArgs(sig, sizeIndex);
     if (sig.result)
       out << "///   args[" << sig.args.size() << "] receives the result: "
           << sig.result->typeText << "\n";
@@ -330,17 +370,64 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
           << ");\n  const int32_t status = 0;\n";
     out << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n";
   }
+  for (const StepSignature &step : all->steps) {
+    const CallSignature &sig =
+        *llvm::find_if(*signatures, [&](const CallSignature &s) {
+          return s.name == step.function;
+        });
+    int sizeIndex = 0;
+    const std::string call = marshalArgs(sig, sizeIndex);
+    const std::string t = "wsp_gen::" + step.name;
+    const std::string entry = "wsp_capi_step_" + step.name;
+    out << "\n/// wsp.step @" << step.name << ": @" << step.function
+        << "'s launches built once into a table (its\n/// arguments as "
+           "wsp_capi_"
+        << step.function
+        << "'s) and replayed per token. One thread uses a\n/// table at a "
+           "time.\n"
+        << "void *" << entry << "_new(void) {\n  return new (std::nothrow) "
+        << t << "();\n}\n\n"
+        << "void " << entry << "_free(void *table) {\n  delete static_cast<"
+        << t << " *>(table);\n}\n\n"
+        << "/// Records the step's launches, once (max_tokens: the tokens a "
+           "replay may\n/// run; kv_capacity: a request's KV positions).\n"
+        << "int32_t " << entry
+        << "_build(void *table, int32_t max_tokens,\n    int32_t "
+           "kv_capacity, void *const *args, const int64_t *sizes,\n    "
+           "::wsp_capi_call *call) {\n"
+        << "  ::wsp_capi_detail::Scope scope(call);\n"
+        << (sizeIndex ? "" : "  (void)sizes;\n")
+        << "  ::pto::runtime::sim::clear_fault();\n"
+        << "  const int32_t status = wsp_gen::" << step.name
+        << "_build(*static_cast<" << t
+        << " *>(table), max_tokens,\n      kv_capacity," << call << ");\n"
+        << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n\n"
+        << "/// Replays tokens [first_token, first_token + num_tokens) on the "
+           "arguments\n/// the table was built on (INVALID_PARAMS, 3, on "
+           "others).\n"
+        << "int32_t " << entry
+        << "_replay(void *table, int32_t first_token,\n    int32_t "
+           "num_tokens, void *const *args, const int64_t *sizes,\n    "
+           "::wsp_capi_call *call) {\n"
+        << "  ::wsp_capi_detail::Scope scope(call);\n"
+        << (sizeIndex ? "" : "  (void)sizes;\n")
+        << "  ::pto::runtime::sim::clear_fault();\n"
+        << "  const int32_t status = wsp_gen::" << step.name
+        << "_replay(*static_cast<" << t
+        << " *>(table), first_token,\n      num_tokens," << call << ");\n"
+        << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n";
+  }
   out << "\n} // extern \"C\"\n";
   os << buffer;
   return success();
 }
 
 LogicalResult mlir::wsp::emitCallSignatures(ModuleOp module, raw_ostream &os) {
-  FailureOr<std::vector<CallSignature>> signatures = collectSignatures(module);
-  if (failed(signatures))
+  FailureOr<CallSignatures> all = collectSignatures(module);
+  if (failed(all))
     return failure();
   llvm::json::Array functions;
-  for (const CallSignature &sig : *signatures) {
+  for (const CallSignature &sig : all->functions) {
     llvm::json::Array args;
     for (const CallArg &a : sig.args) {
       llvm::json::Object arg{{"name", a.name},
@@ -361,11 +448,14 @@ LogicalResult mlir::wsp::emitCallSignatures(ModuleOp module, raw_ostream &os) {
                                         {"dtype", sig.result->dtype}};
     functions.push_back(std::move(fn));
   }
-  llvm::json::Object root{{"stem", getEmissionStem(module)},
-                          {"capi_version", kCApiVersion},
-                          {"report_fields", kReportFields},
-                          {"report_tiers", kReportTiers},
-                          {"functions", std::move(functions)}};
+  llvm::json::Array steps;
+  for (const StepSignature &step : all->steps)
+    steps.push_back(
+        llvm::json::Object{{"name", step.name}, {"function", step.function}});
+  llvm::json::Object root{
+      {"stem", getEmissionStem(module)},   {"capi_version", kCApiVersion},
+      {"report_fields", kReportFields},    {"report_tiers", kReportTiers},
+      {"functions", std::move(functions)}, {"steps", std::move(steps)}};
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   return success();
 }

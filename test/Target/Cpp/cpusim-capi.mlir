@@ -131,3 +131,16 @@ func.func @scalar_memref(%x: memref<f32>) {
 func.func @call_new(%x: memref<4xf32>) {
   return
 }
+
+// -----
+
+// A step table's entry points (wsp_capi_step_<t>_new, _free, _build,
+// _replay) may not be a function's.
+func.func @f(%x: memref<4xi32>) {
+  return
+}
+func.func @step_t_new(%x: memref<4xi32>) {
+  return
+}
+// expected-error @below {{'wsp.step' op has C entry points wsp_capi_step_t_*, and a function is named @step_t_new}}
+wsp.step @t captures @f patches [#wsp.patch<token_offset, 0>]

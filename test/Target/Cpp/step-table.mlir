@@ -17,6 +17,34 @@
 // header, their code in the AICPU file.
 // RUN: wsp-translate --wsp-to-aicpu %s | FileCheck %s --check-prefix=AICPU
 // RUN: wsp-translate --wsp-to-abi %s | FileCheck %s --check-prefix=ABI
+// The C entry points of the table (Python's wsp Step calls them:
+// python/test/test_tiny_lm_torch.py builds and replays tiny_lm's), taking
+// @step's arguments as wsp_capi_step does, and the table in the JSON.
+// RUN: wsp-translate --wsp-to-cpusim-capi %s | FileCheck %s --check-prefix=CAPI
+// RUN: wsp-translate --wsp-to-call-signatures %s | FileCheck %s --check-prefix=JSON
+
+// CAPI: int32_t wsp_capi_step(void *const *args, const int64_t *sizes,
+// CAPI-LABEL: /// wsp.step @decode: @step's launches built once into a table (its
+// CAPI: void *wsp_capi_step_decode_new(void) {
+// CAPI-NEXT:   return new (std::nothrow) wsp_gen::decode();
+// CAPI: void wsp_capi_step_decode_free(void *table) {
+// CAPI-NEXT:   delete static_cast<wsp_gen::decode *>(table);
+// CAPI: int32_t wsp_capi_step_decode_build(void *table, int32_t max_tokens,
+// CAPI-NEXT:     int32_t kv_capacity, void *const *args, const int64_t *sizes,
+// CAPI-NEXT:     ::wsp_capi_call *call) {
+// CAPI-NEXT:   ::wsp_capi_detail::Scope scope(call);
+// CAPI-NEXT:   ::pto::runtime::sim::clear_fault();
+// CAPI-NEXT:   const int32_t status = wsp_gen::decode_build(*static_cast<wsp_gen::decode *>(table), max_tokens,
+// CAPI-NEXT:       kv_capacity,
+// CAPI-NEXT:       MemRef<int32_t, 1>{static_cast<int32_t *>(args[0]), {sizes[0]}},
+// CAPI: int32_t wsp_capi_step_decode_replay(void *table, int32_t first_token,
+// CAPI: const int32_t status = wsp_gen::decode_replay(*static_cast<wsp_gen::decode *>(table), first_token,
+// CAPI-NEXT:       num_tokens,
+// CAPI: } // extern "C"
+// JSON: "steps": [
+// JSON-NEXT: {
+// JSON-NEXT: "function": "step",
+// JSON-NEXT: "name": "decode"
 
 // AICPU: static int32_t embed_impl(
 // AICPU: static int32_t pick_impl(
