@@ -187,7 +187,8 @@ void checkOperator(const std::string &source, const std::string &filename) {
   pm.addPass(wsp::createConvertLlmKvSharding());
   pm.addPass(wsp::createConvertLlmToWsp());
   if (failed(pm.run(*module)))
-    session.fail(filename + ": error: the operator verifies but does not lower");
+    session.fail(filename +
+                 ": error: the operator verifies but does not lower");
 }
 
 /// What one pass did, for PassManager.run(record=True).
