@@ -3,10 +3,11 @@
 // Writes the skeleton of a self-check for a pipeline-lowered module: the
 // file `wspc --run` compiles with the emitted CPU-simulation program
 // force-included (docs/selfchecks.md has the contract). Per public function
-// it allocates every argument (dynamic sizes set to a named placeholder),
-// calls the function through its typed wsp_gen:: call and reports its
-// status; the inputs, the reference and the comparison are left to the
-// author, marked TODO. As written it compiles warning-free and runs.
+// it allocates every argument under its source name (dynamic sizes set to
+// a named placeholder), calls the function through its typed wsp_gen::
+// call and reports its status; the inputs, the reference and the
+// comparison are left to the author, marked TODO. As written it compiles
+// warning-free and runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::wsp;
@@ -48,6 +50,9 @@ LogicalResult mlir::wsp::emitSelfCheckSkeleton(ModuleOp module,
          "#include <cstdint>\n#include <cstdio>\n#include <vector>\n\n"
          "using wsp_gen::bf16;\nusing wsp_gen::MemRef;\n\nint main() {\n"
          "  bool ok = true;\n";
+  // The skeleton's own names, which no argument may take.
+  for (StringRef own : {"ok", "status", "main", "wsp_gen", "MemRef", "bf16"})
+    e.reserve(own);
   bool any = false;
   for (auto f : module.getOps<func::FuncOp>()) {
     if (f.isExternal() || f.isPrivate())
@@ -57,8 +62,15 @@ LogicalResult mlir::wsp::emitSelfCheckSkeleton(ModuleOp module,
     bool status = f.getNumResults() == 1;
     out << "  {\n    // func.func @" << name << "\n";
     std::string call;
+    // Each argument by its source name (the emitted code's), as the
+    // function's own parameters are named.
+    e.startNames();
+    SmallVector<std::string> argNames;
+    llvm::StringSet<> taken;
+    for (auto [i, arg] : llvm::enumerate(f.getArguments()))
+      taken.insert(argNames.emplace_back(e.argName(arg, i)));
     for (auto [i, t] : llvm::enumerate(f.getArgumentTypes())) {
-      std::string arg = "arg" + std::to_string(i);
+      const std::string &arg = argNames[i];
       auto memref = dyn_cast<MemRefType>(t);
       if (!memref) {
         FailureOr<std::string> ct = e.type(t, f);
@@ -79,6 +91,8 @@ LogicalResult mlir::wsp::emitSelfCheckSkeleton(ModuleOp module,
         std::string s = std::to_string(size);
         if (ShapedType::isDynamic(size)) {
           s = arg + "_dim" + std::to_string(d);
+          while (!taken.insert(s).second)
+            s += "_";
           out << "    const int64_t " << s << " = " << kPlaceholderSize
               << "; // TODO: a size of your own\n";
         }
