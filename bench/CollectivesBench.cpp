@@ -5,8 +5,9 @@
 // sizes. Printed beside each: the bytes each rank received per call over
 // the call's time, memcpy of those bytes on one thread in the same run,
 // and the bytes each rank sent as the communicator counts them next to the
-// formula they must equal ((ranks - 1) x the buffer: all_reduce is an
-// all_gather and a rank-order sum, docs/rationale/Sharding.md).
+// formula they must equal (all_gather: (ranks - 1) x the buffer;
+// all_reduce in shared memory, a reduce-scatter and an all_gather:
+// 2 (ranks - 1) / ranks x the buffer; docs/rationale/Sharding.md).
 //
 // Usage: bench-collectives [calls per measurement >= 1]
 #include "BenchTiming.h"
@@ -75,14 +76,20 @@ int main(int argc, char **argv) {
           wsp_bench::sink = dst[src.size() / 2];
         });
         const double per_call = seconds / calls;
+        // all_reduce in shared memory: a reduce-scatter and an all_gather,
+        // 2 (ranks - 1) / ranks of the buffer (the ring's minimum).
+        const uint64_t formula =
+            reduce ? 2 * uint64_t(ranks - 1) * bytes / uint64_t(ranks)
+                   : uint64_t(ranks - 1) * bytes;
         std::printf("%d ranks %-10s %7zu B: %8.2f us/call, received %6.2f "
                     "GB/s, memcpy %6.2f GB/s (ratio %.3f); sent per rank "
-                    "%zu B = (ranks - 1) x %zu B: %s\n",
+                    "%zu B = %s x %zu B: %s\n",
                     ranks, reduce ? "all_reduce" : "all_gather", bytes,
                     per_call * 1e6, received / per_call / 1e9,
                     received / copy_ns, copy_ns * 1e-9 / per_call,
-                    size_t(sent[0]), bytes,
-                    sent[0] == (ranks - 1) * bytes ? "yes" : "NO");
+                    size_t(sent[0]),
+                    reduce ? "2 (ranks - 1) / ranks" : "(ranks - 1)", bytes,
+                    sent[0] == formula ? "yes" : "NO");
       }
   return 0;
 }

@@ -79,7 +79,9 @@ inline std::vector<float> floats_of(int rank, size_t count) {
 
 inline void all_reduce(Communicator &c) {
   const int n = c.size(), me = c.rank();
-  const size_t count = 1000;
+  // More than one block of the combination (2048 elements), and on 3
+  // ranks slices that do not divide evenly.
+  const size_t count = 5000;
   // f32 sum: rank 0's value, plus rank 1's, ... in float: the same bits.
   std::vector<float> f = floats_of(me, count), want(count);
   for (int r = 0; r < n; ++r) {

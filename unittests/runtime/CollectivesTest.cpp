@@ -28,6 +28,25 @@ TEST(Collectives, Broadcast) { on_ranks(collective_cases::broadcast); }
 TEST(Collectives, AllReduceInRankOrder) {
   on_ranks(collective_cases::all_reduce);
 }
+// In one process, all_reduce is a reduce-scatter and an all_gather in
+// shared memory: each rank's share of the traffic is 2 (n - 1) / n of the
+// buffer (the ring's), not the gathering form's (n - 1) x.
+TEST(Collectives, InProcessAllReduceMovesTheRingsBytes) {
+  for (int n : {2, 3, 4}) {
+    SCOPED_TRACE(testing::Message() << n << " ranks");
+    ThreadGroup(n).run([&](Communicator &c) {
+      std::vector<float> v(3000, float(c.rank()));
+      c.reset_bytes_sent();
+      ASSERT_EQ(c.all_reduce(v.data(), v.size(), ElemType::F32,
+                             ReduceOp::Sum),
+                Status::OK);
+      EXPECT_EQ(c.bytes_sent(), 2 * uint64_t(n - 1) * 12000 / uint64_t(n));
+      EXPECT_EQ(v[0], float(n * (n - 1) / 2));
+      EXPECT_EQ(v[2999], float(n * (n - 1) / 2));
+    });
+  }
+}
+
 TEST(Collectives, BadArgumentsWriteNothing) {
   on_ranks(collective_cases::bad_arguments);
 }

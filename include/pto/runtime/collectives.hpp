@@ -24,10 +24,12 @@
 //
 // One result on every backend and every run: all_reduce combines the ranks'
 // values in rank order 0, 1, ..., size - 1 (bf16 and f16 in float, rounded
-// once at the end), from an all_gather, in this header; a backend only
-// moves bytes. So a sum is the same bits in-process, over MPI and against a
-// sequential loop over the ranks, at the price of receiving (size - 1) x
-// the buffer where a ring reduction receives about twice it
+// once at the end), in this header (reduce_in_rank_order). So a sum is the
+// same bits in-process, over MPI and against a sequential loop over the
+// ranks. Over MPI it is an all_gather and the combination: each rank
+// receives (size - 1) x the buffer. In one process it is a reduce-scatter
+// and an all_gather in shared memory, each rank combining its slice of
+// every rank's buffer: 2 (size - 1) / size of the buffer per rank, a ring's
 // (docs/rationale/Sharding.md).
 //
 // A rank whose earlier work failed still makes the call, with ready =
@@ -54,6 +56,7 @@
 #include "pto/runtime/work_planner.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -296,33 +299,8 @@ public:
     h.bytes = bytes;
     const size_t total = bytes == kOverflow ? kOverflow : checked_total(bytes);
     h.valid = ready && known && total != kOverflow && (buf || !bytes);
-    if (Status s = call(h, bytes * uint64_t(size() - 1),
-                        [&] {
-                          gathered_.resize(total);
-                          return backend_all_gather(buf, gathered_.data(),
-                                                    bytes);
-                        });
-        s != Status::OK)
-      return s;
-    // agree() refused larger counts already; said again for the compiler.
-    if (count > kMaxTotal / 4 / size_t(size()))
-      return Status::INVALID_PARAMS;
-    switch (type) {
-    case ElemType::F32:
-      reduce_in_rank_order<float, float>(static_cast<float *>(buf), count, op);
-      break;
-    case ElemType::BF16:
-      reduce_in_rank_order<bf16, float>(static_cast<bf16 *>(buf), count, op);
-      break;
-    case ElemType::F16:
-      reduce_in_rank_order<f16, float>(static_cast<f16 *>(buf), count, op);
-      break;
-    case ElemType::I32:
-      reduce_in_rank_order<int32_t, int64_t>(static_cast<int32_t *>(buf), count,
-                                             op);
-      break;
-    }
-    return Status::OK;
+    return call(h, all_reduce_sent(bytes),
+                [&] { return backend_all_reduce(buf, count, type, op); });
   }
 
   Status barrier() {
@@ -461,6 +439,50 @@ protected:
                                     size_t bytes) = 0;
   virtual Status backend_broadcast(void *buf, size_t bytes, int root) = 0;
 
+  /// all_reduce's move and combine, after the ranks agreed on the call. By
+  /// default an all_gather, then every rank combines every rank's buffer
+  /// in rank order: (size - 1) x the buffer received per rank.
+  virtual Status backend_all_reduce(void *buf, size_t count, ElemType type,
+                                    ReduceOp op) {
+    const size_t bytes = count * elem_bytes(type);
+    // agree() refused larger counts already; said again for the compiler.
+    if (count > kMaxTotal / 4 / size_t(size()))
+      return Status::INVALID_PARAMS;
+    gathered_.resize(bytes * size_t(size()));
+    if (Status s = backend_all_gather(buf, gathered_.data(), bytes);
+        s != Status::OK)
+      return s;
+    reduce_in_rank_order(buf, count, type, op, 0, [&](int r) {
+      return gathered_.data() + size_t(r) * bytes;
+    });
+    return Status::OK;
+  }
+  /// The bytes one all_reduce of `bytes` counts as this rank's sending (a
+  /// backend that moves less says so).
+  virtual uint64_t all_reduce_sent(size_t bytes) const {
+    return bytes * uint64_t(size() - 1);
+  }
+
+  /// out[0, count) = `op` over the ranks' elements [first, first + count)
+  /// in rank order 0, 1, ..., size() - 1 (16-bit floats in float, rounded
+  /// once; int32 in int64, wrapping as on the device), rank r's elements
+  /// read from base(r) (a byte pointer to its element 0). `out` may be one
+  /// of the inputs: every input is read before out is written.
+  template <typename Base>
+  void reduce_in_rank_order(void *out, size_t count, ElemType type,
+                            ReduceOp op, size_t first, Base base) {
+    switch (type) {
+    case ElemType::F32:
+      return reduce_typed<float, float>(out, count, op, first, base);
+    case ElemType::BF16:
+      return reduce_typed<bf16, float>(out, count, op, first, base);
+    case ElemType::F16:
+      return reduce_typed<f16, float>(out, count, op, first, base);
+    case ElemType::I32:
+      return reduce_typed<int32_t, int64_t>(out, count, op, first, base);
+    }
+  }
+
   /// Rank r's send buffer in the call being made: its agreed header's
   /// address (meaningful only where ranks share an address space).
   const uint8_t *agreed_send(int r) const {
@@ -501,21 +523,29 @@ private:
     return Status::OK;
   }
 
-  template <typename T, typename A>
-  void reduce_in_rank_order(T *buf, size_t count, ReduceOp op) {
-    acc_.resize(count * sizeof(A));
+  template <typename T, typename A, typename Base>
+  void reduce_typed(void *out, size_t count, ReduceOp op, size_t first,
+                    Base base) {
+    // Block by block, the accumulators of one block staying in L1 while
+    // every rank's elements are combined into them.
+    constexpr size_t kBlock = 2048;
+    acc_.resize(kBlock * sizeof(A));
     A *acc = reinterpret_cast<A *>(acc_.data());
-    for (int r = 0; r < size(); ++r)
-      detail::combine<T, A>(
-          acc, reinterpret_cast<const T *>(gathered_.data() + r * count * sizeof(T)),
-          count, op, r == 0);
-    for (size_t i = 0; i < count; ++i) {
-      if constexpr (std::is_same_v<T, bf16>)
-        buf[i] = f32_to_bf16(acc[i]);
-      else if constexpr (std::is_same_v<T, f16>)
-        buf[i] = f32_to_f16(acc[i]);
-      else
-        buf[i] = static_cast<T>(acc[i]); // an int32 sum wraps as on device
+    T *buf = static_cast<T *>(out);
+    for (size_t b = 0; b < count; b += kBlock) {
+      const size_t m = std::min(kBlock, count - b);
+      for (int r = 0; r < size(); ++r)
+        detail::combine<T, A>(
+            acc, reinterpret_cast<const T *>(base(r)) + first + b, m, op,
+            r == 0);
+      for (size_t i = 0; i < m; ++i) {
+        if constexpr (std::is_same_v<T, bf16>)
+          buf[b + i] = f32_to_bf16(acc[i]);
+        else if constexpr (std::is_same_v<T, f16>)
+          buf[b + i] = f32_to_f16(acc[i]);
+        else
+          buf[b + i] = static_cast<T>(acc[i]); // an int32 sum wraps as on device
+      }
     }
   }
 
@@ -638,27 +668,45 @@ public:
 private:
   friend class ThreadCommunicator;
   /// Waits for every rank to arrive; false when a rank has left instead.
+  /// Called and returning with `lock` held. A rank on a core of its own
+  /// sees the others arrive within microseconds, far less than a sleep on
+  /// the condition variable and a wake-up cost: it polls the generation
+  /// for a while first (without the lock, which the last rank to arrive
+  /// needs), then sleeps, so oversubscribed ranks still give their core up.
   bool arrive(std::unique_lock<std::mutex> &lock) {
     if (broken_)
       return false;
-    const uint64_t gen = generation_;
+    const uint64_t gen = generation_.load(std::memory_order_relaxed);
     if (++arrived_ == size_) {
       arrived_ = 0;
-      ++generation_;
+      generation_.store(gen + 1, std::memory_order_release);
       cv_.notify_all();
       return true;
     }
-    cv_.wait(lock, [&] { return generation_ != gen || left_ > 0; });
-    if (generation_ != gen)
+    lock.unlock();
+    for (int i = 0; i < kPolls; ++i) {
+      if (generation_.load(std::memory_order_acquire) != gen)
+        break;
+      if (i % 64 == 63)
+        std::this_thread::yield();
+    }
+    lock.lock();
+    cv_.wait(lock, [&] {
+      return generation_.load(std::memory_order_relaxed) != gen || left_ > 0;
+    });
+    if (generation_.load(std::memory_order_relaxed) != gen)
       return true;
     broken_ = true;
     return false;
   }
+  /// How often a waiting rank polls before it sleeps (a few microseconds).
+  static constexpr int kPolls = 2048;
 
   const int size_;
   std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t generation_ = 0;
+  // Written under mu_; read without it while a rank polls.
+  std::atomic<uint64_t> generation_{0};
   int arrived_ = 0, left_ = 0;
   bool broken_ = false;
   std::vector<CallHeader> headers_[2]; // by call parity, by rank
@@ -731,11 +779,48 @@ protected:
     return gather_then_wait(buf, rank_ == root ? 0 : bytes, 1, 0);
   }
 
+  /// Reduce-scatter, then all_gather, in shared memory: rank r combines
+  /// its slice [count r / n, count (r + 1) / n) of every rank's buffer, in
+  /// rank order, into a buffer of its own; once every rank has (so every
+  /// input is read), it writes that slice into every rank's buffer, and
+  /// waits until every rank has. Each element is combined exactly as the
+  /// gathering form combines it: the same bits. Where the bytes must move
+  /// through a GatherFn (the device form's TGATHER), the gathering form.
+  Status backend_all_reduce(void *buf, size_t count, ElemType type,
+                            ReduceOp op) override {
+    if (detail::gather_slot() || count > kMaxTotal / 4)
+      return Communicator::backend_all_reduce(buf, count, type, op);
+    const size_t n = size_t(size()), elem = elem_bytes(type);
+    const size_t lo = count * size_t(rank_) / n;
+    const size_t hi = count * (size_t(rank_) + 1) / n;
+    slice_.resize((hi - lo) * elem);
+    reduce_in_rank_order(slice_.data(), hi - lo, type, op, lo,
+                         [&](int r) { return agreed_send(r); });
+    {
+      std::unique_lock<std::mutex> lock(group_.mu_);
+      if (!group_.arrive(lock))
+        return Status::PEER_LOST;
+    }
+    if (hi > lo)
+      for (int r = 0; r < size(); ++r)
+        std::memcpy(const_cast<uint8_t *>(agreed_send(r)) + lo * elem,
+                    slice_.data(), (hi - lo) * elem);
+    std::unique_lock<std::mutex> lock(group_.mu_);
+    return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
+  }
+  /// Rank r's inputs outside its slice are read by the others, and its
+  /// combined slice written to them: 2 (n - 1) / n of the buffer.
+  uint64_t all_reduce_sent(size_t bytes) const override {
+    const uint64_t n = uint64_t(size());
+    return 2 * (n - 1) * uint64_t(bytes) / n;
+  }
+
 private:
   ThreadGroup &group_;
   const int rank_;
   uint64_t calls_ = 0; // calls made, for the slot parity
   std::vector<const void *> sends_; // the pieces of the call being moved
+  std::vector<uint8_t> slice_;      // all_reduce: this rank's combined slice
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
