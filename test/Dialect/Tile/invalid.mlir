@@ -1372,3 +1372,69 @@ func.func @f(%a: !tile.tile<vec, 16x128xf32>) {
   tile.abs %a, %a {tile.fused} : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
   return
 }
+
+// -----
+
+// The stages a loop asks tile-pipeline for: on an scf.for, 2 to 8
+// iterations in flight, and the fewest it takes (1 to the stages) only
+// beside them.
+func.func @f(%a: !tile.tile<vec, 16x128xf32>) {
+  // expected-error @+1 {{'tile.stages' belongs on an scf.for (the loop to pipeline)}}
+  tile.abs %a, %a {tile.stages = 2 : i64} : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.stages' must be an i64 from 2 to 8 (the iterations in flight), got 1 : i64}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.stages = 1 : i64}
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.stages' must be an i64 from 2 to 8 (the iterations in flight), got 9 : i64}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.stages = 9 : i64}
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.min_stages' needs 'tile.stages' beside it}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.min_stages = 1 : i64}
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.min_stages' (3) is more than 'tile.stages' (2)}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.stages = 2 : i64, tile.min_stages = 3 : i64}
+  return
+}
+
+// -----
+
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.min_stages' must be an i64 from 1 to 8 (the fewest stages the loop takes), got 0 : i64}}
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.stages = 2 : i64, tile.min_stages = 0 : i64}
+  return
+}

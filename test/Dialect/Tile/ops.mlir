@@ -267,3 +267,14 @@ func.func @sync(%slot: index) {
   %sn = tile.subblock_num : index
   return
 }
+
+// The loop attributes tile-pipeline reads.
+// CHECK-LABEL: func.func @pipelined_loop
+// CHECK: } {tile.min_stages = 1 : i64, tile.stages = 2 : i64}
+func.func @pipelined_loop(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+  } {tile.stages = 2 : i64, tile.min_stages = 1 : i64}
+  return
+}

@@ -5,6 +5,7 @@
 #include "wsp/Dialect/Tile/IR/TileTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 
@@ -34,6 +35,37 @@ void TileDialect::initialize() {
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
+  if (attr.getName() == kStagesAttrName ||
+      attr.getName() == kMinStagesAttrName) {
+    const bool min = attr.getName() == kMinStagesAttrName;
+    if (!isa<scf::ForOp>(op))
+      return op->emitError("'")
+             << attr.getName().getValue()
+             << "' belongs on an scf.for (the loop to pipeline)";
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    const int64_t lo = min ? 1 : 2;
+    if (!n || !n.getType().isInteger(64) || n.getInt() < lo ||
+        n.getInt() > kMaxBuffers)
+      return op->emitError("'")
+             << attr.getName().getValue() << "' must be an i64 from " << lo
+             << " to " << kMaxBuffers << " ("
+             << (min ? "the fewest stages the loop takes"
+                     : "the iterations in flight")
+             << "), got " << attr.getValue();
+    if (min) {
+      auto stages = op->getAttrOfType<IntegerAttr>(kStagesAttrName);
+      if (!stages)
+        return op->emitError("'")
+               << kMinStagesAttrName << "' needs '" << kStagesAttrName
+               << "' beside it";
+      if (n.getInt() > stages.getInt())
+        return op->emitError("'")
+               << kMinStagesAttrName << "' (" << n.getInt()
+               << ") is more than '" << kStagesAttrName << "' ("
+               << stages.getInt() << ")";
+    }
+    return success();
+  }
   if (attr.getName() != kFuseAttrName)
     return op->emitError("unknown tile dialect attribute '")
            << attr.getName().getValue() << "'";

@@ -529,9 +529,11 @@ LogicalResult AllocOp::verify() {
     return emitOpError() << "takes one size per '?' of the valid extent ("
                          << t.getNumDynamicValidDims() << "), got "
                          << getDynamicValid().size();
-  if (getBuffersAttr() && (getNumBuffers() < 1 || getNumBuffers() > 8))
+  if (getBuffersAttr() &&
+      (getNumBuffers() < 1 || getNumBuffers() > TileDialect::kMaxBuffers))
     return emitOpError() << "reserves " << getNumBuffers()
-                         << " buffers; expected 1 to 8";
+                         << " buffers; expected 1 to "
+                         << TileDialect::kMaxBuffers;
   if (getSlot() && getNumBuffers() < 2)
     return emitOpError("picks a slot of a single buffer; give buffers(N), "
                        "N >= 2");

@@ -38,6 +38,42 @@ int64_t alignUp(int64_t n) {
   return (n + a - 1) / a * a;
 }
 
+/// The placement rule, one home for tile-plan-memory and what asks it how
+/// much a function needs: sites with an offset stay there (`end` starts
+/// after them), the others follow in program order, aligned, each taking
+/// buffers x bytes. Calls place(site, offset) for each of the others.
+template <typename Place>
+void placeInOrder(ArrayRef<AllocOp> sites,
+                  std::array<int64_t, ::pto::runtime::kNumBuffers> &end,
+                  Place place) {
+  for (AllocOp op : sites) {
+    if (op.getOffsetAttr())
+      continue;
+    TileType t = op.getType();
+    int b = static_cast<int>(getBuffer(t.getLoc()));
+    int64_t offset = alignUp(end[b]);
+    end[b] = offset + op.getNumBuffers() * t.getSizeInBytes();
+    place(op, offset);
+  }
+}
+
+} // namespace
+
+std::array<int64_t, ::pto::runtime::kNumBuffers>
+mlir::wsp::tile::getBufferNeeds(FunctionOpInterface fn) {
+  SmallVector<AllocOp> sites;
+  fn->walk([&](AllocOp op) {
+    if (op.getType().hasStaticShape())
+      sites.push_back(op);
+  });
+  std::array<int64_t, ::pto::runtime::kNumBuffers> end =
+      getPlannedBufferBytes(fn);
+  placeInOrder(sites, end, [](AllocOp, int64_t) {});
+  return end;
+}
+
+namespace {
+
 struct PlanMemoryPass
     : public mlir::wsp::tile::impl::TilePlanMemoryBase<PlanMemoryPass> {
   using TilePlanMemoryBase::TilePlanMemoryBase;
@@ -69,7 +105,7 @@ struct PlanMemoryPass
       return true;
     // Tile types are no larger than their buffer (the type verifier) and
     // buffers(N) is at most 8, so no sum below overflows.
-    int64_t end[::pto::runtime::kNumBuffers] = {};
+    std::array<int64_t, ::pto::runtime::kNumBuffers> end{};
     // Sites placed by hand first: each must fit where it was put and share
     // no bytes with another, and the planner starts after them.
     SmallVector<AllocOp> placed[::pto::runtime::kNumBuffers];
@@ -112,21 +148,15 @@ struct PlanMemoryPass
     Builder builder(fn.getContext());
     AllocOp first;
     int64_t firstOffset = 0;
-    for (AllocOp op : sites) {
-      if (op.getOffsetAttr())
-        continue;
-      TileType t = op.getType();
-      Buffer buffer = getBuffer(t.getLoc());
-      int b = static_cast<int>(buffer);
-      int64_t bytes = op.getNumBuffers() * t.getSizeInBytes();
-      int64_t offset = alignUp(end[b]);
+    placeInOrder(sites, end, [&](AllocOp op, int64_t offset) {
       op.setOffsetAttr(builder.getI64IntegerAttr(offset));
-      end[b] = offset + bytes;
-      if (!first && end[b] > ::pto::runtime::buffer_bytes(buffer)) {
+      Buffer buffer = getBuffer(op.getType().getLoc());
+      if (!first && end[static_cast<int>(buffer)] >
+                        ::pto::runtime::buffer_bytes(buffer)) {
         first = op;
         firstOffset = offset;
       }
-    }
+    });
     if (first) {
       TileType t = first.getType();
       overflow(fn, first, firstOffset,

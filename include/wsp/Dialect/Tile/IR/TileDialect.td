@@ -76,9 +76,15 @@ def Tile_Dialect : Dialect {
     allocation site); `tile-plan-memory` assigns its byte offset inside its
     buffer and checks the A2/A3 budgets.
 
-    One discardable attribute: `tile.fuse = N : i64` (N >= 2) on the first
-    op of a run of N ops the CPU simulation computes in registers, set by
-    `tile-mark-fusion`; the device form ignores it.
+    Discardable attributes:
+    - `tile.fuse = N : i64` (N >= 2) on the first op of a run of N ops the
+      CPU simulation computes in registers, set by `tile-mark-fusion`; the
+      device form ignores it.
+    - `tile.stages = N : i64` (2 <= N <= 8) on an `scf.for` over tiles:
+      its iterations are to overlap, N in flight (`tile-pipeline` gives the
+      tiles they load and store N copies); `tile.min_stages = M : i64`
+      (1 <= M <= N) beside it lets the pipeline use fewer stages, down to
+      M, where N copies do not fit the kernel's budgets.
   }];
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
@@ -87,6 +93,12 @@ def Tile_Dialect : Dialect {
     void registerTypes();
     /// The discardable attribute that marks a fused run (tile-mark-fusion).
     static constexpr ::llvm::StringLiteral kFuseAttrName = "tile.fuse";
+    /// The stages a loop asks tile-pipeline for, and the fewest it takes.
+    static constexpr ::llvm::StringLiteral kStagesAttrName = "tile.stages";
+    static constexpr ::llvm::StringLiteral kMinStagesAttrName =
+        "tile.min_stages";
+    /// The most copies of a tile (tile.alloc buffers(N)).
+    static constexpr int kMaxBuffers = 8;
     /// Flag ids per pair of pipes (set_flag, wait_flag) and per direction
     /// between the cores (sync_set, sync_wait).
     static constexpr int kNumFlagEvents = }] #

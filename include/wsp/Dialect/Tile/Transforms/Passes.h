@@ -26,6 +26,13 @@ namespace tile {
 std::array<int64_t, ::pto::runtime::kNumBuffers>
 getPlannedBufferBytes(FunctionOpInterface fn);
 
+/// The bytes a function's tiles would take in each on-chip buffer once
+/// tile-plan-memory has placed them all (by its rule: placed sites where
+/// they are, the others after them in program order). Tiles of a dynamic
+/// size count nothing.
+std::array<int64_t, ::pto::runtime::kNumBuffers>
+getBufferNeeds(FunctionOpInterface fn);
+
 } // namespace tile
 } // namespace wsp
 } // namespace mlir

@@ -5,6 +5,41 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TilePipeline : Pass<"tile-pipeline"> {
+  let summary = "Overlap the iterations of loops over tiles that ask for it";
+  let description = [{
+    Software pipelining on tiles. An `scf.for` marked `tile.stages = N`
+    runs N iterations in flight: each tile allocated in its body whose
+    contents stay in one iteration, and that more than one pipe touches
+    (a load fills it, a store drains it, a move hands it on), gets N copies
+    (`buffers(N)`) and takes copy k mod N in iteration k (`slot(%k)`).
+    Iteration k + 1's loads then fill another copy while iteration k's
+    instructions still read theirs: `tile-insert-sync` orders each copy
+    with its own event id (`event(e + %slot)`), primes the copies' events
+    before the loop and drains them after it (the prologue and the
+    epilogue of the pipeline), and `tile-plan-memory` reserves the N
+    copies against the budgets. A loop whose lower bound is not 0 or whose
+    step is not 1 is first rewritten to count its iterations (0, 1, ...,
+    ceil((ub - lb) / step) - 1, the old induction variable lb + k x step),
+    so that the copy follows the iteration.
+
+    A tile's contents stay in one iteration when the first instruction
+    that touches it in the loop body (in program order) writes it without
+    reading it, and that instruction dominates every other use: no
+    iteration reads what an earlier one left. Other tiles (accumulators
+    carried from iteration to iteration, scratch only the vector pipe
+    uses, tiles already multi-buffered) keep one copy.
+
+    `tile.min_stages = M` beside it: where N copies would not fit the
+    kernel's on-chip buffers, the loop takes the most stages from N - 1
+    down to M that fit (a remark says which); without it, or if even M
+    does not fit, N stay and `tile-plan-memory` reports the tile, the
+    buffer and the bytes. The attributes are removed once applied.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TilePlanMemory : Pass<"tile-plan-memory"> {
   let summary = "Place every tile in its on-chip buffer and check the budgets";
   let description = [{

@@ -1,0 +1,219 @@
+//===- SoftwarePipeline.cpp - tile-pipeline: loop iterations in flight ----===//
+//
+// On an AICore each pipe (MTE2 loading, the vector or cube unit computing,
+// MTE3 storing) runs its own instruction queue; flags order them. A loop
+// whose every iteration fills, computes and drains the same tiles runs its
+// pipes one after another: iteration k + 1's load waits until iteration
+// k's last reader of the tile is done. With N copies of those tiles, taken
+// in turn, it waits only for iteration k + 1 - N: the pipes overlap. This
+// pass makes the copies (tile.alloc buffers(N) slot(%k)); the order of
+// each copy, the priming before the loop and the draining after it are
+// tile-insert-sync's, which knows slots already, and the bytes
+// tile-plan-memory's.
+//
+//===----------------------------------------------------------------------===//
+
+#include "wsp/Dialect/Tile/IR/TileOps.h"
+#include "wsp/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+#include <pto/runtime/hardware.hpp>
+
+namespace mlir::wsp::tile {
+#define GEN_PASS_DEF_TILEPIPELINE
+#include "wsp/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::wsp::tile
+
+using namespace mlir;
+using namespace mlir::wsp::tile;
+
+namespace {
+
+/// The ops that touch `tile`'s bytes: its users and its views' (subview,
+/// reshape) users. False when a user is not a tile instruction (the tile
+/// escapes: yielded, passed on).
+bool collectAccesses(Value tile, SmallVectorImpl<Operation *> &ops) {
+  for (Operation *user : tile.getUsers()) {
+    if (isa<SubviewOp, ReshapeOp>(user)) {
+      if (!collectAccesses(user->getResult(0), ops))
+        return false;
+      continue;
+    }
+    if (!isa<PipeOpInterface>(user))
+      return false;
+    ops.push_back(user);
+  }
+  return true;
+}
+
+/// Whether `op` writes `tile` and does not read it.
+bool writesWithoutReading(Operation *op, Value tile) {
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return false;
+  SmallVector<MemoryEffects::EffectInstance> list;
+  effects.getEffects(list);
+  bool writes = false;
+  for (const MemoryEffects::EffectInstance &e : list) {
+    if (e.getValue() != tile)
+      continue;
+    if (isa<MemoryEffects::Read>(e.getEffect()))
+      return false;
+    writes |= isa<MemoryEffects::Write>(e.getEffect());
+  }
+  return writes;
+}
+
+/// Whether `alloc`, in `loop`'s body, is worth copies and can have them:
+/// single, more than one pipe touches it, and its contents stay in one
+/// iteration (the first access writes it without reading, and dominates
+/// every other).
+bool pipelines(AllocOp alloc, scf::ForOp loop, DominanceInfo &dom) {
+  if (alloc.getSlot() || alloc.getNumBuffers() != 1 ||
+      !alloc.getType().hasStaticShape())
+    return false;
+  SmallVector<Operation *> accesses;
+  if (!collectAccesses(alloc.getResult(), accesses) || accesses.empty())
+    return false;
+  llvm::SmallPtrSet<Operation *, 8> touching(accesses.begin(),
+                                             accesses.end());
+  bool pipes = false;
+  Pipe pipe = cast<PipeOpInterface>(accesses.front()).getPipe();
+  for (Operation *op : accesses)
+    pipes |= cast<PipeOpInterface>(op).getPipe() != pipe;
+  if (!pipes)
+    return false;
+  Operation *first = nullptr;
+  loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (!touching.contains(op))
+      return WalkResult::advance();
+    first = op;
+    return WalkResult::interrupt();
+  });
+  if (!first || !writesWithoutReading(first, alloc.getResult()))
+    return false;
+  return llvm::all_of(accesses, [&](Operation *op) {
+    return op == first || dom.properlyDominates(first, op);
+  });
+}
+
+/// The iteration number of `loop` (0, 1, ...): its induction variable,
+/// after rewriting the loop to count from 0 by 1 when it does not (its
+/// old induction variable lb + k x step, computed at the body's start).
+/// Null for a loop that compares unsigned (its trip count is not this
+/// rewrite's).
+Value iterationNumber(scf::ForOp loop) {
+  if (matchPattern(loop.getLowerBound(), m_Zero()) &&
+      matchPattern(loop.getStep(), m_One()))
+    return loop.getInductionVar();
+  if (loop.getUnsignedCmp())
+    return Value();
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Value lb = loop.getLowerBound(), step = loop.getStep();
+  // ceil((max(ub, lb) - lb) / step) iterations: none when ub <= lb.
+  Value top = arith::MaxSIOp::create(b, loc, loop.getUpperBound(), lb);
+  Value span = arith::SubIOp::create(b, loc, top, lb);
+  Value trips = arith::CeilDivUIOp::create(b, loc, span, step);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  loop.setLowerBound(zero);
+  loop.setUpperBound(trips);
+  loop.setStep(one);
+  Value k = loop.getInductionVar();
+  b.setInsertionPointToStart(loop.getBody());
+  Value scaled = arith::MulIOp::create(b, loc, k, step);
+  Value iv = arith::AddIOp::create(b, loc, lb, scaled);
+  k.replaceAllUsesExcept(iv, scaled.getDefiningOp());
+  return k;
+}
+
+/// Whether the function's tiles fit every on-chip buffer.
+bool fits(FunctionOpInterface fn) {
+  std::array<int64_t, ::pto::runtime::kNumBuffers> need = getBufferNeeds(fn);
+  for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b)
+    if (need[b] > ::pto::runtime::buffer_bytes(static_cast<::pto::runtime::Buffer>(b)))
+      return false;
+  return true;
+}
+
+struct PipelinePass
+    : public mlir::wsp::tile::impl::TilePipelineBase<PipelinePass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(TileDialect::kStagesAttrName))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      if (failed(pipeline(loop)))
+        return signalPassFailure();
+  }
+
+  LogicalResult pipeline(scf::ForOp loop) {
+    auto stagesAttr =
+        loop->getAttrOfType<IntegerAttr>(TileDialect::kStagesAttrName);
+    auto minAttr =
+        loop->getAttrOfType<IntegerAttr>(TileDialect::kMinStagesAttrName);
+    const int64_t stages = stagesAttr.getInt();
+    const int64_t fewest = minAttr ? minAttr.getInt() : stages;
+    loop->removeAttr(TileDialect::kStagesAttrName);
+    loop->removeAttr(TileDialect::kMinStagesAttrName);
+    auto fn = loop->getParentOfType<FunctionOpInterface>();
+    if (!fn)
+      return success();
+    DominanceInfo dom(fn);
+    SmallVector<AllocOp> sites;
+    for (auto alloc : loop.getBody()->getOps<AllocOp>())
+      if (pipelines(alloc, loop, dom))
+        sites.push_back(alloc);
+    if (sites.empty()) {
+      loop.emitRemark("asks for ")
+          << stages
+          << " stages, but no tile of its body is filled or drained by "
+             "another pipe afresh each iteration: it runs as it is";
+      return success();
+    }
+    Value k = iterationNumber(loop);
+    if (!k) {
+      loop.emitRemark("compares its bounds unsigned; it runs as it is");
+      return success();
+    }
+    Builder b(loop.getContext());
+    auto copies = [&](int64_t n) {
+      for (AllocOp alloc : sites) {
+        if (n == 1) {
+          alloc.getSlotMutable().clear();
+          alloc.removeBuffersAttr();
+        } else {
+          alloc.getSlotMutable().assign(k);
+          alloc.setBuffersAttr(b.getI64IntegerAttr(n));
+        }
+      }
+    };
+    copies(stages);
+    if (fewest == stages || fits(fn))
+      return success();
+    for (int64_t n = stages - 1; n >= fewest; --n) {
+      copies(n);
+      if (fits(fn)) {
+        loop.emitRemark("runs ")
+            << n << (n == 1 ? " stage" : " stages") << " of the " << stages
+            << " asked: the copies of more do not fit the kernel's buffers";
+        return success();
+      }
+    }
+    // Even the fewest do not fit: the most asked for stay, and
+    // tile-plan-memory names the tile, the buffer and the bytes.
+    copies(stages);
+    return success();
+  }
+};
+
+} // namespace
