@@ -55,14 +55,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (min) {
       auto stages = op->getAttrOfType<IntegerAttr>(kStagesAttrName);
       if (!stages)
-        return op->emitError("'")
-               << kMinStagesAttrName << "' needs '" << kStagesAttrName
-               << "' beside it";
+        return op->emitError("'") << kMinStagesAttrName << "' needs '"
+                                  << kStagesAttrName << "' beside it";
       if (n.getInt() > stages.getInt())
-        return op->emitError("'")
-               << kMinStagesAttrName << "' (" << n.getInt()
-               << ") is more than '" << kStagesAttrName << "' ("
-               << stages.getInt() << ")";
+        return op->emitError("'") << kMinStagesAttrName << "' (" << n.getInt()
+                                  << ") is more than '" << kStagesAttrName
+                                  << "' (" << stages.getInt() << ")";
     }
     return success();
   }

@@ -81,8 +81,7 @@ bool pipelines(AllocOp alloc, scf::ForOp loop, DominanceInfo &dom) {
   SmallVector<Operation *> accesses;
   if (!collectAccesses(alloc.getResult(), accesses) || accesses.empty())
     return false;
-  llvm::SmallPtrSet<Operation *, 8> touching(accesses.begin(),
-                                             accesses.end());
+  llvm::SmallPtrSet<Operation *, 8> touching(accesses.begin(), accesses.end());
   bool pipes = false;
   Pipe pipe = cast<PipeOpInterface>(accesses.front()).getPipe();
   for (Operation *op : accesses)
@@ -138,7 +137,8 @@ Value iterationNumber(scf::ForOp loop) {
 bool fits(FunctionOpInterface fn) {
   std::array<int64_t, ::pto::runtime::kNumBuffers> need = getBufferNeeds(fn);
   for (int b = 0; b < ::pto::runtime::kNumBuffers; ++b)
-    if (need[b] > ::pto::runtime::buffer_bytes(static_cast<::pto::runtime::Buffer>(b)))
+    if (need[b] >
+        ::pto::runtime::buffer_bytes(static_cast<::pto::runtime::Buffer>(b)))
       return false;
   return true;
 }
