@@ -18,10 +18,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/IR/Dominance.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallSet.h"
 
 #include <pto/runtime/hardware.hpp>
 
@@ -70,23 +71,47 @@ bool writesWithoutReading(Operation *op, Value tile) {
   return writes;
 }
 
+/// Whether `op` runs whenever an iteration of `loop` (an ancestor) does:
+/// every op between them is an scf.for that runs at least once (constant
+/// bounds), none a branch.
+bool runsEveryIteration(Operation *op, scf::ForOp loop) {
+  for (Operation *p = op->getParentOp(); p != loop; p = p->getParentOp()) {
+    auto inner = dyn_cast<scf::ForOp>(p);
+    if (!inner)
+      return false;
+    std::optional<int64_t> lb = getConstantIntValue(inner.getLowerBound()),
+                           ub = getConstantIntValue(inner.getUpperBound());
+    if (!lb || !ub || *ub <= *lb)
+      return false;
+  }
+  return true;
+}
+
 /// Whether `alloc`, in `loop`'s body, is worth copies and can have them:
-/// single, more than one pipe touches it, and its contents stay in one
-/// iteration (the first access writes it without reading, and dominates
-/// every other).
-bool pipelines(AllocOp alloc, scf::ForOp loop, DominanceInfo &dom) {
+/// single, a transfer and another pipe touch it, and its contents stay in one
+/// iteration: the first access in program order writes it without reading
+/// and runs in every iteration, so every other access, after it, sees what
+/// this iteration wrote.
+bool pipelines(AllocOp alloc, scf::ForOp loop) {
   if (alloc.getSlot() || alloc.getNumBuffers() != 1 ||
       !alloc.getType().hasStaticShape())
     return false;
   SmallVector<Operation *> accesses;
   if (!collectAccesses(alloc.getResult(), accesses) || accesses.empty())
     return false;
-  llvm::SmallPtrSet<Operation *, 8> touching(accesses.begin(), accesses.end());
-  bool pipes = false;
-  Pipe pipe = cast<PipeOpInterface>(accesses.front()).getPipe();
-  for (Operation *op : accesses)
-    pipes |= cast<PipeOpInterface>(op).getPipe() != pipe;
-  if (!pipes)
+  llvm::SmallPtrSet<Operation *, 8> touching(accesses.begin(),
+                                             accesses.end());
+  // A copy pays where a transfer (a load, a store, a move between
+  // buffers) and another pipe share the tile.
+  llvm::SmallSet<Pipe, 4> pipes;
+  bool transfer = false;
+  for (Operation *op : accesses) {
+    Pipe p = cast<PipeOpInterface>(op).getPipe();
+    pipes.insert(p);
+    transfer |= p == Pipe::mte1 || p == Pipe::mte2 || p == Pipe::mte3 ||
+                p == Pipe::fix;
+  }
+  if (!transfer || pipes.size() < 2)
     return false;
   Operation *first = nullptr;
   loop.getBody()->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -95,11 +120,8 @@ bool pipelines(AllocOp alloc, scf::ForOp loop, DominanceInfo &dom) {
     first = op;
     return WalkResult::interrupt();
   });
-  if (!first || !writesWithoutReading(first, alloc.getResult()))
-    return false;
-  return llvm::all_of(accesses, [&](Operation *op) {
-    return op == first || dom.properlyDominates(first, op);
-  });
+  return first && writesWithoutReading(first, alloc.getResult()) &&
+         runsEveryIteration(first, loop);
 }
 
 /// The iteration number of `loop` (0, 1, ...): its induction variable,
@@ -145,6 +167,8 @@ bool fits(FunctionOpInterface fn) {
 
 struct PipelinePass
     : public mlir::wsp::tile::impl::TilePipelineBase<PipelinePass> {
+  using TilePipelineBase::TilePipelineBase;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk([&](scf::ForOp loop) {
@@ -168,10 +192,9 @@ struct PipelinePass
     auto fn = loop->getParentOfType<FunctionOpInterface>();
     if (!fn)
       return success();
-    DominanceInfo dom(fn);
     SmallVector<AllocOp> sites;
     for (auto alloc : loop.getBody()->getOps<AllocOp>())
-      if (pipelines(alloc, loop, dom))
+      if (pipelines(alloc, loop))
         sites.push_back(alloc);
     if (sites.empty()) {
       loop.emitRemark("asks for ")
@@ -203,7 +226,8 @@ struct PipelinePass
     for (int64_t n = stages - 1; n >= fewest; --n) {
       copies(n);
       if (fits(fn)) {
-        loop.emitRemark("runs ")
+        if (report)
+          loop.emitRemark("runs ")
             << n << (n == 1 ? " stage" : " stages") << " of the " << stages
             << " asked: the copies of more do not fit the kernel's buffers";
         return success();

@@ -10,8 +10,9 @@ def TilePipeline : Pass<"tile-pipeline"> {
   let description = [{
     Software pipelining on tiles. An `scf.for` marked `tile.stages = N`
     runs N iterations in flight: each tile allocated in its body whose
-    contents stay in one iteration, and that more than one pipe touches
-    (a load fills it, a store drains it, a move hands it on), gets N copies
+    contents stay in one iteration, and that a transfer (a load fills it, a
+    store drains it, a move hands it on) and another pipe touch, gets N
+    copies
     (`buffers(N)`) and takes copy k mod N in iteration k (`slot(%k)`).
     Iteration k + 1's loads then fill another copy while iteration k's
     instructions still read theirs: `tile-insert-sync` orders each copy
@@ -25,17 +26,24 @@ def TilePipeline : Pass<"tile-pipeline"> {
 
     A tile's contents stay in one iteration when the first instruction
     that touches it in the loop body (in program order) writes it without
-    reading it, and that instruction dominates every other use: no
-    iteration reads what an earlier one left. Other tiles (accumulators
+    reading it and runs in every iteration (inside no branch, and inside
+    inner loops only where they run at least once: constant bounds): every
+    other access comes after it, so no iteration reads what an earlier one
+    left. Other tiles (accumulators
     carried from iteration to iteration, scratch only the vector pipe
     uses, tiles already multi-buffered) keep one copy.
 
     `tile.min_stages = M` beside it: where N copies would not fit the
     kernel's on-chip buffers, the loop takes the most stages from N - 1
-    down to M that fit (a remark says which); without it, or if even M
+    down to M that fit (`report=true`: a remark says which); without it,
+    or if even M
     does not fit, N stay and `tile-plan-memory` reports the tile, the
     buffer and the bytes. The attributes are removed once applied.
   }];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Emit a remark per loop that takes fewer stages than it asks for">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
 }
