@@ -386,6 +386,24 @@ private:
   std::optional<int64_t> slotValue(Value slot) {
     if (std::optional<int64_t> c = constantOf(slot))
       return *c;
+    for (const Frame &f : frames)
+      if (std::optional<int64_t> add = iterationOffset(slot, f.loop, f.iv))
+        return f.pass + *add;
+    return std::nullopt;
+  }
+
+  /// `slot` as the iteration number of `loop` (0, 1, ...; induction
+  /// variable `iv`) plus a constant c, or none: `iv + c` where the loop
+  /// counts from 0 by 1, and `(iv - lb) / step + c` (`iv / step + c` from
+  /// 0), as a kernel numbers the tiles of a loop with a step. The passes
+  /// of the analysis are the loop's iterations in order, so only these
+  /// name the copy an iteration takes; any other slot is unknown (the
+  /// copies are then ordered as one).
+  static std::optional<int64_t> iterationOffset(Value slot, Operation *loop,
+                                                Value iv) {
+    auto forOp = dyn_cast_if_present<scf::ForOp>(loop);
+    if (!iv || !forOp || iv != forOp.getInductionVar())
+      return std::nullopt;
     int64_t add = 0;
     if (auto a = slot.getDefiningOp<arith::AddIOp>()) {
       if (std::optional<int64_t> c = constantOf(a.getRhs())) {
@@ -396,10 +414,24 @@ private:
         slot = a.getRhs();
       }
     }
-    for (const Frame &f : frames)
-      if (f.iv && f.iv == slot)
-        return f.pass + add;
-    return std::nullopt;
+    auto same = [](Value a, Value b) {
+      std::optional<int64_t> ca = constantOf(a), cb = constantOf(b);
+      return a == b || (ca && cb && *ca == *cb);
+    };
+    const bool fromZero = constantOf(forOp.getLowerBound()) == int64_t(0);
+    if (slot == iv)
+      return fromZero && constantOf(forOp.getStep()) == int64_t(1)
+                 ? std::optional<int64_t>(add)
+                 : std::nullopt;
+    auto div = slot.getDefiningOp<arith::DivUIOp>();
+    if (!div || !same(div.getRhs(), forOp.getStep()))
+      return std::nullopt;
+    Value num = div.getLhs();
+    if (auto sub = num.getDefiningOp<arith::SubIOp>())
+      return sub.getLhs() == iv && same(sub.getRhs(), forOp.getLowerBound())
+                 ? std::optional<int64_t>(add)
+                 : std::nullopt;
+    return num == iv && fromZero ? std::optional<int64_t>(add) : std::nullopt;
   }
 
   /// The tile a tile value is a view of: its tile.alloc's result, or the
@@ -1128,13 +1160,8 @@ private:
   static int countPasses(Operation *loop, Value iv) {
     int most = 1;
     loop->walk([&](AllocOp a) {
-      if (a.getSlot() && iv) {
-        Value s = a.getSlot();
-        if (auto add = s.getDefiningOp<arith::AddIOp>())
-          s = constantOf(add.getRhs()) ? add.getLhs() : add.getRhs();
-        if (s == iv)
-          most = std::max<int>(most, a.getNumBuffers());
-      }
+      if (a.getSlot() && iterationOffset(a.getSlot(), loop, iv))
+        most = std::max<int>(most, a.getNumBuffers());
     });
     return most + 1;
   }

@@ -339,6 +339,64 @@ func.func @multi_buffered(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: i
 
 // -----
 
+// A loop with a step names its copies by iteration number, (iv - lb) /
+// step: the same per-copy events as slot = induction variable (the GEMM's
+// M and K tiles do this).
+// CHECK-LABEL: func.func @slot_by_iteration_number
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.set_flag v -> mte2 event(1)
+// CHECK-NEXT: scf.for %[[I:.*]] = %[[LB:.*]] to
+// CHECK:        %[[K:.*]] = arith.divui
+// CHECK-NEXT:   %[[A:.*]] = tile.alloc slot(%[[K]]) buffers(2)
+// CHECK-NEXT:   %[[N:.*]] = arith.constant 2 : index
+// CHECK-NEXT:   %[[SLOT:.*]] = arith.remui %[[K]], %[[N]] : index
+// CHECK-NEXT:   tile.wait_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT:   tile.load %[[A]],
+// CHECK:        tile.set_flag v -> mte2 event(0 + %[[SLOT]])
+// CHECK-NEXT: }
+func.func @slot_by_iteration_number(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %lb: index, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  scf.for %i = %lb to %n step %c16 {
+    %off = arith.subi %i, %lb : index
+    %k = arith.divui %off, %c16 : index
+    %a = tile.alloc slot(%k) buffers(2) : !tile.tile<vec, 16x128xf32>
+    tile.load %a, %in[%i, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+    tile.add %b, %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  }
+  tile.store %out[%c0, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
+// slot(%i) of a loop that steps by 16 does not follow its iterations (the
+// copy is %i mod 2, 0 every time from an even start): its copies are
+// ordered as one tile, a wait before every load.
+// CHECK-LABEL: func.func @slot_not_the_iteration
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: scf.for
+// CHECK-NEXT:   tile.alloc slot(%{{.*}}) buffers(2)
+// CHECK-NEXT:   tile.wait_flag v -> mte2 event(0)
+// CHECK-NEXT:   tile.load
+// CHECK:        tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: }
+func.func @slot_not_the_iteration(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  scf.for %i = %c0 to %n step %c16 {
+    %a = tile.alloc slot(%i) buffers(2) : !tile.tile<vec, 16x128xf32>
+    tile.load %a, %in[%i, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+    tile.add %b, %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+  }
+  tile.store %out[%c0, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
 // Copies that alternate with an outer loop (`slot(%j)`) used in an inner
 // loop: each inner iteration waits on and sets again its copy's event, and
 // the events are primed around the outer loop, not drained at every exit
