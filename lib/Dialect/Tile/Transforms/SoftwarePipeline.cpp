@@ -124,35 +124,18 @@ bool pipelines(AllocOp alloc, scf::ForOp loop) {
          runsEveryIteration(first, loop);
 }
 
-/// The iteration number of `loop` (0, 1, ...): its induction variable,
-/// after rewriting the loop to count from 0 by 1 when it does not (its
-/// old induction variable lb + k x step, computed at the body's start).
-/// Null for a loop that compares unsigned (its trip count is not this
-/// rewrite's).
+/// The iteration number of `loop` (0, 1, ...): its induction variable
+/// where it counts from 0 by 1, else (iv - lb) / step computed at the
+/// body's start (what tile-insert-sync reads as the iteration number).
 Value iterationNumber(scf::ForOp loop) {
+  Value iv = loop.getInductionVar();
   if (matchPattern(loop.getLowerBound(), m_Zero()) &&
       matchPattern(loop.getStep(), m_One()))
-    return loop.getInductionVar();
-  if (loop.getUnsignedCmp())
-    return Value();
+    return iv;
+  OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
   Location loc = loop.getLoc();
-  OpBuilder b(loop);
-  Value lb = loop.getLowerBound(), step = loop.getStep();
-  // ceil((max(ub, lb) - lb) / step) iterations: none when ub <= lb.
-  Value top = arith::MaxSIOp::create(b, loc, loop.getUpperBound(), lb);
-  Value span = arith::SubIOp::create(b, loc, top, lb);
-  Value trips = arith::CeilDivUIOp::create(b, loc, span, step);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  loop.setLowerBound(zero);
-  loop.setUpperBound(trips);
-  loop.setStep(one);
-  Value k = loop.getInductionVar();
-  b.setInsertionPointToStart(loop.getBody());
-  Value scaled = arith::MulIOp::create(b, loc, k, step);
-  Value iv = arith::AddIOp::create(b, loc, lb, scaled);
-  k.replaceAllUsesExcept(iv, scaled.getDefiningOp());
-  return k;
+  Value offset = arith::SubIOp::create(b, loc, iv, loop.getLowerBound());
+  return arith::DivUIOp::create(b, loc, offset, loop.getStep());
 }
 
 /// Whether the function's tiles fit every on-chip buffer.
@@ -204,10 +187,6 @@ struct PipelinePass
       return success();
     }
     Value k = iterationNumber(loop);
-    if (!k) {
-      loop.emitRemark("compares its bounds unsigned; it runs as it is");
-      return success();
-    }
     Builder b(loop.getContext());
     auto copies = [&](int64_t n) {
       for (AllocOp alloc : sites) {

@@ -748,11 +748,14 @@ private:
     // copies at its every exit.
     Operation *around = loopFrame ? loopFrame->loop : nullptr;
     if (slotted)
-      if (auto iv = dyn_cast<BlockArgument>(slotted.getSlot()))
-        if (auto outer = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp()))
-          if (iv == outer.getInductionVar() &&
-              outer->isProperAncestor(loopFrame->loop))
-            around = outer;
+      for (auto outer = slotted->getParentOfType<scf::ForOp>(); outer;
+           outer = outer->getParentOfType<scf::ForOp>())
+        if (outer->isProperAncestor(loopFrame->loop) &&
+            iterationOffset(slotted.getSlot(), outer,
+                            outer.getInductionVar())) {
+          around = outer;
+          break;
+        }
 
     // The new flag is live from the set to the wait: after posA until posB,
     // or, across a loop's iterations, from before the loop to after it.

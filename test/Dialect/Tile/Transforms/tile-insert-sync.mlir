@@ -479,6 +479,46 @@ func.func @slot_before_inner_loop(%in: memref<?x128xf32>, %out: memref<?x128xf32
 
 // -----
 
+// The same with the outer loop stepping by 16 and its copies named by
+// iteration number, (j - lb) / 16 (what tile-pipeline writes): primed
+// around the outer loop too, not drained at each exit of the inner one.
+// CHECK-LABEL: func.func @numbered_slot_before_inner_loop
+// CHECK:      tile.set_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.set_flag v -> mte2 event(1)
+// CHECK-NEXT: scf.for
+// CHECK:        %[[K:.*]] = arith.divui
+// CHECK-NEXT:   %[[A:.*]] = tile.alloc slot(%[[K]]) buffers(2)
+// CHECK:        scf.for
+// CHECK:          tile.wait_flag v -> mte2 event(0 + %{{.*}})
+// CHECK:          tile.set_flag v -> mte2 event(0 + %{{.*}})
+// CHECK-NEXT:   }
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.set_flag v -> mte3 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(0)
+// CHECK-NEXT: tile.wait_flag v -> mte2 event(1)
+func.func @numbered_slot_before_inner_loop(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %lb: index, %n: index, %m: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  scf.for %j = %lb to %n step %c16 {
+    %off = arith.subi %j, %lb : index
+    %k = arith.divui %off, %c16 : index
+    %a = tile.alloc slot(%k) buffers(2) : !tile.tile<vec, 16x128xf32>
+    scf.for %p = %c0 to %m step %c1 {
+      %first = arith.cmpi eq, %p, %c0 : index
+      scf.if %first {
+        tile.load %a, %in[%j, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+      }
+      tile.add %b, %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    }
+  }
+  tile.store %out[%c0, %c0], %b : memref<?x128xf32>, !tile.tile<vec, 16x128xf32>
+  return
+}
+
+// -----
+
 // Cube and vector share a workspace in a loop: RAW cube -> vector per
 // iteration, and a loop-carried cross-core WAR (vector read, next cube store).
 // CHECK-LABEL: func.func @cross_core_loop

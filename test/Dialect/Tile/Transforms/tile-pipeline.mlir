@@ -12,16 +12,13 @@
 
 // A row loop (step 16 from a run-time start): loaded, computed, stored.
 // The tile MTE2 fills and the vector unit reads, and the one the vector
-// unit writes and MTE3 drains, get two copies, taken by iteration number;
-// the loop counts its iterations, the old row index computed from them.
-// The scratch only the vector unit touches keeps one copy.
+// unit writes and MTE3 drains, get two copies, taken by iteration number,
+// (r - start) / 16. The scratch only the vector unit touches keeps one
+// copy.
 // CHECK-LABEL: func.func @rows
-// CHECK:      %[[TOP:.*]] = arith.maxsi %[[END:.*]], %[[START:.*]] : index
-// CHECK-NEXT: %[[SPAN:.*]] = arith.subi %[[TOP]], %[[START]] : index
-// CHECK-NEXT: %[[TRIPS:.*]] = arith.ceildivui %[[SPAN]], %[[C16:.*]] : index
-// CHECK:      scf.for %[[K:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} {
-// CHECK-NEXT:   %[[SCALED:.*]] = arith.muli %[[K]], %[[C16]] : index
-// CHECK-NEXT:   %[[R:.*]] = arith.addi %[[START]], %[[SCALED]] : index
+// CHECK:      scf.for %[[R:.*]] = %[[START:.*]] to %{{.*}} step %[[C16:.*]] {
+// CHECK-NEXT:   %[[OFF:.*]] = arith.subi %[[R]], %[[START]] : index
+// CHECK-NEXT:   %[[K:.*]] = arith.divui %[[OFF]], %[[C16]] : index
 // CHECK-NEXT:   %[[X:.*]] = tile.alloc slot(%[[K]]) buffers(2) : !tile.tile<vec, 16x128xf32>
 // CHECK-NEXT:   %[[Y:.*]] = tile.alloc slot(%[[K]]) buffers(2) : !tile.tile<vec, 16x128xf32>
 // CHECK-NEXT:   %[[T:.*]] = tile.alloc : !tile.tile<vec, 16x128xf32>
@@ -58,7 +55,7 @@ func.func @rows(%in: memref<?x128xf32>, %out: memref<?x128xf32>,
 // From 0 by 1: the induction variable is the iteration number already. Three
 // stages: three copies.
 // CHECK-LABEL: func.func @counted
-// CHECK-NOT:  arith.ceildivui
+// CHECK-NOT:  arith.divui
 // CHECK:      scf.for %[[I:.*]] = %c0 to %{{.*}} step %c1 {
 // CHECK-NEXT:   tile.alloc slot(%[[I]]) buffers(3) : !tile.tile<vec, 16x128xf32>
 func.func @counted(%in: memref<?x128xf32>, %out: memref<?x128xf32>, %n: index) {

@@ -19,10 +19,9 @@ def TilePipeline : Pass<"tile-pipeline"> {
     with its own event id (`event(e + %slot)`), primes the copies' events
     before the loop and drains them after it (the prologue and the
     epilogue of the pipeline), and `tile-plan-memory` reserves the N
-    copies against the budgets. A loop whose lower bound is not 0 or whose
-    step is not 1 is first rewritten to count its iterations (0, 1, ...,
-    ceil((ub - lb) / step) - 1, the old induction variable lb + k x step),
-    so that the copy follows the iteration.
+    copies against the budgets. In a loop that does not count from 0 by
+    1, the iteration number is `(iv - lb) / step`, computed at the body's
+    start.
 
     A tile's contents stay in one iteration when the first instruction
     that touches it in the loop body (in program order) writes it without
