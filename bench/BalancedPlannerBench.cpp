@@ -168,7 +168,8 @@ int main(int argc, char **argv) {
       const std::string path = std::string(argv[2]) + "/balanced_skew" +
                                std::to_string(batch) + "_264.svg";
       if (FILE *f = std::fopen(path.c_str(), "w")) {
-        const std::string svg = plan_svg(plan, config);
+        const std::string svg = chart_svg(balanced_chart(
+            plan, config, nullptr, tier_ranges(DecodeAttentionTiers{})));
         std::fwrite(svg.data(), 1, svg.size(), f);
         std::fclose(f);
         std::printf("wrote %s\n", path.c_str());
