@@ -223,6 +223,8 @@ static bool run(const Case &c, std::mt19937 &rng, bool cuts = false) {
   rt::sim::LaunchReport report;
 #ifndef WSP_DEVICE_FORM
   wsp_gen::wsp_launch_report = &report;
+  // The charts of this case's plans carry its name (wspc --plan-svg).
+  rt::sim::set_plan_case(c.name);
 #endif
 
   auto *qb = reinterpret_cast<bf16 *>(q.data());

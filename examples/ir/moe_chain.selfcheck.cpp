@@ -19,6 +19,8 @@
 // Then INVALID_PARAMS with nothing written: a negative expert id.
 #include "moe_chain.hpp"
 
+#include <string>
+
 using namespace selfcheck;
 
 namespace {
@@ -161,6 +163,8 @@ struct Layer : MoeWeights<kH> {
 };
 
 bool checkRoute(Layer &l) {
+  const std::string name = "route T=" + std::to_string(l.tokens);
+  nameCase(name.c_str());
   int32_t status = l.route();
   double worst = 0;
   bool sameIds = true;
@@ -204,6 +208,10 @@ bool checkRoute(Layer &l) {
 /// @experts, or @experts_shared (`shared`): counts, token_offset and the
 /// output against the reference.
 bool checkExperts(Layer &l, bool shared) {
+  const std::string name =
+      std::string(shared ? "experts with a shared expert" : "experts") +
+      " T=" + std::to_string(l.tokens);
+  nameCase(name.c_str());
   l.out.assign(l.out.size(), toStorage(0.f));
   l.counts.assign(kE, -5);
   int32_t status = shared ? l.expertsShared() : l.experts();
@@ -247,6 +255,7 @@ bool checkExperts(Layer &l, bool shared) {
 }
 
 bool checkNegativeId(std::mt19937 &rng) {
+  nameCase("a negative expert id");
   Layer l(8, rng);
   bool routed = l.route() == 0;
   l.ids[3] = -1;

@@ -81,6 +81,17 @@ inline bool allSentinel(const std::vector<bf16> &values) {
                      [](bf16 v) { return v.bits == sentinel().bits; });
 }
 
+/// Names the case that runs next: the CPU simulation's plan charts (wspc
+/// --run --plan-svg) carry it in their titles and file names
+/// (pto/runtime/plan_svg.hpp). Nothing in the device form.
+inline void nameCase(const char *name) {
+#ifndef WSP_DEVICE_FORM
+  ::pto::runtime::sim::set_plan_case(name);
+#else
+  (void)name;
+#endif
+}
+
 /// The rank counts a self-check of a program with collectives runs: the
 /// one `wspc --run --ranks N` asks for (WSP_RANKS), else `defaults`.
 /// Returns an empty list for a malformed WSP_RANKS.

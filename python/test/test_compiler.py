@@ -1,11 +1,15 @@
 """The wsp Python package drives the compiler in-process."""
 
 import os
+import pathlib
+import re
 
 import numpy as np
 import pytest
 
 import wsp
+
+SRC = pathlib.Path(__file__).resolve().parents[2]
 
 DECODE_TIERS = """
 wsp.tier_config @DecodeAttentionTiers [
@@ -283,7 +287,7 @@ def test_batch_beyond_the_lengths_is_invalid():
 def test_plan_charts_of_a_call():
     # Each call's balanced plans as SVG Gantt charts (plan_svg.hpp): one
     # lane per core, one bar per descriptor the plan wrote, numbered anew
-    # per call.
+    # per call, titled by the function and its call.
     prog = wsp.compile(BALANCED_PLAN)
     lens = np.array([4000, 17, 900, 2500, 1], np.int32)
     descs = np.zeros(256, wsp.DESCRIPTOR)
@@ -297,12 +301,56 @@ def test_plan_charts_of_a_call():
         assert svg.count('<g class="lane"') == 6
         assert svg.count('<rect class="unit') == cores[6] > 0
         assert 'data-units="%d"' % cores[6] in svg
+        assert 'data-planner="balanced"' in svg
+        assert '<tspan x="64" dy="0">plan, call 1</tspan>' in svg
     # Without the option there are none, and the environment is as it was.
     assert prog.plan(lens, len(lens), 2, descs, cores, merges).plan_charts \
         is None
     assert "WSP_PLAN_SVG_DIR" not in os.environ
-    # A program that makes no balanced plan has none to draw.
-    norm = wsp.compile(RMS_NORM)
-    x = np.zeros((2, 256), np.uint16)
-    with pytest.raises(ValueError, match="makes none"):
-        norm.norm(x, np.ones(256, np.float32), x.copy(), plan_charts=True)
+    # A program that plans with the spec's planner but dispatches nothing
+    # has nothing to draw: the cores are the dispatch's.
+    spec = wsp.compile(SPEC_PLAN)
+    with pytest.raises(ValueError, match="makes and dispatches none"):
+        spec.plan(lens, len(lens), 2, descs, plan_charts=True)
+
+
+def chart_numbers(svg, element, name):
+    """The integer attribute `name` of each `element` of a chart, in
+    order."""
+    return [int(m.group(1)) for m in re.finditer(
+        r"<%s[^>]* data-%s=\"(-?\d+)\"" % (element, name), svg)]
+
+
+def test_plan_charts_of_a_dispatch():
+    # The plan of a program planned by the spec's (MoE) planner, drawn as
+    # its dispatch shares the descriptors among the cores: a bar per
+    # descriptor as wide as its tokens, each expert's bars adding up to its
+    # count, the legend's tiers with their ranges, the axis in tokens.
+    prog = wsp.compile(SRC / "examples" / "ir" / "moe.mlir")
+    counts = np.array([3, 0, 70, 5, 200], np.int32)
+    offsets = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32)
+    tokens = int(counts.sum())
+    result = prog.moe_step(
+        counts=counts, offsets=offsets,
+        x=np.zeros((tokens, 8), np.uint16),
+        w=np.zeros((len(counts), 8, 16), np.uint16),
+        y=np.zeros((tokens, 16), np.float32),
+        descs=np.zeros(256, wsp.DESCRIPTOR), plan_charts=True)
+    assert result.ok and len(result.plan_charts) == 1
+    svg = result.plan_charts[0]
+    assert 'data-planner="dispatch"' in svg
+    assert 'data-function="moe_step" data-call="1"' in svg
+    assert "MoE planner (WorkPlanner per expert)" in svg
+    assert "wsp.dispatch @expert_gemm" in svg
+    per_expert = [0] * len(counts)
+    for e, n in zip(chart_numbers(svg, "rect", "expert"),
+                    chart_numbers(svg, "rect", "token-count")):
+        per_expert[e] += n
+    assert per_expert == counts.tolist()
+    assert chart_numbers(svg, "g", "core") == list(range(24))
+    assert chart_numbers(svg, "g class=\"legend-tier\"", "tier") == [0, 1]
+    assert "tier 1: 65-1024 tokens" in svg
+    assert "tokens per core (the spec's planner models no cost" in svg
+    ticks = chart_numbers(svg, "line class=\"tick\"", "value")
+    assert ticks[0] == 0 and ticks == sorted(set(ticks))
+    assert ticks[-1] >= max(chart_numbers(svg, "g", "cost"))

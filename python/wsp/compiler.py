@@ -22,6 +22,7 @@ import enum
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -373,12 +374,19 @@ class Report:
             len(self.cores), self.descriptors, self.per_tier, self.balance())
 
 
+#: A plan chart's file name: plan_<n>.svg or plan_<n>-<call>.svg.
+_CHART_NAME = re.compile(r"plan_(\d+)(?:-.*)?\.svg$")
+
+
 class RunResult:
     """What a call returns: the PlanResult code (a function's i32 result;
     0 for functions without one), its name, the report when one was asked
     for, `value`, a function's other scalar result (else None), and
-    `plan_charts`, when asked for: the SVG Gantt chart of each balanced plan
-    the call made, in order (pto/runtime/plan_svg.hpp), and `fault`: when a
+    `plan_charts`, when asked for: the SVG Gantt chart of each plan the
+    call made or dispatched, in order (pto/runtime/plan_svg.hpp: a
+    balanced plan in the planner's modeled cost, a dispatch of the spec's
+    or the MoE planner's descriptors in tokens, each titled by the function
+    and its call), and `fault`: when a
     kernel stopped the call (a tile load or store, or a page, outside its
     memory; the status is then INVALID_PARAMS), what it would have touched,
     else None."""
@@ -568,8 +576,9 @@ class Function:
         lib = self.program._lib
         draw = getattr(lib, "wsp_capi_call_draw_plans", None)
         if plan_charts and draw is None:
-            raise ValueError("%s: plan_charts draws balanced plans, and %s "
-                             "makes none" % (self.name, self.program.stem))
+            raise ValueError("%s: plan_charts draws the plans a program makes "
+                             "or dispatches, and %s makes and dispatches "
+                             "none" % (self.name, self.program.stem))
         # `alive`: what the pointers point into, held until the call returns.
         pointers, sizes, alive, value = self._pack(args, kwargs)
         if not (report or plan_charts):
@@ -578,7 +587,8 @@ class Function:
                              None if value is None else value.value,
                              fault=self._fault(status))
         # The call's handle receives its launch report, and says where the
-        # simulation draws its plans (plan_<n>.svg, n from 0 for this call).
+        # simulation draws its plans (plan_<n>-<function>-call1[-plan<p>].svg,
+        # n from 0 for this call).
         call = lib.wsp_capi_call_new()
         if not call:
             raise MemoryError("%s: no memory for the call's report"
@@ -593,9 +603,10 @@ class Function:
             rep = self.program._read_report(call) if report else None
             charts = None
             if plan_charts:
-                names = [n for n in os.listdir(charts_dir)
-                         if n.startswith("plan_") and n.endswith(".svg")]
-                names.sort(key=lambda n: int(n[len("plan_"):-len(".svg")]))
+                numbered = [(int(m.group(1)), n)
+                            for n in os.listdir(charts_dir)
+                            for m in [_CHART_NAME.match(n)] if m]
+                names = [n for _, n in sorted(numbered)]
                 charts = []
                 for n in names:
                     with open(os.path.join(charts_dir, n)) as f:

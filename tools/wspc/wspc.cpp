@@ -20,8 +20,10 @@
 // random inputs, the planned tiered run against a naive reference, and a
 // report. With --ranks N, a program with collectives runs its self-check on
 // N ranks as threads of one process (the self-check reads WSP_RANKS). With
-// --plan-svg DIR the run draws each balanced plan it makes into
-// DIR/plan_<n>.svg (a Gantt chart of the simulated cores). Every
+// --plan-svg DIR the run draws each plan it makes (balanced) or dispatches
+// (the spec's and the MoE planner's) into
+// DIR/plan_<n>-<case>-<function>-call<k>.svg, a Gantt chart of the
+// simulated cores titled by the self-check's case and the call. Every
 // failure ends with a message and a nonzero exit; files are written only
 // after the whole compilation succeeded.
 //
@@ -104,9 +106,10 @@ static cl::opt<int> ranks(
     cl::value_desc("N"), cl::cat(wspcCategory));
 static cl::opt<std::string> planSvg(
     "plan-svg",
-    cl::desc("With --run: draw each balanced plan the run makes into "
-             "DIR/plan_<n>.svg (one lane per core, one bar per work unit, "
-             "the lower bound as a line)"),
+    cl::desc("With --run: draw each plan the run makes or dispatches into "
+             "DIR/plan_<n>-<case>-<function>-call<k>.svg (one lane per "
+             "core, one bar per work unit in the planner's cost units, a "
+             "legend, the lower bound)"),
     cl::value_desc("DIR"), cl::cat(wspcCategory));
 static cl::opt<std::string>
     runtimeInclude("runtime-include",
@@ -436,9 +439,10 @@ static int compile(int argc, char **argv) {
       if (StringRef name = llvm::sys::path::filename(it->path());
           name.starts_with("plan_") && name.ends_with(".svg"))
         ++drawn;
-    llvm::outs() << "wspc: " << drawn << " plan chart" << (drawn == 1 ? "" : "s")
-                 << " in " << charts
-                 << (drawn ? "" : " (the run made no balanced plan)") << "\n";
+    llvm::outs() << "wspc: " << drawn << " plan chart"
+                 << (drawn == 1 ? "" : "s") << " in " << charts
+                 << (drawn ? "" : " (the run planned and dispatched nothing)")
+                 << "\n";
   }
   return 0;
 }

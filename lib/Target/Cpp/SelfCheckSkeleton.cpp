@@ -105,7 +105,10 @@ LogicalResult mlir::wsp::emitSelfCheckSkeleton(ModuleOp module,
                                  std::to_string(memref.getRank()) + ">{" +
                                  arg + ".data(), {" + sizes + "}}");
     }
-    out << "    // TODO: fill the inputs.\n    "
+    out << "    // TODO: fill the inputs.\n"
+        << "    // The case's name, for its plan charts (wspc --run "
+           "--plan-svg).\n"
+        << "    ::pto::runtime::sim::set_plan_case(\"" << name << "\");\n    "
         << (status ? "int32_t status = " : "") << "wsp_gen::" << name
         << "(\n        " << call << ");\n"
         << "    // TODO: compute the expected outputs and compare.\n";

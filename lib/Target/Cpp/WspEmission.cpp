@@ -61,6 +61,46 @@ std::string describeDispatch(DispatchOp op) {
       .str();
 }
 
+/// The tier configuration of the kernel (or kernel table) `op` dispatches,
+/// or null.
+TierConfigOp dispatchTiers(DispatchOp op, Emitter &e) {
+  FlatSymbolRefAttr tiers;
+  if (auto table = e.symbols.lookupNearestSymbolFrom<KernelTableOp>(
+          op, op.getKernelAttr()))
+    tiers = table.getTiersAttr();
+  else if (auto kernel = e.symbols.lookupNearestSymbolFrom<KernelOp>(
+               op, op.getKernelAttr()))
+    tiers = kernel.getTiersAttr();
+  return tiers ? e.symbols.lookupNearestSymbolFrom<TierConfigOp>(op, tiers)
+               : TierConfigOp();
+}
+
+/// The simulation's picture of a grid or row_affine dispatch (wspc --run
+/// --plan-svg): its descriptors as its cores share them, before they run.
+void emitRecordDispatch(DispatchOp op, Emitter &e) {
+  auto buffer = cast<MemRefType>(op.getDescriptors().getType());
+  PatternAttr pattern =
+      cast<DescriptorType>(buffer.getElementType()).getPattern();
+  std::string name = pattern.getName().str();
+  if (!pattern.isAttention() && !pattern.isMoE()) {
+    name += ":";
+    for (auto [i, p] : llvm::enumerate(pattern.getParams()))
+      name += (i ? "," : "") + p.str();
+  }
+  TierConfigOp tiers = dispatchTiers(op, e);
+  e.os << "::pto::runtime::sim::record_dispatch_plan(\n";
+  e.os << "    " << e.name(op.getDescriptors()) << ".data, static_cast<int>("
+       << e.name(op.getCount()) << "),\n";
+  e.os << "    ::pto::runtime::DispatchInfo{\"" << op.getKernel() << "\", \""
+       << name << "\", \"" << stringifyCoreKind(op.getCoreKind()) << "\", "
+       << op.getNumCoresAttr().getInt() << ", "
+       << (op.getRowAffine() ? "true" : "false") << "},\n";
+  e.os << "    "
+       << (tiers ? getTierConfigCppType(tiers)
+                 : std::string("::pto::runtime::TierList"))
+       << "{});\n";
+}
+
 /// `::pto::runtime::BalancedConfig config` set from a plan's config, as
 /// local statements: what the planner and the cores expanding its cuts run
 /// with.
@@ -125,6 +165,18 @@ LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
   os << "    },\n";
   os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
      << "; }, wsp_launch_report);\n";
+  // The simulation's picture of the plan the cores expanded (wspc --run
+  // --plan-svg), unless a kernel fault stopped them.
+  os << "if (!::pto::runtime::sim::fault())\n";
+  os << "  ::pto::runtime::sim::record_balanced_plan(\n";
+  os << "      " << e.name(plan.getLengths()) << ".data, to_runtime_int("
+     << e.name(plan.getBatch()) << "), to_runtime_int("
+     << e.name(plan.getHeads()) << "), config,\n";
+  os << "      " << descs << ".data, static_cast<int>(" << e.name(op.getCount())
+     << "), " << e.name(op.getCoreIndptr()) << ".data, nullptr,\n";
+  os << "      "
+     << (plan.getQLens() ? e.name(plan.getQLens()) + ".data" : "nullptr")
+     << ", " << getTierConfigCppType(tiers) << "{}, /*as_cuts=*/true);\n";
   os.unindent();
   os << "}\n";
   return success();
@@ -189,8 +241,11 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e,
   if (op.getCuts())
     return emitExpandingDispatch(op, call, e);
   // Persistent: core c walks descriptors [lists[c], lists[c+1]); otherwise
-  // a grid, or whole rows per core (row_affine).
+  // a grid, or whole rows per core (row_affine), whose picture the
+  // simulation draws (a balanced plan's is drawn where it is planned).
   Value lists = op.getCoreIndptr();
+  if (!lists)
+    emitRecordDispatch(op, e);
   e.os << "::pto::runtime::sim::" << (lists ? "run_persistent(" : "run_spmd(")
        << simCoreKind(op.getCoreKind()) << ", "
        << op.getNumCoresAttr().getInt() << ", " << e.name(op.getDescriptors())
@@ -291,10 +346,11 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
     os << "      " << lengths << ".data, to_runtime_int(" << batch
        << "), to_runtime_int(" << e.name(op.getHeads()) << "), config,\n";
     os << "      " << e.name(op.getBuffer()) << ".data, count, "
-       << e.name(op.getCoreIndptr()) << ".data, "
-       << e.name(op.getMergeIndptr()) << ".data, "
-       << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr")
-       << ");\n";
+       << e.name(op.getCoreIndptr()) << ".data, " << e.name(op.getMergeIndptr())
+       << ".data,\n";
+    os << "      "
+       << (op.getQLens() ? e.name(op.getQLens()) + ".data" : "nullptr") << ", "
+       << getTierConfigCppType(tiers) << "{});\n";
   }
   os.unindent();
   os << "}\n";

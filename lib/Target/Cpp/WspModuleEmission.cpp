@@ -52,7 +52,7 @@ public:
 private:
   LogicalResult emitGlobal(memref::GlobalOp op);
   LogicalResult emitTable(DescriptorTableOp op);
-  LogicalResult emitBody(Region &body);
+  LogicalResult emitBody(Region &body, StringRef prologue = "");
   LogicalResult emitKernel(KernelOp op);
   LogicalResult emitKernelTable(KernelTableOp op);
   LogicalResult emitFunc(func::FuncOp op);
@@ -158,11 +158,12 @@ static LogicalResult checkTileKernel(KernelOp op) {
 
 /// The rest of a function after its parameter list: the body, with the
 /// arguments it does not use marked as such.
-LogicalResult ModuleEmitter::emitBody(Region &body) {
+LogicalResult ModuleEmitter::emitBody(Region &body, StringRef prologue) {
   raw_indented_ostream &os = e.os;
   Block &entry = body.front();
   os << ") {\n";
   os.indent();
+  os << prologue;
   for (BlockArgument arg : entry.getArguments())
     if (arg.use_empty())
       os << "(void)" << e.name(arg) << ";\n";
@@ -276,7 +277,19 @@ LogicalResult ModuleEmitter::emitFunc(func::FuncOp op) {
       return failure();
     os << (i ? ", " : "") << *t << " " << n;
   }
-  return emitBody(op.getBody());
+  // In the simulation, a function that plans or dispatches names the
+  // charts of its plans (pto/runtime/plan_svg.hpp: wspc --run --plan-svg).
+  std::string prologue;
+  if (e.flavor == Flavor::CpuSim &&
+      op.walk([](Operation *inner) {
+          return isa<DispatchOp, PlanBalancedOp>(inner)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        }).wasInterrupted())
+    prologue = ("const ::pto::runtime::sim::PlanCall wsp_plan_call(\"" +
+                op.getSymName() + "\");\n")
+                   .str();
+  return emitBody(op.getBody(), prologue);
 }
 
 FailureOr<std::string> ModuleEmitter::tableParams(KernelTableOp op) {
@@ -929,6 +942,8 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
     for (StringRef name : {"captured", "bound", "max_tokens", "kv_capacity",
                            "first_token", "num_tokens", "status"})
       e.reserve(name);
+  // The simulation's name for a function's call (its plan charts).
+  e.reserve("wsp_plan_call");
   if (e.flavor != Flavor::CpuSim)
     return emitDevice(module);
   raw_indented_ostream &os = e.os;
@@ -937,10 +952,9 @@ LogicalResult ModuleEmitter::emitModule(ModuleOp module) {
     os << "#include <pto/runtime/collectives.hpp>\n";
   if (!module.getOps<StepOp>().empty())
     os << "#include <pto/runtime/step_table.hpp>\n\n#include <memory>\n";
-  // The simulation draws each balanced plan it makes (wspc --plan-svg).
-  if (module->walk([](PlanBalancedOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
-    os << "#include <pto/runtime/plan_svg.hpp>\n";
+  // The simulation draws each plan it makes or dispatches (wspc --plan-svg),
+  // and a self-check names its cases there (sim::set_plan_case).
+  os << "#include <pto/runtime/plan_svg.hpp>\n";
   os << kPrelude;
   // Each thread its own: calls of the program on several threads (the C
   // entry points' callers) record their dispatches apart.

@@ -24,9 +24,10 @@
 // CHECK: persistent: every descriptor ran once
 // CHECK: cuts: 300 workloads equal, every descriptor ran once
 
-// The simulation draws its balanced plans (wspc --run --plan-svg); a C
-// entry point's caller asks per call, through its handle, and a call
-// without a handle draws none.
+// The simulation draws its balanced plans (wspc --run --plan-svg), with
+// their tiers' ranges, titled by the function's call (PlanCall), a plan
+// made as cuts once its cores expanded it; a C entry point's caller asks
+// per call, through its handle, and a call without a handle draws none.
 // CAPI: struct wsp_capi_call {
 // CAPI-NEXT: ::pto::runtime::sim::LaunchReport report;
 // CAPI-NEXT: ::pto::runtime::sim::PlanCharts charts;
@@ -39,6 +40,7 @@
 // EMIT: static const int32_t g___wsp_plan_0_cores[] = {0, 3, 5};
 // EMIT-NEXT: static const int32_t g___wsp_plan_0_merges[] = {0, 1, 2, 4, 5};
 // EMIT-LABEL: int32_t plan_sweep(
+// EMIT-NEXT: const ::pto::runtime::sim::PlanCall wsp_plan_call("plan_sweep");
 // EMIT: // wsp.plan_balanced over @DecodeAttentionTiers: pto::runtime's balanced planner
 // EMIT: config.num_cores = 48;
 // EMIT: ::pto::runtime::plan_balanced_into(
@@ -46,6 +48,7 @@
 // EMIT-NEXT: ::pto::runtime::TierConfig<::pto::runtime::Tier<0, 1, 1024>, ::pto::runtime::Tier<1, 1025, 4096>, ::pto::runtime::Tier<2, 4097, 16384>, ::pto::runtime::Tier<3, 16385, 131072>>{},
 // EMIT: if ([[STATUS:.*]] == 0)
 // EMIT-NEXT: ::pto::runtime::sim::record_balanced_plan(
+// EMIT: nullptr, ::pto::runtime::TierConfig<::pto::runtime::Tier<0, 1, 1024>, {{.*}}>{});
 // EMIT-LABEL: int32_t plan_static(
 // EMIT: std::copy(g___wsp_plan_0_cores, g___wsp_plan_0_cores + {{.*}}, a1.data);
 // EMIT-LABEL: void run_all(
@@ -60,6 +63,9 @@
 // EMIT-NEXT: [&](int core) { // this core's descriptors, from its cuts
 // EMIT-NEXT: ::pto::runtime::for_each_sweep_piece(
 // EMIT: sweep_cuts[core], sweep_cuts[core + 1],
+// EMIT: if (!::pto::runtime::sim::fault())
+// EMIT-NEXT: ::pto::runtime::sim::record_balanced_plan(
+// EMIT: , /*as_cuts=*/true);
 
 wsp.tier_config @DecodeAttentionTiers [
   #wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>,

@@ -16,6 +16,8 @@
 // CHECK-NEXT: std::vector<::pto::runtime::WorkDescriptor> descs_0(static_cast<size_t>(descs_0_dim0)); // memref<?x!wsp.descriptor<attention>>
 // CHECK-NEXT: int32_t status_1{}; // i32
 // CHECK-NEXT: // TODO: fill the inputs.
+// CHECK-NEXT: // The case's name, for its plan charts (wspc --run --plan-svg).
+// CHECK-NEXT: ::pto::runtime::sim::set_plan_case("step");
 // CHECK-NEXT: int32_t status = wsp_gen::step(
 // CHECK-NEXT: MemRef<float, 2>{x.data(), {x_dim0, 64}},
 // CHECK-NEXT: MemRef<int32_t, 1>{a1.data(), {8}},
