@@ -818,8 +818,8 @@ class CompiledProgram:
         steps = self.__dict__.get("steps", {})
         if name in steps:
             return steps[name]
-        raise AttributeError("%s has no function or step %r (it has %s)" % (
-            self.__dict__.get("stem"), name,
+        raise AttributeError("%s has no function %s%r (it has %s)" % (
+            self.__dict__.get("stem"), "or step " if steps else "", name,
             ", ".join(list(functions) + list(steps))))
 
     def __getitem__(self, name):

@@ -393,32 +393,28 @@ LogicalResult mlir::wsp::emitCpuSimCApi(ModuleOp module, raw_ostream &os) {
         << "void " << entry << "_free(void *table) {\n  delete static_cast<"
         << t << " *>(table);\n}\n\n"
         << "/// Records the step's launches, once (max_tokens: the tokens a "
-           "replay may\n/// run; kv_capacity: a request's KV positions).\n"
-        << "int32_t " << entry
-        << "_build(void *table, int32_t max_tokens,\n    int32_t "
-           "kv_capacity, void *const *args, const int64_t *sizes,\n    "
-           "::wsp_capi_call *call) {\n"
-        << "  ::wsp_capi_detail::Scope scope(call);\n"
-        << (sizeIndex ? "" : "  (void)sizes;\n")
-        << "  ::pto::runtime::sim::clear_fault();\n"
-        << "  const int32_t status = wsp_gen::" << step.name
-        << "_build(*static_cast<" << t
-        << " *>(table), max_tokens,\n      kv_capacity," << call << ");\n"
-        << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n\n"
-        << "/// Replays tokens [first_token, first_token + num_tokens) on the "
-           "arguments\n/// the table was built on (INVALID_PARAMS, 3, on "
-           "others).\n"
-        << "int32_t " << entry
-        << "_replay(void *table, int32_t first_token,\n    int32_t "
-           "num_tokens, void *const *args, const int64_t *sizes,\n    "
-           "::wsp_capi_call *call) {\n"
-        << "  ::wsp_capi_detail::Scope scope(call);\n"
-        << (sizeIndex ? "" : "  (void)sizes;\n")
-        << "  ::pto::runtime::sim::clear_fault();\n"
-        << "  const int32_t status = wsp_gen::" << step.name
-        << "_replay(*static_cast<" << t
-        << " *>(table), first_token,\n      num_tokens," << call << ");\n"
-        << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n";
+           "replay may\n/// run; kv_capacity: a request's KV positions).\n";
+    // _build(table, max_tokens, kv_capacity, ...) and _replay(table,
+    // first_token, num_tokens, ...): wsp_gen::<t>_<what> on the function's
+    // arguments.
+    auto entryPoint = [&](StringRef what, StringRef first, StringRef second) {
+      out << "int32_t " << entry << "_" << what << "(void *table, int32_t "
+          << first << ",\n    int32_t " << second
+          << ", void *const *args, const int64_t *sizes,\n    "
+             "::wsp_capi_call *call) {\n"
+          << "  ::wsp_capi_detail::Scope scope(call);\n"
+          << (sizeIndex ? "" : "  (void)sizes;\n")
+          << "  ::pto::runtime::sim::clear_fault();\n"
+          << "  const int32_t status = wsp_gen::" << step.name << "_" << what
+          << "(*static_cast<" << t << " *>(table), " << first << ",\n      "
+          << second << "," << call << ");\n"
+          << "  return ::pto::runtime::sim::fault() ? 3 : status;\n}\n";
+    };
+    entryPoint("build", "max_tokens", "kv_capacity");
+    out << "\n/// Replays tokens [first_token, first_token + num_tokens) on "
+           "the arguments\n/// the table was built on (INVALID_PARAMS, 3, on "
+           "others).\n";
+    entryPoint("replay", "first_token", "num_tokens");
   }
   out << "\n} // extern \"C\"\n";
   os << buffer;
