@@ -4,7 +4,11 @@ fractal boxes on the cube, so such an N tile is held in tiles padded to 32
 columns, the first N valid (cubeNCols in lib/Conversion/LlmToWsp). Each op
 runs against a numpy reference written here from the ops' definitions
 (LlmOps.td), not wsp.reference: the int8 product exact in int64, times the
-token's and the column's scale."""
+token's and the column's scale.
+
+Programs are built at -O0: the C++ build is this file's cost, and the
+numbers are -O2's (no fast-math, no FMA contraction at either).
+"""
 
 import numpy as np
 import pytest
@@ -61,7 +65,7 @@ def matmul_module():
 
 @pytest.fixture(scope="module")
 def prog():
-    return wsp.compile(matmul_module())
+    return wsp.compile(matmul_module(), opt_level=0)
 
 
 @pytest.mark.parametrize("n", NARROW_N)
@@ -91,7 +95,7 @@ def test_group_gemm_n96_against_numpy():
         llm.moe_quant_group_gemm(
             scatter_tokens=f.rows, per_token_scale=f.s, experts_weight=f.w,
             experts_scale=f.ws, experts_token_count=f.counts, y=f.y)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(96)
     counts = np.array([5, 0, 40], np.int32)
     allocated = 50

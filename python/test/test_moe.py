@@ -1,6 +1,11 @@
 """The MoE chain from Python: moe_quant_group_gemm lowered through tiles
 (experts planned from their token counts, no padding, the M tile by the
-expert's count), run on numpy arrays against a numpy reference."""
+expert's count), run on numpy arrays against a numpy reference.
+
+Programs are built at -O0: this file's time is its C++ builds (each kernel
+then runs on a few tokens), which -O0 cuts to about a third, and the
+numbers are -O2's (no fast-math, no FMA contraction at either); the
+tutorial test builds at the default -O2."""
 
 import numpy as np
 import pytest
@@ -42,7 +47,7 @@ def reference(a, scale, w, w_scale, counts):
 
 
 def test_group_gemm_runs_against_numpy():
-    prog = wsp.compile(group_gemm_module())
+    prog = wsp.compile(group_gemm_module(), opt_level=0)
     assert prog.kernels[0].startswith(
         "@experts_up_moe_quant_group_gemm_0_tier0 (tier 0)")
     rng = np.random.default_rng(11)
@@ -74,7 +79,7 @@ def test_group_gemm_runs_against_numpy():
 
 
 def test_group_gemm_rejects_bad_counts_writing_nothing():
-    prog = wsp.compile(group_gemm_module())
+    prog = wsp.compile(group_gemm_module(), opt_level=0)
     a = np.zeros((20, HIDDEN), np.int8)
     scale = np.ones(20, np.float32)
     w = np.zeros((EXPERTS, HIDDEN, NEW), np.int8)
@@ -109,7 +114,7 @@ def test_shared_expert_matmul_runs_against_numpy():
         llm.moe_quant_matmul(hidden_states=f.x, per_token_scale=f.scale,
                              expert_weight=f.w, expert_scale=f.w_scale,
                              y=f.y)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(12)
     for tokens in (1, 37):
         a = rng.integers(-128, 128, (tokens, HIDDEN), dtype=np.int8)
@@ -129,7 +134,7 @@ def test_gating_gemm_runs_against_numpy():
                     w=memref([HIDDEN, 64], "bf16"),
                     logits=memref([None, 64], "bf16")) as f:
         llm.moe_gating_gemm(hidden_states=f.x, weight=f.w, y=f.logits)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(13)
     for tokens in (1, 45):
         x = wsp.to_bf16(rng.uniform(-1, 1, (tokens, HIDDEN)))
@@ -159,7 +164,7 @@ def test_swiglu_quant_runs_against_numpy():
             scatter_tokens=f.x, smooth_scale=f.smooth,
             experts_tokens_count=f.counts, y=f.y, per_token_scale=f.scale,
             num_shared_experts_per_rank=shared, num_tokens_per_rank=per_rank)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(14)
     counts = np.array([5, 0, 20, 9], np.int32)
     rows = shared * per_rank + 50
@@ -198,7 +203,7 @@ def test_softmax_topk_runs_against_numpy(weights_dtype):
                     weights=memref([None, 8], weights_dtype)) as f:
         llm.moe_softmax_topk(hidden_states=f.logits, selected_experts=f.ids,
                              expert_weights=f.weights)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(15)
     tokens = 37
     logits = wsp.to_bf16(rng.uniform(-4, 4, (tokens, 64)))
@@ -240,7 +245,7 @@ def test_scatter_quant_runs_against_numpy():
     tokens, h, topk = 16, 256, 2
     start, end, shared, offset, per_rank, allocated = 4, 8, 1, 8, 8, 40
     prog = wsp.compile(scatter_module(tokens, h, topk, start, end, shared,
-                                      offset, per_rank))
+                                      offset, per_rank), opt_level=0)
     rng = np.random.default_rng(16)
     x = wsp.to_bf16(rng.uniform(-3, 3, (tokens, h)))
     ids = np.stack([rng.permutation(16)[:topk] for _ in range(tokens)])
@@ -306,7 +311,7 @@ def test_gather_runs_against_numpy(weights_dtype):
     tokens, h, topk, shared, offset, per_rank, allocated = 16, 256, 2, 1, 8, \
         8, 40
     prog = wsp.compile(gather_module(tokens, h, topk, shared, offset,
-                                     per_rank, weights_dtype))
+                                     per_rank, weights_dtype), opt_level=0)
     rng = np.random.default_rng(17)
     rows = wsp.to_bf16(rng.uniform(-2, 2, (shared * per_rank + allocated, h)))
     # 25 routed rows for a random subset of the (token, slot) pairs.
@@ -364,7 +369,7 @@ func.func @rows_from_8(%rows: memref<?x128xi8>, %scale: memref<?xf32>,
       -> y(%o : memref<?x128xbf16, strided<[128, 1], offset: 1024>>)
   return
 }
-""")
+""", opt_level=0)
     rng = np.random.default_rng(18)
     a = rng.integers(-128, 128, (29, 128), dtype=np.int8)
     scale = rng.uniform(0.001, 0.01, 29).astype(np.float32)
@@ -396,7 +401,7 @@ def moe_inputs(counts=(3, 0, 5), hidden=8, ffn=16):
 
 
 def test_moe_example_runs_against_numpy():
-    prog = wsp.compile(MOE_IR)
+    prog = wsp.compile(MOE_IR, opt_level=0)
     a = moe_inputs()
     assert prog.moe_step(**a).ok
     x, w = wsp.from_bf16(a["x"]), wsp.from_bf16(a["w"])
@@ -422,7 +427,7 @@ def test_moe_example_runs_against_numpy():
                                                          np.float32))),
 ])
 def test_moe_example_checks_its_preconditions(name, change):
-    prog = wsp.compile(MOE_IR)
+    prog = wsp.compile(MOE_IR, opt_level=0)
     a = moe_inputs()
     change(a)
     a["y"][...] = 7
