@@ -8,11 +8,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "wsp/InitAllDialects.h"
+#include "wsp/Support/ToolOptions.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-lsp-server/MlirLspServerMain.h"
 
 int main(int argc, char **argv) {
+  mlir::wsp::hideLoadTimeOptions();
   mlir::DialectRegistry registry;
   mlir::wsp::registerAllDialects(registry);
   return mlir::failed(mlir::MlirLspServerMain(argc, argv, registry)) ? 1 : 0;

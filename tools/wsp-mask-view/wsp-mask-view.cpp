@@ -15,6 +15,7 @@
 
 #include "wsp/Dialect/Wsp/Transforms/Masks.h"
 #include "wsp/InitAllDialects.h"
+#include "wsp/Support/ToolOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,7 +35,8 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory category("wsp-mask-view options");
+static cl::OptionCategory
+    category(WSP_TOOL_CATEGORY("Drawing", "wsp-mask-view"));
 
 /// The largest grid the tool draws (a drawing, not a computation): columns
 /// (prior slots + active) and rows; positions and windows stay far from

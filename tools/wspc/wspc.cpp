@@ -38,6 +38,7 @@
 #include "wsp/Pipelines/ProgramTree.h"
 #include "wsp/Support/InputFile.h"
 #include "wsp/Support/SourceNames.h"
+#include "wsp/Support/ToolOptions.h"
 #include "wsp/Target/Cpp/Passes.h"
 #include "wsp/Target/Cpp/WspToCpp.h"
 
@@ -67,7 +68,8 @@ extern char **environ;
 using namespace mlir;
 namespace cl = llvm::cl;
 
-static cl::OptionCategory wspcCategory("wspc options");
+static cl::OptionCategory
+    wspcCategory(WSP_TOOL_CATEGORY("Compiler", "wspc"));
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<workload.mlir>"),
                                       cl::cat(wspcCategory));
@@ -78,11 +80,13 @@ static cl::opt<std::string> outputDir("o", cl::Required,
 static cl::opt<std::string> target("target", cl::init("cpusim"),
                                    cl::desc("cpusim (both forms and the "
                                             "self-check's CMake project) or "
-                                            "ascend (the device form only)"),
+                                            "ascend (the device form only); "
+                                            "default cpusim"),
                                    cl::cat(wspcCategory));
 static cl::opt<bool> staticPlanning(
     "static-planning", cl::init(true),
-    cl::desc("Plan at compile time when the lengths are constants"),
+    cl::desc("Plan at compile time when the lengths are constants "
+             "(default true; false plans at run time)"),
     cl::cat(wspcCategory));
 static cl::opt<bool> skeleton(
     "selfcheck-skeleton",
@@ -102,7 +106,7 @@ static cl::opt<int> ranks(
     "ranks", cl::init(0),
     cl::desc("With --run, for a program with collectives: run the "
              "self-check on this many ranks (threads of one process) "
-             "instead of its own choice"),
+             "instead of its own choice (default 0: its own choice)"),
     cl::value_desc("N"), cl::cat(wspcCategory));
 static cl::opt<std::string> planSvg(
     "plan-svg",
@@ -113,7 +117,9 @@ static cl::opt<std::string> planSvg(
     cl::value_desc("DIR"), cl::cat(wspcCategory));
 static cl::opt<std::string>
     runtimeInclude("runtime-include",
-                   cl::desc("Directory holding pto/runtime/runtime.hpp"),
+                   cl::desc("Directory holding pto/runtime/runtime.hpp "
+                            "(default: <prefix>/include beside the binary, "
+                            "else the source tree's)"),
                    cl::value_desc("dir"), cl::cat(wspcCategory));
 
 static int fail(const llvm::Twine &message) {

@@ -20,6 +20,13 @@ namespace wsp {
 /// family and --version.
 void hideLoadTimeOptions();
 
+/// The name of a tool's own option category, "<what> options (<tool>)":
+/// LLVM prints --help's categories sorted by name, and this one sorts
+/// before LLVM's "Generic Options" (--help, --version), so a tool's own
+/// options come first. `what` must begin with a capital letter before G
+/// ("Compiler", "Drawing"); test/Tools checks the order.
+#define WSP_TOOL_CATEGORY(what, tool) what " options (" tool ")"
+
 } // namespace wsp
 } // namespace mlir
 
