@@ -22,16 +22,17 @@ using namespace mlir::wsp;
 namespace {
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<std::string> target{*this, "target",
-                             llvm::cl::desc("ascend or cpusim"),
+                             llvm::cl::desc("ascend or cpusim (default cpusim)"),
                              llvm::cl::init("cpusim")};
   Option<bool> staticPlanning{
       *this, "static-planning",
-      llvm::cl::desc("Plan at compile time when the lengths are constants"),
+      llvm::cl::desc("Plan at compile time when the lengths are constants "
+                     "(default true)"),
       llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Mark the runs of vector instructions the "
                                    "CPU simulation computes in registers "
-                                   "(tile-mark-fusion)"),
+                                   "(tile-mark-fusion; default true)"),
                     llvm::cl::init(true)};
 };
 

@@ -44,7 +44,8 @@ def ConvertLlmToWsp : Pass<"convert-llm-to-wsp", "::mlir::ModuleOp"> {
   let options = [
     Option<"vectorCores", "vector-cores", "int64_t",
            "::pto::runtime::kNumVectorCores",
-           "Vector cores a row-wise operator's work units are spread over">
+           "Vector cores a row-wise operator's work units are spread over "
+           "(default 48, the A2/A3 vector cores)">
   ];
 }
 

@@ -41,7 +41,8 @@ def TilePipeline : Pass<"tile-pipeline"> {
   }];
   let options = [
     Option<"report", "report", "bool", "false",
-           "Emit a remark per loop that takes fewer stages than it asks for">,
+           "Emit a remark per loop that takes fewer stages than it asks for "
+           "(default false)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
@@ -73,7 +74,8 @@ def TilePlanMemory : Pass<"tile-plan-memory"> {
   }];
   let options = [
     Option<"report", "report", "bool", "false",
-           "Emit a remark per function with tiles: its bytes per buffer">,
+           "Emit a remark per function with tiles: its bytes per buffer "
+           "(default false)">,
   ];
 }
 
@@ -133,7 +135,7 @@ def TileInsertSync : Pass<"tile-insert-sync"> {
   }];
   let options = [
     Option<"prune", "prune", "bool", "true",
-           "Remove inserted flags the result does not need">,
+           "Remove inserted flags the result does not need (default true)">,
   ];
 }
 
@@ -170,10 +172,10 @@ def TileCheckSync : Pass<"tile-check-sync"> {
   }];
   let options = [
     Option<"redundant", "redundant", "bool", "true",
-           "Warn at flags the kernel does not need">,
+           "Warn at flags the kernel does not need (default true)">,
     Option<"report", "report", "bool", "false",
            "Emit a remark per function: solved, or proved by "
-           "tile-insert-sync">,
+           "tile-insert-sync (default false)">,
   ];
 }
 

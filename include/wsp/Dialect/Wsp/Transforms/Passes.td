@@ -28,13 +28,13 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"minLength", "min-length", "int64_t", "1",
-           "Smallest length of interest">,
+           "Smallest length of interest (default 1)">,
     Option<"maxLength", "max-length", "int64_t", "2147483647",
-           "Largest length of interest">,
+           "Largest length of interest (default 2147483647)">,
     Option<"warnGaps", "warn-gaps", "bool", "false",
            "Warn only about the lengths between a configuration's lowest "
            "and highest tier that no tier covers (what wsp-pipeline runs), "
-           "and say nothing when none are">,
+           "and say nothing when none are (default false)">,
   ];
 }
 
@@ -81,10 +81,11 @@ def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"staticPlanning", "static-planning", "bool", "true",
-           "Plan at compile time when the lengths are constants">,
+           "Plan at compile time when the lengths are constants "
+           "(default true)">,
     Option<"report", "report", "bool", "false",
            "Emit a remark summarizing what was planned (pass statistics "
-           "are compiled out of release LLVM builds)">,
+           "are compiled out of release LLVM builds; default false)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
@@ -166,7 +167,8 @@ def WspSpecializeTiers : Pass<"wsp-specialize-tiers", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"report", "report", "bool", "false",
-           "Emit a remark per table naming specialized and pruned tiers">,
+           "Emit a remark per table naming specialized and pruned tiers "
+           "(default false)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
@@ -240,7 +242,7 @@ def WspSetTarget : Pass<"wsp-set-target", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"target", "target", "std::string", "\"cpusim\"",
-           "ascend or cpusim">,
+           "ascend or cpusim (default cpusim)">,
   ];
 }
 
