@@ -677,10 +677,10 @@ class Step:
                                  sizes, None))
         if status != PlanResult.OK:
             self._free(handle)
+            fault = self.function._fault(status)
             raise ValueError("%s.build returned %s%s" % (
                 self.name, STATUS_NAMES.get(status, str(status)),
-                "" if self.function._fault(status) is None else
-                " (%s)" % self.function._fault(status)))
+                "" if fault is None else " (%s)" % fault))
         return StepTable(self, handle, (pointers, sizes, alive))
 
     def __repr__(self):

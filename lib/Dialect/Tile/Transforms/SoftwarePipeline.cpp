@@ -186,35 +186,41 @@ struct PipelinePass
              "another pipe afresh each iteration: it runs as it is";
       return success();
     }
-    Value k = iterationNumber(loop);
+    // The stages first (the budgets count buffers(N) alone), then the
+    // iteration number the copies are taken by, made only for more than
+    // one copy.
     Builder b(loop.getContext());
-    auto copies = [&](int64_t n) {
+    auto setCopies = [&](int64_t n) {
       for (AllocOp alloc : sites) {
-        if (n == 1) {
-          alloc.getSlotMutable().clear();
+        if (n == 1)
           alloc.removeBuffersAttr();
-        } else {
-          alloc.getSlotMutable().assign(k);
+        else
           alloc.setBuffersAttr(b.getI64IntegerAttr(n));
-        }
       }
     };
-    copies(stages);
-    if (fewest == stages || fits(fn))
-      return success();
-    for (int64_t n = stages - 1; n >= fewest; --n) {
-      copies(n);
-      if (fits(fn)) {
-        if (report)
-          loop.emitRemark("runs ")
-            << n << (n == 1 ? " stage" : " stages") << " of the " << stages
-            << " asked: the copies of more do not fit the kernel's buffers";
-        return success();
+    int64_t taken = stages;
+    setCopies(stages);
+    if (fewest < stages && !fits(fn)) {
+      for (int64_t n = stages - 1; n >= fewest && taken == stages; --n) {
+        setCopies(n);
+        if (fits(fn))
+          taken = n;
       }
+      if (taken != stages && report)
+        loop.emitRemark("runs ")
+            << taken << (taken == 1 ? " stage" : " stages") << " of the "
+            << stages
+            << " asked: the copies of more do not fit the kernel's buffers";
+      // Even the fewest do not fit: the most asked for stay, and
+      // tile-plan-memory names the tile, the buffer and the bytes.
+      if (taken == stages)
+        setCopies(stages);
     }
-    // Even the fewest do not fit: the most asked for stay, and
-    // tile-plan-memory names the tile, the buffer and the bytes.
-    copies(stages);
+    if (taken == 1)
+      return success();
+    Value k = iterationNumber(loop);
+    for (AllocOp alloc : sites)
+      alloc.getSlotMutable().assign(k);
     return success();
   }
 };
