@@ -460,13 +460,14 @@ class Module:
                               result_name="length")
                 mr.store(arith.index_cast(size, type="i32"), lens, [c0])
                 batch = c1
-            n_heads = c1 if heads == 1 else arith.constant(heads) \
-                if isinstance(heads, int) else mr.dim(f[heads[0]], arith.constant(heads[1]),
-                       result_name="heads")
+            if not isinstance(heads, int):
+                n_heads = mr.dim(f[heads[0]], arith.constant(heads[1]),
+                                 result_name="heads")
+            else:
+                n_heads = c1 if heads == 1 else arith.constant(heads)
             count, status = w.generate(
                 lengths=lens, batch=batch, heads=n_heads,
-                chunk=arith.constant(chunk, name="chunk"), tiers=tiers[1:]
-                if tiers.startswith("@") else tiers,
+                chunk=arith.constant(chunk, name="chunk"), tiers=tiers,
                 config=Attr("#wsp.plan_config<>"), buffer=f.descs,
                 result_types=["index", "i32"])
             planned = scf.if_(arith.cmpi("eq", status,
