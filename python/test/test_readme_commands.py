@@ -70,9 +70,10 @@ def run(command, tmp_path):
     """Runs `command` from the repository's root against this build."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
-    text = re.sub(r"(?<![\w/])build/", str(BUILD) + "/", command)
-    text = text.replace("/tmp/", str(tmp_path) + "/")
+    # /tmp/ first: the build itself may be under /tmp (a clone there).
+    text = command.replace("/tmp/", str(tmp_path) + "/")
     text = text.replace("$PWD/build/", str(BUILD) + "/")
+    text = re.sub(r"(?<![\w/])build/", str(BUILD) + "/", text)
     text = text.replace("-o decode_plan", "-o %s/decode_plan" % tmp_path)
     text = text.replace("./decode_plan", "%s/decode_plan" % tmp_path)
     return subprocess.run(["bash", "-ec", text], cwd=SRC, env=env,
