@@ -44,10 +44,48 @@
 #include <string>
 #include <vector>
 
+#if defined(__SANITIZE_THREAD__)
+#define WSP_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WSP_TSAN 1
+#endif
+#endif
+#ifdef WSP_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace py = pybind11;
 using namespace mlir;
 
 namespace {
+
+#ifdef WSP_TSAN
+/// MLIR's threaded pass manager gives each worker thread a clone of the
+/// pipeline, and a clone passes from one worker to the next through an
+/// atomic flag in libMLIR, which Debian builds without ThreadSanitizer: TSan
+/// does not see that hand-off, and reports the Pass's own execution state
+/// (written by its inline members, e.g. markAnalysesPreserved, in wsp's
+/// passes) as used by two threads unsynchronized. This states the hand-off
+/// where the pass manager makes it: a pass released when it ends on a
+/// thread, acquired when it begins on the next.
+class TsanPassHandoff : public PassInstrumentation {
+  void runBeforePass(Pass *pass, Operation *) override { __tsan_acquire(pass); }
+  void runAfterPass(Pass *pass, Operation *) override { __tsan_release(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override {
+    __tsan_release(pass);
+  }
+};
+#endif
+
+/// Whatever every pass manager of this module needs before it runs.
+void instrument(PassManager &pm) {
+#ifdef WSP_TSAN
+  pm.addInstrumentation(std::make_unique<TsanPassHandoff>());
+#else
+  (void)pm;
+#endif
+}
 
 /// Raised (as wsp.CompileError) with every diagnostic the compiler emitted.
 struct CompileError {
@@ -183,6 +221,7 @@ void checkOperator(const std::string &source, const std::string &filename) {
   Session session;
   OwningOpRef<ModuleOp> module = session.parse(source, filename);
   PassManager pm(&session.context);
+  instrument(pm);
   pm.addPass(wsp::createLlmSelectKvSharding());
   pm.addPass(wsp::createConvertLlmKvSharding());
   pm.addPass(wsp::createConvertLlmToWsp());
@@ -255,9 +294,14 @@ py::dict runPasses(const std::string &source, const std::string &pipeline,
   // nest builtin.module(...) one level too deep and run nothing).
   PassManager pm(&session.context, parsed->getOpAnchorName());
   static_cast<OpPassManager &>(pm) = std::move(*parsed);
+  instrument(pm);
   std::vector<PassRecord> records;
-  if (record)
+  if (record) {
+    // One thread, so the records come in the order the passes ran (and
+    // the recorder needs no lock).
+    session.context.disableMultithreading();
     pm.addInstrumentation(std::make_unique<Recorder>(records, printIr));
+  }
   if (failed(pm.run(*module)))
     session.fail("pass pipeline '" + pipeline + "' failed");
   py::list passes;
@@ -313,6 +357,7 @@ py::dict compileProgram(const std::string &source, const std::string &filename,
   OwningOpRef<ModuleOp> module = session.parse(source, filename);
   // The stage contracts verify the IR, so not after every pass (as wspc).
   PassManager pm(&session.context, ModuleOp::getOperationName());
+  instrument(pm);
   pm.enableVerifier(false);
   std::string pipeline = "wsp-pipeline{target=" + target +
                          " static-planning=" +

@@ -103,7 +103,9 @@ class PassManager:
     def run(self, program, record=True, print_ir_after_each=False):
         """Runs the pipeline; returns a :class:`PipelineResult` (``.ir``,
         ``.passes``: per pass its name, anchor, seconds, op count and, when
-        asked, the IR after it)."""
+        asked, the IR after it). Recording runs the passes on one thread,
+        so the records come in the order the passes ran; ``record=False``
+        runs them as ``wsp-opt`` does, nested ones in parallel."""
         text, filename = _source(program)
         out = _wsp.run_passes(text, self.pipeline, filename=filename,
                               record=record or print_ir_after_each,
