@@ -7,6 +7,9 @@
 // reference.
 //
 // @route: the router, gating GEMM then softmax-top-k.
+// @route8: the same over Mixtral's 8 experts: the gating GEMM's N tile and
+//   the top-k's rows are padded to whole 32-byte blocks (16 columns), the 8
+//   experts valid.
 // @experts: scatter + quant -> gate/up group GEMM -> swiglu + quant ->
 //   down group GEMM -> gather. The scattered buffers have `allocated`
 //   rows (their first dimension); the experts' rows are planned from
@@ -24,6 +27,19 @@ func.func @route(%hidden_states: memref<?x128xbf16>,
   llm.moe_gating_gemm hidden_states(%hidden_states : memref<?x128xbf16>)
       weight(%gate_weight : memref<128x16xbf16>) -> y(%logits : memref<?x16xbf16>)
   llm.moe_softmax_topk hidden_states(%logits : memref<?x16xbf16>)
+      -> selected_experts(%selected_experts : memref<?x2xi32>)
+         expert_weights(%expert_weights : memref<?x2xf32>)
+  return
+}
+
+func.func @route8(%hidden_states: memref<?x128xbf16>,
+                  %gate_weight: memref<128x8xbf16>,
+                  %logits: memref<?x8xbf16>,
+                  %selected_experts: memref<?x2xi32>,
+                  %expert_weights: memref<?x2xf32>) {
+  llm.moe_gating_gemm hidden_states(%hidden_states : memref<?x128xbf16>)
+      weight(%gate_weight : memref<128x8xbf16>) -> y(%logits : memref<?x8xbf16>)
+  llm.moe_softmax_topk hidden_states(%logits : memref<?x8xbf16>)
       -> selected_experts(%selected_experts : memref<?x2xi32>)
          expert_weights(%expert_weights : memref<?x2xf32>)
   return

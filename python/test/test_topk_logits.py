@@ -95,3 +95,19 @@ def test_256_experts_wide_logit_range_against_numpy(weights_dtype):
     # In a quarter of the rows or more the 8th expert's probability is below
     # f32's range (what made the selection by probability tie).
     assert (ref_w[:, -1] < 1e-45).sum() > tokens // 4
+
+
+@pytest.mark.parametrize("experts, topk", [(8, 2), (20, 3), (60, 4)])
+def test_expert_counts_of_real_models_against_numpy(experts, topk):
+    # Mixtral's 8 experts, top 2; Qwen1.5-MoE's 60, top 4; and 20: counts
+    # that are not a multiple of 16, whose tile rows are padded (the padding
+    # must take no part in the row's max, sum or selection).
+    prog = topk_module(experts, topk, "f32")
+    rng = np.random.default_rng(experts)
+    tokens = 19
+    logits = wsp.to_bf16(rng.normal(0, 3, (tokens, experts)))
+    values = wsp.from_bf16(logits).astype(np.float64)
+    ids, w = run(prog, logits, topk, "f32")
+    ref_ids, ref_w = reference(values, topk)
+    np.testing.assert_array_equal(ids, ref_ids)
+    np.testing.assert_allclose(w, ref_w, **TOL["f32"])

@@ -315,7 +315,7 @@ constexpr int64_t kMatmulPlanUnits = kCubeBlocks;
 /// elements (N tiles of at most `maxNTile` columns; K tiles of at most
 /// kMaxKTile bytes a row, so that double-buffered A and B tiles fit L0A
 /// and L0B), or a diagnostic unless K is a multiple of 32 and N of 16
-/// (whole 32-byte int8 and bf16 rows).
+/// (whole 32-byte int8 and bf16 rows), or of 8 for bf16 elements.
 FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
                                                    int64_t n, int64_t maxNTile,
                                                    int64_t elemBytes = 1);
@@ -323,7 +323,8 @@ FailureOr<std::pair<int64_t, int64_t>> matmulTiles(Operation *op, int64_t k,
 /// The columns of the cube's tiles (L1, L0B, L0C) that hold an N tile of
 /// `nTile` columns: an int8 weight read untransposed is an nz tile of
 /// 16 x 32 fractal boxes, so its N tile is padded to whole 32 columns, the
-/// first nTile valid (`int8Nz`); otherwise nTile.
+/// first nTile valid (`int8Nz`); otherwise to whole 16 (a bf16 N tile of
+/// 8).
 int64_t cubeNCols(int64_t nTile, bool int8Nz);
 
 /// How a matmul's weights reach L0B (matmul_kernel's B_PANEL, LOAD_B and

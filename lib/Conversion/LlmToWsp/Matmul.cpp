@@ -33,17 +33,23 @@ using namespace mlir::wsp::lowering;
 FailureOr<std::pair<int64_t, int64_t>>
 lowering::matmulTiles(Operation *op, int64_t k, int64_t n, int64_t maxNTile,
                       int64_t elemBytes) {
-  if (k % 32 || n % 16)
+  // A bf16 matmul takes N a multiple of 8 (a gating GEMM over Mixtral's 8
+  // experts): its f32 rows are whole 32-byte blocks, and its cube tiles and
+  // bf16 output rows are padded to 16 columns. N tiles are multiples of 16
+  // where N is.
+  const int64_t nAlign = elemBytes == 2 ? 8 : 16;
+  if (k % 32 || n % nAlign)
     return op->emitOpError("lowers with hidden_size a multiple of 32 and "
-                           "new_hidden_size a multiple of 16 (whole 32-byte "
-                           "int8 and bf16 rows), got ")
-           << k << " and " << n;
+                           "new_hidden_size a multiple of ")
+           << nAlign << " (whole 32-byte "
+           << (elemBytes == 2 ? "f32" : "int8 and bf16") << " rows), got " << k
+           << " and " << n;
   return std::make_pair(largestDivisor(k, kMaxKTile / elemBytes, 32),
-                        largestDivisor(n, maxNTile, 16));
+                        largestDivisor(n, maxNTile, n % 16 ? 8 : 16));
 }
 
 int64_t lowering::cubeNCols(int64_t nTile, bool int8Nz) {
-  return int8Nz ? roundUp(nTile, 32) : nTile;
+  return roundUp(nTile, int8Nz ? 32 : 16);
 }
 
 void lowering::addWeightPath(Params &v, int64_t k, int64_t kTile, int64_t nCols,
@@ -149,7 +155,10 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile),
               nc = std::to_string(cubeNCols(nTile, quant && !tb)),
-              er = std::to_string(epilogueRows(nTile));
+              er = std::to_string(epilogueRows(nTile)),
+              // The epilogue's rows: whole 16 columns (converted column for
+              // column to bf16), the N tile valid.
+      rc = std::to_string(roundUp(nTile, 16));
   v.setDefaults({{"N_TILES", std::to_string(n / nTile)},
                  {"BLOCKS", std::to_string(kCubeBlocks)},
                  {"M_TILE", m},
@@ -169,9 +178,9 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
                  {"A_MAT", rowsTileType("mat", "?", kt, in)},
                  {"A_LEFT", rowsTileType("left", "?", kt, in)},
                  {"E_ROWS", er},
-                 {"ROWS_I32", rowsTileType("vec", er, nt, "i32")},
-                 {"ROWS_F32", rowsTileType("vec", er, nt, "f32")},
-                 {"ROWS_BF16", rowsTileType("vec", er, nt, "bf16")},
+                 {"ROWS_I32", rowsTileType("vec", er, rc, "i32", false, nt)},
+                 {"ROWS_F32", rowsTileType("vec", er, rc, "f32", false, nt)},
+                 {"ROWS_BF16", rowsTileType("vec", er, rc, "bf16", false, nt)},
                  {"ROW_STAT", rowStatType(er)},
                  {"COL_F32", tileType("vec", "1", nt, "f32")},
                  {"COL_BF16", tileType("vec", "1", nt, "bf16")}});

@@ -341,9 +341,13 @@ FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
   if (ShapedType::isDynamic(experts) || ShapedType::isDynamic(topk))
     return op.emitOpError("lowers with static num_experts and topk only: its "
                           "tiles are sized at compile time");
-  if (experts % 16 || experts > kMaxCols)
-    return op.emitOpError("lowers with num_experts a multiple of 16 (a bf16 "
-                          "tile row is whole 32-byte blocks) and at most ")
+  // A tile row is whole 32-byte blocks: the experts' row padded to 16
+  // columns (bf16 logits and, to convert column for column, their f32
+  // probabilities), the experts valid. Any count from topk up (Mixtral's 8,
+  // Qwen-MoE's 60).
+  const int64_t expertCols = roundUp(experts, 16);
+  if (expertCols > kMaxCols)
+    return op.emitOpError("lowers with num_experts at most ")
            << kMaxCols << ", got " << experts;
   const bool bf16 = cast<MemRefType>(op.getExpertWeights().getType())
                         .getElementType()
@@ -360,8 +364,8 @@ FailureOr<Lowered> lowerSoftmaxTopk(llm::MoeSoftmaxTopkOp op, StringRef name,
   addTypeValues(v, args);
   v.setDefaults({{"EXPERTS", std::to_string(experts)},
                  {"TOPK", std::to_string(topk)},
-                 {"LOGITS_TILE", rows(experts, "bf16", experts)},
-                 {"P_TILE", rows(experts, "f32", experts)},
+                 {"LOGITS_TILE", rows(expertCols, "bf16", experts)},
+                 {"P_TILE", rows(expertCols, "f32", experts)},
                  {"IDS_TILE", rows(idsCols, "i32", topk)},
                  {"W_TILE", rows(wCols, "f32", topk)},
                  {"W_BF16_TILE", rows(wCols, "bf16", topk)},

@@ -172,9 +172,9 @@ func.func @decode_rows(%q: memref<?x3x16x64xbf16>, %ids: memref<?xi32>, %lens: m
 
 // -----
 
-func.func @topk_odd_experts(%l: memref<?x20xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
-  // expected-error @+1 {{lowers with num_experts a multiple of 16 (a bf16 tile row is whole 32-byte blocks) and at most 1024, got 20}}
-  llm.moe_softmax_topk hidden_states(%l : memref<?x20xbf16>) -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
+func.func @topk_too_many_experts(%l: memref<?x1025xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
+  // expected-error @+1 {{lowers with num_experts at most 1024, got 1025}}
+  llm.moe_softmax_topk hidden_states(%l : memref<?x1025xbf16>) -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
   return
 }
 
@@ -260,5 +260,15 @@ func.func @blocks(%x: memref<?x64xbf16>, %w: memref<64xf32>) {
   llm.rms_norm hidden_states(%x : memref<?x64xbf16>) weight(%w : memref<64xf32>) -> y(%x : memref<?x64xbf16>) {eps = 1.0e-6 : f32}
   return
 ^unreachable:
+  return
+}
+
+// -----
+
+// A bf16 gating GEMM takes any multiple of 8 experts (8 lowers, padded to
+// 16 columns on the cube); 12 does not fill a 32-byte f32 row.
+func.func @gating_twelve_experts(%x: memref<?x256xbf16>, %w: memref<256x12xbf16>, %y: memref<?x12xbf16>) {
+  // expected-error @+1 {{lowers with hidden_size a multiple of 32 and new_hidden_size a multiple of 8 (whole 32-byte f32 rows), got 256 and 12}}
+  llm.moe_gating_gemm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256x12xbf16>) -> y(%y : memref<?x12xbf16>)
   return
 }

@@ -136,3 +136,19 @@ func.func @proj_n48_tb(%a: memref<?x256xi8>, %pts: memref<?xf32>, %w: memref<48x
       {transpose_b = true}
   return
 }
+
+// A bf16 gating GEMM over Mixtral's 8 experts: the N tile of 8 padded to
+// 16 columns on the cube (L1, L0B, L0C) and in the epilogue's rows, the 8
+// valid; the workspace holds the 8.
+// CHECK-LABEL: wsp.kernel @gate8_moe_gating_gemm_0
+// CHECK-SAME: memref<24x128x8xf32>
+// CHECK: tile.load %{{.*}}, %{{.*}} : !tile.tile<mat, 128x16xbf16, valid = 128x8>, memref<256x8xbf16>
+// CHECK: tile.matmul %{{.*}}, %{{.*}}, %{{.*}} : !tile.tile<acc, ?x16xf32, valid = ?x8>, !tile.tile<left, ?x128xbf16, valid = ?x128>, !tile.tile<right, 128x16xbf16, valid = 128x8>
+// CHECK: tile.store %{{.*}}, %{{.*}} : memref<24x128x8xf32>, !tile.tile<acc, ?x16xf32, valid = ?x8>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 128x16xbf16, valid = ?x8>, !tile.tile<vec, 128x16xf32, valid = ?x8>
+// CHECK: tile.store %{{.*}}, %{{.*}} : memref<?x8xbf16>, !tile.tile<vec, 128x16xbf16, valid = ?x8>
+func.func @gate8(%x: memref<?x256xbf16>, %w: memref<256x8xbf16>, %y: memref<?x8xbf16>) {
+  llm.moe_gating_gemm hidden_states(%x : memref<?x256xbf16>) weight(%w : memref<256x8xbf16>)
+      -> y(%y : memref<?x8xbf16>)
+  return
+}

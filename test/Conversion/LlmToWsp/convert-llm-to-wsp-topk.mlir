@@ -32,3 +32,17 @@ func.func @route(%l: memref<?x64xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xbf
       -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xbf16>)
   return
 }
+
+// Mixtral's 8 experts: the logits' tile rows padded to whole 32-byte
+// blocks (16 columns), the 8 experts valid, so the row's max, sum and scan
+// see only them.
+// CHECK-LABEL: wsp.kernel @route8_moe_softmax_topk_0
+// CHECK: tile.load %{{.*}}, %{{.*}} : !tile.tile<vec, 8x16xbf16, valid = ?x8>, memref<?x8xbf16>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x16xf32, valid = ?x8>, !tile.tile<vec, 8x16xbf16, valid = ?x8>
+// CHECK: tile.rowmax %{{.*}}, %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x16xf32, valid = ?x8>
+// CHECK: scf.for %{{.*}} = %c0 to %c8{{(_[0-9]+)?}} step %c1 iter_args
+func.func @route8(%l: memref<?x8xbf16>, %ids: memref<?x2xi32>, %w: memref<?x2xf32>) {
+  llm.moe_softmax_topk hidden_states(%l : memref<?x8xbf16>)
+      -> selected_experts(%ids : memref<?x2xi32>) expert_weights(%w : memref<?x2xf32>)
+  return
+}
