@@ -9,6 +9,9 @@
 // int8 caches hold k8 and v8 with per-(KV head, channel) scales: the
 // reference dequantizes k = k8 k_scale[h, c] in double.
 //
+// A sliding window of W (@decode_window, @decode_window_int8): the token
+// sees only p > kv_lens[b] + s - W, and n counts those positions.
+//
 // Tolerance, per output element: the kernel rounds the probabilities to
 // bf16 before P V (half an ulp, a relative error <= 2^-8 each, so <= 2^-8
 // max|v| on the weighted mean) and rounds the output to bf16 (<= 2^-8 |o|
@@ -34,6 +37,7 @@ constexpr int64_t kBlock = 16, kBlocks = 24, kRows = 32, kKvTile = 128;
 /// A batch over a paged cache, the heads of one example function.
 struct Batch {
   int64_t heads, kvHeads, dim, qSeqLen; // qSeqLen 0: packed prefill rows
+  int64_t window = 0;                   // a sliding window's W (0: none)
   std::vector<int32_t> ids, past, qLens, accum;
   int64_t slots = 0, perSeq = 0, pool = 0, tokens = 0;
   std::vector<int32_t> table;
@@ -157,18 +161,21 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
   for (size_t b = 0; b < bt.ids.size(); ++b)
     for (int64_t s = 0; s < bt.qLens[b]; ++s) {
       int64_t row = bt.rowOf(b, s), seen = bt.past[b] + s + 1;
+      // The first position the token sees (a window: the last W).
+      const int64_t first =
+          bt.window ? std::max<int64_t>(0, seen - bt.window) : 0;
       owned[size_t(row)] = true;
       for (int64_t h = 0; h < bt.heads; ++h) {
         int64_t kvh = h / group;
         const bf16 *qr = &bt.q[size_t((row * bt.heads + h) * bt.dim)];
-        std::vector<double> w(static_cast<size_t>(seen));
+        std::vector<double> w(static_cast<size_t>(seen - first));
         double mx = -1e300, sum = 0;
-        for (int64_t p = 0; p < seen; ++p) {
+        for (int64_t p = first; p < seen; ++p) {
           double dot = 0;
           for (int64_t c = 0; c < bt.dim; ++c)
             dot += double(toFloat(qr[c])) * bt.cache(true, b, p, kvh, c);
-          w[size_t(p)] = dot * scale;
-          mx = std::max(mx, w[size_t(p)]);
+          w[size_t(p - first)] = dot * scale;
+          mx = std::max(mx, w[size_t(p - first)]);
         }
         for (double &x : w) {
           x = std::exp(x - mx);
@@ -176,14 +183,14 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
         }
         for (int64_t c = 0; c < bt.dim; ++c) {
           double o = 0, maxv = 0;
-          for (int64_t p = 0; p < seen; ++p) {
+          for (int64_t p = first; p < seen; ++p) {
             double vv = bt.cache(false, b, p, kvh, c);
-            o += w[size_t(p)] * vv;
+            o += w[size_t(p - first)] * vv;
             maxv = std::max(maxv, std::fabs(vv));
           }
           o /= sum;
-          double bound =
-              maxv * (0x1p-7 + double(seen) * 0x1p-22) + kSubnormalRounding;
+          double bound = maxv * (0x1p-7 + double(seen - first) * 0x1p-22) +
+                         kSubnormalRounding;
           double got = toFloat(bt.out[size_t((row * bt.heads + h) * bt.dim + c)]);
           double err = std::fabs(got - o);
           worst = std::max(worst, std::isfinite(got) ? err / bound : 1e30);
@@ -242,6 +249,26 @@ int32_t runDecodeInt8(Batch &bt) {
   std::vector<float> wsK(size_t(kBlocks * 64 * 128));
   std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
   return wsp_gen::decode_int8(
+      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
+      bt.scales(bt.vScale), MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}},
+      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(3),
+      bt.wsml(), MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
+      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
+      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
+}
+
+int32_t runDecodeWindow(Batch &bt) {
+  return runDecode(wsp_gen::decode_window, bt);
+}
+
+int32_t runDecodeWindowInt8(Batch &bt) {
+  int64_t batch = int64_t(bt.ids.size());
+  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
+  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
+  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
+  return wsp_gen::decode_window_int8(
       MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
       vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
       bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
@@ -427,6 +454,35 @@ int main() {
         bt.quantize(rng);
       ok = check(c.what, bt, c.run) && ok;
     }
+  // Sliding windows: rows shorter than the window, as long, and many
+  // windows long (the chunks before a window are not planned); then
+  // random batches.
+  {
+    Batch bt(8, 2, 128, 2, {2, 0, 3, 1}, {0, 150, 298, 2500}, {2, 2, 2, 2},
+             rng, decodeAccum(4, 2));
+    bt.window = 300;
+    ok = check("decode of 2 tokens, window 300, GQA 4, head_dim 128", bt,
+               runDecodeWindow) && ok;
+  }
+  {
+    Batch bt(8, 2, 128, 1, {1, 0, 2}, {5, 999, 4100}, {1, 1, 1}, rng,
+             decodeAccum(3, 1));
+    bt.window = 1000;
+    bt.quantize(rng);
+    ok = check("decode, window 1000, int8 cache, GQA 4, head_dim 128", bt,
+               runDecodeWindowInt8) && ok;
+  }
+  for (int trial = 0; trial < 3; ++trial) {
+    Batch bt = randomBatch(rng, 8, 2, 128, 2, 3000, 0, false);
+    bt.window = 300;
+    ok = check("random decode of 2 tokens, window 300", bt, runDecodeWindow) &&
+         ok;
+    Batch b8 = randomBatch(rng, 8, 2, 128, 1, 4000, 0, false);
+    b8.window = 1000;
+    b8.quantize(rng);
+    ok = check("random decode, window 1000, int8 cache", b8,
+               runDecodeWindowInt8) && ok;
+  }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};
   for (int which = 0; which < 4; ++which) {

@@ -242,6 +242,16 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
       v.set("Q_LAST", qLen - 1);
       setup += kVisibleLast;
     }
+    // A sliding window: seed 001's sliding mask per row, and only the
+    // chunks the windows reach planned (the last q_seq_len positions of
+    // each length are the queries).
+    if (std::optional<int32_t> window = op.getSlidingWindow()) {
+      if (visibleLens)
+        return op->emitOpError(
+            "takes sliding_window or visible_lens, not both");
+      v["MASK_KIND"] = "sliding window(" + std::to_string(*window) + ")";
+      v["WINDOW"] = " window(" + std::to_string(*window) + ") queries(%q_len)";
+    }
     v["SEQ_EXTRA"] = kDecodeSeqExtra;
     v["TOTAL_CHECK"] = kDecodeTotalCheck;
     v["NONEMPTY_PLAN"] = kDecodePlanChunk;
@@ -296,6 +306,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["START_STATE"] = kAttentionFreshState;
     v["END_STATE"] = kAttentionFinish;
   }
+  v.setDefault("MASK_KIND", "standard");
+  v.setDefault("WINDOW", "");
   v.setDefault("SEEN", kPastAndLen.str());
   v.setDefault("ROW_RANGES", kCausalRowRanges.str());
   v["PLAN_SETUP"] = setup;

@@ -193,6 +193,9 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     }
     shapesOk = kBenchmarkPrefillShapesOk;
   }
+  // Causal, no window.
+  vals["MASK_KIND"] = "standard";
+  vals["WINDOW"] = "";
   vals["CHECKS"] =
       (extraChecks + checks(args, dims, "%dims_ok") + shapesOk).str();
   return instantiate(op, vals, kBenchmarkAttentionPlanner, kAttentionKernel,

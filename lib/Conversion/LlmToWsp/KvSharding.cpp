@@ -254,7 +254,8 @@ private:
         op.getKCache(), op.getVCache(), op.getKScale(), op.getVScale(),
         outRowsMine, /*plan_kv_lens=*/op.getKvLens(), /*visible_lens=*/Value(),
         /*state_o=*/Value(), /*state_m=*/Value(), /*state_l=*/Value(),
-        op.getQSeqLenAttr(), /*grid=*/nullptr, /*kv_sharding=*/nullptr);
+        op.getQSeqLenAttr(), /*sliding_window=*/nullptr, /*grid=*/nullptr,
+        /*kv_sharding=*/nullptr);
 
     // Every rank's requests, then this rank's heads.
     Value gathered = wsp::AllGatherOp::create(b, loc, b.getI32Type(), outMine,
@@ -324,7 +325,8 @@ private:
         op.getAccumQLen(), op.getBlockTable(), op.getKCache(), op.getVCache(),
         op.getKScale(), op.getVScale(), /*out=*/Value(),
         /*plan_kv_lens=*/Value(), visible, stateO, stateM, stateL,
-        op.getQSeqLenAttr(), /*grid=*/nullptr, /*kv_sharding=*/nullptr);
+        op.getQSeqLenAttr(), /*sliding_window=*/nullptr, /*grid=*/nullptr,
+        /*kv_sharding=*/nullptr);
 
     // The states of this rank's heads from every rank, in rank order.
     Value exchanged;

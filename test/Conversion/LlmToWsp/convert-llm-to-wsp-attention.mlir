@@ -190,3 +190,26 @@ func.func @dec_planned_for(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>,
       {q_seq_len = 1 : i32}
   return
 }
+
+// A sliding window: each row's range from seed 001's sliding mask (the
+// kernel masks and skips tiles as for the causal one), and only the chunks
+// the windows reach planned and generated (the lengths' last q_seq_len
+// positions are the queries).
+// CHECK-LABEL: wsp.kernel @win_flash_attention_decode_0
+// CHECK: wsp.mask_range sliding window(4096) query
+// CHECK-NOT: wsp.mask_range standard
+// CHECK-LABEL: func.func @win(
+// CHECK: wsp.plan_chunk_size %{{.*}} heads(%{{.*}}) window(4096) queries(%c2{{(_[0-9]+)?}})
+// CHECK: wsp.generate %{{.*}} heads(%{{.*}}) window(4096) queries(%c2{{(_[0-9]+)?}}) chunk(
+func.func @win(%q: memref<?x2x8x128xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+               %qlens: memref<?xi32>, %accum: memref<?xi32>, %bt: memref<?x?xi32>,
+               %kc: memref<?x2x16x128xbf16>, %vc: memref<?x2x16x128xbf16>,
+               %o: memref<?x2x8x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x128xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x128xbf16>) v_cache(%vc : memref<?x2x16x128xbf16>)
+      -> out(%o : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 4096 : i32}
+  return
+}

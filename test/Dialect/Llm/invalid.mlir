@@ -555,6 +555,31 @@ func.func @decode_accum(%q: memref<4x1x8x128xbf16>, %l: memref<4xi32>, %bt: memr
 
 // -----
 
+func.func @decode_window_below_tokens(%q: memref<?x2x8x128xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x64x128xbf16>) {
+  // expected-error @+1 {{sliding_window = 1 must be at least q_seq_len = 2 (a window that does not cover the step's new tokens is not seed 001's sliding mask)}}
+  llm.flash_attention_decode q(%q : memref<?x2x8x128xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) -> out(%q : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_window_and_visible_lens(%q: memref<?x1x8x128xbf16>, %l: memref<?xi32>, %vis: memref<?x1xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x64x128xbf16>) {
+  // expected-error @+1 {{takes sliding_window or visible_lens, not both (visible_lens gives each token's range itself)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x128xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) visible_lens(%vis : memref<?x1xi32>) -> out(%q : memref<?x1x8x128xbf16>) {q_seq_len = 1 : i32, sliding_window = 64 : i32}
+  return
+}
+
+// -----
+
+shard.grid @kvdp(shape = 2)
+func.func @decode_window_sharded(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{sharded, has no sliding_window (a rank's part of the cache is not the positions a window counts)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32, sliding_window = 64 : i32}
+  return
+}
+
+// -----
+
 func.func @decode_sharding_without_grid(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
   // expected-error @+1 {{kv_sharding needs the device grid it shards over (on @grid)}}
   llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, kv_sharding = 0 : i32}

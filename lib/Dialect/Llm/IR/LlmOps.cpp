@@ -631,6 +631,19 @@ LogicalResult FlashAttentionDecodeOp::verify() {
     return emitOpError("sharded, takes q and writes out as the whole "
                        "attention's; visible_lens and the softmax state are "
                        "what its ranks' programs use");
+  if (std::optional<int32_t> window = getSlidingWindow()) {
+    if (*window < int32_t(getQSeqLen()))
+      return emitOpError("sliding_window = ")
+             << *window << " must be at least q_seq_len = " << getQSeqLen()
+             << " (a window that does not cover the step's new tokens is "
+                "not seed 001's sliding mask)";
+    if (getVisibleLens())
+      return emitOpError("takes sliding_window or visible_lens, not both "
+                         "(visible_lens gives each token's range itself)");
+    if (getGrid())
+      return emitOpError("sharded, has no sliding_window (a rank's part of "
+                         "the cache is not the positions a window counts)");
+  }
   // Sharded, q holds this rank's heads: the attention's are every rank's
   // (checked with the grid's size in verifySymbolUses).
   if (failed(verifyPagedAttention(*this, sig, {"batch_size", "q_seq_len"},

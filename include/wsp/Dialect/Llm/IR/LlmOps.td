@@ -435,6 +435,15 @@ def Llm_FlashAttentionDecodeOp
     disjoint positions merge as the chunks of a row do: m = max m_i,
     weights e^(m_i - m), o / l at the end.
 
+    `sliding_window` (W, at least `q_seq_len`): query token `s` sees only
+    the last W positions up to its own,
+    `kv_lens[b] + s - W < p <= kv_lens[b] + s` (the local layers of Mistral
+    and Gemma). It is seed 001's sliding
+    mask over a block cache (`wsp.mask_range sliding`, which never hides
+    the step's new tokens: with W >= q_seq_len that is the same set), and
+    only the chunks the windows reach are planned. Not with `visible_lens`
+    (which gives each token's range itself) nor sharded.
+
     `plan_kv_lens`: the KV lengths the chunk size is planned for (default
     `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
     each of its requests is cut into the chunks the unsharded op would cut
@@ -464,6 +473,7 @@ def Llm_FlashAttentionDecodeOp
                        Llm_OptOut<>:$state_o, Llm_OptOut<>:$state_m,
                        Llm_OptOut<>:$state_l,
                        I32Attr:$q_seq_len,
+                       OptionalAttr<I32Attr>:$sliding_window,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
                        OptionalAttr<Llm_KvSharding>:$kv_sharding);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
