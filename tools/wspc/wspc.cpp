@@ -108,6 +108,13 @@ static cl::opt<int> ranks(
              "self-check on this many ranks (threads of one process) "
              "instead of its own choice (default 0: its own choice)"),
     cl::value_desc("N"), cl::cat(wspcCategory));
+static cl::opt<int> buildOpt(
+    "build-opt", cl::init(3),
+    cl::desc("With --run: the optimization level (0-3) the self-check is "
+             "built at; a large program builds several times faster at 1 or "
+             "0 and computes the same numbers (no fast-math) (default 3: "
+             "CMake's Release)"),
+    cl::value_desc("N"), cl::cat(wspcCategory));
 static cl::opt<std::string> planSvg(
     "plan-svg",
     cl::desc("With --run: draw each plan the run makes or dispatches into "
@@ -189,6 +196,12 @@ static int compile(int argc, char **argv) {
   if (ranks.getNumOccurrences() && (ranks < 1 || ranks > kMaxRanks))
     return fail("--ranks must be between 1 and " + llvm::Twine(kMaxRanks) +
                 ", got " + llvm::Twine(ranks));
+  if (buildOpt.getNumOccurrences() && !run)
+    return fail("--build-opt says how --run builds the self-check; it needs "
+                "--run");
+  if (buildOpt < 0 || buildOpt > 3)
+    return fail("--build-opt must be 0, 1, 2 or 3, got " +
+                llvm::Twine(buildOpt));
   if (planSvg.getNumOccurrences() && !run)
     return fail("--plan-svg draws the plans --run makes; it needs --run");
   if (planSvg.getNumOccurrences() && planSvg.empty())
@@ -389,9 +402,14 @@ static int compile(int argc, char **argv) {
   llvm::SmallString<256> buildDir(outputDir.getValue());
   llvm::sys::path::append(buildDir, "build");
   std::string source = outputDir, build = std::string(buildDir);
+  // Release, at the level asked (CMake's Release flags are -O3 -DNDEBUG;
+  // set every time, so a tree built before at another level is rebuilt).
+  const std::string releaseFlags = "-DCMAKE_CXX_FLAGS_RELEASE=-O" +
+                                   std::to_string(int(buildOpt)) + " -DNDEBUG";
   if (int rc = runProgram(*cmakeExe,
                           {*cmakeExe, "-S", source, "-B", build,
-                           "-DCMAKE_BUILD_TYPE=Release", "--log-level=WARNING"},
+                           "-DCMAKE_BUILD_TYPE=Release", releaseFlags,
+                           "--log-level=WARNING"},
                           "configuring the CPU-sim tree"))
     return rc;
   if (int rc = runProgram(*cmakeExe, {*cmakeExe, "--build", build},
