@@ -19,8 +19,8 @@
 //   query heads on 2 KV heads (GQA 4), head_dim 64.
 //
 // @decode_int8, @prefill_int8: int8 caches (below).
-// @decode_window, @decode_window_int8: flash_attention_decode with a
-//   sliding window (below).
+// @decode_window, @decode_window_int8, @prefill_window,
+//   @prefill_window_int8: the attention ops with a sliding window (below).
 //
 // Shapes: caches [pages, kv_head_num, 16, head_dim], block_table
 // [max_batch, pages per sequence]; kv_lens counts the tokens cached before
@@ -199,5 +199,44 @@ func.func @decode_window_int8(%q: memref<?x1x8x128xbf16>, %kv_ids: memref<?xi32>
       k_scale(%k_scale : memref<2x128xf32>) v_scale(%v_scale : memref<2x128xf32>)
       -> out(%out : memref<?x1x8x128xbf16>)
       {q_seq_len = 1 : i32, sliding_window = 1000 : i32}
+  return
+}
+
+// @prefill_window: flash_attention_prefill with a sliding window of 48
+//   positions, 8 query heads on 2 KV heads (GQA 4), head_dim 64: a prompt
+//   longer than the window sees only its last 48 positions, new tokens
+//   included.
+func.func @prefill_window(%q: memref<?x8x64xbf16>, %kv_ids: memref<?xi32>,
+                          %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                          %block_table: memref<?x?xi32>,
+                          %k_cache: memref<?x2x16x64xbf16>,
+                          %v_cache: memref<?x2x16x64xbf16>,
+                          %out: memref<?x8x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x8x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>)
+      v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x8x64xbf16>) {max_q_len = 256 : i32, sliding_window = 48 : i32}
+  return
+}
+
+// @prefill_window_int8: the same over an int8 cache, 4 query heads on 2 KV
+//   heads (GQA 2), a window of 100.
+func.func @prefill_window_int8(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
+                               %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                               %block_table: memref<?x?xi32>,
+                               %k_cache: memref<?x2x16x64xi8>,
+                               %v_cache: memref<?x2x16x64xi8>,
+                               %k_scale: memref<2x64xf32>,
+                               %v_scale: memref<2x64xf32>,
+                               %out: memref<?x4x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xi8>)
+      v_cache(%v_cache : memref<?x2x16x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x4x64xbf16>) {max_q_len = 256 : i32, sliding_window = 100 : i32}
   return
 }

@@ -9,8 +9,10 @@
 // int8 caches hold k8 and v8 with per-(KV head, channel) scales: the
 // reference dequantizes k = k8 k_scale[h, c] in double.
 //
-// A sliding window of W (@decode_window, @decode_window_int8): the token
-// sees only p > kv_lens[b] + s - W, and n counts those positions.
+// A sliding window of W (@decode_window, @decode_window_int8,
+// @prefill_window, @prefill_window_int8): the token sees only
+// p > kv_lens[b] + s - W, new tokens included, and n counts those
+// positions.
 //
 // Tolerance, per output element: the kernel rounds the probabilities to
 // bf16 before P V (half an ulp, a relative error <= 2^-8 each, so <= 2^-8
@@ -279,6 +281,25 @@ int32_t runDecodeWindowInt8(Batch &bt) {
       MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
 
+int32_t runPrefillWindow(Batch &bt) {
+  return runPrefill(wsp_gen::prefill_window, bt);
+}
+
+int32_t runPrefillWindowInt8(Batch &bt) {
+  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
+  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
+  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
+  return wsp_gen::prefill_window_int8(
+      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
+      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k8),
+      bt.caches(bt.v8), bt.scales(bt.kScale), bt.scales(bt.vScale),
+      MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
+      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(2),
+      MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
+      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
+      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
+}
+
 int32_t runPrefillInt8(Batch &bt) {
   std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
   std::vector<float> wsK(size_t(kBlocks * 64 * 128));
@@ -472,7 +493,28 @@ int main() {
     ok = check("decode, window 1000, int8 cache, GQA 4, head_dim 128", bt,
                runDecodeWindowInt8) && ok;
   }
+  {
+    // A prompt of 200 tokens with none cached (each sees its last 48, the
+    // first 47 fewer), a chunk after 30 cached, one after 500 cached, and
+    // an empty sequence; two rows past the last sequence untouched.
+    Batch bt(8, 2, 64, 0, {1, 3, 0, 2}, {0, 30, 500, 9}, {200, 40, 17, 0},
+             rng, {}, 2);
+    bt.window = 48;
+    ok = check("chunked prefill, window 48, GQA 4, head_dim 64", bt,
+               runPrefillWindow) && ok;
+  }
+  {
+    Batch bt(4, 2, 64, 0, {0, 2, 1}, {0, 130, 7}, {150, 21, 3}, rng, {}, 1);
+    bt.window = 100;
+    bt.quantize(rng);
+    ok = check("chunked prefill, window 100, int8 cache, GQA 2, head_dim 64",
+               bt, runPrefillWindowInt8) && ok;
+  }
   for (int trial = 0; trial < 3; ++trial) {
+    Batch pw = randomBatch(rng, 8, 2, 64, 0, 700, 120, false);
+    pw.window = 48;
+    ok = check("random chunked prefill, window 48", pw, runPrefillWindow) &&
+         ok;
     Batch bt = randomBatch(rng, 8, 2, 128, 2, 3000, 0, false);
     bt.window = 300;
     ok = check("random decode of 2 tokens, window 300", bt, runDecodeWindow) &&

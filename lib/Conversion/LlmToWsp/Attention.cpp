@@ -301,6 +301,14 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["DESC"] = kMoeDescriptorType;
     v["WHICH"] = kPrefillWhich;
     v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;
+    // A sliding window: each unit reads from its first token's window on,
+    // each row masked to its own (a true window over the new tokens too).
+    v["KV_START"] = kPrefillKvStart;
+    if (std::optional<int32_t> window = op.getSlidingWindow()) {
+      v.set("WINDOW_SIZE", *window);
+      v["KV_START"] = kWindowKvStart;
+      v["ROW_RANGES"] = kWindowRowRanges;
+    }
     v["TOKEN_AT"] = kPrefillTokenAt;
     v["Q_IDX"] = "%t";
     v["START_STATE"] = kAttentionFreshState;

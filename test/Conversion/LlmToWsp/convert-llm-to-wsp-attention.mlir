@@ -213,3 +213,27 @@ func.func @win(%q: memref<?x2x8x128xbf16>, %ids: memref<?xi32>, %kvlens: memref<
       -> out(%o : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 4096 : i32}
   return
 }
+
+// Prefill with a sliding window: each unit reads from its first token's
+// window on (kv_start = max(0, prior + q_first + 1 - W)), and each row is
+// masked to its own window, new tokens included (computed here, not by
+// wsp.mask_range, whose sliding mask never hides a new token).
+// CHECK-LABEL: wsp.kernel @pwin_flash_attention_prefill_0
+// CHECK: %[[W:.*]] = arith.constant 48 : index
+// CHECK: %[[FIRST_PAST:.*]] = arith.cmpi ugt, %{{.*}}, %[[W]] : index
+// CHECK: %[[FIRST_LO:.*]] = arith.subi %{{.*}}, %[[W]] : index
+// CHECK: arith.select %[[FIRST_PAST]], %[[FIRST_LO]], %c0
+// CHECK-NOT: wsp.mask_range
+// CHECK: tile.setval
+// CHECK-LABEL: func.func @pwin(
+func.func @pwin(%q: memref<?x8x64xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+                %qlens: memref<?xi32>, %bt: memref<?x?xi32>,
+                %kc: memref<?x2x16x64xbf16>, %vc: memref<?x2x16x64xbf16>,
+                %o: memref<?x8x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x8x64xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x64xbf16>) v_cache(%vc : memref<?x2x16x64xbf16>)
+      -> out(%o : memref<?x8x64xbf16>) {max_q_len = 256 : i32, sliding_window = 48 : i32}
+  return
+}

@@ -507,6 +507,14 @@ func.func @prefill_int8(%q: memref<?x8x128xbf16>, %l: memref<?xi32>, %bt: memref
 
 // -----
 
+func.func @prefill_window_zero(%q: memref<?x8x128xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x64x128xbf16>) {
+  // expected-error @+1 {{sliding_window must be at least 1, got 0}}
+  llm.flash_attention_prefill q(%q : memref<?x8x128xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) -> out(%q : memref<?x8x128xbf16>) {max_q_len = 64 : i32, sliding_window = 0 : i32}
+  return
+}
+
+// -----
+
 func.func @prefill_max_q_len(%q: memref<64x8x128xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x64x128xbf16>) {
   // expected-error @+1 {{max_q_len 100 exceeds num_tokens 64}}
   llm.flash_attention_prefill q(%q : memref<64x8x128xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x64x128xbf16>) v_cache(%c : memref<?x2x64x128xbf16>) -> out(%q : memref<64x8x128xbf16>) {max_q_len = 100 : i32}

@@ -189,6 +189,14 @@ func.func @paged_attention(%q: memref<?x8x128xbf16>, %ids: memref<?xi32>,
       k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
       k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
       -> out(%o : memref<?x8x128xbf16>) {max_q_len = 512 : i32}
+  // A sliding window of 4096 positions.
+  // CHECK: llm.flash_attention_prefill {{.*}} -> out(%{{.*}}) {max_q_len = 512 : i32, sliding_window = 4096 : i32}
+  llm.flash_attention_prefill q(%q : memref<?x8x128xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
+      k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
+      -> out(%o : memref<?x8x128xbf16>) {max_q_len = 512 : i32, sliding_window = 4096 : i32}
   // CHECK: llm.flash_attention_decode q(%{{.*}} : memref<?x2x8x128xbf16>) {{.*}} -> out(%{{.*}}) {q_seq_len = 2 : i32}
   llm.flash_attention_decode q(%dq : memref<?x2x8x128xbf16>)
       kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)

@@ -600,6 +600,9 @@ LogicalResult FlashAttentionPrefillOp::verify() {
   if (auto t = sig.size("num_tokens"); t && int32_t(getMaxQLen()) > *t)
     return emitOpError("max_q_len ")
            << int32_t(getMaxQLen()) << " exceeds num_tokens " << *t;
+  if (std::optional<int32_t> window = getSlidingWindow())
+    if (failed(verifyPositive(*this, *window, "sliding_window")))
+      return failure();
   return success();
 }
 

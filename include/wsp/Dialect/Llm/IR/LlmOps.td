@@ -373,6 +373,12 @@ def Llm_FlashAttentionPrefillOp
     pages `block_table[kv_ids[b], p / block_size]`. int8 caches are
     dequantized with `k_scale`/`v_scale` (present exactly then).
 
+    `sliding_window` (W, at least 1): query token `s` sees only the last W
+    positions up to its own, `kv_lens[b] + s - W < p <= kv_lens[b] + s`,
+    among the step's new tokens too (seed 001's sliding mask never hides a
+    new token, which a prompt longer than W needs); each unit of query
+    tokens reads from its first token's window on.
+
     | operand | shape | dtype |
     |---|---|---|
     | q | [num_tokens, q_head_num, head_dim] | bf16 |
@@ -388,7 +394,8 @@ def Llm_FlashAttentionPrefillOp
                        Llm_In<>:$block_table, Llm_In<>:$k_cache,
                        Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
                        Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
-                       I32Attr:$max_q_len);
+                       I32Attr:$max_q_len,
+                       OptionalAttr<I32Attr>:$sliding_window);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Opt<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
