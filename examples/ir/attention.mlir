@@ -21,6 +21,8 @@
 // @decode_int8, @prefill_int8: int8 caches (below).
 // @decode_window, @decode_window_int8, @prefill_window,
 //   @prefill_window_int8: the attention ops with a sliding window (below).
+// @decode_d80, @prefill_d48: head_dims that are multiples of 16, not of 32
+//   (Phi-2's 80; 48), over bf16 caches (below).
 //
 // Shapes: caches [pages, kv_head_num, 16, head_dim], block_table
 // [max_batch, pages per sequence]; kv_lens counts the tokens cached before
@@ -238,5 +240,40 @@ func.func @prefill_window_int8(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
       v_cache(%v_cache : memref<?x2x16x64xi8>)
       k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
       -> out(%out : memref<?x4x64xbf16>) {max_q_len = 256 : i32, sliding_window = 100 : i32}
+  return
+}
+
+// @decode_d80: flash_attention_decode with head_dim 80 (5 blocks of 16
+//   bf16 columns), 8 query heads on 2 KV heads (GQA 4), one new token.
+func.func @decode_d80(%q: memref<?x1x8x80xbf16>, %kv_ids: memref<?xi32>,
+                      %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                      %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                      %k_cache: memref<?x2x16x80xbf16>,
+                      %v_cache: memref<?x2x16x80xbf16>,
+                      %out: memref<?x1x8x80xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x80xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x80xbf16>)
+      v_cache(%v_cache : memref<?x2x16x80xbf16>)
+      -> out(%out : memref<?x1x8x80xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// @prefill_d48: flash_attention_prefill with head_dim 48, 4 query and 4
+//   KV heads (GQA 1).
+func.func @prefill_d48(%q: memref<?x4x48xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x4x16x48xbf16>,
+                       %v_cache: memref<?x4x16x48xbf16>,
+                       %out: memref<?x4x48xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x48xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x4x16x48xbf16>)
+      v_cache(%v_cache : memref<?x4x16x48xbf16>)
+      -> out(%out : memref<?x4x48xbf16>) {max_q_len = 256 : i32}
   return
 }

@@ -300,6 +300,11 @@ int32_t runPrefillWindowInt8(Batch &bt) {
       MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
 
+int32_t runDecodeD80(Batch &bt) { return runDecode(wsp_gen::decode_d80, bt); }
+int32_t runPrefillD48(Batch &bt) {
+  return runPrefill(wsp_gen::prefill_d48, bt);
+}
+
 int32_t runPrefillInt8(Batch &bt) {
   std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
   std::vector<float> wsK(size_t(kBlocks * 64 * 128));
@@ -524,6 +529,16 @@ int main() {
     b8.quantize(rng);
     ok = check("random decode, window 1000, int8 cache", b8,
                runDecodeWindowInt8) && ok;
+  }
+  // head_dims that are multiples of 16, not 32: 80 and 48.
+  {
+    Batch bt(8, 2, 80, 1, {2, 0, 1}, {0, 300, 1500}, {1, 1, 1}, rng,
+             decodeAccum(3, 1));
+    ok = check("decode, GQA 4, head_dim 80", bt, runDecodeD80) && ok;
+  }
+  {
+    Batch bt(4, 4, 48, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
+    ok = check("chunked prefill, MHA, head_dim 48", bt, runPrefillD48) && ok;
   }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};

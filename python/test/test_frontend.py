@@ -478,7 +478,7 @@ def test_ops_builders_refuse_what_does_not_lower():
                 v_cache=f.v, out=f.out, q_seq_len=1)
     assert "verifies but does not lower" in str(e.value)
     assert "test_frontend.py:%d:" % (here + 1) in str(e.value)
-    assert "head_dim, a multiple of 32 up to 128" in str(e.value)
+    assert "head_dim, a multiple of 16 up to 128" in str(e.value)
     assert "flash_attention_decode" not in m.verify()
 
 

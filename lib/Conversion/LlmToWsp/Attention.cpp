@@ -50,11 +50,10 @@ void lowering::addTileGeometry(Params &v, bool newToken) {
 }
 
 LogicalResult lowering::checkAttentionTile(Operation *op, int64_t dim,
-                                           int64_t group) {
-  if (ShapedType::isDynamic(dim) || dim % 32 || dim > kMaxHeadDim)
-    return op->emitOpError("lowers with a static head_dim, a multiple of 32 "
-                           "up to ")
-           << kMaxHeadDim << " (one cube tile)";
+                                           int64_t group, int64_t align) {
+  if (ShapedType::isDynamic(dim) || dim % align || dim > kMaxHeadDim)
+    return op->emitOpError("lowers with a static head_dim, a multiple of ")
+           << align << " up to " << kMaxHeadDim << " (one cube tile)";
   if (group > kAttentionRows)
     return op->emitOpError("lowers with at most ")
            << kAttentionRows << " query heads per KV head (one tile of rows), "
@@ -120,7 +119,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     return op.emitOpError("lowers with static q_head_num, kv_head_num and "
                           "block_size only");
   const int64_t group = heads / kvHeads;
-  if (failed(checkAttentionTile(op, dim, group)))
+  // A bf16 cache's rows are whole 32-byte blocks at any multiple of 16; an
+  // int8 cache's (and its f32 K in the workspace) at 32.
+  if (failed(checkAttentionTile(op, dim, group, int8 ? 32 : 16)))
     return failure();
   int64_t qLen = 0;
   if constexpr (decode) {

@@ -35,9 +35,11 @@ constexpr int64_t kMaxPlanBatch = 4096;
 void addTileGeometry(Params &v, bool newToken);
 
 /// What the attention kernel's tiles hold: a head_dim of one cube tile's
-/// columns (a static multiple of 32, at most kMaxHeadDim) and a GQA group
-/// within one tile of rows.
-LogicalResult checkAttentionTile(Operation *op, int64_t dim, int64_t group);
+/// columns (a static multiple of `align`, at most kMaxHeadDim) and a GQA
+/// group within one tile of rows. A bf16 cache's rows are whole 32-byte
+/// blocks at a multiple of 16 (head_dim 80 or 112); an int8 cache's at 32.
+LogicalResult checkAttentionTile(Operation *op, int64_t dim, int64_t group,
+                                 int64_t align = 32);
 
 } // namespace mlir::wsp::lowering
 
