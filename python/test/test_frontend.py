@@ -1,6 +1,9 @@
 """Author programs in Python, compile them in-process and run their CPU
 simulation on numpy arrays, against the numpy references of
-wsp.reference (which never call into wsp)."""
+wsp.reference (which never call into wsp).
+
+Programs are built at -O0: this file's time is their C++ builds, and the
+numbers are -O2's (no fast-math)."""
 
 import inspect
 import pathlib
@@ -42,7 +45,7 @@ def bf16_rows(rng, shape, scale=4.0):
 
 
 def test_rms_norm_program_runs_against_numpy():
-    prog = wsp.compile(norm_module())
+    prog = wsp.compile(norm_module(), opt_level=0)
     rng = np.random.default_rng(0)
     for tokens in (1, 37, 200):
         x = bf16_rows(rng, (tokens, HIDDEN))
@@ -70,7 +73,7 @@ def test_rms_norm_program_runs_against_numpy():
 
 
 def test_run_errors_are_status_codes_with_nothing_written():
-    prog = wsp.compile(norm_module())
+    prog = wsp.compile(norm_module(), opt_level=0)
     x = bf16_rows(np.random.default_rng(1), (8, HIDDEN))
     y = np.full((7, HIDDEN), 0x7FC1, np.uint16)  # another token count
     result = prog.final_norm(x, np.ones(HIDDEN, np.float32), y)
@@ -79,7 +82,7 @@ def test_run_errors_are_status_codes_with_nothing_written():
 
 
 def test_bad_arguments_raise_value_error_naming_the_argument():
-    prog = wsp.compile(norm_module())
+    prog = wsp.compile(norm_module(), opt_level=0)
     x = np.zeros((4, HIDDEN), np.uint16)
     weight = np.ones(HIDDEN, np.float32)
     y = np.zeros_like(x)
@@ -131,9 +134,9 @@ def test_empty_and_malformed_programs_are_errors():
 
 
 def test_compiled_programs_are_cached(cache):
-    first = wsp.compile(norm_module())
+    first = wsp.compile(norm_module(), opt_level=0)
     start = time.perf_counter()
-    again = wsp.compile(norm_module())
+    again = wsp.compile(norm_module(), opt_level=0)
     elapsed = time.perf_counter() - start
     assert again.cached and again.directory == first.directory
     assert elapsed < 1.0  # loaded, not rebuilt (a build takes seconds)
@@ -144,7 +147,7 @@ def test_compiled_programs_are_cached(cache):
                         y=memref([None, HIDDEN], "bf16")) as f:
         llm.rms_norm(hidden_states=f.hidden_states, weight=f.weight, y=f.y,
                      eps=1e-5)
-    assert wsp.compile(other).directory != first.directory
+    assert wsp.compile(other, opt_level=0).directory != first.directory
 
 
 def test_pass_manager_records_each_pass():
@@ -221,7 +224,7 @@ def softmax_module(rows=16, cols=64, cores=8, tiers=((0, 1, 2**31 - 1),)):
 
 
 def test_tile_kernel_workload_runs_against_numpy():
-    prog = wsp.compile(softmax_module())
+    prog = wsp.compile(softmax_module(), opt_level=0)
     assert prog.kernels == [
         "@softmax_rows_tier0 (tier 0): on chip UB 8256/196608"]
     rng = np.random.default_rng(2)
@@ -259,7 +262,7 @@ def test_functions_keep_their_argument_names():
     with m.function("softmax_again", results=["i32"],
                     x=memref([None, 64], "f32")) as f:
         func.return_([arith.constant(0, "i32")])
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     assert [a for a, _, _ in prog.softmax.signature()] == ["x", "y", "descs"]
     assert [a for a, _, _ in prog.softmax_again.signature()] == ["x"]
     x = np.ones((4, 64), np.float32)
@@ -277,7 +280,8 @@ def test_a_load_is_typed_by_its_memref():
     with m.function("first", results=["i32"],
                     x=memref([None], "i32")) as f:
         func.return_([mr.load(f.x, [arith.constant(0)])])
-    assert wsp.compile(m).first(np.array([41], np.int32)).status == 41
+    prog = wsp.compile(m, opt_level=0)
+    assert prog.first(np.array([41], np.int32)).status == 41
     # A result nothing fixes still says what to give.
     with pytest.raises(TypeError, match="give its result type"):
         with Module("m").function("g", x=memref([4], "f32")):
@@ -292,7 +296,7 @@ def test_a_gap_between_tiers_is_a_warning(tmp_path, monkeypatch):
     m = softmax_module(tiers=[(0, 1, 64), (1, 100, 2**31 - 1)])
     for _ in range(2):  # built, then from the cache
         with pytest.warns(wsp.CompileWarning) as caught:
-            prog = wsp.compile(m)
+            prog = wsp.compile(m, opt_level=0)
         assert len(caught) == 1
         text = str(caught[0].message)
         assert ("@RowTiers leaves lengths [65, 99] between its tiers "
@@ -311,7 +315,7 @@ def test_tile_access_outside_a_memref_is_a_fault():
     # checks each tile load and store against its memref's sizes: the core
     # stops before the access and the call returns INVALID_PARAMS, saying
     # where, and the process lives on.
-    prog = wsp.compile(softmax_module())
+    prog = wsp.compile(softmax_module(), opt_level=0)
     x = np.ones((20, 64), np.float32)
     y = np.zeros((19, 64), np.float32)
     result = prog.softmax(x, y, np.zeros(64, wsp.DESCRIPTOR))
@@ -355,7 +359,7 @@ def test_tile_load_past_the_columns_is_a_fault():
         w.dispatch(kernel="copy", args=[f.x, f.y, f.col], descriptors=f.descs,
                    count=count, core_kind="vector", num_cores=1)
         func.return_([status])
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     x = np.arange(8 * 64, dtype=np.float32).reshape(8, 64)
     y = np.zeros((1, 128), np.float32)
     result = prog.run(x, y, 128, np.zeros(4, wsp.DESCRIPTOR))
@@ -486,7 +490,7 @@ def test_scalar_arguments_and_results():
     # examples/ir/moe.mlir's @moe_space(groups, experts) returns the work
     # count of its iteration space, an index (not a status): it comes back
     # as RunResult.value.
-    prog = wsp.compile(SRC / "examples" / "ir" / "moe.mlir")
+    prog = wsp.compile(SRC / "examples" / "ir" / "moe.mlir", opt_level=0)
     assert prog.moe_space.result.type == "index"
     result = prog.moe_space(3, 5)
     assert result.ok and result.value == 15
@@ -517,7 +521,7 @@ def test_quant_and_rope_programs_run_against_numpy():
                              position_ids=f.position_ids, q_lens=f.q_lens,
                              out=f.qkv, q_head_num=8, kv_head_num=2,
                              rope_dim=128, max_q_len=512)
-    prog = wsp.compile(m)
+    prog = wsp.compile(m, opt_level=0)
     rng = np.random.default_rng(5)
 
     # Quantization: int8 equal to the reference except where v * 127 / max
