@@ -246,10 +246,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     // A sliding window: seed 001's sliding mask per row, and only the
     // chunks the windows reach planned (the last q_seq_len positions of
     // each length are the queries).
+    // (The verifier refuses a window with visible_lens.)
     if (std::optional<int32_t> window = op.getSlidingWindow()) {
-      if (visibleLens)
-        return op->emitOpError(
-            "takes sliding_window or visible_lens, not both");
       v["MASK_KIND"] = "sliding window(" + std::to_string(*window) + ")";
       v["WINDOW"] = " window(" + std::to_string(*window) + ") queries(%q_len)";
     }

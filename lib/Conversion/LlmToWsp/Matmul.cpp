@@ -155,10 +155,10 @@ FailureOr<Lowered> lowerMatmul(const MatmulOperands &mm, StringRef name) {
   std::string m = std::to_string(kMatmulRows), kt = std::to_string(kTile),
               nt = std::to_string(nTile),
               nc = std::to_string(cubeNCols(nTile, quant && !tb)),
-              er = std::to_string(epilogueRows(nTile)),
-              // The epilogue's rows: whole 16 columns (converted column for
-              // column to bf16), the N tile valid.
-      rc = std::to_string(roundUp(nTile, 16));
+              er = std::to_string(epilogueRows(nTile));
+  // The epilogue's rows: whole 16 columns (converted column for column to
+  // bf16), the N tile valid.
+  const std::string rc = std::to_string(roundUp(nTile, 16));
   v.setDefaults({{"N_TILES", std::to_string(n / nTile)},
                  {"BLOCKS", std::to_string(kCubeBlocks)},
                  {"M_TILE", m},

@@ -445,11 +445,11 @@ def Llm_FlashAttentionDecodeOp
     `sliding_window` (W, at least `q_seq_len`): query token `s` sees only
     the last W positions up to its own,
     `kv_lens[b] + s - W < p <= kv_lens[b] + s` (the local layers of Mistral
-    and Gemma). It is seed 001's sliding
-    mask over a block cache (`wsp.mask_range sliding`, which never hides
-    the step's new tokens: with W >= q_seq_len that is the same set), and
-    only the chunks the windows reach are planned. Not with `visible_lens`
-    (which gives each token's range itself) nor sharded.
+    and Gemma). It is seed 001's sliding mask over a block cache
+    (`wsp.mask_range sliding`, which never hides the step's new tokens: with
+    W >= q_seq_len that is the same set), and only the chunks the windows
+    reach are planned. Not with `visible_lens` (which gives each token's
+    range itself) nor sharded.
 
     `plan_kv_lens`: the KV lengths the chunk size is planned for (default
     `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
