@@ -245,79 +245,61 @@ int32_t runPrefillGqa8(Batch &bt) {
       bt.wsf(2));
 }
 
-int32_t runDecodeInt8(Batch &bt) {
+/// An int8-cache decode function of attention.mlir (its workspaces: the
+/// f32 Q, the f32 K and bf16 V of a KV tile).
+template <typename Fn> int32_t runDecodeInt8With(Fn fn, Batch &bt) {
   int64_t batch = int64_t(bt.ids.size());
   std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
   std::vector<float> wsK(size_t(kBlocks * 64 * 128));
   std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
-  return wsp_gen::decode_int8(
-      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+  return fn(
+      MemRef<bf16, 4>{bt.q.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
+      vec(bt.ids), vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
       bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
-      bt.scales(bt.vScale), MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}},
+      bt.scales(bt.vScale),
+      MemRef<bf16, 4>{bt.out.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
       MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(3),
       bt.wsml(), MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
       MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
       MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
-
+int32_t runDecodeInt8(Batch &bt) {
+  return runDecodeInt8With(wsp_gen::decode_int8, bt);
+}
 int32_t runDecodeWindow(Batch &bt) {
   return runDecode(wsp_gen::decode_window, bt);
 }
-
 int32_t runDecodeWindowInt8(Batch &bt) {
-  int64_t batch = int64_t(bt.ids.size());
+  return runDecodeInt8With(wsp_gen::decode_window_int8, bt);
+}
+
+/// An int8-cache prefill function of attention.mlir.
+template <typename Fn> int32_t runPrefillInt8With(Fn fn, Batch &bt) {
   std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
   std::vector<float> wsK(size_t(kBlocks * 64 * 128));
   std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
-  return wsp_gen::decode_window_int8(
-      MemRef<bf16, 4>{bt.q.data(), {batch, 1, 8, 128}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
-      bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
-      bt.scales(bt.vScale), MemRef<bf16, 4>{bt.out.data(), {batch, 1, 8, 128}},
-      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(3),
-      bt.wsml(), MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
-      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
-      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
+  return fn(MemRef<bf16, 3>{bt.q.data(), {bt.tokens, bt.heads, bt.dim}},
+            vec(bt.ids), vec(bt.past), vec(bt.qLens), bt.tableView(),
+            bt.caches(bt.k8), bt.caches(bt.v8), bt.scales(bt.kScale),
+            bt.scales(bt.vScale),
+            MemRef<bf16, 3>{bt.out.data(), {bt.tokens, bt.heads, bt.dim}},
+            MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}},
+            bt.wsf(2), MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
+            MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
+            MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
-
+int32_t runPrefillInt8(Batch &bt) {
+  return runPrefillInt8With(wsp_gen::prefill_int8, bt);
+}
 int32_t runPrefillWindow(Batch &bt) {
   return runPrefill(wsp_gen::prefill_window, bt);
 }
-
 int32_t runPrefillWindowInt8(Batch &bt) {
-  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
-  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
-  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
-  return wsp_gen::prefill_window_int8(
-      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k8),
-      bt.caches(bt.v8), bt.scales(bt.kScale), bt.scales(bt.vScale),
-      MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
-      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(2),
-      MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
-      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
-      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
+  return runPrefillInt8With(wsp_gen::prefill_window_int8, bt);
 }
-
 int32_t runDecodeD80(Batch &bt) { return runDecode(wsp_gen::decode_d80, bt); }
 int32_t runPrefillD48(Batch &bt) {
   return runPrefill(wsp_gen::prefill_d48, bt);
-}
-
-int32_t runPrefillInt8(Batch &bt) {
-  std::vector<float> wsQ(size_t(kBlocks * kRows * 128));
-  std::vector<float> wsK(size_t(kBlocks * 64 * 128));
-  std::vector<bf16> wsV(size_t(kBlocks * 64 * 128));
-  return wsp_gen::prefill_int8(
-      MemRef<bf16, 3>{bt.q.data(), {bt.tokens, 4, 64}}, vec(bt.ids),
-      vec(bt.past), vec(bt.qLens), bt.tableView(), bt.caches(bt.k8),
-      bt.caches(bt.v8), bt.scales(bt.kScale), bt.scales(bt.vScale),
-      MemRef<bf16, 3>{bt.out.data(), {bt.tokens, 4, 64}},
-      MemRef<bf16, 4>{bt.wsH.data(), {kBlocks, 1, kRows, kKvTile}}, bt.wsf(2),
-      MemRef<float, 3>{wsQ.data(), {kBlocks, kRows, 128}},
-      MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
-      MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
 
 template <typename Run>
