@@ -23,6 +23,9 @@
 //   @prefill_window_int8: the attention ops with a sliding window (below).
 // @decode_d80, @prefill_d48: head_dims that are multiples of 16, not of 32
 //   (Phi-2's 80; 48), over bf16 caches (below).
+// @decode_g16_q4, @decode_g32_q8, @decode_g16_q4_window_int8: more query
+//   rows per KV head than one tile of 32 (GQA groups of 16 and 32, 4 and 8
+//   speculative tokens), cut into row tiles (below).
 //
 // Shapes: caches [pages, kv_head_num, 16, head_dim], block_table
 // [max_batch, pages per sequence]; kv_lens counts the tokens cached before
@@ -275,5 +278,65 @@ func.func @prefill_d48(%q: memref<?x4x48xbf16>, %kv_ids: memref<?xi32>,
       k_cache(%k_cache : memref<?x4x16x48xbf16>)
       v_cache(%v_cache : memref<?x4x16x48xbf16>)
       -> out(%out : memref<?x4x48xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+// @decode_g16_q4: 32 query heads on 2 KV heads (GQA 16), 4 new tokens per
+//   request (speculative decode), head_dim 64: 64 rows per KV head, two
+//   row tiles of 2 tokens.
+func.func @decode_g16_q4(%q: memref<?x4x32x64xbf16>, %kv_ids: memref<?xi32>,
+                         %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                         %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                         %k_cache: memref<?x2x16x64xbf16>,
+                         %v_cache: memref<?x2x16x64xbf16>,
+                         %out: memref<?x4x32x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x4x32x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>)
+      v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x4x32x64xbf16>) {q_seq_len = 4 : i32}
+  return
+}
+
+// @decode_g32_q8: 32 query heads on 1 KV head (GQA 32), 8 new tokens,
+//   head_dim 128: eight row tiles of one token each.
+func.func @decode_g32_q8(%q: memref<?x8x32x128xbf16>, %kv_ids: memref<?xi32>,
+                         %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                         %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                         %k_cache: memref<?x1x16x128xbf16>,
+                         %v_cache: memref<?x1x16x128xbf16>,
+                         %out: memref<?x8x32x128xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x8x32x128xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x16x128xbf16>)
+      v_cache(%v_cache : memref<?x1x16x128xbf16>)
+      -> out(%out : memref<?x8x32x128xbf16>) {q_seq_len = 8 : i32}
+  return
+}
+
+// @decode_g16_q4_window_int8: @decode_g16_q4's rows over an int8 cache
+//   (head_dim 64) with a window of 300.
+func.func @decode_g16_q4_window_int8(%q: memref<?x4x32x64xbf16>, %kv_ids: memref<?xi32>,
+                                     %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                                     %accum_q_len: memref<?xi32>,
+                                     %block_table: memref<?x?xi32>,
+                                     %k_cache: memref<?x2x16x64xi8>,
+                                     %v_cache: memref<?x2x16x64xi8>,
+                                     %k_scale: memref<2x64xf32>,
+                                     %v_scale: memref<2x64xf32>,
+                                     %out: memref<?x4x32x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x4x32x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xi8>)
+      v_cache(%v_cache : memref<?x2x16x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x4x32x64xbf16>)
+      {q_seq_len = 4 : i32, sliding_window = 300 : i32}
   return
 }

@@ -21,6 +21,10 @@
 // relative per sum (scores, row sums, P V). So |out - ref| <= max_p |v_p|
 // (2^-7 + n 2^-22), max over the positions the token sees.
 //
+// More query rows per KV head than a tile's 32 (@decode_g16_q4,
+// @decode_g32_q8, @decode_g16_q4_window_int8) run in row tiles; the
+// reference is the same per (token, head).
+//
 // Besides the fixed batches, three random ones per function (randomBatch:
 // batch size, slots, cached lengths, prefill lengths and row gaps drawn).
 //
@@ -301,6 +305,15 @@ int32_t runDecodeD80(Batch &bt) { return runDecode(wsp_gen::decode_d80, bt); }
 int32_t runPrefillD48(Batch &bt) {
   return runPrefill(wsp_gen::prefill_d48, bt);
 }
+int32_t runDecodeG16Q4(Batch &bt) {
+  return runDecode(wsp_gen::decode_g16_q4, bt);
+}
+int32_t runDecodeG32Q8(Batch &bt) {
+  return runDecode(wsp_gen::decode_g32_q8, bt);
+}
+int32_t runDecodeG16Q4WindowInt8(Batch &bt) {
+  return runDecodeInt8With(wsp_gen::decode_g16_q4_window_int8, bt);
+}
 
 template <typename Run>
 bool check(const char *what, Batch &bt, Run run) {
@@ -521,6 +534,38 @@ int main() {
   {
     Batch bt(4, 4, 48, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
     ok = check("chunked prefill, MHA, head_dim 48", bt, runPrefillD48) && ok;
+  }
+  // More rows per KV head than a tile holds: row tiles, each a row of the
+  // plan (rows long enough for several chunks, so a tile's state passes
+  // from chunk to chunk).
+  {
+    Batch bt(32, 2, 64, 4, {2, 0, 3, 1}, {0, 45, 1300, 3000}, {4, 4, 4, 4},
+             rng, decodeAccum(4, 4));
+    ok = check("decode of 4 tokens, GQA 16, head_dim 64", bt,
+               runDecodeG16Q4) && ok;
+  }
+  {
+    Batch bt(32, 1, 128, 8, {1, 0, 2}, {3, 700, 2100}, {8, 8, 8}, rng,
+             decodeAccum(3, 8));
+    ok = check("decode of 8 tokens, GQA 32, head_dim 128", bt,
+               runDecodeG32Q8) && ok;
+  }
+  {
+    Batch bt(32, 2, 64, 4, {1, 0, 2}, {2, 298, 2500}, {4, 4, 4}, rng,
+             decodeAccum(3, 4));
+    bt.window = 300;
+    bt.quantize(rng);
+    ok = check("decode of 4 tokens, GQA 16, window 300, int8 cache, "
+               "head_dim 64", bt, runDecodeG16Q4WindowInt8) && ok;
+  }
+  for (int trial = 0; trial < 2; ++trial) {
+    Batch bt = randomBatch(rng, 32, 2, 64, 4, 3000, 0, false);
+    ok = check("random decode of 4 tokens, GQA 16", bt, runDecodeG16Q4) && ok;
+    Batch b8 = randomBatch(rng, 32, 2, 64, 4, 3000, 0, false);
+    b8.window = 300;
+    b8.quantize(rng);
+    ok = check("random decode of 4 tokens, GQA 16, window 300, int8 cache",
+               b8, runDecodeG16Q4WindowInt8) && ok;
   }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};

@@ -124,13 +124,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   if (failed(checkAttentionTile(op, dim, group, int8 ? 32 : 16)))
     return failure();
   int64_t qLen = 0;
-  if constexpr (decode) {
+  if constexpr (decode)
     qLen = int32_t(op.getQSeqLen());
-    if (qLen < 1 || qLen * group > kAttentionRows)
-      return op.emitOpError("lowers with q_seq_len x (q_head_num / "
-                            "kv_head_num) rows in one tile of ")
-             << kAttentionRows << ", got " << qLen << " x " << group;
-  }
 
   Params v;
   Builder b(op.getContext());
@@ -269,6 +264,19 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
                             : b.getDenseI64ArrayAttr({64, 128, 128, 128}));
     v["DESC"] = kAttentionDescriptorType;
     v["WHICH"] = kDecodeWhich;
+    // q_seq_len x group rows over one tile's: row tiles of whole query
+    // tokens, each its own row for the planner (head_idx = KV head x row
+    // tiles + row tile), so that more rows are more units, not a bigger
+    // tile.
+    int64_t tokensPerTile = rows / group;
+    int64_t rowTiles = llvm::divideCeil(qLen, tokensPerTile);
+    if (rowTiles > 1) {
+      v.set("ROW_TILES", rowTiles);
+      v.set("TOKENS_PER_TILE", tokensPerTile);
+      v["WHICH"] = kDecodeWhichRowTiles;
+      v["PLAN_HEADS"] = "%plan_heads";
+      setup += kDecodeRowTilesSetup;
+    }
     v["TOKEN_AT"] = "";
     v["Q_IDX"] = "%req, %s";
     v["START_STATE"] = kDecodeStartState;
@@ -313,6 +321,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["START_STATE"] = kAttentionFreshState;
     v["END_STATE"] = kAttentionFinish;
   }
+  v.setDefault("PLAN_HEADS", "%kv_heads");
   v.setDefault("MASK_KIND", "standard");
   v.setDefault("WINDOW", "");
   v.setDefault("SEEN", kPastAndLen.str());

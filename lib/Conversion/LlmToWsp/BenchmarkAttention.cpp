@@ -143,6 +143,7 @@ FailureOr<Lowered> lowerBenchmarkAttention(BenchmarkOp op, StringRef name) {
     vals["PLAN_SETUP"] = kBenchmarkDecodeSetup;
     vals["PLAN"] = kBenchmarkDecodePlan;
     vals["DECODE_PLAN"] = kDecodePlan;
+    vals["PLAN_HEADS"] = "%kv_heads";
     vals["TIERS"] = kDecodeTiers;
     vals.set("TILE_KS", b.getDenseI64ArrayAttr({64, 128, 128, 128}));
     vals["DESC"] = kAttentionDescriptorType;

@@ -237,3 +237,39 @@ func.func @pwin(%q: memref<?x8x64xbf16>, %ids: memref<?xi32>, %kvlens: memref<?x
       -> out(%o : memref<?x8x64xbf16>) {max_q_len = 256 : i32, sliding_window = 48 : i32}
   return
 }
+
+// Decode with more rows than a tile holds (q_seq_len 3 x group 16 = 48):
+// row tiles of whole query tokens (32 / 16 = 2 per tile, so 2 tiles: tokens
+// 0-1 and token 2). Each (KV head, row tile) is a row of the plan: the
+// planner sees kv_heads x 2 heads, and the kernel splits head_idx back
+// into the KV head and the row tile, whose tokens are its q_first and
+// q_count.
+// CHECK-LABEL: wsp.kernel @rows48_flash_attention_decode_0
+// CHECK: %[[UNIT_HEAD:.*]] = wsp.param %{{.*}}["head_idx"]
+// CHECK: %[[TILES:.*]] = arith.constant 2 : index
+// CHECK: %[[KV_HEAD:.*]] = arith.divui %[[UNIT_HEAD]], %[[TILES]] : index
+// CHECK: %[[ROW_TILE:.*]] = arith.remui %[[UNIT_HEAD]], %[[TILES]] : index
+// CHECK: %[[PER_TILE:.*]] = arith.constant 2 : index
+// CHECK: %[[FIRST:.*]] = arith.muli %[[ROW_TILE]], %[[PER_TILE]] : index
+// CHECK: %[[TOKENS:.*]] = arith.constant 3 : index
+// CHECK: %[[AFTER:.*]] = arith.subi %[[TOKENS]], %[[FIRST]] : index
+// CHECK: %[[COUNT:.*]] = arith.minui %[[PER_TILE]], %[[AFTER]] : index
+// CHECK: arith.muli %[[COUNT]], %{{.*}} : index
+// CHECK: arith.muli %[[KV_HEAD]], %{{.*}} : index
+// CHECK-LABEL: func.func @rows48(
+// 2 KV heads x 2 row tiles:
+// CHECK: %[[PLAN_HEADS:.*]] = arith.muli %c2{{(_[0-9]+)?}}, %c2{{(_[0-9]+)?}} : index
+// CHECK: wsp.plan_chunk_size %{{.*}} heads(%[[PLAN_HEADS]])
+// CHECK: wsp.generate %{{.*}} heads(%[[PLAN_HEADS]])
+func.func @rows48(%q: memref<?x3x32x64xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+                  %qlens: memref<?xi32>, %accum: memref<?xi32>, %bt: memref<?x?xi32>,
+                  %kc: memref<?x2x16x64xbf16>, %vc: memref<?x2x16x64xbf16>,
+                  %o: memref<?x3x32x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x3x32x64xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x64xbf16>) v_cache(%vc : memref<?x2x16x64xbf16>)
+      -> out(%o : memref<?x3x32x64xbf16>) {q_seq_len = 3 : i32}
+  return
+}

@@ -175,9 +175,9 @@ func.func @attention_group(%q: memref<?x64x64xbf16>, %ids: memref<?xi32>, %lens:
 
 // -----
 
-func.func @decode_rows(%q: memref<?x3x16x64xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %acc: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x1x16x64xbf16>, %v: memref<?x1x16x64xbf16>, %o: memref<?x3x16x64xbf16>) {
-  // expected-error @+1 {{lowers with q_seq_len x (q_head_num / kv_head_num) rows in one tile of 32, got 3 x 16}}
-  llm.flash_attention_decode q(%q : memref<?x3x16x64xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) accum_q_len(%acc : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x1x16x64xbf16>) v_cache(%v : memref<?x1x16x64xbf16>) -> out(%o : memref<?x3x16x64xbf16>) {q_seq_len = 3 : i32}
+func.func @decode_group(%q: memref<?x2x64x64xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %acc: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x1x16x64xbf16>, %v: memref<?x1x16x64xbf16>, %o: memref<?x2x64x64xbf16>) {
+  // expected-error @+1 {{lowers with at most 32 query heads per KV head (one tile of rows), got 64}}
+  llm.flash_attention_decode q(%q : memref<?x2x64x64xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) accum_q_len(%acc : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x1x16x64xbf16>) v_cache(%v : memref<?x1x16x64xbf16>) -> out(%o : memref<?x2x64x64xbf16>) {q_seq_len = 2 : i32}
   return
 }
 
