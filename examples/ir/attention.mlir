@@ -23,6 +23,8 @@
 //   @prefill_window_int8: the attention ops with a sliding window (below).
 // @decode_d80, @prefill_d48: head_dims that are multiples of 16, not of 32
 //   (Phi-2's 80; 48), over bf16 caches (below).
+// @decode_d256, @prefill_d256, @decode_d192, @prefill_d96: heads wider
+//   than 128 (Gemma's 256; 192) take KV tiles of 64 positions; 96 (below).
 // @decode_g16_q4, @decode_g32_q8, @decode_g16_q4_window_int8: more query
 //   rows per KV head than one tile of 32 (GQA groups of 16 and 32, 4 and 8
 //   speculative tokens), cut into row tiles (below).
@@ -338,5 +340,71 @@ func.func @decode_g16_q4_window_int8(%q: memref<?x4x32x64xbf16>, %kv_ids: memref
       k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
       -> out(%out : memref<?x4x32x64xbf16>)
       {q_seq_len = 4 : i32, sliding_window = 300 : i32}
+  return
+}
+
+// @decode_d256: head_dim 256 (Gemma), 8 query heads on 2 KV heads (GQA 4),
+//   one new token: KV tiles of 64 positions in every tier, the
+//   workspaces' rows 256 wide.
+func.func @decode_d256(%q: memref<?x1x8x256xbf16>, %kv_ids: memref<?xi32>,
+    %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+    %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+    %k_cache: memref<?x2x16x256xbf16>, %v_cache: memref<?x2x16x256xbf16>,
+    %out: memref<?x1x8x256xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x256xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x256xbf16>)
+      v_cache(%v_cache : memref<?x2x16x256xbf16>)
+      -> out(%out : memref<?x1x8x256xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// @prefill_d256: head_dim 256, 4 query heads on 2 KV heads (GQA 2).
+func.func @prefill_d256(%q: memref<?x4x256xbf16>, %kv_ids: memref<?xi32>,
+    %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+    %block_table: memref<?x?xi32>,
+    %k_cache: memref<?x2x16x256xbf16>, %v_cache: memref<?x2x16x256xbf16>,
+    %out: memref<?x4x256xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x256xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x256xbf16>)
+      v_cache(%v_cache : memref<?x2x16x256xbf16>)
+      -> out(%out : memref<?x4x256xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+// @decode_d192: head_dim 192, 8 query heads on 1 KV head (GQA 8), two new
+//   tokens.
+func.func @decode_d192(%q: memref<?x2x8x192xbf16>, %kv_ids: memref<?xi32>,
+    %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+    %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+    %k_cache: memref<?x1x16x192xbf16>, %v_cache: memref<?x1x16x192xbf16>,
+    %out: memref<?x2x8x192xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x192xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x16x192xbf16>)
+      v_cache(%v_cache : memref<?x1x16x192xbf16>)
+      -> out(%out : memref<?x2x8x192xbf16>) {q_seq_len = 2 : i32}
+  return
+}
+
+// @prefill_d96: head_dim 96 (Phi-3), 8 query heads on 2 KV heads (GQA 4):
+//   tiles of 128 positions as at 128.
+func.func @prefill_d96(%q: memref<?x8x96xbf16>, %kv_ids: memref<?xi32>,
+    %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+    %block_table: memref<?x?xi32>,
+    %k_cache: memref<?x2x16x96xbf16>, %v_cache: memref<?x2x16x96xbf16>,
+    %out: memref<?x8x96xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x8x96xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x96xbf16>)
+      v_cache(%v_cache : memref<?x2x16x96xbf16>)
+      -> out(%out : memref<?x8x96xbf16>) {max_q_len = 256 : i32}
   return
 }

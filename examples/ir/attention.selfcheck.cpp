@@ -39,6 +39,9 @@ using namespace selfcheck;
 namespace {
 
 constexpr int64_t kBlock = 16, kBlocks = 24, kRows = 32, kKvTile = 128;
+/// The workspaces' rows: the wider of a KV tile and a head (head_dim 256
+/// at most).
+constexpr int64_t kMaxWsCols = 256;
 
 /// A batch over a paged cache, the heads of one example function.
 struct Batch {
@@ -53,8 +56,8 @@ struct Batch {
   std::vector<int8_t> k8, v8;
   std::vector<float> kScale, vScale;
   // Workspaces.
-  std::vector<bf16> wsH = std::vector<bf16>(size_t(kBlocks * 2 * kRows * kKvTile));
-  std::vector<float> wsF = std::vector<float>(size_t(kBlocks * 3 * kRows * kKvTile));
+  std::vector<bf16> wsH = std::vector<bf16>(size_t(kBlocks * 2 * kRows * kMaxWsCols));
+  std::vector<float> wsF = std::vector<float>(size_t(kBlocks * 3 * kRows * kMaxWsCols));
   std::vector<float> wsMl = std::vector<float>(size_t(kBlocks * 2 * kRows));
 
   Batch(int64_t heads, int64_t kvHeads, int64_t dim, int64_t qSeqLen,
@@ -148,9 +151,10 @@ struct Batch {
     return {x.data(), {kvHeads, dim}};
   }
   MemRef<int32_t, 2> tableView() { return {table.data(), {slots, perSeq}}; }
-  MemRef<bf16, 4> ws4() { return {wsH.data(), {kBlocks, 2, kRows, kKvTile}}; }
+  int64_t wsCols() const { return std::max(kKvTile, dim); }
+  MemRef<bf16, 4> ws4() { return {wsH.data(), {kBlocks, 2, kRows, wsCols()}}; }
   MemRef<float, 4> wsf(int64_t parts) {
-    return {wsF.data(), {kBlocks, parts, kRows, kKvTile}};
+    return {wsF.data(), {kBlocks, parts, kRows, wsCols()}};
   }
   MemRef<float, 3> wsml() { return {wsMl.data(), {kBlocks, 2, kRows}}; }
 };
@@ -304,6 +308,18 @@ int32_t runPrefillWindowInt8(Batch &bt) {
 int32_t runDecodeD80(Batch &bt) { return runDecode(wsp_gen::decode_d80, bt); }
 int32_t runPrefillD48(Batch &bt) {
   return runPrefill(wsp_gen::prefill_d48, bt);
+}
+int32_t runDecodeD256(Batch &bt) {
+  return runDecode(wsp_gen::decode_d256, bt);
+}
+int32_t runPrefillD256(Batch &bt) {
+  return runPrefill(wsp_gen::prefill_d256, bt);
+}
+int32_t runDecodeD192(Batch &bt) {
+  return runDecode(wsp_gen::decode_d192, bt);
+}
+int32_t runPrefillD96(Batch &bt) {
+  return runPrefill(wsp_gen::prefill_d96, bt);
 }
 int32_t runDecodeG16Q4(Batch &bt) {
   return runDecode(wsp_gen::decode_g16_q4, bt);
@@ -534,6 +550,34 @@ int main() {
   {
     Batch bt(4, 4, 48, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
     ok = check("chunked prefill, MHA, head_dim 48", bt, runPrefillD48) && ok;
+  }
+  // Heads over 128 (KV tiles of 64 positions) and 96.
+  {
+    Batch bt(8, 2, 256, 1, {2, 0, 3, 1}, {0, 63, 1100, 4200}, {1, 1, 1, 1},
+             rng, decodeAccum(4, 1));
+    ok = check("decode, GQA 4, head_dim 256", bt, runDecodeD256) && ok;
+  }
+  {
+    Batch bt(4, 2, 256, 0, {1, 0, 2}, {0, 64, 300}, {70, 1, 40}, rng, {}, 2);
+    ok = check("chunked prefill, GQA 2, head_dim 256", bt, runPrefillD256) &&
+         ok;
+  }
+  {
+    Batch bt(8, 1, 192, 2, {1, 2, 0}, {5, 300, 2030}, {2, 2, 2}, rng,
+             decodeAccum(3, 2));
+    ok = check("decode of 2 tokens, GQA 8, head_dim 192", bt, runDecodeD192) &&
+         ok;
+  }
+  {
+    Batch bt(8, 2, 96, 0, {2, 1, 0}, {31, 0, 200}, {12, 19, 1}, rng, {}, 1);
+    ok = check("chunked prefill, GQA 4, head_dim 96", bt, runPrefillD96) && ok;
+  }
+  {
+    Batch bt = randomBatch(rng, 8, 2, 256, 1, 3000, 0, false);
+    ok = check("random decode, GQA 4, head_dim 256", bt, runDecodeD256) && ok;
+    Batch pt = randomBatch(rng, 4, 2, 256, 0, 700, 60, false);
+    ok = check("random chunked prefill, GQA 2, head_dim 256", pt,
+               runPrefillD256) && ok;
   }
   // More rows per KV head than a tile holds: row tiles, each a row of the
   // plan (rows long enough for several chunks, so a tile's state passes

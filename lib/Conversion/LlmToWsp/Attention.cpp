@@ -50,10 +50,11 @@ void lowering::addTileGeometry(Params &v, bool newToken) {
 }
 
 LogicalResult lowering::checkAttentionTile(Operation *op, int64_t dim,
-                                           int64_t group, int64_t align) {
-  if (ShapedType::isDynamic(dim) || dim % align || dim > kMaxHeadDim)
+                                           int64_t group, int64_t align,
+                                           int64_t maxDim, StringRef why) {
+  if (ShapedType::isDynamic(dim) || dim % align || dim > maxDim)
     return op->emitOpError("lowers with a static head_dim, a multiple of ")
-           << align << " up to " << kMaxHeadDim << " (one cube tile)";
+           << align << " up to " << maxDim << " (" << why << ")";
   if (group > kAttentionRows)
     return op->emitOpError("lowers with at most ")
            << kAttentionRows << " query heads per KV head (one tile of rows), "
@@ -121,8 +122,15 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   const int64_t group = heads / kvHeads;
   // A bf16 cache's rows are whole 32-byte blocks at any multiple of 16; an
   // int8 cache's (and its f32 K in the workspace) at 32.
-  if (failed(checkAttentionTile(op, dim, group, int8 ? 32 : 16)))
+  if (failed(int8 ? checkAttentionTile(op, dim, group, 32, kMaxHeadDim,
+                                       "over an int8 cache: a KV tile's "
+                                       "dequantization scratch and the row "
+                                       "state fill UB")
+                  : checkAttentionTile(op, dim, group, 16, kMaxBf16HeadDim)))
     return failure();
+  // Heads over 128 take KV tiles of 64 (kvTileFor), and the workspaces'
+  // rows hold the wider of a KV tile and a head.
+  const int64_t kvTile = kvTileFor(dim), wsCols = std::max(kMaxKvTile, dim);
   int64_t qLen = 0;
   if constexpr (decode)
     qLen = int32_t(op.getQSeqLen());
@@ -136,8 +144,8 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   // Per block: Q (bf16 cache) and P, in bf16; S, O_t and, decode, the
   // row's o, in f32; decode, the row's m and l; int8 cache, Q in f32 and
   // the tile's K (f32) and V (bf16).
-  ws("ws_h", {blocks, int8 ? 1 : 2, rows, kMaxKvTile}, b.getBF16Type());
-  ws("ws_f", {blocks, decode ? 3 : 2, rows, kMaxKvTile}, b.getF32Type());
+  ws("ws_h", {blocks, int8 ? 1 : 2, rows, wsCols}, b.getBF16Type());
+  ws("ws_f", {blocks, decode ? 3 : 2, rows, wsCols}, b.getF32Type());
   if (decode)
     ws("ws_ml", {blocks, 2, rows}, b.getF32Type());
   if (int8) {
@@ -260,8 +268,9 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     // Chunks of 256 to 4096 positions (the defaults).
     v["CONFIG"] = kAttentionPlanConfig;
     v["TIERS"] = kDecodeTiers;
-    v["TILE_KS"] = str(int8 ? b.getDenseI64ArrayAttr({32, 64, 64, 64})
-                            : b.getDenseI64ArrayAttr({64, 128, 128, 128}));
+    v["TILE_KS"] =
+        str(int8 ? b.getDenseI64ArrayAttr({32, 64, 64, 64})
+                 : b.getDenseI64ArrayAttr({64, kvTile, kvTile, kvTile}));
     v["DESC"] = kAttentionDescriptorType;
     v["WHICH"] = kDecodeWhich;
     // q_seq_len x group rows over one tile's: row tiles of whole query
@@ -304,7 +313,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["PLAN"] = kPrefillPlan;
     v["CONFIG"] = kAttentionPlanConfig;
     v["TIERS"] = kOneTierConfig;
-    v.set("TILE_KS", b.getDenseI64ArrayAttr({int8 ? 64 : 128}));
+    v.set("TILE_KS", b.getDenseI64ArrayAttr({int8 ? 64 : kvTile}));
     v["DESC"] = kMoeDescriptorType;
     v["WHICH"] = kPrefillWhich;
     v["SEQ_START"] = op.getAccumQLen() ? kSeqStartAccum : kSeqStartPrefix;

@@ -273,3 +273,23 @@ func.func @rows48(%q: memref<?x3x32x64xbf16>, %ids: memref<?xi32>, %kvlens: memr
       -> out(%o : memref<?x3x32x64xbf16>) {q_seq_len = 3 : i32}
   return
 }
+
+// head_dim 256: KV tiles of 64 positions in every tier (K^T and V of a
+// tile fill L0B as tiles of 128 do at head_dim 128), and the workspaces'
+// rows as wide as the head.
+// CHECK-LABEL: wsp.kernel @d256_flash_attention_decode_0
+// CHECK-SAME: constants {TILE_K = array<i64: 64, 64, 64, 64>}
+// CHECK-SAME: memref<24x2x32x256xbf16>, %{{.*}}: memref<24x3x32x256xf32>, %{{.*}}: memref<24x2x32xf32>)
+// CHECK: tile.matmul %{{.*}} : !tile.tile<acc, 32x?xf32, valid = ?x?>, !tile.tile<left, 32x256xbf16, valid = ?x?>, !tile.tile<right, 256x?xbf16, valid = ?x?>
+func.func @d256(%q: memref<?x1x8x256xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+                %qlens: memref<?xi32>, %accum: memref<?xi32>, %bt: memref<?x?xi32>,
+                %kc: memref<?x2x16x256xbf16>, %vc: memref<?x2x16x256xbf16>,
+                %o: memref<?x1x8x256xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x256xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x256xbf16>) v_cache(%vc : memref<?x2x16x256xbf16>)
+      -> out(%o : memref<?x1x8x256xbf16>) {q_seq_len = 1 : i32}
+  return
+}

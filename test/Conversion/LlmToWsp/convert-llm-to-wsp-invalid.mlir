@@ -151,7 +151,7 @@ func.func @attention_dynamic_heads(%q: memref<?x?x64xbf16>, %ids: memref<?xi32>,
 // A bf16 cache takes head_dim a multiple of 16 (48, 80, 112 lower); 40 is
 // not a whole 32-byte row.
 func.func @attention_head_dim(%q: memref<?x4x40xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x4x16x40xbf16>, %v: memref<?x4x16x40xbf16>, %o: memref<?x4x40xbf16>) {
-  // expected-error @+1 {{lowers with a static head_dim, a multiple of 16 up to 128 (one cube tile)}}
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 16 up to 256 (one cube tile)}}
   llm.flash_attention_prefill q(%q : memref<?x4x40xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x4x16x40xbf16>) v_cache(%v : memref<?x4x16x40xbf16>) -> out(%o : memref<?x4x40xbf16>) {max_q_len = 16 : i32}
   return
 }
@@ -160,8 +160,27 @@ func.func @attention_head_dim(%q: memref<?x4x40xbf16>, %ids: memref<?xi32>, %len
 
 // An int8 cache's rows need head_dim a multiple of 32.
 func.func @attention_int8_head_dim(%q: memref<?x4x48xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x4x16x48xi8>, %v: memref<?x4x16x48xi8>, %s: memref<4x48xf32>, %o: memref<?x4x48xbf16>) {
-  // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 128 (one cube tile)}}
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 128 (over an int8 cache: a KV tile's dequantization scratch and the row state fill UB)}}
   llm.flash_attention_prefill q(%q : memref<?x4x48xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x4x16x48xi8>) v_cache(%v : memref<?x4x16x48xi8>) k_scale(%s : memref<4x48xf32>) v_scale(%s : memref<4x48xf32>) -> out(%o : memref<?x4x48xbf16>) {max_q_len = 16 : i32}
+  return
+}
+
+// -----
+
+// A bf16 cache's head ends at 256 (K^T and V tiles of 64 positions fill
+// L0B)...
+func.func @attention_head_dim_272(%q: memref<?x1x4x272xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %acc: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x4x16x272xbf16>, %v: memref<?x4x16x272xbf16>, %o: memref<?x1x4x272xbf16>) {
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 16 up to 256 (one cube tile)}}
+  llm.flash_attention_decode q(%q : memref<?x1x4x272xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) accum_q_len(%acc : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x4x16x272xbf16>) v_cache(%v : memref<?x4x16x272xbf16>) -> out(%o : memref<?x1x4x272xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+// ... an int8 cache's at 128.
+func.func @attention_int8_head_dim_256(%q: memref<?x4x256xbf16>, %ids: memref<?xi32>, %lens: memref<?xi32>, %ql: memref<?xi32>, %bt: memref<?x?xi32>, %k: memref<?x4x16x256xi8>, %v: memref<?x4x16x256xi8>, %s: memref<4x256xf32>, %o: memref<?x4x256xbf16>) {
+  // expected-error @+1 {{lowers with a static head_dim, a multiple of 32 up to 128 (over an int8 cache: a KV tile's dequantization scratch and the row state fill UB)}}
+  llm.flash_attention_prefill q(%q : memref<?x4x256xbf16>) kv_ids(%ids : memref<?xi32>) kv_lens(%lens : memref<?xi32>) q_lens(%ql : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%k : memref<?x4x16x256xi8>) v_cache(%v : memref<?x4x16x256xi8>) k_scale(%s : memref<4x256xf32>) v_scale(%s : memref<4x256xf32>) -> out(%o : memref<?x4x256xbf16>) {max_q_len = 16 : i32}
   return
 }
 
