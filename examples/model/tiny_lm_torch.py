@@ -5,7 +5,8 @@ fused residual add and RMSNorm, a W8A8 QKV projection, RMSNorm of the
 query and key heads, NeoX RoPE, GQA attention of 4 query heads on 1 KV
 head over a KV cache, a W8A8 output projection, a residual RMSNorm, a
 SwiGLU MLP of W8A8 projections), a final RMSNorm, a bf16 LM head and the
-greedy pick. The weights are the .npz file tiny_lm.py writes, read with
+greedy pick. tiny_moe_lm's layer 1 is an MoE layer (``MoE``: the SwiGLU
+MLP as a shared expert plus routed experts), chosen by its weights. The weights are the .npz file tiny_lm.py writes, read with
 numpy alone (every uint16 array of the file is bf16 bits).
 
 Activations travel between the modules in bf16, as a bf16 PyTorch model's
@@ -152,13 +153,68 @@ class SwiGLU(nn.Module):
         return self.down(gate / (1.0 + torch.exp(-gate)) * up)
 
 
+class Expert(nn.Module):
+    """One expert of an MoE layer: SwiGLU's chain with expert e's weights
+    ([experts, in, out] in the file) and smoothing scales."""
+
+    def __init__(self, w, p, e):
+        super().__init__()
+        self.up = QuantLinear(w[p + "moe_up_weight"][e].t().contiguous(),
+                              w[p + "moe_up_scale"][e],
+                              w[p + "moe_smooth_up"][e])
+        self.down = QuantLinear(w[p + "moe_down_weight"][e].t().contiguous(),
+                                w[p + "moe_down_scale"][e],
+                                w[p + "moe_smooth_down"][e])
+
+    def forward(self, x):
+        gate, up = self.up(x).float().chunk(2, -1)
+        return self.down(gate / (1.0 + torch.exp(-gate)) * up)
+
+
+class MoE(nn.Module):
+    """A sparse MoE block with a shared expert (the layer's SwiGLU MLP,
+    which every token runs) and routed experts: the router's logits (a
+    bf16 linear layer, summed in float32), per token the `topk` experts of
+    largest logit (ties to the lower expert id) with their softmax
+    renormalized over the chosen; the shared expert's output (bf16) plus
+    each chosen expert's output (bf16) times its weight, summed in float32
+    and rounded to bf16 once."""
+
+    def __init__(self, w, p, topk=2):
+        super().__init__()
+        self.topk = topk
+        self.shared = SwiGLU(w, p)
+        self.register_buffer("gate", w[p + "gate_weight"])  # [hidden, E]
+        self.experts = nn.ModuleList(
+            Expert(w, p, e) for e in range(self.gate.shape[1]))
+
+    def route(self, x):
+        """(ids [tokens, topk], weights [tokens, topk] float32, logits
+        [tokens, experts] float32: the bf16 logits)."""
+        logits = (x.float() @ self.gate.float()).bfloat16().float()
+        ids = torch.argsort(-logits, dim=-1, stable=True)[:, :self.topk]
+        chosen = logits.gather(-1, ids)
+        return ids, torch.softmax(chosen, -1), logits
+
+    def forward(self, x):
+        ids, weights, _ = self.route(x)
+        out = self.shared(x).float()
+        for e, expert in enumerate(self.experts):
+            t, k = torch.nonzero(ids == e, as_tuple=True)
+            if len(t):
+                out.index_add_(0, t, expert(x[t]).float() *
+                               weights[t, k][:, None])
+        return out.bfloat16()
+
+
 class DecoderLayer(nn.Module):
     def __init__(self, w, p, q_heads, kv_heads, head_dim):
         super().__init__()
         self.attn_norm = RMSNorm(w[p + "norm_weight"])
         self.attn = Attention(w, p, q_heads, kv_heads, head_dim)
         self.mlp_norm = RMSNorm(w[p + "post_norm_weight"])
-        self.mlp = SwiGLU(w, p)
+        # A layer with a router is an MoE layer (tiny_moe_lm.py's layer 1).
+        self.mlp = MoE(w, p) if p + "gate_weight" in w else SwiGLU(w, p)
 
     def forward(self, x, residual, cache, start, cos, sin):
         a, residual = self.attn_norm(x, residual)
