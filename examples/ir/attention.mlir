@@ -25,6 +25,8 @@
 //   (Phi-2's 80; 48), over bf16 caches (below).
 // @decode_d256, @prefill_d256, @decode_d192, @prefill_d96: heads wider
 //   than 128 (Gemma's 256; 192) take KV tiles of 64 positions; 96 (below).
+// @decode_ring, @prefill_ring_int8: sliding windows over ring caches
+//   (below).
 // @decode_g16_q4, @decode_g32_q8, @decode_g16_q4_window_int8: more query
 //   rows per KV head than one tile of 32 (GQA groups of 16 and 32, 4 and 8
 //   speculative tokens), cut into row tiles (below).
@@ -406,5 +408,47 @@ func.func @prefill_d96(%q: memref<?x8x96xbf16>, %kv_ids: memref<?xi32>,
       k_cache(%k_cache : memref<?x2x16x96xbf16>)
       v_cache(%v_cache : memref<?x2x16x96xbf16>)
       -> out(%out : memref<?x8x96xbf16>) {max_q_len = 256 : i32}
+  return
+}
+
+// @decode_ring: a window of 64 over ring caches (seed 001's circular cache,
+//   over pages: each sequence's block-table row is a ring, position p at
+//   slot p mod the row's positions, as store_paged_kv_cache's `ring` writes
+//   them), 8 query heads on 2 KV heads, 2 new tokens, head_dim 64.
+func.func @decode_ring(%q: memref<?x2x8x64xbf16>, %kv_ids: memref<?xi32>,
+                       %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                       %accum_q_len: memref<?xi32>, %block_table: memref<?x?xi32>,
+                       %k_cache: memref<?x2x16x64xbf16>,
+                       %v_cache: memref<?x2x16x64xbf16>,
+                       %out: memref<?x2x8x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>)
+      v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x2x8x64xbf16>)
+      {q_seq_len = 2 : i32, sliding_window = 64 : i32, ring}
+  return
+}
+
+// @prefill_ring_int8: a chunked prefill with a window of 48 over int8 ring
+//   caches, 4 query heads on 2 KV heads, head_dim 64.
+func.func @prefill_ring_int8(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
+                             %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                             %block_table: memref<?x?xi32>,
+                             %k_cache: memref<?x2x16x64xi8>,
+                             %v_cache: memref<?x2x16x64xi8>,
+                             %k_scale: memref<2x64xf32>,
+                             %v_scale: memref<2x64xf32>,
+                             %out: memref<?x4x64xbf16>) {
+  llm.flash_attention_prefill q(%q : memref<?x4x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xi8>)
+      v_cache(%v_cache : memref<?x2x16x64xi8>)
+      k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
+      -> out(%out : memref<?x4x64xbf16>)
+      {max_q_len = 256 : i32, sliding_window = 48 : i32, ring}
   return
 }

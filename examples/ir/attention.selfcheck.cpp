@@ -25,6 +25,10 @@
 // @decode_g32_q8, @decode_g16_q4_window_int8) run in row tiles; the
 // reference is the same per (token, head).
 //
+// Ring caches (@decode_ring, @prefill_ring_int8): each block-table row is
+// a ring, position p at slot p mod (row pages x 16); the reference reads
+// each position it sees at its slot.
+//
 // Besides the fixed batches, three random ones per function (randomBatch:
 // batch size, slots, cached lengths, prefill lengths and row gaps drawn).
 //
@@ -47,6 +51,7 @@ constexpr int64_t kMaxWsCols = 256;
 struct Batch {
   int64_t heads, kvHeads, dim, qSeqLen; // qSeqLen 0: packed prefill rows
   int64_t window = 0;                   // a sliding window's W (0: none)
+  bool ring = false;                    // block-table rows are rings
   std::vector<int32_t> ids, past, qLens, accum;
   int64_t slots = 0, perSeq = 0, pool = 0, tokens = 0;
   std::vector<int32_t> table;
@@ -119,6 +124,31 @@ struct Batch {
       start += qLens[j];
     return start + s;
   }
+  /// Makes every sequence's block-table row a ring of `pages` pages (seed
+  /// 001's circular cache: position p at slot p mod pages x 16), dealt
+  /// from a new shuffled pool with new random keys and values. Before
+  /// quantize().
+  void makeRing(int64_t pages, std::mt19937 &rng) {
+    ring = true;
+    perSeq = pages;
+    pool = int64_t(ids.size()) * pages + 3;
+    table.assign(size_t(slots * perSeq), -1);
+    std::vector<int32_t> order(static_cast<size_t>(pool));
+    for (int32_t i = 0; i < pool; ++i)
+      order[size_t(i)] = i;
+    std::shuffle(order.begin(), order.end(), rng);
+    size_t next = 0;
+    for (int32_t id : ids)
+      for (int64_t pg = 0; pg < pages; ++pg)
+        table[size_t(id * perSeq + pg)] = order[next++];
+    std::uniform_real_distribution<float> uni(-1.f, 1.f);
+    k.resize(size_t(pool * kvHeads * kBlock * dim));
+    v.resize(k.size());
+    for (bf16 &e : k)
+      e = toStorage(uni(rng));
+    for (bf16 &e : v)
+      e = toStorage(2.f * uni(rng));
+  }
   /// Makes the caches int8 with per-(KV head, channel) scales.
   void quantize(std::mt19937 &rng) {
     int8 = true;
@@ -135,7 +165,8 @@ struct Batch {
   }
   /// Key (or value) column col of KV head h at position p of sequence b.
   double cache(bool key, size_t b, int64_t p, int64_t h, int64_t col) const {
-    int64_t page = table[size_t(ids[b] * perSeq + p / kBlock)];
+    const int64_t pg = ring ? (p / kBlock) % perSeq : p / kBlock;
+    int64_t page = table[size_t(ids[b] * perSeq + pg)];
     size_t at = size_t(((page * kvHeads + h) * kBlock + p % kBlock) * dim + col);
     if (int8)
       return double(key ? k8[at] : v8[at]) *
@@ -320,6 +351,12 @@ int32_t runDecodeD192(Batch &bt) {
 }
 int32_t runPrefillD96(Batch &bt) {
   return runPrefill(wsp_gen::prefill_d96, bt);
+}
+int32_t runDecodeRing(Batch &bt) {
+  return runDecode(wsp_gen::decode_ring, bt);
+}
+int32_t runPrefillRingInt8(Batch &bt) {
+  return runPrefillInt8With(wsp_gen::prefill_ring_int8, bt);
 }
 int32_t runDecodeG16Q4(Batch &bt) {
   return runDecode(wsp_gen::decode_g16_q4, bt);
@@ -550,6 +587,52 @@ int main() {
   {
     Batch bt(4, 4, 48, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
     ok = check("chunked prefill, MHA, head_dim 48", bt, runPrefillD48) && ok;
+  }
+  // Ring caches (seed 001's circular cache over pages): rows many rings
+  // long, so that windows wrap the ring's end, and rows shorter than the
+  // ring; then random batches. A window the ring cannot hold is
+  // INVALID_PARAMS with nothing written.
+  {
+    // Rings of 6 pages (96 positions) for a window of 64 and 2 tokens.
+    Batch bt(8, 2, 64, 2, {2, 0, 3, 1}, {0, 40, 1000, 4321}, {2, 2, 2, 2},
+             rng, decodeAccum(4, 2));
+    bt.window = 64;
+    bt.makeRing(6, rng);
+    ok = check("decode of 2 tokens, window 64, ring of 96, GQA 4, head_dim 64",
+               bt, runDecodeRing) && ok;
+  }
+  {
+    // Rings of 7 pages (112 positions) for a window of 48 and chunks of up
+    // to 60 tokens (48 + 60 - 1 <= 112).
+    Batch bt(4, 2, 64, 0, {1, 0, 2}, {0, 500, 2049}, {60, 33, 7}, rng, {}, 1);
+    bt.window = 48;
+    bt.makeRing(7, rng);
+    bt.quantize(rng);
+    ok = check("chunked prefill, window 48, ring of 112, int8 cache, GQA 2, "
+               "head_dim 64", bt, runPrefillRingInt8) && ok;
+  }
+  for (int trial = 0; trial < 2; ++trial) {
+    Batch bt = randomBatch(rng, 8, 2, 64, 2, 5000, 0, false);
+    bt.window = 64;
+    bt.makeRing(5, rng);
+    ok = check("random decode of 2 tokens, window 64, ring of 80", bt,
+               runDecodeRing) && ok;
+    Batch pt = randomBatch(rng, 4, 2, 64, 0, 3000, 60, false);
+    pt.window = 48;
+    pt.makeRing(7, rng);
+    pt.quantize(rng);
+    ok = check("random chunked prefill, window 48, ring of 112, int8 cache",
+               pt, runPrefillRingInt8) && ok;
+  }
+  {
+    // A ring of 4 pages (64 positions) holds a window of 64 and 1 token
+    // but not 2: INVALID_PARAMS, nothing written.
+    Batch bt(8, 2, 64, 2, {1, 0}, {300, 10}, {2, 2}, rng, decodeAccum(2, 2));
+    bt.window = 64;
+    bt.makeRing(4, rng);
+    ok = reportInvalid("decode: a window of 64 and 2 tokens over a ring of 64",
+                       runDecodeRing(bt), allSentinel(bt.out), "output") &&
+         ok;
   }
   // Heads over 128 (KV tiles of 64 positions) and 96.
   {

@@ -6,6 +6,9 @@
 // @store_paged: a packed ragged batch into a paged bf16 cache (pages of
 //   16 positions, 2 KV heads, head_dim 128) through the block table.
 // @store_paged_int8: the same into an int8 cache with per-channel scales.
+// @store_paged_ring: @store_paged into ring caches (`ring`: each
+//   sequence's block-table row a ring, position p at slot p mod the row's
+//   positions, seed 001's circular cache over pages).
 // @store_contiguous: a decode batch (unpacked, one slot) into a contiguous
 //   cache [max_batch, kv_heads, max_seq_len, head_dim], slots by kv_ids.
 // @store_contiguous_int8: a packed ragged prefill batch into a contiguous
@@ -22,6 +25,20 @@ func.func @store_paged(%key: memref<?x2x128xbf16>, %value: memref<?x2x128xbf16>,
       q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
       -> k_cache(%k_cache : memref<?x2x16x128xbf16>)
          v_cache(%v_cache : memref<?x2x16x128xbf16>) {max_q_len = 64 : i32}
+  return
+}
+
+func.func @store_paged_ring(%key: memref<?x2x128xbf16>, %value: memref<?x2x128xbf16>,
+                            %block_table: memref<?x?xi32>, %kv_ids: memref<?xi32>,
+                            %q_lens: memref<?xi32>, %kv_lens: memref<?xi32>,
+                            %k_cache: memref<?x2x16x128xbf16>,
+                            %v_cache: memref<?x2x16x128xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x2x128xbf16>)
+      value(%value : memref<?x2x128xbf16>)
+      block_table(%block_table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      -> k_cache(%k_cache : memref<?x2x16x128xbf16>)
+         v_cache(%v_cache : memref<?x2x16x128xbf16>) {max_q_len = 64 : i32, ring}
   return
 }
 

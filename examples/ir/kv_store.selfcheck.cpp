@@ -6,7 +6,8 @@
 // v_cache. bf16 caches hold the values bit for bit; int8 caches hold
 // clamp(rint(x / scale[h, c]), -128, 127) computed here in float as the
 // rule says, so they match exactly too. Every other cache entry keeps its
-// sentinel. Then INVALID_PARAMS with nothing written: a page id outside the
+// sentinel. Ring caches (@store_paged_ring) put position p in page
+// (p / 16) mod the row's pages. Then INVALID_PARAMS with nothing written: a page id outside the
 // pool, tokens past a sequence's capacity, a slot outside the cache, more
 // tokens than rows (paged), and a slot outside the cache, tokens past
 // max_seq_len, more tokens than rows (contiguous).
@@ -49,10 +50,12 @@ struct PagedBatch {
 bool same(bf16 a, bf16 b) { return a.bits == b.bits; }
 bool same(int8_t a, int8_t b) { return a == b; }
 
+/// `ring`: the block-table rows are rings of `ringPages` pages (position
+/// p in page (p / 16) mod ringPages of the row).
 template <typename T, typename Expect>
 int64_t compareCache(const std::vector<T> &cache, T marker,
                      const PagedBatch &batch, bool paged, int64_t seqLen,
-                     Expect expect) {
+                     Expect expect, int64_t ringPages = 0) {
   std::vector<bool> written(cache.size(), false);
   int64_t wrong = 0;
   for (size_t b = 0; b < batch.lens.size(); ++b)
@@ -62,7 +65,8 @@ int64_t compareCache(const std::vector<T> &cache, T marker,
         for (int64_t c = 0; c < kDim; ++c) {
           size_t at;
           if (paged) {
-            int64_t page = batch.table[size_t(slot * 8 + p / kBlock)];
+            int64_t pg = ringPages ? (p / kBlock) % ringPages : p / kBlock;
+            int64_t page = batch.table[size_t(slot * 8 + pg)];
             at = size_t(((page * kHeads + h) * kBlock + p % kBlock) * kDim + c);
           } else {
             at = size_t(((slot * kHeads + h) * seqLen + p) * kDim + c);
@@ -111,6 +115,50 @@ bool checkPaged(std::mt19937 &rng) {
   bool ok = status == 0 && wrong == 0;
   std::printf("paged bf16: %s (status %d, %lld cache values differ)\n",
               ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  return ok;
+}
+
+/// Ring caches: rows of 8 pages (128 positions) written past their end.
+/// Sequence 0 (past 300) lands at slots 44-50 of its ring, sequence 1
+/// (past 126) wraps within the step (slots 126, 127, 0), sequence 2 has
+/// not wrapped yet. Then a step longer than its ring (rows of one page,
+/// 16 positions, and 17 tokens) is INVALID_PARAMS with nothing written.
+bool checkPagedRing(std::mt19937 &rng) {
+  PagedBatch batch;
+  batch.past = {300, 126, 5};
+  std::vector<bf16> key = randomRows(batch.rows, rng);
+  std::vector<bf16> value = randomRows(batch.rows, rng);
+  PagedCaches caches(batch);
+  auto store = [&](PagedBatch &b, PagedCaches &c, int64_t pages) {
+    return wsp_gen::store_paged_ring(
+        MemRef<bf16, 3>{key.data(), {b.rows, kHeads, kDim}},
+        MemRef<bf16, 3>{value.data(), {b.rows, kHeads, kDim}},
+        MemRef<int32_t, 2>{b.table.data(), {3, pages}}, vec(b.ids),
+        vec(b.lens), vec(b.past),
+        MemRef<bf16, 4>{c.k.data(), {b.pool, kHeads, kBlock, kDim}},
+        MemRef<bf16, 4>{c.v.data(), {b.pool, kHeads, kBlock, kDim}});
+  };
+  int32_t status = store(batch, caches, 8);
+  auto from = [](const std::vector<bf16> &x) {
+    return [&x](int64_t row, int64_t h, int64_t c) {
+      return x[size_t((row * kHeads + h) * kDim + c)];
+    };
+  };
+  int64_t wrong =
+      compareCache(caches.k, sentinel(), batch, true, 0, from(key), 8) +
+      compareCache(caches.v, sentinel(), batch, true, 0, from(value), 8);
+  bool ok = status == 0 && wrong == 0;
+  std::printf("paged bf16 ring: %s (status %d, %lld cache values differ)\n",
+              ok ? "ok" : "MISMATCH", status, (long long)wrong);
+  PagedBatch small;
+  small.lens = {17, 3, 2};
+  small.table = {0, 7, 14};
+  PagedCaches untouched(small);
+  ok = reportInvalid("ring: a step's 17 tokens into a ring of 16",
+                     store(small, untouched, 1),
+                     allSentinel(untouched.k) && allSentinel(untouched.v),
+                     "caches") &&
+       ok;
   return ok;
 }
 
@@ -296,6 +344,7 @@ bool checkInvalidContiguous(std::mt19937 &rng) {
 int main() {
   std::mt19937 rng(2030);
   bool ok = checkPaged(rng);
+  ok = checkPagedRing(rng) && ok;
   ok = checkPagedInt8(rng) && ok;
   ok = checkContiguous(rng) && ok;
   ok = checkContiguousInt8(rng) && ok;

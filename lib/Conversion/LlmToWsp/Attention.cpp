@@ -330,6 +330,26 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["START_STATE"] = kAttentionFreshState;
     v["END_STATE"] = kAttentionFinish;
   }
+  // A ring cache (the verifier requires a sliding window with it): the
+  // kernel reads position p at slot p mod the ring's length, and the
+  // planner needs the positions a request reads, not all it has seen, to
+  // fit the block-table row, whose pages it checks up to the ring's.
+  if (op.getRing()) {
+    v.set("RING_WINDOW_NEED", int64_t(*op.getSlidingWindow()) - 1);
+    v["SEEN"] = (kPastAndLen + kRingNeed).str();
+    v["CAPACITY_NEED"] = "%ring_need";
+    v["KV_SOURCE"] = (kPagedSlot + kRingLength).str();
+    v["PAGE_SEGMENT"] = (kPageSegment + kRingSegment).str();
+    v["VECTOR_CORE_POSITIONS"] =
+        (kVectorCorePositions + kRingCorePositions).str();
+    v["P_AT"] = "%p_ring";
+    v["P_X_AT"] = "%p_x_ring";
+    v["PAGES_IN_POOL"] = (kRingPages + kPagesInPool).str();
+    v["PAGES_TO"] = "%ring_pages";
+  }
+  v.setDefault("CAPACITY_NEED", "%seen");
+  v.setDefault("P_AT", "%p");
+  v.setDefault("P_X_AT", "%p_x");
   v.setDefault("PLAN_HEADS", "%kv_heads");
   v.setDefault("MASK_KIND", "standard");
   v.setDefault("WINDOW", "");

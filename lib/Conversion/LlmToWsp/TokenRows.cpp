@@ -288,6 +288,14 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   // Where %pos of sequence %b lives.
   v["SLOT"] = op.getKvIds() ? kSlotOfKvIds : kSlotOfBatch;
   v["WHERE"] = blockTable ? kWherePaged : kWhereContiguous;
+  // A ring cache: each position at its slot of the ring; the step's tokens
+  // must fit the ring (not the sequence's whole length the row).
+  bool ring = false;
+  if constexpr (std::is_same_v<StoreOp, llm::StorePagedKvCacheOp>)
+    ring = op.getRing();
+  if (ring)
+    v["WHERE"] = kWherePagedRing;
+  v["STORE_NEED"] = ring ? "%len" : "%last";
   v["FIRST_OF_SEQ"] = op.getKvLens() ? kFirstOfKvLens : kFirstAtZero;
   addTokenRowValues(v, packed, bool(op.getAccumQLen()), slots, args);
   // Validation of the lengths, slots and pages.
@@ -303,6 +311,11 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
     v["PAGES_IN_POOL"] = kPagesInPool;
     v["PAGES_FROM"] = "%first_idx";
     v["PAGES_TO"] = "%end_idx";
+    if (ring) {
+      v["PAGES_IN_POOL"] = (kStoreRingPages + kPagesInPool).str();
+      v["PAGES_FROM"] = "%c0";
+      v["PAGES_TO"] = "%ring_pages";
+    }
   } else {
     v["SLOTS_OF"] = "%k_cache";
     v["SLOTS_TYPE"] = "${K_CACHE_TYPE}";

@@ -293,3 +293,36 @@ func.func @d256(%q: memref<?x1x8x256xbf16>, %ids: memref<?xi32>, %kvlens: memref
       -> out(%o : memref<?x1x8x256xbf16>) {q_seq_len = 1 : i32}
   return
 }
+
+// A sliding window over ring caches: the kernel reads position p at slot
+// p mod the ring's length (the block-table row's pages x block_size); the
+// planner needs the positions a request reads, min(kv_lens + q_seq_len,
+// W + q_seq_len - 1), to fit the row, and checks its pages up to the
+// ring's.
+// CHECK-LABEL: wsp.kernel @dring_flash_attention_decode_0
+// CHECK-SAME: %[[DTABLE:[^:]*]]: memref<?x?xi32>, %{{[^:]*}}: memref<?x2x16x64xbf16>
+// CHECK: %[[RPAGES:.*]] = memref.dim %[[DTABLE]], %c1 : memref<?x?xi32>
+// CHECK: %[[RLEN:.*]] = arith.muli %[[RPAGES]], %{{.*}} : index
+// CHECK: %[[PRING:.*]] = arith.remui %{{.*}}, %[[RLEN]] : index
+// CHECK: tile.load_paged %{{.*}}, %{{.*}}[%{{.*}}], %[[DTABLE]][%{{.*}}], %[[PRING]] transpose
+// CHECK: %[[PRING2:.*]] = arith.remui %{{.*}}, %[[RLEN]] : index
+// CHECK: tile.load_paged %{{.*}}, %{{.*}}[%{{.*}}], %[[DTABLE]][%{{.*}}], %[[PRING2]] :
+// CHECK-LABEL: func.func @dring(
+// CHECK: %[[NEED:.*]] = arith.constant 63 : i64
+// CHECK: %[[SPAN:.*]] = arith.addi %{{.*}}, %[[NEED]] : i64
+// CHECK: %[[RNEED:.*]] = arith.minsi %{{.*}}, %[[SPAN]] : i64
+// CHECK: arith.cmpi sle, %[[RNEED]], %{{.*}} : i64
+// CHECK: %[[RP:.*]] = arith.minui %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[RP]] step %c1
+func.func @dring(%q: memref<?x1x8x64xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+                 %qlens: memref<?xi32>, %accum: memref<?xi32>, %bt: memref<?x?xi32>,
+                 %kc: memref<?x2x16x64xbf16>, %vc: memref<?x2x16x64xbf16>,
+                 %o: memref<?x1x8x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x64xbf16>) v_cache(%vc : memref<?x2x16x64xbf16>)
+      -> out(%o : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, sliding_window = 64 : i32, ring}
+  return
+}

@@ -113,3 +113,27 @@ func.func @heads(%qkv: memref<?x6x64xbf16>, %bt: memref<?x?xi32>, %lens: memref<
       {max_q_len = 8 : i32}
   return
 }
+
+// A ring cache: position p in page (p / 16) mod the block-table row's
+// pages; the planner needs the step's tokens (not kv_lens + q_lens) to fit
+// the row, and checks the row's pages up to the ring's.
+// CHECK-LABEL: wsp.kernel @ring_store_paged_kv_cache_0
+// CHECK-SAME: %{{[^:]*}}: memref<?x1x64xbf16>, %{{[^:]*}}: memref<?x1x64xbf16>, %[[RTABLE:[^:]*]]: memref<?x?xi32>
+// CHECK: %[[ABS_PAGE:.*]] = arith.divui %{{.*}}, %c16{{(_[0-9]+)?}} : index
+// CHECK: %[[ROW_PAGES:.*]] = memref.dim %[[RTABLE]], %c1 : memref<?x?xi32>
+// CHECK: %[[RING_PAGE:.*]] = arith.remui %[[ABS_PAGE]], %[[ROW_PAGES]] : index
+// CHECK: memref.load %[[RTABLE]][%{{.*}}, %[[RING_PAGE]]]
+// CHECK-LABEL: func.func @ring(
+// CHECK: %[[PER_SEQ:.*]] = memref.dim %{{.*}}, %c1 : memref<?x?xi32>
+// CHECK: %[[LEN:.*]] = arith.extsi %{{.*}} : i32 to i64
+// CHECK: arith.cmpi sle, %[[LEN]], %{{.*}} : i64
+// CHECK: %[[RING_PAGES:.*]] = arith.minui %{{.*}}, %[[PER_SEQ]] : index
+// CHECK: scf.for %{{.*}} = %c0 to %[[RING_PAGES]] step %c1
+func.func @ring(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>,
+                %c: memref<?x1x16x64xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>)
+      block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>)
+      v_cache(%c : memref<?x1x16x64xbf16>) {max_q_len = 64 : i32, ring}
+  return
+}

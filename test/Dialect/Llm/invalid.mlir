@@ -588,6 +588,31 @@ func.func @decode_window_sharded(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %
 
 // -----
 
+func.func @decode_ring_without_window(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{reads a ring cache only with a sliding_window (a ring keeps a sequence's last positions, not all)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, ring}
+  return
+}
+
+// -----
+
+func.func @prefill_ring_without_window(%q: memref<?x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{reads a ring cache only with a sliding_window (a ring keeps a sequence's last positions, not all)}}
+  llm.flash_attention_prefill q(%q : memref<?x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x8x64xbf16>) {max_q_len = 64 : i32, ring}
+  return
+}
+
+// -----
+
+shard.grid @kvdp(shape = 2)
+func.func @ring_store_sharded(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x16x64xbf16>) {
+  // expected-error @+1 {{sharded, has no ring (a rank's part of the cache is not the positions a ring wraps)}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @kvdp kv_sharding = kvdp {max_q_len = 64 : i32, ring}
+  return
+}
+
+// -----
+
 func.func @decode_sharding_without_grid(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
   // expected-error @+1 {{kv_sharding needs the device grid it shards over (on @grid)}}
   llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, kv_sharding = 0 : i32}

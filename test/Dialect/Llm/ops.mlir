@@ -214,6 +214,22 @@ func.func @paged_attention(%q: memref<?x8x128xbf16>, %ids: memref<?xi32>,
       k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
       k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
       -> out(%do : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 4096 : i32}
+  // Over ring caches (seed 001's circular cache, over pages).
+  // CHECK: llm.flash_attention_prefill {{.*}} -> out(%{{.*}}) {max_q_len = 512 : i32, ring, sliding_window = 4096 : i32}
+  llm.flash_attention_prefill q(%q : memref<?x8x128xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
+      k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
+      -> out(%o : memref<?x8x128xbf16>) {max_q_len = 512 : i32, sliding_window = 4096 : i32, ring}
+  // CHECK: llm.flash_attention_decode {{.*}} -> out(%{{.*}}) {q_seq_len = 2 : i32, ring, sliding_window = 4096 : i32}
+  llm.flash_attention_decode q(%dq : memref<?x2x8x128xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
+      k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
+      -> out(%do : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 4096 : i32, ring}
   return
 }
 
@@ -272,6 +288,18 @@ func.func @sharded_decode_one_head(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>,
       block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>)
       v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x1x1x64xbf16>)
       on @kvdp kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}
+
+// A store into ring caches.
+// CHECK-LABEL: func.func @ring_store
+// CHECK: llm.store_paged_kv_cache {{.*}} -> k_cache(%{{.*}}) v_cache(%{{.*}}) {max_q_len = 64 : i32, ring}
+func.func @ring_store(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>,
+                      %c: memref<?x1x16x64xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>)
+      block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>)
+      v_cache(%c : memref<?x1x16x64xbf16>) {max_q_len = 64 : i32, ring}
   return
 }
 

@@ -477,6 +477,9 @@ LogicalResult StorePagedKvCacheOp::verify() {
           *this, {"max_block_num", "kv_head_num", "block_size", "head_dim"},
           getBlockTable())))
     return failure();
+  if (getRing() && getGrid())
+    return emitOpError("sharded, has no ring (a rank's part of the cache is "
+                       "not the positions a ring wraps)");
   return verifyShardedOn(*this);
 }
 
@@ -603,6 +606,9 @@ LogicalResult FlashAttentionPrefillOp::verify() {
   if (std::optional<int32_t> window = getSlidingWindow())
     if (failed(verifyPositive(*this, *window, "sliding_window")))
       return failure();
+  if (getRing() && !getSlidingWindow())
+    return emitOpError("reads a ring cache only with a sliding_window (a "
+                       "ring keeps a sequence's last positions, not all)");
   return success();
 }
 
@@ -646,6 +652,9 @@ LogicalResult FlashAttentionDecodeOp::verify() {
     if (getGrid())
       return emitOpError("sharded, has no sliding_window (a rank's part of "
                          "the cache is not the positions a window counts)");
+  } else if (getRing()) {
+    return emitOpError("reads a ring cache only with a sliding_window (a "
+                       "ring keeps a sequence's last positions, not all)");
   }
   // Sharded, q holds this rank's heads: the attention's are every rank's
   // (checked with the grid's size in verifySymbolUses).

@@ -270,6 +270,13 @@ def Llm_StorePagedKvCacheOp
     sequence `b` lives in page `block_table[kv_ids[b], p / block_size]`,
     row `p % block_size`.
 
+    `ring`: the sequence's block-table row is a ring of
+    `max_block_num_per_seq * block_size` slots (seed 001's circular cache,
+    over pages): position `p` lives at slot `p mod` that, so a sequence of
+    any length keeps its last positions (what a sliding-window attention
+    with `ring` reads). A step's tokens must fit the ring (checked at run
+    time).
+
     | operand | shape | dtype |
     |---|---|---|
     | key, value | [batch_size, q_seq_len, kv_head_num, head_dim] or [num_tokens, kv_head_num, head_dim] | bf16 |
@@ -299,7 +306,8 @@ def Llm_StorePagedKvCacheOp
                        Llm_InOut<>:$k_cache, Llm_InOut<>:$v_cache,
                        I32Attr:$max_q_len,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
-                       OptionalAttr<Llm_KvSharding>:$kv_sharding);
+                       OptionalAttr<Llm_KvSharding>:$kv_sharding,
+                       UnitAttr:$ring);
   let assemblyFormat = Req<"key">.f # Req<"value">.f # Req<"block_table">.f #
       Opt<"kv_ids">.f # Req<"q_lens">.f # Opt<"kv_lens">.f #
       Opt<"accum_q_len">.f # Opt<"key_scale">.f # Opt<"value_scale">.f #
@@ -379,6 +387,13 @@ def Llm_FlashAttentionPrefillOp
     new token, which a prompt longer than W needs); each unit of query
     tokens reads from its first token's window on.
 
+    `ring` (with `sliding_window`): the cache rows are rings, as
+    `store_paged_kv_cache`'s `ring` writes them: position `p` lives at
+    slot `p mod (max_block_num_per_seq * block_size)` of the sequence's
+    block-table row. The positions a step reads, the last
+    `min(kv_lens[b] + q_lens[b], W + q_lens[b] - 1)`, must fit the ring
+    (checked at run time: INVALID_PARAMS).
+
     | operand | shape | dtype |
     |---|---|---|
     | q | [num_tokens, q_head_num, head_dim] | bf16 |
@@ -395,7 +410,7 @@ def Llm_FlashAttentionPrefillOp
                        Llm_In<>:$v_cache, Llm_OptIn<>:$k_scale,
                        Llm_OptIn<>:$v_scale, Llm_Out<>:$out,
                        I32Attr:$max_q_len,
-                       OptionalAttr<I32Attr>:$sliding_window);
+                       OptionalAttr<I32Attr>:$sliding_window, UnitAttr:$ring);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Opt<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
@@ -451,6 +466,11 @@ def Llm_FlashAttentionDecodeOp
     reach are planned. Not with `visible_lens` (which gives each token's
     range itself) nor sharded.
 
+    `ring` (with `sliding_window`): the cache rows are rings, as
+    `flash_attention_prefill`'s `ring` reads them (seed 001's circular
+    cache: a window that wraps the ring's end reads its slots from the
+    start again).
+
     `plan_kv_lens`: the KV lengths the chunk size is planned for (default
     `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
     each of its requests is cut into the chunks the unsharded op would cut
@@ -482,7 +502,8 @@ def Llm_FlashAttentionDecodeOp
                        I32Attr:$q_seq_len,
                        OptionalAttr<I32Attr>:$sliding_window,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
-                       OptionalAttr<Llm_KvSharding>:$kv_sharding);
+                       OptionalAttr<Llm_KvSharding>:$kv_sharding,
+                       UnitAttr:$ring);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Req<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
