@@ -26,7 +26,7 @@
 // @decode_d256, @prefill_d256, @decode_d192, @prefill_d96: heads wider
 //   than 128 (Gemma's 256; 192) take KV tiles of 64 positions; 96 (below).
 // @decode_ring, @prefill_ring_int8: sliding windows over ring caches
-//   (below).
+//   (below); @decode_start_pos_ring: seed 001's start_pos tensor.
 // @decode_g16_q4, @decode_g32_q8, @decode_g16_q4_window_int8: more query
 //   rows per KV head than one tile of 32 (GQA groups of 16 and 32, 4 and 8
 //   speculative tokens), cut into row tiles (below).
@@ -450,5 +450,29 @@ func.func @prefill_ring_int8(%q: memref<?x4x64xbf16>, %kv_ids: memref<?xi32>,
       k_scale(%k_scale : memref<2x64xf32>) v_scale(%v_scale : memref<2x64xf32>)
       -> out(%out : memref<?x4x64xbf16>)
       {max_q_len = 256 : i32, sliding_window = 48 : i32, ring}
+  return
+}
+
+// @decode_start_pos_ring: seed 001's caller-provided window starts
+//   (start_pos [batch, q_seq_len], absolute positions, each inside the
+//   W-window of 128) over ring caches, 8 query heads on 2 KV heads, 2 new
+//   tokens, head_dim 64.
+func.func @decode_start_pos_ring(%q: memref<?x2x8x64xbf16>, %kv_ids: memref<?xi32>,
+                                 %kv_lens: memref<?xi32>, %q_lens: memref<?xi32>,
+                                 %accum_q_len: memref<?xi32>,
+                                 %block_table: memref<?x?xi32>,
+                                 %k_cache: memref<?x2x16x64xbf16>,
+                                 %v_cache: memref<?x2x16x64xbf16>,
+                                 %start_pos: memref<?x2xi32>,
+                                 %out: memref<?x2x8x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>)
+      v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      start_pos(%start_pos : memref<?x2xi32>)
+      -> out(%out : memref<?x2x8x64xbf16>)
+      {q_seq_len = 2 : i32, sliding_window = 128 : i32, ring}
   return
 }

@@ -27,7 +27,8 @@
 //
 // Ring caches (@decode_ring, @prefill_ring_int8): each block-table row is
 // a ring, position p at slot p mod (row pages x 16); the reference reads
-// each position it sees at its slot.
+// each position it sees at its slot. start_pos (@decode_start_pos_ring):
+// the token sees p >= start_pos[b, s] instead.
 //
 // Besides the fixed batches, three random ones per function (randomBatch:
 // batch size, slots, cached lengths, prefill lengths and row gaps drawn).
@@ -52,6 +53,7 @@ struct Batch {
   int64_t heads, kvHeads, dim, qSeqLen; // qSeqLen 0: packed prefill rows
   int64_t window = 0;                   // a sliding window's W (0: none)
   bool ring = false;                    // block-table rows are rings
+  std::vector<int32_t> starts;          // start_pos [batch, q_seq_len]
   std::vector<int32_t> ids, past, qLens, accum;
   int64_t slots = 0, perSeq = 0, pool = 0, tokens = 0;
   std::vector<int32_t> table;
@@ -204,7 +206,10 @@ double compare(const Batch &bt, int64_t &untouchedWrong) {
       int64_t row = bt.rowOf(b, s), seen = bt.past[b] + s + 1;
       // The first position the token sees (a window: the last W).
       const int64_t first =
-          bt.window ? std::max<int64_t>(0, seen - bt.window) : 0;
+          !bt.starts.empty()
+              ? bt.starts[size_t(int64_t(b) * bt.qSeqLen + s)]
+          : bt.window ? std::max<int64_t>(0, seen - bt.window)
+                      : 0;
       owned[size_t(row)] = true;
       for (int64_t h = 0; h < bt.heads; ++h) {
         int64_t kvh = h / group;
@@ -357,6 +362,28 @@ int32_t runDecodeRing(Batch &bt) {
 }
 int32_t runPrefillRingInt8(Batch &bt) {
   return runPrefillInt8With(wsp_gen::prefill_ring_int8, bt);
+}
+int32_t runDecodeStartPosRing(Batch &bt) {
+  int64_t batch = int64_t(bt.ids.size());
+  return wsp_gen::decode_start_pos_ring(
+      MemRef<bf16, 4>{bt.q.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
+      vec(bt.ids), vec(bt.past), vec(bt.qLens), vec(bt.accum), bt.tableView(),
+      bt.caches(bt.k), bt.caches(bt.v),
+      MemRef<int32_t, 2>{bt.starts.data(), {batch, bt.qSeqLen}},
+      MemRef<bf16, 4>{bt.out.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
+      bt.ws4(), bt.wsf(3), bt.wsml());
+}
+/// Each query token's start_pos drawn inside its window of W: uniform in
+/// [max(0, pos - W + 1), pos].
+void drawStarts(Batch &bt, int64_t window, std::mt19937 &rng) {
+  bt.starts.clear();
+  for (size_t b = 0; b < bt.ids.size(); ++b)
+    for (int64_t s = 0; s < bt.qSeqLen; ++s) {
+      int64_t pos = bt.past[b] + s;
+      int64_t lo = std::max<int64_t>(0, pos - window + 1);
+      bt.starts.push_back(
+          std::uniform_int_distribution<int32_t>(int32_t(lo), int32_t(pos))(rng));
+    }
 }
 int32_t runDecodeG16Q4(Batch &bt) {
   return runDecode(wsp_gen::decode_g16_q4, bt);
@@ -632,6 +659,47 @@ int main() {
     bt.makeRing(4, rng);
     ok = reportInvalid("decode: a window of 64 and 2 tokens over a ring of 64",
                        runDecodeRing(bt), allSentinel(bt.out), "output") &&
+         ok;
+  }
+  // Seed 001's start_pos tensor over ring caches: each query's window
+  // start given at run time, anywhere inside its window (so the starts do
+  // not grow with the token); then the window's own starts (W - 1 back),
+  // random batches, and a start outside the window (INVALID_PARAMS).
+  {
+    Batch bt(8, 2, 64, 2, {2, 0, 3, 1}, {0, 90, 1000, 3001}, {2, 2, 2, 2},
+             rng, decodeAccum(4, 2));
+    bt.window = 128;
+    bt.makeRing(10, rng);
+    drawStarts(bt, 128, rng);
+    ok = check("decode of 2 tokens, start_pos in windows of 128, ring of 160",
+               bt, runDecodeStartPosRing) && ok;
+    for (size_t b = 0; b < bt.ids.size(); ++b)
+      for (int64_t s = 0; s < 2; ++s)
+        bt.starts[b * 2 + size_t(s)] =
+            int32_t(std::max<int64_t>(0, bt.past[b] + s - 127));
+    std::fill(bt.out.begin(), bt.out.end(), sentinel());
+    ok = check("decode of 2 tokens, start_pos = pos - 127, ring of 160", bt,
+               runDecodeStartPosRing) && ok;
+  }
+  for (int trial = 0; trial < 2; ++trial) {
+    Batch bt = randomBatch(rng, 8, 2, 64, 2, 5000, 0, false);
+    bt.window = 128;
+    bt.makeRing(10, rng);
+    drawStarts(bt, 128, rng);
+    ok = check("random decode of 2 tokens, start_pos, ring of 160", bt,
+               runDecodeStartPosRing) && ok;
+  }
+  for (int which = 0; which < 2; ++which) {
+    Batch bt(8, 2, 64, 2, {1, 0}, {300, 10}, {2, 2}, rng, decodeAccum(2, 2));
+    bt.window = 128;
+    bt.makeRing(10, rng);
+    drawStarts(bt, 128, rng);
+    // Below the window (pos - W), or past the query's own position.
+    bt.starts[1] = which == 0 ? 301 - 128 : 302;
+    ok = reportInvalid(which == 0 ? "decode: a start_pos below its window"
+                                  : "decode: a start_pos past its position",
+                       runDecodeStartPosRing(bt), allSentinel(bt.out),
+                       "output") &&
          ok;
   }
   // Heads over 128 (KV tiles of 64 positions) and 96.

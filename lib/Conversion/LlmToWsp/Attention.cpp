@@ -90,16 +90,19 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
   }
   if (op.getOut())
     args.push_back({"out", op.getOut()});
-  Value planKvLens, visibleLens, stateO;
+  Value planKvLens, visibleLens, startPos, stateO;
   if constexpr (decode) {
     planKvLens = op.getPlanKvLens();
     visibleLens = op.getVisibleLens();
+    startPos = op.getStartPos();
     stateO = op.getStateO();
   }
   if (planKvLens)
     args.push_back({"plan_kv_lens", planKvLens});
   if (visibleLens)
     args.push_back({"visible_lens", visibleLens});
+  if (startPos)
+    args.push_back({"start_pos", startPos});
   if constexpr (decode)
     if (stateO) {
       args.push_back({"state_o", stateO});
@@ -253,6 +256,16 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     if (std::optional<int32_t> window = op.getSlidingWindow()) {
       v["MASK_KIND"] = "sliding window(" + std::to_string(*window) + ")";
       v["WINDOW"] = " window(" + std::to_string(*window) + ") queries(%q_len)";
+      // start_pos: each row from its query's start (checked inside the
+      // window, which still bounds the plan).
+      if (startPos) {
+        v.set("WINDOW_SIZE", *window);
+        dims.push_back({"start_pos", 0, "%batch"});
+        dims.push_back({"start_pos", 1, "%q_len"});
+        v["DECODE_OK"] = "%a5_decode";
+        v["SEQ_CHECKS"] = (kDecodeSeqChecks + kStartPosChecks).str();
+        v["ROW_RANGES"] = kStartPosRowRanges.str();
+      }
     }
     v["SEQ_EXTRA"] = kDecodeSeqExtra;
     v["TOTAL_CHECK"] = kDecodeTotalCheck;

@@ -253,8 +253,9 @@ private:
         b, loc, qMine, kvIds, kvLens, qLens, accum, op.getBlockTable(),
         op.getKCache(), op.getVCache(), op.getKScale(), op.getVScale(),
         outRowsMine, /*plan_kv_lens=*/op.getKvLens(), /*visible_lens=*/Value(),
-        /*state_o=*/Value(), /*state_m=*/Value(), /*state_l=*/Value(),
-        op.getQSeqLenAttr(), /*sliding_window=*/nullptr, /*grid=*/nullptr,
+        /*start_pos=*/Value(), /*state_o=*/Value(), /*state_m=*/Value(),
+        /*state_l=*/Value(), op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
+        /*grid=*/nullptr,
         /*kv_sharding=*/nullptr);
 
     // Every rank's requests, then this rank's heads.
@@ -324,8 +325,9 @@ private:
         b, loc, qAll, op.getKvIds(), op.getKvLens(), op.getQLens(),
         op.getAccumQLen(), op.getBlockTable(), op.getKCache(), op.getVCache(),
         op.getKScale(), op.getVScale(), /*out=*/Value(),
-        /*plan_kv_lens=*/Value(), visible, stateO, stateM, stateL,
-        op.getQSeqLenAttr(), /*sliding_window=*/nullptr, /*grid=*/nullptr,
+        /*plan_kv_lens=*/Value(), visible, /*start_pos=*/Value(), stateO,
+        stateM, stateL, op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
+        /*grid=*/nullptr,
         /*kv_sharding=*/nullptr);
 
     // The states of this rank's heads from every rank, in rank order.

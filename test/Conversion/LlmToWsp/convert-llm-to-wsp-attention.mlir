@@ -326,3 +326,34 @@ func.func @dring(%q: memref<?x1x8x64xbf16>, %ids: memref<?xi32>, %kvlens: memref
       -> out(%o : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32, sliding_window = 64 : i32, ring}
   return
 }
+
+// Seed 001's start_pos: each row from its query's start (read per row),
+// the tiles that need no mask bounded by the largest lo and smallest hi of
+// the core's rows; the planner checks every start inside its W-window.
+// CHECK-LABEL: wsp.kernel @starts_flash_attention_decode_0
+// CHECK: %[[LO_MAX:.*]]:2 = scf.for %{{.*}} = %c0 to %{{.*}} step %c1 iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, index) {
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x2xi32>
+// CHECK: tile.setval
+// CHECK: scf.yield
+// CHECK-NOT: wsp.mask_range
+// CHECK-LABEL: func.func @starts(
+// CHECK: %[[W:.*]] = arith.constant 64 : i64
+// CHECK: scf.for
+// CHECK: arith.subi %{{.*}}, %[[W]] : i64
+// CHECK: arith.maxsi
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<?x2xi32>
+// CHECK: arith.cmpi sge
+// CHECK: arith.cmpi sle
+func.func @starts(%q: memref<?x2x8x64xbf16>, %ids: memref<?xi32>, %kvlens: memref<?xi32>,
+                  %qlens: memref<?xi32>, %accum: memref<?xi32>, %bt: memref<?x?xi32>,
+                  %kc: memref<?x2x16x64xbf16>, %vc: memref<?x2x16x64xbf16>,
+                  %s: memref<?x2xi32>, %o: memref<?x2x8x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x2x8x64xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc : memref<?x2x16x64xbf16>) v_cache(%vc : memref<?x2x16x64xbf16>)
+      start_pos(%s : memref<?x2xi32>)
+      -> out(%o : memref<?x2x8x64xbf16>) {q_seq_len = 2 : i32, sliding_window = 64 : i32}
+  return
+}

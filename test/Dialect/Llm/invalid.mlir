@@ -596,6 +596,22 @@ func.func @decode_ring_without_window(%q: memref<?x1x8x64xbf16>, %l: memref<?xi3
 
 // -----
 
+func.func @decode_start_pos_without_window(%q: memref<?x1x8x64xbf16>, %l: memref<?xi32>, %s: memref<?x1xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{takes start_pos only with a sliding_window (W bounds each start and the chunks planned)}}
+  llm.flash_attention_decode q(%q : memref<?x1x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) start_pos(%s : memref<?x1xi32>) -> out(%q : memref<?x1x8x64xbf16>) {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+func.func @decode_start_pos_shape(%q: memref<?x2x8x64xbf16>, %l: memref<?xi32>, %s: memref<?x1xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
+  // expected-error @+1 {{'start_pos' has q_seq_len = 1 but the q_seq_len attribute has q_seq_len = 2}}
+  llm.flash_attention_decode q(%q : memref<?x2x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) start_pos(%s : memref<?x1xi32>) -> out(%q : memref<?x2x8x64xbf16>) {q_seq_len = 2 : i32, sliding_window = 64 : i32}
+  return
+}
+
+// -----
+
 func.func @prefill_ring_without_window(%q: memref<?x8x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
   // expected-error @+1 {{reads a ring cache only with a sliding_window (a ring keeps a sequence's last positions, not all)}}
   llm.flash_attention_prefill q(%q : memref<?x8x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<?x8x64xbf16>) {max_q_len = 64 : i32, ring}

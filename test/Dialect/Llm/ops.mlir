@@ -174,7 +174,8 @@ func.func @paged_attention(%q: memref<?x8x128xbf16>, %ids: memref<?xi32>,
                            %kc8: memref<?x2x64x128xi8>, %vc8: memref<?x2x64x128xi8>,
                            %ks: memref<2x128xf32>, %vs: memref<2x128xf32>,
                            %o: memref<?x8x128xbf16>,
-                           %dq: memref<?x2x8x128xbf16>, %do: memref<?x2x8x128xbf16>) {
+                           %dq: memref<?x2x8x128xbf16>, %do: memref<?x2x8x128xbf16>,
+                           %starts: memref<?x2xi32>) {
   // CHECK: llm.flash_attention_prefill q(%{{.*}}) kv_ids(%{{.*}}) kv_lens(%{{.*}}) q_lens(%{{.*}}) accum_q_len(%{{.*}}) block_table(%{{.*}}) k_cache(%{{.*}}) v_cache(%{{.*}}) -> out(%{{.*}}) {max_q_len = 512 : i32}
   llm.flash_attention_prefill q(%q : memref<?x8x128xbf16>)
       kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
@@ -222,6 +223,16 @@ func.func @paged_attention(%q: memref<?x8x128xbf16>, %ids: memref<?xi32>,
       k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
       k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
       -> out(%o : memref<?x8x128xbf16>) {max_q_len = 512 : i32, sliding_window = 4096 : i32, ring}
+  // Seed 001's start_pos tensor, with the window bounding it.
+  // CHECK: llm.flash_attention_decode {{.*}} start_pos(%{{.*}} : memref<?x2xi32>) -> out(%{{.*}}) {q_seq_len = 2 : i32, sliding_window = 4096 : i32}
+  llm.flash_attention_decode q(%dq : memref<?x2x8x128xbf16>)
+      kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)
+      q_lens(%qlens : memref<?xi32>) accum_q_len(%accum : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>)
+      k_cache(%kc8 : memref<?x2x64x128xi8>) v_cache(%vc8 : memref<?x2x64x128xi8>)
+      k_scale(%ks : memref<2x128xf32>) v_scale(%vs : memref<2x128xf32>)
+      start_pos(%starts : memref<?x2xi32>)
+      -> out(%do : memref<?x2x8x128xbf16>) {q_seq_len = 2 : i32, sliding_window = 4096 : i32}
   // CHECK: llm.flash_attention_decode {{.*}} -> out(%{{.*}}) {q_seq_len = 2 : i32, ring, sliding_window = 4096 : i32}
   llm.flash_attention_decode q(%dq : memref<?x2x8x128xbf16>)
       kv_ids(%ids : memref<?xi32>) kv_lens(%kvlens : memref<?xi32>)

@@ -620,6 +620,7 @@ LogicalResult FlashAttentionDecodeOp::verify() {
   sig.optional(getPlanKvLens(), "plan_kv_lens", {"plan_batch"}, I32)
       .optional(getVisibleLens(), "visible_lens", {"batch_size", "q_seq_len"},
                 I32)
+      .optional(getStartPos(), "start_pos", {"batch_size", "q_seq_len"}, I32)
       .optional(getStateO(), "state_o",
                 {"batch_size", "q_seq_len", "q_head_num", "head_dim"}, F32)
       .bind("state_row", 8, "a vector store's 32-byte row of f32")
@@ -655,6 +656,9 @@ LogicalResult FlashAttentionDecodeOp::verify() {
   } else if (getRing()) {
     return emitOpError("reads a ring cache only with a sliding_window (a "
                        "ring keeps a sequence's last positions, not all)");
+  } else if (getStartPos()) {
+    return emitOpError("takes start_pos only with a sliding_window (W "
+                       "bounds each start and the chunks planned)");
   }
   // Sharded, q holds this rank's heads: the attention's are every rank's
   // (checked with the grid's size in verifySymbolUses).

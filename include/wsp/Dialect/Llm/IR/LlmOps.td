@@ -439,6 +439,7 @@ def Llm_FlashAttentionDecodeOp
     | -> out | [batch_size, q_seq_len, q_head_num, head_dim] | bf16 |
     | plan_kv_lens (optional) | [plan_batch] | i32 |
     | visible_lens (optional) | [batch_size, q_seq_len] | i32 |
+    | start_pos (optional, with sliding_window) | [batch_size, q_seq_len] | i32 |
     | -> state_o (instead of out) | [batch_size, q_seq_len, q_head_num, head_dim] | f32 |
     | -> state_m, state_l (with state_o) | [batch_size, q_seq_len, q_head_num, 8] | f32 |
 
@@ -471,6 +472,14 @@ def Llm_FlashAttentionDecodeOp
     cache: a window that wraps the ring's end reads its slots from the
     start again).
 
+    `start_pos` (with `sliding_window`): seed 001's caller-provided start
+    of each query's window, as a run-time tensor: query token `s` sees
+    `start_pos[b, s] <= p <= kv_lens[b] + s`. Positions are absolute (the
+    seed's block-KV form; over a `ring` the slots wrap, the positions do
+    not). Each start must lie in the W-window, `max(0, kv_lens[b] + s - W
+    + 1) <= start_pos[b, s] <= kv_lens[b] + s` (checked at run time:
+    INVALID_PARAMS), so W still bounds what is planned.
+
     `plan_kv_lens`: the KV lengths the chunk size is planned for (default
     `kv_lens`). A rank of a KV-sharded batch plans as the whole batch, so
     each of its requests is cut into the chunks the unsharded op would cut
@@ -497,6 +506,7 @@ def Llm_FlashAttentionDecodeOp
                        Llm_OptIn<>:$v_scale, Llm_OptOut<>:$out,
                        Llm_OptIn<>:$plan_kv_lens,
                        Llm_OptIn<>:$visible_lens,
+                       Llm_OptIn<>:$start_pos,
                        Llm_OptOut<>:$state_o, Llm_OptOut<>:$state_m,
                        Llm_OptOut<>:$state_l,
                        I32Attr:$q_seq_len,
@@ -507,7 +517,8 @@ def Llm_FlashAttentionDecodeOp
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
       Req<"q_lens">.f # Req<"accum_q_len">.f # Req<"block_table">.f #
       Req<"k_cache">.f # Req<"v_cache">.f # Opt<"k_scale">.f #
-      Opt<"v_scale">.f # Opt<"visible_lens">.f # "`->`" # Opt<"out">.f #
+      Opt<"v_scale">.f # Opt<"visible_lens">.f # Opt<"start_pos">.f #
+      "`->`" # Opt<"out">.f #
       Opt<"state_o">.f # Opt<"state_m">.f # Opt<"state_l">.f #
       Opt<"plan_kv_lens">.f #
       "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
