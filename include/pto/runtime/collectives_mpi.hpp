@@ -257,6 +257,55 @@ protected:
     return check(MPI_Bcast(buf, int(bytes), MPI_BYTE, root, ch_->comm));
   }
 
+  /// Reduce-scatter, then all_gather: rank r's slice [count r / n,
+  /// count (r + 1) / n) of every rank's buffer goes to rank r (one
+  /// MPI_Alltoallv), which combines the n pieces in rank order, as the
+  /// gathering form combines every element (the same bits); then every
+  /// rank's combined slice goes to every rank, into its buffer (one
+  /// MPI_Allgatherv). Each rank sends 2 (n - 1) / n of the buffer, the
+  /// least an all_reduce moves (docs/rationale/Sharding.md), and combines
+  /// only its slice. Byte counts are MPI's ints: a buffer over INT_MAX
+  /// bytes is INVALID_PARAMS, as the other calls' are.
+  Status backend_all_reduce(void *buf, size_t count, ElemType type,
+                            ReduceOp op) override {
+    const size_t n = size_t(size_), elem = elem_bytes(type);
+    if (count > size_t(INT_MAX) / elem)
+      return Status::INVALID_PARAMS;
+    if (n == 1)
+      return Status::OK;
+    counts_.resize(n);
+    displs_.resize(n);
+    for (size_t r = 0; r < n; ++r) {
+      const size_t lo = count * r / n, hi = count * (r + 1) / n;
+      counts_[r] = int((hi - lo) * elem);
+      displs_[r] = int(lo * elem);
+    }
+    const size_t mine = size_t(counts_[size_t(rank_)]);
+    pieces_.resize(mine * n);
+    recv_counts_.assign(n, int(mine));
+    recv_displs_.resize(n);
+    for (size_t r = 0; r < n; ++r)
+      recv_displs_[r] = int(r * mine);
+    if (Status s = check(MPI_Alltoallv(
+            buf, counts_.data(), displs_.data(), MPI_BYTE, pieces_.data(),
+            recv_counts_.data(), recv_displs_.data(), MPI_BYTE, ch_->comm));
+        s != Status::OK)
+      return s;
+    slice_.resize(mine);
+    reduce_in_rank_order(slice_.data(), mine / elem, type, op, 0, [&](int r) {
+      return pieces_.data() + size_t(r) * mine;
+    });
+    return check(MPI_Allgatherv(slice_.data(), int(mine), MPI_BYTE, buf,
+                                counts_.data(), displs_.data(), MPI_BYTE,
+                                ch_->comm));
+  }
+  /// Rank r sends the others' slices of its buffer, then its combined
+  /// slice to each: 2 (n - 1) / n of the buffer.
+  uint64_t all_reduce_sent(size_t bytes) const override {
+    const uint64_t n = uint64_t(size_);
+    return 2 * (n - 1) * uint64_t(bytes) / n;
+  }
+
 private:
   /// Peer p's message of this call arrived: its header, or false when it
   /// is "left" (or not this call's).
@@ -307,6 +356,10 @@ private:
   bool broken_ = false;
   std::vector<detail::MpiMessage> in_; // by rank: what each peer sent
   std::vector<MPI_Request> reqs_;      // receives by rank, then sends by rank
+  // all_reduce: each rank's slice in bytes and where it starts, the pieces
+  // of this rank's slice from every rank, and the slice combined.
+  std::vector<int> counts_, displs_, recv_counts_, recv_displs_;
+  std::vector<uint8_t> pieces_, slice_;
 };
 
 } // namespace comm
