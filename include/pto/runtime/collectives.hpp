@@ -201,6 +201,34 @@ inline void transpose_blocks(const uint8_t *src, uint8_t *dst, size_t n,
       std::memcpy(dst + (o * n + k) * row, src + (k * outer + o) * row, row);
 }
 
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) &&         \
+    !defined(__AVX2__)
+#define PTO_COMM_AVX2_LOOPS 1
+/// `loop()` with everything it calls inlined and compiled for AVX2.
+template <typename Loop>
+__attribute__((target("avx2"), flatten)) void run_avx2(Loop &loop) {
+  loop();
+}
+inline bool host_has_avx2() {
+  static const bool has =
+      (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+  return has;
+}
+#endif
+
+/// Runs `loop()`, compiled for AVX2 when the host has it (the build's
+/// baseline is SSE2): all_reduce's combination of 16-bit floats in float
+/// ran 4x faster so (262,144 bf16 sums of two: 113 -> 28 us on this
+/// host). The same bits: AVX2 brings no fused multiply-add, so nothing is
+/// contracted into one rounding.
+template <typename Loop> void vector_loop(Loop &&loop) {
+#ifdef PTO_COMM_AVX2_LOOPS
+  if (host_has_avx2())
+    return run_avx2(loop);
+#endif
+  loop();
+}
+
 /// acc[i] = src[i] (first) or op(acc[i], src[i]), for `count` elements of
 /// type T combined in A; the operation chosen once, outside the loop.
 template <typename T, typename A>
@@ -532,21 +560,24 @@ private:
     acc_.resize(kBlock * sizeof(A));
     A *acc = reinterpret_cast<A *>(acc_.data());
     T *buf = static_cast<T *>(out);
-    for (size_t b = 0; b < count; b += kBlock) {
-      const size_t m = std::min(kBlock, count - b);
-      for (int r = 0; r < size(); ++r)
-        detail::combine<T, A>(
-            acc, reinterpret_cast<const T *>(base(r)) + first + b, m, op,
-            r == 0);
-      for (size_t i = 0; i < m; ++i) {
-        if constexpr (std::is_same_v<T, bf16>)
-          buf[b + i] = f32_to_bf16(acc[i]);
-        else if constexpr (std::is_same_v<T, f16>)
-          buf[b + i] = f32_to_f16(acc[i]);
-        else
-          buf[b + i] = static_cast<T>(acc[i]); // an int32 sum wraps as on device
+    const int ranks = size();
+    detail::vector_loop([&] {
+      for (size_t b = 0; b < count; b += kBlock) {
+        const size_t m = std::min(kBlock, count - b);
+        for (int r = 0; r < ranks; ++r)
+          detail::combine<T, A>(
+              acc, reinterpret_cast<const T *>(base(r)) + first + b, m, op,
+              r == 0);
+        for (size_t i = 0; i < m; ++i) {
+          if constexpr (std::is_same_v<T, bf16>)
+            buf[b + i] = f32_to_bf16(acc[i]);
+          else if constexpr (std::is_same_v<T, f16>)
+            buf[b + i] = f32_to_f16(acc[i]);
+          else
+            buf[b + i] = static_cast<T>(acc[i]); // int32 sums wrap as on device
+        }
       }
-    }
+    });
   }
 
   std::vector<CallHeader> headers_;
