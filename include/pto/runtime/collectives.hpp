@@ -218,7 +218,7 @@ inline bool host_has_avx2() {
 
 /// Runs `loop()`, compiled for AVX2 when the host has it (the build's
 /// baseline is SSE2): all_reduce's combination of 16-bit floats in float
-/// ran 4x faster so (262,144 bf16 sums of two: 113 -> 28 us on this
+/// ran 2x faster so (262,144 bf16 sums of two: 115 -> 56 us on this
 /// host). The same bits: AVX2 brings no fused multiply-add, so nothing is
 /// contracted into one rounding.
 template <typename Loop> void vector_loop(Loop &&loop) {
