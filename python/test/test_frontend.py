@@ -464,12 +464,12 @@ def test_ops_builders_help_gives_shapes_and_dtypes():
 
 
 def test_ops_builders_refuse_what_does_not_lower():
-    # head_dim 256 verifies (the seed allows it) but the lowering takes one
-    # cube tile of 128 columns: refused when the op is built, at this line,
-    # and nothing is left in the function.
+    # head_dim 272 verifies (the seed allows it) but the lowering takes
+    # heads of at most 256 columns: refused when the op is built, at this
+    # line, and nothing is left in the function.
     m = Module()
-    q = memref([None, 1, 8, 256], "bf16")
-    cache = memref([None, 2, 128, 256], "bf16")
+    q = memref([None, 1, 8, 272], "bf16")
+    cache = memref([None, 2, 128, 272], "bf16")
     i32 = memref([None], "i32")
     with m.function("f", q=q, ids=i32, lens=i32, q_lens=i32, acc=i32,
                     table=memref([None, None], "i32"), k=cache, v=cache,
@@ -482,7 +482,7 @@ def test_ops_builders_refuse_what_does_not_lower():
                 v_cache=f.v, out=f.out, q_seq_len=1)
     assert "verifies but does not lower" in str(e.value)
     assert "test_frontend.py:%d:" % (here + 1) in str(e.value)
-    assert "head_dim, a multiple of 16 up to 128" in str(e.value)
+    assert "head_dim, a multiple of 16 up to 256" in str(e.value)
     assert "flash_attention_decode" not in m.verify()
 
 
