@@ -79,3 +79,37 @@ class Model(tiny_lm.Model):
             moe_act_scale=np.zeros(rows, np.float32),
             moe_down=np.zeros((rows, HIDDEN), np.uint16))
         return b
+
+
+def main():
+    """python3 examples/model/tiny_moe_lm.py [weights.npz]: draws the
+    weights (seed 2043) into the file, generates 15 tokens for three
+    prompts with the compiled model (the decode steps replayed from its
+    table) and, when torch is installed, with the PyTorch reference
+    (tiny_lm_torch.py), and prints both."""
+    import os
+    import pathlib
+    import sys
+    here = pathlib.Path(__file__).resolve().parent
+    path = sys.argv[1] if len(sys.argv) > 1 else "tiny_moe_lm.npz"
+    save_weights(path, draw_weights(2043))
+    rng = np.random.default_rng(2043)
+    prompts = [rng.integers(0, tiny_lm.VOCAB, n).tolist() for n in (20, 9, 17)]
+    prog = tiny_lm.wsp.compile(here / "tiny_moe_lm.mlir")
+    tokens, _ = Model(prog, load_weights(path), len(prompts)).generate(
+        prompts, 15, replay=True)
+    try:
+        sys.path.insert(0, str(here))
+        import tiny_lm_torch
+        ref = tiny_lm_torch.TinyLM.from_npz(path)
+    except ImportError:
+        ref = None
+    for b, prompt in enumerate(prompts):
+        print("prompt %s\n  wsp     %s" % (prompt, tokens[b].tolist()))
+        if ref is not None:
+            print("  PyTorch %s" % ref.generate(prompt, 15)[0].tolist())
+    print("weights: %s" % os.path.abspath(path))
+
+
+if __name__ == "__main__":
+    main()
