@@ -289,7 +289,7 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   v["SLOT"] = op.getKvIds() ? kSlotOfKvIds : kSlotOfBatch;
   v["WHERE"] = blockTable ? kWherePaged : kWhereContiguous;
   // A ring cache: each position at its slot of the ring; the step's tokens
-  // must fit the ring (not the sequence's whole length the row).
+  // must fit the ring (the row need not hold the whole sequence).
   bool ring = false;
   if constexpr (std::is_same_v<StoreOp, llm::StorePagedKvCacheOp>)
     ring = op.getRing();
