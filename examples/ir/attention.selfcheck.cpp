@@ -261,9 +261,6 @@ template <typename Fn> int32_t runDecode(Fn fn, Batch &bt) {
             MemRef<bf16, 4>{bt.out.data(), {batch, bt.qSeqLen, bt.heads, bt.dim}},
             bt.ws4(), bt.wsf(3), bt.wsml());
 }
-int32_t runDecodeGqa4(Batch &bt) { return runDecode(wsp_gen::decode_gqa4, bt); }
-int32_t runDecodeGqa8(Batch &bt) { return runDecode(wsp_gen::decode_gqa8, bt); }
-int32_t runDecodeMha(Batch &bt) { return runDecode(wsp_gen::decode_mha, bt); }
 
 /// A bf16 prefill function of attention.mlir without accum_q_len.
 template <typename Fn> int32_t runPrefill(Fn fn, Batch &bt) {
@@ -272,12 +269,6 @@ template <typename Fn> int32_t runPrefill(Fn fn, Batch &bt) {
             bt.caches(bt.k), bt.caches(bt.v),
             MemRef<bf16, 3>{bt.out.data(), {bt.tokens, bt.heads, bt.dim}},
             bt.ws4(), bt.wsf(2));
-}
-int32_t runPrefillMha(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_mha, bt);
-}
-int32_t runPrefillGqa4(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_gqa4, bt);
 }
 
 int32_t runPrefillGqa8(Batch &bt) {
@@ -307,15 +298,6 @@ template <typename Fn> int32_t runDecodeInt8With(Fn fn, Batch &bt) {
       MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
       MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
-int32_t runDecodeInt8(Batch &bt) {
-  return runDecodeInt8With(wsp_gen::decode_int8, bt);
-}
-int32_t runDecodeWindow(Batch &bt) {
-  return runDecode(wsp_gen::decode_window, bt);
-}
-int32_t runDecodeWindowInt8(Batch &bt) {
-  return runDecodeInt8With(wsp_gen::decode_window_int8, bt);
-}
 
 /// An int8-cache prefill function of attention.mlir.
 template <typename Fn> int32_t runPrefillInt8With(Fn fn, Batch &bt) {
@@ -332,36 +314,16 @@ template <typename Fn> int32_t runPrefillInt8With(Fn fn, Batch &bt) {
             MemRef<float, 3>{wsK.data(), {kBlocks, 64, 128}},
             MemRef<bf16, 3>{wsV.data(), {kBlocks, 64, 128}});
 }
-int32_t runPrefillInt8(Batch &bt) {
-  return runPrefillInt8With(wsp_gen::prefill_int8, bt);
+
+/// A function `Fn` of attention.mlir as the checks call it, through the
+/// runner of its family.
+template <auto Fn> int32_t decodeFn(Batch &bt) { return runDecode(Fn, bt); }
+template <auto Fn> int32_t prefillFn(Batch &bt) { return runPrefill(Fn, bt); }
+template <auto Fn> int32_t decodeInt8Fn(Batch &bt) {
+  return runDecodeInt8With(Fn, bt);
 }
-int32_t runPrefillWindow(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_window, bt);
-}
-int32_t runPrefillWindowInt8(Batch &bt) {
-  return runPrefillInt8With(wsp_gen::prefill_window_int8, bt);
-}
-int32_t runDecodeD80(Batch &bt) { return runDecode(wsp_gen::decode_d80, bt); }
-int32_t runPrefillD48(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_d48, bt);
-}
-int32_t runDecodeD256(Batch &bt) {
-  return runDecode(wsp_gen::decode_d256, bt);
-}
-int32_t runPrefillD256(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_d256, bt);
-}
-int32_t runDecodeD192(Batch &bt) {
-  return runDecode(wsp_gen::decode_d192, bt);
-}
-int32_t runPrefillD96(Batch &bt) {
-  return runPrefill(wsp_gen::prefill_d96, bt);
-}
-int32_t runDecodeRing(Batch &bt) {
-  return runDecode(wsp_gen::decode_ring, bt);
-}
-int32_t runPrefillRingInt8(Batch &bt) {
-  return runPrefillInt8With(wsp_gen::prefill_ring_int8, bt);
+template <auto Fn> int32_t prefillInt8Fn(Batch &bt) {
+  return runPrefillInt8With(Fn, bt);
 }
 int32_t runDecodeStartPosRing(Batch &bt) {
   int64_t batch = int64_t(bt.ids.size());
@@ -384,15 +346,6 @@ void drawStarts(Batch &bt, int64_t window, std::mt19937 &rng) {
       bt.starts.push_back(
           std::uniform_int_distribution<int32_t>(int32_t(lo), int32_t(pos))(rng));
     }
-}
-int32_t runDecodeG16Q4(Batch &bt) {
-  return runDecode(wsp_gen::decode_g16_q4, bt);
-}
-int32_t runDecodeG32Q8(Batch &bt) {
-  return runDecode(wsp_gen::decode_g32_q8, bt);
-}
-int32_t runDecodeG16Q4WindowInt8(Batch &bt) {
-  return runDecodeInt8With(wsp_gen::decode_g16_q4_window_int8, bt);
 }
 
 template <typename Run>
@@ -468,7 +421,8 @@ bool checkInvalid(const char *what, std::mt19937 &rng, bool decode,
   case 3: bt.past[1] = -1; break;
   case 4: bt.qLens[2] += 1; break;
   }
-  int32_t status = decode ? runDecodeGqa4(bt) : runPrefillMha(bt);
+  int32_t status = decode ? decodeFn<wsp_gen::decode_gqa4>(bt)
+                          : prefillFn<wsp_gen::prefill_mha>(bt);
   return reportInvalid(what, status, allSentinel(bt.out), "output");
 }
 
@@ -482,17 +436,23 @@ int main() {
     // the longest.
     Batch bt(8, 2, 128, 1, {3, 0, 2, 1}, {0, 37, 1500, 4200}, {1, 1, 1, 1},
              rng, decodeAccum(4, 1));
-    ok = check("decode, GQA 4, head_dim 128", bt, runDecodeGqa4) && ok;
+    ok = check("decode, GQA 4, head_dim 128", bt,
+               decodeFn<wsp_gen::decode_gqa4>) &&
+         ok;
   }
   {
     Batch bt(8, 1, 64, 2, {1, 2, 0}, {5, 300, 1030}, {2, 2, 2}, rng,
              decodeAccum(3, 2));
-    ok = check("decode of 2 tokens, GQA 8, head_dim 64", bt, runDecodeGqa8) && ok;
+    ok = check("decode of 2 tokens, GQA 8, head_dim 64", bt,
+               decodeFn<wsp_gen::decode_gqa8>) &&
+         ok;
   }
   {
     // Two rows past the last sequence stay untouched.
     Batch bt(4, 4, 64, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
-    ok = check("chunked prefill, MHA, head_dim 64", bt, runPrefillMha) && ok;
+    ok = check("chunked prefill, MHA, head_dim 64", bt,
+               prefillFn<wsp_gen::prefill_mha>) &&
+         ok;
   }
   {
     // Gaps between the sequences' rows, an empty sequence.
@@ -504,22 +464,29 @@ int main() {
     Batch bt(8, 2, 128, 1, {2, 0, 1}, {3, 700, 2100}, {1, 1, 1}, rng,
              decodeAccum(3, 1));
     bt.quantize(rng);
-    ok = check("decode, int8 cache, GQA 4, head_dim 128", bt, runDecodeInt8) && ok;
+    ok = check("decode, int8 cache, GQA 4, head_dim 128", bt,
+               decodeInt8Fn<wsp_gen::decode_int8>) &&
+         ok;
   }
   {
     Batch bt(4, 2, 64, 0, {0, 2, 1}, {40, 0, 130}, {21, 6, 3}, rng, {}, 1);
     bt.quantize(rng);
     ok = check("chunked prefill, int8 cache, GQA 2, head_dim 64", bt,
-               runPrefillInt8) && ok;
+               prefillInt8Fn<wsp_gen::prefill_int8>) &&
+         ok;
   }
   {
     Batch bt(4, 4, 128, 1, {1, 0, 2}, {0, 1025, 77}, {1, 1, 1}, rng,
              decodeAccum(3, 1));
-    ok = check("decode, MHA, head_dim 128", bt, runDecodeMha) && ok;
+    ok =
+        check("decode, MHA, head_dim 128", bt, decodeFn<wsp_gen::decode_mha>) &&
+        ok;
   }
   {
     Batch bt(8, 2, 64, 0, {2, 1, 0}, {31, 0, 200}, {12, 19, 1}, rng, {}, 1);
-    ok = check("chunked prefill, GQA 4, head_dim 64", bt, runPrefillGqa4) && ok;
+    ok = check("chunked prefill, GQA 4, head_dim 64", bt,
+               prefillFn<wsp_gen::prefill_gqa4>) &&
+         ok;
   }
   // Random batches, three per function.
   struct RandomCase {
@@ -531,21 +498,21 @@ int main() {
   };
   const RandomCase randomCases[] = {
       {"random decode, GQA 4, head_dim 128", 8, 2, 128, 1, 4500, 0, false,
-       false, runDecodeGqa4},
+       false, decodeFn<wsp_gen::decode_gqa4>},
       {"random decode of 2 tokens, GQA 8, head_dim 64", 8, 1, 64, 2, 2000, 0,
-       false, false, runDecodeGqa8},
+       false, false, decodeFn<wsp_gen::decode_gqa8>},
       {"random chunked prefill, MHA, head_dim 64", 4, 4, 64, 0, 700, 48, false,
-       false, runPrefillMha},
+       false, prefillFn<wsp_gen::prefill_mha>},
       {"random chunked prefill, GQA 8, head_dim 128", 8, 1, 128, 0, 700, 40,
        true, false, runPrefillGqa8},
       {"random decode, MHA, head_dim 128", 4, 4, 128, 1, 3000, 0, false, false,
-       runDecodeMha},
+       decodeFn<wsp_gen::decode_mha>},
       {"random chunked prefill, GQA 4, head_dim 64", 8, 2, 64, 0, 700, 40,
-       false, false, runPrefillGqa4},
+       false, false, prefillFn<wsp_gen::prefill_gqa4>},
       {"random decode, int8 cache, GQA 4, head_dim 128", 8, 2, 128, 1, 3000, 0,
-       false, true, runDecodeInt8},
+       false, true, decodeInt8Fn<wsp_gen::decode_int8>},
       {"random chunked prefill, int8 cache, GQA 2, head_dim 64", 4, 2, 64, 0,
-       700, 40, false, true, runPrefillInt8},
+       700, 40, false, true, prefillInt8Fn<wsp_gen::prefill_int8>},
   };
   for (int trial = 0; trial < 3; ++trial)
     for (const RandomCase &c : randomCases) {
@@ -563,7 +530,8 @@ int main() {
              rng, decodeAccum(4, 2));
     bt.window = 300;
     ok = check("decode of 2 tokens, window 300, GQA 4, head_dim 128", bt,
-               runDecodeWindow) && ok;
+               decodeFn<wsp_gen::decode_window>) &&
+         ok;
   }
   {
     Batch bt(8, 2, 128, 1, {1, 0, 2}, {5, 999, 4100}, {1, 1, 1}, rng,
@@ -571,7 +539,8 @@ int main() {
     bt.window = 1000;
     bt.quantize(rng);
     ok = check("decode, window 1000, int8 cache, GQA 4, head_dim 128", bt,
-               runDecodeWindowInt8) && ok;
+               decodeInt8Fn<wsp_gen::decode_window_int8>) &&
+         ok;
   }
   {
     // A prompt of 200 tokens with none cached (each sees its last 48, the
@@ -581,39 +550,48 @@ int main() {
              rng, {}, 2);
     bt.window = 48;
     ok = check("chunked prefill, window 48, GQA 4, head_dim 64", bt,
-               runPrefillWindow) && ok;
+               prefillFn<wsp_gen::prefill_window>) &&
+         ok;
   }
   {
     Batch bt(4, 2, 64, 0, {0, 2, 1}, {0, 130, 7}, {150, 21, 3}, rng, {}, 1);
     bt.window = 100;
     bt.quantize(rng);
     ok = check("chunked prefill, window 100, int8 cache, GQA 2, head_dim 64",
-               bt, runPrefillWindowInt8) && ok;
+               bt, prefillInt8Fn<wsp_gen::prefill_window_int8>) &&
+         ok;
   }
   for (int trial = 0; trial < 3; ++trial) {
     Batch pw = randomBatch(rng, 8, 2, 64, 0, 700, 120, false);
     pw.window = 48;
-    ok = check("random chunked prefill, window 48", pw, runPrefillWindow) &&
+    ok = check("random chunked prefill, window 48", pw,
+               prefillFn<wsp_gen::prefill_window>) &&
          ok;
     Batch bt = randomBatch(rng, 8, 2, 128, 2, 3000, 0, false);
     bt.window = 300;
-    ok = check("random decode of 2 tokens, window 300", bt, runDecodeWindow) &&
+    ok = check("random decode of 2 tokens, window 300", bt,
+               decodeFn<wsp_gen::decode_window>) &&
          ok;
     Batch b8 = randomBatch(rng, 8, 2, 128, 1, 4000, 0, false);
     b8.window = 1000;
     b8.quantize(rng);
     ok = check("random decode, window 1000, int8 cache", b8,
-               runDecodeWindowInt8) && ok;
+               decodeInt8Fn<wsp_gen::decode_window_int8>) &&
+         ok;
   }
   // head_dims that are multiples of 16, not 32: 80 and 48.
   {
     Batch bt(8, 2, 80, 1, {2, 0, 1}, {0, 300, 1500}, {1, 1, 1}, rng,
              decodeAccum(3, 1));
-    ok = check("decode, GQA 4, head_dim 80", bt, runDecodeD80) && ok;
+    ok = check("decode, GQA 4, head_dim 80", bt,
+               decodeFn<wsp_gen::decode_d80>) &&
+         ok;
   }
   {
     Batch bt(4, 4, 48, 0, {1, 0, 2}, {0, 64, 9}, {17, 1, 40}, rng, {}, 2);
-    ok = check("chunked prefill, MHA, head_dim 48", bt, runPrefillD48) && ok;
+    ok = check("chunked prefill, MHA, head_dim 48", bt,
+               prefillFn<wsp_gen::prefill_d48>) &&
+         ok;
   }
   // Ring caches (seed 001's circular cache over pages): rows many rings
   // long, so that windows wrap the ring's end, and rows shorter than the
@@ -626,7 +604,8 @@ int main() {
     bt.window = 64;
     bt.makeRing(6, rng);
     ok = check("decode of 2 tokens, window 64, ring of 96, GQA 4, head_dim 64",
-               bt, runDecodeRing) && ok;
+               bt, decodeFn<wsp_gen::decode_ring>) &&
+         ok;
   }
   {
     // Rings of 7 pages (112 positions) for a window of 48 and chunks of up
@@ -636,20 +615,24 @@ int main() {
     bt.makeRing(7, rng);
     bt.quantize(rng);
     ok = check("chunked prefill, window 48, ring of 112, int8 cache, GQA 2, "
-               "head_dim 64", bt, runPrefillRingInt8) && ok;
+               "head_dim 64",
+               bt, prefillInt8Fn<wsp_gen::prefill_ring_int8>) &&
+         ok;
   }
   for (int trial = 0; trial < 2; ++trial) {
     Batch bt = randomBatch(rng, 8, 2, 64, 2, 5000, 0, false);
     bt.window = 64;
     bt.makeRing(5, rng);
     ok = check("random decode of 2 tokens, window 64, ring of 80", bt,
-               runDecodeRing) && ok;
+               decodeFn<wsp_gen::decode_ring>) &&
+         ok;
     Batch pt = randomBatch(rng, 4, 2, 64, 0, 3000, 60, false);
     pt.window = 48;
     pt.makeRing(7, rng);
     pt.quantize(rng);
-    ok = check("random chunked prefill, window 48, ring of 112, int8 cache",
-               pt, runPrefillRingInt8) && ok;
+    ok = check("random chunked prefill, window 48, ring of 112, int8 cache", pt,
+               prefillInt8Fn<wsp_gen::prefill_ring_int8>) &&
+         ok;
   }
   {
     // A ring of 4 pages (64 positions) holds a window of 64 and 1 token
@@ -658,7 +641,8 @@ int main() {
     bt.window = 64;
     bt.makeRing(4, rng);
     ok = reportInvalid("decode: a window of 64 and 2 tokens over a ring of 64",
-                       runDecodeRing(bt), allSentinel(bt.out), "output") &&
+                       decodeFn<wsp_gen::decode_ring>(bt), allSentinel(bt.out),
+                       "output") &&
          ok;
   }
   // Seed 001's start_pos tensor over ring caches: each query's window
@@ -706,29 +690,38 @@ int main() {
   {
     Batch bt(8, 2, 256, 1, {2, 0, 3, 1}, {0, 63, 1100, 4200}, {1, 1, 1, 1},
              rng, decodeAccum(4, 1));
-    ok = check("decode, GQA 4, head_dim 256", bt, runDecodeD256) && ok;
+    ok = check("decode, GQA 4, head_dim 256", bt,
+               decodeFn<wsp_gen::decode_d256>) &&
+         ok;
   }
   {
     Batch bt(4, 2, 256, 0, {1, 0, 2}, {0, 64, 300}, {70, 1, 40}, rng, {}, 2);
-    ok = check("chunked prefill, GQA 2, head_dim 256", bt, runPrefillD256) &&
+    ok = check("chunked prefill, GQA 2, head_dim 256", bt,
+               prefillFn<wsp_gen::prefill_d256>) &&
          ok;
   }
   {
     Batch bt(8, 1, 192, 2, {1, 2, 0}, {5, 300, 2030}, {2, 2, 2}, rng,
              decodeAccum(3, 2));
-    ok = check("decode of 2 tokens, GQA 8, head_dim 192", bt, runDecodeD192) &&
+    ok = check("decode of 2 tokens, GQA 8, head_dim 192", bt,
+               decodeFn<wsp_gen::decode_d192>) &&
          ok;
   }
   {
     Batch bt(8, 2, 96, 0, {2, 1, 0}, {31, 0, 200}, {12, 19, 1}, rng, {}, 1);
-    ok = check("chunked prefill, GQA 4, head_dim 96", bt, runPrefillD96) && ok;
+    ok = check("chunked prefill, GQA 4, head_dim 96", bt,
+               prefillFn<wsp_gen::prefill_d96>) &&
+         ok;
   }
   {
     Batch bt = randomBatch(rng, 8, 2, 256, 1, 3000, 0, false);
-    ok = check("random decode, GQA 4, head_dim 256", bt, runDecodeD256) && ok;
+    ok = check("random decode, GQA 4, head_dim 256", bt,
+               decodeFn<wsp_gen::decode_d256>) &&
+         ok;
     Batch pt = randomBatch(rng, 4, 2, 256, 0, 700, 60, false);
     ok = check("random chunked prefill, GQA 2, head_dim 256", pt,
-               runPrefillD256) && ok;
+               prefillFn<wsp_gen::prefill_d256>) &&
+         ok;
   }
   // More rows per KV head than a tile holds: row tiles, each a row of the
   // plan (rows long enough for several chunks, so a tile's state passes
@@ -737,13 +730,15 @@ int main() {
     Batch bt(32, 2, 64, 4, {2, 0, 3, 1}, {0, 45, 1300, 3000}, {4, 4, 4, 4},
              rng, decodeAccum(4, 4));
     ok = check("decode of 4 tokens, GQA 16, head_dim 64", bt,
-               runDecodeG16Q4) && ok;
+               decodeFn<wsp_gen::decode_g16_q4>) &&
+         ok;
   }
   {
     Batch bt(32, 1, 128, 8, {1, 0, 2}, {3, 700, 2100}, {8, 8, 8}, rng,
              decodeAccum(3, 8));
     ok = check("decode of 8 tokens, GQA 32, head_dim 128", bt,
-               runDecodeG32Q8) && ok;
+               decodeFn<wsp_gen::decode_g32_q8>) &&
+         ok;
   }
   {
     Batch bt(32, 2, 64, 4, {1, 0, 2}, {2, 298, 2500}, {4, 4, 4}, rng,
@@ -751,16 +746,21 @@ int main() {
     bt.window = 300;
     bt.quantize(rng);
     ok = check("decode of 4 tokens, GQA 16, window 300, int8 cache, "
-               "head_dim 64", bt, runDecodeG16Q4WindowInt8) && ok;
+               "head_dim 64",
+               bt, decodeInt8Fn<wsp_gen::decode_g16_q4_window_int8>) &&
+         ok;
   }
   for (int trial = 0; trial < 2; ++trial) {
     Batch bt = randomBatch(rng, 32, 2, 64, 4, 3000, 0, false);
-    ok = check("random decode of 4 tokens, GQA 16", bt, runDecodeG16Q4) && ok;
+    ok = check("random decode of 4 tokens, GQA 16", bt,
+               decodeFn<wsp_gen::decode_g16_q4>) &&
+         ok;
     Batch b8 = randomBatch(rng, 32, 2, 64, 4, 3000, 0, false);
     b8.window = 300;
     b8.quantize(rng);
-    ok = check("random decode of 4 tokens, GQA 16, window 300, int8 cache",
-               b8, runDecodeG16Q4WindowInt8) && ok;
+    ok = check("random decode of 4 tokens, GQA 16, window 300, int8 cache", b8,
+               decodeInt8Fn<wsp_gen::decode_g16_q4_window_int8>) &&
+         ok;
   }
   const char *cases[] = {"page id outside the pool", "past the block-table row",
                          "slot outside the block table", "negative kv_len"};

@@ -210,22 +210,24 @@ class Model:
         return tokens.T.copy(), np.stack(logits)
 
 
-def main():
-    """python3 examples/model/tiny_lm.py [weights.npz]: draws the weights
-    (seed 2041) into the file, generates 16 tokens for three prompts with
-    the compiled model and, when torch is installed, with the PyTorch
+def demo(model, name, seed, prompt_lens, replay=False):
+    """The examples' main: draws `model`'s weights (its draw_weights, from
+    `seed`) into the file named on the command line (default <name>.npz),
+    generates 16 tokens for prompts of `prompt_lens` tokens with the
+    compiled <name>.mlir (its Model; the decode steps replayed from the
+    table with `replay`) and, when torch is installed, with the PyTorch
     reference (tiny_lm_torch.py), and prints both."""
     import os
     import pathlib
     import sys
     here = pathlib.Path(__file__).resolve().parent
-    path = sys.argv[1] if len(sys.argv) > 1 else "tiny_lm.npz"
-    save_weights(path, draw_weights(2041))
-    rng = np.random.default_rng(2041)
-    prompts = [rng.integers(0, VOCAB, n).tolist() for n in (5, 9, 2)]
-    prog = wsp.compile(here / "tiny_lm.mlir")
-    tokens, _ = Model(prog, load_weights(path), len(prompts)).generate(
-        prompts, 15)
+    path = sys.argv[1] if len(sys.argv) > 1 else name + ".npz"
+    save_weights(path, model.draw_weights(seed))
+    rng = np.random.default_rng(seed)
+    prompts = [rng.integers(0, VOCAB, n).tolist() for n in prompt_lens]
+    prog = wsp.compile(here / (name + ".mlir"))
+    tokens, _ = model.Model(prog, load_weights(path), len(prompts)).generate(
+        prompts, 15, replay=replay)
     try:
         sys.path.insert(0, str(here))
         import tiny_lm_torch
@@ -237,6 +239,15 @@ def main():
         if ref is not None:
             print("  PyTorch %s" % ref.generate(prompt, 15)[0].tolist())
     print("weights: %s" % os.path.abspath(path))
+
+
+def main():
+    """python3 examples/model/tiny_lm.py [weights.npz]: draws the weights
+    (seed 2041) into the file, generates 16 tokens for three prompts with
+    the compiled model and, when torch is installed, with the PyTorch
+    reference (tiny_lm_torch.py), and prints both."""
+    import sys
+    demo(sys.modules[__name__], "tiny_lm", 2041, (5, 9, 2))
 
 
 if __name__ == "__main__":

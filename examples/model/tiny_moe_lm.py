@@ -22,6 +22,7 @@ with ``l1_gate_weight`` is an MoE layer there too.
 import numpy as np
 
 import tiny_lm
+import wsp
 from tiny_lm import HIDDEN, INTER, load_weights, save_weights  # noqa: F401
 
 EXPERTS, TOPK = 8, 2
@@ -45,8 +46,7 @@ def draw_weights(seed):
     p = MOE_LAYER
     w.update({
         # The router: logits of a few units, so that the top 2 vary by token.
-        p + "gate_weight": tiny_lm.wsp.to_bf16(f32((HIDDEN, EXPERTS), -0.3,
-                                                   0.3)),
+        p + "gate_weight": wsp.to_bf16(f32((HIDDEN, EXPERTS), -0.3, 0.3)),
         p + "moe_smooth_up": f32((EXPERTS, HIDDEN), 0.5, 2),
         p + "moe_up_weight": i8((EXPERTS, HIDDEN, 2 * INTER)),
         p + "moe_up_scale": f32((EXPERTS, 2 * INTER), 1e-3, 4e-3),
@@ -83,32 +83,13 @@ class Model(tiny_lm.Model):
 
 def main():
     """python3 examples/model/tiny_moe_lm.py [weights.npz]: draws the
-    weights (seed 2043) into the file, generates 15 tokens for three
+    weights (seed 2043) into the file, generates 16 tokens for three
     prompts with the compiled model (the decode steps replayed from its
     table) and, when torch is installed, with the PyTorch reference
     (tiny_lm_torch.py), and prints both."""
-    import os
-    import pathlib
     import sys
-    here = pathlib.Path(__file__).resolve().parent
-    path = sys.argv[1] if len(sys.argv) > 1 else "tiny_moe_lm.npz"
-    save_weights(path, draw_weights(2043))
-    rng = np.random.default_rng(2043)
-    prompts = [rng.integers(0, tiny_lm.VOCAB, n).tolist() for n in (20, 9, 17)]
-    prog = tiny_lm.wsp.compile(here / "tiny_moe_lm.mlir")
-    tokens, _ = Model(prog, load_weights(path), len(prompts)).generate(
-        prompts, 15, replay=True)
-    try:
-        sys.path.insert(0, str(here))
-        import tiny_lm_torch
-        ref = tiny_lm_torch.TinyLM.from_npz(path)
-    except ImportError:
-        ref = None
-    for b, prompt in enumerate(prompts):
-        print("prompt %s\n  wsp     %s" % (prompt, tokens[b].tolist()))
-        if ref is not None:
-            print("  PyTorch %s" % ref.generate(prompt, 15)[0].tolist())
-    print("weights: %s" % os.path.abspath(path))
+    tiny_lm.demo(sys.modules[__name__], "tiny_moe_lm", 2043, (20, 9, 17),
+                 replay=True)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,12 @@ import pathlib
 import sys
 
 import numpy as np
-import torch
 
 import wsp
 
 SRC = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRC / "examples" / "model"))
+import model_checks  # noqa: E402
 import tiny_lm  # noqa: E402
 import tiny_lm_torch  # noqa: E402
 import tiny_moe_lm  # noqa: E402
@@ -26,11 +26,6 @@ import tiny_moe_lm  # noqa: E402
 SEED = 2043
 PROMPT_LENS = (20, 9, 17)   # 46 prompt tokens: every expert gets some
 GENERATED = 16              # tokens per sequence: the prefill's pick + 15
-
-
-def bf16_ulp(x):
-    """One bf16 ulp of |x| (8 significant bits): 2^(floor(log2 |x|) - 7)."""
-    return 2.0 ** (torch.floor(torch.log2(x.abs())) - 7)
 
 
 def compile_model():
@@ -54,63 +49,35 @@ def test_the_moe_model_generates_as_the_pytorch_reference(tmp_path, capsys):
         weights = {k: tiny_lm_torch.as_tensor(f[k]) for k in f.files}
 
     # Replayed from the table, and called every token: bit-identical.
-    model = tiny_moe_lm.Model(prog, weights, batch=len(prompts))
-    tokens, logits = model.generate(prompts, GENERATED - 1, replay=True)
-    called = tiny_moe_lm.Model(prog, weights, batch=len(prompts))
-    tokens_c, logits_c = called.generate(prompts, GENERATED - 1)
-    np.testing.assert_array_equal(tokens, tokens_c)
-    np.testing.assert_array_equal(logits.view(np.uint32),
-                                  logits_c.view(np.uint32))
-    for name, cache in model.caches.items():
-        np.testing.assert_array_equal(cache, called.caches[name])
+    tokens, logits = model_checks.generate_replayed_and_called(
+        tiny_moe_lm.Model, prog, weights, prompts, GENERATED - 1)
 
     ref = tiny_lm_torch.TinyLM.from_npz(path)
     assert isinstance(ref.layers[1].mlp, tiny_lm_torch.MoE)
-    worst, checked, exact_prefix = 0.0, 0, 0
-    for b, prompt in enumerate(prompts):
-        # Teacher-forced: the reference reads the tokens wsp generated.
-        forced = ref.score(prompt, tokens[b])
-        got = torch.from_numpy(logits[:, b])
-        peak = forced.abs().amax(-1)
-        top2 = forced.topk(2, -1).values
-        margin = (top2[:, 0] - top2[:, 1]) / bf16_ulp(peak)
-        # The tolerance: two bf16 ulps of the row's largest logit. Both
-        # sides round at the same points (each op's bf16 output, the int8
-        # quantizations) and differ only in the order of float32 products
-        # and sums, so a rounding may land an ulp apart and move what
-        # follows it. Measured over weight seeds 2043, 1, 2 and 3: most
-        # steps bit-identical, the largest 1.5 ulps (seed 2043, the
-        # prefill's last token of sequence 0: the attention's output
-        # projection rounds one of its 256 outputs to 84.0 where the
-        # reference gets 83.5, its W8A8 epilogue's float32 product lying
-        # at a bf16 rounding boundary; the layers after it carry that). The
-        # routing adds a discontinuous choice: a token whose 2nd and 3rd
-        # router logits differ by less than such an ulp could run another
-        # expert, and its logits would move far past the tolerance; the
-        # router's logits here are bit-identical on both sides, and a
-        # changed route would fail this bound, not pass silently. With
-        # every logit within two ulps, a margin over four keeps the
-        # reference's pick on top.
-        err = ((got - forced).abs().amax(-1) / bf16_ulp(peak)).max().item()
-        worst = max(worst, err)
-        assert err <= 2, "sequence %d: logits %.3f ulps apart" % (b, err)
-        decisive = margin > 4
-        picks = torch.from_numpy(tokens[b]).long()
-        same = picks == forced.argmax(-1)
-        assert same[decisive].all(), (
-            "sequence %d: picks differ at steps %s" % (
-                b, torch.nonzero(decisive & ~same).flatten().tolist()))
-        checked += int(decisive.sum())
-        # Free-running: the same tokens until the first close call.
-        own, _ = ref.generate(prompt, GENERATED - 1)
-        first_close = (int(torch.nonzero(~decisive)[0]) if
-                       (~decisive).any() else GENERATED)
-        assert torch.equal(own[:first_close], picks[:first_close])
-        exact_prefix += int((own == picks).cumprod(0).sum())
-    total = len(prompts) * GENERATED
-    assert checked >= total // 2
+    # Teacher-forced: the reference reads the tokens wsp generated. The
+    # tolerance: two bf16 ulps of the row's largest logit. Both sides round
+    # at the same points (each op's bf16 output, the int8 quantizations)
+    # and differ only in the order of float32 products and sums, so a
+    # rounding may land an ulp apart and move what follows it. Measured
+    # over weight seeds 2043, 1, 2 and 3: most steps bit-identical, the
+    # largest 1.5 ulps (seed 2043, the prefill's last token of sequence 0:
+    # the attention's output projection rounds one of its 256 outputs to
+    # 84.0 where the reference gets 83.5, its W8A8 epilogue's float32
+    # product lying at a bf16 rounding boundary; the layers after it carry
+    # that). The routing adds a discontinuous choice: a token whose 2nd and
+    # 3rd router logits differ by less than such an ulp could run another
+    # expert, and its logits would move far past the tolerance; the
+    # router's logits here are bit-identical on both sides
+    # (test_moe_prefill.py checks them), and a changed route would fail
+    # this bound, not pass silently. With every logit within two ulps, a
+    # margin over four keeps the reference's pick on top. Free-running: the
+    # same tokens until the first close call.
+    r = model_checks.compare_greedy(ref, prompts, tokens, logits,
+                                    tolerance=2)
+    assert r["decisive"] >= r["total"] // 2
     with capsys.disabled():
         print("\ntiny_moe_lm against PyTorch: %d picks, %d with a margin over "
               "4 bf16 ulps (all agree); free-running %d of %d tokens the "
               "same; logits at most %.3f ulps apart" % (
-                  total, checked, exact_prefix, total, worst))
+                  r["total"], r["decisive"], r["free_running"], r["total"],
+                  r["worst"]))

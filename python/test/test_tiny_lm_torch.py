@@ -17,23 +17,18 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 import wsp
 
 SRC = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(SRC / "examples" / "model"))
+import model_checks  # noqa: E402
 import tiny_lm  # noqa: E402
 import tiny_lm_torch  # noqa: E402
 
 SEED = 2041
 PROMPT_LENS = (5, 9, 2)   # tiny_lm.selfcheck.cpp's
 GENERATED = 16            # tokens per sequence: the prefill's pick + 15
-
-
-def bf16_ulp(x):
-    """One bf16 ulp of |x| (8 significant bits): 2^(floor(log2 |x|) - 7)."""
-    return 2.0 ** (torch.floor(torch.log2(x.abs())) - 7)
 
 
 def test_wsp_and_the_pytorch_reference_agree_on_greedy_tokens(tmp_path,
@@ -53,68 +48,34 @@ def test_wsp_and_the_pytorch_reference_agree_on_greedy_tokens(tmp_path,
     # are (no copies; bf16 tensors for the bf16 arguments).
     with np.load(path) as f:
         weights = {k: tiny_lm_torch.as_tensor(f[k]) for k in f.files}
-    model = tiny_lm.Model(prog, weights, batch=len(prompts))
-    tokens, logits = model.generate(prompts, GENERATED - 1, replay=True)
-    called = tiny_lm.Model(prog, weights, batch=len(prompts))
-    tokens_c, logits_c = called.generate(prompts, GENERATED - 1)
-    np.testing.assert_array_equal(tokens, tokens_c)
-    np.testing.assert_array_equal(logits.view(np.uint32),
-                                  logits_c.view(np.uint32))
-    for name, cache in model.caches.items():
-        np.testing.assert_array_equal(cache, called.caches[name])
+    tokens, logits = model_checks.generate_replayed_and_called(
+        tiny_lm.Model, prog, weights, prompts, GENERATED - 1)
 
     ref = tiny_lm_torch.TinyLM.from_npz(path)
-    checked = agree = exact_prefix = 0
-    worst = 0.0
-    margins = []
-    for b, prompt in enumerate(prompts):
-        # Teacher-forced: the reference reads the tokens wsp generated.
-        forced = ref.score(prompt, tokens[b])
-        got = torch.from_numpy(logits[:, b])
-        peak = forced.abs().amax(-1)
-        top2 = forced.topk(2, -1).values
-        margin = (top2[:, 0] - top2[:, 1]) / bf16_ulp(peak)
-        # The bf16 tolerance: two ulps of the row's largest logit. Both
-        # sides round at the same points (each op's bf16 output, the int8
-        # quantizations) but sum in other orders, so a rounding may land
-        # an ulp apart and move what follows it. Measured over weight
-        # seeds 2041, 1 and 2, no logit moved by more than 1/8 ulp of its
-        # row's largest; the premise is asserted at one ulp (so a change
-        # that breaks it fails here, not as a rare flipped pick). With
-        # every logit within one ulp of the reference's, a margin over
-        # two ulps keeps the reference's pick on top; within two, the
-        # picks may differ (ties go to the lower id on both sides).
-        err = ((got - forced).abs().amax(-1) / bf16_ulp(peak)).max().item()
-        worst = max(worst, err)
-        assert err <= 1, "sequence %d: logits %.3f ulps apart" % (b, err)
-        decisive = margin > 2
-        picks = torch.from_numpy(tokens[b]).long()
-        same = picks == forced.argmax(-1)
-        assert same[decisive].all(), (
-            "sequence %d: picks differ at steps %s with margins %s ulps" % (
-                b, torch.nonzero(decisive & ~same).flatten().tolist(),
-                margin[decisive & ~same].tolist()))
-        checked += int(decisive.sum())
-        agree += int(same.sum())
-        margins += margin.tolist()
-
-        # Free-running: the same tokens until the first close call.
-        own, _ = ref.generate(prompt, GENERATED - 1)
-        first_close = (int(torch.nonzero(~decisive)[0]) if
-                       (~decisive).any() else GENERATED)
-        assert torch.equal(own[:first_close], picks[:first_close])
-        exact_prefix += int((own == picks).cumprod(0).sum())
-
-    total = len(prompts) * GENERATED
+    # Teacher-forced: the reference reads the tokens wsp generated. The
+    # bf16 tolerance: one ulp of the row's largest logit. Both sides round
+    # at the same points (each op's bf16 output, the int8 quantizations)
+    # but sum in other orders, so a rounding may land an ulp apart and move
+    # what follows it. Measured over weight seeds 2041, 1 and 2, no logit
+    # moved by more than 1/8 ulp of its row's largest; the premise is
+    # asserted at one ulp (so a change that breaks it fails here, not as a
+    # rare flipped pick). With every logit within one ulp of the
+    # reference's, a margin over two ulps keeps the reference's pick on
+    # top; within two, the picks may differ (ties go to the lower id on
+    # both sides). Free-running: the same tokens until the first close
+    # call.
+    r = model_checks.compare_greedy(ref, prompts, tokens, logits,
+                                    tolerance=1)
     # Enough decisive picks for the test to say something.
-    assert checked >= total // 2
+    assert r["decisive"] >= r["total"] // 2
     with capsys.disabled():
         print("\ntiny_lm against PyTorch: %d picks, %d with a margin over "
               "2 bf16 ulps (all agree), %d of %d agree in all; free-running "
               "%d of %d tokens the same; logits at most %.3f ulps apart; "
               "margins %.1f to %.1f ulps" % (
-                  total, checked, agree, total, exact_prefix, total, worst,
-                  min(margins), max(margins)))
+                  r["total"], r["decisive"], r["agree"], r["total"],
+                  r["free_running"], r["total"], r["worst"],
+                  min(r["margins"]), max(r["margins"])))
 
 
 def test_step_table_refuses_what_it_was_not_built_for():
