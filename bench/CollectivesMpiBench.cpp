@@ -1,19 +1,21 @@
 // The MPI collectives (pto/runtime/collectives_mpi.hpp, MpiCommunicator),
 // run under `mpirun -np N` (one process per rank): per call, barrier (the
 // header exchange alone), a decode step's tensor-parallel all_reduce (16
-// tokens x hidden 256, bf16: 8 KiB) and a 1 MiB one, and all_gather of the
-// same sizes. Beside each, in the same run and interleaved with it (the
-// machine is shared: a sample of each form in turn, the median of each):
+// tokens x hidden 256, bf16: 8 KiB) and a 1 MiB one, and all_gather and
+// all_to_all (blocks of that size to each rank) of the same sizes. Beside each,
+// in the same run and interleaved with it (the machine is shared: a sample of
+// each form in turn, the median of each):
 // - "blocking": the backend as it was before it detected ranks that leave
 //   (issue 45): the headers exchanged by one MPI_Allgather, which waits
 //   forever for a rank that is gone; the bytes moved the same way. Its
 //   ratio is what the leave-aware header exchange costs;
 // - "MPI": the bare MPI call on the same bytes with no header at all
-//   (MPI_Barrier, MPI_Allgather; for all_reduce Open MPI's MPI_Allreduce
+//   (MPI_Barrier, MPI_Allgather, MPI_Alltoall; for all_reduce Open MPI's
+//   MPI_Allreduce
 //   of the bf16 values with a user operation that takes their max in
 //   float, as the backend's combination does): what agreeing on each call
-//   and the backend's own movement cost. Goal (issue 43): all_reduce and
-//   all_gather within 1.2x of Open MPI's.
+//   and the backend's own movement cost. Goal (issue 43): all_reduce,
+//   all_gather and all_to_all within 1.2x of Open MPI's.
 // Then the bytes each rank sent per all_reduce against the least an
 // all_reduce moves, 2 (n - 1) / n of the buffer (docs/rationale/
 // Sharding.md).
@@ -125,7 +127,7 @@ int main(int argc, char **argv) {
                   "median of %d samples (each the slowest rank's); ratios "
                   "in this run\n",
                   ranks, calls, kSamples);
-    enum Op { Barrier, AllReduce, AllGather };
+    enum Op { Barrier, AllReduce, AllGather, AllToAll };
     struct Case {
       Op op;
       size_t bytes;
@@ -133,12 +135,17 @@ int main(int argc, char **argv) {
     const std::vector<Case> cases = {{Barrier, 0},
                                      {AllReduce, size_t(8) << 10},
                                      {AllGather, size_t(8) << 10},
+                                     {AllToAll, size_t(8) << 10},
                                      {AllReduce, size_t(1) << 20},
-                                     {AllGather, size_t(1) << 20}};
+                                     {AllGather, size_t(1) << 20},
+                                     {AllToAll, size_t(1) << 20}};
     MPI_Op max_op;
     MPI_Op_create(bf16Max, /*commute=*/1, &max_op);
     for (const Case &k : cases) {
-      std::vector<uint8_t> send(k.bytes, uint8_t(rank + 1)),
+      // all_to_all sends a block of k.bytes to each rank.
+      std::vector<uint8_t> send(k.op == AllToAll ? k.bytes * size_t(ranks)
+                                                 : k.bytes,
+                                uint8_t(rank + 1)),
           recv(k.bytes * size_t(ranks)), reduced(k.bytes, uint8_t(rank + 1));
       auto call = [&](comm::Communicator &c) {
         switch (k.op) {
@@ -150,6 +157,9 @@ int main(int argc, char **argv) {
         case AllGather:
           return c.all_gather(send.data(), recv.data(), k.bytes) ==
                  comm::Status::OK;
+        case AllToAll:
+          return c.all_to_all(send.data(), recv.data(), k.bytes) ==
+                 comm::Status::OK;
         }
         return false;
       };
@@ -159,6 +169,10 @@ int main(int argc, char **argv) {
                     ? MPI_Allreduce(MPI_IN_PLACE, reduced.data(),
                                     int(k.bytes / 2), MPI_UINT16_T, max_op,
                                     MPI_COMM_WORLD)
+                : k.op == AllToAll
+                    ? MPI_Alltoall(send.data(), int(k.bytes), MPI_BYTE,
+                                   recv.data(), int(k.bytes), MPI_BYTE,
+                                   MPI_COMM_WORLD)
                     : MPI_Allgather(send.data(), int(k.bytes), MPI_BYTE,
                                     recv.data(), int(k.bytes), MPI_BYTE,
                                     MPI_COMM_WORLD)) == MPI_SUCCESS;
@@ -178,11 +192,14 @@ int main(int argc, char **argv) {
                     ranks,
                     k.op == Barrier     ? "barrier"
                     : k.op == AllReduce ? "all_reduce"
+                    : k.op == AllToAll  ? "all_to_all"
                                         : "all_gather",
                     k.bytes, a * 1e6, b * 1e6, a / b, m * 1e6, a / m);
         if (k.op != Barrier)
           std::printf("  goal: within 1.2x of Open MPI's %s: %.2fx, %s\n",
-                      k.op == AllReduce ? "MPI_Allreduce" : "MPI_Allgather",
+                      k.op == AllReduce  ? "MPI_Allreduce"
+                      : k.op == AllToAll ? "MPI_Alltoall"
+                                         : "MPI_Allgather",
                       a / m, a / m <= 1.2 ? "met" : "NOT met");
       }
     }
