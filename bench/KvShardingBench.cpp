@@ -11,7 +11,8 @@
 // - each rank's KV bytes against the unsharded cache's (the largest rank's
 //   share: 1/4 where the split is even);
 // - the bytes each rank sent per step (the communicator's count) beside
-//   the formula they must equal;
+//   the formula they must equal, and against the least its placement
+//   needs (docs/rationale/Sharding.md, "The least bytes");
 // - each rank's step alone, on the whole machine, its collectives answered
 //   by a stand-in communicator (every other rank sends what this one does:
 //   the data differ, the work does not), and the slowest rank's time: what
@@ -188,6 +189,27 @@ int main(int argc, char **argv) {
       sentOk = sentOk && sentKvdp[size_t(r)] == kvdpFormula &&
                sentCp[size_t(r)] == cpFormula;
     allOk = allOk && sentOk;
+    // The least each rank must send (Sharding.md). KVDP, rank r with c_r
+    // requests: its heads' q of the others' requests, (B - c_r) Hl D bf16,
+    // and its requests' outputs of the others' heads, c_r (N - 1) Hl D
+    // bf16. CP: its heads' q to the N - 1 others, (N - 1) B Hl D bf16, and
+    // the others' heads' states, each o (D f32) and one log-sum-exp:
+    // (N - 1) B Hl (D + 1) f32. The ratio is the busiest rank's: the most
+    // sent over the most needed.
+    uint64_t kvdpLeast = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      const int64_t mine =
+          std::max<int64_t>(0, std::min(b, (r + 1) * c) - std::min(b, r * c));
+      kvdpLeast = std::max(
+          kvdpLeast, uint64_t(((b - mine) + mine * (n - 1)) * local * d * 2));
+    }
+    const uint64_t cpLeast =
+        uint64_t((n - 1) * b * local * (d * 2 + (d + 1) * 4));
+    uint64_t kvdpMost = 0, cpMost = 0;
+    for (int64_t r = 0; r < n; ++r) {
+      kvdpMost = std::max(kvdpMost, sentKvdp[size_t(r)]);
+      cpMost = std::max(cpMost, sentCp[size_t(r)]);
+    }
 
     const double aloneOne =
         slowestAlone(1, [&](int) { return one.call(wsp_gen::attend_q1); });
@@ -218,6 +240,11 @@ int main(int argc, char **argv) {
                 (unsigned long long)kvdpFormula, (unsigned long long)sentCp[0],
                 (unsigned long long)cpFormula,
                 sentOk ? "equal on every rank" : "DIFFERENT");
+    std::printf("  against the least (the busiest rank): kvdp %llu B, "
+                "%.2fx; cp %llu B, %.2fx\n",
+                (unsigned long long)kvdpLeast,
+                double(kvdpMost) / double(kvdpLeast),
+                (unsigned long long)cpLeast, double(cpMost) / double(cpLeast));
     std::printf("  seed 003's rule picks %s; faster (slowest rank alone): %s "
                 "(%s)\n",
                 rule, faster,
