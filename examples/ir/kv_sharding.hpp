@@ -220,8 +220,8 @@ struct Args {
       appendCache(whole, from, pageBytes);
     }
     const int64_t row = seq * kHeads * kDim;
-    sharding.assign(
-        size_t((allToAll ? (n + 3) * c : batch + (n + 1) * c) * row), bf16{});
+    sharding.assign(size_t((allToAll ? 4 * c : batch + (n + 1) * c) * row),
+                    bf16{});
     ints.assign(size_t(c + 1), 0);
   }
 

@@ -105,8 +105,8 @@ def ConvertLlmKvSharding
     The buffers come from workspace arguments (`llm.workspace`), checked
     at run time (with `accum_q_len`): a smaller one is INVALID_PARAMS (3)
     on every rank. kvdp: one of bf16, (B + (N + 1) c) x q_seq_len x H x
-    head_dim values, H = N x q_head_num (kvdp_all_to_all: (N + 3) c x
-    ...), and one of i32, c + 1 (the rank's accum_q_len); cp: one of bf16, B x q_seq_len x H x head_dim, one of f32,
+    head_dim values, H = N x q_head_num (kvdp_all_to_all: 4 c x ...), and
+    one of i32, c + 1 (the rank's accum_q_len); cp: one of bf16, B x q_seq_len x H x head_dim, one of f32,
     2 B x q_seq_len x H x (head_dim + 16), and one of i32 (visible_lens,
     which the kernels read), B x q_seq_len. When q is a head range of a
     packed QKV, the bf16 one holds B x q_seq_len x (H / N) x head_dim more

@@ -200,8 +200,8 @@ private:
     Value allRows = arith::MulIOp::create(b, loc, perRank, idx(ranks));
     SmallVector<Value> parts;
     if (allToAll) // q padded to N c rows, this rank's q, its output,
-                  // every output
-      parts = {perRank, perRank, perRank, allRows};
+                  // this rank's heads of every output (N c rows of Hl)
+      parts = {perRank, perRank, perRank, perRank};
     else // every q, this rank's output, every output
       parts = {batch, perRank, allRows};
     Value packAt;
@@ -240,7 +240,10 @@ private:
       qMine = rowsOf(b, qAll, b0, count);
     }
     Value outMine = part(ws, offset, perRank, heads); // [c, S, H, D]
-    Value outAll = part(ws, offset, allRows, heads);  // [N c, S, H, D]
+    // kvdp_all_to_all: this rank's heads of every rank's outputs,
+    // [N c, S, Hl, D]; else every rank's outputs, [N c, S, H, D].
+    Value outAll = allToAll ? part(ws, offset, perRank, localHeads)
+                            : part(ws, offset, allRows, heads);
 
     // The rank's attention: its requests, every head, its pool, the chunk
     // planned for the whole batch (its operands built in this order).
@@ -258,13 +261,30 @@ private:
         /*grid=*/nullptr,
         /*kv_sharding=*/nullptr);
 
-    // Every rank's requests, then this rank's heads.
-    Value gathered = wsp::AllGatherOp::create(b, loc, b.getI32Type(), outMine,
-                                              outAll, op.getGridAttr(),
-                                              b.getI64IntegerAttr(0), Value());
-    Value outRows = rowsOf(b, outAll, idx(0), batch);
-    wsp::AllSliceOp::create(b, loc, b.getI32Type(), outRows, op.getOut(),
-                            op.getGridAttr(), b.getI64IntegerAttr(2), gathered);
+    if (allToAll) {
+      // Rank r's heads of this rank's requests to rank r: the outputs cut
+      // along the heads, received along the batch (every rank's requests
+      // in order, padded to N c rows); out is the first B rows, copied
+      // when the exchange succeeded (else nothing is written).
+      Value exchanged = wsp::AllToAllOp::create(
+          b, loc, b.getI32Type(), outMine, outAll, op.getGridAttr(),
+          b.getI64IntegerAttr(2), b.getI64IntegerAttr(0), Value());
+      Value outRows = rowsOf(b, outAll, idx(0), batch);
+      Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       exchanged, planCode(PlanResult::ok));
+      auto guard = scf::IfOp::create(b, loc, go, /*withElse=*/false);
+      OpBuilder in = guard.getThenBodyBuilder();
+      memref::CopyOp::create(in, loc, outRows, op.getOut());
+    } else {
+      // Every rank's requests, then this rank's heads.
+      Value gathered = wsp::AllGatherOp::create(
+          b, loc, b.getI32Type(), outMine, outAll, op.getGridAttr(),
+          b.getI64IntegerAttr(0), Value());
+      Value outRows = rowsOf(b, outAll, idx(0), batch);
+      wsp::AllSliceOp::create(b, loc, b.getI32Type(), outRows, op.getOut(),
+                              op.getGridAttr(), b.getI64IntegerAttr(2),
+                              gathered);
+    }
     op.erase();
     return success();
   }

@@ -56,7 +56,10 @@ func.func @gathered(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens:
 
 // With kvdp_all_to_all, q is copied into rows padded to 4 c (when the
 // workspace fits) and one all_to_all sends rank r its requests' rows:
-// [4 c, 1, 2, 64] cut along the batch, received along the heads.
+// [4 c, 1, 2, 64] cut along the batch, received along the heads; the
+// outputs go back the other way ([c, 1, 8, 64] cut along the heads,
+// received along the batch), and out is their first B rows, copied when
+// the exchange succeeded: each rank sends only what another needs.
 // CHECK-LABEL: func.func @exchanged(
 // CHECK-SAME: %[[Q:arg0]]: memref<?x1x2x64xbf16>
 // CHECK: %[[PADDED:.*]] = memref.expand_shape %{{.*}} output_shape [%{{.*}}, 1, 2, 64]
@@ -66,8 +69,12 @@ func.func @gathered(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens:
 // CHECK: }
 // CHECK: wsp.all_to_all %{{.*}} into %[[MINE]] on @kvdp split_axis = 0 concat_axis = 2 after(%{{.*}}) : memref<?x1x2x64xbf16{{.*}}> into memref<?x1x8x64xbf16
 // CHECK: llm.flash_attention_decode
-// CHECK: wsp.all_gather {{.*}} gather_axis = 0
-// CHECK: wsp.all_slice {{.*}} slice_axis = 2
+// CHECK: %[[BACK:.*]] = wsp.all_to_all %{{.*}} into %{{.*}} on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x64xbf16{{.*}}> into memref<?x1x2x64xbf16
+// CHECK: %[[GO:.*]] = arith.cmpi eq, %[[BACK]], %{{.*}} : i32
+// CHECK: scf.if %[[GO]] {
+// CHECK: memref.copy %{{.*}}, %{{.*}} : memref<?x1x2x64xbf16{{.*}}> to memref<?x1x2x64xbf16>
+// CHECK-NOT: wsp.all_gather
+// CHECK-NOT: wsp.all_slice
 func.func @exchanged(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
                      %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
                      %block_table: memref<?x?xi32>, %k_cache: memref<?x2x16x64xbf16>,
