@@ -358,6 +358,7 @@ FailureOr<Lowered> lowerAttention(AttentionOp op, StringRef name) {
     v["P_AT"] = "%p_ring";
     v["P_X_AT"] = "%p_x_ring";
     v["PAGES_IN_POOL"] = (kRingPages + kPagesInPool).str();
+    v["PAGES_END"] = "%pages";
     v["PAGES_TO"] = "%ring_pages";
   }
   v.setDefault("CAPACITY_NEED", "%seen");

@@ -312,7 +312,8 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
     v["PAGES_FROM"] = "%first_idx";
     v["PAGES_TO"] = "%end_idx";
     if (ring) {
-      v["PAGES_IN_POOL"] = (kStoreRingPages + kPagesInPool).str();
+      v["PAGES_IN_POOL"] = (kRingPages + kPagesInPool).str();
+      v["PAGES_END"] = "%end_idx";
       v["PAGES_FROM"] = "%c0";
       v["PAGES_TO"] = "%ring_pages";
     }

@@ -568,6 +568,9 @@ template <typename AttnOp>
 LogicalResult verifyPagedAttention(AttnOp op, Signature &sig,
                                    ArrayRef<StringRef> tokenDims,
                                    bool checkGqa = true) {
+  if (op.getRing() && !op.getSlidingWindow())
+    return op.emitOpError("reads a ring cache only with a sliding_window (a "
+                          "ring keeps a sequence's last positions, not all)");
   SmallVector<StringRef> qDims(tokenDims.begin(), tokenDims.end());
   qDims.append({"q_head_num", "head_dim"});
   SmallVector<StringRef> cache = {"max_block_num", "kv_head_num", "block_size",
@@ -606,9 +609,6 @@ LogicalResult FlashAttentionPrefillOp::verify() {
   if (std::optional<int32_t> window = getSlidingWindow())
     if (failed(verifyPositive(*this, *window, "sliding_window")))
       return failure();
-  if (getRing() && !getSlidingWindow())
-    return emitOpError("reads a ring cache only with a sliding_window (a "
-                       "ring keeps a sequence's last positions, not all)");
   return success();
 }
 
@@ -653,9 +653,6 @@ LogicalResult FlashAttentionDecodeOp::verify() {
     if (getGrid())
       return emitOpError("sharded, has no sliding_window (a rank's part of "
                          "the cache is not the positions a window counts)");
-  } else if (getRing()) {
-    return emitOpError("reads a ring cache only with a sliding_window (a "
-                       "ring keeps a sequence's last positions, not all)");
   } else if (getStartPos()) {
     return emitOpError("takes start_pos only with a sliding_window (W "
                        "bounds each start and the chunks planned)");
