@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -393,6 +394,111 @@ inline void bad_axis_arguments(Communicator &c) {
   EXPECT_EQ(c.all_gather_axis(send.v.data(), send.sizes, recv.v.data(),
                               recv.sizes, 4, 2, 4),
             Status::OK);
+}
+
+/// Rank groups (Communicator::along): for each grid whose ranks are this
+/// group's (n; 1 x n; 2 x n/2 and n/2 x 2 when n is even; 2 x 2 x n/4 when
+/// n divides by 4) and each set of its axes, in both orders when there are
+/// two, the group's members are the ranks whose coordinates differ only
+/// along the axes, its rank is the index along them (linear in the order
+/// given), and an all_reduce and an all_gather over it combine and gather
+/// its members alone. Expected members come from coordinates computed
+/// here.
+inline void groups(Communicator &c) {
+  const int n = c.size(), me = c.rank();
+  std::vector<std::vector<int64_t>> grids = {{n}, {1, n}};
+  if (n % 2 == 0 && n > 2)
+    grids.push_back({2, n / 2}), grids.push_back({n / 2, 2});
+  if (n % 4 == 0 && n > 4)
+    grids.push_back({2, 2, n / 4});
+  for (const std::vector<int64_t> &shape : grids) {
+    const int dims = int(shape.size());
+    auto coords = [&](int r) {
+      std::vector<int64_t> at(static_cast<size_t>(dims), 0);
+      for (int d = dims - 1; d >= 0; --d) {
+        at[size_t(d)] = r % shape[size_t(d)];
+        r /= int(shape[size_t(d)]);
+      }
+      return at;
+    };
+    std::vector<std::vector<int16_t>> axis_sets;
+    for (int mask = 1; mask < (1 << dims); ++mask) {
+      std::vector<int16_t> axes;
+      for (int d = 0; d < dims; ++d)
+        if (mask & (1 << d))
+          axes.push_back(int16_t(d));
+      axis_sets.push_back(axes);
+      if (axes.size() == 2)
+        axis_sets.push_back({axes[1], axes[0]});
+    }
+    for (const std::vector<int16_t> &axes : axis_sets) {
+      SCOPED_TRACE(testing::Message()
+                   << "grid of " << dims << " dims, " << axes.size()
+                   << " axes, first " << axes[0]);
+      // The members in group order: ranks agreeing with this one outside
+      // the axes, ordered by their coordinates along the axes.
+      std::vector<std::pair<int64_t, int>> members;
+      const std::vector<int64_t> mine = coords(me);
+      for (int r = 0; r < n; ++r) {
+        const std::vector<int64_t> at = coords(r);
+        bool same = true;
+        for (int d = 0; d < dims; ++d)
+          if (std::find(axes.begin(), axes.end(), d) == axes.end())
+            same = same && at[size_t(d)] == mine[size_t(d)];
+        if (!same)
+          continue;
+        int64_t key = 0;
+        for (int16_t a : axes)
+          key = key * shape[size_t(a)] + at[size_t(a)];
+        members.emplace_back(key, r);
+      }
+      std::sort(members.begin(), members.end());
+      Communicator *g = nullptr;
+      ASSERT_EQ(c.along(shape.data(), dims, axes.data(), int(axes.size()), g),
+                Status::OK);
+      ASSERT_NE(g, nullptr);
+      ASSERT_EQ(g->size(), int(members.size()));
+      ASSERT_EQ(members[size_t(g->rank())].second, me);
+      // Asked again: the same group.
+      Communicator *again = nullptr;
+      ASSERT_EQ(
+          c.along(shape.data(), dims, axes.data(), int(axes.size()), again),
+          Status::OK);
+      EXPECT_EQ(again, g);
+      int32_t sum = me + 1, want = 0;
+      for (auto [key, r] : members)
+        want += r + 1;
+      ASSERT_EQ(g->all_reduce(&sum, 1, ElemType::I32, ReduceOp::Sum),
+                Status::OK);
+      EXPECT_EQ(sum, want);
+      std::vector<int32_t> who(members.size() + 1, -1);
+      const int32_t self = me;
+      ASSERT_EQ(g->all_gather(&self, who.data(), sizeof self), Status::OK);
+      for (size_t k = 0; k < members.size(); ++k)
+        EXPECT_EQ(who[k], members[k].second) << "group rank " << k;
+      EXPECT_EQ(who.back(), -1) << "written past the receive buffer";
+    }
+  }
+  // What does not fit: every rank gets INVALID_PARAMS, no group is made,
+  // and the communicator still works.
+  Communicator *none = nullptr;
+  const int64_t wrong[2] = {n + 1, 1}, one[1] = {n};
+  const int16_t first = 0, twice[2] = {0, 0}, outside = 1, negative = -1;
+  EXPECT_EQ(c.along(wrong, 2, &first, 1, none), Status::INVALID_PARAMS);
+  EXPECT_EQ(c.along(one, 1, twice, 2, none), Status::INVALID_PARAMS);
+  EXPECT_EQ(c.along(one, 1, &outside, 1, none), Status::INVALID_PARAMS);
+  EXPECT_EQ(c.along(one, 1, &negative, 1, none), Status::INVALID_PARAMS);
+  EXPECT_EQ(c.along(one, 0, &first, 1, none), Status::INVALID_PARAMS);
+  EXPECT_EQ(c.along(one, 1, &first, 0, none), Status::INVALID_PARAMS);
+  // Ranks asking for different groups (rank 0 another axis), groups that
+  // exist already: the ranks still agree on every request.
+  if (n % 2 == 0 && n > 2) {
+    const int64_t two[2] = {2, n / 2};
+    const int16_t axis = me == 0 ? 1 : 0;
+    EXPECT_EQ(c.along(two, 2, &axis, 1, none), Status::INVALID_PARAMS);
+  }
+  EXPECT_EQ(none, nullptr);
+  EXPECT_EQ(c.barrier(), Status::OK);
 }
 
 } // namespace collective_cases

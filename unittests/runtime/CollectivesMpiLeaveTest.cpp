@@ -15,6 +15,8 @@
 //   destroy-while-waiting   the last rank destroys its communicator while
 //                           the others wait, then meets them in an
 //                           MPI_Barrier (leaving does not block it)
+//   finalize-in-group       the last rank calls MPI_Finalize while the
+//                           others wait in an all_reduce of a rank group
 //   extra-call              rank 0 makes one all_gather more than the others,
 //                           which then call MPI_Finalize
 //   extra-call-destroy      the same, the others destroying their
@@ -105,6 +107,24 @@ int run(const std::string &scenario) {
     if (first)
       pause_ms(300); // the last rank has left by now
     lost(*world);
+  } else if (scenario == "finalize-in-group") {
+    // A rank group of every rank (the grid [n], along its axis): the last
+    // rank finalizes while the others wait in the group's all_reduce.
+    const int64_t shape = world->size();
+    const int16_t axis = 0;
+    Communicator *group = nullptr;
+    expect(world->along(&shape, 1, &axis, 1, group) == Status::OK,
+           "a rank group along the grid's axis");
+    if (!group)
+      return 1;
+    reduce_ok(*group, "an all_reduce in the group every rank makes");
+    if (leaver) {
+      pause_ms(300);
+      MPI_Finalize();
+      expect(true, "finalized with its group alive");
+      return 0;
+    }
+    lost(*group);
   } else if (scenario == "destroy-while-waiting") {
     if (leaver) {
       pause_ms(300);

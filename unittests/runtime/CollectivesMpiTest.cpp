@@ -48,6 +48,7 @@ TEST(CollectivesMpi, BadArgumentsWriteNothing) {
 TEST(CollectivesMpi, AllGatherAlongAnAxis) { collective_cases::all_gather_axis(world()); }
 TEST(CollectivesMpi, AllToAllBetweenAxes) { collective_cases::all_to_all_axes(world()); }
 TEST(CollectivesMpi, AllSliceAlongAnAxis) { collective_cases::all_slice_axis(world()); }
+TEST(CollectivesMpi, RankGroups) { collective_cases::groups(world()); }
 TEST(CollectivesMpi, BadAxisArgumentsWriteNothing) { collective_cases::bad_axis_arguments(world()); }
 
 int main(int argc, char **argv) {

@@ -55,6 +55,31 @@ TEST(Collectives, AllToAllBetweenAxes) { on_ranks(collective_cases::all_to_all_a
 TEST(Collectives, AllSliceAlongAnAxis) { on_ranks(collective_cases::all_slice_axis); }
 TEST(Collectives, BadAxisArgumentsWriteNothing) { on_ranks(collective_cases::bad_axis_arguments); }
 
+TEST(Collectives, RankGroups) { on_ranks(collective_cases::groups); }
+
+// A rank that leaves while its group's members wait in the group: they get
+// PEER_LOST, as in the whole group, and so does the other group's call on
+// the whole grid afterwards.
+TEST(Collectives, ARankThatLeavesIsLostToItsGroups) {
+  std::vector<Status> in_group(4, Status::OK), after(4, Status::OK);
+  ThreadGroup(4).run([&](Communicator &c) {
+    const int64_t shape[2] = {2, 2};
+    const int16_t axis = 1;
+    Communicator *g = nullptr;
+    ASSERT_EQ(c.along(shape, 2, &axis, 1, g), Status::OK);
+    if (c.rank() == 3)
+      return; // group {2, 3} loses its rank 1
+    int32_t v = 1;
+    in_group[c.rank()] = g->all_reduce(&v, 1, ElemType::I32, ReduceOp::Sum);
+    after[c.rank()] = c.barrier();
+  });
+  EXPECT_EQ(in_group[0], Status::OK);
+  EXPECT_EQ(in_group[1], Status::OK);
+  EXPECT_EQ(in_group[2], Status::PEER_LOST);
+  for (int r : {0, 1, 2})
+    EXPECT_EQ(after[r], Status::PEER_LOST) << r;
+}
+
 TEST(Collectives, RanksAreDistinct) {
   std::atomic<int> seen{0};
   ThreadGroup(5).run([&](Communicator &c) { seen |= 1 << c.rank(); });

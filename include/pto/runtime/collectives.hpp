@@ -63,6 +63,8 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <type_traits>
@@ -284,7 +286,8 @@ public:
     AllReduce,
     Barrier,
     AllGatherAxis,
-    AllToAllAxes
+    AllToAllAxes,
+    Along
   };
 
   virtual ~Communicator() = default;
@@ -464,10 +467,98 @@ public:
     return Status::OK;
   }
 
+  /// A rank group (shard's `grid_axes`): the ranks of a grid that differ
+  /// from this rank only along `axes`, as a communicator of their own. The
+  /// grid has `dims` dimensions of sizes `shape`, row-major over this
+  /// communicator's ranks (rank r is the grid's linear index r), so their
+  /// product must be size(). `axes` are distinct dimensions of it; the
+  /// group's rank is this rank's index along them, linear in the order
+  /// given (as shard.process_multi_index then linearized). On OK `group`
+  /// is the group, owned by this communicator. The first call for a
+  /// (shape, axes) is collective over this communicator: the ranks agree
+  /// on it (every rank must ask for the same group, as for any call), then
+  /// the backend makes the groups (in one process a ThreadGroup each,
+  /// over MPI MPI_Comm_split). Later calls agree on it again (one header
+  /// exchange: ranks that went on into different groups would wait for
+  /// each other forever) and return the same group. INVALID_PARAMS when the
+  /// shape or the axes do not fit or the ranks ask for different groups,
+  /// PEER_LOST when a rank is gone; `group` is then left as it was.
+  Status along(const int64_t *shape, int dims, const int16_t *axes, int naxes,
+               Communicator *&group) {
+    std::vector<int64_t> spec;
+    bool fits = shape && axes && dims > 0 && naxes > 0 && naxes <= dims;
+    int64_t ranks = 1, members = 1;
+    if (fits) {
+      spec.assign(shape, shape + dims);
+      spec.push_back(-1);
+      for (int d = 0; d < dims && fits; ++d) {
+        fits = shape[d] > 0 && shape[d] <= int64_t(size()) &&
+               ranks <= int64_t(size()) / shape[d];
+        ranks = fits ? ranks * shape[d] : ranks;
+      }
+      fits = fits && ranks == int64_t(size());
+      for (int i = 0; i < naxes && fits; ++i) {
+        fits = axes[i] >= 0 && axes[i] < dims &&
+               std::find(axes, axes + i, axes[i]) == axes + i;
+        if (fits) {
+          spec.push_back(axes[i]);
+          members *= shape[axes[i]];
+        }
+      }
+    }
+    // The ranks agree on the group, its spec's hash (FNV-1a) in `bytes`,
+    // every time: ranks that went on into different groups' calls would
+    // wait for each other there forever.
+    CallHeader h;
+    h.kind = Along;
+    h.valid = fits;
+    uint64_t hash = 1469598103934665603ull;
+    for (int64_t v : spec)
+      for (int i = 0; i < 8; ++i)
+        hash = (hash ^ ((uint64_t(v) >> (8 * i)) & 0xff)) * 1099511628211ull;
+    h.bytes = hash;
+    if (Status s = agree(h); s != Status::OK)
+      return s;
+    if (auto it = groups_.find(spec); it != groups_.end()) {
+      group = it->second.get();
+      return Status::OK;
+    }
+    // This rank's coordinates; its index along the axes (the key) and
+    // along the other dimensions (the color: which group).
+    std::vector<int64_t> at(size_t(dims), 0);
+    for (int64_t r = rank(), d = dims - 1; d >= 0; --d) {
+      at[size_t(d)] = r % shape[d];
+      r /= shape[d];
+    }
+    int64_t key = 0, color = 0;
+    for (int i = 0; i < naxes; ++i)
+      key = key * shape[axes[i]] + at[size_t(axes[i])];
+    for (int d = 0; d < dims; ++d)
+      if (std::find(axes, axes + naxes, d) == axes + naxes)
+        color = color * shape[d] + at[size_t(d)];
+    std::unique_ptr<Communicator> made =
+        backend_group(spec, int(color), int(key), int(members));
+    if (!made)
+      return Status::PEER_LOST;
+    group = made.get();
+    groups_.emplace(std::move(spec), std::move(made));
+    return Status::OK;
+  }
+
   /// Bytes this rank has sent to other ranks through the calls so far (the
-  /// bytes a sharded step moves, counted as the formulas count them).
-  uint64_t bytes_sent() const { return sent_; }
-  void reset_bytes_sent() { sent_ = 0; }
+  /// bytes a sharded step moves, counted as the formulas count them), its
+  /// groups' calls included.
+  uint64_t bytes_sent() const {
+    uint64_t sent = sent_;
+    for (const auto &g : groups_)
+      sent += g.second->bytes_sent();
+    return sent;
+  }
+  void reset_bytes_sent() {
+    sent_ = 0;
+    for (auto &g : groups_)
+      g.second->reset_bytes_sent();
+  }
 
 protected:
   static constexpr size_t kOverflow = ~size_t(0);
@@ -482,6 +573,12 @@ protected:
   virtual Status backend_all_to_all(const void *send, void *recv,
                                     size_t bytes) = 0;
   virtual Status backend_broadcast(void *buf, size_t bytes, int root) = 0;
+  /// The group `color` of `members` ranks this rank is `key` of, for the
+  /// group spec `spec` (along()); every rank calls it once the ranks have
+  /// agreed on the spec. Null when the group cannot be made.
+  virtual std::unique_ptr<Communicator>
+  backend_group(const std::vector<int64_t> &spec, int color, int key,
+                int members) = 0;
 
   /// all_reduce's move and combine, after the ranks agreed on the call. By
   /// default an all_gather, then every rank combines every rank's buffer
@@ -601,6 +698,8 @@ private:
   std::vector<uint8_t> packed_; // all_to_all_axes' pieces, rank-major
   std::vector<uint8_t> acc_; // raw storage of the accumulators
   uint64_t sent_ = 0;
+  // The groups made by along(), by spec (shape, -1, axes).
+  std::map<std::vector<int64_t>, std::unique_ptr<Communicator>> groups_;
 };
 
 /// One rank alone: what a program runs on when no group was set up. Every
@@ -629,6 +728,10 @@ protected:
     return backend_all_gather(send, recv, bytes);
   }
   Status backend_broadcast(void *, size_t, int) override { return Status::OK; }
+  std::unique_ptr<Communicator> backend_group(const std::vector<int64_t> &, int,
+                                              int, int) override {
+    return std::make_unique<SoloCommunicator>();
+  }
 };
 
 /// How a group of ranks sharing one address space moves a call's bytes:
@@ -714,6 +817,62 @@ public:
 
 private:
   friend class ThreadCommunicator;
+  /// A group of some of these ranks (Communicator::along): its spec and
+  /// color, and the ranks that joined it, by their index in it.
+  struct Subgroup {
+    std::vector<int64_t> spec;
+    int color;
+    std::unique_ptr<ThreadGroup> group;
+    std::vector<int> members; // this group's rank of each, by group rank
+  };
+
+  /// Clears the state of a run (or of a subgroup's life).
+  void reset() {
+    for (std::vector<CallHeader> &slot : headers_)
+      slot.assign(size_t(size_), CallHeader{});
+    generation_ = 0;
+    arrived_ = left_ = 0;
+    broken_ = false;
+    subgroups_.clear();
+  }
+
+  /// Rank `rank` joins the subgroup (spec, color) of `members` ranks as its
+  /// rank `key`; the first member to ask makes it.
+  ThreadGroup &join(const std::vector<int64_t> &spec, int color, int members,
+                    int rank, int key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = std::find_if(
+        subgroups_.begin(), subgroups_.end(),
+        [&](const Subgroup &g) { return g.color == color && g.spec == spec; });
+    if (it == subgroups_.end()) {
+      Subgroup g{spec, color, std::make_unique<ThreadGroup>(members),
+                 std::vector<int>(size_t(members), -1)};
+      g.group->reset();
+      subgroups_.push_back(std::move(g));
+      it = subgroups_.end() - 1;
+    }
+    it->members[size_t(key)] = rank;
+    return *it->group;
+  }
+
+  /// `rank` takes part in no more calls, here or in its subgroups: a rank
+  /// waiting for it gets PEER_LOST instead of waiting forever. A member
+  /// joins a subgroup in along(), before it can leave.
+  void leave(int rank) {
+    std::vector<std::pair<ThreadGroup *, int>> also;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++left_;
+      cv_.notify_all();
+      for (Subgroup &g : subgroups_)
+        for (size_t k = 0; k < g.members.size(); ++k)
+          if (g.members[k] == rank)
+            also.emplace_back(g.group.get(), int(k));
+    }
+    for (auto [group, key] : also)
+      group->leave(key);
+  }
+
   /// Waits for every rank to arrive; false when a rank has left instead.
   /// Called and returning with `lock` held. A rank on a core of its own
   /// sees the others arrive within microseconds, far less than a sleep on
@@ -757,6 +916,7 @@ private:
   int arrived_ = 0, left_ = 0;
   bool broken_ = false;
   std::vector<CallHeader> headers_[2]; // by call parity, by rank
+  std::vector<Subgroup> subgroups_;    // under mu_
 };
 
 class ThreadCommunicator final : public Communicator {
@@ -855,6 +1015,13 @@ protected:
     std::unique_lock<std::mutex> lock(group_.mu_);
     return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
   }
+  std::unique_ptr<Communicator> backend_group(const std::vector<int64_t> &spec,
+                                              int color, int key,
+                                              int members) override {
+    return std::make_unique<ThreadCommunicator>(
+        group_.join(spec, color, members, rank_, key), key);
+  }
+
   /// Rank r's inputs outside its slice are read by the others, and its
   /// combined slice written to them: 2 (n - 1) / n of the buffer.
   uint64_t all_reduce_sent(size_t bytes) const override {
@@ -871,11 +1038,7 @@ private:
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
-  for (std::vector<CallHeader> &slot : headers_)
-    slot.assign(size_, CallHeader{});
-  generation_ = 0;
-  arrived_ = left_ = 0;
-  broken_ = false;
+  reset();
   std::vector<std::exception_ptr> errors(size_);
   std::vector<std::thread> threads;
   threads.reserve(size_);
@@ -890,9 +1053,7 @@ inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
       }
       // This rank takes part in no more calls: a rank still waiting for
       // it gets PEER_LOST instead of waiting forever.
-      std::lock_guard<std::mutex> lock(mu_);
-      ++left_;
-      cv_.notify_all();
+      leave(r);
     });
   for (std::thread &t : threads)
     t.join();

@@ -299,6 +299,27 @@ protected:
                                 counts_.data(), displs_.data(), MPI_BYTE,
                                 ch_->comm));
   }
+  /// The group by MPI_Comm_split of this communicator's duplicate (every
+  /// rank calls it once the ranks agreed on the group, so none is missing),
+  /// then a communicator of its own over it, with the same protocol.
+  std::unique_ptr<Communicator> backend_group(const std::vector<int64_t> &,
+                                              int color, int key,
+                                              int members) override {
+    MPI_Comm split = MPI_COMM_NULL;
+    if (broken_ || ch_->left || ch_->freed ||
+        MPI_Comm_split(ch_->comm, color, key, &split) != MPI_SUCCESS) {
+      lose();
+      return nullptr;
+    }
+    auto group = std::make_unique<MpiCommunicator>(split);
+    MPI_Comm_free(&split);
+    if (group->size() != members || group->rank() != key) {
+      lose();
+      return nullptr;
+    }
+    return group;
+  }
+
   /// Rank r sends the others' slices of its buffer, then its combined
   /// slice to each: 2 (n - 1) / n of the buffer.
   uint64_t all_reduce_sent(size_t bytes) const override {
