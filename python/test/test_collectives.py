@@ -80,3 +80,35 @@ def test_the_ops_own_rules_hold_over_a_grid_at_the_call():
         with pytest.raises(wsp.CompileError,
                            match="'hidden_states' must hold bf16 or f32"):
             llm.all_reduce(hidden_states=f.y, grid=grid)
+
+
+def test_a_rank_group_from_python():
+    """grid_axes names a rank group (the ranks along some axes of the grid):
+    built and verified with the module's grid; on a 1 x 1 grid the one rank
+    is its own group and keeps its buffer, on a 2 x 2 grid one rank alone
+    refuses (status 3) and writes nothing; an axis outside the grid is an
+    error at the user's line."""
+    m = Module("groups")
+    for name, shape in (("one", [1, 1]), ("four", [2, 2])):
+        grid = m.grid(name, shape)
+        with m.function("along_" + name, y=memref([None, 64], "f32")) as f:
+            llm.all_reduce(hidden_states=f.y, grid=grid, grid_axes=[1])
+    text = m.verify()
+    assert "llm.all_reduce hidden_states(%arg0 : memref<?x64xf32>) on @one " \
+        "grid_axes = [1]" in text
+    prog = wsp.compile(m)
+    y = np.arange(3 * 64, dtype=np.float32).reshape(3, 64)
+    y0 = y.copy()
+    assert prog.along_one(y).ok
+    np.testing.assert_array_equal(y, y0)
+    result = prog.along_four(y, report=True)
+    assert not result.ok and result.status == 3
+    np.testing.assert_array_equal(y, y0)
+
+    bad = Module("bad")
+    grid = bad.grid("g", [2, 2])
+    with bad.function("f", y=memref([None, 64], "f32")) as f:
+        llm.all_reduce(hidden_states=f.y, grid=grid, grid_axes=[2])
+    with pytest.raises(wsp.CompileError, match="grid axis 2 is outside @g's 2 "
+                       "dimensions"):
+        bad.verify()

@@ -87,10 +87,13 @@ def attr_spec(records, name):
             spec["kind"] = kind
             break
     if spec["kind"] == "array":
-        elt = base.get("eltName", "")
-        spec["element"] = {"int64_t": "i64", "int32_t": "i32",
-                           "int16_t": "i16", "int8_t": "i8", "bool": "i1",
-                           "float": "f32", "double": "f64"}.get(elt, "i64")
+        # The element from the storage class (::mlir::DenseI16ArrayAttr).
+        storage = base.get("storageType", "")
+        spec["element"] = next(
+            (t for c, t in (("Bool", "i1"), ("I8", "i8"), ("I16", "i16"),
+                            ("I32", "i32"), ("I64", "i64"), ("F32", "f32"),
+                            ("F64", "f64"))
+             if storage.endswith("Dense%sArrayAttr" % c)), "i64")
     if spec["kind"] in ("int", "float"):
         vt = base.get("valueType")
         spec["type"] = type_text(records, vt["def"]) if isinstance(vt, dict) \

@@ -122,13 +122,21 @@ def _check_alone(op):
     args = ", ".join("%%%s: %s" % kv for kv in seen.items())
     # A device grid the op names (all_reduce ... on @grid) is the module's:
     # here a grid of any size stands in, so the op's own rules are checked.
+    # Its grid_axes name axes of the real grid (checked with the module):
+    # against the stand-in the op is checked on the whole grid.
     grid = op.props.get("grid")
     grids = ('  "shard.grid"() <{shape = array<i64: -9223372036854775808>, '
              'sym_name = "%s"}> : () -> ()\n' % grid[1:]) if grid else ""
+    props = op.props
+    op.props = {k: v for k, v in props.items() if k != "grid_axes"}
+    try:
+        body = "\n".join(op.render(2))
+    finally:
+        op.props = props
     text = ('"builtin.module"() ({\n^bb0:\n%s  "func.func"() <{function_type = '
             '(%s) -> (), sym_name = "wsp_check"}> ({\n  ^bb0(%s):\n%s\n'
             '    "func.return"() : () -> ()\n  }) : () -> ()\n}) : () -> ()\n'
-            ) % (grids, ", ".join(seen.values()), args, "\n".join(op.render(2)))
+            ) % (grids, ", ".join(seen.values()), args, body)
     _wsp.check_operator(text, filename="<wsp.ops>")
 
 

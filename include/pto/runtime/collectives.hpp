@@ -575,10 +575,14 @@ protected:
   virtual Status backend_broadcast(void *buf, size_t bytes, int root) = 0;
   /// The group `color` of `members` ranks this rank is `key` of, for the
   /// group spec `spec` (along()); every rank calls it once the ranks have
-  /// agreed on the spec. Null when the group cannot be made.
+  /// agreed on the spec. Null when the group cannot be made (by default:
+  /// a backend without groups, such as the benches' stand-ins).
   virtual std::unique_ptr<Communicator>
   backend_group(const std::vector<int64_t> &spec, int color, int key,
-                int members) = 0;
+                int members) {
+    (void)spec, (void)color, (void)key, (void)members;
+    return nullptr;
+  }
 
   /// all_reduce's move and combine, after the ranks agreed on the call. By
   /// default an all_gather, then every rank combines every rank's buffer

@@ -12,6 +12,7 @@
 #include "wsp/Dialect/Wsp/IR/WspDialect.h"
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
 #include "wsp/Support/Layouts.h"
+#include "wsp/Support/RankGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -36,18 +37,42 @@ using namespace mlir::wsp;
 
 namespace {
 
-/// The number of ranks of the grid a sharded op names, when static.
-std::optional<int64_t> gridRanks(Operation *op, FlatSymbolRefAttr name) {
-  auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, name);
+/// The number of ranks of a sharded op's group (its grid, or with
+/// `grid_axes` the ranks along them; wsp/Support/RankGroups.h), when
+/// static. The verifier has reported a grid or axes that are not a group.
+std::optional<int64_t> groupRanks(Operation *op) {
+  auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
   if (!grid)
     return std::nullopt;
-  int64_t ranks = 1;
-  for (int64_t d : grid.getShape()) {
-    if (ShapedType::isDynamic(d))
-      return std::nullopt;
-    ranks *= d;
+  FailureOr<std::optional<int64_t>> ranks = rankGroupSize(op, grid, axes);
+  return succeeded(ranks) ? *ranks : std::nullopt;
+}
+
+/// This rank's index in a sharded op's group: the grid's linear index, or
+/// with `grid_axes` its coordinates along them, linear in the order given
+/// (as Communicator::along ranks the group).
+Value groupRank(OpBuilder &b, Location loc, Operation *op) {
+  auto grid = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  auto axes = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes");
+  if (!axes)
+    return shard::ProcessLinearIndexOp::create(b, loc, grid);
+  auto gridOp = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(op, grid);
+  auto at = shard::ProcessMultiIndexOp::create(b, loc, grid.getValue(),
+                                               axes.asArrayRef());
+  Value rank;
+  for (auto [axis, coordinate] :
+       llvm::zip_equal(axes.asArrayRef(), at.getResult())) {
+    if (!rank) {
+      rank = coordinate;
+      continue;
+    }
+    Value size =
+        arith::ConstantIndexOp::create(b, loc, gridOp.getShape()[axis]);
+    rank = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, rank, size), coordinate);
   }
-  return ranks;
+  return rank;
 }
 
 struct LlmSelectKvShardingPass
@@ -57,7 +82,7 @@ struct LlmSelectKvShardingPass
     auto select = [&](auto op, int64_t batch) {
       if (!op.getGrid() || op.getKvSharding())
         return;
-      std::optional<int64_t> ranks = gridRanks(op, op.getGridAttr());
+      std::optional<int64_t> ranks = groupRanks(op);
       if (!ranks || ShapedType::isDynamic(batch)) {
         op.emitOpError("is sharded over ")
             << op.getGridAttr() << " with a dynamic "
@@ -179,7 +204,7 @@ public:
     }
 
     ws = workspace(f, elem, "");
-    rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+    rank = groupRank(b, loc, op);
     batch = memref::DimOp::create(b, loc, op.getKvLens(), idx(0));
     if (mode == llm::KvSharding::cp)
       return contextParallel(f);
@@ -229,13 +254,14 @@ private:
         memref::CopyOp::create(in, loc, q, rows);
       }
       status = wsp::AllToAllOp::create(b, loc, b.getI32Type(), padded, mineAll,
-                                       op.getGridAttr(), b.getI64IntegerAttr(0),
+                                       op.getGridAttr(), op.getGridAxesAttr(),
+                                       b.getI64IntegerAttr(0),
                                        b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, mineAll, idx(0), count);
     } else {
       Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
       status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), q, qAll,
-                                        op.getGridAttr(),
+                                        op.getGridAttr(), op.getGridAxesAttr(),
                                         b.getI64IntegerAttr(2), status);
       qMine = rowsOf(b, qAll, b0, count);
     }
@@ -258,7 +284,7 @@ private:
         outRowsMine, /*plan_kv_lens=*/op.getKvLens(), /*visible_lens=*/Value(),
         /*start_pos=*/Value(), /*state_o=*/Value(), /*state_m=*/Value(),
         /*state_l=*/Value(), op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
-        /*grid=*/nullptr,
+        /*grid=*/nullptr, /*grid_axes=*/nullptr,
         /*kv_sharding=*/nullptr);
 
     if (allToAll) {
@@ -268,7 +294,8 @@ private:
       // when the exchange succeeded (else nothing is written).
       Value exchanged = wsp::AllToAllOp::create(
           b, loc, b.getI32Type(), outMine, outAll, op.getGridAttr(),
-          b.getI64IntegerAttr(2), b.getI64IntegerAttr(0), Value());
+          op.getGridAxesAttr(), b.getI64IntegerAttr(2), b.getI64IntegerAttr(0),
+          Value());
       Value outRows = rowsOf(b, outAll, idx(0), batch);
       Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                        exchanged, planCode(PlanResult::ok));
@@ -279,11 +306,11 @@ private:
       // Every rank's requests, then this rank's heads.
       Value gathered = wsp::AllGatherOp::create(
           b, loc, b.getI32Type(), outMine, outAll, op.getGridAttr(),
-          b.getI64IntegerAttr(0), Value());
+          op.getGridAxesAttr(), b.getI64IntegerAttr(0), Value());
       Value outRows = rowsOf(b, outAll, idx(0), batch);
       wsp::AllSliceOp::create(b, loc, b.getI32Type(), outRows, op.getOut(),
-                              op.getGridAttr(), b.getI64IntegerAttr(2),
-                              gathered);
+                              op.getGridAttr(), op.getGridAxesAttr(),
+                              b.getI64IntegerAttr(2), gathered);
     }
     op.erase();
     return success();
@@ -311,8 +338,8 @@ private:
     Value offset = idx(0);
     Value qAll = part(ws, offset, batch, heads); // [B, S, H, D]
     status = wsp::AllGatherOp::create(b, loc, b.getI32Type(), q, qAll,
-                                      op.getGridAttr(), b.getI64IntegerAttr(2),
-                                      status);
+                                      op.getGridAttr(), op.getGridAxesAttr(),
+                                      b.getI64IntegerAttr(2), status);
     Value stateOffset = idx(0);
     Value stateO = part(states, stateOffset, batch, heads); // [B, S, H, D]
     Value stateM = rowState(states, stateOffset, batch, heads);
@@ -347,7 +374,7 @@ private:
         op.getKScale(), op.getVScale(), /*out=*/Value(),
         /*plan_kv_lens=*/Value(), visible, /*start_pos=*/Value(), stateO,
         stateM, stateL, op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
-        /*grid=*/nullptr,
+        /*grid=*/nullptr, /*grid_axes=*/nullptr,
         /*kv_sharding=*/nullptr);
 
     // The states of this rank's heads from every rank, in rank order.
@@ -356,7 +383,8 @@ private:
                             std::pair(stateL, recvL)})
       exchanged = wsp::AllToAllOp::create(
           b, loc, b.getI32Type(), from, to, op.getGridAttr(),
-          b.getI64IntegerAttr(2), b.getI64IntegerAttr(0), Value());
+          op.getGridAxesAttr(), b.getI64IntegerAttr(2), b.getI64IntegerAttr(0),
+          Value());
 
     // The merge, on this rank's heads, once every exchange succeeded.
     Value go = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -826,7 +854,7 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
     return arith::IndexCastOp::create(at, loc, at.getI32Type(), v).getResult();
   };
   Value ws = addWorkspace(f, b.getI32Type(), "_store", loc);
-  Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+  Value rank = groupRank(b, loc, op);
   Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(b, 0));
   Value tokens = memref::DimOp::create(b, loc, op.getKey(), idx(b, 0));
   Value n = idx(b, ranks), bs = idx(b, blockSize);
@@ -1014,6 +1042,7 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
       rowsIf.getResult(0), rowsIf.getResult(1), rowsIf.getResult(2),
       rowsIf.getResult(3), op.getKeyScale(), op.getValueScale(), op.getKCache(),
       op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
+      /*grid_axes=*/nullptr,
       /*kv_sharding=*/nullptr);
   op.erase();
   return success();
@@ -1037,7 +1066,7 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   auto idx = [&](int64_t v) {
     return arith::ConstantIndexOp::create(b, loc, v).getResult();
   };
-  Value rank = shard::ProcessLinearIndexOp::create(b, loc, op.getGridAttr());
+  Value rank = groupRank(b, loc, op);
   Value batch = memref::DimOp::create(b, loc, op.getQLens(), idx(0));
   Value perRank = arith::CeilDivUIOp::create(b, loc, batch, idx(ranks));
   Value start = arith::MulIOp::create(b, loc, rank, perRank);
@@ -1111,6 +1140,7 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
       b, loc, key, value, op.getBlockTable(), kvIds, qLens, kvLens,
       /*accum_q_len=*/Value(), op.getKeyScale(), op.getValueScale(),
       op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
+      /*grid_axes=*/nullptr,
       /*kv_sharding=*/nullptr);
   op.erase();
   return success();
@@ -1139,7 +1169,7 @@ struct ConvertLlmKvShardingPass
                "kv_sharding attribute) chooses it";
         return signalPassFailure();
       }
-      std::optional<int64_t> ranks = gridRanks(op, grid);
+      std::optional<int64_t> ranks = groupRanks(op);
       if (!ranks) {
         op->emitOpError("shards over ")
             << grid

@@ -488,6 +488,7 @@ struct ConvertLlmToWspPass
     OpBuilder b(op);
     return wsp::AllReduceOp::create(
         b, op.getLoc(), b.getI32Type(), op.getHiddenStates(), op.getGridAttr(),
+        op.getGridAxesAttr(),
         shard::ReductionKindAttr::get(b.getContext(), kind), status);
   }
 };

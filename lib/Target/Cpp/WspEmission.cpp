@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InterleavedRange.h"
 
 #include <memory>
 #include <string>
@@ -360,11 +361,12 @@ LogicalResult emitPlanBalanced(PlanBalancedOp op, Emitter &e) {
   return success();
 }
 
-
 /// A collective's frame: a block holding the run's communicator
 /// (pto/runtime/collectives.hpp), `ready` from `after`, a check that the
 /// group has the grid's number of ranks when the grid's shape is static,
-/// then `status` = the call `call(ready)` prints (a Status expression). In
+/// then `status` = the call `call(ready)` prints (a method of the
+/// communicator, returning a Status): on the grid's communicator, or with
+/// `grid_axes` on the rank's group (Communicator::along). In
 /// the device form, a collective that moves bytes (`moves`) moves them on
 /// the AICore: the AICPU code installs the AICore form's gather entry.
 LogicalResult emitCollective(Operation *op, StringRef comment,
@@ -401,13 +403,34 @@ LogicalResult emitCollective(Operation *op, StringRef comment,
     os << "const bool ready = " << e.name(after) << " == 0;\n";
     ready = "ready";
   }
+  DenseI16ArrayAttr axes = cast<CollectiveOpInterface>(op).getGridAxesAttr();
   if (ranks) {
     os << "if (comm.size() != " << *ranks << ")\n";
     os << "  " << status << " = 3; // INVALID_PARAMS: " << gridName
        << " has " << *ranks << " ranks\n";
-    os << "else\n  ";
+    os << "else" << (axes ? " {" : "") << "\n  ";
   }
-  os << status << " = static_cast<int32_t>(" << call(ready) << ");\n";
+  if (axes) {
+    // The verifier asks a static grid of grid_axes: `ranks` is known.
+    ArrayRef<int64_t> shape = grid.getShape();
+    os.indent();
+    os << "// This rank's group: the ranks of " << gridName
+       << " that differ from it along axes ["
+       << llvm::interleaved(axes.asArrayRef()) << "] only.\n";
+    os << "static constexpr int64_t kGrid[] = {" << llvm::interleaved(shape)
+       << "};\n";
+    os << "static constexpr int16_t kAxes[] = {"
+       << llvm::interleaved(axes.asArrayRef()) << "};\n";
+    os << "::pto::runtime::comm::Communicator *group = nullptr;\n";
+    os << status << " = static_cast<int32_t>(comm.along(kGrid, " << shape.size()
+       << ", kAxes, " << axes.size() << ", group));\n";
+    os << "if (" << status << " == 0)\n  ";
+    os << status << " = static_cast<int32_t>(group->" << call(ready) << ");\n";
+    os.unindent();
+    os << "}\n";
+  } else {
+    os << status << " = static_cast<int32_t>(comm." << call(ready) << ");\n";
+  }
   if (after)
     os << "if (!ready)\n  " << status << " = " << e.name(after) << ";\n";
   os.unindent();
@@ -435,7 +458,7 @@ LogicalResult emitAllReduce(AllReduceOp op, Emitter &e) {
       op, (Twine(kind) + " over the ranks, in rank order").str(),
       op.getGridAttr(), op.getAfter(), op.getStatus(), e, /*moves=*/true,
       [&](StringRef ready) {
-        return ("comm.all_reduce(\n    " + buf + ".data, " + count +
+        return ("all_reduce(\n    " + buf + ".data, " + count +
                 ", ::pto::runtime::comm::" + elemName +
                 ", ::pto::runtime::comm::ReduceOp::" + kind + ", " + ready +
                 ")")
@@ -462,10 +485,9 @@ LogicalResult emitAxisCollective(Op op, StringRef method,
   return emitCollective(
       op, comment, op.getGridAttr(), op.getAfter(), op.getStatus(), e, moves,
       [&](StringRef ready) {
-        return ("comm." + method + "(\n    " + src + ".data, " + src +
-                ".sizes, " + dst + ".data, " + dst + ".sizes, " +
-                Twine(type.getRank()) + axisArgs + ", sizeof(" + *elem +
-                "), " + ready + ")")
+        return (method + "(\n    " + src + ".data, " + src + ".sizes, " + dst +
+                ".data, " + dst + ".sizes, " + Twine(type.getRank()) +
+                axisArgs + ", sizeof(" + *elem + "), " + ready + ")")
             .str();
       });
 }
@@ -506,6 +528,35 @@ void mlir::wsp::cpp::populateWspEmission(Emitter &e) {
                          "static_cast<int64_t>(::pto::runtime::comm::current()"
                          ".rank())");
       });
+  // This rank's coordinates on the grid along some of its axes (all by
+  // default): the grid's row-major index, taken apart.
+  e.add<shard::ProcessMultiIndexOp>([](shard::ProcessMultiIndexOp o,
+                                       Emitter &e) -> LogicalResult {
+    auto grid =
+        e.symbols.lookupNearestSymbolFrom<shard::GridOp>(o, o.getGridAttr());
+    if (!grid)
+      return o.emitOpError("names no shard.grid");
+    ArrayRef<int64_t> shape = grid.getShape();
+    if (ShapedType::isDynamicShape(shape))
+      return o.emitOpError("needs a grid of static shape in emitted code");
+    SmallVector<int16_t> axes(o.getAxes());
+    if (axes.empty())
+      for (size_t d = 0; d < shape.size(); ++d)
+        axes.push_back(int16_t(d));
+    for (auto [axis, result] : llvm::zip_equal(axes, o.getResult())) {
+      int64_t stride = 1;
+      for (size_t d = axis + 1; d < shape.size(); ++d)
+        stride *= shape[d];
+      if (failed(e.declare(
+              result,
+              llvm::formatv("static_cast<int64_t>(::pto::runtime::comm::"
+                            "current().rank()) / {0} % {1}",
+                            stride, shape[axis])
+                  .str())))
+        return failure();
+    }
+    return success();
+  });
   e.add<AllGatherOp>([](AllGatherOp o, Emitter &e) {
     return emitAxisCollective(
         o, "all_gather_axis", {int64_t(o.getGatherAxis())},

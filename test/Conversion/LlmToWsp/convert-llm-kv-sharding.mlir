@@ -54,6 +54,31 @@ func.func @gathered(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens:
   return
 }
 
+// On a rank group (KV data parallel along axis 1 of a 2 x 2 grid): the
+// rank's index is its coordinate along the axis, and every collective
+// runs on the group (grid_axes = [1]); the rest is the form above.
+shard.grid @tp_kvdp(shape = 2x2)
+// CHECK-LABEL: func.func @on_a_group(
+// CHECK: %[[AT:.*]] = shard.process_multi_index on @tp_kvdp axes = [1] : index
+// CHECK: arith.muli %[[AT]],
+// CHECK: wsp.all_gather %{{.*}} into %{{.*}} on @tp_kvdp grid_axes = [1] gather_axis = 2 after(%{{.*}}) : memref<?x1x2x64xbf16> into memref<?x1x4x64xbf16
+// CHECK: wsp.all_gather %{{.*}} into %{{.*}} on @tp_kvdp grid_axes = [1] gather_axis = 0 :
+// CHECK: wsp.all_slice %{{.*}} into %{{.*}} on @tp_kvdp grid_axes = [1] slice_axis = 2 after(
+// CHECK-NOT: process_linear_index
+// CHECK-NOT: llm.flash_attention_decode
+func.func @on_a_group(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
+                      %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,
+                      %block_table: memref<?x?xi32>, %k_cache: memref<?x2x16x64xbf16>,
+                      %v_cache: memref<?x2x16x64xbf16>, %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%kv_ids : memref<?xi32>)
+      kv_lens(%kv_lens : memref<?xi32>) q_lens(%q_lens : memref<?xi32>)
+      accum_q_len(%accum_q_len : memref<?xi32>) block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @tp_kvdp grid_axes = [1] kv_sharding = kvdp
+      {q_seq_len = 1 : i32}
+  return
+}
+
 // With kvdp_all_to_all, q is copied into rows padded to 4 c (when the
 // workspace fits) and one all_to_all sends rank r its requests' rows:
 // [4 c, 1, 2, 64] cut along the batch, received along the heads; the

@@ -24,6 +24,16 @@ func.func @first(%y: memref<?x256xf32>) {
   return
 }
 
+// A rank group: the sum along axis 0 of a 2 x 2 grid keeps its axes.
+shard.grid @tp_kvdp(shape = 2x2)
+// CHECK-LABEL: func.func @along_an_axis(
+// CHECK: %[[S:.*]] = wsp.all_reduce %{{.*}} on @tp_kvdp grid_axes = [0] : memref<?x256xbf16>
+// CHECK-NEXT: return %[[S]] : i32
+func.func @along_an_axis(%y: memref<?x256xbf16>) {
+  llm.all_reduce hidden_states(%y : memref<?x256xbf16>) on @tp_kvdp grid_axes = [0]
+  return
+}
+
 // CHECK-LABEL: func.func @row_parallel(
 // CHECK: %[[MM:.*]] = scf.if
 // CHECK: wsp.dispatch @row_parallel_quant_matmul_0

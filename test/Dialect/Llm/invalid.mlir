@@ -817,3 +817,39 @@ func.func @decode_sharded_visible(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, 
   llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) visible_lens(%v : memref<?x1xi32>) -> out(%q : memref<?x1x2x64xbf16>) on @kvdp kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
+
+// -----
+
+func.func @grid_axes_without_grid(%h: memref<?x256xbf16>) {
+  // expected-error @+1 {{grid_axes needs the device grid (on @grid)}}
+  llm.all_reduce hidden_states(%h : memref<?x256xbf16>) {grid_axes = array<i16: 0>}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @store_grid_axis_outside(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x16x64xbf16>) {
+  // expected-error @+1 {{grid axis 2 is outside @g's 2 dimensions}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @g grid_axes = [2] kv_sharding = kvdp {max_q_len = 64 : i32}
+  return
+}
+
+// -----
+
+// The group (2 ranks along axis 1), not the grid's 4, holds the heads.
+shard.grid @g(shape = 2x2)
+func.func @decode_group_gqa(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x4x16x64xbf16>) {
+  // expected-error @+1 {{sharded over 2 ranks of 1 query heads: the 2 heads are not a multiple of kv_head_num 4}}
+  llm.flash_attention_decode q(%q : memref<?x1x1x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x4x16x64xbf16>) v_cache(%c : memref<?x4x16x64xbf16>) -> out(%q : memref<?x1x1x64xbf16>) on @g grid_axes = [1] kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @all_reduce_axis_twice(%h: memref<?x256xbf16>) {
+  // expected-error @+1 {{names grid axis 0 twice}}
+  llm.all_reduce hidden_states(%h : memref<?x256xbf16>) on @g grid_axes = [0, 0]
+  return
+}

@@ -302,6 +302,31 @@ func.func @sharded_decode_one_head(%q: memref<?x1x1x64xbf16>, %l: memref<?xi32>,
   return
 }
 
+// Rank groups: tensor parallel along axis 0 of a 2 x 2 grid, KV data
+// parallel along axis 1.
+shard.grid @tp_kvdp(shape = 2x2)
+
+// CHECK-LABEL: func.func @rank_groups
+// CHECK: llm.store_paged_kv_cache {{.*}} on @tp_kvdp grid_axes = [1] kv_sharding = kvdp {max_q_len = 64 : i32}
+// CHECK: llm.flash_attention_decode {{.*}} on @tp_kvdp grid_axes = [1] kv_sharding = kvdp {q_seq_len = 1 : i32}
+// CHECK: llm.all_reduce hidden_states(%{{.*}} : memref<?x256xbf16>) on @tp_kvdp grid_axes = [0]{{$}}
+func.func @rank_groups(%key: memref<?x1x64xbf16>, %q: memref<?x1x2x64xbf16>,
+                       %l: memref<?xi32>, %bt: memref<?x?xi32>,
+                       %c: memref<?x1x16x64xbf16>, %h: memref<?x256xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>)
+      block_table(%bt : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>)
+      v_cache(%c : memref<?x1x16x64xbf16>)
+      on @tp_kvdp grid_axes = [1] kv_sharding = kvdp {max_q_len = 64 : i32}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>)
+      kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>)
+      block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x1x16x64xbf16>)
+      v_cache(%c : memref<?x1x16x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>)
+      on @tp_kvdp grid_axes = [1] kv_sharding = kvdp {q_seq_len = 1 : i32}
+  llm.all_reduce hidden_states(%h : memref<?x256xbf16>) on @tp_kvdp grid_axes = [0]
+  return
+}
+
 // A store into ring caches.
 // CHECK-LABEL: func.func @ring_store
 // CHECK: llm.store_paged_kv_cache {{.*}} -> k_cache(%{{.*}}) v_cache(%{{.*}}) {max_q_len = 64 : i32, ring}

@@ -197,3 +197,50 @@ wsp.kernel @k tiers(@Tiers) (%d: !wsp.descriptor<attention>, %a: memref<8xf32>, 
   %s = wsp.all_slice %a into %b on @g slice_axis = 0 : memref<8xf32> into memref<8xf32>
   wsp.return
 }
+
+// -----
+
+// Rank groups: the axes must name a group of a static grid.
+shard.grid @g(shape = 2x2)
+func.func @no_axes(%a: memref<8xf32>) -> i32 {
+  // expected-error @+1 {{needs at least one grid axis (leave grid_axes out for the whole grid)}}
+  %s = wsp.all_reduce %a on @g grid_axes = [] : memref<8xf32>
+  return %s : i32
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @axis_twice(%a: memref<8xf32>) -> i32 {
+  // expected-error @+1 {{names grid axis 1 twice}}
+  %s = wsp.all_reduce %a on @g grid_axes = [1, 1] : memref<8xf32>
+  return %s : i32
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @axis_outside(%a: memref<8xf32>, %b: memref<16xf32>) -> i32 {
+  // expected-error @+1 {{grid axis 2 is outside @g's 2 dimensions}}
+  %s = wsp.all_gather %a into %b on @g grid_axes = [2] gather_axis = 0 : memref<8xf32> into memref<16xf32>
+  return %s : i32
+}
+
+// -----
+
+shard.grid @g(shape = 2x?)
+func.func @dynamic_grid(%a: memref<8xf32>) -> i32 {
+  // expected-error @+1 {{needs a grid of static shape for grid_axes, not @g of shape [2, ?]}}
+  %s = wsp.all_reduce %a on @g grid_axes = [0] : memref<8xf32>
+  return %s : i32
+}
+
+// -----
+
+// The group's ranks (2 along axis 0), not the grid's 6, size the gather.
+shard.grid @g(shape = 2x3)
+func.func @group_size(%a: memref<8xf32>, %b: memref<48xf32>) -> i32 {
+  // expected-error @+1 {{needs the destination's size at the axis (48) to be the 2 ranks times the source's (8)}}
+  %s = wsp.all_gather %a into %b on @g grid_axes = [0] gather_axis = 0 : memref<8xf32> into memref<48xf32>
+  return %s : i32
+}

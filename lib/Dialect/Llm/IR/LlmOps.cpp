@@ -9,6 +9,7 @@
 
 #include "wsp/Dialect/Llm/IR/LlmOps.h"
 #include "wsp/Dialect/Llm/IR/LlmDialect.h"
+#include "wsp/Support/RankGroups.h"
 
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
@@ -449,26 +450,26 @@ LogicalResult StoreKvCacheOp::verify() {
                      Value());
 }
 
-/// The shard.grid an op's optional `grid` names: null when it names none
-/// (no grid), failure with a diagnostic when the name is not a grid.
-static FailureOr<shard::GridOp> gridOf(Operation *op, FlatSymbolRefAttr name,
-                                       SymbolTableCollection &tables) {
-  if (!name)
-    return shard::GridOp();
-  Operation *grid = tables.lookupNearestSymbolFrom(op, name);
-  if (!grid)
-    return op->emitOpError("names no symbol ") << name;
-  auto gridOp = dyn_cast<shard::GridOp>(grid);
-  if (!gridOp)
-    return op->emitOpError("names ") << name << ", which is not a shard.grid";
-  return gridOp;
+/// The number of ranks of the group an op's optional `grid` and
+/// `grid_axes` name (wsp/Support/RankGroups.h): nullopt when it names no
+/// grid or a size is dynamic, failure with a diagnostic when they do not
+/// name a group.
+template <typename ShardedOp>
+static FailureOr<std::optional<int64_t>>
+groupOf(ShardedOp op, SymbolTableCollection &tables) {
+  if (!op.getGridAttr())
+    return std::optional<int64_t>();
+  return wsp::rankGroupSize(op, op.getGridAttr(), op.getGridAxesAttr(),
+                            &tables);
 }
 
-/// A KV sharding mode only with the grid it shards over.
+/// A KV sharding mode, and grid axes, only with the grid they shard over.
 template <typename ShardedOp> LogicalResult verifyShardedOn(ShardedOp op) {
   if (op.getKvSharding() && !op.getGrid())
     return op.emitOpError("kv_sharding needs the device grid it shards over "
                           "(on @grid)");
+  if (op.getGridAxes() && !op.getGrid())
+    return op.emitOpError("grid_axes needs the device grid (on @grid)");
   return success();
 }
 
@@ -485,7 +486,7 @@ LogicalResult StorePagedKvCacheOp::verify() {
 
 LogicalResult
 StorePagedKvCacheOp::verifySymbolUses(SymbolTableCollection &tables) {
-  return failure(failed(gridOf(*this, getGridAttr(), tables)));
+  return failure(failed(groupOf(*this, tables)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -667,19 +668,13 @@ LogicalResult FlashAttentionDecodeOp::verify() {
 
 LogicalResult
 FlashAttentionDecodeOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<shard::GridOp> grid = gridOf(*this, getGridAttr(), tables);
-  if (failed(grid) || !*grid)
-    return failure(failed(grid));
-  shard::GridOp gridOp = *grid;
-  int64_t ranks = 1;
-  for (int64_t d : gridOp.getShape())
-    ranks = ShapedType::isDynamic(d) || ShapedType::isDynamic(ranks)
-                ? ShapedType::kDynamic
-                : ranks * d;
+  FailureOr<std::optional<int64_t>> group = groupOf(*this, tables);
+  if (failed(group) || !*group)
+    return failure(failed(group));
+  int64_t ranks = **group;
   int64_t local = getQ().getType().getDimSize(2);
   int64_t kv = getKCache().getType().getDimSize(1);
-  if (ShapedType::isDynamic(ranks) || ShapedType::isDynamic(local) ||
-      ShapedType::isDynamic(kv) || kv < 1)
+  if (ShapedType::isDynamic(local) || ShapedType::isDynamic(kv) || kv < 1)
     return success();
   if ((ranks * local) % kv != 0)
     return emitOpError("sharded over ")
@@ -926,9 +921,11 @@ LogicalResult AllReduceOp::verify() {
     return emitOpError("over a grid needs a contiguous 'hidden_states' "
                        "(identity layout), got ")
            << type;
+  if (getGridAxes() && !getGrid())
+    return emitOpError("grid_axes needs the device grid (on @grid)");
   return success();
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
-  return failure(failed(gridOf(*this, getGridAttr(), tables)));
+  return failure(failed(groupOf(*this, tables)));
 }

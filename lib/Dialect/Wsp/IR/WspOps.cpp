@@ -1,6 +1,7 @@
 //===- WspOps.cpp - wsp operations ----------------------------------------===//
 
 #include "wsp/Dialect/Wsp/IR/WspOps.h"
+#include "wsp/Support/RankGroups.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -537,15 +538,6 @@ LogicalResult AllReduceOp::verify() {
   }
 }
 
-LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
-  Operation *grid = tables.lookupNearestSymbolFrom(*this, getGridAttr());
-  if (!grid)
-    return emitOpError("names no symbol @") << getGrid();
-  if (!isa<shard::GridOp>(grid))
-    return emitOpError("names @") << getGrid() << ", which is not a shard.grid";
-  return success();
-}
-
 /// The clauses the collectives along an axis share: outside kernels, two
 /// distinct contiguous row-major buffers of one element type (whole bytes)
 /// and one rank, and axes inside it.
@@ -582,22 +574,15 @@ static LogicalResult verifyAxisCollective(Operation *op, Value source,
   return success();
 }
 
-/// The number of ranks of the grid `op` names (nullopt when some dimension
-/// is dynamic), or a diagnostic when the name is not a shard.grid.
+/// The number of ranks of a collective's group (wsp/Support/RankGroups.h).
 static FailureOr<std::optional<int64_t>>
-gridRanks(Operation *op, FlatSymbolRefAttr name,
-          SymbolTableCollection &tables) {
-  Operation *symbol = tables.lookupNearestSymbolFrom(op, name);
-  if (!symbol)
-    return op->emitOpError("names no symbol ") << name;
-  auto grid = dyn_cast<shard::GridOp>(symbol);
-  if (!grid)
-    return op->emitOpError("names ") << name << ", which is not a shard.grid";
-  std::optional<int64_t> ranks = 1;
-  for (int64_t d : grid.getShape())
-    ranks = ShapedType::isDynamic(d) || !ranks ? std::nullopt
-                                               : std::optional(*ranks * d);
-  return ranks;
+groupRanks(CollectiveOpInterface collective, SymbolTableCollection &tables) {
+  return rankGroupSize(collective, collective.getGridAttr(),
+                       collective.getGridAxesAttr(), &tables);
+}
+
+LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
+  return failure(failed(groupRanks(*this, tables)));
 }
 
 /// `big`'s size at `axis` against `small`'s (big = ranks x small), and the
@@ -634,8 +619,7 @@ LogicalResult AllGatherOp::verify() {
                               {{"gather_axis", getGatherAxis()}});
 }
 LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<std::optional<int64_t>> ranks =
-      gridRanks(*this, getGridAttr(), tables);
+  FailureOr<std::optional<int64_t>> ranks = groupRanks(*this, tables);
   if (failed(ranks))
     return failure();
   return verifyScaledAxis(*this, getSource().getType(), getDest().getType(),
@@ -647,8 +631,7 @@ LogicalResult AllSliceOp::verify() {
                               {{"slice_axis", getSliceAxis()}});
 }
 LogicalResult AllSliceOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<std::optional<int64_t>> ranks =
-      gridRanks(*this, getGridAttr(), tables);
+  FailureOr<std::optional<int64_t>> ranks = groupRanks(*this, tables);
   if (failed(ranks))
     return failure();
   return verifyScaledAxis(*this, getDest().getType(), getSource().getType(),
@@ -661,8 +644,7 @@ LogicalResult AllToAllOp::verify() {
                                {"concat_axis", getConcatAxis()}});
 }
 LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &tables) {
-  FailureOr<std::optional<int64_t>> ranks =
-      gridRanks(*this, getGridAttr(), tables);
+  FailureOr<std::optional<int64_t>> ranks = groupRanks(*this, tables);
   if (failed(ranks))
     return failure();
   auto from = cast<MemRefType>(getSource().getType());

@@ -115,5 +115,43 @@ int main() {
     }
     report("my_rows", ranks, ok);
   }
+  // rows_and_columns on the 2 x 3 grid: rank r = 3 i + j sums x over its
+  // row i (axis 1) and gathers the ranks of its column j (axis 0); on 4
+  // ranks the grid's 6 do not fit: every rank returns 3, x as it was.
+  for (int ranks : {6, 4}) {
+    std::vector<std::vector<float>> x(ranks);
+    std::vector<std::vector<int32_t>> at(ranks), me(ranks), column(ranks);
+    std::vector<int32_t> status(ranks, -1);
+    for (int r = 0; r < ranks; ++r) {
+      x[r] = {float(r + 1), 10.f * float(r + 1)};
+      at[r].assign(2, -1);
+      me[r].assign(1, -1);
+      column[r].assign(2, -1);
+    }
+    comm::ThreadGroup(ranks).run([&](comm::Communicator &c) {
+      const int r = c.rank();
+      status[r] = wsp_gen::rows_and_columns(
+          MemRef<float, 1>{x[r].data(), {2}},
+          MemRef<int32_t, 1>{at[r].data(), {2}},
+          MemRef<int32_t, 1>{me[r].data(), {1}},
+          MemRef<int32_t, 1>{column[r].data(), {2}});
+    });
+    bool ok = true;
+    for (int r = 0; r < ranks; ++r) {
+      if (ranks != 6) {
+        ok = ok && status[r] == 3 && x[r][0] == float(r + 1) &&
+             column[r] == std::vector<int32_t>(2, -1);
+        continue;
+      }
+      const int i = r / 3, j = r % 3;
+      float row = 0;
+      for (int k = 0; k < 3; ++k)
+        row += float(3 * i + k + 1);
+      ok = ok && status[r] == 0 && x[r][0] == row && x[r][1] == 10.f * row &&
+           at[r][0] == j && at[r][1] == i && column[r][0] == j &&
+           column[r][1] == 3 + j;
+    }
+    report("rows_and_columns", ranks, ok);
+  }
   return all ? 0 : 1;
 }

@@ -298,6 +298,8 @@ def Llm_StorePagedKvCacheOp
     request. With `kv_sharding = cp` the cache holds the rank's part of
     every block (as for the attention) and the rank stores the tokens whose
     positions fall in it, packed by `q_lens`, any number per request.
+    With `grid_axes` the ranks are the rank's group along those axes of the
+    grid, as for the attention.
   }];
   let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
                        Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
@@ -306,13 +308,15 @@ def Llm_StorePagedKvCacheOp
                        Llm_InOut<>:$k_cache, Llm_InOut<>:$v_cache,
                        I32Attr:$max_q_len,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
+                       OptionalAttr<DenseI16ArrayAttr>:$grid_axes,
                        OptionalAttr<Llm_KvSharding>:$kv_sharding,
                        UnitAttr:$ring);
   let assemblyFormat = Req<"key">.f # Req<"value">.f # Req<"block_table">.f #
       Opt<"kv_ids">.f # Req<"q_lens">.f # Opt<"kv_lens">.f #
       Opt<"accum_q_len">.f # Opt<"key_scale">.f # Opt<"value_scale">.f #
       "`->`" # Req<"k_cache">.f # Req<"v_cache">.f #
-      "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
+      "(`on` $grid^ (`grid_axes` `=` $grid_axes^)? "
+      "(`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
@@ -497,7 +501,10 @@ def Llm_FlashAttentionDecodeOp
     pool (`k_cache`, `v_cache`) with its own `block_table`, whose rows the
     requests' `kv_ids` name; `kvdp_all_to_all`: the same, the query heads
     exchanged by one all_to_all instead of an all_gather (seed 003's future
-    optimization). docs/rationale/Sharding.md.
+    optimization). With `grid_axes` the ranks above are the rank's group:
+    those that differ from it only along the named axes of the grid (KV
+    data parallel along one axis of a TP x KVDP grid, whose other axes
+    hold other query heads). docs/rationale/Sharding.md.
   }];
   let arguments = (ins Llm_In<>:$q, Llm_In<>:$kv_ids, Llm_In<>:$kv_lens,
                        Llm_In<>:$q_lens, Llm_In<>:$accum_q_len,
@@ -512,6 +519,7 @@ def Llm_FlashAttentionDecodeOp
                        I32Attr:$q_seq_len,
                        OptionalAttr<I32Attr>:$sliding_window,
                        OptionalAttr<FlatSymbolRefAttr>:$grid,
+                       OptionalAttr<DenseI16ArrayAttr>:$grid_axes,
                        OptionalAttr<Llm_KvSharding>:$kv_sharding,
                        UnitAttr:$ring);
   let assemblyFormat = Req<"q">.f # Req<"kv_ids">.f # Req<"kv_lens">.f #
@@ -521,7 +529,8 @@ def Llm_FlashAttentionDecodeOp
       "`->`" # Opt<"out">.f #
       Opt<"state_o">.f # Opt<"state_m">.f # Opt<"state_l">.f #
       Opt<"plan_kv_lens">.f #
-      "(`on` $grid^ (`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
+      "(`on` $grid^ (`grid_axes` `=` $grid_axes^)? "
+      "(`kv_sharding` `=` $kv_sharding^)?)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//
@@ -782,7 +791,9 @@ def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce", [
     program runs on one rank and the op leaves the buffer as it is. With it,
     the program is one rank's program of a `shard.grid` (a tensor-parallel
     group) and the op lowers to the collective (`wsp.all_reduce`: ranks
-    combined in rank order, the same bits on every rank).
+    combined in rank order, the same bits on every rank). With `grid_axes`
+    the group is the ranks that differ from this one only along those axes
+    of the grid (tensor parallel along one axis of a TP x KVDP grid).
 
     | operand | shape | dtype |
     |---|---|---|
@@ -791,9 +802,11 @@ def Llm_AllReduceOp : Llm_VerifiedOp<"all_reduce", [
   let arguments = (ins Llm_InOut<>:$hidden_states,
                        DefaultValuedAttr<Llm_ReduceKind,
                                          "::mlir::wsp::llm::ReduceKind::sum">:$kind,
-                       OptionalAttr<FlatSymbolRefAttr>:$grid);
+                       OptionalAttr<FlatSymbolRefAttr>:$grid,
+                       OptionalAttr<DenseI16ArrayAttr>:$grid_axes);
   let assemblyFormat = Req<"hidden_states">.f #
-      "(`kind` $kind^)? (`on` $grid^)? attr-dict";
+      "(`kind` $kind^)? (`on` $grid^ (`grid_axes` `=` $grid_axes^)?)? "
+      "attr-dict";
 }
 
 #endif // WSP_DIALECT_LLM_IR_LLMOPS_TD

@@ -19,6 +19,11 @@ def Wsp_CollectiveOpInterface : OpInterface<"CollectiveOpInterface"> {
   let methods = [
     InterfaceMethod<"The status of the work before the call, if any.",
                     "::mlir::MutableOperandRange", "getAfterMutable">,
+    InterfaceMethod<"The shard.grid the call runs on.",
+                    "::mlir::FlatSymbolRefAttr", "getGridAttr">,
+    InterfaceMethod<"The grid axes of the call's rank groups (null: the "
+                    "whole grid).",
+                    "::mlir::DenseI16ArrayAttr", "getGridAxesAttr">,
   ];
 }
 

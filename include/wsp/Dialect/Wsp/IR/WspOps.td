@@ -1093,7 +1093,9 @@ def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
   let description = [{
     Every rank of the `shard.grid` named by `grid` calls it with a buffer of
     the same shape; afterwards each rank's buffer holds the element-wise
-    `reduction` of all ranks' buffers, combined in rank order 0, 1, ...
+    `reduction` of its group's buffers (every rank's, or with `grid_axes`
+    the ranks that differ from it only along those axes of the grid, as in
+    shard's collectives), combined in rank order 0, 1, ...
     (bf16 in float, rounded once), so the result is the same bits on every
     rank, backend and run (pto/runtime/collectives.hpp). `status` is 0, or
     the runtime's error code with the buffer unchanged: 3 (INVALID_PARAMS)
@@ -1114,17 +1116,22 @@ def Wsp_AllReduceOp : Wsp_Op<"all_reduce", [
     shard.grid @tp(shape = 4)
     %status = wsp.all_reduce %partial on @tp reduction = sum
         after(%matmul_status) : memref<?x256xbf16>
+    // On a 2 x 4 grid, the sum over each row of 4 ranks (axis 1).
+    shard.grid @tp_kvdp(shape = 2x4)
+    %s = wsp.all_reduce %partial on @tp_kvdp grid_axes = [1]
+        : memref<?x256xbf16>
     ```
   }];
   let arguments = (ins Arg<AnyMemRef, "the buffer, reduced in place",
                            [MemRead, MemWrite]>:$buffer,
                        FlatSymbolRefAttr:$grid,
+                       OptionalAttr<Shard_GridAxesAttr>:$grid_axes,
                        DefaultValuedAttr<Shard_ReductionKindAttr,
                            "::mlir::shard::ReductionKind::Sum">:$reduction,
                        Optional<I32>:$after);
   let results = (outs I32:$status);
   let assemblyFormat = [{
-    $buffer `on` $grid (`reduction` `=` $reduction^)? (`after` `(` $after^ `)`)?
+    $buffer `on` $grid (`grid_axes` `=` $grid_axes^)? (`reduction` `=` $reduction^)? (`after` `(` $after^ `)`)?
     attr-dict `:` type($buffer)
   }];
   let hasVerifier = 1;
@@ -1140,7 +1147,10 @@ class Wsp_AxisCollectiveOp<string mnemonic> : Wsp_Op<mnemonic, [
   let hasVerifier = 1;
   code commonDescription = [{
     Every rank of the `shard.grid` named by `grid` (all of its ranks, in
-    linear order) calls it. `source` and `dest` are contiguous row-major
+    linear order) calls it. It runs among the rank's group: every rank of
+    the grid, or with `grid_axes` the ranks that differ from it only along
+    those axes (shard's rank groups), ranked by their index along them,
+    linear in the order given; "ranks" below is the group's size. `source` and `dest` are contiguous row-major
     buffers of one element type and rank; `status` is 0, or the runtime's
     error code with `dest` unchanged on every rank: 3 (INVALID_PARAMS) when
     the sizes do not fit the operation on some rank, the ranks' calls
@@ -1170,10 +1180,11 @@ def Wsp_AllGatherOp : Wsp_AxisCollectiveOp<"all_gather"> {
   let arguments = (ins Arg<AnyMemRef, "this rank's part", [MemRead]>:$source,
                        Arg<AnyMemRef, "the gathered buffer", [MemWrite]>:$dest,
                        FlatSymbolRefAttr:$grid,
+                       OptionalAttr<Shard_GridAxesAttr>:$grid_axes,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$gather_axis,
                        Optional<I32>:$after);
   let assemblyFormat = [{
-    $source `into` $dest `on` $grid `gather_axis` `=` $gather_axis
+    $source `into` $dest `on` $grid (`grid_axes` `=` $grid_axes^)? `gather_axis` `=` $gather_axis
     (`after` `(` $after^ `)`)? attr-dict `:` type($source) `into` type($dest)
   }];
 }
@@ -1199,11 +1210,12 @@ def Wsp_AllToAllOp : Wsp_AxisCollectiveOp<"all_to_all"> {
   let arguments = (ins Arg<AnyMemRef, "the pieces to send", [MemRead]>:$source,
                        Arg<AnyMemRef, "the pieces received", [MemWrite]>:$dest,
                        FlatSymbolRefAttr:$grid,
+                       OptionalAttr<Shard_GridAxesAttr>:$grid_axes,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$split_axis,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$concat_axis,
                        Optional<I32>:$after);
   let assemblyFormat = [{
-    $source `into` $dest `on` $grid `split_axis` `=` $split_axis
+    $source `into` $dest `on` $grid (`grid_axes` `=` $grid_axes^)? `split_axis` `=` $split_axis
     `concat_axis` `=` $concat_axis (`after` `(` $after^ `)`)? attr-dict `:`
     type($source) `into` type($dest)
   }];
@@ -1227,10 +1239,11 @@ def Wsp_AllSliceOp : Wsp_AxisCollectiveOp<"all_slice"> {
   let arguments = (ins Arg<AnyMemRef, "every rank's pieces", [MemRead]>:$source,
                        Arg<AnyMemRef, "this rank's piece", [MemWrite]>:$dest,
                        FlatSymbolRefAttr:$grid,
+                       OptionalAttr<Shard_GridAxesAttr>:$grid_axes,
                        ConfinedAttr<I64Attr, [IntNonNegative]>:$slice_axis,
                        Optional<I32>:$after);
   let assemblyFormat = [{
-    $source `into` $dest `on` $grid `slice_axis` `=` $slice_axis
+    $source `into` $dest `on` $grid (`grid_axes` `=` $grid_axes^)? `slice_axis` `=` $slice_axis
     (`after` `(` $after^ `)`)? attr-dict `:` type($source) `into` type($dest)
   }];
 }
