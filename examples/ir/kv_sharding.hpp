@@ -121,7 +121,8 @@ struct Args {
   std::vector<int32_t> ints;  // the i32 workspace: kvdp's accum_q_len, cp's
                               // visible_lens
   AttentionWorkspaces ws;
-  int64_t page = 16; // positions per page of this pool
+  int64_t page = 16;          // positions per page of this pool
+  int64_t kvHeads = kKvHeads; // the KV heads this pool holds
 
   explicit Args(const Batch &whole)
       : batch(whole.batch), seq(whole.seq), heads(kHeads), int8(whole.int8),
@@ -135,12 +136,15 @@ struct Args {
   }
 
   /// Rank r of n: its heads of q, and its part of the cache as `mode` says
-  /// (KV data parallel or context parallel).
-  Args(const Batch &whole, int64_t r, int64_t n, Mode mode)
+  /// (KV data parallel or context parallel). With `kvGroups` > 1 (KV data
+  /// parallel only) the ranks are a grid of kvGroups x (n / kvGroups): rank
+  /// r = g (n / kvGroups) + d holds KV head g alone, and is rank d of its
+  /// group's KV data parallelism.
+  Args(const Batch &whole, int64_t r, int64_t n, Mode mode,
+       int64_t kvGroups = 1)
       : batch(whole.batch), seq(whole.seq), heads(kHeads / n), int8(whole.int8),
         kvLens(whole.kvLens), qLens(whole.qLens), accum(whole.accum),
-        pagesPerRow(whole.pagesPerRow), kScale(whole.kScale),
-        vScale(whole.vScale), ws(whole.int8) {
+        pagesPerRow(whole.pagesPerRow), ws(whole.int8) {
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t s = 0; s < seq; ++s)
         for (int64_t h = 0; h < heads; ++h)
@@ -148,10 +152,18 @@ struct Args {
             q.push_back(whole.q[size_t(
                 ((b * seq + s) * kHeads + r * heads + h) * kDim + d)]);
     out.assign(size_t(batch * seq * heads * kDim), sentinel());
+    const int64_t group = n / kvGroups, kvHead = kvGroups > 1 ? r / group : -1;
+    kvHeads = kvGroups > 1 ? kKvHeads / kvGroups : kKvHeads;
+    for (const auto &[to, of] :
+         {std::pair{&kScale, &whole.kScale}, std::pair{&vScale, &whole.vScale}})
+      if (!of->empty())
+        to->assign(of->begin() + (kvHead < 0 ? 0 : kvHead * kDim),
+                   of->begin() + (kvHead < 0 ? 0 : kvHead * kDim) +
+                       kvHeads * kDim);
     if (mode == Mode::Cp)
       contextPart(whole, r, n);
     else
-      dataPart(whole, r, n, mode == Mode::KvdpAllToAll);
+      dataPart(whole, r % group, group, mode == Mode::KvdpAllToAll, kvHead);
   }
 
   /// Appends `n` values of the whole batch's caches, from `from`, to this
@@ -193,8 +205,9 @@ struct Args {
 
   /// KV data parallel: its requests' pages in a pool and a table of its
   /// own (rows and pages reversed), kv_ids naming each request's row in its
-  /// own rank's table.
-  void dataPart(const Batch &whole, int64_t r, int64_t n, bool allToAll) {
+  /// own rank's table; every KV head, or KV head `kvHead` alone.
+  void dataPart(const Batch &whole, int64_t r, int64_t n, bool allToAll,
+                int64_t kvHead) {
     page = whole.pageSize;
     const int64_t c = (batch + n - 1) / n; // the requests of a rank
     kvIds = reversedRankRows(batch, n);
@@ -209,6 +222,7 @@ struct Args {
     pages = int64_t(globalPages.size());
     // Local page i holds global page globalPages[pages - 1 - i].
     const size_t pageBytes = size_t(kKvHeads * whole.pageSize * kDim);
+    const size_t headBytes = size_t(whole.pageSize * kDim);
     int64_t next = 0;
     for (int64_t j = count - 1; j >= 0; --j)
       for (int64_t p = 0; p < whole.pagesOf(b0 + j); ++p, ++next)
@@ -217,9 +231,13 @@ struct Args {
     for (int64_t i = 0; i < pages; ++i) {
       const size_t from =
           size_t(globalPages[size_t(pages - 1 - i)]) * pageBytes;
-      appendCache(whole, from, pageBytes);
+      if (kvHead < 0)
+        appendCache(whole, from, pageBytes);
+      else
+        appendCache(whole, from + size_t(kvHead) * headBytes, headBytes);
     }
-    const int64_t row = seq * kHeads * kDim;
+    // A request's row: every head of the group (the rank's n ranks).
+    const int64_t row = seq * heads * n * kDim;
     sharding.assign(size_t((allToAll ? 4 * c : batch + (n + 1) * c) * row),
                     bf16{});
     ints.assign(size_t(c + 1), 0);
@@ -270,10 +288,10 @@ struct Args {
   MemRef<bf16, 4> outView() { return {out.data(), {batch, seq, heads, kDim}}; }
   MemRef<int32_t, 2> tableView() { return {table.data(), {rows, pagesPerRow}}; }
   template <typename T> MemRef<T, 4> cacheView(std::vector<T> &c) {
-    return {c.data(), {pages, kKvHeads, page, kDim}};
+    return {c.data(), {pages, kvHeads, page, kDim}};
   }
   MemRef<float, 2> scaleView(std::vector<float> &s) {
-    return {s.data(), {kKvHeads, kDim}};
+    return {s.data(), {kvHeads, kDim}};
   }
   MemRef<bf16, 4> hView() { return {ws.h.data(), {24, int8 ? 1 : 2, 32, 128}}; }
   MemRef<float, 4> fView() { return {ws.f.data(), {24, 3, 32, 128}}; }

@@ -31,6 +31,7 @@
 shard.grid @ranks1(shape = 1)
 shard.grid @ranks2(shape = 2)
 shard.grid @ranks4(shape = 4)
+shard.grid @tp2x2(shape = 2x2)
 
 func.func @attend_q1(%q: memref<?x1x8x64xbf16>,
                      %kv_ids: memref<?xi32>,
@@ -124,6 +125,31 @@ func.func @kvdp2_q1(%q: memref<?x1x4x64xbf16>,
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x16x64xbf16>) v_cache(%v_cache : memref<?x2x16x64xbf16>)
       -> out(%out : memref<?x1x4x64xbf16>) on @ranks2 kv_sharding = kvdp {q_seq_len = 1 : i32}
+  return
+}
+
+// Seed 003's TP64-KVDP8 at this machine's scale, TP4-KVDP2: a grid of 2 x 2,
+// axis 0 the KV heads (tensor parallel over them), axis 1 KV data parallel
+// inside each KV head's group of query heads. Rank (g, d) holds query heads
+// [4 g + 2 d, 4 g + 2 d + 2) (as rank 2 g + d of 4), KV head g alone and
+// the requests of half d of the batch; the query heads are gathered, and
+// the outputs sent back, along axis 1 only (grid_axes = [1]).
+func.func @tp4_kvdp2_q1(%q: memref<?x1x2x64xbf16>,
+                        %kv_ids: memref<?xi32>,
+                        %kv_lens: memref<?xi32>,
+                        %q_lens: memref<?xi32>,
+                        %accum_q_len: memref<?xi32>,
+                        %block_table: memref<?x?xi32>,
+                        %k_cache: memref<?x1x16x64xbf16>,
+                        %v_cache: memref<?x1x16x64xbf16>,
+                        %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x16x64xbf16>) v_cache(%v_cache : memref<?x1x16x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @tp2x2 grid_axes = [1]
+      kv_sharding = kvdp {q_seq_len = 1 : i32}
   return
 }
 

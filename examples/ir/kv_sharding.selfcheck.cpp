@@ -50,11 +50,13 @@ template <typename Whole, typename Part> struct Case {
   Mode mode;
   Whole whole;
   Part part;
+  int64_t kvGroups = 1; // a grid of kvGroups x (ranks / kvGroups) (Args)
 };
 template <typename Whole, typename Part>
 Case<Whole *, Part *> makeCase(const char *name, int64_t ranks, int64_t seq,
-                               bool int8, Mode mode, Whole &whole, Part &part) {
-  return {name, ranks, seq, int8, mode, &whole, &part};
+                               bool int8, Mode mode, Whole &whole, Part &part,
+                               int64_t kvGroups = 1) {
+  return {name, ranks, seq, int8, mode, &whole, &part, kvGroups};
 }
 
 /// The attention of the whole batch in double precision, from the stored
@@ -137,7 +139,7 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch,
   }
   std::vector<Args> parts;
   for (int64_t r = 0; r < c.ranks; ++r)
-    parts.emplace_back(whole, r, c.ranks, c.mode);
+    parts.emplace_back(whole, r, c.ranks, c.mode, c.kvGroups);
   std::vector<int32_t> status(size_t(c.ranks), -1);
   ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].call(c.part); });
   const int64_t local = kHeads / c.ranks;
@@ -192,27 +194,38 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch,
 }
 
 /// A step that must fail on every rank with no out written. `spoil`
-/// changes rank r's arguments before the run.
+/// changes rank r's arguments before the run: those of rank `only`, or of
+/// every rank when it is -1. On a grid of KV groups only the spoiled
+/// rank's group shares its calls, so only that group fails; the others
+/// attend their requests.
 template <typename C>
-bool checkError(Ranks &ranks, const C &c, const char *what,
+bool checkError(Ranks &ranks, const C &c, const char *what, int64_t only,
                 const std::function<void(Args &, int64_t)> &spoil) {
   const Batch whole(6, c.seq, c.int8, 77);
   std::vector<Args> parts;
   for (int64_t r = 0; r < ranks.count; ++r) {
-    parts.emplace_back(whole, r, c.ranks, c.mode);
+    parts.emplace_back(whole, r, c.ranks, c.mode, c.kvGroups);
     spoil(parts.back(), r);
   }
   std::vector<int32_t> status(size_t(ranks.count), -1);
   ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].call(c.part); });
+  const int64_t group = c.ranks / c.kvGroups;
+  auto fails = [&](int64_t r) {
+    return only < 0 || c.kvGroups == 1 || r / group == only / group;
+  };
   bool ok = true;
   for (int64_t r = 0; r < ranks.count; ++r)
     if (ranks.local(r))
-      ok = ok && status[size_t(r)] == 3 && allSentinel(parts[size_t(r)].out);
+      ok = ok &&
+           (fails(r)
+                ? status[size_t(r)] == 3 && allSentinel(parts[size_t(r)].out)
+                : status[size_t(r)] == 0 && !allSentinel(parts[size_t(r)].out));
   ok = ranks.all(ok);
   if (ranks.local(0))
-    std::printf("%s: %s on %lld ranks: %s (INVALID_PARAMS on every rank, "
+    std::printf("%s: %s on %lld ranks: %s (INVALID_PARAMS on every rank%s, "
                 "out untouched)\n",
-                c.name, what, (long long)ranks.count, ok ? "ok" : "MISMATCH");
+                c.name, what, (long long)ranks.count, ok ? "ok" : "MISMATCH",
+                only >= 0 && c.kvGroups > 1 ? " of its group" : "");
   return ok;
 }
 
@@ -225,23 +238,24 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
       ok = checkBatch(ranks, c, 16, /*longRows=*/true) && ok;
     if (c.ranks > 1) {
       ok = checkError(ranks, c, "a workspace too small on the last rank",
+                      c.ranks - 1,
                       [&](Args &a, int64_t r) {
                         if (r == c.ranks - 1)
                           a.sharding.resize(a.sharding.size() - 1);
                       }) &&
            ok;
-      ok = checkError(ranks, c, "a request longer than its table on rank 0",
+      ok = checkError(ranks, c, "a request longer than its table on rank 0", 0,
                       [](Args &a, int64_t r) {
                         if (r == 0)
                           a.kvLens[0] = int32_t(a.pagesPerRow * 16);
                       }) &&
            ok;
-      ok = checkError(ranks, c, "an accum_q_len not of a decode batch",
+      ok = checkError(ranks, c, "an accum_q_len not of a decode batch", -1,
                       [](Args &a, int64_t) { a.accum[3] += 1; }) &&
            ok;
     }
   } else if (c.ranks == 4 && ranks.count == 2) {
-    ok = checkError(ranks, c, "a grid of 4", [](Args &, int64_t) {}) && ok;
+    ok = checkError(ranks, c, "a grid of 4", -1, [](Args &, int64_t) {}) && ok;
   }
   return ok;
 }
@@ -344,6 +358,10 @@ bool checkAll(Ranks &ranks) {
        ok;
   ok = checkCase(ranks, makeCase("kvdp4_q1", 4, 1, false, kvdp,
                                  wsp_gen::attend_q1, wsp_gen::kvdp4_q1)) &&
+       ok;
+  ok = checkCase(ranks, makeCase("tp4_kvdp2_q1 (2 x 2 grid)", 4, 1, false, kvdp,
+                                 wsp_gen::attend_q1, wsp_gen::tp4_kvdp2_q1,
+                                 /*kvGroups=*/2)) &&
        ok;
   ok = checkCase(ranks, makeCase("kvdp2_q3", 2, 3, false, kvdp,
                                  wsp_gen::attend_q3, wsp_gen::kvdp2_q3)) &&
