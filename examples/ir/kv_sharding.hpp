@@ -104,7 +104,9 @@ struct AttentionWorkspaces {
 };
 
 /// How a rank's part of the cache is cut (the function's kv_sharding).
-enum class Mode { Kvdp, KvdpAllToAll, Cp };
+/// KvdpCp: a grid of 2 x (n / 2), KV data parallel along axis 0, context
+/// parallel along axis 1.
+enum class Mode { Kvdp, KvdpAllToAll, Cp, KvdpCp };
 
 /// One function's arguments: the whole batch (unsharded) or one rank's part.
 struct Args {
@@ -120,6 +122,11 @@ struct Args {
   std::vector<float> states;  // context parallel: the states' workspace
   std::vector<int32_t> ints;  // the i32 workspace: kvdp's accum_q_len, cp's
                               // visible_lens
+  // kvdp_cp: the context-parallel part's workspaces (q, visible_lens).
+  std::vector<bf16> sharding2;
+  std::vector<int32_t> ints2;
+  int64_t firstHead = 0; // the whole attention's index of q's first head
+  std::vector<int32_t> globalPages; // kvdp: the whole pool's page of each
   AttentionWorkspaces ws;
   int64_t page = 16;          // positions per page of this pool
   int64_t kvHeads = kKvHeads; // the KV heads this pool holds
@@ -145,13 +152,24 @@ struct Args {
       : batch(whole.batch), seq(whole.seq), heads(kHeads / n), int8(whole.int8),
         kvLens(whole.kvLens), qLens(whole.qLens), accum(whole.accum),
         pagesPerRow(whole.pagesPerRow), ws(whole.int8) {
+    // kvdp_cp: rank r = (d, c) of a 2 x (n / 2) grid holds the heads of
+    // group rank c 2 + d (the heads ordered by (cp, kvdp) coordinate).
+    const int64_t kvdpRanks = 2, cpRanks = n / kvdpRanks;
+    firstHead =
+        (mode == Mode::KvdpCp ? (r % cpRanks) * kvdpRanks + r / cpRanks : r) *
+        heads;
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t s = 0; s < seq; ++s)
         for (int64_t h = 0; h < heads; ++h)
           for (int64_t d = 0; d < kDim; ++d)
             q.push_back(whole.q[size_t(
-                ((b * seq + s) * kHeads + r * heads + h) * kDim + d)]);
+                ((b * seq + s) * kHeads + firstHead + h) * kDim + d)]);
     out.assign(size_t(batch * seq * heads * kDim), sentinel());
+    if (mode == Mode::KvdpCp) {
+      dataPart(whole, r / cpRanks, kvdpRanks, false, -1);
+      keepPositions(r % cpRanks, cpRanks);
+      return;
+    }
     const int64_t group = n / kvGroups, kvHead = kvGroups > 1 ? r / group : -1;
     kvHeads = kvGroups > 1 ? kKvHeads / kvGroups : kKvHeads;
     for (const auto &[to, of] :
@@ -179,6 +197,31 @@ struct Args {
       take(k, whole.k);
       take(v, whole.v);
     }
+  }
+
+  /// kvdp_cp's context-parallel part, after dataPart: positions [c page /
+  /// n, (c + 1) page / n) of every page of this pool, and the workspaces
+  /// of the context-parallel attention of its requests (every head).
+  void keepPositions(int64_t c, int64_t n) {
+    const int64_t part = page / n;
+    const size_t row = size_t(part * kDim), whole = size_t(page * kDim);
+    auto keep = [&](auto &cache) {
+      if (cache.empty())
+        return;
+      std::decay_t<decltype(cache)> kept;
+      for (int64_t p = 0; p < pages * kvHeads; ++p) {
+        auto from = cache.begin() + long(size_t(p) * whole + size_t(c) * row);
+        kept.insert(kept.end(), from, from + long(row));
+      }
+      cache.swap(kept);
+    };
+    keep(k), keep(v), keep(k8), keep(v8);
+    page = part;
+    const int64_t requests = int64_t(ints.size()) - 1; // c of dataPart
+    const int64_t row4 = seq * kHeads * kDim, state = seq * kHeads * 8;
+    sharding2.assign(size_t(requests * row4), bf16{});
+    states.assign(size_t(requests * (2 * row4 + 4 * state)), 0.f);
+    ints2.assign(size_t(requests * seq), 0);
   }
 
   /// Context parallel: positions [r 16 / n, (r + 1) 16 / n) of every page,
@@ -214,13 +257,14 @@ struct Args {
     const auto [b0, count] = rankRequests(batch, r, n);
     rows = std::max<int64_t>(count, 1);
     table.assign(size_t(rows * pagesPerRow), -1);
-    std::vector<int32_t> globalPages;
+    std::vector<int32_t> order;
     for (int64_t j = count - 1; j >= 0; --j)
       for (int64_t p = 0; p < whole.pagesOf(b0 + j); ++p)
-        globalPages.push_back(
+        order.push_back(
             whole.table[size_t(whole.kvIds[size_t(b0 + j)] * pagesPerRow + p)]);
-    pages = int64_t(globalPages.size());
-    // Local page i holds global page globalPages[pages - 1 - i].
+    pages = int64_t(order.size());
+    // Local page i holds global page order[pages - 1 - i].
+    globalPages.assign(order.rbegin(), order.rend());
     const size_t pageBytes = size_t(kKvHeads * whole.pageSize * kDim);
     const size_t headBytes = size_t(whole.pageSize * kDim);
     int64_t next = 0;
@@ -229,8 +273,7 @@ struct Args {
         table[size_t(kvIds[size_t(b0 + j)] * pagesPerRow + p)] =
             int32_t(pages - 1 - next);
     for (int64_t i = 0; i < pages; ++i) {
-      const size_t from =
-          size_t(globalPages[size_t(pages - 1 - i)]) * pageBytes;
+      const size_t from = size_t(globalPages[size_t(i)]) * pageBytes;
       if (kvHead < 0)
         appendCache(whole, from, pageBytes);
       else
@@ -270,6 +313,12 @@ struct Args {
       MemRef<bf16, 4>, MemRef<bf16, 1>, I32s, MemRef<bf16, 4>, MemRef<float, 4>,
       MemRef<float, 3>, MemRef<float, 3>, MemRef<float, 3>, MemRef<bf16, 3>);
 
+  using Bf16KvdpCp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
+                                 MemRef<int32_t, 2>, MemRef<bf16, 4>,
+                                 MemRef<bf16, 4>, MemRef<bf16, 4>,
+                                 MemRef<bf16, 1>, I32s, MemRef<bf16, 1>,
+                                 MemRef<float, 1>, I32s, MemRef<bf16, 4>,
+                                 MemRef<float, 4>, MemRef<float, 3>);
   using Bf16Cp = int32_t (*)(MemRef<bf16, 4>, I32s, I32s, I32s, I32s,
                              MemRef<int32_t, 2>, MemRef<bf16, 4>,
                              MemRef<bf16, 4>, MemRef<bf16, 4>, MemRef<bf16, 1>,
@@ -306,6 +355,12 @@ struct Args {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
              tableView(), cacheView(k), cacheView(v), outView(), vec(sharding),
              vec(ints), hView(), fView(), mlView());
+  }
+  int32_t call(Bf16KvdpCp f) {
+    return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),
+             tableView(), cacheView(k), cacheView(v), outView(), vec(sharding),
+             vec(ints), vec(sharding2), vec(states), vec(ints2), hView(),
+             fView(), mlView());
   }
   int32_t call(Bf16Cp f) {
     return f(qView(), vec(kvIds), vec(kvLens), vec(qLens), vec(accum),

@@ -249,6 +249,32 @@ func.func @kvdp4_int8_q2(%q: memref<?x2x2x64xbf16>,
   return
 }
 
+// Seed 003's TP8-KVDP2-CP4 at this machine's scale, KVDP2-CP2: a grid of
+// 2 x 2, KV data parallel along axis 0 and, inside each rank's half of the
+// batch, context parallel along axis 1 (kv_sharding = kvdp_cp). Rank (d, c)
+// holds positions [8 c, 8 c + 8) of every page of the requests of half d,
+// and the query heads [2 (2 c + d), 2 (2 c + d) + 2) (the group's heads are
+// ordered by (cp, kvdp) coordinate); its requests' softmax states merge
+// over axis 1, their outputs are gathered over axis 0.
+func.func @kvdp2_cp2_q1(%q: memref<?x1x2x64xbf16>,
+                        %kv_ids: memref<?xi32>,
+                        %kv_lens: memref<?xi32>,
+                        %q_lens: memref<?xi32>,
+                        %accum_q_len: memref<?xi32>,
+                        %block_table: memref<?x?xi32>,
+                        %k_cache: memref<?x2x8x64xbf16>,
+                        %v_cache: memref<?x2x8x64xbf16>,
+                        %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x8x64xbf16>) v_cache(%v_cache : memref<?x2x8x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @tp2x2 grid_axes = [0, 1]
+      kv_sharding = kvdp_cp {q_seq_len = 1 : i32}
+  return
+}
+
 // One rank's part of the same attentions, context parallel: its part
 // of every page (16 / N positions).
 
@@ -374,5 +400,20 @@ func.func @cp4_store(%key: memref<?x2x64xbf16>, %value: memref<?x2x64xbf16>,
       q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
       -> k_cache(%k_cache : memref<?x2x4x64xbf16>) v_cache(%v_cache : memref<?x2x4x64xbf16>)
       on @ranks4 kv_sharding = cp {max_q_len = 64 : i32}
+  return
+}
+
+// kvdp_cp's store on the 2 x 2 grid: rank (d, c) stores the tokens of the
+// requests of half d whose positions fall in its part [8 c, 8 c + 8) of a
+// block, into its pool.
+func.func @kvdp2_cp2_store(%key: memref<?x2x64xbf16>, %value: memref<?x2x64xbf16>,
+                           %block_table: memref<?x?xi32>, %kv_ids: memref<?xi32>,
+                           %q_lens: memref<?xi32>, %kv_lens: memref<?xi32>,
+                           %k_cache: memref<?x2x8x64xbf16>, %v_cache: memref<?x2x8x64xbf16>) {
+  llm.store_paged_kv_cache key(%key : memref<?x2x64xbf16>) value(%value : memref<?x2x64xbf16>)
+      block_table(%block_table : memref<?x?xi32>) kv_ids(%kv_ids : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      -> k_cache(%k_cache : memref<?x2x8x64xbf16>) v_cache(%v_cache : memref<?x2x8x64xbf16>)
+      on @tp2x2 grid_axes = [0, 1] kv_sharding = kvdp_cp {max_q_len = 64 : i32}
   return
 }

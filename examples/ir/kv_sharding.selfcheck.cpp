@@ -143,7 +143,7 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch,
   std::vector<int32_t> status(size_t(c.ranks), -1);
   ranks.run([&](int r) { status[size_t(r)] = parts[size_t(r)].call(c.part); });
   const int64_t local = kHeads / c.ranks;
-  const bool exact = c.mode != Mode::Cp;
+  const bool exact = c.mode != Mode::Cp && c.mode != Mode::KvdpCp;
   std::unique_ptr<Reference> naive;
   if (!exact)
     naive = std::make_unique<Reference>(whole);
@@ -160,7 +160,8 @@ bool checkBatch(Ranks &ranks, const C &c, int64_t batch,
             const bf16 got =
                 parts[size_t(r)]
                     .out[size_t(((b * c.seq + s) * local + h) * kDim + d)];
-            const size_t row = size_t((b * c.seq + s) * kHeads + r * local + h);
+            const size_t row = size_t((b * c.seq + s) * kHeads +
+                                      parts[size_t(r)].firstHead + h);
             const bf16 want = ref.out[row * kDim + size_t(d)];
             if (exact) {
               mismatches +=
@@ -260,6 +261,40 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
   return ok;
 }
 
+/// A store step's tokens: 1 to `seq` per request of `whole`, their keys and
+/// values, and the unsharded cache after @store_whole stored them.
+struct StoreStep {
+  std::vector<int32_t> qLens;
+  int64_t tokenCount = 0;
+  std::vector<bf16> key, val;
+  Args ref;
+  bool stored;
+
+  StoreStep(const Batch &whole, int64_t seq, unsigned seed) : ref(whole) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(-1, 1);
+    qLens.resize(size_t(whole.batch));
+    for (int32_t &q : qLens) {
+      q = 1 + int32_t(rng() % uint32_t(seq));
+      tokenCount += q;
+    }
+    for (int64_t i = 0; i < tokenCount * kKvHeads * kDim; ++i) {
+      key.push_back(toStorage(value(rng)));
+      val.push_back(toStorage(value(rng)));
+    }
+    comm::SoloCommunicator solo;
+    comm::CurrentCommunicator scope(solo);
+    std::vector<int32_t> lens = qLens, past = whole.kvLens;
+    stored =
+        wsp_gen::store_whole(tokens(key), tokens(val), ref.tableView(),
+                             vec(ref.kvIds), vec(lens), vec(past),
+                             ref.cacheView(ref.k), ref.cacheView(ref.v)) == 0;
+  }
+  MemRef<bf16, 3> tokens(std::vector<bf16> &v) const {
+    return {v.data(), {tokenCount, kKvHeads, kDim}};
+  }
+};
+
 /// The context-parallel store on 4 ranks of the step's tokens, 1 to `seq`
 /// per request (decode, or a chunk of prefill whose tokens span several
 /// blocks): each rank's pool after the step must hold the unsharded cache's
@@ -270,34 +305,13 @@ template <typename C> bool checkCase(Ranks &ranks, const C &c) {
 bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   constexpr int64_t n = 4;
   const Batch whole(batch, seq, false, unsigned(3000 + 7 * batch + seq));
-  std::mt19937 rng(static_cast<unsigned>(batch * 131 + seq));
-  std::uniform_real_distribution<float> value(-1, 1);
-  std::vector<int32_t> qLens(static_cast<size_t>(batch));
-  int64_t tokenCount = 0;
-  for (int32_t &q : qLens) {
-    q = 1 + int32_t(rng() % uint32_t(seq));
-    tokenCount += q;
-  }
-  std::vector<bf16> key, val;
-  for (int64_t i = 0; i < tokenCount * kKvHeads * kDim; ++i) {
-    key.push_back(toStorage(value(rng)));
-    val.push_back(toStorage(value(rng)));
-  }
+  StoreStep step(whole, seq, static_cast<unsigned>(batch * 131 + seq));
+  std::vector<int32_t> qLens = step.qLens, kvLens = whole.kvLens;
+  const int64_t tokenCount = step.tokenCount;
+  const Args &ref = step.ref;
   if (bad)
     qLens[0] += 1; // one token more than the step has
-  auto tokens = [&](std::vector<bf16> &v) {
-    return MemRef<bf16, 3>{v.data(), {tokenCount, kKvHeads, kDim}};
-  };
-  Args ref(whole);
-  std::vector<int32_t> kvLens = whole.kvLens;
-  bool ok = true;
-  if (!bad) {
-    comm::SoloCommunicator solo;
-    comm::CurrentCommunicator scope(solo);
-    ok = wsp_gen::store_whole(tokens(key), tokens(val), ref.tableView(),
-                              vec(ref.kvIds), vec(qLens), vec(kvLens),
-                              ref.cacheView(ref.k), ref.cacheView(ref.v)) == 0;
-  }
+  bool ok = bad || step.stored;
   std::vector<Args> parts;
   for (int64_t r = 0; r < n; ++r) {
     parts.emplace_back(whole, r, n, Mode::Cp);
@@ -312,9 +326,10 @@ bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   ranks.run([&](int r) {
     Args &a = parts[size_t(r)];
     std::vector<int32_t> lens = qLens, past = kvLens;
-    status[size_t(r)] = wsp_gen::cp4_store(
-        tokens(key), tokens(val), a.tableView(), vec(a.kvIds), vec(lens),
-        vec(past), a.cacheView(a.k), a.cacheView(a.v), vec(a.ints));
+    status[size_t(r)] =
+        wsp_gen::cp4_store(step.tokens(step.key), step.tokens(step.val),
+                           a.tableView(), vec(a.kvIds), vec(lens), vec(past),
+                           a.cacheView(a.k), a.cacheView(a.v), vec(a.ints));
   });
   int64_t mismatches = 0;
   for (int64_t r = 0; r < n; ++r) {
@@ -347,8 +362,83 @@ bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   return ok;
 }
 
+/// kvdp_cp's store on the 2 x 2 grid, 1 to `seq` tokens per request:
+/// rank (d, c)'s pool after the step must hold the unsharded cache's bits
+/// at its part c of every page of its requests (half d). With `bad`, the
+/// last request asks for one token more than there are: the ranks of its
+/// half fail with nothing stored (they alone see it: a store exchanges
+/// nothing), the others store their requests' tokens.
+bool checkKvdpCpStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
+  constexpr int64_t n = 4;
+  const Batch whole(batch, seq, false, unsigned(5000 + 7 * batch + seq));
+  StoreStep step(whole, seq, static_cast<unsigned>(batch * 17 + seq));
+  std::vector<int32_t> qLens = step.qLens, kvLens = whole.kvLens;
+  const int64_t tokenCount = step.tokenCount;
+  const Args &ref = step.ref;
+  bool ok = step.stored;
+  std::vector<Args> parts;
+  for (int64_t r = 0; r < n; ++r) {
+    parts.emplace_back(whole, r, n, Mode::KvdpCp);
+    // The rows of the rank's runs (4 R + 1 values): at most a run per
+    // request and block boundary.
+    parts.back().ints.assign(size_t(4 * (2 * batch + tokenCount) + 1), 0);
+  }
+  if (bad)
+    qLens[size_t(batch - 1)] += 1; // one token more than the step has
+  // The ranks that see the bad request: its half of the batch.
+  const int64_t half = (batch + 1) / 2, failing = (batch - 1) / half;
+  std::vector<std::vector<bf16>> before;
+  for (const Args &a : parts)
+    before.push_back(a.k);
+  std::vector<int32_t> status(size_t(n), -1);
+  ranks.run([&](int r) {
+    Args &a = parts[size_t(r)];
+    std::vector<int32_t> lens = qLens, past = kvLens;
+    status[size_t(r)] = wsp_gen::kvdp2_cp2_store(
+        step.tokens(step.key), step.tokens(step.val), a.tableView(),
+        vec(a.kvIds), vec(lens), vec(past), a.cacheView(a.k), a.cacheView(a.v),
+        vec(a.ints));
+  });
+  int64_t mismatches = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (!ranks.local(r))
+      continue;
+    const Args &a = parts[size_t(r)];
+    const int64_t c = r % 2; // the rank's part of a block
+    const bool fails = bad && r / 2 == failing;
+    ok = ok && status[size_t(r)] == (fails ? 3 : 0);
+    for (int64_t p = 0; p < a.pages; ++p)
+      for (int64_t h = 0; h < kKvHeads; ++h)
+        for (int64_t i = 0; i < a.page * kDim; ++i) {
+          const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
+          const size_t global = size_t(
+              ((a.globalPages[size_t(p)] * kKvHeads + h) * whole.pageSize +
+               c * a.page) *
+                  kDim +
+              i);
+          const bf16 want = fails ? before[size_t(r)][local] : ref.k[global];
+          const bf16 wantV = fails ? whole.v[global] : ref.v[global];
+          mismatches +=
+              a.k[local].bits != want.bits || a.v[local].bits != wantV.bits;
+        }
+  }
+  ok = ranks.all(ok && mismatches == 0);
+  if (ranks.local(0))
+    std::printf("kvdp2_cp2_store B=%lld, 1-%lld tokens each%s on %lld ranks: "
+                "%s (%s)\n",
+                (long long)batch, (long long)seq,
+                bad ? ", the last request past the tokens" : "", (long long)n,
+                ok ? "ok" : "MISMATCH",
+                bad ? "INVALID_PARAMS on the ranks of its half, nothing "
+                      "stored; the others' parts as the unsharded store's"
+                    : "every rank's part of its requests' pages as the "
+                      "unsharded store's");
+  return ok;
+}
+
 bool checkAll(Ranks &ranks) {
-  const Mode kvdp = Mode::Kvdp, toAll = Mode::KvdpAllToAll, cp = Mode::Cp;
+  const Mode kvdp = Mode::Kvdp, toAll = Mode::KvdpAllToAll, cp = Mode::Cp,
+             kvdpCp = Mode::KvdpCp;
   bool ok = true;
   ok = checkCase(ranks, makeCase("kvdp1_q1", 1, 1, false, kvdp,
                                  wsp_gen::attend_q1, wsp_gen::kvdp1_q1)) &&
@@ -377,6 +467,10 @@ bool checkAll(Ranks &ranks) {
                  makeCase("kvdp4_int8_q2", 4, 2, true, kvdp,
                           wsp_gen::attend_int8_q2, wsp_gen::kvdp4_int8_q2)) &&
        ok;
+  ok = checkCase(ranks,
+                 makeCase("kvdp2_cp2_q1 (2 x 2 grid)", 4, 1, false, kvdpCp,
+                          wsp_gen::attend_q1, wsp_gen::kvdp2_cp2_q1)) &&
+       ok;
   ok = checkCase(ranks, makeCase("cp2_q1", 2, 1, false, cp, wsp_gen::attend_q1,
                                  wsp_gen::cp2_q1)) &&
        ok;
@@ -400,6 +494,10 @@ bool checkAll(Ranks &ranks) {
     for (int64_t batch : {1, 3, 6})
       ok = checkStore(ranks, batch, 40, false) && ok; // prefill chunks
     ok = checkStore(ranks, 5, 7, true) && ok;
+    for (int64_t batch : {1, 5})
+      ok = checkKvdpCpStore(ranks, batch, 1, false) && ok; // decode
+    ok = checkKvdpCpStore(ranks, 6, 40, false) && ok;      // prefill chunks
+    ok = checkKvdpCpStore(ranks, 5, 7, true) && ok;
   }
   return ok;
 }

@@ -55,10 +55,14 @@ def LlmSelectKvSharding : Pass<"llm-select-kv-sharding", "::mlir::ModuleOp"> {
   let description = [{
     For every `llm.flash_attention_decode ... on @grid` without a
     `kv_sharding` attribute, sets it by seed 003's rule: context
-    parallelism (`cp`) when the batch is smaller than the grid's number of
-    ranks, KV data parallelism (`kvdp`) otherwise. An attribute already
-    there is the user's choice and stays. The rule needs both sizes: a
-    dynamic batch or grid is a diagnostic asking for the attribute
+    parallelism (`cp`) when the batch is smaller than the group's number of
+    ranks (the grid's, or along its `grid_axes`), KV data parallelism
+    (`kvdp`) otherwise; on a group of two axes, a batch smaller than the
+    group but at least the first axis's size combines them (`kvdp_cp`: KV
+    data parallel along the first, context parallel along the second, the
+    seed's TP8-KVDP2-CP4 for B = 2). An attribute already there is the
+    user's choice and stays. The rule needs both sizes: a dynamic batch or
+    grid is a diagnostic asking for the attribute
     (docs/rationale/Sharding.md).
   }];
 }
@@ -96,6 +100,14 @@ def ConvertLlmKvSharding
     4. their merge into `out` (m = max m_r, weights e^(m_r - m), in rank
        order, f32, rounded once), on the host, once every exchange
        succeeded.
+
+    With `grid_axes` every collective runs on the rank's group and N is
+    the group's size. `kvdp_cp` on two axes lowers in two rounds: the kvdp
+    program along the first axis, whose attention of the rank's requests
+    is the cp program along the second (its chunks are cp's, not planned
+    for the whole batch); the group's heads are ordered by (cp, kvdp)
+    coordinate. Its store is the kvdp store whose store of the rank's
+    requests is the cp store.
 
     A sharded `llm.store_paged_kv_cache` stores the rank's tokens: kvdp,
     its requests' (their rows of the tokens); cp (any number per request),

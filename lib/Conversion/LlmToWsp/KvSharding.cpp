@@ -93,9 +93,19 @@ struct LlmSelectKvShardingPass
         return;
       }
       // Seed 003: context parallelism when the batch is smaller than the
-      // KV data parallelism degree, KV data parallelism otherwise.
-      op.setKvSharding(batch < *ranks ? llm::KvSharding::cp
-                                      : llm::KvSharding::kvdp);
+      // KV data parallelism degree, KV data parallelism otherwise; on a
+      // group of two axes, both when the batch fills the first
+      // (TP8-KVDP2-CP4 for B = 2 of 8 ranks).
+      llm::KvSharding mode =
+          batch < *ranks ? llm::KvSharding::cp : llm::KvSharding::kvdp;
+      DenseI16ArrayAttr axes = op.getGridAxesAttr();
+      if (mode == llm::KvSharding::cp && axes && axes.size() == 2) {
+        auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+            op, op.getGridAttr());
+        if (batch >= grid.getShape()[axes[0]])
+          mode = llm::KvSharding::kvdp_cp;
+      }
+      op.setKvSharding(mode);
     };
     getOperation().walk([&](Operation *op) {
       if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))
@@ -161,8 +171,12 @@ std::pair<Value, Value> rankPositions(OpBuilder &at, Location loc, Value x,
 /// op (the pass's description lists the steps of each mode).
 class KvShardingLowering {
 public:
-  KvShardingLowering(llm::FlashAttentionDecodeOp op, int64_t ranks)
-      : op(op), ranks(ranks), b(op), loc(op.getLoc()) {}
+  /// With `innerCp`, the op is kvdp_cp's KV data parallel part (its
+  /// grid_axes the first axis): the rank's attention is context parallel
+  /// along innerCp, lowered in turn.
+  KvShardingLowering(llm::FlashAttentionDecodeOp op, int64_t ranks,
+                     DenseI16ArrayAttr innerCp = {})
+      : op(op), ranks(ranks), innerCp(innerCp), b(op), loc(op.getLoc()) {}
 
   LogicalResult run(func::FuncOp f) {
     auto qType = cast<MemRefType>(op.getQ().getType());
@@ -196,7 +210,7 @@ public:
     row = seqLen * heads * headDim; // one request, every head
     elem = qType.getElementType();
     llm::KvSharding mode = *op.getKvSharding();
-    if (mode == llm::KvSharding::cp) {
+    if (mode == llm::KvSharding::cp || innerCp) {
       blockSize = op.getKCache().getType().getDimSize(2);
       if (ShapedType::isDynamic(blockSize))
         return op.emitOpError("sharded by sequence, needs a static "
@@ -272,7 +286,9 @@ private:
                             : part(ws, offset, allRows, heads);
 
     // The rank's attention: its requests, every head, its pool, the chunk
-    // planned for the whole batch (its operands built in this order).
+    // planned for the whole batch (its operands built in this order). In
+    // kvdp_cp it is itself context parallel along the inner axis (the
+    // chunks are the context-parallel lowering's).
     Value accum = localAccum(accumWs, count, fits);
     Value outRowsMine = rowsOf(b, outMine, idx(0), count);
     Value kvIds = rowsOf1(op.getKvIds(), b0, count);
@@ -281,11 +297,15 @@ private:
     llm::FlashAttentionDecodeOp::create(
         b, loc, qMine, kvIds, kvLens, qLens, accum, op.getBlockTable(),
         op.getKCache(), op.getVCache(), op.getKScale(), op.getVScale(),
-        outRowsMine, /*plan_kv_lens=*/op.getKvLens(), /*visible_lens=*/Value(),
-        /*start_pos=*/Value(), /*state_o=*/Value(), /*state_m=*/Value(),
-        /*state_l=*/Value(), op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
-        /*grid=*/nullptr, /*grid_axes=*/nullptr,
-        /*kv_sharding=*/nullptr);
+        outRowsMine,
+        /*plan_kv_lens=*/innerCp ? Value() : op.getKvLens(),
+        /*visible_lens=*/Value(), /*start_pos=*/Value(),
+        /*state_o=*/Value(), /*state_m=*/Value(), /*state_l=*/Value(),
+        op.getQSeqLenAttr(), /*sliding_window=*/nullptr,
+        /*grid=*/innerCp ? op.getGridAttr() : nullptr, /*grid_axes=*/innerCp,
+        /*kv_sharding=*/
+        innerCp ? llm::KvShardingAttr::get(b.getContext(), llm::KvSharding::cp)
+                : nullptr);
 
     if (allToAll) {
       // Rank r's heads of this rank's requests to rank r: the outputs cut
@@ -754,6 +774,7 @@ private:
 
   llm::FlashAttentionDecodeOp op;
   int64_t ranks;
+  DenseI16ArrayAttr innerCp;
   OpBuilder b;
   Location loc;
   int64_t seqLen = 0, localHeads = 0, heads = 0, headDim = 0, row = 0,
@@ -1054,7 +1075,11 @@ LogicalResult lowerSequenceStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
 /// Tokens packed by q_lens start at the sum of the q_lens before b0; when
 /// the lengths before do not add up inside the tokens (a negative one, too
 /// many), the rank's store gets no tokens and refuses its requests itself.
-LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
+/// With `innerCp`, the op is kvdp_cp's KV data parallel part: the store
+/// of the rank's requests is context parallel along innerCp, lowered in
+/// turn.
+LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks,
+                                DenseI16ArrayAttr innerCp) {
   llm::KvSharding mode = *op.getKvSharding();
   if (mode == llm::KvSharding::cp)
     return lowerSequenceStore(op, ranks);
@@ -1139,9 +1164,11 @@ LogicalResult lowerShardedStore(llm::StorePagedKvCacheOp op, int64_t ranks) {
   llm::StorePagedKvCacheOp::create(
       b, loc, key, value, op.getBlockTable(), kvIds, qLens, kvLens,
       /*accum_q_len=*/Value(), op.getKeyScale(), op.getValueScale(),
-      op.getKCache(), op.getVCache(), op.getMaxQLenAttr(), /*grid=*/nullptr,
-      /*grid_axes=*/nullptr,
-      /*kv_sharding=*/nullptr);
+      op.getKCache(), op.getVCache(), op.getMaxQLenAttr(),
+      /*grid=*/innerCp ? op.getGridAttr() : nullptr, /*grid_axes=*/innerCp,
+      /*kv_sharding=*/
+      innerCp ? llm::KvShardingAttr::get(b.getContext(), llm::KvSharding::cp)
+              : nullptr);
   op.erase();
   return success();
 }
@@ -1150,6 +1177,14 @@ struct ConvertLlmKvShardingPass
     : public wsp::impl::ConvertLlmKvShardingBase<ConvertLlmKvShardingPass> {
 
   void runOnOperation() override {
+    // kvdp_cp lowers in two rounds: its KV data parallel part, whose
+    // rank's op is context parallel, then that op.
+    for (int round = 0; round < 2; ++round)
+      if (failed(lowerSharded()))
+        return signalPassFailure();
+  }
+
+  LogicalResult lowerSharded() {
     SmallVector<Operation *> sharded;
     getOperation().walk([&](Operation *op) {
       if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op);
@@ -1167,7 +1202,20 @@ struct ConvertLlmKvShardingPass
             << grid
             << " without a mode: llm-select-kv-sharding (or the "
                "kv_sharding attribute) chooses it";
-        return signalPassFailure();
+        return failure();
+      }
+      // kvdp_cp: KV data parallel along the first axis, around a rank's
+      // op context parallel along the second.
+      DenseI16ArrayAttr innerCp;
+      if (mode.getValue() == llm::KvSharding::kvdp_cp) {
+        ArrayRef<int16_t> axes =
+            op->getAttrOfType<DenseI16ArrayAttr>("grid_axes").asArrayRef();
+        Builder attrs(op->getContext());
+        innerCp = attrs.getDenseI16ArrayAttr(axes.drop_front());
+        op->setAttr("grid_axes", attrs.getDenseI16ArrayAttr(axes.take_front()));
+        op->setAttr(
+            "kv_sharding",
+            llm::KvShardingAttr::get(op->getContext(), llm::KvSharding::kvdp));
       }
       std::optional<int64_t> ranks = groupRanks(op);
       if (!ranks) {
@@ -1175,7 +1223,7 @@ struct ConvertLlmKvShardingPass
             << grid
             << ", whose number of ranks is dynamic: a rank's part of the "
                "batch and of the heads needs a static count";
-        return signalPassFailure();
+        return failure();
       }
       // In the function's top block or in scf.if branches there (the
       // run-time choice between two modes), where convert-llm-to-wsp
@@ -1187,17 +1235,19 @@ struct ConvertLlmKvShardingPass
       if (!f || parent != f.getOperation() || !f.getBody().hasOneBlock()) {
         op->emitOpError("sharded, lowers only in its function's top block or "
                         "in scf.if branches there");
-        return signalPassFailure();
+        return failure();
       }
       LogicalResult lowered =
           isa<llm::StorePagedKvCacheOp>(op)
-              ? lowerShardedStore(cast<llm::StorePagedKvCacheOp>(op), *ranks)
+              ? lowerShardedStore(cast<llm::StorePagedKvCacheOp>(op), *ranks,
+                                  innerCp)
               : KvShardingLowering(cast<llm::FlashAttentionDecodeOp>(op),
-                                   *ranks)
+                                   *ranks, innerCp)
                     .run(f);
       if (failed(lowered))
-        return signalPassFailure();
+        return failure();
     }
+    return success();
   }
 };
 

@@ -1,6 +1,7 @@
 // llm-select-kv-sharding: seed 003's rule, context parallelism when the
-// batch is smaller than the ranks, KV data parallelism otherwise; a mode
-// already named stays.
+// batch is smaller than the ranks, KV data parallelism otherwise, both on
+// a group of two axes whose first the batch fills; a mode already named
+// stays.
 // RUN: wsp-opt %s --llm-select-kv-sharding -split-input-file -verify-diagnostics | FileCheck %s
 
 shard.grid @g(shape = 4)
@@ -31,6 +32,26 @@ func.func @named(%q: memref<2x1x2x64xbf16>, %l: memref<2xi32>, %a: memref<3xi32>
 // CHECK: on @g kv_sharding = cp
 func.func @store_small(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<3xi32>, %c: memref<?x1x16x64xbf16>) {
   llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<3xi32>) q_lens(%l : memref<3xi32>) kv_lens(%l : memref<3xi32>) -> k_cache(%c : memref<?x1x16x64xbf16>) v_cache(%c : memref<?x1x16x64xbf16>) on @g {max_q_len = 64 : i32}
+  return
+}
+
+// On a group of two axes (2 x 4 ranks): KV data parallel along the first
+// and context parallel along the second when the batch fills the first
+// but not the group, as seed 003's TP8-KVDP2-CP4 for B = 2; cp below it,
+// kvdp from the group's size up.
+shard.grid @g2x4(shape = 2x4)
+
+// CHECK-LABEL: func.func @combined
+// CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = kvdp_cp
+// CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = cp
+// CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = kvdp {
+func.func @combined(%q2: memref<2x1x1x64xbf16>, %q1: memref<1x1x1x64xbf16>,
+                    %q8: memref<8x1x1x64xbf16>, %l2: memref<2xi32>, %l1: memref<1xi32>,
+                    %l8: memref<8xi32>, %a: memref<?xi32>, %bt: memref<?x?xi32>,
+                    %c: memref<?x1x8x64xbf16>) {
+  llm.flash_attention_decode q(%q2 : memref<2x1x1x64xbf16>) kv_ids(%l2 : memref<2xi32>) kv_lens(%l2 : memref<2xi32>) q_lens(%l2 : memref<2xi32>) accum_q_len(%a : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) -> out(%q2 : memref<2x1x1x64xbf16>) on @g2x4 grid_axes = [0, 1] {q_seq_len = 1 : i32}
+  llm.flash_attention_decode q(%q1 : memref<1x1x1x64xbf16>) kv_ids(%l1 : memref<1xi32>) kv_lens(%l1 : memref<1xi32>) q_lens(%l1 : memref<1xi32>) accum_q_len(%a : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) -> out(%q1 : memref<1x1x1x64xbf16>) on @g2x4 grid_axes = [0, 1] {q_seq_len = 1 : i32}
+  llm.flash_attention_decode q(%q8 : memref<8x1x1x64xbf16>) kv_ids(%l8 : memref<8xi32>) kv_lens(%l8 : memref<8xi32>) q_lens(%l8 : memref<8xi32>) accum_q_len(%a : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) -> out(%q8 : memref<8x1x1x64xbf16>) on @g2x4 grid_axes = [0, 1] {q_seq_len = 1 : i32}
   return
 }
 

@@ -853,3 +853,21 @@ func.func @all_reduce_axis_twice(%h: memref<?x256xbf16>) {
   llm.all_reduce hidden_states(%h : memref<?x256xbf16>) on @g grid_axes = [0, 0]
   return
 }
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @kvdp_cp_one_axis(%q: memref<?x1x2x64xbf16>, %l: memref<?xi32>, %bt: memref<?x?xi32>, %c: memref<?x1x8x64xbf16>) {
+  // expected-error @+1 {{kv_sharding = kvdp_cp needs two grid_axes: KV data parallel along the first, context parallel along the second}}
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>) kv_ids(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) accum_q_len(%l : memref<?xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) -> out(%q : memref<?x1x2x64xbf16>) on @g grid_axes = [0] kv_sharding = kvdp_cp {q_seq_len = 1 : i32}
+  return
+}
+
+// -----
+
+shard.grid @g(shape = 2x2)
+func.func @kvdp_cp_store_no_axes(%key: memref<?x1x64xbf16>, %t: memref<?x?xi32>, %l: memref<?xi32>, %c: memref<?x1x8x64xbf16>) {
+  // expected-error @+1 {{kv_sharding = kvdp_cp needs two grid_axes}}
+  llm.store_paged_kv_cache key(%key : memref<?x1x64xbf16>) value(%key : memref<?x1x64xbf16>) block_table(%t : memref<?x?xi32>) kv_ids(%l : memref<?xi32>) q_lens(%l : memref<?xi32>) kv_lens(%l : memref<?xi32>) -> k_cache(%c : memref<?x1x8x64xbf16>) v_cache(%c : memref<?x1x8x64xbf16>) on @g kv_sharding = kvdp_cp {max_q_len = 64 : i32}
+  return
+}

@@ -470,6 +470,11 @@ template <typename ShardedOp> LogicalResult verifyShardedOn(ShardedOp op) {
                           "(on @grid)");
   if (op.getGridAxes() && !op.getGrid())
     return op.emitOpError("grid_axes needs the device grid (on @grid)");
+  if (op.getKvSharding() == KvSharding::kvdp_cp &&
+      (!op.getGridAxes() || op.getGridAxes()->size() != 2))
+    return op.emitOpError("kv_sharding = kvdp_cp needs two grid_axes: KV "
+                          "data parallel along the first, context parallel "
+                          "along the second");
   return success();
 }
 

@@ -38,7 +38,7 @@ class Llm_VerifiedOp<string mnemonic, list<Trait> traits = []>
 def Llm_KvSharding : I32EnumAttr<"KvSharding",
     "how a sharded attention's KV cache is spread over the ranks (seed 003)", [
     I32EnumAttrCase<"kvdp", 0>, I32EnumAttrCase<"kvdp_all_to_all", 1>,
-    I32EnumAttrCase<"cp", 2>]> {
+    I32EnumAttrCase<"cp", 2>, I32EnumAttrCase<"kvdp_cp", 3>]> {
   let cppNamespace = "::mlir::wsp::llm";
 }
 
@@ -299,7 +299,9 @@ def Llm_StorePagedKvCacheOp
     every block (as for the attention) and the rank stores the tokens whose
     positions fall in it, packed by `q_lens`, any number per request.
     With `grid_axes` the ranks are the rank's group along those axes of the
-    grid, as for the attention.
+    grid, as for the attention; `kvdp_cp` (two axes, [kvdp, cp]) stores the
+    tokens of the rank's requests (first axis) whose positions fall in its
+    part of each block (second axis).
   }];
   let arguments = (ins Llm_In<>:$key, Llm_In<>:$value, Llm_In<>:$block_table,
                        Llm_OptIn<>:$kv_ids, Llm_In<>:$q_lens,
@@ -504,7 +506,12 @@ def Llm_FlashAttentionDecodeOp
     optimization). With `grid_axes` the ranks above are the rank's group:
     those that differ from it only along the named axes of the grid (KV
     data parallel along one axis of a TP x KVDP grid, whose other axes
-    hold other query heads). docs/rationale/Sharding.md.
+    hold other query heads). `kvdp_cp` (with two `grid_axes`, [kvdp, cp]):
+    KV data parallel along the first axis and, inside each rank's part of
+    the batch, context parallel along the second (seed 003's TP8-KVDP2-CP4):
+    the rank holds its requests' part of every page, the softmax states of
+    its requests merge over the second axis; the group's query heads are
+    ordered by (cp coordinate, kvdp coordinate). docs/rationale/Sharding.md.
   }];
   let arguments = (ins Llm_In<>:$q, Llm_In<>:$kv_ids, Llm_In<>:$kv_lens,
                        Llm_In<>:$q_lens, Llm_In<>:$accum_q_len,
