@@ -152,11 +152,16 @@ struct Args {
       : batch(whole.batch), seq(whole.seq), heads(kHeads / n), int8(whole.int8),
         kvLens(whole.kvLens), qLens(whole.qLens), accum(whole.accum),
         pagesPerRow(whole.pagesPerRow), ws(whole.int8) {
-    // kvdp_cp: rank r = (d, c) of a 2 x (n / 2) grid holds the heads of
-    // group rank c 2 + d (the heads ordered by (cp, kvdp) coordinate).
-    const int64_t kvdpRanks = 2, cpRanks = n / kvdpRanks;
+    // With kv groups, rank r = g (n / kvGroups) + q holds KV head g and is
+    // rank q of its group. kvdp_cp: q = (d, c) of a 2 x (group / 2) grid
+    // holds the heads of group rank c 2 + d (the heads ordered by (cp,
+    // kvdp) coordinate).
+    const int64_t group = n / kvGroups, kvHead = kvGroups > 1 ? r / group : -1;
+    const int64_t mine = r % group, kvdpRanks = 2, cpRanks = group / kvdpRanks;
     firstHead =
-        (mode == Mode::KvdpCp ? (r % cpRanks) * kvdpRanks + r / cpRanks : r) *
+        (r - mine +
+         (mode == Mode::KvdpCp ? (mine % cpRanks) * kvdpRanks + mine / cpRanks
+                               : mine)) *
         heads;
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t s = 0; s < seq; ++s)
@@ -165,12 +170,6 @@ struct Args {
             q.push_back(whole.q[size_t(
                 ((b * seq + s) * kHeads + firstHead + h) * kDim + d)]);
     out.assign(size_t(batch * seq * heads * kDim), sentinel());
-    if (mode == Mode::KvdpCp) {
-      dataPart(whole, r / cpRanks, kvdpRanks, false, -1);
-      keepPositions(r % cpRanks, cpRanks);
-      return;
-    }
-    const int64_t group = n / kvGroups, kvHead = kvGroups > 1 ? r / group : -1;
     kvHeads = kvGroups > 1 ? kKvHeads / kvGroups : kKvHeads;
     for (const auto &[to, of] :
          {std::pair{&kScale, &whole.kScale}, std::pair{&vScale, &whole.vScale}})
@@ -178,10 +177,15 @@ struct Args {
         to->assign(of->begin() + (kvHead < 0 ? 0 : kvHead * kDim),
                    of->begin() + (kvHead < 0 ? 0 : kvHead * kDim) +
                        kvHeads * kDim);
+    if (mode == Mode::KvdpCp) {
+      dataPart(whole, mine / cpRanks, kvdpRanks, false, kvHead);
+      keepPositions(mine % cpRanks, cpRanks, heads * group);
+      return;
+    }
     if (mode == Mode::Cp)
       contextPart(whole, r, n);
     else
-      dataPart(whole, r % group, group, mode == Mode::KvdpAllToAll, kvHead);
+      dataPart(whole, mine, group, mode == Mode::KvdpAllToAll, kvHead);
   }
 
   /// Appends `n` values of the whole batch's caches, from `from`, to this
@@ -201,8 +205,9 @@ struct Args {
 
   /// kvdp_cp's context-parallel part, after dataPart: positions [c page /
   /// n, (c + 1) page / n) of every page of this pool, and the workspaces
-  /// of the context-parallel attention of its requests (every head).
-  void keepPositions(int64_t c, int64_t n) {
+  /// of the context-parallel attention of its requests (the group's
+  /// `groupHeads` heads).
+  void keepPositions(int64_t c, int64_t n, int64_t groupHeads) {
     const int64_t part = page / n;
     const size_t row = size_t(part * kDim), whole = size_t(page * kDim);
     auto keep = [&](auto &cache) {
@@ -218,7 +223,7 @@ struct Args {
     keep(k), keep(v), keep(k8), keep(v8);
     page = part;
     const int64_t requests = int64_t(ints.size()) - 1; // c of dataPart
-    const int64_t row4 = seq * kHeads * kDim, state = seq * kHeads * 8;
+    const int64_t row4 = seq * groupHeads * kDim, state = seq * groupHeads * 8;
     sharding2.assign(size_t(requests * row4), bf16{});
     states.assign(size_t(requests * (2 * row4 + 4 * state)), 0.f);
     ints2.assign(size_t(requests * seq), 0);

@@ -32,6 +32,7 @@ shard.grid @ranks1(shape = 1)
 shard.grid @ranks2(shape = 2)
 shard.grid @ranks4(shape = 4)
 shard.grid @tp2x2(shape = 2x2)
+shard.grid @tp2x2x2(shape = 2x2x2)
 
 func.func @attend_q1(%q: memref<?x1x8x64xbf16>,
                      %kv_ids: memref<?xi32>,
@@ -271,6 +272,29 @@ func.func @kvdp2_cp2_q1(%q: memref<?x1x2x64xbf16>,
       block_table(%block_table : memref<?x?xi32>)
       k_cache(%k_cache : memref<?x2x8x64xbf16>) v_cache(%v_cache : memref<?x2x8x64xbf16>)
       -> out(%out : memref<?x1x2x64xbf16>) on @tp2x2 grid_axes = [0, 1]
+      kv_sharding = kvdp_cp {q_seq_len = 1 : i32}
+  return
+}
+
+// Both, with tensor parallelism over the KV heads: TP2-KVDP2-CP2 on a grid
+// of 2 x 2 x 2 (8 ranks). Axis 0 is the KV head (rank (g, d, c) holds KV
+// head g alone and one query head), KV data parallel along axis 1, context
+// parallel along axis 2, inside each KV head's group of 4 query heads.
+func.func @tp2_kvdp2_cp2_q1(%q: memref<?x1x1x64xbf16>,
+                            %kv_ids: memref<?xi32>,
+                            %kv_lens: memref<?xi32>,
+                            %q_lens: memref<?xi32>,
+                            %accum_q_len: memref<?xi32>,
+                            %block_table: memref<?x?xi32>,
+                            %k_cache: memref<?x1x8x64xbf16>,
+                            %v_cache: memref<?x1x8x64xbf16>,
+                            %out: memref<?x1x1x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x1x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x1x8x64xbf16>) v_cache(%v_cache : memref<?x1x8x64xbf16>)
+      -> out(%out : memref<?x1x1x64xbf16>) on @tp2x2x2 grid_axes = [1, 2]
       kv_sharding = kvdp_cp {q_seq_len = 1 : i32}
   return
 }

@@ -471,6 +471,10 @@ bool checkAll(Ranks &ranks) {
                  makeCase("kvdp2_cp2_q1 (2 x 2 grid)", 4, 1, false, kvdpCp,
                           wsp_gen::attend_q1, wsp_gen::kvdp2_cp2_q1)) &&
        ok;
+  ok = checkCase(ranks, makeCase("tp2_kvdp2_cp2_q1 (2 x 2 x 2 grid)", 8, 1,
+                                 false, kvdpCp, wsp_gen::attend_q1,
+                                 wsp_gen::tp2_kvdp2_cp2_q1, /*kvGroups=*/2)) &&
+       ok;
   ok = checkCase(ranks, makeCase("cp2_q1", 2, 1, false, cp, wsp_gen::attend_q1,
                                  wsp_gen::cp2_q1)) &&
        ok;
@@ -505,11 +509,13 @@ bool checkAll(Ranks &ranks) {
 } // namespace
 
 int main(int argc, char **argv) {
-  return runOnRanks(argc, argv, {1, 2, 4}, [](Ranks &ranks) {
-    if (ranks.count != 1 && ranks.count != 2 && ranks.count != 4) {
+  return runOnRanks(argc, argv, {1, 2, 4, 8}, [](Ranks &ranks) {
+    if (ranks.count != 1 && ranks.count != 2 && ranks.count != 4 &&
+        ranks.count != 8) {
       if (ranks.local(0))
-        std::printf("kv_sharding has programs for 1, 2 and 4 ranks, not %lld\n",
-                    (long long)ranks.count);
+        std::printf(
+            "kv_sharding has programs for 1, 2, 4 and 8 ranks, not %lld\n",
+            (long long)ranks.count);
       return false;
     }
     return checkAll(ranks);
