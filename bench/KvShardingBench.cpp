@@ -7,7 +7,8 @@
 // of 16384 positions (fewer requests than ranks) and 64 of 2048 (many
 // more). For each, in one run:
 // - the step time of the unsharded attention on 1 rank, of KV data
-//   parallelism (@kvdp4_q1) and of context parallelism (@cp4_q1) on 4;
+//   parallelism (@kvdp4_q1, and its all_to_all form @kvdp4_all_to_all_q1,
+//   the default) and of context parallelism (@cp4_q1) on 4;
 // - each rank's KV bytes against the unsharded cache's (the largest rank's
 //   share: 1/4 where the split is even);
 // - the bytes each rank sent per step (the communicator's count) beside
@@ -146,13 +147,14 @@ int main(int argc, char **argv) {
     const Batch whole(shape.batch, 1, false, 7, shape.length, shape.length,
                       kPageSize);
     Args one(whole);
-    std::vector<Args> kvdp, cp;
+    std::vector<Args> kvdp, a2a, cp;
     for (int64_t r = 0; r < kRanks; ++r) {
       kvdp.emplace_back(whole, r, kRanks, Mode::Kvdp);
+      a2a.emplace_back(whole, r, kRanks, Mode::KvdpAllToAll);
       cp.emplace_back(whole, r, kRanks, Mode::Cp);
     }
-    double usOne = 0, usKvdp = 0, usCp = 0;
-    std::vector<uint64_t> sentOne, sentKvdp, sentCp;
+    double usOne = 0, usKvdp = 0, usA2a = 0, usCp = 0;
+    std::vector<uint64_t> sentOne, sentKvdp, sentA2a, sentCp;
     bool ok = timeSteps(
         1, steps, [&](int) { return one.call(wsp_gen::attend_q1); }, usOne,
         sentOne);
@@ -160,6 +162,13 @@ int main(int argc, char **argv) {
              kRanks, steps,
              [&](int r) { return kvdp[size_t(r)].call(wsp_gen::kvdp4_q1); },
              usKvdp, sentKvdp) &&
+         ok;
+    ok = timeSteps(
+             kRanks, steps,
+             [&](int r) {
+               return a2a[size_t(r)].call(wsp_gen::kvdp4_all_to_all_q1);
+             },
+             usA2a, sentA2a) &&
          ok;
     ok = timeSteps(
              kRanks, steps,
@@ -179,6 +188,9 @@ int main(int argc, char **argv) {
     // ranks, the output all_gather its c rows of every head (c H D bf16).
     const uint64_t kvdpFormula =
         uint64_t((n - 1) * (b * local * d + c * kHeads * d) * 2);
+    // KVDP, all_to_all form: N - 1 of the N pieces of c rows of the
+    // rank's heads, for q and for the outputs (c S Hl D bf16 each).
+    const uint64_t a2aFormula = uint64_t(2 * (n - 1) * c * local * d * 2);
     // CP: the q all_gather as above; the all_to_alls of the states send
     // N - 1 of N pieces: o (B H D f32), m and l (B H 8 f32 each).
     const uint64_t cpFormula =
@@ -187,6 +199,7 @@ int main(int argc, char **argv) {
     bool sentOk = true;
     for (int64_t r = 0; r < n; ++r)
       sentOk = sentOk && sentKvdp[size_t(r)] == kvdpFormula &&
+               sentA2a[size_t(r)] == a2aFormula &&
                sentCp[size_t(r)] == cpFormula;
     allOk = allOk && sentOk;
     // The least each rank must send (Sharding.md). KVDP, rank r with c_r
@@ -205,9 +218,10 @@ int main(int argc, char **argv) {
     }
     const uint64_t cpLeast =
         uint64_t((n - 1) * b * local * (d * 2 + (d + 1) * 4));
-    uint64_t kvdpMost = 0, cpMost = 0;
+    uint64_t kvdpMost = 0, a2aMost = 0, cpMost = 0;
     for (int64_t r = 0; r < n; ++r) {
       kvdpMost = std::max(kvdpMost, sentKvdp[size_t(r)]);
+      a2aMost = std::max(a2aMost, sentA2a[size_t(r)]);
       cpMost = std::max(cpMost, sentCp[size_t(r)]);
     }
 
@@ -223,8 +237,10 @@ int main(int argc, char **argv) {
     std::printf("\nB = %lld x %d positions:%s\n", (long long)b, shape.length,
                 ok ? "" : " A STEP FAILED");
     std::printf("  step, 4 ranks as threads: 1 rank %9.1f us; kvdp %9.1f us "
-                "(%.2fx of 1 rank), cp %9.1f us (%.2fx)\n",
-                usOne, usKvdp, usKvdp / usOne, usCp, usCp / usOne);
+                "(%.2fx of 1 rank), its all_to_all form %9.1f us (%.2fx), cp "
+                "%9.1f us (%.2fx)\n",
+                usOne, usKvdp, usKvdp / usOne, usA2a, usA2a / usOne, usCp,
+                usCp / usOne);
     std::printf("  step, slowest rank alone: 1 rank %9.1f us; kvdp %9.1f us "
                 "(%.2fx), cp %9.1f us (%.2fx)\n",
                 aloneOne, aloneKvdp, aloneKvdp / aloneOne, aloneCp,
@@ -234,16 +250,20 @@ int main(int argc, char **argv) {
                 kvBytes(one), kvdpMax, double(kvdpMax) / double(kvBytes(one)),
                 cpMax, double(cpMax) / double(kvBytes(one)));
     std::printf("  sent per rank and step: kvdp %llu B = (N - 1)(B Hl D + c H "
-                "D) 2 = %llu; cp %llu B = (N - 1)(B Hl D 2 + (B Hl D + 2 B Hl "
-                "8) 4) = %llu: %s\n",
+                "D) 2 = %llu; its all_to_all form %llu B = 2 (N - 1) c Hl D 2 "
+                "= %llu; cp %llu B = (N - 1)(B Hl D 2 + (B Hl D + 2 B Hl 8) 4) "
+                "= %llu: %s\n",
                 (unsigned long long)sentKvdp[0],
-                (unsigned long long)kvdpFormula, (unsigned long long)sentCp[0],
+                (unsigned long long)kvdpFormula, (unsigned long long)sentA2a[0],
+                (unsigned long long)a2aFormula, (unsigned long long)sentCp[0],
                 (unsigned long long)cpFormula,
                 sentOk ? "equal on every rank" : "DIFFERENT");
     std::printf("  against the least (the busiest rank): kvdp %llu B, "
-                "%.2fx; cp %llu B, %.2fx\n",
+                "%.2fx; its all_to_all form (the default) %.2fx; cp %llu B, "
+                "%.2fx\n",
                 (unsigned long long)kvdpLeast,
                 double(kvdpMost) / double(kvdpLeast),
+                double(a2aMost) / double(kvdpLeast),
                 (unsigned long long)cpLeast, double(cpMost) / double(cpLeast));
     std::printf("  seed 003's rule picks %s; faster (slowest rank alone): %s "
                 "(%s)\n",

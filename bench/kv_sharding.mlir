@@ -42,6 +42,25 @@ func.func @kvdp4_q1(%q: memref<?x1x2x64xbf16>,
   return
 }
 
+// The same in its all_to_all form (llm-select-kv-sharding's choice).
+func.func @kvdp4_all_to_all_q1(%q: memref<?x1x2x64xbf16>,
+                               %kv_ids: memref<?xi32>,
+                               %kv_lens: memref<?xi32>,
+                               %q_lens: memref<?xi32>,
+                               %accum_q_len: memref<?xi32>,
+                               %block_table: memref<?x?xi32>,
+                               %k_cache: memref<?x2x64x64xbf16>,
+                               %v_cache: memref<?x2x64x64xbf16>,
+                               %out: memref<?x1x2x64xbf16>) {
+  llm.flash_attention_decode q(%q : memref<?x1x2x64xbf16>)
+      kv_ids(%kv_ids : memref<?xi32>) kv_lens(%kv_lens : memref<?xi32>)
+      q_lens(%q_lens : memref<?xi32>) accum_q_len(%accum_q_len : memref<?xi32>)
+      block_table(%block_table : memref<?x?xi32>)
+      k_cache(%k_cache : memref<?x2x64x64xbf16>) v_cache(%v_cache : memref<?x2x64x64xbf16>)
+      -> out(%out : memref<?x1x2x64xbf16>) on @ranks4 kv_sharding = kvdp_all_to_all {q_seq_len = 1 : i32}
+  return
+}
+
 func.func @cp4_q1(%q: memref<?x1x2x64xbf16>,
                   %kv_ids: memref<?xi32>,
                   %kv_lens: memref<?xi32>,

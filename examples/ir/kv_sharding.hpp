@@ -178,7 +178,7 @@ struct Args {
                    of->begin() + (kvHead < 0 ? 0 : kvHead * kDim) +
                        kvHeads * kDim);
     if (mode == Mode::KvdpCp) {
-      dataPart(whole, mine / cpRanks, kvdpRanks, false, kvHead);
+      dataPart(whole, mine / cpRanks, kvdpRanks, /*allToAll=*/true, kvHead);
       keepPositions(mine % cpRanks, cpRanks, heads * group);
       return;
     }

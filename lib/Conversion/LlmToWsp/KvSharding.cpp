@@ -96,8 +96,11 @@ struct LlmSelectKvShardingPass
       // KV data parallelism degree, KV data parallelism otherwise; on a
       // group of two axes, both when the batch fills the first
       // (TP8-KVDP2-CP4 for B = 2 of 8 ranks).
-      llm::KvSharding mode =
-          batch < *ranks ? llm::KvSharding::cp : llm::KvSharding::kvdp;
+      // KV data parallelism in its all_to_all form: the same bits as the
+      // all_gather form, and the least bytes (Sharding.md, "The least
+      // bytes").
+      llm::KvSharding mode = batch < *ranks ? llm::KvSharding::cp
+                                            : llm::KvSharding::kvdp_all_to_all;
       DenseI16ArrayAttr axes = op.getGridAxesAttr();
       if (mode == llm::KvSharding::cp && axes && axes.size() == 2) {
         auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
@@ -1204,8 +1207,9 @@ struct ConvertLlmKvShardingPass
                "kv_sharding attribute) chooses it";
         return failure();
       }
-      // kvdp_cp: KV data parallel along the first axis, around a rank's
-      // op context parallel along the second.
+      // kvdp_cp: KV data parallel along the first axis (its all_to_all
+      // form, the least bytes), around a rank's op context parallel along
+      // the second.
       DenseI16ArrayAttr innerCp;
       if (mode.getValue() == llm::KvSharding::kvdp_cp) {
         ArrayRef<int16_t> axes =
@@ -1213,9 +1217,9 @@ struct ConvertLlmKvShardingPass
         Builder attrs(op->getContext());
         innerCp = attrs.getDenseI16ArrayAttr(axes.drop_front());
         op->setAttr("grid_axes", attrs.getDenseI16ArrayAttr(axes.take_front()));
-        op->setAttr(
-            "kv_sharding",
-            llm::KvShardingAttr::get(op->getContext(), llm::KvSharding::kvdp));
+        op->setAttr("kv_sharding",
+                    llm::KvShardingAttr::get(op->getContext(),
+                                             llm::KvSharding::kvdp_all_to_all));
       }
       std::optional<int64_t> ranks = groupRanks(op);
       if (!ranks) {

@@ -79,10 +79,11 @@ func.func @on_a_group(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_len
   return
 }
 
-// kvdp_cp on [0, 1]: KV data parallel along axis 0 around an attention of
-// the rank's requests that is context parallel along axis 1 (the second
-// round): the query heads gathered along axis 0, then axis 1; the states
-// exchanged along axis 1; the outputs gathered along axis 0.
+// kvdp_cp on [0, 1]: KV data parallel along axis 0 (the all_to_all form)
+// around an attention of the rank's requests that is context parallel
+// along axis 1 (the second round): the query heads of the rank's requests
+// by all_to_all along axis 0, then gathered along axis 1; the states
+// exchanged along axis 1; the outputs sent back along axis 0.
 // CHECK-LABEL: func.func @kvdp_then_cp(
 // CHECK-SAME: {llm.workspace = "kvdp_then_cp_kv_sharding"}
 // CHECK-SAME: {llm.workspace = "kvdp_then_cp_kv_sharding_accum"}
@@ -90,13 +91,12 @@ func.func @on_a_group(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_len
 // CHECK-SAME: {llm.workspace = "kvdp_then_cp_kv_sharding_state"}
 // CHECK-SAME: {llm.workspace = "kvdp_then_cp_kv_sharding_lens"}
 // CHECK: shard.process_multi_index on @tp_kvdp axes = [0] : index
-// CHECK: wsp.all_gather %{{.*}} on @tp_kvdp grid_axes = [0] gather_axis = 2 after(%{{.*}}) : memref<?x1x2x64xbf16> into memref<?x1x4x64xbf16
+// CHECK: wsp.all_to_all %{{.*}} on @tp_kvdp grid_axes = [0] split_axis = 0 concat_axis = 2 after(%{{.*}}) : memref<?x1x2x64xbf16{{.*}}> into memref<?x1x4x64xbf16
 // CHECK: shard.process_multi_index on @tp_kvdp axes = [1] : index
 // CHECK: wsp.all_gather %{{.*}} on @tp_kvdp grid_axes = [1] gather_axis = 2 after(%{{.*}}) : memref<?x1x4x64xbf16{{.*}}> into memref<?x1x8x64xbf16
 // CHECK: llm.flash_attention_decode {{.*}} k_cache(%arg6 : memref<?x2x8x64xbf16>) {{.*}} visible_lens({{.*}} -> state_o(
 // CHECK: wsp.all_to_all %{{.*}} on @tp_kvdp grid_axes = [1] split_axis = 2 concat_axis = 0
-// CHECK: wsp.all_gather %{{.*}} on @tp_kvdp grid_axes = [0] gather_axis = 0 :
-// CHECK: wsp.all_slice %{{.*}} into %arg8 on @tp_kvdp grid_axes = [0] slice_axis = 2 after(
+// CHECK: wsp.all_to_all %{{.*}} on @tp_kvdp grid_axes = [0] split_axis = 2 concat_axis = 0 :
 // CHECK-NOT: kv_sharding =
 func.func @kvdp_then_cp(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens: memref<?xi32>,
                         %q_lens: memref<?xi32>, %accum_q_len: memref<?xi32>,

@@ -1,5 +1,6 @@
 // llm-select-kv-sharding: seed 003's rule, context parallelism when the
-// batch is smaller than the ranks, KV data parallelism otherwise, both on
+// batch is smaller than the ranks, KV data parallelism (its all_to_all
+// form) otherwise, both on
 // a group of two axes whose first the batch fills; a mode already named
 // stays.
 // RUN: wsp-opt %s --llm-select-kv-sharding -split-input-file -verify-diagnostics | FileCheck %s
@@ -13,8 +14,9 @@ func.func @small(%q: memref<2x1x2x64xbf16>, %l: memref<2xi32>, %a: memref<3xi32>
   return
 }
 
+// KV data parallelism in its all_to_all form, the least bytes.
 // CHECK-LABEL: func.func @even
-// CHECK: on @g kv_sharding = kvdp {
+// CHECK: on @g kv_sharding = kvdp_all_to_all {
 func.func @even(%q: memref<4x1x2x64xbf16>, %l: memref<4xi32>, %a: memref<5xi32>, %bt: memref<?x?xi32>, %c: memref<?x2x16x64xbf16>) {
   llm.flash_attention_decode q(%q : memref<4x1x2x64xbf16>) kv_ids(%l : memref<4xi32>) kv_lens(%l : memref<4xi32>) q_lens(%l : memref<4xi32>) accum_q_len(%a : memref<5xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<4x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
   return
@@ -44,7 +46,7 @@ shard.grid @g2x4(shape = 2x4)
 // CHECK-LABEL: func.func @combined
 // CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = kvdp_cp
 // CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = cp
-// CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = kvdp {
+// CHECK: on @g2x4 grid_axes = [0, 1] kv_sharding = kvdp_all_to_all {
 func.func @combined(%q2: memref<2x1x1x64xbf16>, %q1: memref<1x1x1x64xbf16>,
                     %q8: memref<8x1x1x64xbf16>, %l2: memref<2xi32>, %l1: memref<1xi32>,
                     %l8: memref<8xi32>, %a: memref<?xi32>, %bt: memref<?x?xi32>,
