@@ -57,8 +57,9 @@ def LlmSelectKvSharding : Pass<"llm-select-kv-sharding", "::mlir::ModuleOp"> {
     `kv_sharding` attribute, sets it by seed 003's rule: context
     parallelism (`cp`) when the batch is smaller than the group's number of
     ranks (the grid's, or along its `grid_axes`), KV data parallelism
-    (`kvdp_all_to_all`: its all_to_all form, the least bytes) otherwise; on a group of two axes, a batch smaller than the
-    group but at least the first axis's size combines them (`kvdp_cp`: KV
+    (`kvdp_all_to_all`: its all_to_all form, the least bytes) otherwise;
+    on a group of two axes, a batch smaller than the group but at least
+    the first axis's size combines them (`kvdp_cp`: KV
     data parallel along the first, context parallel along the second, the
     seed's TP8-KVDP2-CP4 for B = 2). An attribute already there is the
     user's choice and stays. The rule needs both sizes: a dynamic batch or
