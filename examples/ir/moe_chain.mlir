@@ -1,6 +1,7 @@
 // The MoE chain of seed 002 as a model author writes it, on one
 // expert-parallel rank that holds all 16 experts (expert parallelism over
-// several ranks: python/test/test_moe_layer.py), top 2, hidden 128,
+// several ranks: examples/ir/moe_ep.mlir, and python/test/test_moe_layer.py
+// with a shared expert), top 2, hidden 128,
 // intermediate 64. `wspc --run` lowers each op (a planning sequence and a
 // tile kernel), emits them and runs the self-check
 // (moe_chain.selfcheck.cpp), which recomputes the chain in a naive
