@@ -192,10 +192,9 @@ int main(int argc, char **argv) {
     // rank's heads, for q and for the outputs (c S Hl D bf16 each).
     const uint64_t a2aFormula = uint64_t(2 * (n - 1) * c * local * d * 2);
     // CP: the q all_gather as above; the all_to_alls of the states send
-    // N - 1 of N pieces: o (B H D f32), m and l (B H 8 f32 each).
-    const uint64_t cpFormula =
-        uint64_t((n - 1) * b * local * d * 2 +
-                 (n - 1) * (b * local * d + 2 * b * local * 8) * 4);
+    // N - 1 of N pieces: o (B H D f32) and one log-sum-exp (B H f32).
+    const uint64_t cpFormula = uint64_t((n - 1) * b * local * d * 2 +
+                                        (n - 1) * (b * local * (d + 1)) * 4);
     bool sentOk = true;
     for (int64_t r = 0; r < n; ++r)
       sentOk = sentOk && sentKvdp[size_t(r)] == kvdpFormula &&
@@ -251,7 +250,7 @@ int main(int argc, char **argv) {
                 cpMax, double(cpMax) / double(kvBytes(one)));
     std::printf("  sent per rank and step: kvdp %llu B = (N - 1)(B Hl D + c H "
                 "D) 2 = %llu; its all_to_all form %llu B = 2 (N - 1) c Hl D 2 "
-                "= %llu; cp %llu B = (N - 1)(B Hl D 2 + (B Hl D + 2 B Hl 8) 4) "
+                "= %llu; cp %llu B = (N - 1)(B Hl D 2 + B Hl (D + 1) 4) "
                 "= %llu: %s\n",
                 (unsigned long long)sentKvdp[0],
                 (unsigned long long)kvdpFormula, (unsigned long long)sentA2a[0],

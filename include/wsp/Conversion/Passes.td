@@ -96,10 +96,11 @@ def ConvertLlmKvSharding
     2. attention of every request with every head over the rank's
        positions (`visible_lens`: how many of them each token sees) into
        softmax states (`state_o`, `state_m`, `state_l`);
-    3. one `wsp.all_to_all` per state part: each rank gets its heads'
-       states from every rank;
-    4. their merge into `out` (m = max m_r, weights e^(m_r - m), in rank
-       order, f32, rounded once), on the host, once every exchange
+    3. each state as its normalized output o / l and one log-sum-exp
+       m + log l (the least to send), then one `wsp.all_to_all` for each:
+       each rank gets its heads' states from every rank;
+    4. their merge into `out` (m = max lse_r, weights e^(lse_r - m), in
+       rank order, f32, rounded once), on the host, once every exchange
        succeeded.
 
     With `grid_axes` every collective runs on the rank's group and N is

@@ -369,8 +369,10 @@ private:
     Value stateL = rowState(states, stateOffset, batch, heads);
     Value allRows = arith::MulIOp::create(b, loc, batch, idx(ranks));
     Value recvO = part(states, stateOffset, batch, localHeads); // [N B,S,Hl,D]
-    Value recvM = rowState(states, stateOffset, allRows, localHeads);
-    Value recvL = rowState(states, stateOffset, allRows, localHeads);
+    // One log-sum-exp per row (m + log l) in place of m and l, the rank's
+    // and its heads' from every rank: [B, S, H, 1], [N B, S, Hl, 1].
+    Value stateLse = rowState(states, stateOffset, batch, heads, 1);
+    Value recvLse = rowState(states, stateOffset, allRows, localHeads, 1);
 
     // How many of its cached positions each query token sees: rank r holds
     // positions [r bs, (r + 1) bs) of every block of N bs.
@@ -400,10 +402,18 @@ private:
         /*grid=*/nullptr, /*grid_axes=*/nullptr,
         /*kv_sharding=*/nullptr);
 
+    // Each row's state as its normalized output o / l and one
+    // log-sum-exp: what the merge needs, the least bytes to send.
+    {
+      auto guard = scf::IfOp::create(b, loc, fits, /*withElse=*/false);
+      OpBuilder in = guard.getThenBodyBuilder();
+      normalize(in, stateO, stateM, stateL, stateLse);
+    }
+
     // The states of this rank's heads from every rank, in rank order.
     Value exchanged;
-    for (auto [from, to] : {std::pair(stateO, recvO), std::pair(stateM, recvM),
-                            std::pair(stateL, recvL)})
+    for (auto [from, to] :
+         {std::pair(stateO, recvO), std::pair(stateLse, recvLse)})
       exchanged = wsp::AllToAllOp::create(
           b, loc, b.getI32Type(), from, to, op.getGridAttr(),
           op.getGridAxesAttr(), b.getI64IntegerAttr(2), b.getI64IntegerAttr(0),
@@ -414,17 +424,54 @@ private:
                                      exchanged, planCode(PlanResult::ok));
     auto guard = scf::IfOp::create(b, loc, go, /*withElse=*/false);
     OpBuilder in = guard.getThenBodyBuilder();
-    merge(in, recvO, recvM, recvL);
+    merge(in, recvO, recvLse);
     op.erase();
     return success();
   }
 
-  /// out[b, s, h] = the merge of the ranks' states (o_r, m_r, l_r) of
-  /// (b, s, h), in rank order, as a row's chunks merge: m = max m_r, w_r =
-  /// e^(m_r - m), out = (sum w_r o_r) / (sum w_r l_r), in f32, rounded to
-  /// bf16 once. A rank that saw nothing (m_r the lowest float) adds
-  /// nothing.
-  void merge(OpBuilder &in, Value recvO, Value recvM, Value recvL) {
+  /// Per (b, s, h) of the rank's states: o = o / l and lse = m + log l in
+  /// f32; a row that saw nothing (m the lowest float) keeps lse = the
+  /// lowest float and o = 0.
+  void normalize(OpBuilder &in, Value stateO, Value stateM, Value stateL,
+                 Value stateLse) {
+    Value lowest = arith::ConstantOp::create(
+        in, loc, in.getF32FloatAttr(-std::numeric_limits<float>::max()));
+    Value zero = arith::ConstantOp::create(in, loc, in.getF32FloatAttr(0));
+    Value dims[3] = {batch, idx(in, seqLen), idx(in, heads)};
+    nest(in, dims, [&](OpBuilder &at, ValueRange i) {
+      Value c0 = idx(at, 0);
+      Value m = memref::LoadOp::create(at, loc, stateM,
+                                       ValueRange{i[0], i[1], i[2], c0});
+      Value l = memref::LoadOp::create(at, loc, stateL,
+                                       ValueRange{i[0], i[1], i[2], c0});
+      Value saw =
+          arith::CmpFOp::create(at, loc, arith::CmpFPredicate::OGT, m, lowest);
+      Value lse = arith::SelectOp::create(
+          at, loc, saw,
+          arith::AddFOp::create(at, loc, m, math::LogOp::create(at, loc, l)),
+          lowest);
+      memref::StoreOp::create(at, loc, lse, stateLse,
+                              ValueRange{i[0], i[1], i[2], c0});
+      Value dimV = idx(at, headDim), c1 = idx(at, 1);
+      scf::ForOp::create(
+          at, loc, c0, dimV, c1, ValueRange{},
+          [&](OpBuilder &bb, Location l2, Value d, ValueRange) {
+            Value o = memref::LoadOp::create(bb, l2, stateO,
+                                             ValueRange{i[0], i[1], i[2], d});
+            Value scaled = arith::SelectOp::create(
+                bb, l2, saw, arith::DivFOp::create(bb, l2, o, l), zero);
+            memref::StoreOp::create(bb, l2, scaled, stateO,
+                                    ValueRange{i[0], i[1], i[2], d});
+            scf::YieldOp::create(bb, l2);
+          });
+    });
+  }
+
+  /// out[b, s, h] = the merge of the ranks' states (o_r normalized, lse_r)
+  /// of (b, s, h), in rank order: m = max lse_r, w_r = e^(lse_r - m), out =
+  /// (sum w_r o_r) / (sum w_r), in f32, rounded to bf16 once. A rank that
+  /// saw nothing (lse_r the lowest float) adds nothing.
+  void merge(OpBuilder &in, Value recvO, Value recvLse) {
     Type f32 = in.getF32Type();
     Value lowest = arith::ConstantOp::create(
         in, loc, in.getF32FloatAttr(-std::numeric_limits<float>::max()));
@@ -447,7 +494,7 @@ private:
           at, loc, c0, ranksV, c1, ValueRange{lowest},
           [&](OpBuilder &bb, Location l, Value r, ValueRange m) {
             Value mr = memref::LoadOp::create(
-                bb, l, recvM, ValueRange{stateAt(bb, r), s, h, idx(bb, 0)});
+                bb, l, recvLse, ValueRange{stateAt(bb, r), s, h, idx(bb, 0)});
             Value larger = arith::CmpFOp::create(
                 bb, l, arith::CmpFPredicate::OGT, mr, m[0]);
             scf::YieldOp::create(
@@ -467,7 +514,7 @@ private:
           [&](OpBuilder &bb, Location l, Value r, ValueRange sum) {
             Value rowIdx = stateAt(bb, r);
             Value mr = memref::LoadOp::create(
-                bb, l, recvM, ValueRange{rowIdx, s, h, idx(bb, 0)});
+                bb, l, recvLse, ValueRange{rowIdx, s, h, idx(bb, 0)});
             Value saw = arith::CmpFOp::create(bb, l, arith::CmpFPredicate::OGT,
                                               mr, lowest);
             auto ifSaw = scf::IfOp::create(bb, l, f32, saw, /*withElse=*/true);
@@ -475,8 +522,6 @@ private:
               OpBuilder t = ifSaw.getThenBodyBuilder();
               Value w = math::ExpOp::create(
                   t, l, arith::SubFOp::create(t, l, mr, mMax));
-              Value lr = memref::LoadOp::create(
-                  t, l, recvL, ValueRange{rowIdx, s, h, idx(t, 0)});
               Value dimT = arith::ConstantIndexOp::create(t, l, headDim);
               Value c0t = arith::ConstantIndexOp::create(t, l, 0);
               Value c1t = arith::ConstantIndexOp::create(t, l, 1);
@@ -494,9 +539,7 @@ private:
               scf::YieldOp::create(
                   t, l,
                   ValueRange{
-                      arith::AddFOp::create(t, l, sum[0],
-                                            arith::MulFOp::create(t, l, w, lr))
-                          .getResult()});
+                      arith::AddFOp::create(t, l, sum[0], w).getResult()});
             }
             {
               OpBuilder e = ifSaw.getElseBodyBuilder();
@@ -657,22 +700,23 @@ private:
                                b.getIndexAttr(headDim)});
   }
 
-  /// The next [rows, seq, rowHeads, 8] part of a flat f32 workspace (a
-  /// state's m or l, over a row of 8).
-  Value rowState(Value buffer, Value &offset, Value rows, int64_t rowHeads) {
-    Value flat = carve(buffer, offset,
-                       arith::MulIOp::create(
-                           b, loc, rows, idx(seqLen * rowHeads * kStateRow)));
+  /// The next [rows, seq, rowHeads, width] part of a flat f32 workspace (a
+  /// state's m or l, over a row of 8; or one log-sum-exp, width 1).
+  Value rowState(Value buffer, Value &offset, Value rows, int64_t rowHeads,
+                 int64_t width = kStateRow) {
+    Value flat = carve(
+        buffer, offset,
+        arith::MulIOp::create(b, loc, rows, idx(seqLen * rowHeads * width)));
     auto type = MemRefType::get(
-        {ShapedType::kDynamic, seqLen, rowHeads, kStateRow}, b.getF32Type(),
-        StridedLayoutAttr::get(op.getContext(), ShapedType::kDynamic,
-                               {seqLen * rowHeads * kStateRow,
-                                rowHeads * kStateRow, kStateRow, 1}));
+        {ShapedType::kDynamic, seqLen, rowHeads, width}, b.getF32Type(),
+        StridedLayoutAttr::get(
+            op.getContext(), ShapedType::kDynamic,
+            {seqLen * rowHeads * width, rowHeads * width, width, 1}));
     return memref::ExpandShapeOp::create(
         b, loc, type, flat, ArrayRef<ReassociationIndices>{{0, 1, 2, 3}},
         ArrayRef<OpFoldResult>{rows, b.getIndexAttr(seqLen),
                                b.getIndexAttr(rowHeads),
-                               b.getIndexAttr(kStateRow)});
+                               b.getIndexAttr(width)});
   }
 
   /// Elements [offset, offset + n) of a flat buffer; advances offset.

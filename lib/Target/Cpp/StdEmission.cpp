@@ -290,6 +290,8 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   });
   // math
   e.add<math::ExpOp>([](Operation *o, Emitter &e) { return call(o, e, "std::exp"); });
+  e.add<math::LogOp>(
+      [](Operation *o, Emitter &e) { return call(o, e, "std::log"); });
   e.add<math::RsqrtOp>([](math::RsqrtOp o, Emitter &e) {
     return e.declare(o.getResult(),
                      "1.0f / std::sqrt(" + e.name(o.getOperand()) + ")");

@@ -164,12 +164,20 @@ func.func @exchanged(%q: memref<?x1x2x64xbf16>, %kv_ids: memref<?xi32>, %kv_lens
 // CHECK: arith.muli %[[RANK]], %c4
 // CHECK: memref.store %{{.*}}, %[[VIS]][
 // CHECK: llm.flash_attention_decode q(%[[Q_ALL]] : {{.*}}) {{.*}} visible_lens(%{{.*}} : memref<?x1xi32{{.*}}>) -> state_o(%[[SO:[^ ]*]] : {{.*}}) state_m(%[[SM:[^ ]*]] : {{.*}}) state_l(%[[SL:[^ ]*]] : {{.*}}) {q_seq_len = 1 : i32}
+// Each row's state as o / l and one log-sum-exp, m + log l (the least to
+// send), where the workspace fits.
+// CHECK: scf.if
+// CHECK: memref.load %[[SM]][
+// CHECK: memref.load %[[SL]][
+// CHECK: math.log
+// CHECK: memref.store %{{.*}}, %[[LSE:[^ ]*]][
+// CHECK: arith.divf
+// CHECK: memref.store
 // CHECK: wsp.all_to_all %[[SO]] into %[[RO:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x64xf32{{.*}}> into memref<?x1x2x64xf32
-// CHECK: wsp.all_to_all %[[SM]] into %[[RM:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x8xf32{{.*}}> into memref<?x1x2x8xf32
-// CHECK: %[[LAST:.*]] = wsp.all_to_all %[[SL]] into %[[RL:.*]] on @kvdp split_axis = 2 concat_axis = 0
+// CHECK: %[[LAST:.*]] = wsp.all_to_all %[[LSE]] into %[[RL:.*]] on @kvdp split_axis = 2 concat_axis = 0 : memref<?x1x8x1xf32{{.*}}> into memref<?x1x2x1xf32
 // CHECK: %[[GO:.*]] = arith.cmpi eq, %[[LAST]], %c0_i32
 // CHECK: scf.if %[[GO]] {
-// The largest m over the ranks, then the weighted sums.
+// The largest log-sum-exp over the ranks, then the weighted sums.
 // CHECK: arith.cmpf ogt
 // CHECK: math.exp
 // CHECK: arith.divf
