@@ -26,11 +26,11 @@
 // values in rank order 0, 1, ..., size - 1 (bf16 and f16 in float, rounded
 // once at the end), in this header (reduce_in_rank_order). So a sum is the
 // same bits in-process, over MPI and against a sequential loop over the
-// ranks. Over MPI it is an all_gather and the combination: each rank
-// receives (size - 1) x the buffer. In one process it is a reduce-scatter
-// and an all_gather in shared memory, each rank combining its slice of
-// every rank's buffer: 2 (size - 1) / size of the buffer per rank, a ring's
-// (docs/rationale/Sharding.md).
+// ranks. Both backends move 2 (size - 1) / size of the buffer per rank, the
+// least (docs/rationale/Sharding.md): over MPI a reduce-scatter and an
+// all_gather (collectives_mpi.hpp); in one process each rank combines its
+// slice of every rank's buffer and writes it into every rank's buffer, in
+// one pass over shared memory.
 //
 // A rank whose earlier work failed still makes the call, with ready =
 // false: it cannot leave the others waiting (they would wait until it
@@ -616,15 +616,25 @@ protected:
   template <typename Base>
   void reduce_in_rank_order(void *out, size_t count, ElemType type,
                             ReduceOp op, size_t first, Base base) {
+    reduce_in_rank_order(count, type, op, first, base, 1,
+                         [&](int) { return static_cast<uint8_t *>(out); });
+  }
+  /// The same, the result written to `outs` buffers: element i to
+  /// out(o) + i elements for o < outs (each may be one of the inputs, at
+  /// the elements read: each block is read from every input before it is
+  /// written).
+  template <typename Base, typename Out>
+  void reduce_in_rank_order(size_t count, ElemType type, ReduceOp op,
+                            size_t first, Base base, int outs, Out out) {
     switch (type) {
     case ElemType::F32:
-      return reduce_typed<float, float>(out, count, op, first, base);
+      return reduce_typed<float, float>(count, op, first, base, outs, out);
     case ElemType::BF16:
-      return reduce_typed<bf16, float>(out, count, op, first, base);
+      return reduce_typed<bf16, float>(count, op, first, base, outs, out);
     case ElemType::F16:
-      return reduce_typed<f16, float>(out, count, op, first, base);
+      return reduce_typed<f16, float>(count, op, first, base, outs, out);
     case ElemType::I32:
-      return reduce_typed<int32_t, int64_t>(out, count, op, first, base);
+      return reduce_typed<int32_t, int64_t>(count, op, first, base, outs, out);
     }
   }
 
@@ -668,15 +678,15 @@ private:
     return Status::OK;
   }
 
-  template <typename T, typename A, typename Base>
-  void reduce_typed(void *out, size_t count, ReduceOp op, size_t first,
-                    Base base) {
+  template <typename T, typename A, typename Base, typename Out>
+  void reduce_typed(size_t count, ReduceOp op, size_t first, Base base,
+                    int outs, Out out) {
     // Block by block, the accumulators of one block staying in L1 while
-    // every rank's elements are combined into them.
+    // every rank's elements are combined into them; the block converted
+    // into the first output, then copied to the others.
     constexpr size_t kBlock = 2048;
     acc_.resize(kBlock * sizeof(A));
     A *acc = reinterpret_cast<A *>(acc_.data());
-    T *buf = static_cast<T *>(out);
     const int ranks = size();
     detail::vector_loop([&] {
       for (size_t b = 0; b < count; b += kBlock) {
@@ -685,14 +695,17 @@ private:
           detail::combine<T, A>(
               acc, reinterpret_cast<const T *>(base(r)) + first + b, m, op,
               r == 0);
+        T *buf = reinterpret_cast<T *>(out(0)) + b;
         for (size_t i = 0; i < m; ++i) {
           if constexpr (std::is_same_v<T, bf16>)
-            buf[b + i] = f32_to_bf16(acc[i]);
+            buf[i] = f32_to_bf16(acc[i]);
           else if constexpr (std::is_same_v<T, f16>)
-            buf[b + i] = f32_to_f16(acc[i]);
+            buf[i] = f32_to_f16(acc[i]);
           else
-            buf[b + i] = static_cast<T>(acc[i]); // int32 sums wrap as on device
+            buf[i] = static_cast<T>(acc[i]); // int32 sums wrap as on device
         }
+        for (int o = 1; o < outs; ++o)
+          std::memcpy(reinterpret_cast<T *>(out(o)) + b, buf, m * sizeof(T));
       }
     });
   }
@@ -990,11 +1003,13 @@ protected:
     return gather_then_wait(buf, rank_ == root ? 0 : bytes, 1, 0);
   }
 
-  /// Reduce-scatter, then all_gather, in shared memory: rank r combines
-  /// its slice [count r / n, count (r + 1) / n) of every rank's buffer, in
-  /// rank order, into a buffer of its own; once every rank has (so every
-  /// input is read), it writes that slice into every rank's buffer, and
-  /// waits until every rank has. Each element is combined exactly as the
+  /// Reduce-scatter and all_gather in one pass, in shared memory: rank r
+  /// combines its slice [count r / n, count (r + 1) / n) of every rank's
+  /// buffer, in rank order, and writes each combined block into that
+  /// slice of every rank's buffer; then it waits until every rank has.
+  /// No other rank reads or writes rank r's slice of any buffer, and each
+  /// block is read from every buffer before it is written, so no wait is
+  /// needed between the two. Each element is combined exactly as the
   /// gathering form combines it: the same bits. Where the bytes must move
   /// through a GatherFn (the device form's TGATHER), the gathering form.
   Status backend_all_reduce(void *buf, size_t count, ElemType type,
@@ -1004,18 +1019,10 @@ protected:
     const size_t n = size_t(size()), elem = elem_bytes(type);
     const size_t lo = count * size_t(rank_) / n;
     const size_t hi = count * (size_t(rank_) + 1) / n;
-    slice_.resize((hi - lo) * elem);
-    reduce_in_rank_order(slice_.data(), hi - lo, type, op, lo,
-                         [&](int r) { return agreed_send(r); });
-    {
-      std::unique_lock<std::mutex> lock(group_.mu_);
-      if (!group_.arrive(lock))
-        return Status::PEER_LOST;
-    }
-    if (hi > lo)
-      for (int r = 0; r < size(); ++r)
-        std::memcpy(const_cast<uint8_t *>(agreed_send(r)) + lo * elem,
-                    slice_.data(), (hi - lo) * elem);
+    auto in = [&](int r) { return agreed_send(r); };
+    reduce_in_rank_order(hi - lo, type, op, lo, in, size(), [&](int r) {
+      return const_cast<uint8_t *>(agreed_send(r)) + lo * elem;
+    });
     std::unique_lock<std::mutex> lock(group_.mu_);
     return group_.arrive(lock) ? Status::OK : Status::PEER_LOST;
   }
@@ -1038,7 +1045,6 @@ private:
   const int rank_;
   uint64_t calls_ = 0; // calls made, for the slot parity
   std::vector<const void *> sends_; // the pieces of the call being moved
-  std::vector<uint8_t> slice_;      // all_reduce: this rank's combined slice
 };
 
 inline void ThreadGroup::run(const std::function<void(Communicator &)> &fn) {
