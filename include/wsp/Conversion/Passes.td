@@ -64,8 +64,15 @@ def LlmSelectKvSharding : Pass<"llm-select-kv-sharding", "::mlir::ModuleOp"> {
     seed's TP8-KVDP2-CP4 for B = 2). An attribute already there is the
     user's choice and stays. The rule needs both sizes: a dynamic batch or
     grid is a diagnostic asking for the attribute
-    (docs/rationale/Sharding.md).
+    (docs/rationale/Sharding.md). With `report=true` a remark at each op
+    it sets gives the rule's inputs (the batch, the group's ranks, the
+    first axis's) and its choice.
   }];
+  let options = [
+    Option<"report", "report", "bool", "false",
+           "Emit a remark per op with the rule's inputs and its choice "
+           "(default false)">,
+  ];
 }
 
 def ConvertLlmKvSharding

@@ -77,6 +77,7 @@ Value groupRank(OpBuilder &b, Location loc, Operation *op) {
 
 struct LlmSelectKvShardingPass
     : public wsp::impl::LlmSelectKvShardingBase<LlmSelectKvShardingPass> {
+  using LlmSelectKvShardingBase::LlmSelectKvShardingBase;
   void runOnOperation() override {
     bool ok = true;
     auto select = [&](auto op, int64_t batch) {
@@ -102,13 +103,25 @@ struct LlmSelectKvShardingPass
       llm::KvSharding mode = batch < *ranks ? llm::KvSharding::cp
                                             : llm::KvSharding::kvdp_all_to_all;
       DenseI16ArrayAttr axes = op.getGridAxesAttr();
-      if (mode == llm::KvSharding::cp && axes && axes.size() == 2) {
-        auto grid = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-            op, op.getGridAttr());
-        if (batch >= grid.getShape()[axes[0]])
-          mode = llm::KvSharding::kvdp_cp;
-      }
+      std::optional<int64_t> first;
+      if (axes && axes.size() == 2)
+        first = SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+                    op, op.getGridAttr())
+                    .getShape()[axes[0]];
+      if (mode == llm::KvSharding::cp && first && batch >= *first)
+        mode = llm::KvSharding::kvdp_cp;
       op.setKvSharding(mode);
+      if (report) {
+        InFlightDiagnostic remark =
+            op.emitRemark()
+            << "kv_sharding = " << llm::stringifyKvSharding(mode)
+            << " by seed 003's rule: batch " << batch
+            << (batch < *ranks ? " < " : " >= ") << *ranks
+            << " ranks of the group";
+        if (first)
+          remark << ", " << (batch < *first ? "< " : ">= ") << *first
+                 << " along its first axis";
+      }
     };
     getOperation().walk([&](Operation *op) {
       if (auto attention = dyn_cast<llm::FlashAttentionDecodeOp>(op))

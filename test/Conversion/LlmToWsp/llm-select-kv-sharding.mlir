@@ -74,3 +74,11 @@ func.func @dynamic_grid(%q: memref<4x1x2x64xbf16>, %l: memref<4xi32>, %a: memref
   llm.flash_attention_decode q(%q : memref<4x1x2x64xbf16>) kv_ids(%l : memref<4xi32>) kv_lens(%l : memref<4xi32>) q_lens(%l : memref<4xi32>) accum_q_len(%a : memref<5xi32>) block_table(%bt : memref<?x?xi32>) k_cache(%c : memref<?x2x16x64xbf16>) v_cache(%c : memref<?x2x16x64xbf16>) -> out(%q : memref<4x1x2x64xbf16>) on @g {q_seq_len = 1 : i32}
   return
 }
+
+// report=true: the rule's inputs and its choice, as a remark at each op
+// (the dynamic cases' errors make the run fail).
+// RUN: not wsp-opt %s --llm-select-kv-sharding=report=true -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// REPORT: remark: kv_sharding = cp by seed 003's rule: batch 2 < 4 ranks of the group
+// REPORT: remark: kv_sharding = kvdp_all_to_all by seed 003's rule: batch 4 >= 4 ranks of the group
+// REPORT: remark: kv_sharding = kvdp_cp by seed 003's rule: batch 2 < 8 ranks of the group, >= 2 along its first axis
+// REPORT: remark: kv_sharding = cp by seed 003's rule: batch 1 < 8 ranks of the group, < 2 along its first axis
