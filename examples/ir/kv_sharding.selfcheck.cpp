@@ -293,6 +293,30 @@ struct StoreStep {
   MemRef<bf16, 3> tokens(std::vector<bf16> &v) const {
     return {v.data(), {tokenCount, kKvHeads, kDim}};
   }
+
+  /// The values where rank part `a`'s pool differs from the unsharded
+  /// store's cache (or, `untouched`, from its pool `before` the step and
+  /// the batch's values): its pool holds positions [part a.page, (part +
+  /// 1) a.page) of each page, its page p the whole pool's page global(p).
+  template <typename Global>
+  int64_t mismatches(const Args &a, const Batch &whole,
+                     const std::vector<bf16> &before, int64_t part,
+                     bool untouched, Global global) const {
+    int64_t count = 0;
+    for (int64_t p = 0; p < a.pages; ++p)
+      for (int64_t h = 0; h < kKvHeads; ++h)
+        for (int64_t i = 0; i < a.page * kDim; ++i) {
+          const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
+          const size_t at = size_t(
+              ((global(p) * kKvHeads + h) * whole.pageSize + part * a.page) *
+                  kDim +
+              i);
+          const bf16 k = untouched ? before[local] : ref.k[at];
+          const bf16 v = untouched ? whole.v[at] : ref.v[at];
+          count += a.k[local].bits != k.bits || a.v[local].bits != v.bits;
+        }
+    return count;
+  }
 };
 
 /// The context-parallel store on 4 ranks of the step's tokens, 1 to `seq`
@@ -308,7 +332,6 @@ bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   StoreStep step(whole, seq, static_cast<unsigned>(batch * 131 + seq));
   std::vector<int32_t> qLens = step.qLens, kvLens = whole.kvLens;
   const int64_t tokenCount = step.tokenCount;
-  const Args &ref = step.ref;
   if (bad)
     qLens[0] += 1; // one token more than the step has
   bool ok = bad || step.stored;
@@ -335,19 +358,9 @@ bool checkStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   for (int64_t r = 0; r < n; ++r) {
     if (!ranks.local(r))
       continue;
-    const Args &a = parts[size_t(r)];
     ok = ok && status[size_t(r)] == (bad ? 3 : 0);
-    for (int64_t p = 0; p < whole.pages; ++p)
-      for (int64_t h = 0; h < kKvHeads; ++h)
-        for (int64_t i = 0; i < a.page * kDim; ++i) {
-          const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
-          const size_t global = size_t(
-              ((p * kKvHeads + h) * whole.pageSize + r * a.page) * kDim + i);
-          const bf16 want = bad ? before[size_t(r)][local] : ref.k[global];
-          const bf16 wantV = bad ? whole.v[global] : ref.v[global];
-          mismatches +=
-              a.k[local].bits != want.bits || a.v[local].bits != wantV.bits;
-        }
+    mismatches += step.mismatches(parts[size_t(r)], whole, before[size_t(r)], r,
+                                  bad, [](int64_t p) { return p; });
   }
   ok = ranks.all(ok && mismatches == 0);
   if (ranks.local(0))
@@ -374,7 +387,6 @@ bool checkKvdpCpStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
   StoreStep step(whole, seq, static_cast<unsigned>(batch * 17 + seq));
   std::vector<int32_t> qLens = step.qLens, kvLens = whole.kvLens;
   const int64_t tokenCount = step.tokenCount;
-  const Args &ref = step.ref;
   bool ok = step.stored;
   std::vector<Args> parts;
   for (int64_t r = 0; r < n; ++r) {
@@ -404,23 +416,12 @@ bool checkKvdpCpStore(Ranks &ranks, int64_t batch, int64_t seq, bool bad) {
     if (!ranks.local(r))
       continue;
     const Args &a = parts[size_t(r)];
-    const int64_t c = r % 2; // the rank's part of a block
     const bool fails = bad && r / 2 == failing;
     ok = ok && status[size_t(r)] == (fails ? 3 : 0);
-    for (int64_t p = 0; p < a.pages; ++p)
-      for (int64_t h = 0; h < kKvHeads; ++h)
-        for (int64_t i = 0; i < a.page * kDim; ++i) {
-          const size_t local = size_t((p * kKvHeads + h) * a.page * kDim + i);
-          const size_t global = size_t(
-              ((a.globalPages[size_t(p)] * kKvHeads + h) * whole.pageSize +
-               c * a.page) *
-                  kDim +
-              i);
-          const bf16 want = fails ? before[size_t(r)][local] : ref.k[global];
-          const bf16 wantV = fails ? whole.v[global] : ref.v[global];
-          mismatches +=
-              a.k[local].bits != want.bits || a.v[local].bits != wantV.bits;
-        }
+    // Its part of a block: r % 2; its pages: its requests'.
+    mismatches += step.mismatches(
+        a, whole, before[size_t(r)], r % 2, fails,
+        [&](int64_t p) { return int64_t(a.globalPages[size_t(p)]); });
   }
   ok = ranks.all(ok && mismatches == 0);
   if (ranks.local(0))
