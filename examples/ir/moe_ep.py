@@ -181,6 +181,7 @@ SHARED_NOTE = """
 // (r + 1) 24 / N) (a static attribute, as the experts' range), its rows
 // the first of the scattered buffers.
 """
+EXPERTS = 16  # the layer's routed experts, split evenly over the ranks
 TOKENS = 24  # the steps of the shared-expert functions
 
 
@@ -189,15 +190,15 @@ def render():
     shared expert, for 1, 2 and 4 ranks."""
     out = HEAD
     for n in (1, 2, 4):
-        e = 16 // n
+        e = EXPERTS // n
         for r in range(n):
             out += "\n// Rank %d of %d: experts [%d, %d)." % (
                 r, n, r * e, (r + 1) * e)
             out += ROUTED_FN.format(name="layer_ep%d_r%d" % (n, r), e=e,
-                             start=r * e, end=(r + 1) * e, n=n)
+                                    start=r * e, end=(r + 1) * e, n=n)
     out += SHARED_NOTE
     for n in (1, 2, 4):
-        e, pr = 16 // n, TOKENS // n
+        e, pr = EXPERTS // n, TOKENS // n
         for r in range(n):
             out += ("\n// Rank %d of %d with the shared expert: experts "
                     "[%d, %d), tokens [%d, %d)." % (

@@ -463,13 +463,20 @@ groupOf(ShardedOp op, SymbolTableCollection &tables) {
                             &tables);
 }
 
+/// Grid axes only with the grid they name axes of.
+template <typename GridOp> LogicalResult verifyAxesOnGrid(GridOp op) {
+  if (op.getGridAxes() && !op.getGrid())
+    return op.emitOpError("grid_axes needs the device grid (on @grid)");
+  return success();
+}
+
 /// A KV sharding mode, and grid axes, only with the grid they shard over.
 template <typename ShardedOp> LogicalResult verifyShardedOn(ShardedOp op) {
   if (op.getKvSharding() && !op.getGrid())
     return op.emitOpError("kv_sharding needs the device grid it shards over "
                           "(on @grid)");
-  if (op.getGridAxes() && !op.getGrid())
-    return op.emitOpError("grid_axes needs the device grid (on @grid)");
+  if (failed(verifyAxesOnGrid(op)))
+    return failure();
   if (op.getKvSharding() == KvSharding::kvdp_cp &&
       (!op.getGridAxes() || op.getGridAxes()->size() != 2))
     return op.emitOpError("kv_sharding = kvdp_cp needs two grid_axes: KV "
@@ -926,9 +933,7 @@ LogicalResult AllReduceOp::verify() {
     return emitOpError("over a grid needs a contiguous 'hidden_states' "
                        "(identity layout), got ")
            << type;
-  if (getGridAxes() && !getGrid())
-    return emitOpError("grid_axes needs the device grid (on @grid)");
-  return success();
+  return verifyAxesOnGrid(*this);
 }
 
 LogicalResult AllReduceOp::verifySymbolUses(SymbolTableCollection &tables) {
