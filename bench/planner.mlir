@@ -64,3 +64,69 @@ func.func @update_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
   memref.store %count, %out[%c1] : memref<?xindex>
   return %u : i1
 }
+
+// The same plans kept as rows (pto/runtime/spec_rows.hpp): generated and
+// updated as rows; the dispatch's cores would make the descriptors.
+func.func @plan_rows(%lens: memref<?xi32>, %batch: index, %heads: index,
+                     %descs: memref<?x!wsp.descriptor<attention>>,
+                     %rows: memref<?xi32>,
+                     %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<>) : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers) config(#wsp.plan_config<>)
+      into %descs rows(%rows : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_rows(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                       %batch: index, %heads: index, %chunk: index,
+                       %descs: memref<?x!wsp.descriptor<attention>>,
+                       %rows: memref<?xi32>,
+                       %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%batch]
+      heads(%heads) chunk(%chunk) searched tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<>) into %descs rows(%rows : memref<?xi32>)
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %u : i1
+}
+
+func.func @plan_rows_unbalanced(%lens: memref<?xi32>, %batch: index, %heads: index,
+                                %descs: memref<?x!wsp.descriptor<attention>>,
+                                %rows: memref<?xi32>,
+                                %out: memref<?xindex>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %chunk = wsp.plan_chunk_size %lens[%batch] heads(%heads)
+      config(#wsp.plan_config<balance_chunks = false>) : memref<?xi32>
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>)
+      into %descs rows(%rows : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %chunk, %out[%c0] : memref<?xindex>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %status : i32
+}
+
+func.func @update_rows_unbalanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                                  %batch: index, %heads: index, %chunk: index,
+                                  %descs: memref<?x!wsp.descriptor<attention>>,
+                                  %rows: memref<?xi32>,
+                                  %out: memref<?xindex>) -> i1 {
+  %c1 = arith.constant 1 : index
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%batch]
+      heads(%heads) chunk(%chunk) searched tiers(@DecodeAttentionTiers)
+      config(#wsp.plan_config<balance_chunks = false>)
+      into %descs rows(%rows : memref<?xi32>)
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  memref.store %count, %out[%c1] : memref<?xindex>
+  return %u : i1
+}

@@ -735,6 +735,36 @@ PlanResult run_spmd_expanding(CoreKind kind, int num_cores, const Plan &plan,
       });
 }
 
+/// SPMD over a spec plan kept as rows (spec_rows.hpp; wsp.dispatch ...
+/// expand_rows): core c first writes the descriptors it runs into `descs`
+/// (c, c + N, ..., or with Schedule::Rows its whole rows, where
+/// row_range_begin would cut the materialized plan), then runs them; after
+/// the launch `descs` holds the plan. INVALID_PARAMS (running nothing) on a
+/// core count the device does not have or rows whose count is not `count`.
+template <typename Rows, typename Kernel>
+PlanResult run_rows_expanding(CoreKind kind, int num_cores,
+                              WorkDescriptor *descs, int count,
+                              const Rows &rows, Kernel &&kernel,
+                              LaunchReport *report = nullptr,
+                              const Options &options = {}) {
+  if (num_cores <= 0 || num_cores > sim::num_cores(kind) || count < 0 ||
+      rows.count() != count || (count > 0 && !descs))
+    return PlanResult::INVALID_PARAMS;
+  const bool whole_rows = options.schedule == Schedule::Rows;
+  return detail::run_cores(
+      kind, num_cores, report, options, [&](CoreStats &s, CostFn cost) {
+        const int c = s.block_idx;
+        const int begin = whole_rows ? rows.range_begin(c, num_cores) : c;
+        const int end = whole_rows ? rows.range_begin(c + 1, num_cores) : count;
+        const int step = whole_rows ? 1 : num_cores;
+        rows.for_each(begin, end, step,
+                      [&](const WorkDescriptor &d) { descs[d.work_id] = d; });
+        for (int i = begin; i < end; i += step)
+          detail::run_one(kernel, descs[i], s, cost);
+        return s.descriptors != 0;
+      });
+}
+
 /// Persistent style: core c walks its own work list,
 /// items[indptr[c] .. indptr[c+1]), in order (e.g. a BalancedPlan's
 /// core_indptr / core_items). Null `items` is the identity list: core c

@@ -8,6 +8,7 @@
 #include "pto/runtime/hardware.hpp"
 #include "pto/runtime/iteration_space.hpp"
 #include "pto/runtime/kernel_dispatch.hpp"
+#include "pto/runtime/spec_rows.hpp"
 #include "pto/runtime/tier_config.hpp"
 #include "pto/runtime/work_descriptor.hpp"
 

@@ -53,12 +53,12 @@ const char *simCoreKind(CoreKind kind) {
 }
 
 std::string describeDispatch(DispatchOp op) {
-  return llvm::formatv("// wsp.dispatch @{0} on {1}({2}){3}{4}{5}\n",
-                       op.getKernel(), stringifyCoreKind(op.getCoreKind()),
-                       op.getNumCoresAttr().getInt(),
-                       op.getRowAffine() ? " row_affine" : "",
-                       op.getCoreIndptr() ? " persistent" : "",
-                       op.getCuts() ? " expand" : "")
+  return llvm::formatv(
+             "// wsp.dispatch @{0} on {1}({2}){3}{4}{5}{6}\n", op.getKernel(),
+             stringifyCoreKind(op.getCoreKind()), op.getNumCoresAttr().getInt(),
+             op.getRowAffine() ? " row_affine" : "",
+             op.getCoreIndptr() ? " persistent" : "",
+             op.getCuts() ? " expand" : "", op.getRows() ? " expand_rows" : "")
       .str();
 }
 
@@ -183,6 +183,37 @@ LogicalResult emitExpandingDispatch(DispatchOp op, StringRef call, Emitter &e) {
   return success();
 }
 
+/// The CPU-sim form of a grid or row_affine dispatch of a plan kept as
+/// rows: each simulated core writes the descriptors it runs
+/// (pto::runtime::SpecRows) into the buffer, then runs them; the picture
+/// (wspc --run --plan-svg) is drawn from the buffer after.
+LogicalResult emitRowsExpandingDispatch(DispatchOp op, StringRef call,
+                                        Emitter &e) {
+  TierConfigOp tiers = dispatchTiers(op, e);
+  if (!tiers)
+    return op.emitOpError("dispatches a kernel that names no wsp.tier_config");
+  raw_indented_ostream &os = e.os;
+  std::string rows = e.name(op.getRows());
+  os << "{\n";
+  os.indent();
+  os << "const ::pto::runtime::SpecRows<" << getTierConfigCppType(tiers)
+     << "> plan_rows(" << rows << ".data, " << rows << ".sizes[0], {});\n";
+  os << "::pto::runtime::sim::run_rows_expanding("
+     << simCoreKind(op.getCoreKind()) << ", " << op.getNumCoresAttr().getInt()
+     << ", " << e.name(op.getDescriptors()) << ".data, static_cast<int>("
+     << e.name(op.getCount()) << "), plan_rows,\n";
+  os << "    [&](const ::pto::runtime::WorkDescriptor &d) { " << call
+     << "; }, wsp_launch_report"
+     << (op.getRowAffine() ? ", wsp_rows_options()" : "") << ");\n";
+  os << "if (!::pto::runtime::sim::fault())\n";
+  os.indent();
+  emitRecordDispatch(op, e);
+  os.unindent();
+  os.unindent();
+  os << "}\n";
+  return success();
+}
+
 LogicalResult emitDispatch(DispatchOp op, Emitter &e,
                            ExpandingTables &expanding) {
   auto table =
@@ -213,6 +244,12 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e,
     } else if (expanding.contains(table)) {
       sweep = ", nullptr, nullptr, 0, 0, {}";
     }
+    // ... and a plan as rows, what its cores expand.
+    if (op.getRows())
+      sweep += ", " + e.name(op.getRows()) + ".data, " + e.name(op.getRows()) +
+               ".sizes[0]";
+    else if (expanding.expandsRows(table))
+      sweep += ", nullptr, 0";
     e.os << t << "_args launch{" << e.name(op.getDescriptors()) << ".data, "
          << e.name(op.getCount()) << ", "
          << (op.getCoreIndptr() ? 2 : op.getRowAffine() ? 1 : 0) << ", "
@@ -241,6 +278,8 @@ LogicalResult emitDispatch(DispatchOp op, Emitter &e,
   e.os << describeDispatch(op);
   if (op.getCuts())
     return emitExpandingDispatch(op, call, e);
+  if (op.getRows())
+    return emitRowsExpandingDispatch(op, call, e);
   // Persistent: core c walks descriptors [lists[c], lists[c+1]); otherwise
   // a grid, or whole rows per core (row_affine), whose picture the
   // simulation draws (a balanced plan's is drawn where it is planned).

@@ -72,29 +72,40 @@ namespace tl = ::pto::runtime::tile;
 
 )cpp";
 
-/// The kernel tables some dispatch expands a plan's cuts on: their
-/// argument blocks carry what the cores expand them from. Found by one walk
-/// of the module, on the first question about it (asked per table and per
-/// dispatch, a walk each would make emission quadratic in the workloads).
+/// The kernel tables some dispatch expands a plan's cuts on (contains),
+/// or a plan as rows (expandsRows): their argument blocks carry what the
+/// cores expand them from. Found by one walk of the module, on the first
+/// question about it (asked per table and per dispatch, a walk each would
+/// make emission quadratic in the workloads).
 class ExpandingTables {
 public:
   bool contains(KernelTableOp t) {
+    return walk(t).first.contains(t.getSymName());
+  }
+  bool expandsRows(KernelTableOp t) {
+    return walk(t).second.contains(t.getSymName());
+  }
+
+private:
+  std::pair<llvm::StringSet<> &, llvm::StringSet<> &> walk(KernelTableOp t) {
     auto module = t->getParentOfType<ModuleOp>();
     if (module != walked) {
       walked = module;
       names.clear();
+      rowNames.clear();
       if (module)
         module.walk([&](DispatchOp d) {
           if (d.getCuts())
             names.insert(d.getKernel());
+          if (d.getRows())
+            rowNames.insert(d.getKernel());
         });
     }
-    return names.contains(t.getSymName());
+    return {names, rowNames};
   }
 
-private:
   ModuleOp walked;
-  llvm::StringSet<> names;
+  llvm::StringSet<> names, rowNames;
 };
 
 /// The AICore form's entry that moves a collective's bytes (a GatherFn of

@@ -330,6 +330,12 @@ LogicalResult ModuleEmitter::emitTableArgs(KernelTableOp op) {
     os << "  int32_t sweep_heads;\n";
     os << "  ::pto::runtime::BalancedConfig sweep_config;\n";
   }
+  if (expanding.expandsRows(op)) {
+    os << "  // expand_rows: a plan as rows (null: the buffer holds the plan); "
+          "each\n  // core writes the descriptors it runs from them first.\n";
+    os << "  __gm__ const int32_t *spec_rows;\n";
+    os << "  int64_t spec_rows_size;\n";
+  }
   os << *params << "};\n\n";
   return success();
 }
@@ -384,6 +390,29 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "const int core = static_cast<int>(get_block_idx());\n";
   os << "const int cores = args.num_blocks;\n";
   os << "int begin = core, end = count, step = cores; // grid\n";
+  if (expanding.expandsRows(op)) {
+    auto tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
+        first, first.getTiersAttr());
+    if (!tiers)
+      return first.emitOpError("names no wsp.tier_config");
+    os << "if (args.spec_rows) { // the plan as rows: this core's descriptors "
+          "first\n";
+    os << "  const ::pto::runtime::SpecRows<" << getTierConfigCppType(tiers)
+       << "> rows(\n      args.spec_rows, args.spec_rows_size, {});\n";
+    os << "  if (rows.count() != count)\n    return;\n";
+    os << "  if (args.schedule == 1) { // row_affine: whole rows per core\n";
+    os << "    begin = rows.range_begin(core, cores);\n";
+    os << "    end = rows.range_begin(core + 1, cores);\n";
+    os << "    step = 1;\n";
+    os << "  }\n";
+    os << "  __gm__ ::pto::runtime::WorkDescriptor *own =\n"
+          "      const_cast<__gm__ ::pto::runtime::WorkDescriptor "
+          "*>(args.descs);\n";
+    os << "  rows.for_each(begin, end, step,\n"
+          "                [&](const ::pto::runtime::WorkDescriptor &w) { "
+          "own[w.work_id] = w; });\n";
+    os << "} else ";
+  }
   os << "if (args.schedule == 1) { // row_affine: whole rows per core\n";
   os << "  begin = ::pto::runtime::row_range_begin(args.descs, count, core, "
         "cores);\n";

@@ -702,7 +702,7 @@ func.func @f(%lens: memref<?xi32>, %n: index,
   // expected-error @+1 {{'wsp.update_plan' op takes 'window' and 'queries' together}}
   %u:2 = "wsp.update_plan"(%lens, %lens, %n, %n, %n, %n, %d, %n)
       {tiers = @T, config = #wsp.plan_config<>,
-       operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1>}
+       operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 0>}
       : (memref<?xi32>, memref<?xi32>, index, index, index, index,
          memref<?x!wsp.descriptor<attention>>, index) -> (i1, index)
   return

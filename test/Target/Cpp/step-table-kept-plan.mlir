@@ -22,13 +22,15 @@
 // CHECK-NEXT: ::pto::runtime::WorkDescriptor k3[64];
 // CHECK-NEXT: int32_t k4[16];
 // CHECK-NEXT: int64_t k5[8];
+// The plan as rows (pto/runtime/spec_rows.hpp): 8 + 2 x 16 + 1 entries.
+// CHECK-NEXT: int32_t k6[41];
 // CHECK-NEXT: };
 // CHECK-NEXT: std::unique_ptr<Kept> kept;
 // CHECK-NEXT: };
 // CHECK: static int32_t table_launch0_run(
 // CHECK-NEXT: const auto &b = *static_cast<const table_launch0 *>(buffers[0]);
 // CHECK-NEXT: auto &kept = *b.kept;
-// CHECK-NEXT: return mark_launch_kept(b.a0, b.a1, b.a2, MemRef<::pto::runtime::WorkDescriptor, 1>{kept.k3, {64}}, MemRef<int32_t, 1>{kept.k4, {16}}, MemRef<int64_t, 1>{kept.k5, {8}});
+// CHECK-NEXT: return mark_launch_kept(b.a0, b.a1, b.a2, MemRef<::pto::runtime::WorkDescriptor, 1>{kept.k3, {64}}, MemRef<int32_t, 1>{kept.k4, {16}}, MemRef<int64_t, 1>{kept.k5, {8}}, MemRef<int32_t, 1>{kept.k6, {41}});
 // CHECK-LABEL: struct table_launch1 {
 // CHECK: return fill_launch_kept(
 // CHECK: captured.launch0 = table_launch0{{[{]}}{{.*}}, std::make_unique<table_launch0::Kept>()};

@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <pto/runtime/hardware.hpp>
+#include <pto/runtime/spec_rows.hpp>
 
 #include <algorithm>
 #include <limits>
@@ -444,6 +445,29 @@ static LogicalResult verifySpecDescriptors(Operation *op, PatternAttr pattern,
   return success();
 }
 
+/// A rows buffer (`wsp.generate ... rows`, `wsp.update_plan ... rows`) of a
+/// static size holds the plan of `batch` requests when that is constant,
+/// and of one at least.
+static LogicalResult verifyRowsSize(Operation *op, Value rows, Value batch) {
+  if (!rows)
+    return success();
+  int64_t size = cast<MemRefType>(rows.getType()).getDimSize(0);
+  std::optional<int64_t> requests;
+  APInt constant;
+  if (batch && matchPattern(batch, m_ConstantInt(&constant)))
+    requests = constant.getSExtValue();
+  int64_t needed = pto::runtime::SpecRowsLayout::size(
+      requests && *requests > 0 ? *requests : 1);
+  if (!ShapedType::isDynamic(size) && size < needed)
+    return op->emitOpError()
+           << "'rows' buffer holds " << size << " entries; a plan of "
+           << (requests && *requests > 0 ? *requests : 1)
+           << " requests as rows needs " << needed << " (a header of "
+           << static_cast<int64_t>(pto::runtime::SpecRowsLayout::kHeader)
+           << ", then 2 per request and 1)";
+  return success();
+}
+
 LogicalResult GenerateOp::verify() {
   if (failed(verifyPlanWindow(*this, getWindowAttr())))
     return failure();
@@ -456,6 +480,9 @@ LogicalResult GenerateOp::verify() {
                          "for the work lists");
     if (getWindowAttr())
       return emitOpError("plans a sliding window with the spec strategy only");
+    if (getRows())
+      return emitOpError("plans as rows with the spec strategy only (a "
+                         "balanced plan's cores expand its 'cuts')");
     return verifyBalanced(*this, getConfig(), getPattern(), getCoreIndptr(),
                           getMergeIndptr(), getCuts());
   }
@@ -466,6 +493,8 @@ LogicalResult GenerateOp::verify() {
                        "only with the balanced strategy");
   if (failed(verifySpecDescriptors(*this, getPattern(), getWindowAttr(),
                                    "generates")))
+    return failure();
+  if (failed(verifyRowsSize(*this, getRows(), getBatch())))
     return failure();
   if (getMinLengthAttr() && getMaxLengthAttr()) {
     int64_t lo = getMinLengthAttr().getInt(), hi = getMaxLengthAttr().getInt();
@@ -489,6 +518,8 @@ LogicalResult UpdatePlanOp::verify() {
                        "plan is planned again whole)");
   if (static_cast<bool>(getWindowAttr()) != static_cast<bool>(getQueries()))
     return emitOpError("takes 'window' and 'queries' together");
+  if (failed(verifyRowsSize(*this, getRows(), getBatch())))
+    return failure();
   return verifySpecDescriptors(*this, getPattern(), getWindowAttr(), "updates");
 }
 
@@ -1006,6 +1037,16 @@ LogicalResult DispatchOp::verify() {
                            << " entries; " << cores << " cores need "
                            << cores + 1;
   }
+  if (getRows()) {
+    if (getCuts())
+      return emitOpError("expands cuts or rows, not both");
+    if (getCoreIndptr())
+      return emitOpError("expands a plan as rows on a grid or row_affine "
+                         "dispatch, not a persistent one (a balanced plan's "
+                         "work lists come with its 'cuts')");
+    if (failed(verifyRowsSize(*this, getRows(), Value())))
+      return failure();
+  }
   if (getCuts()) {
     if (!getCoreIndptr())
       return emitOpError("expands a plan's cuts on the cores that run its "
@@ -1102,6 +1143,11 @@ void DispatchOp::getEffects(
   // Expanding cuts: the cores write the descriptors first.
   for (OpOperand &cuts : getCutsMutable()) {
     effects.emplace_back(MemoryEffects::Read::get(), &cuts);
+    effects.emplace_back(MemoryEffects::Write::get(), &getDescriptorsMutable());
+  }
+  // Expanding rows: likewise.
+  for (OpOperand &rows : getRowsMutable()) {
+    effects.emplace_back(MemoryEffects::Read::get(), &rows);
     effects.emplace_back(MemoryEffects::Write::get(), &getDescriptorsMutable());
   }
   // A launch is never dead code, whatever its arguments.

@@ -7,6 +7,9 @@
 // plan's lengths or batch moved, wsp.update_plan first rewrites in place
 // what moved (rows that grew, and every row from the first whose chunk
 // count changed); the plan runs when it cannot (the chunk size changed).
+// With `rows` (the default) an attention plan is kept as rows
+// (pto/runtime/spec_rows.hpp): the update writes a compare's worth per
+// request, and the dispatch's cores make the descriptors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +21,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <pto/runtime/spec_rows.hpp>
 
 namespace mlir::wsp {
 #define GEN_PASS_DEF_WSPKEEPSTEPPLANS
@@ -112,10 +117,22 @@ std::optional<Plan> findPlan(func::FuncOp launch) {
   return plan;
 }
 
+/// Whether a plan can be kept as rows: an attention plan (the one a table
+/// updates) whose dispatches are grids or row_affine.
+bool canKeepAsRows(Plan plan) {
+  if (!plan.generate.getPattern().isAttention())
+    return false;
+  return llvm::all_of(plan.descriptors->getUsers(), [&](Operation *user) {
+    auto dispatch = dyn_cast<DispatchOp>(user);
+    return !dispatch || !dispatch.getCoreIndptr();
+  });
+}
+
 /// Rewrites `plan` (in the variant) to plan only when its key changed,
-/// into `descriptors`, keeping the lengths it planned from in `lengths` and
-/// the rest in `record`.
-void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
+/// into `descriptors` (and as rows into `rows`, when not null), keeping
+/// the lengths it planned from in `lengths` and the rest in `record`.
+void keepPlan(Plan plan, Value descriptors, Value rows, Value lengths,
+              Value record) {
   GenerateOp g = plan.generate;
   Location loc = g.getLoc();
   OpBuilder b(plan.chunkSize ? plan.chunkSize.getOperation()
@@ -140,6 +157,12 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
 
   plan.descriptors.getResult().replaceAllUsesWith(descriptors);
   plan.descriptors.erase();
+  if (rows) {
+    g.getRowsMutable().assign(rows);
+    for (Operation *user : descriptors.getUsers())
+      if (auto dispatch = dyn_cast<DispatchOp>(user))
+        dispatch.getRowsMutable().assign(rows);
+  }
 
   const int64_t capacity = plan.lengths.getType().getNumElements();
   Value batch = g.getBatch();
@@ -215,7 +238,7 @@ void keepPlan(Plan plan, Value descriptors, Value lengths, Value record) {
                                    /*searched=*/plan.chunkSize ? b.getUnitAttr()
                                                                : UnitAttr(),
                                    g.getTiersAttr(), g.getConfig(), descriptors,
-                                   g.getWindowAttr(), g.getQueries());
+                                   g.getWindowAttr(), g.getQueries(), rows);
     scf::YieldOp::create(b, loc, op.getResults());
     b.setInsertionPointToStart(update.elseBlock());
     scf::YieldOp::create(
@@ -356,9 +379,17 @@ struct KeepStepPlansPass
     Value record = entry.addArgument(
         MemRefType::get({kRecordSize}, IntegerType::get(&getContext(), 64)),
         named("plan_record"));
+    // The plan as rows, for as many requests as the lengths hold.
+    Value rowsArg;
+    if (rows && canKeepAsRows(plan))
+      rowsArg = entry.addArgument(
+          MemRefType::get({pto::runtime::SpecRowsLayout::size(
+                              plan.lengths.getType().getNumElements())},
+                          IntegerType::get(&getContext(), 32)),
+          named("planned_rows"));
     variant.setType(FunctionType::get(&getContext(), entry.getArgumentTypes(),
                                       variant.getResultTypes()));
-    keepPlan(plan, descriptors, lengths, record);
+    keepPlan(plan, descriptors, rowsArg, lengths, record);
     return variant;
   }
 };

@@ -23,6 +23,7 @@
 #include "llvm/ADT/SetVector.h"
 
 #include <pto/runtime/balanced_planner.hpp>
+#include <pto/runtime/spec_rows.hpp>
 #include <pto/runtime/work_planner.hpp>
 
 #include <climits>
@@ -483,6 +484,66 @@ struct SpecRows {
         });
   }
 
+  /// Whether a rows buffer holds the plan of `batch` requests as rows
+  /// (pto::runtime::SpecRowsLayout::size(batch) entries).
+  static Value rowsFit(OpBuilder &b, Location loc, Value rowsBuffer,
+                       Value batch) {
+    using L = rt::SpecRowsLayout;
+    Lowering r{b, loc};
+    Value twice = arith::AddIOp::create(b, loc, batch, batch);
+    Value needed =
+        arith::AddIOp::create(b, loc, twice, r.index(L::kHeader + 1));
+    Value held = memref::DimOp::create(b, loc, rowsBuffer, 0);
+    return r.cmp(arith::CmpIPredicate::ule, needed, held);
+  }
+
+  /// The plan as rows: the header, for `batch` requests and `count`
+  /// descriptors, and the count after the last request.
+  void writeRowsHeader(OpBuilder &b, Location loc, Value rowsBuffer,
+                       Value batch, Value count) const {
+    using L = rt::SpecRowsLayout;
+    Lowering r{b, loc};
+    auto i32 = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+    };
+    // (One op per statement: the order ops are created in must not be the
+    // host compiler's order of evaluating a call's arguments.)
+    auto put = [&](int64_t field, Value v) {
+      Value at = r.index(field);
+      memref::StoreOp::create(b, loc, v, rowsBuffer, ValueRange{at});
+    };
+    const int32_t flags = (balanced ? L::kBalanced : 0) | (moe ? L::kMoE : 0);
+    put(L::kBatch, i32(batch));
+    put(L::kHeads, i32(heads));
+    put(L::kChunk, i32(chunk));
+    put(L::kQueries, queries ? i32(queries) : r.i32(0));
+    put(L::kWindow, r.i32(window));
+    put(L::kFlags, r.i32(flags));
+    Value count32 = i32(count);
+    put(L::kCount, count32);
+    put(L::kReserved, r.i32(0));
+    Value twice = arith::AddIOp::create(b, loc, batch, batch);
+    Value end = arith::AddIOp::create(b, loc, twice, r.index(L::kHeader));
+    memref::StoreOp::create(b, loc, count32, rowsBuffer, ValueRange{end});
+  }
+
+  /// Request `req`'s row of the plan as rows: its first descriptor and
+  /// its length as given (i32), or only the length (`first` null).
+  static void writeRow(OpBuilder &b, Location loc, Value rowsBuffer, Value req,
+                       Value first, Value given) {
+    using L = rt::SpecRowsLayout;
+    Lowering r{b, loc};
+    Value twice = arith::AddIOp::create(b, loc, req, req);
+    Value at = arith::AddIOp::create(b, loc, twice, r.index(L::kHeader));
+    if (first)
+      memref::StoreOp::create(
+          b, loc, arith::IndexCastOp::create(b, loc, b.getI32Type(), first),
+          rowsBuffer, ValueRange{at});
+    memref::StoreOp::create(
+        b, loc, given, rowsBuffer,
+        ValueRange{arith::AddIOp::create(b, loc, at, r.index(1))});
+  }
+
   /// A loop over requests [0, batch) of `lengths` that calls `body` with
   /// each request, its length as given, its planned range (start, index
   /// and i32 lengths: effective() of a valid length), its tier (with
@@ -565,6 +626,14 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   Value invalid = arith::OrIOp::create(
       b, l.loc, arith::XOrIOp::create(b, l.loc, shapeOk, l.i1(true)),
       anyNegative);
+  // The plan as rows: a rows buffer too small for the batch is the
+  // caller's error.
+  Value rowsBuffer = op.getRows();
+  if (rowsBuffer) {
+    Value fits = SpecRows::rowsFit(b, l.loc, rowsBuffer, rowsRead);
+    Value short_ = arith::XOrIOp::create(b, l.loc, fits, l.i1(true));
+    invalid = arith::OrIOp::create(b, l.loc, invalid, short_);
+  }
   Value overflow = l.cmp(P::ugt, chunks,
                          arith::DivUIOp::create(b, l.loc, capacity, safeHeads));
   // (The codes of spec §6.3.5: OK, BUFFER_OVERFLOW, UNSUPPORTED_SIZE,
@@ -586,8 +655,20 @@ static void lowerGenerate(GenerateOp op, TierConfigOp tiers) {
   Value reported = arith::OrIOp::create(b, l.loc, ok, overflowed);
   Value count = l.select(reported, total, zero);
 
-  // Pass 2: write, only when everything is valid and fits.
+  // Pass 2: write, only when everything is valid and fits: the rows, or
+  // the descriptors.
   scf::IfOp::create(b, l.loc, ok, [&](OpBuilder &tb, Location loc) {
+    if (rowsBuffer) {
+      rows.writeRowsHeader(tb, loc, rowsBuffer, rowsRead, total);
+      rows.forEachRequest(
+          tb, loc, lengths, rowsRead, /*tiers=*/nullptr,
+          [&](OpBuilder &rb, Location loc, Value req, Value given, Value, Value,
+              Value, Value, Value, Value first) {
+            SpecRows::writeRow(rb, loc, rowsBuffer, req, first, given);
+          });
+      scf::YieldOp::create(tb, loc);
+      return;
+    }
     rows.forEachRequest(tb, loc, lengths, rowsRead, tiers,
                         [&](OpBuilder &rb, Location loc, Value req, Value,
                             Value start, Value len, Value, Value tier, Value n,
@@ -722,9 +803,49 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
                        arith::OrIOp::create(b, l.loc, fits, atMax),
                        arith::OrIOp::create(b, l.loc, lessOver, atMin)});
   }
+  Value rowsBuffer = op.getRows();
+  if (rowsBuffer)
+    conditions.push_back(SpecRows::rowsFit(b, l.loc, rowsBuffer, batch));
   Value updatable = conditions.front();
   for (Value c : ArrayRef(conditions).drop_front())
     updatable = arith::AndIOp::create(b, l.loc, updatable, c);
+  Value total = arith::MulIOp::create(b, l.loc, chunks, safeHeads);
+
+  // The plan as rows: the lengths that changed, and the first ids from the
+  // first row whose count changed on; no descriptor.
+  if (rowsBuffer) {
+    scf::IfOp::create(b, l.loc, updatable, [&](OpBuilder &tb, Location loc) {
+      rows.writeRowsHeader(tb, loc, rowsBuffer, batch, total);
+      rows.forEachRequest(
+          tb, loc, lengths, batch, /*tiers=*/nullptr,
+          [&](OpBuilder &rb, Location loc, Value req, Value now, Value, Value,
+              Value, Value, Value, Value first) {
+            Lowering r{rb, loc};
+            scf::IfOp::create(
+                rb, loc, r.cmp(P::uge, req, firstMoved),
+                [&](OpBuilder &mb, Location loc) {
+                  SpecRows::writeRow(mb, loc, rowsBuffer, req, first, now);
+                  scf::YieldOp::create(mb, loc);
+                },
+                [&](OpBuilder &sb, Location loc) {
+                  Lowering s{sb, loc};
+                  scf::IfOp::create(sb, loc,
+                                    s.cmp(P::ne, now, s.load(planned, req)),
+                                    [&](OpBuilder &cb, Location loc) {
+                                      SpecRows::writeRow(cb, loc, rowsBuffer,
+                                                         req, Value(), now);
+                                      scf::YieldOp::create(cb, loc);
+                                    });
+                  scf::YieldOp::create(sb, loc);
+                });
+          });
+      scf::YieldOp::create(tb, loc);
+    });
+    op.getUpdated().replaceAllUsesWith(updatable);
+    op.getCount().replaceAllUsesWith(l.select(updatable, total, zero));
+    op.erase();
+    return;
+  }
 
   // Pass 2: rewrite the rows that changed before the first move, and every
   // row from it on. With unbalanced chunks, no window and the same tier,
@@ -779,8 +900,7 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
         });
     scf::YieldOp::create(tb, loc);
   });
-  Value count = l.select(
-      updatable, arith::MulIOp::create(b, l.loc, chunks, safeHeads), zero);
+  Value count = l.select(updatable, total, zero);
   op.getUpdated().replaceAllUsesWith(updatable);
   op.getCount().replaceAllUsesWith(count);
   op.erase();
@@ -881,8 +1001,10 @@ LogicalResult PlanPass::planGenerate(GenerateOp op, SymbolTable &symbols) {
   std::optional<SmallVector<int>> qLens =
       op.getQLens() ? getConstantLengths(op.getQLens(), *symbolTables)
                     : std::optional<SmallVector<int>>(SmallVector<int>());
+  // (A plan as rows is for a plan kept and updated at run time: it is
+  // always lowered.)
   if (staticPlanning && lengths && batch && heads && chunk && queries &&
-      qLens) {
+      qLens && !op.getRows()) {
     FailureOr<SmallVector<int>> used = takeLengths(op, *lengths, *batch);
     if (failed(used))
       return failure();

@@ -1,4 +1,5 @@
 // RUN: wsp-opt %s --wsp-keep-step-plans -split-input-file | FileCheck %s
+// RUN: wsp-opt %s --wsp-keep-step-plans=rows=false -split-input-file | FileCheck %s --check-prefix=DENSE
 
 // A launch a table records, planning from a lengths buffer and into a
 // descriptor buffer of its own: the table calls @launch_kept, whose plan
@@ -9,6 +10,11 @@
 // record entries 3 and 7). The
 // function called every token keeps calling @launch; a launch called
 // twice gets one variant.
+//
+// The attention plan is kept as rows (pto/runtime/spec_rows.hpp, a fourth
+// buffer of 8 + 2 x 8 + 1 entries): generated and updated as rows, and its
+// dispatch's cores expand them. With rows=false (DENSE) the descriptors
+// are kept and updated themselves.
 
 wsp.tier_config @T [#wsp.tier<0, [1, 4096]>]
 wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>, %x: memref<?xf32>) {
@@ -48,7 +54,14 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK-LABEL: func.func private @launch_kept(
 // CHECK-SAME: %[[KV:.*]]: memref<?xi32>, %[[X:.*]]: memref<?xf32>,
 // CHECK-SAME: %[[DESCS:.*]]: memref<32x!wsp.descriptor<attention>>,
-// CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<8xi64>) -> i32
+// CHECK-SAME: %[[PLANNED:.*]]: memref<8xi32>, %[[RECORD:.*]]: memref<8xi64>,
+// CHECK-SAME: %[[ROWS:.*]]: memref<25xi32>) -> i32
+// DENSE-LABEL: func.func private @launch_kept(
+// DENSE-SAME: %[[DESCS:[^:]*]]: memref<32x!wsp.descriptor<attention>>,
+// DENSE-SAME: %{{.*}}: memref<8xi32>, %{{.*}}: memref<8xi64>) -> i32
+// DENSE: wsp.update_plan {{.*}} into %[[DESCS]] :
+// DENSE: wsp.generate {{.*}} into %[[DESCS]] :
+// DENSE: wsp.dispatch @k(%{{.*}} : memref<?xf32>) descriptors(%[[DESCS]][%{{.*}}] : memref<32x!wsp.descriptor<attention>>) on vector(8){{$}}
 // CHECK-NOT: memref.alloca() : memref<32x!wsp.descriptor
 // CHECK: %[[LENS:.*]] = memref.alloca() : memref<8xi32>
 // Planned before, and for the same heads, chunk (0: computed from the
@@ -79,7 +92,7 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: %[[HELD:.*]] = arith.index_cast %[[HELD64]] : i64 to index
 // CHECK: %[[R7:.*]] = memref.load %[[RECORD]][%c7] : memref<8xi64>
 // CHECK: %[[UCHUNK:.*]] = arith.index_cast %[[R7]] : i64 to index
-// CHECK: %[[U:.*]], %[[UCOUNT:.*]] = wsp.update_plan %[[LENS]][%[[BATCH:.*]]] from %[[PLANNED]][%[[HELD]]] heads(%{{.*}}) chunk(%[[UCHUNK]]) searched tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]]
+// CHECK: %[[U:.*]], %[[UCOUNT:.*]] = wsp.update_plan %[[LENS]][%[[BATCH:.*]]] from %[[PLANNED]][%[[HELD]]] heads(%{{.*}}) chunk(%[[UCHUNK]]) searched tiers(@T) config(#wsp.plan_config<max_work_units = 32>) into %[[DESCS]] rows(%[[ROWS]] : memref<25xi32>)
 // CHECK: scf.yield %[[U]], %[[UCOUNT]] : i1, index
 // CHECK: } else {
 // CHECK: scf.yield %false{{.*}}, %c0{{.*}} : i1, index
@@ -99,7 +112,7 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: scf.yield
 // CHECK: } else {
 // CHECK: %[[CHUNK:.*]] = wsp.plan_chunk_size %[[LENS]]
-// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.generate %[[LENS]][%{{.*}}] heads(%{{.*}}) chunk(%[[CHUNK]]) {{.*}} into %[[DESCS]]
+// CHECK: %[[COUNT:.*]], %[[STATUS:.*]] = wsp.generate %[[LENS]][%{{.*}}] heads(%{{.*}}) chunk(%[[CHUNK]]) {{.*}} into %[[DESCS]] rows(%[[ROWS]] : memref<25xi32>)
 // CHECK: scf.for
 // CHECK: memref.store %{{.*}}, %[[PLANNED]]
 // CHECK: memref.store %{{.*}}, %[[RECORD]]
@@ -107,7 +120,7 @@ func.func private @launch(%kv_lens: memref<?xi32>, %x: memref<?xf32>) -> i32 {
 // CHECK: memref.store %[[USED]], %[[RECORD]][%c7{{.*}}] : memref<8xi64>
 // CHECK: scf.yield %[[COUNT]], %[[STATUS]] : index, i32
 // CHECK: arith.cmpi eq, %[[KEPT]]#1
-// CHECK: wsp.dispatch @k(%[[X]] : memref<?xf32>) descriptors(%[[DESCS]][%[[KEPT]]#0] : memref<32x!wsp.descriptor<attention>>)
+// CHECK: wsp.dispatch @k(%[[X]] : memref<?xf32>) descriptors(%[[DESCS]][%[[KEPT]]#0] : memref<32x!wsp.descriptor<attention>>) on vector(8) expand_rows(%[[ROWS]] : memref<25xi32>)
 
 // CHECK-LABEL: func.func @step(
 // CHECK: call @launch(%{{.*}}) {wsp.replay_with = @launch_kept}

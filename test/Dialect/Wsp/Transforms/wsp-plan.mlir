@@ -601,6 +601,7 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // The chunks fit the buffer (and the two row counts their arrays, above).
 // CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1
 // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[FITS]] : i1
+// CHECK: %[[TOTAL:.*]] = arith.muli %[[SURVEY]]#1
 // CHECK: scf.if %[[OK]] {
 // CHECK: scf.for %[[REQ:.*]] = %{{.*}} iter_args(%[[AT:.*]] = %{{.*}}) -> (index) {
 // CHECK: %[[RN:.*]] = arith.ceildivui
@@ -618,7 +619,6 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: wsp.make_descriptor
 // CHECK: memref.store
 // The count: chunks x heads when updated, else 0.
-// CHECK: %[[TOTAL:.*]] = arith.muli %[[SURVEY]]#1
 // CHECK: %[[COUNT:.*]] = arith.select %[[OK]], %[[TOTAL]]
 // CHECK: return %[[OK]], %[[COUNT]] : i1, index
 func.func @update_last_chunks(%lens: memref<?xi32>, %planned: memref<?xi32>,
@@ -684,6 +684,90 @@ func.func @update_searched(%lens: memref<?xi32>, %planned: memref<?xi32>,
       config(#wsp.plan_config<chunk_min = 64, chunk_max = 512,
                               max_work_units = 1000>)
       into %descs
+      : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %u, %count : i1, index
+}
+
+// -----
+
+// == Plans as rows ==
+//
+// wsp.generate ... rows: the same survey and status, a rows buffer too
+// small for the batch is INVALID_PARAMS, and the second pass writes the
+// header (batch, heads, chunk, queries, window, mode, count, 0), each
+// request's first work id and length, and the count after the last: no
+// descriptor. wsp.update_plan ... rows writes the lengths that changed and
+// the first ids from the first row whose count changed on, no descriptor.
+
+wsp.tier_config @T [#wsp.tier<0, [1, 1024]>, #wsp.tier<1, [1025, 4096]>]
+
+// CHECK-LABEL: func.func @generate_rows(
+// CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[BATCH:[^:]*]]: index, %[[HEADS:[^:]*]]: index, %[[CHUNK:[^:]*]]: index, %{{[^:]*}}: memref<?x!wsp.descriptor<attention>>, %[[ROWS:[^:]*]]: memref<?xi32>
+// CHECK-NOT: wsp.generate
+// CHECK: %[[SURVEY:.*]]:3 = scf.for
+// CHECK: %[[TWICE:.*]] = arith.addi %[[READ:.*]], %[[READ]] : index
+// CHECK: %[[NEEDED:.*]] = arith.addi %[[TWICE]], %c9 : index
+// CHECK: %[[HELD:.*]] = memref.dim %[[ROWS]], %c0
+// CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[NEEDED]], %[[HELD]] : index
+// CHECK: %[[SHORT:.*]] = arith.xori %[[FITS]], %true
+// CHECK: arith.ori %{{.*}}, %[[SHORT]] : i1
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[B32:.*]] = arith.index_cast %[[READ]] : index to i32
+// CHECK: memref.store %[[B32]], %[[ROWS]][%c0{{.*}}] : memref<?xi32>
+// CHECK: memref.store %{{.*}}, %[[ROWS]][%c1{{.*}}] : memref<?xi32>
+// CHECK: memref.store %{{.*}}, %[[ROWS]][%c2{{.*}}] : memref<?xi32>
+// CHECK: memref.store %{{.*}}, %[[ROWS]][%c6{{.*}}] : memref<?xi32>
+// CHECK: %[[END:.*]] = arith.addi %{{.*}}, %c8{{.*}} : index
+// CHECK: memref.store %{{.*}}, %[[ROWS]][%[[END]]] : memref<?xi32>
+// CHECK: scf.for %[[REQ:.*]] = {{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[GIVEN:.*]] = memref.load %[[LENS]][%[[REQ]]]
+// CHECK: %[[R2:.*]] = arith.addi %[[REQ]], %[[REQ]] : index
+// CHECK: %[[AT:.*]] = arith.addi %[[R2]], %c8{{.*}} : index
+// CHECK: %[[F32:.*]] = arith.index_cast %[[FIRST]] : index to i32
+// CHECK: memref.store %[[F32]], %[[ROWS]][%[[AT]]] : memref<?xi32>
+// CHECK: %[[AT1:.*]] = arith.addi %[[AT]], %c1{{.*}} : index
+// CHECK: memref.store %[[GIVEN]], %[[ROWS]][%[[AT1]]] : memref<?xi32>
+// CHECK-NOT: wsp.make_descriptor
+// CHECK: return
+func.func @generate_rows(%lens: memref<?xi32>, %batch: index, %heads: index,
+                         %chunk: index,
+                         %descs: memref<?x!wsp.descriptor<attention>>,
+                         %rows: memref<?xi32>) -> (index, i32) {
+  %count, %status = wsp.generate %lens[%batch] heads(%heads) chunk(%chunk)
+      tiers(@T) config(#wsp.plan_config<>) into %descs
+      rows(%rows : memref<?xi32>)
+      : memref<?xi32>, memref<?x!wsp.descriptor<attention>>
+  return %count, %status : index, i32
+}
+
+// CHECK-LABEL: func.func @update_rows(
+// CHECK-SAME: %[[LENS:[^:]*]]: memref<?xi32>, %[[PLANNED:[^:]*]]: memref<?xi32>, %{{.*}}, %[[ROWS:[^:]*]]: memref<?xi32>) -> (i1, index)
+// CHECK: %[[SURVEY:.*]]:4 = scf.for
+// CHECK: %[[RHELD:.*]] = memref.dim %[[ROWS]], %c0
+// CHECK: %[[RFITS:.*]] = arith.cmpi ule, %{{.*}}, %[[RHELD]] : index
+// CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[RFITS]] : i1
+// CHECK: scf.if %[[OK]] {
+// CHECK: scf.for %[[REQ:.*]] = {{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
+// CHECK: %[[NOW:.*]] = memref.load %[[LENS]][%[[REQ]]]
+// CHECK: %[[MOVES:.*]] = arith.cmpi uge, %[[REQ]], %[[SURVEY]]#3 : index
+// CHECK: scf.if %[[MOVES]] {
+// CHECK: arith.index_cast %[[FIRST]] : index to i32
+// CHECK: } else {
+// CHECK: %[[THEN:.*]] = memref.load %[[PLANNED]][%[[REQ]]]
+// CHECK: %[[CHANGED:.*]] = arith.cmpi ne, %[[NOW]], %[[THEN]] : i32
+// CHECK: scf.if %[[CHANGED]] {
+// CHECK-NOT: arith.index_cast %[[FIRST]]
+// CHECK: memref.store %[[NOW]], %[[ROWS]]
+// CHECK-NOT: wsp.make_descriptor
+// CHECK: return
+func.func @update_rows(%lens: memref<?xi32>, %planned: memref<?xi32>,
+                       %batch: index, %held: index, %heads: index,
+                       %chunk: index,
+                       %descs: memref<?x!wsp.descriptor<attention>>,
+                       %rows: memref<?xi32>) -> (i1, index) {
+  %u, %count = wsp.update_plan %lens[%batch] from %planned[%held]
+      heads(%heads) chunk(%chunk) tiers(@T) config(#wsp.plan_config<>)
+      into %descs rows(%rows : memref<?xi32>)
       : memref<?xi32>, memref<?xi32>, memref<?x!wsp.descriptor<attention>>
   return %u, %count : i1, index
 }

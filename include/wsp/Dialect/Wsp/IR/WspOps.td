@@ -292,6 +292,18 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     cores), and no descriptor: a `persistent ... expand(%cuts)` dispatch of
     the buffer has each core write its own share of the descriptors (the
     same ones, byte for byte) before it runs them.
+
+    `rows(%rows)` asks a spec plan (attention or moe) as rows: the same
+    validation, status and count, but the planner writes no descriptor:
+    `rows` receives a header (batch, heads, chunk, queries, window, mode,
+    count), each request's first work id (batch + 1 entries, the last
+    being the count) and each request's length, `pto::runtime::
+    SpecRowsLayout`: `SpecRowsLayout::size(batch)` entries, or the plan is
+    INVALID_PARAMS and writes nothing. A `wsp.dispatch ... expand_rows(%rows)`
+    of the buffer has each core write its own descriptors (those
+    `wsp.generate` would write, byte for byte) before it runs them. A plan
+    kept as rows is updated at the cost of a compare per request
+    (`wsp.update_plan ... rows`).
   }];
   let arguments = (ins Arg<Wsp_LengthBuffer, "per-sequence lengths",
                            [MemRead]>:$lengths,
@@ -310,7 +322,9 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
                            "query tokens per request", [MemRead]>:$q_lens,
                        OptionalAttr<I64Attr>:$min_length,
                        OptionalAttr<I64Attr>:$max_length,
-                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
+                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries,
+                       Arg<Optional<Wsp_LengthBuffer>, "the plan as rows",
+                           [MemWrite]>:$rows);
   let results = (outs Index:$count, I32:$status);
   let assemblyFormat = [{
     $lengths `[` $batch `]`
@@ -323,6 +337,7 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
     (`merges` `(` $merge_indptr^ `:` type($merge_indptr) `)`)?
     (`cuts` `(` $cuts^ `:` type($cuts) `)`)?
     (`q_lens` `(` $q_lens^ `:` type($q_lens) `)`)?
+    (`rows` `(` $rows^ `:` type($rows) `)`)?
     attr-dict `:` type($lengths) `,` type($buffer)
   }];
   let hasVerifier = 1;
@@ -334,7 +349,7 @@ def Wsp_GenerateOp : Wsp_Op<"generate", [AttrSizedOperandSegments,
   }];
 }
 
-def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
+def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Re-plan a spec plan in place, rewriting only what moved";
   let description = [{
@@ -366,6 +381,13 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
     writes nothing and returns false and a count of 0: the caller plans
     afresh, which reports the error.
 
+    With `rows(%rows)` the plan is held as rows (`wsp.generate ... rows`):
+    the op rewrites the lengths that changed and the first work ids from
+    the first row whose chunk count changed on, and no descriptor (the
+    dispatch's cores make them); `buffer` is the one the dispatch expands
+    into, whose capacity bounds the plan as before. The rows buffer must
+    hold `SpecRowsLayout::size(batch)` entries, or the op updates nothing.
+
     ```mlir
     %updated, %count = wsp.update_plan %kv_lens[%batch]
         from %planned[%planned_batch] heads(%heads) chunk(%chunk) searched
@@ -384,7 +406,9 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
                        Wsp_PlanConfigAttr:$config,
                        Arg<Wsp_DescriptorBuffer, "descriptor buffer",
                            [MemRead, MemWrite]>:$buffer,
-                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries);
+                       OptionalAttr<I64Attr>:$window, Optional<Index>:$queries,
+                       Arg<Optional<Wsp_LengthBuffer>, "the plan as rows",
+                           [MemRead, MemWrite]>:$rows);
   let results = (outs I1:$updated, Index:$count);
   let assemblyFormat = [{
     $lengths `[` $batch `]` `from` $planned `[` $planned_batch `]`
@@ -392,6 +416,7 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [
     (`window` `(` $window^ `)` `queries` `(` $queries `)`)?
     `chunk` `(` $chunk `)` (`searched` $searched^)?
     `tiers` `(` $tiers `)` `config` `(` qualified($config) `)` `into` $buffer
+    (`rows` `(` $rows^ `:` type($rows) `)`)?
     attr-dict `:` type($lengths) `,` type($planned) `,` type($buffer)
   }];
   let hasVerifier = 1;
@@ -678,7 +703,10 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [AttrSizedOperandSegments,
     cores[c+1]) from cuts c and c + 1 and the lengths (what
     `pto::runtime::for_each_sweep_piece` expands), then runs them; after
     the dispatch the buffer holds the whole plan, for the dispatches that
-    follow.
+    follow. `expand_rows(%rows)` runs a spec plan made as rows (`wsp.generate
+    ... rows`, `wsp.update_plan ... rows`; `count` is its count) on a grid
+    or row_affine dispatch: each core first writes its own descriptors
+    (those it runs) from the rows and the kernel's tiers, then runs them.
 
     ```mlir
     wsp.dispatch @decode_attention(%q, %out : memref<?xbf16>, memref<?xf32>)
@@ -692,13 +720,15 @@ def Wsp_DispatchOp : Wsp_Op<"dispatch", [AttrSizedOperandSegments,
                        OptionalAttr<DenseI64ArrayAttr>:$reachable_tiers,
                        UnitAttr:$row_affine,
                        Optional<Wsp_LengthBuffer>:$core_indptr,
-                       Optional<Wsp_LengthBuffer>:$cuts);
+                       Optional<Wsp_LengthBuffer>:$cuts,
+                       Optional<Wsp_LengthBuffer>:$rows);
   let assemblyFormat = [{
     $kernel `(` ($args^ `:` type($args))? `)`
     `descriptors` `(` $descriptors `[` $count `]` `:` type($descriptors) `)`
     `on` $core_kind `(` $num_cores `)` (`row_affine` $row_affine^)?
     (`persistent` `(` $core_indptr^ `:` type($core_indptr) `)`)?
     (`expand` `(` $cuts^ `:` type($cuts) `)`)?
+    (`expand_rows` `(` $rows^ `:` type($rows) `)`)?
     attr-dict
   }];
   let extraClassDeclaration = [{

@@ -206,6 +206,13 @@ def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
     Plans of other patterns (token counts, which a step does not grow) are
     compared only.
 
+    With `rows` (the default), an attention plan whose dispatches are grids
+    or row_affine is kept as rows (`wsp.generate ... rows`, a fourth buffer
+    `planned_rows`): the update then writes the lengths that changed and
+    the first work ids from the first row whose chunk count changed, no
+    descriptor, and the dispatches' cores make their descriptors
+    (`expand_rows`). `rows=false` keeps the descriptors themselves.
+
     The function a user calls every token keeps calling the original
     launch, which plans every call. A launch is left alone (the table
     re-plans it) when its plan is not one `wsp.generate` into a
@@ -227,6 +234,11 @@ def WspKeepStepPlans : Pass<"wsp-keep-step-plans", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
+  let options = [
+    Option<"rows", "rows", "bool", /*default=*/"true",
+           "Keep attention plans as rows, which the cores expand (false: "
+           "keep their descriptors) (default true)">,
+  ];
   let statistics = [
     Statistic<"numKept", "plans-kept", "Launches given a kept plan">,
     Statistic<"numLeft", "plans-left",
