@@ -108,6 +108,14 @@ struct StepLabel {
   char name[48];
 };
 
+/// A launch's patched value at byte `offset` of its parameters
+/// (add_launch_patching's 0 and 4).
+inline int32_t patched_i32(const uint8_t *params, int offset) {
+  int32_t v;
+  std::memcpy(&v, params + offset, sizeof v);
+  return v;
+}
+
 class StepTable {
 public:
   /// max_tokens: the tokens a replay may run (0 .. max_tokens - 1: a token
@@ -186,6 +194,22 @@ public:
       c.patch_buffer = 1;
       c.patch_stride = row_bytes;
     }
+    return add(c, label);
+  }
+
+  /// Build: a launch with a Position, KvSeqLen or PosAndKv patch, whose
+  /// launch reads the patched values from its parameter bytes (patched_i32):
+  /// at 0, and for PosAndKv the KV length at 4. Returns false as add() does.
+  bool add_launch_patching(StepCommand::Launch launch, void *bound,
+                           const char *label, StepPatch patch) {
+    StepCommand c{};
+    c.launch = launch;
+    c.buffers[0] = bound;
+    c.buffer_count = 1;
+    c.patch = patch;
+    c.param_size = patch == StepPatch::PosAndKv ? 8 : 4;
+    c.patch_offset_1 = 0;
+    c.patch_offset_2 = 4;
     return add(c, label);
   }
 

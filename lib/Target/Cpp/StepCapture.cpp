@@ -7,6 +7,8 @@
 
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::wsp;
 using namespace mlir::wsp::cpp;
@@ -74,19 +76,41 @@ mlir::wsp::cpp::getStepCapture(StepOp step, SymbolTableCollection &symbols,
     case StepPatchKind::request_kv_lens:
       capture.kvLens = patch.getArg();
       break;
-    default: {
-      Refusal r = refuse(step);
-      r << "patches i32 scalar argument";
-      if (patch.getArg2())
-        r << "s " << patch.getArg() << " and " << *patch.getArg2();
-      else
-        r << " " << patch.getArg();
-      r << " (" << stringifyStepPatchKind(patch.getKind())
-        << "), which the emitted table does not: operators take positions "
-           "and KV lengths in per-request buffers (request_positions, "
-           "request_kv_lens)";
+    case StepPatchKind::position:
+    case StepPatchKind::kv_seq_len:
+    case StepPatchKind::pos_and_kv: {
+      // One sequence's position and KV length, each patched once.
+      auto take = [&](std::optional<unsigned> &into, unsigned arg,
+                      StringRef what) {
+        if (into)
+          refuse(step) << "patches the " << what << " twice (arguments "
+                       << *into << " and " << arg
+                       << "); the table counts one sequence's";
+        into = arg;
+      };
+      if (patch.getKind() != StepPatchKind::kv_seq_len)
+        take(capture.position, patch.getArg(), "position");
+      if (patch.getKind() == StepPatchKind::kv_seq_len)
+        take(capture.kvSeqLen, patch.getArg(), "KV length");
+      else if (patch.getArg2())
+        take(capture.kvSeqLen, *patch.getArg2(), "KV length");
+      break;
     }
     }
+  }
+  // A patched scalar reaches a launch as its operand, which the launch
+  // reads from its command's parameter bytes; any other use would read
+  // token 0's value every token.
+  for (std::optional<unsigned> arg : {capture.position, capture.kvSeqLen}) {
+    if (!arg)
+      continue;
+    SmallPtrSet<Operation *, 4> named;
+    for (Operation *user : f.getArgument(*arg).getUsers())
+      if (!isa<func::CallOp>(user) && named.insert(user).second)
+        refuse(user) << "uses the patched scalar argument " << *arg
+                     << " of wsp.step @" << step.getSymName()
+                     << "; the table patches it only where a launch takes "
+                        "the argument itself";
   }
   // A token row is patched where a launch takes the argument itself: any
   // other use would read token 0's row every token.
@@ -124,6 +148,19 @@ mlir::wsp::cpp::getStepCapture(StepOp step, SymbolTableCollection &symbols,
       auto arg = dyn_cast<BlockArgument>(operand);
       if (!arg || arg.getOwner() != &entry)
         continue;
+      // The patched scalars: one operand each.
+      for (auto [patched, into, what] :
+           {std::make_tuple(capture.position, &l.position, "position"),
+            std::make_tuple(capture.kvSeqLen, &l.kvSeqLen, "KV length")}) {
+        if (patched != arg.getArgNumber())
+          continue;
+        if (*into)
+          refuse(call) << "takes the patched " << what << " of wsp.step @"
+                       << step.getSymName() << " as two operands (" << **into
+                       << " and " << i
+                       << "); a launch the table records reads it once";
+        *into = i;
+      }
       const auto *it = llvm::find_if(tokenPatches, [&](const auto &p) {
         return p.first == arg.getArgNumber();
       });
@@ -141,6 +178,13 @@ mlir::wsp::cpp::getStepCapture(StepOp step, SymbolTableCollection &symbols,
       l.kind = it->second;
     }
   });
+  for (const StepLaunch &l : capture.launches)
+    if (l.patched && (l.position || l.kvSeqLen))
+      refuse(l.call) << "takes both a token row and a patched scalar of "
+                        "wsp.step @"
+                     << step.getSymName()
+                     << "; a launch the table records carries one patch "
+                        "(seed 004's commands patch one thing each)";
   if (capture.launches.empty())
     refuse(step) << "captures " << name
                  << ", which makes no launch (no func.call of a launch "

@@ -30,6 +30,10 @@ struct StepLaunch {
   std::optional<unsigned> patched;
   /// What that buffer's patch does: token_offset or argmax_output.
   StepPatchKind kind = StepPatchKind::token_offset;
+  /// The call's operands that the patched position and KV length scalars
+  /// feed (seed 004's position, kv_seq_len, pos_and_kv), if they do: the
+  /// launch reads them from its command's parameter bytes.
+  std::optional<unsigned> position, kvSeqLen;
   /// The call's wsp.replay_with variant, which the table calls in its
   /// place with the buffers it keeps (the variant's arguments past the
   /// call's operands); null without one.
@@ -43,6 +47,9 @@ struct StepCapture {
   /// The arguments patched per request (request_positions,
   /// request_kv_lens), if any.
   std::optional<unsigned> positions, kvLens;
+  /// The i32 scalar arguments patched with the position and the KV length
+  /// (position + 1) of a single sequence, if any.
+  std::optional<unsigned> position, kvSeqLen;
   /// The function's func.call ops, in program order.
   SmallVector<StepLaunch> launches;
 };

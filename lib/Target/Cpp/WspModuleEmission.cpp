@@ -673,14 +673,26 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
       continue;
     os << "/// Runs launch " << k << " of wsp.step @" << t
        << " from its bound arguments.\n";
-    os << "static int32_t " << name
-       << "_run(void *const *buffers, const uint8_t *, const "
-          "::pto::runtime::WorkDescriptor *, int) {\n";
+    const bool scalars = l.position || l.kvSeqLen;
+    os << "static int32_t " << name << "_run(void *const *buffers, const "
+       << (scalars ? "uint8_t *params" : "uint8_t *")
+       << ", const ::pto::runtime::WorkDescriptor *, int) {\n";
     os.indent();
     os << "const auto &b = *static_cast<const " << name
        << " *>(buffers[0]);\n";
     if (l.kept)
       os << "auto &kept = *b.kept;\n";
+    if (scalars) {
+      // The position and KV length (position + 1) of this token, which
+      // the table writes into the command's parameter bytes.
+      os << "// This token's position and KV length (patched per token).\n";
+      if (l.position)
+        fields[*l.position] = "::pto::runtime::patched_i32(params, 0)";
+      if (l.kvSeqLen)
+        fields[*l.kvSeqLen] =
+            std::string("::pto::runtime::patched_i32(params, ") +
+            (l.position ? "4" : "0") + ")";
+    }
     if (l.patched) {
       std::string a = "a" + std::to_string(*l.patched);
       os << "// This token's row of the token buffer (patched per token).\n";
@@ -782,6 +794,14 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
                       ", " + e.name(tokens) + ".data, static_cast<uint32_t>(" +
                       rowBytes + ")";
           }
+          if (l.position || l.kvSeqLen)
+            record = "captured.steps.add_launch_patching(" + name +
+                     "_run, &captured.launch" + std::to_string(k) + ", \"" +
+                     call.getCallee().str() +
+                     "\", ::pto::runtime::StepPatch::" +
+                     (l.position && l.kvSeqLen ? "PosAndKv"
+                      : l.position             ? "Position"
+                                               : "KvSeqLen");
           record += ") ? 0 : 3";
           return e.declare(call.getResult(0), record);
         });
@@ -795,8 +815,26 @@ LogicalResult ModuleEmitter::emitStep(StepOp step) {
   os << "}\n\n";
   os << buildDoc << linkage << buildSignature << " {\n";
   os.indent();
+  // A single sequence's position and KV length, patched per token: the
+  // table counts from the position the step was built with (the KV
+  // length's minus one), and the two must agree.
+  std::optional<unsigned> position = capture->position,
+                          kvSeqLen = capture->kvSeqLen;
+  std::string base = "0";
+  if (position)
+    base = argNames[*position];
+  else if (kvSeqLen)
+    base = argNames[*kvSeqLen] + " - 1";
   os << "captured.steps = ::pto::runtime::StepTable(max_tokens, "
-        "kv_capacity);\n";
+        "kv_capacity, "
+     << base << ");\n";
+  if (position && kvSeqLen) {
+    os << "if (" << argNames[*kvSeqLen] << " != static_cast<int64_t>("
+       << argNames[*position] << ") + 1) { // KV length = position + 1\n";
+    os << "  captured.steps.clear();\n";
+    os << "  return 3;\n";
+    os << "}\n";
+  }
   packArguments();
   os << "captured.steps.bind_arguments(&bound, sizeof bound);\n";
   if (positions || kvLens) {

@@ -75,10 +75,11 @@ func.func @s(%a: memref<?xf32>) -> i32 {
 
 // -----
 
-// The scalar patches are valid IR (the dialect's five kinds of seed 004),
-// but the emitted table patches per-request buffers only; each is named.
-// expected-error @+2 {{'wsp.step' op patches i32 scalar argument 1 (position), which the emitted table does not: operators take positions and KV lengths in per-request buffers (request_positions, request_kv_lens)}}
-// expected-error @+1 {{'wsp.step' op patches i32 scalar arguments 2 and 3 (pos_and_kv), which the emitted table does not}}
+// A single sequence's position and KV length (seed 004's scalar patches)
+// are patched where a launch takes them: a second position patch, another
+// use of the patched scalar, a launch that takes it twice or with a token
+// row are each named.
+// expected-error @+1 {{'wsp.step' op patches the position twice (arguments 1 and 2); the table counts one sequence's}}
 wsp.step @t captures @s patches [#wsp.patch<position, 1>, #wsp.patch<pos_and_kv, 2, 3>]
 func.func private @l(%a: memref<?xi32>) -> i32 {
   %ok = arith.constant 0 : i32
@@ -87,6 +88,27 @@ func.func private @l(%a: memref<?xi32>) -> i32 {
 func.func @s(%a: memref<?xi32>, %p: i32, %q: i32, %k: i32) -> i32 {
   %r = func.call @l(%a) : (memref<?xi32>) -> i32
   return %r : i32
+}
+
+// -----
+
+wsp.step @t captures @s patches [#wsp.patch<token_offset, 0>, #wsp.patch<pos_and_kv, 1, 2>]
+func.func private @l(%a: memref<?xi32>, %p: i32) -> i32 {
+  %ok = arith.constant 0 : i32
+  return %ok : i32
+}
+func.func @s(%a: memref<?xi32>, %p: i32, %k: i32) -> i32 {
+  // expected-error @+1 {{'arith.addi' op uses the patched scalar argument 1 of wsp.step @t; the table patches it only where a launch takes the argument itself}}
+  %next = arith.addi %p, %p : i32
+  // expected-error @+1 {{'func.call' op takes the patched position of wsp.step @t as two operands (0 and 1); a launch the table records reads it once}}
+  %r = func.call @m(%p, %p) : (i32, i32) -> i32
+  // expected-error @+1 {{'func.call' op takes both a token row and a patched scalar of wsp.step @t; a launch the table records carries one patch (seed 004's commands patch one thing each)}}
+  %s = func.call @l(%a, %k) : (memref<?xi32>, i32) -> i32
+  return %s : i32
+}
+func.func private @m(%p: i32, %q: i32) -> i32 {
+  %ok = arith.constant 0 : i32
+  return %ok : i32
 }
 
 // -----
