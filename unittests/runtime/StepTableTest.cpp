@@ -460,3 +460,35 @@ TEST(StepTable, AFailedLaunchSaysWhichTokenItStopped) {
   EXPECT_EQ(kv_lens[0], 12);
   EXPECT_EQ(table.next_token(), 2);
 }
+
+// add_launch_patching: the patched position (at byte 0) and KV length (at
+// 4, with PosAndKv; at 0 alone with KvSeqLen) reach the launch through its
+// parameter bytes, read with patched_i32, for every token from the table's
+// position base.
+TEST(StepTable, LaunchesReadPatchedScalarsFromTheirParameters) {
+  static std::vector<std::pair<int32_t, int32_t>> seen;
+  seen.clear();
+  auto both = [](void *const *, const uint8_t *params, const WorkDescriptor *,
+                 int) -> int32_t {
+    seen.push_back({patched_i32(params, 0), patched_i32(params, 4)});
+    return 0;
+  };
+  auto kv = [](void *const *, const uint8_t *params, const WorkDescriptor *,
+               int) -> int32_t {
+    seen.push_back({-1, patched_i32(params, 0)});
+    return 0;
+  };
+  StepTable table(8, 64, /*position_base=*/7);
+  int bound = 0;
+  ASSERT_TRUE(
+      table.add_launch_patching(both, &bound, "both", StepPatch::PosAndKv));
+  ASSERT_TRUE(table.add_launch_patching(kv, &bound, "kv", StepPatch::KvSeqLen));
+  ASSERT_EQ(table.replay_chain(0, 3), 0);
+  const std::vector<std::pair<int32_t, int32_t>> want = {
+      {7, 8}, {-1, 8}, {8, 9}, {-1, 9}, {9, 10}, {-1, 10}};
+  EXPECT_EQ(seen, want);
+  // An invalid table (a negative position base) takes no command.
+  StepTable invalid(8, 64, -1);
+  EXPECT_FALSE(
+      invalid.add_launch_patching(kv, &bound, "kv", StepPatch::KvSeqLen));
+}
