@@ -726,20 +726,18 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   // The planned rows a row can be compared with.
   Value common = arith::MinSIOp::create(b, l.loc, batch, plannedBatch);
 
-  // Pass 1: every length valid and covered; the chunks at `chunk` (and at
-  // one less, for the search); the first row whose count differs from the
-  // plan held (a row past planned_batch joined: its count differs).
+  // Pass 1: every length valid and covered; the chunks at `chunk`; the
+  // first row whose count differs from the plan held (a row past
+  // planned_batch joined: its count differs); whether every planned range
+  // grew or stayed (for the search, below).
   auto survey = scf::ForOp::create(
-      b, l.loc, zero, batch, one, ValueRange{l.i1(false), zero, zero, batch},
+      b, l.loc, zero, batch, one,
+      ValueRange{l.i1(false), zero, l.i1(true), batch},
       [&](OpBuilder &nb, Location loc, Value i, ValueRange acc) {
         Lowering n{nb, loc};
         SpecRows::RowCheck row =
             rows.check(nb, loc, n.load(lengths, i), tiers, safeChunk);
         Value len = row.len, chunks = row.chunks;
-        Value less =
-            searched
-                ? Value(arith::CeilDivUIOp::create(nb, loc, len, lessChunk))
-                : n.index(0);
         auto held = scf::IfOp::create(
             nb, loc, n.cmp(P::slt, i, common),
             [&](OpBuilder &tb, Location loc) {
@@ -748,14 +746,16 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
                   rows.effective(tb, loc, t.load(planned, i), /*clamp=*/true);
               (void)s;
               (void)l32;
-              scf::YieldOp::create(tb, loc,
-                                   ValueRange{arith::CeilDivUIOp::create(
-                                       tb, loc, thenLen, safeChunk)});
+              Value thenChunks =
+                  arith::CeilDivUIOp::create(tb, loc, thenLen, safeChunk);
+              Value grew = t.cmp(P::ule, thenLen, len);
+              scf::YieldOp::create(tb, loc, ValueRange{thenChunks, grew});
             },
             [&](OpBuilder &eb, Location loc) {
               // (Never equal to a count: a joined row moves.)
-              scf::YieldOp::create(eb, loc,
-                                   ValueRange{Lowering{eb, loc}.index(-1)});
+              Lowering e{eb, loc};
+              Value joined = e.index(-1);
+              scf::YieldOp::create(eb, loc, ValueRange{joined, e.i1(true)});
             });
         Value differs = n.cmp(P::ne, chunks, held.getResult(0));
         Value noneYet = n.cmp(P::eq, acc[3], batch);
@@ -767,11 +767,11 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
                                      arith::OrIOp::create(nb, loc, row.negative,
                                                           row.unsupported)),
                 arith::AddIOp::create(nb, loc, acc[1], chunks),
-                arith::AddIOp::create(nb, loc, acc[2], less),
+                arith::AndIOp::create(nb, loc, acc[2], held.getResult(1)),
                 n.select(moved, i, acc[3])});
       });
   Value invalid = survey.getResult(0), chunks = survey.getResult(1),
-        lessChunks = survey.getResult(2), firstMoved = survey.getResult(3);
+        firstMoved = survey.getResult(3);
   // A shape generate accepts, a plan held of a size its lengths have, and
   // chunks x heads <= capacity, without overflowing.
   Value headsOk = l.cmp(P::sgt, heads, zero);
@@ -796,7 +796,37 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
           chunkMax = l.index(config.getChunkMax());
     Value fits = l.cmp(P::ule, chunks, limit);
     Value atMax = l.cmp(P::eq, chunk, chunkMax);
-    Value lessOver = l.cmp(P::ugt, lessChunks, limit);
+    // One less did not fit the plan held (the search chose `chunk` for it,
+    // or it is chunk_min), and a count only grows with its lengths: when
+    // every planned range grew or stayed and no request left, one less
+    // still does not fit. Otherwise one more pass counts at one less.
+    Value noneLeft = l.cmp(P::uge, batch, plannedBatch);
+    Value grew = arith::AndIOp::create(b, l.loc, survey.getResult(2), noneLeft);
+    auto lessCount = scf::IfOp::create(
+        b, l.loc, grew,
+        [&](OpBuilder &tb, Location loc) {
+          scf::YieldOp::create(tb, loc, ValueRange{Lowering{tb, loc}.i1(true)});
+        },
+        [&](OpBuilder &eb, Location loc) {
+          Lowering e{eb, loc};
+          auto count = scf::ForOp::create(
+              eb, loc, zero, batch, one, ValueRange{zero},
+              [&](OpBuilder &cb, Location loc, Value i, ValueRange acc) {
+                Lowering c{cb, loc};
+                auto [s, len, l32] =
+                    rows.effective(cb, loc, c.load(lengths, i), /*clamp=*/true);
+                (void)s;
+                (void)l32;
+                Value less =
+                    arith::CeilDivUIOp::create(cb, loc, len, lessChunk);
+                scf::YieldOp::create(
+                    cb, loc,
+                    ValueRange{arith::AddIOp::create(cb, loc, acc[0], less)});
+              });
+          Value over = e.cmp(P::ugt, count.getResult(0), limit);
+          scf::YieldOp::create(eb, loc, ValueRange{over});
+        });
+    Value lessOver = lessCount.getResult(0);
     Value atMin = l.cmp(P::eq, chunk, chunkMin);
     conditions.append({l.cmp(P::sge, chunk, chunkMin),
                        l.cmp(P::sle, chunk, chunkMax),
@@ -812,32 +842,58 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
   Value total = arith::MulIOp::create(b, l.loc, chunks, safeHeads);
 
   // The plan as rows: the lengths that changed, and the first ids from the
-  // first row whose count changed on; no descriptor.
+  // first row whose count changed on; no descriptor. The rows before it
+  // keep their counts, so their first ids, and the first moved row's.
   if (rowsBuffer) {
     scf::IfOp::create(b, l.loc, updatable, [&](OpBuilder &tb, Location loc) {
+      Lowering t{tb, loc};
       rows.writeRowsHeader(tb, loc, rowsBuffer, batch, total);
-      rows.forEachRequest(
-          tb, loc, lengths, batch, /*tiers=*/nullptr,
-          [&](OpBuilder &rb, Location loc, Value req, Value now, Value, Value,
-              Value, Value, Value, Value first) {
-            Lowering r{rb, loc};
-            scf::IfOp::create(
-                rb, loc, r.cmp(P::uge, req, firstMoved),
-                [&](OpBuilder &mb, Location loc) {
-                  SpecRows::writeRow(mb, loc, rowsBuffer, req, first, now);
-                  scf::YieldOp::create(mb, loc);
-                },
-                [&](OpBuilder &sb, Location loc) {
-                  Lowering s{sb, loc};
-                  scf::IfOp::create(sb, loc,
-                                    s.cmp(P::ne, now, s.load(planned, req)),
-                                    [&](OpBuilder &cb, Location loc) {
-                                      SpecRows::writeRow(cb, loc, rowsBuffer,
-                                                         req, Value(), now);
-                                      scf::YieldOp::create(cb, loc);
-                                    });
-                  scf::YieldOp::create(sb, loc);
-                });
+      scf::ForOp::create(
+          tb, loc, zero, firstMoved, one, ValueRange{},
+          [&](OpBuilder &sb, Location loc, Value req, ValueRange) {
+            Lowering s{sb, loc};
+            Value now = s.load(lengths, req);
+            Value then = s.load(planned, req);
+            scf::IfOp::create(sb, loc, s.cmp(P::ne, now, then),
+                              [&](OpBuilder &cb, Location loc) {
+                                SpecRows::writeRow(cb, loc, rowsBuffer, req,
+                                                   Value(), now);
+                                scf::YieldOp::create(cb, loc);
+                              });
+            scf::YieldOp::create(sb, loc);
+          });
+      // (Row firstMoved's first id as held: the one after the rows before
+      // it, or the held count after the last.)
+      auto from = scf::IfOp::create(
+          tb, loc, t.cmp(P::ult, firstMoved, batch),
+          [&](OpBuilder &fb, Location loc) {
+            Lowering f{fb, loc};
+            Value twice =
+                arith::AddIOp::create(fb, loc, firstMoved, firstMoved);
+            Value at = arith::AddIOp::create(
+                fb, loc, twice, f.index(rt::SpecRowsLayout::kHeader));
+            Value held = f.load(rowsBuffer, at);
+            scf::YieldOp::create(fb, loc, ValueRange{f.toIndex(held)});
+          },
+          [&](OpBuilder &eb, Location loc) {
+            scf::YieldOp::create(eb, loc,
+                                 ValueRange{Lowering{eb, loc}.index(0)});
+          });
+      scf::ForOp::create(
+          tb, loc, firstMoved, batch, one, ValueRange{from.getResult(0)},
+          [&](OpBuilder &mb, Location loc, Value req, ValueRange acc) {
+            Lowering m{mb, loc};
+            Value given = m.load(lengths, req);
+            auto [start, len, len32] =
+                rows.effective(mb, loc, given, /*clamp=*/false);
+            (void)start;
+            (void)len32;
+            Value n = arith::CeilDivUIOp::create(mb, loc, len, chunk);
+            SpecRows::writeRow(mb, loc, rowsBuffer, req, acc[0], given);
+            Value size = arith::MulIOp::create(mb, loc, heads, n);
+            scf::YieldOp::create(
+                mb, loc,
+                ValueRange{arith::AddIOp::create(mb, loc, acc[0], size)});
           });
       scf::YieldOp::create(tb, loc);
     });

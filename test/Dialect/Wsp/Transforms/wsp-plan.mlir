@@ -583,18 +583,18 @@ wsp.kernel @k tiers(@T) (%d: !wsp.descriptor<attention>) {
 // CHECK: arith.cmpi ule, %[[HELD]], %[[HELDROWS]] : index
 // CHECK: %[[HELDREAD:.*]] = arith.select %{{.*}}, %[[HELD]], %c0{{.*}} : index
 // CHECK: %[[COMMON:.*]] = arith.minsi %[[ROWS]], %[[HELDREAD]] : index
-// CHECK: %[[SURVEY:.*]]:4 = scf.for %[[ROW:[^ ]*]] = %{{.*}} to %[[ROWS]] {{.*}} iter_args({{.*}}, %[[MOVED:[^ ]*]] = %[[ROWS]]) -> (i1, index, index, index) {
+// CHECK: %[[SURVEY:.*]]:4 = scf.for %[[ROW:[^ ]*]] = %{{.*}} to %[[ROWS]] {{.*}} iter_args({{.*}}, %[[MOVED:[^ ]*]] = %[[ROWS]]) -> (i1, index, i1, index) {
 // CHECK: memref.load %[[LENS]]
 // CHECK: %[[N:.*]] = arith.ceildivui
 // CHECK: %[[HAS:.*]] = arith.cmpi slt, %[[ROW]], %[[COMMON]] : index
-// CHECK: %[[HELDN:.*]] = scf.if %[[HAS]] -> (index) {
+// CHECK: %[[HELDN:.*]]:2 = scf.if %[[HAS]] -> (index, i1) {
 // CHECK: memref.load %[[PLANNED]]
 // CHECK: arith.ceildivui
 // A row past the plan held joined: its count (-1) differs.
 // CHECK: } else {
 // CHECK: %[[JOINED:.*]] = arith.constant -1 : index
 // CHECK: scf.yield %[[JOINED]]
-// CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %[[N]], %[[HELDN]] : index
+// CHECK: %[[DIFFERS:.*]] = arith.cmpi ne, %[[N]], %[[HELDN]]#0 : index
 // CHECK: %[[NONE_YET:.*]] = arith.cmpi eq, %[[MOVED]], %[[ROWS]] : index
 // CHECK: %[[FIRST:.*]] = arith.andi %[[DIFFERS]], %[[NONE_YET]] : i1
 // CHECK: arith.select %[[FIRST]], %[[ROW]], %[[MOVED]] : index
@@ -658,17 +658,35 @@ func.func @update_balanced(%lens: memref<?xi32>, %planned: memref<?xi32>,
 
 // Searched: the chunk search (chunk_min 64, chunk_max 512, 1000 units over
 // the heads) picks `chunk` again: in range, its chunks fit (or it is the
-// maximum), and one less does not fit (or it is the minimum).
+// maximum), and one less does not fit (or it is the minimum). One less did
+// not fit the plan held, so when every planned range grew or stayed (the
+// survey's third result: then <= now per row) and no request left, it
+// still does not; otherwise one more pass counts at one less.
 // CHECK-LABEL: func.func @update_searched(
 // CHECK-SAME: %{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: memref<?xi32>, %{{[^:]*}}: index, %{{[^:]*}}: index, %{{[^:]*}}: index, %[[CHUNK:[^:]*]]: index
 // CHECK: %[[LESS:.*]] = arith.subi %[[CHUNK]], %c1
 // CHECK: %[[SAFELESS:.*]] = arith.select %{{.*}}, %[[LESS]], %c1
+// CHECK: %[[ROWS:.*]] = arith.select %{{.*}}, %{{.*}}, %c0{{.*}} : index
+// CHECK: %[[HELDREAD:.*]] = arith.select %{{.*}}, %{{.*}}, %c0{{.*}} : index
 // CHECK: %[[SURVEY:.*]]:4 = scf.for
-// CHECK: arith.ceildivui %{{.*}}, %[[SAFELESS]] : index
+// CHECK-NOT: arith.ceildivui %{{.*}}, %[[SAFELESS]] :
+// CHECK: scf.if
+// CHECK: %[[THENLEN:.*]] = arith.index_cast
+// CHECK: arith.ceildivui %[[THENLEN]]
+// CHECK: %[[GREW:.*]] = arith.cmpi ule, %[[THENLEN]], %{{.*}} : index
+// CHECK: scf.yield %{{.*}}, %[[GREW]] : index, i1
 // CHECK: %[[LIMIT:.*]] = arith.divui %c1000{{[_0-9]*}}, %{{.*}} : index
 // CHECK: %[[FITS:.*]] = arith.cmpi ule, %[[SURVEY]]#1, %[[LIMIT]] : index
 // CHECK: %[[ATMAX:.*]] = arith.cmpi eq, %[[CHUNK]], %c512
-// CHECK: %[[LESSOVER:.*]] = arith.cmpi ugt, %[[SURVEY]]#2, %[[LIMIT]] : index
+// CHECK: %[[NONELEFT:.*]] = arith.cmpi uge, %[[ROWS]], %[[HELDREAD]] : index
+// CHECK: %[[ALLGREW:.*]] = arith.andi %[[SURVEY]]#2, %[[NONELEFT]] : i1
+// CHECK: %[[LESSOVER:.*]] = scf.if %[[ALLGREW]] -> (i1) {
+// CHECK: scf.yield %true
+// CHECK: } else {
+// CHECK: %[[LESSCOUNT:.*]] = scf.for
+// CHECK: arith.ceildivui %{{.*}}, %[[SAFELESS]] : index
+// CHECK: %[[OVER:.*]] = arith.cmpi ugt, %[[LESSCOUNT]], %[[LIMIT]] : index
+// CHECK: scf.yield %[[OVER]] : i1
 // CHECK: %[[ATMIN:.*]] = arith.cmpi eq, %[[CHUNK]], %c64
 // CHECK: arith.cmpi sge, %[[CHUNK]], %c64
 // CHECK: arith.cmpi sle, %[[CHUNK]], %c512
@@ -747,17 +765,20 @@ func.func @generate_rows(%lens: memref<?xi32>, %batch: index, %heads: index,
 // CHECK: %[[RFITS:.*]] = arith.cmpi ule, %{{.*}}, %[[RHELD]] : index
 // CHECK: %[[OK:.*]] = arith.andi %{{.*}}, %[[RFITS]] : i1
 // CHECK: scf.if %[[OK]] {
-// CHECK: scf.for %[[REQ:.*]] = {{.*}} iter_args(%[[FIRST:.*]] = %{{.*}}) -> (index) {
+// The rows before the first that moved: their lengths, where changed.
+// CHECK: scf.for %[[REQ:.*]] = %c0{{.*}} to %[[SURVEY]]#3
 // CHECK: %[[NOW:.*]] = memref.load %[[LENS]][%[[REQ]]]
-// CHECK: %[[MOVES:.*]] = arith.cmpi uge, %[[REQ]], %[[SURVEY]]#3 : index
-// CHECK: scf.if %[[MOVES]] {
-// CHECK: arith.index_cast %[[FIRST]] : index to i32
-// CHECK: } else {
 // CHECK: %[[THEN:.*]] = memref.load %[[PLANNED]][%[[REQ]]]
 // CHECK: %[[CHANGED:.*]] = arith.cmpi ne, %[[NOW]], %[[THEN]] : i32
 // CHECK: scf.if %[[CHANGED]] {
-// CHECK-NOT: arith.index_cast %[[FIRST]]
+// CHECK-NOT: arith.ceildivui
 // CHECK: memref.store %[[NOW]], %[[ROWS]]
+// From it on, its first id as held, then first ids and lengths.
+// CHECK: %[[FROM:.*]] = scf.if
+// CHECK: %[[HELDFIRST:.*]] = memref.load %[[ROWS]]
+// CHECK: scf.for %[[MREQ:.*]] = %[[SURVEY]]#3 to {{.*}} iter_args(%[[FIRST:.*]] = %[[FROM]]) -> (index) {
+// CHECK: arith.ceildivui
+// CHECK: arith.index_cast %[[FIRST]] : index to i32
 // CHECK-NOT: wsp.make_descriptor
 // CHECK: return
 func.func @update_rows(%lens: memref<?xi32>, %planned: memref<?xi32>,

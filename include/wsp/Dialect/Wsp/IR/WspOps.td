@@ -373,8 +373,10 @@ def Wsp_UpdatePlanOp : Wsp_Op<"update_plan", [AttrSizedOperandSegments,
     same config) chose for `planned`, and the plan of `lengths` uses it
     only when `wsp.plan_chunk_size` chooses it again: it fits
     (`max_work_units / heads` chunks, or it is `chunk_max`) and one less
-    does not (or it is `chunk_min`). The op checks this with one more
-    count per row. Without `searched`, `chunk` is given and kept.
+    does not (or it is `chunk_min`). One less did not fit `planned`, and
+    a count only grows with its lengths, so the op counts at one less (one
+    more pass) only when a planned range shrank or a request left. Without
+    `searched`, `chunk` is given and kept.
 
     Otherwise (another chunk size, a negative length, a length no tier
     covers, more descriptors than the buffer holds, a batch < 1) the op
