@@ -390,11 +390,22 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "const int core = static_cast<int>(get_block_idx());\n";
   os << "const int cores = args.num_blocks;\n";
   os << "int begin = core, end = count, step = cores; // grid\n";
-  if (expanding.expandsRows(op)) {
-    auto tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
+  // A plan the cores expand (as rows, or as cuts): the tiers its
+  // descriptors take, and the buffer each core writes its own into.
+  TierConfigOp tiers;
+  if (expanding.expandsRows(op) || expanding.contains(op)) {
+    tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
         first, first.getTiersAttr());
     if (!tiers)
       return first.emitOpError("names no wsp.tier_config");
+  }
+  auto ownDescriptors = [&](StringRef indent) {
+    os << indent << "__gm__ ::pto::runtime::WorkDescriptor *own =\n"
+       << indent
+       << "    const_cast<__gm__ ::pto::runtime::WorkDescriptor "
+          "*>(args.descs);\n";
+  };
+  if (expanding.expandsRows(op)) {
     os << "if (args.spec_rows) { // the plan as rows: this core's descriptors "
           "first\n";
     os << "  const ::pto::runtime::SpecRows<" << getTierConfigCppType(tiers)
@@ -405,9 +416,7 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
     os << "    end = rows.range_begin(core + 1, cores);\n";
     os << "    step = 1;\n";
     os << "  }\n";
-    os << "  __gm__ ::pto::runtime::WorkDescriptor *own =\n"
-          "      const_cast<__gm__ ::pto::runtime::WorkDescriptor "
-          "*>(args.descs);\n";
+    ownDescriptors("  ");
     os << "  rows.for_each(begin, end, step,\n"
           "                [&](const ::pto::runtime::WorkDescriptor &w) { "
           "own[w.work_id] = w; });\n";
@@ -422,15 +431,9 @@ LogicalResult ModuleEmitter::emitTableEntry(KernelTableOp op) {
   os << "} else if (args.schedule == 2) { // persistent: the core's work "
         "list\n";
   if (expanding.contains(op)) {
-    auto tiers = e.symbols.lookupNearestSymbolFrom<TierConfigOp>(
-        first, first.getTiersAttr());
-    if (!tiers)
-      return first.emitOpError("names no wsp.tier_config");
     os << "  if (args.sweep_cuts) { // the plan as cuts: this core's "
           "descriptors first\n";
-    os << "    __gm__ ::pto::runtime::WorkDescriptor *own =\n"
-          "        const_cast<__gm__ ::pto::runtime::WorkDescriptor "
-          "*>(args.descs);\n";
+    ownDescriptors("    ");
     os << "    ::pto::runtime::for_each_sweep_piece(\n";
     os << "        args.sweep_lens, args.sweep_batch, args.sweep_heads, "
           "args.sweep_config,\n";
