@@ -158,10 +158,15 @@ void keepPlan(Plan plan, Value descriptors, Value rows, Value lengths,
   plan.descriptors.getResult().replaceAllUsesWith(descriptors);
   plan.descriptors.erase();
   if (rows) {
-    g.getRowsMutable().assign(rows);
+    // (Collected first: a new operand reallocates the user's operands,
+    // and with them the use list being walked.)
+    SmallVector<DispatchOp> dispatches;
     for (Operation *user : descriptors.getUsers())
       if (auto dispatch = dyn_cast<DispatchOp>(user))
-        dispatch.getRowsMutable().assign(rows);
+        dispatches.push_back(dispatch);
+    g.getRowsMutable().assign(rows);
+    for (DispatchOp dispatch : dispatches)
+      dispatch.getRowsMutable().assign(rows);
   }
 
   const int64_t capacity = plan.lengths.getType().getNumElements();
