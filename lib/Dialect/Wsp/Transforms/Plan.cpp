@@ -391,6 +391,11 @@ struct SpecRows {
     }
     return {start, len, len32};
   }
+  /// effective()'s length (index) alone.
+  Value plannedLength(OpBuilder &b, Location loc, Value len32,
+                      bool clamp) const {
+    return std::get<1>(effective(b, loc, len32, clamp));
+  }
 
   /// What a plan's validation asks of one given length: whether it is
   /// negative, whether it is positive with no tier (`tiers`) covering its
@@ -548,18 +553,23 @@ struct SpecRows {
   /// each request, its length as given, its planned range (start, index
   /// and i32 lengths: effective() of a valid length), its tier (with
   /// `tiers`, else null), its chunk count n and its first descriptor (the
-  /// chunks of the requests before it, times the heads).
+  /// chunks of the requests before it, times the heads). With `from` and
+  /// `fromFirst`, over requests [from, batch), request `from`'s first
+  /// descriptor being `fromFirst`.
   void forEachRequest(
       OpBuilder &b, Location loc, Value lengths, Value batch,
       TierConfigOp tiers,
       function_ref<void(OpBuilder &, Location, Value req, Value given,
                         Value start, Value len, Value len32, Value tier,
                         Value n, Value first)>
-          body) const {
+          body,
+      Value from = {}, Value fromFirst = {}) const {
     Lowering l{b, loc};
-    Value zero = l.index(0), one = l.index(1);
+    Value zero = from && fromFirst ? Value() : l.index(0);
+    Value one = l.index(1);
     scf::ForOp::create(
-        b, loc, zero, batch, one, ValueRange{zero},
+        b, loc, from ? from : zero, batch, one,
+        ValueRange{fromFirst ? fromFirst : zero},
         [&](OpBuilder &rb, Location loc, Value req, ValueRange acc) {
           Lowering r{rb, loc};
           Value given = r.load(lengths, req);
@@ -742,10 +752,8 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
             nb, loc, n.cmp(P::slt, i, common),
             [&](OpBuilder &tb, Location loc) {
               Lowering t{tb, loc};
-              auto [s, thenLen, l32] =
-                  rows.effective(tb, loc, t.load(planned, i), /*clamp=*/true);
-              (void)s;
-              (void)l32;
+              Value thenLen = rows.plannedLength(tb, loc, t.load(planned, i),
+                                                 /*clamp=*/true);
               Value thenChunks =
                   arith::CeilDivUIOp::create(tb, loc, thenLen, safeChunk);
               Value grew = t.cmp(P::ule, thenLen, len);
@@ -813,10 +821,8 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
               eb, loc, zero, batch, one, ValueRange{zero},
               [&](OpBuilder &cb, Location loc, Value i, ValueRange acc) {
                 Lowering c{cb, loc};
-                auto [s, len, l32] =
-                    rows.effective(cb, loc, c.load(lengths, i), /*clamp=*/true);
-                (void)s;
-                (void)l32;
+                Value len = rows.plannedLength(cb, loc, c.load(lengths, i),
+                                               /*clamp=*/true);
                 Value less =
                     arith::CeilDivUIOp::create(cb, loc, len, lessChunk);
                 scf::YieldOp::create(
@@ -879,22 +885,13 @@ static void lowerUpdatePlan(UpdatePlanOp op, TierConfigOp tiers) {
             scf::YieldOp::create(eb, loc,
                                  ValueRange{Lowering{eb, loc}.index(0)});
           });
-      scf::ForOp::create(
-          tb, loc, firstMoved, batch, one, ValueRange{from.getResult(0)},
-          [&](OpBuilder &mb, Location loc, Value req, ValueRange acc) {
-            Lowering m{mb, loc};
-            Value given = m.load(lengths, req);
-            auto [start, len, len32] =
-                rows.effective(mb, loc, given, /*clamp=*/false);
-            (void)start;
-            (void)len32;
-            Value n = arith::CeilDivUIOp::create(mb, loc, len, chunk);
-            SpecRows::writeRow(mb, loc, rowsBuffer, req, acc[0], given);
-            Value size = arith::MulIOp::create(mb, loc, heads, n);
-            scf::YieldOp::create(
-                mb, loc,
-                ValueRange{arith::AddIOp::create(mb, loc, acc[0], size)});
-          });
+      rows.forEachRequest(
+          tb, loc, lengths, batch, /*tiers=*/nullptr,
+          [&](OpBuilder &mb, Location loc, Value req, Value given, Value,
+              Value, Value, Value, Value, Value first) {
+            SpecRows::writeRow(mb, loc, rowsBuffer, req, first, given);
+          },
+          firstMoved, from.getResult(0));
       scf::YieldOp::create(tb, loc);
     });
     op.getUpdated().replaceAllUsesWith(updatable);
