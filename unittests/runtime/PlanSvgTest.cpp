@@ -375,14 +375,23 @@ TEST(PlanSvg, RecorderWritesOnlyWhenAsked) {
                               plan.core_indptr.data(), plan.merge_indptr.data());
   };
   unsetenv("WSP_PLAN_SVG_DIR");
+  sim::restart_plan_charts(); // the run reads the variable again
   record();
   EXPECT_TRUE(files().empty());
+  // Set during a run: read at the next run, not before.
   setenv("WSP_PLAN_SVG_DIR", dir.c_str(), 1);
+  record();
+  EXPECT_TRUE(files().empty());
   sim::restart_plan_charts(); // a new run's charts count from 0
   record();
+  // Unset during the run: the run keeps drawing where it started.
   unsetenv("WSP_PLAN_SVG_DIR");
+  record();
+  sim::restart_plan_charts();
+  record();
   const std::vector<std::string> written = files();
-  ASSERT_EQ(written, std::vector<std::string>{"plan_00.svg"});
+  ASSERT_EQ(written, (std::vector<std::string>{"plan_00.svg", "plan_01.svg"}));
+  std::remove((dir + "/" + written[1]).c_str());
   std::ifstream in(dir + "/" + written[0]);
   std::stringstream text;
   text << in.rdbuf();
@@ -449,8 +458,8 @@ TEST(PlanSvg, RecorderNamesTheCaseAndTheCall) {
     sim::PlanCall call("f");
     dispatched();
   }
-  sim::restart_plan_charts();
   unsetenv("WSP_PLAN_SVG_DIR");
+  sim::restart_plan_charts();
   const std::pair<const char *, const char *> want[] = {
       {"plan_00-first_case-decode_step-call1.svg",
        "first case \xc2\xb7 decode_step, call 1"},
@@ -505,6 +514,7 @@ TEST(PlanSvg, ScopedChartsAreTheThreadsOwn) {
   };
   const std::string run_dir = make_dir();
   setenv("WSP_PLAN_SVG_DIR", run_dir.c_str(), 1); // never read in a scope
+  sim::restart_plan_charts();
   constexpr int kThreads = 4, kPlans = 3;
   std::vector<sim::PlanCharts> charts(kThreads);
   std::vector<std::thread> threads;
@@ -530,6 +540,7 @@ TEST(PlanSvg, ScopedChartsAreTheThreadsOwn) {
                               plan.merge_indptr.data());
   }
   unsetenv("WSP_PLAN_SVG_DIR");
+  sim::restart_plan_charts();
   EXPECT_TRUE(files(run_dir).empty());
   rmdir(run_dir.c_str());
   for (const sim::PlanCharts &c : charts) {

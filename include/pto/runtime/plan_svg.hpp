@@ -43,6 +43,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -750,6 +751,34 @@ inline PlanCharts *&thread_plan_charts() {
   thread_local PlanCharts *charts = nullptr;
   return charts;
 }
+/// The run's directory: WSP_PLAN_SVG_DIR as the run found it, read at its
+/// first chart and again after restart_plan_charts (every dispatch asks,
+/// and reading the environment each time was a fifth of a replayed
+/// launch's host time). Each value read stays valid for the process, so a
+/// thread drawing while another restarts reads one or the other.
+inline std::atomic<const std::string *> &run_dir_read() {
+  static std::atomic<const std::string *> read{nullptr};
+  return read;
+}
+inline const std::string &run_dir() {
+  if (const std::string *dir = run_dir_read().load(std::memory_order_acquire))
+    return *dir;
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<const std::string>> values;
+  std::lock_guard<std::mutex> lock(mutex);
+  const char *env = std::getenv("WSP_PLAN_SVG_DIR");
+  const std::string value = env ? env : "";
+  if (values.empty() || *values.back() != value)
+    values.push_back(std::make_unique<const std::string>(value));
+  run_dir_read().store(values.back().get(), std::memory_order_release);
+  return *values.back();
+}
+/// Whether the calling thread draws its plans at all (a scope's directory
+/// or the run's): asked before anything of a chart is built.
+inline bool charts_wanted() {
+  const PlanCharts *own = thread_plan_charts();
+  return own ? !own->dir.empty() : !run_dir().empty();
+}
 /// The run's case and calls (ranks running as threads share them).
 struct RunCases {
   std::mutex mutex;
@@ -835,9 +864,11 @@ inline void set_plan_case(const char *name) {
 }
 
 /// Numbers the next charts from 0 again, as a new run's (no case, no
-/// calls): a process that runs several steps and draws each one's plans
-/// restarts before each.
+/// calls), and reads WSP_PLAN_SVG_DIR again at the next chart: a process
+/// that runs several steps and draws each one's plans restarts before
+/// each, and one that sets or unsets the variable restarts after.
 inline void restart_plan_charts() {
+  detail::run_dir_read().store(nullptr, std::memory_order_release);
   detail::plan_charts() = 0;
   detail::plan_chart_failed() = false;
   set_plan_case(nullptr);
@@ -888,8 +919,8 @@ struct ChartSlot {
 };
 inline bool next_chart(ChartSlot &slot) {
   PlanCharts *own = thread_plan_charts();
-  const char *dir = own ? own->dir.c_str() : std::getenv("WSP_PLAN_SVG_DIR");
-  if (!dir || !*dir)
+  const char *dir = own ? own->dir.c_str() : run_dir().c_str();
+  if (!*dir)
     return false;
   const int n = own ? own->count++ : plan_charts()++;
   if (n >= kMaxPlanCharts) {
@@ -959,7 +990,8 @@ inline void write_chart(const ChartSlot &slot, const std::string &svg) {
 /// with `tiers`' ranges, into DIR/plan_<n>[-<case>-<function>-call<k>].svg,
 /// n counting the run's plans from 0 (ranks running as threads share the
 /// count), the case set_plan_case named and the PlanCall it was made in.
-/// Nothing without WSP_PLAN_SVG_DIR. Inside a ScopedPlanCharts, the
+/// Nothing without WSP_PLAN_SVG_DIR (read once per run: see
+/// restart_plan_charts). Inside a ScopedPlanCharts, the
 /// scope's directory, count and case instead, and never the environment.
 /// Past kMaxPlanCharts plans, one line on stderr says the rest were not
 /// drawn.
@@ -970,6 +1002,8 @@ void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
                           const int *core_indptr, const int *merge_indptr,
                           const int *q_lens, const TierCfg &tiers,
                           bool as_cuts = false) {
+  if (!detail::charts_wanted())
+    return;
   detail::ChartSlot slot;
   if (!detail::next_chart(slot))
     return;
@@ -1000,6 +1034,8 @@ inline void record_balanced_plan(const int *kv_lens, int batch, int kv_heads,
 template <typename TierCfg>
 void record_dispatch_plan(const WorkDescriptor *descs, int count,
                           const DispatchInfo &info, const TierCfg &tiers) {
+  if (!detail::charts_wanted())
+    return;
   detail::ChartSlot slot;
   if (!detail::next_chart(slot))
     return;
