@@ -152,6 +152,31 @@ TEST(CpuSim, AFaultInANestedLaunchIsItsCoresFault) {
   sim::clear_fault();
 }
 
+TEST(CpuSim, LaunchesInsideCoresRunWholeAndReturnAfterThem) {
+  // Every core of an outer launch makes launches of its own, on whichever
+  // OS thread runs it: the calling thread's among them, while its helpers
+  // serve the outer launch. Each inner launch runs all its blocks before it
+  // returns, and the outer one returns after all of them (a nested launch
+  // that took over the calling thread's helpers left one waiting forever).
+  std::vector<WorkDescriptor> descs = make_descs(16);
+  for (int round = 0; round < 200; ++round) {
+    std::atomic<int> blocks{0}, short_launches{0};
+    ASSERT_EQ(sim::run_spmd(sim::CoreKind::Vector, 8, descs.data(), 16,
+                            [&](const WorkDescriptor &) {
+                              std::atomic<int> mine{0};
+                              sim::launch(3, [&] {
+                                ++mine;
+                                ++blocks;
+                              });
+                              if (mine != 3)
+                                ++short_launches;
+                            }),
+              PlanResult::OK);
+    ASSERT_EQ(blocks, 16 * 3) << "round " << round;
+    ASSERT_EQ(short_launches, 0) << "round " << round;
+  }
+}
+
 TEST(CpuSim, BlockIndexIsThreadLocalAndRestored) {
   EXPECT_EQ(get_block_idx(), 0);
   EXPECT_EQ(get_block_num(), 1);

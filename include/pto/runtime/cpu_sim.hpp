@@ -253,9 +253,20 @@ public:
       pthread_join(h->thread, nullptr);
   }
 
+  /// Whether the calling thread is inside run(): its helpers serve that
+  /// task, and a task started from inside it (a launch made in a simulated
+  /// core) must not take them over.
+  bool busy() const { return busy_; }
+
   /// Runs `task(context)` on `helpers` helper threads and on the calling
-  /// thread, and returns when all of them are done.
+  /// thread, and returns when all of them are done. Not from inside a
+  /// task of the same pool (busy()).
   void run(int helpers, void (*task)(void *), void *context) {
+    struct Busy {
+      bool &busy;
+      explicit Busy(bool &b) : busy(b) { busy = true; }
+      ~Busy() { busy = false; }
+    } busy(busy_);
     if (fork_epoch() != epoch_) {
       // A forked child: the state is the parent's (its mutex may even be
       // held by a helper that is not here), so start afresh.
@@ -397,6 +408,7 @@ private:
   }
 
   std::unique_ptr<Shared> shared_ = std::make_unique<Shared>();
+  bool busy_ = false; // the owning thread is inside run()
   /// How many forks the process has been through: a pool made before a
   /// fork finds itself in the child by comparing (getpid() would be a
   /// system call per launch).
@@ -430,10 +442,14 @@ void for_each_core(int n, int os_threads, Body &&body) {
     for (int i = next++; i < n; i = next++)
       body(i, last);
   };
-  if (threads == 1)
+  // A launch made inside a core that this thread runs for a launch of its
+  // own pool runs on this thread alone: the pool's helpers are that outer
+  // launch's (taking them over lost cores of both).
+  HelperPool &pool = HelperPool::of_this_thread();
+  if (threads == 1 || pool.busy())
     worker();
   else
-    HelperPool::of_this_thread().run(
+    pool.run(
         threads - 1, [](void *w) { (*static_cast<decltype(worker) *>(w))(); },
         &worker);
 }
