@@ -29,6 +29,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Plan at compile time when the lengths are constants "
                      "(default true)"),
       llvm::cl::init(true)};
+  Option<bool> mergeKernels{
+      *this, "merge-kernels",
+      llvm::cl::desc("Keep one of each set of identical kernels, "
+                     "wsp-merge-kernels (default true)"),
+      llvm::cl::init(true)};
   Option<bool> fuse{*this, "fuse",
                     llvm::cl::desc("Mark the runs of vector instructions the "
                                    "CPU simulation computes in registers "
@@ -44,6 +49,10 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(createLlmSelectKvSharding());
   pm.addPass(createConvertLlmKvSharding());
   pm.addPass(createConvertLlmToWsp());
+  // One of each set of identical kernels (a model's layers lower to the
+  // same ones): everything after is paid per kernel.
+  if (options.mergeKernels)
+    pm.addPass(createWspMergeKernels());
   // The canonicalizations and CSE run on each top-level op (function,
   // kernel) apart: one function's ops at a time stay in cache, where the
   // module-level driver held every op of the module in one worklist (2.2x

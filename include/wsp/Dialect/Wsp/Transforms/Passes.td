@@ -38,6 +38,49 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
   ];
 }
 
+def WspMergeKernels : Pass<"wsp-merge-kernels", "::mlir::ModuleOp"> {
+  let summary = "Keep one of each set of identical kernels and tier "
+                "configurations";
+  let description = [{
+    A model lowers every layer's operators to kernels of their own, and
+    most of them are the same: the tiny model's 60 kernels are 15 distinct
+    bodies, a MoE layer's experts one. Everything after lowering (planning,
+    tier specialization, the tile stage, emission, the C++ compiler) is paid
+    per kernel, so this pass keeps the first of each set of identical ones
+    and points every use at it:
+
+    * `wsp.kernel`s whose bodies are equivalent (the same ops, attributes,
+      types and block structure; locations ignored) and whose type, tier
+      configuration (what it holds, not its name), tier, constants,
+      argument and result attributes and other attributes are equal are
+      one: the first keeps its name.
+    * The tier configuration of a kernel merged away goes with it: its
+      uses (the kernel's plans) name the kept kernel's configuration.
+      Configurations of kernels that stay are left alone, equal or not.
+
+    Uses are rewritten on the ops that declare symbol uses
+    (`SymbolUserOpInterface`: dispatches, plans, kernel tables, steps); a
+    kernel's body names no kernel or tier configuration. The merged
+    symbols are erased. The result is what the module computed: two
+    identical kernels run the same code on the same arguments.
+
+    ```mlir
+    wsp.tier_config @a_tiers [#wsp.tier<0, [1, 2147483647]>]
+    wsp.kernel @a tiers(@a_tiers) (%d: !wsp.descriptor<moe>) { wsp.return }
+    wsp.tier_config @b_tiers [#wsp.tier<0, [1, 2147483647]>]
+    wsp.kernel @b tiers(@b_tiers) (%d: !wsp.descriptor<moe>) { wsp.return }
+    // after: @a_tiers and @a only; `wsp.dispatch @b` is `wsp.dispatch @a`,
+    // `wsp.generate ... tiers(@b_tiers)` is `... tiers(@a_tiers)`.
+    ```
+  }];
+  let statistics = [
+    Statistic<"numKernelsMerged", "kernels-merged",
+              "Kernels replaced by an identical one">,
+    Statistic<"numConfigsMerged", "tier-configs-merged",
+              "Tier configurations that went with a merged kernel">,
+  ];
+}
+
 def WspPlan : Pass<"wsp-plan", "::mlir::ModuleOp"> {
   let summary = "Plan every planning op: at compile time when the lengths "
                 "are known, else as explicit AICPU code";
