@@ -198,3 +198,77 @@ func.func @shared(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
       descriptors(%buf[%n] : memref<?x!wsp.descriptor<moe>>) on vector(48)
   return
 }
+
+// -----
+
+// Launch functions that dispatch merged kernels are then equal: the private
+// ones merge and their calls name the first; a public function, one with
+// another body and a declaration stay.
+wsp.tier_config @f0_tiers [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @f0 tiers(@f0_tiers) (%d: !wsp.descriptor<moe>, %o: memref<?xindex>) {
+  wsp.return
+}
+wsp.tier_config @f1_tiers [#wsp.tier<0, [1, 4096]>]
+wsp.kernel @f1 tiers(@f1_tiers) (%d: !wsp.descriptor<moe>, %o: memref<?xindex>) {
+  wsp.return
+}
+func.func private @launch0(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                           %o: memref<?xindex>) {
+  wsp.dispatch @f0(%o : memref<?xindex>)
+      descriptors(%buf[%n] : memref<?x!wsp.descriptor<moe>>) on vector(48)
+  return
+}
+func.func private @launch1(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                           %o: memref<?xindex>) {
+  wsp.dispatch @f1(%o : memref<?xindex>)
+      descriptors(%buf[%n] : memref<?x!wsp.descriptor<moe>>) on vector(48)
+  return
+}
+func.func @public1(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                   %o: memref<?xindex>) {
+  wsp.dispatch @f1(%o : memref<?xindex>)
+      descriptors(%buf[%n] : memref<?x!wsp.descriptor<moe>>) on vector(24)
+  return
+}
+func.func private @launch2(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                           %o: memref<?xindex>) {
+  wsp.dispatch @f1(%o : memref<?xindex>)
+      descriptors(%buf[%n] : memref<?x!wsp.descriptor<moe>>) on vector(24)
+  return
+}
+func.func private @external(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                            %o: memref<?xindex>)
+func.func private @external2(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                             %o: memref<?xindex>)
+// CHECK-LABEL: wsp.kernel @f0
+// CHECK-NOT: wsp.kernel
+// CHECK: func.func private @launch0(
+// CHECK: wsp.dispatch @f0(
+// CHECK: func.func @public1(
+// CHECK: wsp.dispatch @f0(
+// CHECK: func.func private @launch2(
+// CHECK: func.func private @external(
+// CHECK: func.func private @external2(
+// CHECK-LABEL: func.func @calls
+// CHECK-NEXT: call @launch0(
+// CHECK-NEXT: call @launch0(
+// CHECK-NEXT: call @public1(
+// CHECK-NEXT: call @launch2(
+// CHECK-NEXT: call @external(
+// CHECK-NEXT: call @external2(
+func.func @calls(%buf: memref<?x!wsp.descriptor<moe>>, %n: index,
+                 %o: memref<?xindex>) {
+  call @launch0(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  call @launch1(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  call @public1(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  call @launch2(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  call @external(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  call @external2(%buf, %n, %o)
+      : (memref<?x!wsp.descriptor<moe>>, index, memref<?xindex>) -> ()
+  return
+}

@@ -39,15 +39,15 @@ def WspTierCoverage : Pass<"wsp-tier-coverage", "::mlir::ModuleOp"> {
 }
 
 def WspMergeKernels : Pass<"wsp-merge-kernels", "::mlir::ModuleOp"> {
-  let summary = "Keep one of each set of identical kernels and tier "
-                "configurations";
+  let summary = "Keep one of each set of identical kernels, and of the "
+                "private functions that launch them";
   let description = [{
     A model lowers every layer's operators to kernels of their own, and
-    most of them are the same: the tiny model's 60 kernels are 15 distinct
-    bodies, a MoE layer's experts one. Everything after lowering (planning,
-    tier specialization, the tile stage, emission, the C++ compiler) is paid
-    per kernel, so this pass keeps the first of each set of identical ones
-    and points every use at it:
+    most of them are the same: the tiny model's 60 kernels are 16 distinct
+    ones, and its 30 launch functions 15. Everything after lowering
+    (planning, tier specialization, the tile stage, emission, the C++
+    compiler) is paid per kernel and function, so this pass keeps the
+    first of each set of identical ones and points every use at it:
 
     * `wsp.kernel`s whose bodies are equivalent (the same ops, attributes,
       types and block structure; locations ignored) and whose type, tier
@@ -57,6 +57,11 @@ def WspMergeKernels : Pass<"wsp-merge-kernels", "::mlir::ModuleOp"> {
     * The tier configuration of a kernel merged away goes with it: its
       uses (the kernel's plans) name the kept kernel's configuration.
       Configurations of kernels that stay are left alone, equal or not.
+    * Then private `func.func`s with bodies that have become identical
+      (the layers' launch functions, which now plan and dispatch the same
+      kernels), compared the same way: their type, argument, result and
+      other attributes and their bodies. One round: functions that call
+      functions merged here are not compared again.
 
     Uses are rewritten on the ops that declare symbol uses
     (`SymbolUserOpInterface`: dispatches, plans, kernel tables, steps); a
@@ -78,6 +83,8 @@ def WspMergeKernels : Pass<"wsp-merge-kernels", "::mlir::ModuleOp"> {
               "Kernels replaced by an identical one">,
     Statistic<"numConfigsMerged", "tier-configs-merged",
               "Tier configurations that went with a merged kernel">,
+    Statistic<"numFunctionsMerged", "functions-merged",
+              "Private functions replaced by an identical one">,
   ];
 }
 
