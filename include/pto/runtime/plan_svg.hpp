@@ -753,9 +753,10 @@ inline PlanCharts *&thread_plan_charts() {
 }
 /// The run's directory: WSP_PLAN_SVG_DIR as the run found it, read at its
 /// first chart and again after restart_plan_charts (every dispatch asks,
-/// and reading the environment each time was a fifth of a replayed
-/// launch's host time). Each value read stays valid for the process, so a
-/// thread drawing while another restarts reads one or the other.
+/// and reading the environment each time was about 15 of the 120-160 ns a
+/// replayed launch spends on the host). Each value read stays valid for
+/// the process, so a thread drawing while another restarts reads one or
+/// the other.
 inline std::atomic<const std::string *> &run_dir_read() {
   static std::atomic<const std::string *> read{nullptr};
   return read;
