@@ -442,11 +442,15 @@ void for_each_core(int n, int os_threads, Body &&body) {
     for (int i = next++; i < n; i = next++)
       body(i, last);
   };
+  if (threads == 1) {
+    worker();
+    return;
+  }
   // A launch made inside a core that this thread runs for a launch of its
   // own pool runs on this thread alone: the pool's helpers are that outer
   // launch's (taking them over lost cores of both).
   HelperPool &pool = HelperPool::of_this_thread();
-  if (threads == 1 || pool.busy())
+  if (pool.busy())
     worker();
   else
     pool.run(
