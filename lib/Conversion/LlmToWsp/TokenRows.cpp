@@ -262,20 +262,23 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   if (int8) {
     v["CONVERT_TILES"] = kStoreInt8Constants;
     v["CONVERT_TILES_N"] = kStoreInt8Tiles;
-    Params k = {{"SCALE", "key_scale"}, {"SCALE_TYPE", "${KEY_SCALE_TYPE}"}};
+    Params k = {{"SCALE", "key_scale"},
+                {"SCALE_TYPE", "${KEY_SCALE_TYPE}"},
+                {"SOURCE", "%krows"}};
     Params vv = {{"SCALE", "value_scale"},
-                 {"SCALE_TYPE", "${VALUE_SCALE_TYPE}"}};
+                 {"SCALE_TYPE", "${VALUE_SCALE_TYPE}"},
+                 {"SOURCE", "%vrows"}};
     v["CONVERT_KEY"] = fillKeys(kStoreQuantize, k);
     v["CONVERT_VALUE"] = fillKeys(kStoreQuantize, vv);
-    v["STORED"] = "%rows_8";
+    v["STORED_KEY"] = v["STORED_VALUE"] = "%rows_8";
     v["STORED_TILE"] = "${ROWS_I8}";
   } else {
     v["CONVERT_TILES"] = v["CONVERT_TILES_N"] = v["CONVERT_KEY"] =
         v["CONVERT_VALUE"] = "";
-    v["STORED"] = "%rows";
+    v["STORED_KEY"] = "%krows";
+    v["STORED_VALUE"] = "%vrows";
     v["STORED_TILE"] = "${ROWS_BF16}";
   }
-  // The tokens of the located sequence from row %i on.
   // The tokens of the located sequence from row %i on.
   if (!packed) {
     v["SEQ_LEFT"] = kSeqLeftUnpacked;

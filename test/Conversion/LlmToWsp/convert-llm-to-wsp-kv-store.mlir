@@ -29,17 +29,21 @@
 // CHECK: arith.divui %{{.*}}, %c16
 // CHECK: memref.load %[[TABLE]][%[[SLOT]],
 // CHECK: arith.remui %{{.*}}, %c16
-// CHECK: tile.alloc valid(%[[N]]) : !tile.tile<vec, 8x128xbf16, valid = ?x128>
-// CHECK: tile.load %{{.*}}, %[[KROWS]][%[[I]], %{{.*}}] : !tile.tile<vec, 8x128xbf16, valid = ?x128>, memref<?x256xbf16>
+// CHECK: %[[KT:.*]] = tile.alloc valid(%[[N]]) : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+// CHECK: %[[VT:.*]] = tile.alloc valid(%[[N]]) : !tile.tile<vec, 8x128xbf16, valid = ?x128>
+// CHECK: tile.load %[[KT]], %[[KROWS]][%[[I]], %{{.*}}] : !tile.tile<vec, 8x128xbf16, valid = ?x128>, memref<?x256xbf16>
 // CHECK: tile.load %{{.*}}, %[[KS]][
+// CHECK: tile.cvt %{{.*}}, %[[KT]]
 // CHECK: tile.colexpanddiv
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi32, valid = ?x128>, !tile.tile<vec, 8x128xf32, valid = ?x128>
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xf16, valid = ?x128>, !tile.tile<vec, 8x128xi32, valid = ?x128>
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi8, valid = ?x128>, !tile.tile<vec, 8x128xf16, valid = ?x128>
 // CHECK: tile.store %[[KC]][
-// CHECK: tile.load %{{.*}}, %[[VROWS]][%[[I]], %{{.*}}]
+// CHECK: tile.load %[[VT]], %[[VROWS]][%[[I]], %{{.*}}]
 // CHECK: tile.load %{{.*}}, %[[VS]][
+// CHECK: tile.cvt %{{.*}}, %[[VT]]
 // CHECK: tile.store %[[VC]][
+// CHECK: } {tile.min_stages = 1 : i64, tile.stages = 2 : i64}
 // The next run starts after this one.
 // CHECK: %[[NEXT:.*]] = arith.addi %[[I]], %[[N]] : index
 // CHECK: scf.yield %[[NEXT]] : index
@@ -65,10 +69,19 @@ func.func @paged(%k: memref<?x2x128xbf16>, %v: memref<?x2x128xbf16>,
   return
 }
 
-// Contiguous, defaults: slot b, no tokens in the cache before.
+// Contiguous, defaults: slot b, no tokens in the cache before. Per KV
+// head, the key and the value have tiles of their own, in a loop that asks
+// for two heads in flight (tile-pipeline).
 // CHECK-LABEL: wsp.kernel @contiguous_store_kv_cache_0
 // CHECK-NOT: kv_ids
-// CHECK: tile.store %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}], %{{.*}} : memref<8x2x256x64xbf16>, !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: scf.for %[[H:.*]] = %c0 to %c2 step %c1 {
+// CHECK: %[[K:.*]] = tile.alloc valid(%{{.*}}) : !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: %[[V:.*]] = tile.alloc valid(%{{.*}}) : !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: tile.load %[[K]],
+// CHECK: tile.store %{{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}], %[[K]] : memref<8x2x256x64xbf16>, !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: tile.load %[[V]],
+// CHECK: tile.store %{{.*}}[%{{.*}}, %[[H]], %{{.*}}, %{{.*}}], %[[V]] : memref<8x2x256x64xbf16>, !tile.tile<vec, 8x64xbf16, valid = ?x64>
+// CHECK: } {tile.min_stages = 1 : i64, tile.stages = 2 : i64}
 func.func @contiguous(%k: memref<?x1x2x64xbf16>, %lens: memref<?xi32>,
                       %kc: memref<8x2x256x64xbf16>) {
   llm.store_kv_cache key(%k : memref<?x1x2x64xbf16>) value(%k : memref<?x1x2x64xbf16>)
