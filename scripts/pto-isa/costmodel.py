@@ -12,6 +12,8 @@ the model shares nothing between blocks). bound: the largest of the bytes
 that must move over the modeled bandwidth of their path, the MACs over the
 cube's peak for the dtype, and the vector cycles of the minimal instruction
 sequence (docs/rationale/Backend.md, "Kernel speed under the cost model").
+Under a kernel's line, "  (model: ...)" names the vector instructions the
+model charged less than a cycle per 256-byte repeat (undercharged()).
 Called by scripts/check-pto-isa.sh; the cost model's header fixes go to a
 copy of PTO_ISA_DIR (costmodel-fixes.sh), everything else to WORK_DIR.
 Given KERNEL names, only those run. Exit status 0 when every line printed.
@@ -275,6 +277,41 @@ def read_summary(path):
     return units
 
 
+# A vector instruction's tile, as the model's trace names it:
+# "TMUL(8x2048,fp32):<id>" (the destination's shape and type).
+TRACE_NAME = re.compile(r"T(\w+)\((\d+)x(\d+),(\w+)\)")
+TRACE_BYTES = {"fp32": 4, "int32": 4, "fp16": 2, "bf16": 2, "int16": 2,
+               "int8": 1, "uint8": 1}
+
+
+def undercharged(trace_path):
+    """(count, {instruction: count}, cycles) of the vector instructions the
+    model charged less than one cycle per 256-byte repeat of their
+    destination, and the cycles they would add at 2 a repeat (vadd's and
+    vmul's slope). pto-isa dispatches an element-wise instruction of more
+    than 255 repeats (a [8 x 2048] f32 tile) in count mode, with the count
+    in the vector mask and a repeat field of 0, and the model charges such
+    an instruction its head only; broadcasts it charges a fixed cost. Row
+    reductions name their [rows x 1] destination and are never counted."""
+    with open(trace_path) as f:
+        events = json.load(f)
+    count, kinds, missing = 0, {}, 0
+    for e in events:
+        if e.get("ph") != "X" or not str(e.get("tid", "")).endswith("VEC"):
+            continue
+        m = TRACE_NAME.match(e.get("name", ""))
+        if not m or m.group(4) not in TRACE_BYTES:
+            continue
+        rows, cols = int(m.group(2)), int(m.group(3))
+        repeats = math.ceil(rows * cols * TRACE_BYTES[m.group(4)] / 256)
+        if e.get("dur", 0) >= repeats:
+            continue
+        count += 1
+        kinds["T" + m.group(1)] = kinds.get("T" + m.group(1), 0) + 1
+        missing += 2 * repeats - e.get("dur", 0)
+    return count, kinds, missing
+
+
 def slowest_block(out_dir):
     """(cycles, table, block) of the slowest simulated block of any table
     the run launched, or an error string."""
@@ -451,6 +488,16 @@ def main(argv):
         kind, bound = max(c.bound.kinds().items(), key=lambda kv: kv[1])
         print(f"costmodel: {c.kernel} {c.shape} cycles={cycles} bound={bound:.0f} "
               f"bound_kind={kind} ratio={cycles / bound:.2f}", flush=True)
+        _, table, block = found
+        trace = os.path.join(out, table, block, f"{table}.json")
+        if os.path.exists(trace):
+            n, kinds, missing = undercharged(trace)
+            if n:
+                what = ", ".join(f"{k} x{v}" for k, v in sorted(kinds.items()))
+                print(f"  (model: {n} vector instructions charged under a cycle "
+                      f"per 256-byte repeat ({what}): count mode or a broadcast, "
+                      f"head only; at 2 a repeat, {missing} more vector cycles)",
+                      flush=True)
     for n in decode_lens:
         out = os.path.join(work, "out", f"decode_attention_kv{n}")
         shutil.rmtree(out, ignore_errors=True)
