@@ -143,17 +143,21 @@ FailureOr<Lowered> lowerRotaryEmbedding(llm::RotaryEmbeddingOp op,
   int64_t half = ropeDim / 2;
   const std::string h = std::to_string(half);
   v.set("HIDDEN", dim);
-  v.set("HALF", half);
   v.set("OFF1", offset);
   v.set("OFF2", offset + half);
   v.set("ROPE_HEADS", qHeads + kvHeads);
   v.set("ALL_HEADS", qHeads + 2 * kvHeads);
-  v["HALF_BF16"] = tileType("vec", "1", h, "bf16");
+  // cos and sin: a [2 x rope_dim] tile, its f32 form seen as [4 x half].
+  const std::string rd = std::to_string(ropeDim);
+  v["TABLES_BF16"] = tileType("vec", "2", rd, "bf16");
+  v["TABLES_F32"] = tileType("vec", "2", rd, "f32");
+  v["TABLE_BF16"] = tileType("vec", "1", rd, "bf16");
+  v["HALVES_F32"] = tileType("vec", "4", h, "f32");
   v["HALF_F32"] = tileType("vec", "1", h, "f32");
-  // Six [rows x half] tiles (two bf16, four f32) and the copy's
+  // Eight [rows x half] tiles (four bf16, four f32) and the copy's
   // [rows x dim] bf16 one.
   const int64_t headRows =
-      headTileRows(qHeads + kvHeads, half * (2 * 2 + 4 * 4) + dim * 2);
+      headTileRows(qHeads + kvHeads, half * (4 * 2 + 4 * 4) + dim * 2);
   const std::string r = std::to_string(headRows);
   v["HEAD_ROWS"] = r;
   v["ROWS_BF16"] = rowsTileType("vec", r, h, "bf16");
