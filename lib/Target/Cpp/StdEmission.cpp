@@ -313,7 +313,10 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
                                         e.name(o.getIndex()) + "]");
   });
   // A small static scratch buffer of the host code (a planning function's
-  // lengths or descriptors): storage on the stack and a view of it.
+  // lengths or descriptors): storage on the stack and a view of it. Left
+  // uninitialized, as memref.alloca's memory is: the lowerings write what
+  // they read (zeroing the storage was most of a decode step's host time:
+  // 96 KiB of descriptors an attention call).
   e.add<memref::AllocaOp>(
       [](memref::AllocaOp o, Emitter &e) -> LogicalResult {
         MemRefType t = o.getType();
@@ -328,8 +331,7 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
         if (failed(view) || failed(elem))
           return failure();
         std::string storage = e.name(o.getResult()) + "_storage";
-        e.os << *elem << " " << storage << "[" << t.getNumElements()
-             << "] = {};\n";
+        e.os << *elem << " " << storage << "[" << t.getNumElements() << "];\n";
         std::string sizes = llvm::join(
             llvm::map_range(t.getShape(),
                             [](int64_t s) { return std::to_string(s); }),
