@@ -315,8 +315,8 @@ void mlir::wsp::cpp::populateStdEmission(Emitter &e) {
   // A small static scratch buffer of the host code (a planning function's
   // lengths or descriptors): storage on the stack and a view of it. Left
   // uninitialized, as memref.alloca's memory is: the lowerings write what
-  // they read (zeroing the storage was most of a decode step's host time:
-  // 96 KiB of descriptors an attention call).
+  // they read (zeroing it was most of the host time of a decode step called
+  // per token: 96 KiB of descriptors an attention call).
   e.add<memref::AllocaOp>(
       [](memref::AllocaOp o, Emitter &e) -> LogicalResult {
         MemRefType t = o.getType();
