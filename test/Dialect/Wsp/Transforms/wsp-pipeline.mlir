@@ -19,6 +19,14 @@
 // Contracts fail loudly: a stage that skips its work is caught.
 // RUN: not wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-check-planned)" 2>&1 | FileCheck %s --check-prefix=UNPLANNED
 // RUN: not wsp-opt %wsp_src_root/examples/ir/decode_attention.mlir --pass-pipeline="builtin.module(wsp-plan,wsp-check-specialized)" 2>&1 | FileCheck %s --check-prefix=GENERIC
+// merge-kernels: on by default, the attention block's decode kernels that
+// equal its prefill ones are gone (its decode launches dispatch the
+// prefill kernels); off, both stay.
+// RUN: wsp-opt %wsp_src_root/examples/ir/attention_block.mlir --wsp-pipeline | FileCheck %s --check-prefix=MERGED --implicit-check-not="wsp.kernel @decode_block_quant_matmul_1_tier0"
+// RUN: wsp-opt %wsp_src_root/examples/ir/attention_block.mlir --wsp-pipeline="merge-kernels=false" | FileCheck %s --check-prefix=UNMERGED
+// MERGED: wsp.kernel @prefill_block_quant_matmul_1_tier0
+// UNMERGED-DAG: wsp.kernel @prefill_block_quant_matmul_1_tier0
+// UNMERGED-DAG: wsp.kernel @decode_block_quant_matmul_1_tier0
 
 // CHECK: module attributes {wsp.target = "cpusim"}
 // CHECK-NOT: wsp.plan_chunk_size
