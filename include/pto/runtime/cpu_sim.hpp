@@ -425,15 +425,21 @@ private:
   uint64_t epoch_ = fork_epoch();
 };
 
+/// std::thread::hardware_concurrency(), asked once per process: glibc
+/// reads it from /sys on every call, 5 us here. (Not a static of
+/// for_each_core, which every kernel type instantiates anew.)
+inline int hardware_threads() {
+  static const int hardware =
+      static_cast<int>(std::thread::hardware_concurrency());
+  return hardware;
+}
+
 /// Runs `body(i, last)` for every simulated core i in [0, n) on the calling
 /// thread and its helpers. Each i runs whole on one thread; `last` is a
 /// time its thread keeps: when it started, or a time the body left there.
 template <typename Body>
 void for_each_core(int n, int os_threads, Body &&body) {
-  // (Asked once: glibc reads it from /sys on every call, 5 us here.)
-  static const int hardware =
-      static_cast<int>(std::thread::hardware_concurrency());
-  int threads = os_threads > 0 ? os_threads : hardware;
+  int threads = os_threads > 0 ? os_threads : hardware_threads();
   threads = std::max(1, std::min(threads, n));
   std::atomic<int> next{0};
   auto worker = [&] {
