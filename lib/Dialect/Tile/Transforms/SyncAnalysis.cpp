@@ -259,16 +259,26 @@ struct StaticAccess {
   bool elementwise;
 };
 
-/// Every instruction's accesses, found once per function and shared by the
-/// solves of it (insertion, the probe, the pruning's solves): their
-/// effects, roots and operands do not change when flags are inserted or
-/// dropped, and finding them was a good part of each solve.
-using AccessCache = llvm::DenseMap<Operation *, SmallVector<StaticAccess, 4>>;
+/// What the solves of one function (insertion, the probe, the pruning's
+/// solves) share: facts that flags inserted or dropped do not change, and
+/// whose finding was a good part of each solve. Flags go into blocks that
+/// already hold tile instructions, and add no tile and no loop or branch.
+struct SolveCache {
+  /// Every instruction's accesses: their effects, roots and operands.
+  llvm::DenseMap<Operation *, SmallVector<StaticAccess, 4>> accesses;
+  /// Whether each loop or branch holds a tile instruction or flag.
+  llvm::DenseMap<Operation *, bool> tileHolders;
+  /// The passes of each loop.
+  llvm::DenseMap<Operation *, int> loopPasses;
+  /// Whether the function's control flow was found to be what the model
+  /// follows (checkStructure; a failure ends the first solve).
+  bool structureChecked = false;
+};
 
 class Solver {
 public:
-  Solver(FunctionOpInterface fn, bool insert, AccessCache &accessCache)
-      : fn(fn), insert(insert), accessCache(accessCache) {}
+  Solver(FunctionOpInterface fn, bool insert, SolveCache &cache)
+      : fn(fn), insert(insert), cache(cache) {}
 
   FailureOr<SyncResult> run() {
     State st;
@@ -276,8 +286,11 @@ public:
       st.via.assign(kAgents, WaitsRow{});
     if (fn.isExternal())
       return result;
-    if (failed(checkStructure()))
-      return failure();
+    if (!cache.structureChecked) {
+      if (failed(checkStructure()))
+        return failure();
+      cache.structureChecked = true;
+    }
     // A kernel runs once per work descriptor, one invocation after the
     // other on the same core: the check runs two of them, so that what one
     // leaves in flight meets the next (insertion fences invocations).
@@ -490,7 +503,7 @@ private:
 
   /// The accesses of instruction `op`, cached.
   const SmallVector<StaticAccess, 4> &accessesOf(Operation *op) {
-    auto [it, added] = accessCache.try_emplace(op);
+    auto [it, added] = cache.accesses.try_emplace(op);
     if (!added)
       return it->second;
     SmallVector<MemoryEffects::EffectInstance, 4> effects;
@@ -975,9 +988,7 @@ private:
     st.know[b][b] = clock;
 
     // Remember the accesses.
-    PassList &passes = passStore.emplace_back();
-    for (const Frame &f : frames)
-      passes.push_back({f.loop, f.pass});
+    const PassList &passes = currentPasses();
     const Clock &know = knowStore.emplace_back(st.know[b]);
     for (const Access &x : accesses) {
       Touch t{op,           b,           clock, x.write, x.elementwise,
@@ -1155,7 +1166,7 @@ private:
   /// Passes of a loop: one more than the most copies a tile of it cycles
   /// through, so a copy's reuse meets its last use.
   int passesOf(Operation *loop, Value iv) {
-    auto [it, added] = loopPasses.try_emplace(loop, 0);
+    auto [it, added] = cache.loopPasses.try_emplace(loop, 0);
     if (added)
       it->second = countPasses(loop, iv);
     return it->second;
@@ -1175,10 +1186,12 @@ private:
     int passes = passesOf(op, iv);
     for (int pass = 0; pass < passes && succeeded(status); ++pass) {
       frames.back().pass = pass;
+      passesNow = nullptr;
       for (Region *r : body)
         processRegion(*r, st);
     }
     frames.pop_back();
+    passesNow = nullptr;
     // The loop may run no iteration at all.
     joinStates(st, before);
     // Flags are balanced per iteration: what the body left pending is the
@@ -1188,7 +1201,7 @@ private:
   /// Whether `op` holds a tile instruction or flag: the loops and branches
   /// the model follows (the others change nothing it tracks).
   bool holdsTiles(Operation *op) {
-    auto [it, added] = tileHolders.try_emplace(op, false);
+    auto [it, added] = cache.tileHolders.try_emplace(op, false);
     if (added)
       it->second = op->walk([](Operation *inner) {
                        return isa_and_present<TileDialect>(inner->getDialect())
@@ -1211,7 +1224,10 @@ private:
     if (!holdsTiles(op))
       return;
     processRegionOp(op, st);
-    knowAfter[op] = st.know;
+    // (What a flag set after the loop or branch carries: only insertion
+    // places flags.)
+    if (insert)
+      knowAfter[op] = st.know;
   }
 
   /// The control flow the model follows: the function's body and scf.for,
@@ -1311,7 +1327,7 @@ private:
 
   FunctionOpInterface fn;
   bool insert;
-  AccessCache &accessCache;
+  SolveCache &cache;
   LogicalResult status = success();
   SmallVector<Frame, 4> frames;
   std::set<std::tuple<Operation *, Operation *, int, int, bool>> inserted;
@@ -1319,14 +1335,23 @@ private:
   /// it ran): what a flag set after it carries.
   llvm::DenseMap<Operation *, std::array<Clock, kAgents>> knowAfter;
   llvm::DenseMap<Operation *, Value> slotIndices;
-  llvm::DenseMap<Operation *, bool> tileHolders;
-  llvm::DenseMap<Operation *, int> loopPasses;
   /// The bit of each flag wait met (trackWaits), and the wait of each bit.
   llvm::DenseMap<Operation *, unsigned> waitBits;
   SmallVector<Operation *> bitWaits;
   /// What Touches reference (stable addresses, kept for the whole solve).
   std::deque<Clock> knowStore;
   std::deque<PassList> passStore;
+  /// The running loops' passes as a PassList, while they stay the same.
+  const PassList *passesNow = nullptr;
+  const PassList &currentPasses() {
+    if (!passesNow) {
+      PassList &passes = passStore.emplace_back();
+      for (const Frame &f : frames)
+        passes.push_back({f.loop, f.pass});
+      passesNow = &passes;
+    }
+    return *passesNow;
+  }
 };
 
 } // namespace
@@ -1343,9 +1368,9 @@ private:
 static SmallVector<llvm::SmallPtrSet<Operation *, 8>>
 redundantFlags(FunctionOpInterface fn,
                const llvm::SmallPtrSetImpl<Operation *> *only,
-               AccessCache &accessCache, bool *proven = nullptr) {
+               SolveCache &cache, bool *proven = nullptr) {
   SmallVector<llvm::SmallPtrSet<Operation *, 8>> redundant;
-  Solver probe(fn, /*insert=*/false, accessCache);
+  Solver probe(fn, /*insert=*/false, cache);
   probe.diagnose = false;
   probe.trackWaits = true;
   if (failed(probe.run()))
@@ -1361,25 +1386,30 @@ redundantFlags(FunctionOpInterface fn,
     if (sources.count(op))
       waits.push_back(op);
   });
+  // The waits that consumed each set, in program order.
+  llvm::DenseMap<Operation *, SmallVector<Operation *, 2>> consumers;
+  for (Operation *wait : waits)
+    for (Operation *set : sources.lookup(wait))
+      consumers[set].push_back(wait);
   llvm::SmallPtrSet<Operation *, 8> seen;
   SmallVector<llvm::SmallPtrSet<Operation *, 8>> candidates;
   for (Operation *wait : waits) {
     if (seen.count(wait))
       continue;
+    // The wait and every set and wait it pairs with, through each other:
+    // each op of the group visited once, the wait first, then its sets.
     llvm::SmallPtrSet<Operation *, 8> group;
+    SmallVector<Operation *> work = {wait};
     group.insert(wait);
-    bool grew = true;
-    while (grew) {
-      grew = false;
-      for (auto &[w, ss] : sources)
-        for (Operation *s : ss) {
-          if (!group.count(w) && !group.count(s))
-            continue;
-          // Both inserted, whichever was new.
-          bool addedWait = group.insert(w).second;
-          bool addedSet = group.insert(s).second;
-          grew = grew || addedWait || addedSet;
-        }
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      auto visit = [&](ArrayRef<Operation *> next) {
+        for (Operation *other : next)
+          if (group.insert(other).second)
+            work.push_back(other);
+      };
+      visit(sources.lookup(op));
+      visit(consumers.lookup(op));
     }
     for (Operation *op : group)
       seen.insert(op);
@@ -1404,7 +1434,7 @@ redundantFlags(FunctionOpInterface fn,
       search = [&](MutableArrayRef<llvm::SmallPtrSet<Operation *, 8>> run) {
         if (run.empty())
           return;
-        Solver without(fn, /*insert=*/false, accessCache);
+        Solver without(fn, /*insert=*/false, cache);
         without.diagnose = false;
         without.ignored = dropped;
         for (auto &group : run)
@@ -1574,8 +1604,8 @@ checkConvergentFlags(FunctionOpInterface fn,
 
 FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
                                                  bool insert, bool redundant) {
-  AccessCache accessCache;
-  Solver solver(fn, insert, accessCache);
+  SolveCache cache;
+  Solver solver(fn, insert, cache);
   FailureOr<SyncResult> result = solver.run();
   if (failed(result))
     return result;
@@ -1589,8 +1619,8 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     // the final program does not need. The groups are redundant together
     // (redundantFlags), and removing flags makes no other flag redundant,
     // so one search finds them all.
-    for (auto &group : redundantFlags(fn, &solver.insertedOps, accessCache,
-                                      &result->proven)) {
+    for (auto &group :
+         redundantFlags(fn, &solver.insertedOps, cache, &result->proven)) {
       for (Operation *op : group) {
         solver.insertedOps.erase(op);
         op->erase();
@@ -1603,7 +1633,7 @@ FailureOr<SyncResult> mlir::wsp::tile::solveSync(FunctionOpInterface fn,
     return failure();
   if (!redundant)
     return result;
-  for (auto &group : redundantFlags(fn, nullptr, accessCache))
+  for (auto &group : redundantFlags(fn, nullptr, cache))
     for (Operation *op : group)
       if (isa<SetFlagOp, SyncSetOp>(op)) {
         op->emitWarning("is redundant: every pair it orders is ordered "
