@@ -89,13 +89,15 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   // the ops CSE changed are canonicalized, not every op again.
   pm.nestAny().addPass(createWspCseCanonicalize());
   pm.addPass(createWspCheckSpecialized());
-  // Stage 3: tile kernels pipelined (the loops that ask for it),
-  // placed in their buffers and synchronized. Each
+  // Stage 3: tile kernels with long row reductions in two steps,
+  // pipelined (the loops that ask for it), placed in their buffers and
+  // synchronized. Each
   // tile pass works on one function or kernel at a time, so the stage runs
   // nested on each top-level op: a kernel goes through all of it while its
   // ops are in cache (module-wide walks, one per pass, grew per copy with
   // the module's size), and with threads the kernels run in parallel.
   OpPassManager &tiles = pm.nestAny();
+  tiles.addPass(tile::createTileFoldRowReductions());
   tiles.addPass(tile::createTilePipeline());
   tiles.addPass(tile::createTilePlanMemory());
   tiles.addPass(tile::createTileInsertSync());

@@ -44,6 +44,10 @@ constexpr int64_t kL0cBytes = 128 * 1024;
 /// vector units work on 32-byte blocks).
 constexpr int64_t kTileAlignBytes = 32;
 
+/// The bytes one repeat of a vector instruction processes (eight blocks):
+/// an instruction runs over a tile one repeat at a time.
+constexpr int64_t kVectorRepeatBytes = 256;
+
 constexpr int64_t buffer_bytes(Buffer b) {
   return b == Buffer::UB    ? kUbBytes
          : b == Buffer::L1  ? kL1Bytes

@@ -5,6 +5,50 @@
 
 include "mlir/Pass/PassBase.td"
 
+def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
+  let summary = "Reduce long rows in two steps over reshaped views";
+  let description = [{
+    A row reduction (`tile.rowsum`, `tile.rowmax`, `tile.rowmin`) of a long
+    row-major vec tile [R x C] runs in pto-isa as one vector instruction
+    per 256-byte repeat of a row, each over the R rows: C / 64 instructions
+    for f32. Seen as [kR x C/k] (`tile.reshape`: the same bytes, each row
+    split into k consecutive pieces, k = 32 bytes / element), the same
+    elements take C / (64 k) instructions over kR rows, leaving k partial
+    results per row; those, seen as [R x k] (one 32-byte row each), are
+    reduced by a second instruction of one repeat per row. pto-isa's own
+    fast paths for static shapes ([8 x 1024] as [128 x 64] groups) do the
+    same.
+
+    Rewritten: a reduction whose `src` has a static shape, whole valid
+    rows (valid columns = C), C a multiple of k x k, at least one 256-byte
+    repeat per piece (C / k elements >= 256 bytes: C >= 512 for f32), and
+    rows of at least `min-repeats` repeats (default 32: C >= 2048 for
+    f32). Shorter rows gain less on the device, and where the reduction is
+    one of a run of vector instructions the CPU simulation computes in
+    registers (`tile-mark-fusion`), the two steps break the run: with
+    `min-repeats=16` (1024 f32) the simulation of
+    add_rms_norm_dynamic_quant took 45% longer (docs/rationale/Backend.md). The partial results get a `col_major` [kR x 1] tile of their
+    own; a dynamic valid row count n of `src` becomes kn for the pieces
+    (`tile.subview ... valid`, as `tile.reshape` keeps no run-time extent).
+    `tmp` is reshaped like `src` (still scratch of its shape); the second
+    step uses the partials as its own scratch, as a reduction may.
+
+    A sum adds in another order (k partial sums of C/k, then their sum),
+    so results may differ in the last bits; a maximum or minimum is exact.
+    Runs before `tile-pipeline` and `tile-plan-memory`, which place the new
+    tile, and `tile-insert-sync`, which orders the two steps.
+  }];
+  let options = [
+    Option<"minRepeats", "min-repeats", "int64_t", "32",
+           "Rewrite rows of at least this many 256-byte repeats (default "
+           "32: 2048 f32)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numFolded", "folded", "Row reductions rewritten in two steps">,
+  ];
+}
+
 def TilePipeline : Pass<"tile-pipeline"> {
   let summary = "Overlap the iterations of loops over tiles that ask for it";
   let description = [{
