@@ -40,8 +40,8 @@ def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
   }];
   let options = [
     Option<"minRepeats", "min-repeats", "int64_t", "32",
-           "Rewrite rows of at least this many 256-byte repeats (default "
-           "32: 2048 f32)">,
+           "Rewrite rows of at least this many 256-byte repeats, 32 being "
+           "a row of 2048 f32 (default 32)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
