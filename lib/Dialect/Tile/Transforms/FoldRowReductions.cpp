@@ -105,8 +105,8 @@ template <typename ReduceOp> bool fold(ReduceOp op, int64_t minRepeats) {
     return TileType::get(ctx, TileLoc::vec, {rows, cols}, elem, {valid, cols},
                          layout);
   };
-  // Step 1: [kR x C/k] pieces (k per valid row valid), each reduced into
-  // a partial.
+  // Step 1: [kR x C/k] pieces (k a row; those of the valid rows valid),
+  // each reduced into a partial.
   const int64_t pieceRows = dynamicRows ? ShapedType::kDynamic : k * validRows;
   TileType pieces = tileOf(k * r, c / k, TileLayout::row_major, k * r);
   TileType validPieces = tileOf(k * r, c / k, TileLayout::row_major, pieceRows);
