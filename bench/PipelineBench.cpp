@@ -375,8 +375,17 @@ int main(int argc, char **argv) {
                         tablesPerCopy < 0 ? -1 : n * tablesPerCopy, &tables);
         if (!r)
           return 1;
-        if (tablesPerCopy < 0)
-          tablesPerCopy = tables;
+        // The first run (of whichever size comes first) gives the tables
+        // of one copy; every later run must have n times as many.
+        if (tablesPerCopy < 0) {
+          if (tables % n) {
+            std::fprintf(stderr,
+                         "error: %d kernel tables for %d copies of '%s'\n",
+                         tables, n, w.path.c_str());
+            return 1;
+          }
+          tablesPerCopy = tables / n;
+        }
         runs.push_back(std::move(*r));
       }
       std::sort(runs.begin(), runs.end(), [](const Run &a, const Run &b) {
