@@ -27,8 +27,11 @@ def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
     one of a run of vector instructions the CPU simulation computes in
     registers (`tile-mark-fusion`), the two steps break the run: with
     `min-repeats=16` (1024 f32) the simulation of
-    add_rms_norm_dynamic_quant took 45% longer (docs/rationale/Backend.md). The partial results get a `col_major` [kR x 1] tile of their
-    own; a dynamic valid row count n of `src` becomes kn for the pieces
+    add_rms_norm_dynamic_quant took 45% longer
+    (docs/rationale/Backend.md).
+
+    The partial results get a `col_major` [kR x 1] tile of their own; a
+    dynamic valid row count n of `src` becomes kn for the pieces
     (`tile.subview ... valid`, as `tile.reshape` keeps no run-time extent).
     `tmp` is reshaped like `src` (still scratch of its shape); the second
     step uses the partials as its own scratch, as a reduction may.
