@@ -209,9 +209,7 @@ std::string validSize(Emitter &e, TileType t, ValueRange dynamicValid,
                       unsigned d) {
   if (t.getValidShape()[d] != TileType::kDynamic)
     return std::to_string(t.getValidShape()[d]);
-  unsigned index = llvm::count(t.getValidShape().take_front(d),
-                               TileType::kDynamic);
-  return asInt(e, dynamicValid[index]);
+  return asInt(e, dynamicValid[t.getDynamicValidIndex(d)]);
 }
 
 /// Wraps the statement of a cube or vector instruction in the AICore form

@@ -86,6 +86,12 @@ unsigned TileType::getNumDynamicValidDims() const {
   return llvm::count(getValidShape(), kDynamic);
 }
 
+unsigned TileType::getDynamicValidIndex(unsigned d) const {
+  assert(d < getValidShape().size() && getValidShape()[d] == kDynamic &&
+         "the index of a dynamic valid dim");
+  return llvm::count(getValidShape().take_front(d), kDynamic);
+}
+
 /// Bytes of an element type tiles may hold; 0 if none.
 static int64_t elementBytes(Type t) {
   if (t.isSignlessInteger(8))

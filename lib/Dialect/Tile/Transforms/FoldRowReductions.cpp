@@ -33,26 +33,21 @@ constexpr int64_t kBlockBytes = ::pto::runtime::kTileAlignBytes;
 /// The run-time valid row count of `tile` where its type leaves it
 /// dynamic: the `valid` operand of the alloc or subview that made it.
 Value dynamicValidRows(Value tile) {
-  Operation *def = tile.getDefiningOp();
-  OperandRange valid = OperandRange(nullptr, 0);
-  if (auto alloc = dyn_cast_if_present<AllocOp>(def))
-    valid = alloc.getDynamicValid();
-  else if (auto view = dyn_cast_if_present<SubviewOp>(def))
-    valid = view.getDynamicValid();
-  else
-    return {};
-  // The operands are the `?` valid dims in order: rows first.
-  return valid.empty() ? Value() : valid.front();
+  unsigned index = cast<TileType>(tile.getType()).getDynamicValidIndex(0);
+  if (auto alloc = tile.getDefiningOp<AllocOp>())
+    return alloc.getDynamicValid()[index];
+  if (auto view = tile.getDefiningOp<SubviewOp>())
+    return view.getDynamicValid()[index];
+  return {};
 }
 
 /// How many pieces each row of `src` is cut into, or 0 when the reduction
 /// stays as it is (rows of fewer than `minRepeats` repeats among them).
 int64_t piecesOf(TileType src, int64_t minRepeats) {
   if (src.getLoc() != TileLoc::vec ||
-      src.getLayout() != TileLayout::row_major || !src.hasStaticShape() ||
-      !src.getElementType().isIntOrFloat())
+      src.getLayout() != TileLayout::row_major || !src.hasStaticShape())
     return 0;
-  const int64_t bytes = src.getElementType().getIntOrFloatBitWidth() / 8;
+  const int64_t bytes = src.getElementBytes();
   if (bytes <= 0 || kBlockBytes % bytes)
     return 0;
   const int64_t k = kBlockBytes / bytes, cols = src.getCols();

@@ -130,9 +130,7 @@ std::optional<Extent> validExtent(Value tile, unsigned d) {
   int64_t size = t.getValidShape()[d];
   if (size != TileType::kDynamic)
     return Extent{size, Value()};
-  unsigned index =
-      llvm::count(t.getValidShape().take_front(d), TileType::kDynamic);
-  return Extent{size, alloc.getDynamicValid()[index]};
+  return Extent{size, alloc.getDynamicValid()[t.getDynamicValidIndex(d)]};
 }
 
 /// Whether `v` can be an element-wise tile of a group shaped like `like`

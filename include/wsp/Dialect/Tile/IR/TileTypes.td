@@ -63,6 +63,10 @@ def Tile_TileType : TypeDef<Tile_Dialect, "Tile"> {
     }
     unsigned getNumDynamicDims() const;
     unsigned getNumDynamicValidDims() const;
+    /// Where dynamic valid dim `d` is among the `?` valid dims: the index
+    /// of its operand in the `valid` operands of the op that makes the
+    /// tile (tile.alloc, tile.subview).
+    unsigned getDynamicValidIndex(unsigned d) const;
     /// Bytes of one element.
     int64_t getElementBytes() const;
     /// Bytes of the static extent (requires a static shape).
