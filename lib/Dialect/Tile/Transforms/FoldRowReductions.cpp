@@ -90,7 +90,20 @@ template <typename ReduceOp> bool fold(ReduceOp op, int64_t minRepeats) {
     return false;
 
   MLIRContext *ctx = op.getContext();
-  OpBuilder b(op);
+  // The views, the count and the partials' tile are made before the run
+  // of instructions the reduction is in: at the start of its block, or
+  // after what they view where that is in the block. The two steps then
+  // sit where the reduction was, among those instructions, which the CPU
+  // simulation computes together (tile-mark-fusion).
+  OpBuilder b(op->getBlock(), op->getBlock()->begin());
+  for (Value v : {Value(op.getSrc()), Value(op.getTmp()), rows}) {
+    Operation *def = v ? v.getDefiningOp() : nullptr;
+    if (def && def->getBlock() == op->getBlock() &&
+        (b.getInsertionPoint() == op->getBlock()->begin() ||
+         std::prev(b.getInsertionPoint())->isBeforeInBlock(def)))
+      b.setInsertionPointAfter(def);
+  }
+  OpBuilder steps(op);
   Location loc = op.getLoc();
   const int64_t r = src.getRows(), c = src.getCols();
   const bool someRows = dynamicRows || validRows < r;
@@ -132,8 +145,7 @@ template <typename ReduceOp> bool fold(ReduceOp op, int64_t minRepeats) {
                       /*dynamic_valid=*/pieceCount, /*slot=*/Value(),
                       /*buffers=*/IntegerAttr(), /*offset=*/IntegerAttr())
           .getResult();
-  ReduceOp::create(b, loc, part, piecesSrc, piecesTmp);
-  // Step 2: the k partials of each row, one [1 x k] row each.
+  // Step 2's view: the k partials of each row, one [1 x k] row each.
   TileType flat = tileOf(1, k * r, TileLayout::row_major, 1);
   TileType byRow = tileOf(r, k, TileLayout::row_major, r);
   Location byRowLoc = named("_partials_by_row");
@@ -143,7 +155,8 @@ template <typename ReduceOp> bool fold(ReduceOp op, int64_t minRepeats) {
     rowsOfParts = SubviewOp::create(
         b, byRowLoc, tileOf(r, k, TileLayout::row_major, validRows),
         rowsOfParts, zero, zero, dynamicRows ? ValueRange{rows} : ValueRange{});
-  ReduceOp::create(b, loc, op.getDst(), rowsOfParts, rowsOfParts);
+  ReduceOp::create(steps, loc, part, piecesSrc, piecesTmp);
+  ReduceOp::create(steps, loc, op.getDst(), rowsOfParts, rowsOfParts);
   op.erase();
   return true;
 }
@@ -158,7 +171,9 @@ struct FoldRowReductionsPass
       if (isa<RowSumOp, RowMaxOp, RowMinOp>(op))
         reductions.push_back(op);
     });
-    for (Operation *op : reductions) {
+    // Last first: each puts its views before the run it is in, so the
+    // views of a block's reductions come in the reductions' order.
+    for (Operation *op : llvm::reverse(reductions)) {
       bool folded = false;
       if (auto sum = dyn_cast<RowSumOp>(op))
         folded = fold(sum, minRepeats);
