@@ -493,6 +493,97 @@ TEST_F(TileFusedTest, RowReductionsGiveTheInstructionsBits) {
   }
 }
 
+// A row reduction in pieces (tile-fold-row-reductions' two steps) in a
+// group gives the two instructions' bits: each piece of a row reduced as a
+// row of the pieces' view into the partials, then each row's partials as a
+// row of the [rows x k] view. Rows of 128 in 8 pieces of 16 and in 2 of 64,
+// 5 valid rows of 8, random and with NaNs, zeros and infinities at piece
+// boundaries.
+template <int K> void checkPieces(std::mt19937 &rng) {
+  constexpr int kR = 8, kC = 128, kPiece = kC / K, kValid = 5;
+  using Row = Tile<Loc::Vec, float, kR, kC>;
+  using Pieces = Tile<Loc::Vec, float, K * kR, kPiece>;
+  using Partials = Tile<Loc::Vec, float, K * kR, 1, Layout::ColMajor>;
+  using Flat = Tile<Loc::Vec, float, 1, K * kR>;
+  using ByRow = Tile<Loc::Vec, float, kR, K>;
+  using Reduced = Tile<Loc::Vec, float, kR, 1, Layout::ColMajor>;
+  std::uniform_real_distribution<float> d(-100, 100);
+  const float specials[] = {
+      NAN, -0.0f, 0.0f, INFINITY, -INFINITY, from_bits(0xffc12345u), 1e-40f};
+  Row x(kValid, kC);
+  assign(x, 0);
+  Partials part[3] = {Partials(K * kValid, 1), Partials(K * kValid, 1),
+                      Partials(K * kValid, 1)};
+  Reduced out[3] = {Reduced(kValid, 1), Reduced(kValid, 1), Reduced(kValid, 1)};
+  for (int i = 0; i < 3; ++i) {
+    assign(part[i], Row::bytes + i * 512);
+    assign(out[i], Row::bytes + 2048 + i * 64);
+  }
+  for (int r = 0; r < kR; ++r)
+    for (int c = 0; c < kC; ++c)
+      x.at(r, c) = r >= 2 && (c % kPiece == 0 || c % kPiece == kPiece - 1 ||
+                              rng() % 7 == 0)
+                       ? specials[rng() % (r == 2 ? 3 : 7)]
+                       : d(rng);
+  const Pieces pieces =
+      subview<Pieces>(reshape<Pieces>(x), 0, 0, K * kValid, kPiece);
+  ByRow by[3];
+  for (int i = 0; i < 3; ++i)
+    by[i] =
+        subview<ByRow>(reshape<ByRow>(reshape<Flat>(part[i])), 0, 0, kValid, K);
+  auto instructions = [&] {
+    // (Each step writes its source as scratch: a barrier before the next
+    // reads it.)
+    rowsum(part[0], pieces, pieces);
+    barrier(V, Pipe::V);
+    rowmax(part[1], pieces, pieces);
+    barrier(V, Pipe::V);
+    rowmin(part[2], pieces, pieces);
+    barrier(V, Pipe::V);
+    rowsum(out[0], by[0], by[0]);
+    rowmax(out[1], by[1], by[1]);
+    rowmin(out[2], by[2], by[2]);
+  };
+  std::vector<uint8_t> want[3];
+  for (Reduced &o : out)
+    poison(o);
+  instructions();
+  for (int i = 0; i < 3; ++i) {
+    want[i] = bytes_of(out[i]);
+    poison(out[i]);
+    poison(part[i]);
+  }
+  const Partials ps = part[0], pm = part[1], pn = part[2];
+  const Reduced sum = out[0], mx = out[1], mn = out[2];
+  fused(instructions, x, [=](auto &l, int r, int c) PTO_TILE_FUSED {
+    auto v = l.load(x, r, c);
+    l.rowsum_pieces(ps, r, 0, v, K, kPiece);
+    l.rowmax_pieces(pm, r, 1, v, K, kPiece);
+    l.rowmin_pieces(pn, r, 2, v, K, kPiece);
+    l.rowsum_of_pieces(sum, r, ps, K);
+    l.rowmax_of_pieces(mx, r, pm, K);
+    l.rowmin_of_pieces(mn, r, pn, K);
+  });
+  // (A sum of NaNs of two payloads: any NaN, as in the test above.)
+  for (int r = 0; r < kValid; ++r) {
+    float w;
+    std::memcpy(&w, want[0].data() + r * sizeof(float), sizeof w);
+    if (std::isnan(w) && std::isnan(sum.at(r, 0)))
+      std::memcpy(sum.data + r, &w, sizeof w);
+  }
+  EXPECT_EQ(bytes_of(sum), want[0]) << K << " pieces";
+  EXPECT_EQ(bytes_of(mx), want[1]) << K << " pieces";
+  EXPECT_EQ(bytes_of(mn), want[2]) << K << " pieces";
+}
+
+TEST_F(TileFusedTest, RowReductionsInPiecesGiveTheInstructionsBits) {
+  std::mt19937 rng(12);
+  for (int round = 0; round < 20; ++round) {
+    checkPieces<8>(rng);
+    checkPieces<2>(rng);
+  }
+}
+
 // Loads and stores of global memory in a group, done by the lanes: over a
 // partial extent (5 rows of 40 columns) of rows exactly that long in
 // memory, so a lane reading or writing past a row's end would touch the

@@ -437,12 +437,25 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
     StringRef fn = laneFunction(l);
     if (fn.empty())
       return l.op->emitOpError("has no function in the simulation's lanes");
+    if (l.kind == LaneKind::row_reduce && l.partials) {
+      // The second step in pieces: the row's last group reduces its
+      // partials.
+      e.os << "wsp_l." << fn << "_of_pieces(" << e.name(l.reduced)
+           << ", wsp_r, " << e.name(l.partials) << ", " << l.pieces << "); // "
+           << l.op->getName() << "\n";
+      continue;
+    }
     if (l.kind == LaneKind::row_reduce) {
       // The row's state in its slot; the row's last group writes the
-      // result.
-      e.os << "wsp_l." << fn << "(" << e.name(l.reduced) << ", wsp_r, "
-           << reductions++ << ", " << reg(l.sources.front()) << "); // "
-           << l.op->getName() << "\n";
+      // result (in pieces: each piece's last group, its partial).
+      Value src = l.sources.front();
+      e.os << "wsp_l." << fn << (l.pieces ? "_pieces(" : "(")
+           << e.name(l.reduced) << ", wsp_r, " << reductions++ << ", "
+           << reg(src);
+      if (l.pieces)
+        e.os << ", " << l.pieces << ", "
+             << cast<TileType>(src.getType()).getCols() / l.pieces;
+      e.os << "); // " << l.op->getName() << "\n";
       continue;
     }
     SmallVector<std::string> args;

@@ -4,8 +4,9 @@
 #ifndef PTO_RUNTIME_TILE_FUSED_HPP
 #define PTO_RUNTIME_TILE_FUSED_HPP
 
-#include "pto/runtime/tile/types.hpp"
+#include "pto/runtime/tile/reductions.hpp"
 #include "pto/runtime/tile/sync.hpp"
+#include "pto/runtime/tile/types.hpp"
 
 #include <cmath>
 #include <cstdint>
@@ -271,17 +272,7 @@ struct Row16 {
   PTO_TILE_ROW_TARGET void rowsum(TileT &dst, int r, int slot, Reg<float> x) {
     __m256 &sum = sums[slot];
     if (valid == 0xffff) {
-      __mmask8 all = 0xff; // (a variable: see exp8_avx512)
-      // (GCC 12's cast to the low half is an unmasked extract.)
-      const __m256 lo = _mm256_castpd_ps(
-          _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 0));
-      const __m256 hi = _mm256_castpd_ps(
-          _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 1));
-      sum = c == 0 ? _mm256_add_ps(lo, hi)
-                   : _mm256_add_ps(_mm256_add_ps(sum, lo), hi);
-      if (!last_group())
-        return;
-      dst.at(r, 0) = finish_sum(sum, nullptr, 0);
+      sum16(dst, r, slot, x, c == 0, last_group());
       return;
     }
     // The row's last, partial group: a whole eight to the lanes, the rest
@@ -304,6 +295,31 @@ struct Row16 {
     }
     dst.at(r, 0) = finish_sum(sum, v + tail, n - tail);
   }
+  /// A whole group of sixteen into the sum in `slot`: the first group of a
+  /// row (or piece) starts it, the last writes its tree to dst[row, 0].
+  template <typename TileT>
+  PTO_TILE_ROW_TARGET void sum16(TileT &dst, int row, int slot, Reg<float> x,
+                                 bool first, bool last) {
+    __m256 &sum = sums[slot];
+    __mmask8 all = 0xff; // (a variable: see exp8_avx512)
+    // (GCC 12's cast to the low half is an unmasked extract.)
+    const __m256 lo = _mm256_castpd_ps(
+        _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 0));
+    const __m256 hi = _mm256_castpd_ps(
+        _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(x.v), 1));
+    sum = first ? _mm256_add_ps(lo, hi)
+                : _mm256_add_ps(_mm256_add_ps(sum, lo), hi);
+    if (last)
+      dst.at(row, 0) = tree8(sum);
+  }
+  /// detail::sum_tree8 of the eight lanes, in registers (a sum is
+  /// commutative, so each pair's two orders give the same bits).
+  PTO_TILE_ROW_TARGET static float tree8(__m256 sum) {
+    const __m256 pairs = _mm256_add_ps(sum, _mm256_permute_ps(sum, 0xb1));
+    const __m256 quads = _mm256_add_ps(pairs, _mm256_permute_ps(pairs, 0x4e));
+    return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(quads),
+                                    _mm256_extractf128_ps(quads, 1)));
+  }
   PTO_TILE_ROW_TARGET static float finish_sum(__m256 sum, const float *tail,
                                               int n) {
     alignas(32) float lane[8];
@@ -313,20 +329,22 @@ struct Row16 {
 
   template <typename TileT>
   PTO_TILE_ROW_TARGET void rowmax(TileT &dst, int r, int slot, Reg<float> x) {
-    extreme<true>(dst, r, slot, x);
+    extreme<true>(dst, r, slot, x, c == 0, last_group());
   }
   template <typename TileT>
   PTO_TILE_ROW_TARGET void rowmin(TileT &dst, int r, int slot, Reg<float> x) {
-    extreme<false>(dst, r, slot, x);
+    extreme<false>(dst, r, slot, x, c == 0, last_group());
   }
   /// The fold `acc = acc > x ? acc : x` (Greater) or `<` along the row:
   /// only what follows the last NaN counts (that NaN when it is last), the
-  /// extreme value of it, and when that is zero, the last zero.
+  /// extreme value of it, and when that is zero, the last zero. The first
+  /// group of a row (or piece) starts it, the last writes dst[row, 0].
   template <bool Greater, typename TileT>
-  PTO_TILE_ROW_TARGET void extreme(TileT &dst, int r, int slot, Reg<float> x) {
+  PTO_TILE_ROW_TARGET void extreme(TileT &dst, int row, int slot, Reg<float> x,
+                                   bool first, bool last) {
     __m512 &m = extremes[slot];
     const __m512 none = _mm512_set1_ps(Greater ? -INFINITY : INFINITY);
-    if (c == 0) {
+    if (first) {
       m = none;
       any[slot] = false;
     }
@@ -361,21 +379,89 @@ struct Row16 {
                   : _mm512_mask_min_ps(m, counted, m, x.v);
       any[slot] = true;
     }
-    if (!last_group())
+    if (!last)
       return;
     if (!any[slot]) {
-      dst.at(r, 0) = nan[slot];
+      dst.at(row, 0) = nan[slot];
       return;
     }
-    // (Compares are exact: any order of the lanes finds the same value.)
-    alignas(64) float lane[16];
-    _mm512_store_ps(lane, m);
-    float e = lane[0];
-    for (int l = 1; l < 16; ++l)
-      e = Greater ? (lane[l] > e ? lane[l] : e) : (lane[l] < e ? lane[l] : e);
+    // (Compares are exact: any order of the lanes finds the same value;
+    // no lane holds a NaN.)
+    float e = reduce_extreme<Greater>(m);
     if (e == 0.0f)
       e = last_zero_negative[slot] ? -0.0f : 0.0f;
-    dst.at(r, 0) = e;
+    dst.at(row, 0) = e;
+  }
+
+  /// The extreme of sixteen lanes holding no NaN (compares are exact, so
+  /// in any order). (GCC 12's _mm512_reduce_max_ps reads an undefined
+  /// register: masked extracts instead, as in rowsum.)
+  template <bool Greater>
+  PTO_TILE_ROW_TARGET static float reduce_extreme(__m512 m) {
+    __mmask8 all = 0xff;
+    const __m256 lo = _mm256_castpd_ps(
+        _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(m), 0));
+    const __m256 hi = _mm256_castpd_ps(
+        _mm512_maskz_extractf64x4_pd(all, _mm512_castps_pd(m), 1));
+    __m128 q;
+    if constexpr (Greater) {
+      const __m256 h = _mm256_max_ps(lo, hi);
+      q = _mm_max_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+      q = _mm_max_ps(q, _mm_movehl_ps(q, q));
+      q = _mm_max_ps(q, _mm_shuffle_ps(q, q, 1));
+    } else {
+      const __m256 h = _mm256_min_ps(lo, hi);
+      q = _mm_min_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
+      q = _mm_min_ps(q, _mm_movehl_ps(q, q));
+      q = _mm_min_ps(q, _mm_shuffle_ps(q, q, 1));
+    }
+    return _mm_cvtss_f32(q);
+  }
+
+  // A row reduction in k pieces of `piece` columns (tile-fold-row-
+  // reductions' two steps), to the bit as the two instructions compute it:
+  // the first reduces piece p of row r as a row of the pieces' view into
+  // partials[r * k + p, 0]; the second, at the row's last group, reduces
+  // the row's k partials as a row of the [rows x k] view
+  // (detail::row_sum, detail::row_extreme).
+  template <typename TileT>
+  PTO_TILE_ROW_TARGET void rowsum_pieces(TileT &partials, int r, int slot,
+                                         Reg<float> x, int k, int piece) {
+    const int at = c % piece; // (pieces are whole groups)
+    sum16(partials, r * k + c / piece, slot, x, at == 0, at + 16 == piece);
+  }
+  template <typename TileT>
+  PTO_TILE_ROW_TARGET void rowmax_pieces(TileT &partials, int r, int slot,
+                                         Reg<float> x, int k, int piece) {
+    const int at = c % piece; // (pieces are whole groups)
+    extreme<true>(partials, r * k + c / piece, slot, x, at == 0,
+                  at + 16 == piece);
+  }
+  template <typename TileT>
+  PTO_TILE_ROW_TARGET void rowmin_pieces(TileT &partials, int r, int slot,
+                                         Reg<float> x, int k, int piece) {
+    const int at = c % piece; // (pieces are whole groups)
+    extreme<false>(partials, r * k + c / piece, slot, x, at == 0,
+                   at + 16 == piece);
+  }
+
+  template <typename TileT, typename PartialsT>
+  PTO_TILE_ROW_TARGET void rowsum_of_pieces(TileT &dst, int r,
+                                            const PartialsT &partials, int k) {
+    if (last_group())
+      dst.at(r, 0) = row_sum(&partials.at(r * k, 0), k);
+  }
+  template <typename TileT, typename PartialsT>
+  PTO_TILE_ROW_TARGET void rowmax_of_pieces(TileT &dst, int r,
+                                            const PartialsT &partials, int k) {
+    if (last_group())
+      dst.at(r, 0) = row_extreme<true>(&partials.at(r * k, 0), k);
+  }
+  template <typename TileT, typename PartialsT>
+  PTO_TILE_ROW_TARGET void rowmin_of_pieces(TileT &dst, int r,
+                                            const PartialsT &partials, int k) {
+    if (last_group())
+      dst.at(r, 0) = row_extreme<false>(&partials.at(r * k, 0), k);
   }
 
   // TCVT's conversions (rounding to nearest even), those of lanes::.

@@ -3,6 +3,8 @@
 #include "wsp/Dialect/Tile/Transforms/Fusion.h"
 #include "wsp/Dialect/Tile/IR/TileOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -44,6 +46,120 @@ bool lanesCompute(LaneKind kind, ElementwiseKind fn) {
   }
 }
 
+/// The valid extent of dim `d` of a placed tile: a constant or a value.
+struct Extent {
+  int64_t size;
+  Value value;
+  bool operator==(const Extent &o) const {
+    return size == o.size && value == o.value;
+  }
+};
+std::optional<Extent> validExtent(Value tile, unsigned d) {
+  auto alloc = tile.getDefiningOp<AllocOp>();
+  if (!alloc)
+    return std::nullopt;
+  TileType t = alloc.getType();
+  int64_t size = t.getValidShape()[d];
+  if (size != TileType::kDynamic)
+    return Extent{size, Value()};
+  return Extent{size, alloc.getDynamicValid()[t.getDynamicValidIndex(d)]};
+}
+
+/// The valid rows of a view (a `tile.subview` or `tile.alloc`, or what its
+/// type says when static).
+std::optional<Extent> validRows(Value view) {
+  auto t = cast<TileType>(view.getType());
+  int64_t size = t.getValidShape()[0];
+  if (size != TileType::kDynamic)
+    return Extent{size, Value()};
+  unsigned index = t.getDynamicValidIndex(0);
+  if (auto sub = view.getDefiningOp<SubviewOp>())
+    return Extent{size, sub.getDynamicValid()[index]};
+  if (auto alloc = view.getDefiningOp<AllocOp>())
+    return Extent{size, alloc.getDynamicValid()[index]};
+  return std::nullopt;
+}
+
+/// `view` without a `tile.subview` that only gives its source's whole
+/// tile fewer valid rows (at [0, 0], the same shape, whole valid columns).
+Value stripValidRows(Value view) {
+  auto sub = view.getDefiningOp<SubviewOp>();
+  if (!sub)
+    return view;
+  auto t = cast<TileType>(view.getType());
+  auto from = cast<TileType>(sub.getSource().getType());
+  if (!matchPattern(sub.getRow(), m_Zero()) ||
+      !matchPattern(sub.getCol(), m_Zero()) ||
+      t.getShape() != from.getShape() || t.getLayout() != from.getLayout() ||
+      t.getValidShape()[1] != t.getCols())
+    return Value();
+  return sub.getSource();
+}
+
+/// The first step of a row reduction in pieces reads the whole rows of a
+/// row-major tile made by `tile.alloc` as k pieces each: `view` is its
+/// `tile.reshape` to [kR x C/k] (with `tile.subview ... valid` of k times
+/// the tile's valid rows). The tile and k.
+std::optional<std::pair<Value, int64_t>> piecesOf(Value view) {
+  Value reshaped = stripValidRows(view);
+  auto reshape = reshaped ? reshaped.getDefiningOp<ReshapeOp>() : ReshapeOp();
+  if (!reshape)
+    return std::nullopt;
+  Value tile = reshape.getSource();
+  auto t = cast<TileType>(tile.getType());
+  auto v = cast<TileType>(view.getType());
+  if (!t.hasStaticShape() || !v.hasStaticShape() ||
+      t.getLayout() != TileLayout::row_major ||
+      v.getLayout() != TileLayout::row_major || v.getRows() % t.getRows())
+    return std::nullopt;
+  const int64_t k = v.getRows() / t.getRows();
+  // (Pieces of whole groups of sixteen columns, as the lanes go.)
+  if (k < 2 || v.getCols() * k != t.getCols() || v.getCols() % 16 ||
+      t.getValidShape()[1] != t.getCols() ||
+      v.getValidShape()[1] != v.getCols())
+    return std::nullopt;
+  std::optional<Extent> rows = validExtent(tile, 0), pieces = validRows(view);
+  if (!rows || !pieces)
+    return std::nullopt;
+  if (!rows->value)
+    return pieces->value || pieces->size != k * rows->size
+               ? std::nullopt
+               : std::optional(std::make_pair(tile, k));
+  // A run-time count n: the pieces' is n * k.
+  auto mul = pieces->value ? pieces->value.getDefiningOp<arith::MulIOp>()
+                           : arith::MulIOp();
+  APInt times;
+  if (!mul ||
+      !((mul.getLhs() == rows->value &&
+         matchPattern(mul.getRhs(), m_ConstantInt(&times))) ||
+        (mul.getRhs() == rows->value &&
+         matchPattern(mul.getLhs(), m_ConstantInt(&times)))) ||
+      times != k)
+    return std::nullopt;
+  return std::make_pair(tile, k);
+}
+
+/// The second step of a row reduction in pieces reads the partials, a
+/// col_major [kR x 1] tile made by `tile.alloc`, as [R x k]: `view` is
+/// reshapes of it (with `tile.subview ... valid` of its rows). The
+/// partials.
+Value partialsOf(Value view) {
+  Value tile = stripValidRows(view);
+  while (tile && tile.getDefiningOp<ReshapeOp>())
+    tile = tile.getDefiningOp<ReshapeOp>().getSource();
+  if (!tile || !tile.getDefiningOp<AllocOp>())
+    return Value();
+  auto t = cast<TileType>(tile.getType());
+  auto v = cast<TileType>(view.getType());
+  if (!t.hasStaticShape() || !v.hasStaticShape() ||
+      t.getLayout() != TileLayout::col_major || t.getCols() != 1 ||
+      t.getRows() != v.getRows() * v.getCols() ||
+      v.getLayout() != TileLayout::row_major ||
+      v.getValidShape()[1] != v.getCols())
+    return Value();
+  return tile;
+}
+
 /// An instruction of an element-wise form the lanes compute: its operands,
 /// in the form's order (the dialect's LaneKind).
 std::optional<LaneOp> computeLaneOp(PipeOpInterface op) {
@@ -75,6 +191,26 @@ std::optional<LaneOp> computeLaneOp(PipeOpInterface op) {
     l.dst = Value();
     l.reduced = v[0];
     l.scratch = v[2];
+    if (auto pieces = piecesOf(v[1])) { // a first step: the tile's rows
+      auto scratch = piecesOf(v[2]);
+      if (!scratch || scratch->second != pieces->second)
+        return std::nullopt;
+      l.sources = {pieces->first};
+      l.scratch = scratch->first;
+      l.pieces = pieces->second;
+    } else if (Value partials = partialsOf(v[1])) { // a second step
+      // Of the rows the result has.
+      std::optional<Extent> rows = validRows(v[1]),
+                            reduced = validExtent(v[0], 0);
+      if (!rows || !reduced || !(*rows == *reduced) ||
+          cast<TileType>(v[1].getType()).getRows() !=
+              cast<TileType>(v[0].getType()).getRows())
+        return std::nullopt;
+      l.sources.clear();
+      l.scratch = Value();
+      l.partials = partials;
+      l.pieces = cast<TileType>(v[1].getType()).getCols();
+    }
     break;
   default: // unary: dst, src
     break;
@@ -90,6 +226,9 @@ struct Access {
   Value tile;
   std::optional<TileBytes> bytes;
   bool write, broadcast, column = false;
+  /// The partials of a row reduction in pieces: written by its first step,
+  /// read by its second.
+  bool partials = false;
 };
 SmallVector<Access> accesses(const LaneOp &l) {
   SmallVector<Access> a;
@@ -107,30 +246,17 @@ SmallVector<Access> accesses(const LaneOp &l) {
     add(l.broadcast, false, true);
   if (l.scratch)
     add(l.scratch, true, false);
-  if (l.reduced)
+  if (l.reduced) {
     add(l.reduced, true, true);
+    a.back().partials = l.pieces && !l.partials;
+  }
+  if (l.partials) {
+    add(l.partials, false, true);
+    a.back().partials = true;
+  }
   if (l.dst)
     add(l.dst, true, false);
   return a;
-}
-
-/// The valid extent of dim `d` of a placed tile: a constant or a value.
-struct Extent {
-  int64_t size;
-  Value value;
-  bool operator==(const Extent &o) const {
-    return size == o.size && value == o.value;
-  }
-};
-std::optional<Extent> validExtent(Value tile, unsigned d) {
-  auto alloc = tile.getDefiningOp<AllocOp>();
-  if (!alloc)
-    return std::nullopt;
-  TileType t = alloc.getType();
-  int64_t size = t.getValidShape()[d];
-  if (size != TileType::kDynamic)
-    return Extent{size, Value()};
-  return Extent{size, alloc.getDynamicValid()[t.getDynamicValidIndex(d)]};
 }
 
 /// Whether `v` can be an element-wise tile of a group shaped like `like`
@@ -162,6 +288,18 @@ bool isReducedTile(Value r, Value like) {
     return false;
   std::optional<Extent> a = validExtent(r, 0), b = validExtent(like, 0);
   return a && b && *a == *b;
+}
+
+/// Whether `p` can be the partials of a first step in k pieces in a group
+/// whose element-wise tiles are shaped like `like`: an f32 col_major
+/// [k rows x 1] tile, static.
+bool isPartialsTile(Value p, int64_t k, Value like) {
+  auto t = cast<TileType>(p.getType());
+  auto shape = cast<TileType>(like.getType());
+  return t.getLoc() == TileLoc::vec && t.getElementType().isF32() &&
+         t.hasStaticShape() && t.getLayout() == TileLayout::col_major &&
+         t.getCols() == 1 && t.getRows() == k * shape.getRows() &&
+         getTileBytes(p);
 }
 
 /// Whether a load_column's tile `t` can be read as a column broadcast in a
@@ -259,13 +397,21 @@ std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
 bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   if (next.kind == LaneKind::sync)
     return true;
+  // The second step of a reduction in pieces reads the partials of a first
+  // step before it in the group.
+  if (next.partials && llvm::none_of(group, [&](const LaneOp &l) {
+        return l.pieces == next.pieces && !l.partials &&
+               l.reduced == next.partials;
+      }))
+    return false;
   // A tile of the group's shape: the first one an op of it touches (a
   // load_column's row has the group's columns only).
   auto first = [](const LaneOp &l) {
     return l.dst ? l.dst : l.sources.front();
   };
   auto shaped = [](const LaneOp &l) {
-    return l.kind != LaneKind::sync && l.kind != LaneKind::load_column;
+    return l.kind != LaneKind::sync && l.kind != LaneKind::load_column &&
+           (l.dst || !l.sources.empty());
   };
   const LaneOp *shape = llvm::find_if(group, shaped);
   Value like = shape != group.end() ? first(*shape)
@@ -291,10 +437,15 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
     return false;
   if (next.scratch && !getTileBytes(next.scratch))
     return false;
-  if (next.reduced && (!isReducedTile(next.reduced, like) ||
-                       llvm::count_if(group, [](const LaneOp &l) {
-                         return l.reduced;
-                       }) >= kMaxFusedReductions))
+  // A first step in pieces writes partials (each whole row or first step
+  // keeps its state in a slot of the lanes).
+  const bool firstStep = next.pieces && !next.partials;
+  if (next.reduced &&
+      (!(firstStep ? isPartialsTile(next.reduced, next.pieces, like)
+                   : isReducedTile(next.reduced, like)) ||
+       (!next.partials && llvm::count_if(group, [](const LaneOp &l) {
+                            return l.reduced && !l.partials;
+                          }) >= kMaxFusedReductions)))
     return false;
 
   // Each tile `next` touches against the others it touches and those the
@@ -302,6 +453,8 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   // bytes with the same type, or disjoint; no broadcast tile written; a
   // load_column's row read after it as a column broadcast only.
   auto conflict = [](const Access &a, const Access &b) {
+    if (a.partials && b.partials && a.write != b.write && a.tile == b.tile)
+      return false; // the two steps of a reduction in pieces
     if (a.column || b.column)
       return a.bytes->overlaps(*b.bytes) &&
              !(b.column && !a.write && a.broadcast && *a.bytes == *b.bytes &&
@@ -403,7 +556,7 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
                   "extent, or overlap another's bytes");
     g.ops.push_back(l);
     if (!g.extent && l.kind != LaneKind::sync &&
-        l.kind != LaneKind::load_column)
+        l.kind != LaneKind::load_column && (l.dst || !l.sources.empty()))
       g.extent = l.dst ? l.dst : l.sources.front();
   }
   if (ops.front().kind == LaneKind::sync || ops.back().kind == LaneKind::sync)

@@ -260,3 +260,70 @@ func.func @blocks(%n: index) {
   tile.abs %a, %a : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   return
 }
+
+// -----
+
+// A row reduction in two steps (tile-fold-row-reductions) joins the run:
+// the first step reads the squares' rows as 8 pieces (8n valid pieces),
+// the second the partials as [8 x 8] (n valid rows). The views sit before
+// the run.
+// CHECK-LABEL: func.func @pieces
+// CHECK: tile.mul {{.*}} {tile.fuse = 5 : i64}
+// CHECK-NEXT: tile.rowsum %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 64x1xf32
+// CHECK-NEXT: tile.barrier v
+// CHECK-NEXT: tile.rowsum %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 8x1xf32
+// CHECK-NEXT: tile.abs
+// CHECK-NEXT: return
+func.func @pieces(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %x = tile.alloc valid(%n) at 0 : !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  %sq = tile.alloc valid(%n) at 32768 : !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  %sum = tile.alloc valid(%n) at 65536 : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>
+  %n8 = arith.muli %n, %c8 : index
+  %pieces = tile.reshape %sq : !tile.tile<vec, 8x1024xf32, valid = ?x1024> to !tile.tile<vec, 64x128xf32>
+  %valid = tile.subview %pieces[%c0, %c0] valid(%n8) : !tile.tile<vec, 64x128xf32> to !tile.tile<vec, 64x128xf32, valid = ?x128>
+  %part = tile.alloc valid(%n8) at 65568 : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major>
+  %flat = tile.reshape %part : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x64xf32>
+  %byrow = tile.reshape %flat : !tile.tile<vec, 1x64xf32> to !tile.tile<vec, 8x8xf32>
+  %rows = tile.subview %byrow[%c0, %c0] valid(%n) : !tile.tile<vec, 8x8xf32> to !tile.tile<vec, 8x8xf32, valid = ?x8>
+  tile.mul %sq, %x, %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  tile.rowsum %part, %valid, %valid : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 64x128xf32, valid = ?x128>, !tile.tile<vec, 64x128xf32, valid = ?x128>
+  tile.barrier v
+  tile.rowsum %sum, %rows, %rows : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x8xf32, valid = ?x8>, !tile.tile<vec, 8x8xf32, valid = ?x8>
+  tile.abs %x, %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  return
+}
+
+// -----
+
+// Not in pieces, so each reduction ends the run: pieces of the wrong count
+// of valid rows (n, not 8n); a second step whose first is not in the run
+// (here after an abs that is then no run).
+// CHECK-LABEL: func.func @not_pieces
+// CHECK: tile.mul {{.*}} {tile.fuse = 2 : i64}
+// CHECK-NEXT: tile.abs
+// CHECK-NEXT: tile.rowmax %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 64x1xf32
+// CHECK-NEXT: tile.rowmax %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 8x1xf32
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowmax %{{[^ ]*}}, %{{[^ ]*}}, %{{[^ ]*}} : !tile.tile<vec, 8x1xf32
+// CHECK-NOT: tile.fuse
+// CHECK: return
+func.func @not_pieces(%n: index) {
+  %c0 = arith.constant 0 : index
+  %x = tile.alloc valid(%n) at 0 : !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  %m = tile.alloc valid(%n) at 65536 : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>
+  %pieces = tile.reshape %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024> to !tile.tile<vec, 64x128xf32>
+  %few = tile.subview %pieces[%c0, %c0] valid(%n) : !tile.tile<vec, 64x128xf32> to !tile.tile<vec, 64x128xf32, valid = ?x128>
+  %part = tile.alloc valid(%n) at 65568 : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major>
+  %flat = tile.reshape %part : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major> to !tile.tile<vec, 1x64xf32>
+  %byrow = tile.reshape %flat : !tile.tile<vec, 1x64xf32> to !tile.tile<vec, 8x8xf32>
+  %rows = tile.subview %byrow[%c0, %c0] valid(%n) : !tile.tile<vec, 8x8xf32> to !tile.tile<vec, 8x8xf32, valid = ?x8>
+  tile.mul %x, %x, %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  tile.abs %x, %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  tile.rowmax %part, %few, %few : !tile.tile<vec, 64x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 64x128xf32, valid = ?x128>, !tile.tile<vec, 64x128xf32, valid = ?x128>
+  tile.rowmax %m, %rows, %rows : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x8xf32, valid = ?x8>, !tile.tile<vec, 8x8xf32, valid = ?x8>
+  tile.abs %x, %x : !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+  tile.rowmax %m, %rows, %rows : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x8xf32, valid = ?x8>, !tile.tile<vec, 8x8xf32, valid = ?x8>
+  return
+}

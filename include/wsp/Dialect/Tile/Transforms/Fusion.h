@@ -61,12 +61,22 @@ struct LaneOp {
   Value scratch;
   /// A row reduction's [rows x 1] result.
   Value reduced;
+  /// A row reduction in k pieces per row (tile-fold-row-reductions' two
+  /// steps), k > 0: the first step reduces `sources` (the tile the pieces
+  /// view) piece by piece into `reduced`, the [kR x 1] col_major partials;
+  /// the second (`partials` set: those partials) reduces each row's k
+  /// partials into `reduced`. 0 for a whole row.
+  int64_t pieces = 0;
+  Value partials;
 };
 
 /// `op` as an op of a fused group, or std::nullopt when it cannot be one:
 /// a vector instruction the lanes compute (float arithmetic, the
 /// conversions bf16 <-> f32 and f32 -> i32 -> f16 -> i8, broadcasts of a
-/// float row or column, a float row's sum, maximum or minimum), a load or
+/// float row or column, a float row's sum, maximum or minimum, or either
+/// step of one in pieces: of a tile's whole rows seen as k pieces each by
+/// `tile.reshape` (and `tile.subview ... valid` of k times its valid rows),
+/// or of the partials seen as [rows x k]), a load or
 /// store of a vec tile's rows (not transposed, no conversion), which the
 /// lanes do a row's sixteen columns at a time, or a synchronization op. A
 /// load into an f32 tile of one row (static and valid) is a load_column: the
@@ -93,7 +103,9 @@ std::optional<TileBytes> getTileBytes(Value tile);
 /// fused group: its element-wise tiles (a load's destination and a store's
 /// source among them) are placed row-major vec tiles of the group's static
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
-/// is an f32 [rows x 1] tile of those rows, a load_column's a [1 x cols] one
+/// is an f32 [rows x 1] tile of those rows (the partials of a first step in
+/// k pieces a col_major [k rows x 1] one, which only its second step, after
+/// it in the group, reads), a load_column's a [1 x cols] one
 /// of those columns, read after it only as a column broadcast, any two
 /// tiles of the group are the same bytes with the same type or disjoint, no
 /// broadcast tile or reduction result is written and touched otherwise in

@@ -23,14 +23,17 @@ def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
     rows (valid columns = C), C a multiple of k x k, at least one 256-byte
     repeat per piece (C / k elements >= 256 bytes: C >= 512 for f32), and
     rows of at least `min-repeats` repeats (default 32: C >= 2048 for
-    f32). Shorter rows gain less on the device, and where the reduction is
-    one of a run of vector instructions the CPU simulation computes in
-    registers (`tile-mark-fusion`), the two steps break the run: with
-    `min-repeats=16` (1024 f32) the simulation of
-    add_rms_norm_dynamic_quant took 45% longer
-    (docs/rationale/Backend.md).
+    f32). Shorter rows gain less on the device, and the CPU simulation,
+    which computes both steps in the run of vector instructions around
+    them (`tile-mark-fusion`), still checks one more instruction: with
+    `min-repeats=16` (1024 f32) its add_rms_norm_dynamic_quant took 6-8%
+    longer (docs/rationale/Backend.md).
 
-    The partial results get a `col_major` [kR x 1] tile of their own; a
+    The views, the count and the partials' tile are made before the run
+    of instructions the reduction is in (at the start of its block, or
+    after what they view), so that the two steps take the reduction's
+    place in the run. The partial results get a `col_major` [kR x 1] tile
+    of their own; a
     dynamic valid row count n of `src` becomes kn for the pieces
     (`tile.subview ... valid`, as `tile.reshape` keeps no run-time extent).
     `tmp` is reshaped like `src` (still scratch of its shape); the second
