@@ -157,13 +157,102 @@ Waits intersect(Waits a, const Waits &b) {
   return a;
 }
 
+/// The flag waits one agent's knowledge of another depends on, by how much
+/// of it a pair needs (Solver::trackWaits): for a threshold t, waits every
+/// path that gives the agent t or more goes through, so that without any
+/// of them it knows less than t. Steps of increasing `upTo`, the last one
+/// the knowledge itself; t takes the first step with upTo >= t. Claiming
+/// fewer waits is always sound (a wait not claimed is searched for, not
+/// assumed needed), which bounds the steps: past kSteps the two lowest
+/// merge into the lower one's waits up to the higher one's threshold.
+constexpr int kSteps = 2;
+struct Stairs {
+  uint8_t n = 1;
+  std::array<uint32_t, kSteps> upTo{};
+  std::array<Waits, kSteps> waits{};
+
+  uint32_t know() const { return upTo[n - 1]; }
+  const Waits &top() const { return waits[n - 1]; }
+  const Waits &at(uint32_t t) const {
+    for (int i = 0; i + 1 < n; ++i)
+      if (t <= upTo[i])
+        return waits[i];
+    return waits[n - 1];
+  }
+  /// Appends the step (v, w), v above the last step's threshold (and w
+  /// holding its waits: the claims grow with the threshold).
+  void push(uint32_t v, const Waits &w) {
+    if (n > 0 && waits[n - 1] == w) {
+      upTo[n - 1] = v;
+      return;
+    }
+    if (n == kSteps) {
+      // (v0, w0), (v1, w1) -> (v1, w0): fewer waits claimed on (v0, v1].
+      upTo[0] = upTo[1];
+      for (int i = 1; i + 1 < n; ++i) {
+        upTo[i] = upTo[i + 1];
+        waits[i] = waits[i + 1];
+      }
+      --n;
+    }
+    upTo[n] = v;
+    waits[n] = w;
+    ++n;
+  }
+};
+/// `f(a's waits or null, b's waits or null)` at each threshold up to
+/// `limit` where either changes (null past that side's knowledge).
+template <typename F>
+Stairs combine(const Stairs &a, const Stairs &b, uint32_t limit, F f) {
+  std::array<uint32_t, 2 * kSteps + 1> points;
+  size_t np = 0;
+  for (const Stairs *s : {&a, &b})
+    for (int i = 0; i < s->n; ++i)
+      if (s->upTo[i] < limit)
+        points[np++] = s->upTo[i];
+  points[np++] = limit;
+  std::sort(points.begin(), points.begin() + np);
+  Stairs out;
+  out.n = 0;
+  for (size_t i = 0; i < np; ++i) {
+    if (i > 0 && points[i] == points[i - 1])
+      continue;
+    const uint32_t v = points[i];
+    out.push(v, f(v <= a.know() ? &a.at(v) : nullptr,
+                  v <= b.know() ? &b.at(v) : nullptr));
+  }
+  return out;
+}
+/// What an agent knows after learning `b` beside `a`: the greater, each
+/// threshold needing the waits of both sides that reach it.
+Stairs meet(const Stairs &a, const Stairs &b) {
+  return combine(a, b, std::max(a.know(), b.know()),
+                 [](const Waits *x, const Waits *y) {
+                   return x && y ? intersect(*x, *y) : x ? *x : *y;
+                 });
+}
+/// What either of two paths gives: the less, each threshold needing the
+/// waits of either path.
+Stairs either(const Stairs &a, const Stairs &b) {
+  return combine(a, b, std::min(a.know(), b.know()),
+                 [](const Waits *x, const Waits *y) { return unite(*x, *y); });
+}
+using StairsRow = std::array<Stairs, kAgents>;
+/// The waits of what agent `self` knows of each agent, exactly (of its
+/// own clock: none).
+WaitsRow topsOf(const StairsRow &row, int self) {
+  WaitsRow w;
+  for (int c = 0; c < kAgents; ++c)
+    w[c] = c == self ? Waits{} : row[c].top();
+  return w;
+}
+
 struct State {
   std::array<Clock, kAgents> know{};
   /// When the solve tracks them (Solver::trackWaits): for know[i][j], the
-  /// flag waits every path that gives agent i that knowledge of agent j
-  /// goes through. Removing any of them leaves agent i knowing less of j.
+  /// flag waits agent i's knowledge of agent j depends on, by threshold.
   /// Empty when not tracked.
-  std::vector<WaitsRow> via;
+  std::vector<StairsRow> via;
   FlatMap<FlagKey, Fifo<WaitsRow>, 4> flagVias;
   FlatMap<std::pair<int, int>, Fifo<WaitsRow>, 4> crossVias;
   std::array<uint32_t, 2> vBarrier{};
@@ -199,16 +288,14 @@ void joinClock(Clock &into, const Clock &from) {
 /// The state after either of two paths: `out` (one path) joined with `b`
 /// in place.
 void joinStates(State &out, const State &b) {
-  // What either path knows: the less of the two, needing the waits of the
-  // path that knows it (of both when they know the same: removing a wait
-  // of either path then lowers the result).
+  // What either path knows: the less of the two, each threshold needing
+  // the waits of both paths (removing a wait of either then lowers the
+  // result below it).
   if (!out.via.empty())
     for (int i = 0; i < kAgents; ++i)
       for (int j = 0; j < kAgents; ++j)
-        if (i != j && b.know[i][j] <= out.know[i][j])
-          out.via[i][j] = b.know[i][j] < out.know[i][j]
-                              ? b.via[i][j]
-                              : unite(out.via[i][j], b.via[i][j]);
+        if (i != j)
+          out.via[i][j] = either(out.via[i][j], b.via[i][j]);
   for (int i = 0; i < kAgents; ++i)
     for (int j = 0; j < kAgents; ++j)
       out.know[i][j] = i == j ? std::max(out.know[i][j], b.know[i][j])
@@ -283,7 +370,7 @@ public:
   FailureOr<SyncResult> run() {
     State st;
     if (trackWaits)
-      st.via.assign(kAgents, WaitsRow{});
+      st.via.assign(kAgents, StairsRow{});
     if (fn.isExternal())
       return result;
     if (!cache.structureChecked) {
@@ -911,11 +998,10 @@ private:
           return;
         }
         if (st.know[b][t.agent] >= t.clock) {
-          // Ordered by exactly the producer's clock: every path to that
-          // knowledge goes through these waits, so without any of them
-          // the pair is not ordered.
-          if (!st.via.empty() && st.know[b][t.agent] == t.clock)
-            need(st.via[b][t.agent]);
+          // Every path to knowledge of the producer's clock goes through
+          // these waits, so without any of them the pair is not ordered.
+          if (!st.via.empty())
+            need(st.via[b][t.agent].at(t.clock));
           return;
         }
         std::optional<std::pair<Touch, Access>> &need = needs[t.agent];
@@ -1050,14 +1136,19 @@ private:
     return w;
   }
 
-  /// know = max(know, from), and, when tracked, the waits every path to
-  /// the result goes through: the greater side's (`from`'s through the
-  /// wait `bit`), or what both sides have when they are equal.
-  static void learnOne(uint32_t &know, Waits *via, uint32_t from,
+  /// know = max(know, from), and, when tracked, what it depends on: its
+  /// own steps beside `from`'s, which a wait (bit `bit`) brought with the
+  /// waits `fromVia` of exactly `from` (the setter's) and, below it, at
+  /// least that wait.
+  static void learnOne(uint32_t &know, Stairs *via, uint32_t from,
                        const Waits *fromVia, const Waits &bit) {
-    if (via && fromVia && from >= know) {
-      const Waits through = unite(*fromVia, bit);
-      *via = from > know ? through : intersect(*via, through);
+    if (via) {
+      Stairs brought;
+      brought.n = 0;
+      if (from > 0)
+        brought.push(from - 1, bit);
+      brought.push(from, fromVia ? unite(*fromVia, bit) : bit);
+      *via = meet(*via, brought);
     }
     know = std::max(know, from);
   }
@@ -1065,11 +1156,11 @@ private:
   /// tracked) through the wait whose bit is `bit`.
   static void learn(State &st, int a, const Clock &snapshot,
                     const WaitsRow *snapshotVia, const Waits &bit) {
-    if (st.via.empty() || !snapshotVia)
+    if (st.via.empty())
       return joinClock(st.know[a], snapshot);
     for (int c = 0; c < kAgents; ++c)
-      learnOne(st.know[a][c], &st.via[a][c], snapshot[c], &(*snapshotVia)[c],
-               bit);
+      learnOne(st.know[a][c], c == a ? nullptr : &st.via[a][c], snapshot[c],
+               snapshotVia ? &(*snapshotVia)[c] : nullptr, bit);
   }
 
   void pop(Operation *op, Fifo<Clock> &queue, Fifo<Operation *> *setters,
@@ -1107,8 +1198,10 @@ private:
                   static_cast<int>(s.getDst()), e};
       st.flags[key].push_back(st.know[agentOf(u, s.getSrc())]);
       st.flagSetters[key].push_back(op);
-      if (!st.via.empty())
-        st.flagVias[key].push_back(st.via[agentOf(u, s.getSrc())]);
+      if (!st.via.empty()) {
+        const int a = agentOf(u, s.getSrc());
+        st.flagVias[key].push_back(topsOf(st.via[a], a));
+      }
     } else if (auto w = dyn_cast<WaitFlagOp>(op)) {
       Unit u = getFlagUnit(w.getSrc(), w.getDst());
       int e = eventOf(w.getEvent(), w.getSlot());
@@ -1124,21 +1217,30 @@ private:
           st.vBarrier[u] = st.know[agentOf(unit, Pipe::v)][agentOf(unit, Pipe::v)];
         if (b.getPipe() == Pipe::all) {
           // Every pipe of the unit learns what any of them knows (through
-          // no flag wait).
+          // no flag wait), with what each threshold of it depends on.
           Clock all{};
-          WaitsRow allVia{};
-          for (int p = 0; p < kPipes; ++p) {
-            const int a = agentOf(unit, static_cast<Pipe>(p));
-            if (st.via.empty())
-              joinClock(all, st.know[a]);
-            else
+          for (int p = 0; p < kPipes; ++p)
+            joinClock(all, st.know[agentOf(unit, static_cast<Pipe>(p))]);
+          if (!st.via.empty()) {
+            // (A pipe knows its own clock through no wait.)
+            auto pipe = [&](int p) {
+              return agentOf(unit, static_cast<Pipe>(p));
+            };
+            StairsRow allVia{};
+            for (int p = 0; p < kPipes; ++p)
+              for (int c = 0; c < kAgents; ++c) {
+                Stairs own;
+                own.upTo[0] = st.know[c][c];
+                allVia[c] =
+                    meet(allVia[c], c == pipe(p) ? own : st.via[pipe(p)][c]);
+              }
+            for (int p = 0; p < kPipes; ++p)
               for (int c = 0; c < kAgents; ++c)
-                learnOne(all[c], &allVia[c], st.know[a][c], &st.via[a][c],
-                         Waits{});
+                if (c != pipe(p))
+                  st.via[pipe(p)][c] = allVia[c];
           }
           for (int p = 0; p < kPipes; ++p)
-            learn(st, agentOf(unit, static_cast<Pipe>(p)), all, &allVia,
-                  Waits{});
+            joinClock(st.know[agentOf(unit, static_cast<Pipe>(p))], all);
         }
       }
     } else if (auto s = dyn_cast<SyncSetOp>(op)) {
@@ -1146,8 +1248,10 @@ private:
                               static_cast<int>(s.getEvent())};
       st.cross[key].push_back(st.know[agentOf(s.getUnit(), s.getPipe())]);
       st.crossSetters[key].push_back(op);
-      if (!st.via.empty())
-        st.crossVias[key].push_back(st.via[agentOf(s.getUnit(), s.getPipe())]);
+      if (!st.via.empty()) {
+        const int a = agentOf(s.getUnit(), s.getPipe());
+        st.crossVias[key].push_back(topsOf(st.via[a], a));
+      }
     } else if (auto w = dyn_cast<SyncWaitOp>(op)) {
       Unit other = w.getUnit() == Unit::cube ? Unit::vector : Unit::cube;
       std::pair<int, int> key{unitIndex(other), static_cast<int>(w.getEvent())};

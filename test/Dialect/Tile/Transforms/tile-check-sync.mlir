@@ -295,6 +295,38 @@ func.func @one_of_two(%in: memref<?x128xf32>) {
 
 // -----
 
+// A loop-carried flag is needed although it gives more than its pair
+// needs (each load waits for the last iteration's read of its tile, the
+// set placed after more vector work than that read); of two flags that
+// order each load before its read, one is redundant. The search for
+// redundant flags is told the first by the probe (its waits by
+// threshold), the second it finds; either way only the second warns.
+func.func @carried(%in: memref<?x128xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %a = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %b = tile.alloc : !tile.tile<vec, 16x128xf32>
+  %c = tile.alloc : !tile.tile<vec, 16x128xf32>
+  tile.set_flag v -> mte2 event(2)
+  scf.for %i = %c0 to %n step %c1 {
+    tile.wait_flag v -> mte2 event(2)
+    tile.load %a, %in[%i, %c0] : !tile.tile<vec, 16x128xf32>, memref<?x128xf32>
+    // expected-warning @+1 {{is redundant: every pair it orders is ordered without it}}
+    tile.set_flag mte2 -> v event(0)
+    tile.wait_flag mte2 -> v event(0)
+    tile.set_flag mte2 -> v event(1)
+    tile.wait_flag mte2 -> v event(1)
+    tile.exp %b, %a : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    tile.exp %c, %c : !tile.tile<vec, 16x128xf32>, !tile.tile<vec, 16x128xf32>
+    tile.set_flag v -> mte2 event(2)
+  }
+  tile.wait_flag v -> mte2 event(2)
+  tile.barrier all
+  return
+}
+
+// -----
+
 // A vector core's cross-core flag under a branch on the sub-block index
 // (the kernel is otherwise ordered): the other vector core never sets it.
 func.func @divergent_flag(%ws: memref<?x128xf32>) {
