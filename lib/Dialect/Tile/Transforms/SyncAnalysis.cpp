@@ -171,6 +171,14 @@ struct Stairs {
   std::array<uint32_t, kSteps> upTo{};
   std::array<Waits, kSteps> waits{};
 
+  bool operator==(const Stairs &o) const {
+    if (n != o.n)
+      return false;
+    for (int i = 0; i < n; ++i)
+      if (upTo[i] != o.upTo[i] || waits[i] != o.waits[i])
+        return false;
+    return true;
+  }
   uint32_t know() const { return upTo[n - 1]; }
   const Waits &top() const { return waits[n - 1]; }
   const Waits &at(uint32_t t) const {
@@ -204,24 +212,25 @@ struct Stairs {
 /// `limit` where either changes (null past that side's knowledge).
 template <typename F>
 Stairs combine(const Stairs &a, const Stairs &b, uint32_t limit, F f) {
-  std::array<uint32_t, 2 * kSteps + 1> points;
-  size_t np = 0;
-  for (const Stairs *s : {&a, &b})
-    for (int i = 0; i < s->n; ++i)
-      if (s->upTo[i] < limit)
-        points[np++] = s->upTo[i];
-  points[np++] = limit;
-  std::sort(points.begin(), points.begin() + np);
   Stairs out;
   out.n = 0;
-  for (size_t i = 0; i < np; ++i) {
-    if (i > 0 && points[i] == points[i - 1])
-      continue;
-    const uint32_t v = points[i];
+  // The two sides' thresholds below `limit`, merged in order, then it.
+  int i = 0, j = 0;
+  while (true) {
+    uint32_t v = limit;
+    if (i < a.n && a.upTo[i] < v)
+      v = a.upTo[i];
+    if (j < b.n && b.upTo[j] < v)
+      v = b.upTo[j];
     out.push(v, f(v <= a.know() ? &a.at(v) : nullptr,
                   v <= b.know() ? &b.at(v) : nullptr));
+    if (v == limit)
+      return out;
+    while (i < a.n && a.upTo[i] <= v)
+      ++i;
+    while (j < b.n && b.upTo[j] <= v)
+      ++j;
   }
-  return out;
 }
 /// What an agent knows after learning `b` beside `a`: the greater, each
 /// threshold needing the waits of both sides that reach it.
@@ -294,7 +303,7 @@ void joinStates(State &out, const State &b) {
   if (!out.via.empty())
     for (int i = 0; i < kAgents; ++i)
       for (int j = 0; j < kAgents; ++j)
-        if (i != j)
+        if (i != j && !(out.via[i][j] == b.via[i][j]))
           out.via[i][j] = either(out.via[i][j], b.via[i][j]);
   for (int i = 0; i < kAgents; ++i)
     for (int j = 0; j < kAgents; ++j)
