@@ -433,16 +433,19 @@ struct Row16 {
   template <typename TileT>
   PTO_TILE_ROW_TARGET void rowmax_pieces(TileT &partials, int r, int slot,
                                          Reg<float> x, int k, int piece) {
-    const int at = c % piece; // (pieces are whole groups)
-    extreme<true>(partials, r * k + c / piece, slot, x, at == 0,
-                  at + 16 == piece);
+    extreme_pieces<true>(partials, r, slot, x, k, piece);
   }
   template <typename TileT>
   PTO_TILE_ROW_TARGET void rowmin_pieces(TileT &partials, int r, int slot,
                                          Reg<float> x, int k, int piece) {
+    extreme_pieces<false>(partials, r, slot, x, k, piece);
+  }
+  template <bool Greater, typename TileT>
+  PTO_TILE_ROW_TARGET void extreme_pieces(TileT &partials, int r, int slot,
+                                          Reg<float> x, int k, int piece) {
     const int at = c % piece; // (pieces are whole groups)
-    extreme<false>(partials, r * k + c / piece, slot, x, at == 0,
-                   at + 16 == piece);
+    extreme<Greater>(partials, r * k + c / piece, slot, x, at == 0,
+                     at + 16 == piece);
   }
 
   template <typename TileT, typename PartialsT>
