@@ -101,6 +101,11 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   tiles.addPass(tile::createTilePipeline());
   tiles.addPass(tile::createTilePlanMemory());
   tiles.addPass(tile::createTileInsertSync());
+  // The fusion marks prepare the CPU simulation's emission (the device
+  // form ignores them); they are in place before the stage's contract, so
+  // that it verifies them too.
+  if (options.fuse)
+    tiles.addPass(tile::createTileMarkFusion());
   tiles.addPass(tile::createTileCheckPlanned());
   // Every pair ordered; the search for redundant flags is the one
   // tile-insert-sync just ran (and acted on), so it is not repeated, and a
@@ -108,14 +113,15 @@ void buildWspPipeline(OpPassManager &pm, const PipelineOptions &options) {
   tile::TileCheckSyncOptions checkSync;
   checkSync.redundant = false;
   tiles.addPass(tile::createTileCheckSync(checkSync));
-  // Stage 4: ready for emission. The fusion marks prepare the CPU
-  // simulation's emission (the device form ignores them).
-  if (options.fuse)
-    tiles.addPass(tile::createTileMarkFusion());
+  // Stage 4: ready for emission. tile-check-planned verified every
+  // function and kernel, and nothing inside them changes after it, so the
+  // last contract verifies the module and its other ops.
   WspSetTargetOptions target;
   target.target = options.target;
   pm.addPass(createWspSetTarget(target));
-  pm.addPass(createWspCheckEmittable());
+  WspCheckEmittableOptions emittable;
+  emittable.verifyNested = false;
+  pm.addPass(createWspCheckEmittable(emittable));
 }
 } // namespace
 

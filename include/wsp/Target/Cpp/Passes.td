@@ -21,7 +21,13 @@ def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
     emitters' own pattern registry, so it accepts exactly what they print.
     Fails, naming each op, on anything else (including wsp ops that belong
     to earlier stages). It first verifies the module, as every stage
-    contract does (see wsp-check-planned).
+    contract does (see wsp-check-planned). With `verify-nested=false` it
+    verifies the module op itself and only those ops at its top level
+    that a nested pass does not run on (not isolated from above): for a
+    pipeline whose previous stage verified each function and kernel
+    (`tile-check-planned`, nested) and that since changed nothing inside
+    them (`wsp-pipeline`: `tile-check-sync` reads, `wsp-set-target` sets a
+    module attribute), so that each op is verified once per stage.
 
     A `wsp.step` is printed as a table of its function's launches, and
     the check derives that table as the emitters do (one function,
@@ -34,6 +40,12 @@ def WspCheckEmittable : Pass<"wsp-check-emittable", "::mlir::ModuleOp"> {
     `wsp.replay_with` variant is a `func.func`. Each failure is named at
     the step, or at the call or op of its function that it concerns.
   }];
+  let options = [
+    Option<"verifyNested", "verify-nested", "bool", "true",
+           "Verify the ops inside the module's functions and kernels too; "
+           "false when the previous stage's contract just verified them "
+           "(default true)">,
+  ];
 }
 
 #endif // WSP_TARGET_CPP_PASSES_TD

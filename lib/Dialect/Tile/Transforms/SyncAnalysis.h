@@ -44,7 +44,8 @@ struct SyncResult {
 /// the program it left. tile-insert-sync keeps this analysis; a pass that
 /// changes IR after it invalidates it (the pass manager's rule), and
 /// tile-check-sync then checks from scratch. A contract between the two
-/// that changes nothing preserves it.
+/// that changes nothing, or tile-mark-fusion (attributes only), preserves
+/// it.
 struct SyncProofs {
   explicit SyncProofs(Operation *) {}
   llvm::DenseSet<Operation *> proven;

@@ -262,7 +262,9 @@ def TileMarkFusion : Pass<"tile-mark-fusion"> {
     `abs`, their scalar forms, `rowexpand*` and `colexpand*` with a float
     row or column), conversions with `rint` rounding between bf16 and f32
     and along f32 -> i32 -> f16 -> i8, the row reductions `rowsum`,
-    `rowmax` and `rowmin` (at most four), `load` and `store` of its tiles'
+    `rowmax` and `rowmin` (at most four; also the two steps of one in
+    pieces that tile-fold-row-reductions makes, the second after the
+    first), `load` and `store` of its tiles'
     rows (not transposed, not paged), the `load` of a column broadcast's
     f32 row that it then reads only as that broadcast, and between them
     `set_flag`, `wait_flag` and `barrier v`, which move no data; at least
