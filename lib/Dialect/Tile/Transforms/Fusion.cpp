@@ -235,6 +235,11 @@ SmallVector<Access> accesses(const LaneOp &l) {
   auto add = [&](Value v, bool write, bool broadcast) {
     a.push_back({v, getTileBytes(v), write, broadcast});
   };
+  // A reduction's result the lanes write through its tile, which may be
+  // one copy of a multi-buffered tile: all its copies' bytes.
+  auto addReduced = [&](Value v) {
+    a.push_back({v, getTileSpan(v), true, true});
+  };
   if (l.kind == LaneKind::load_column) {
     add(l.dst, true, false);
     a.back().column = true;
@@ -247,7 +252,7 @@ SmallVector<Access> accesses(const LaneOp &l) {
   if (l.scratch)
     add(l.scratch, true, false);
   if (l.reduced) {
-    add(l.reduced, true, true);
+    addReduced(l.reduced);
     a.back().partials = l.pieces && !l.partials;
   }
   if (l.partials) {
@@ -284,7 +289,7 @@ bool isReducedTile(Value r, Value like) {
   auto shape = cast<TileType>(like.getType());
   if (t.getLoc() != TileLoc::vec || !t.getElementType().isF32() ||
       !t.hasStaticShape() || t.getCols() != 1 ||
-      t.getRows() != shape.getRows() || !getTileBytes(r))
+      t.getRows() != shape.getRows() || !getTileSpan(r))
     return false;
   std::optional<Extent> a = validExtent(r, 0), b = validExtent(like, 0);
   return a && b && *a == *b;
@@ -333,12 +338,21 @@ std::optional<TileBytes> mlir::wsp::tile::getTileBytes(Value tile) {
   if (auto reshape = tile.getDefiningOp<ReshapeOp>())
     return getTileBytes(reshape.getSource());
   auto alloc = tile.getDefiningOp<AllocOp>();
-  if (!alloc || !alloc.getOffsetAttr() || alloc.getSlot() ||
-      alloc.getNumBuffers() != 1 || !alloc.getType().hasStaticShape())
+  if (!alloc || alloc.getSlot() || alloc.getNumBuffers() != 1)
+    return std::nullopt;
+  return getTileSpan(tile); // (one copy: its bytes)
+}
+
+std::optional<TileBytes> mlir::wsp::tile::getTileSpan(Value tile) {
+  if (auto reshape = tile.getDefiningOp<ReshapeOp>())
+    return getTileSpan(reshape.getSource());
+  auto alloc = tile.getDefiningOp<AllocOp>();
+  if (!alloc || !alloc.getOffsetAttr() || !alloc.getType().hasStaticShape())
     return std::nullopt;
   int64_t lo = alloc.getOffsetAttr().getInt();
   return TileBytes{static_cast<int64_t>(alloc.getType().getLoc()), lo,
-                   lo + alloc.getType().getSizeInBytes()};
+                   lo + alloc.getNumBuffers() *
+                            alloc.getType().getSizeInBytes()};
 }
 
 std::optional<LaneOp> mlir::wsp::tile::getLaneOp(Operation *op) {
@@ -499,7 +513,7 @@ FusionAnalysis::FusionAnalysis(Operation *function) {
     for (Value v : op->getOperands()) {
       if (!isa<TileType>(v.getType()))
         continue;
-      if (std::optional<TileBytes> b = getTileBytes(v))
+      if (std::optional<TileBytes> b = getTileSpan(v))
         outside.push_back(*b);
       else
         outsideUnknown = true;

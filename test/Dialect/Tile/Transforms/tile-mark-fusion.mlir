@@ -327,3 +327,27 @@ func.func @not_pieces(%n: index) {
   tile.rowmax %m, %rows, %rows : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x8xf32, valid = ?x8>, !tile.tile<vec, 8x8xf32, valid = ?x8>
   return
 }
+
+// -----
+
+// A reduction's result may be one copy of a multi-buffered tile (the lanes
+// write it through the tile, and all its copies' bytes count against the
+// run's other tiles): the run takes it. A copy whose bytes the run's tiles
+// overlap ends the run.
+// CHECK-LABEL: func.func @slotted_result
+// CHECK: tile.abs {{.*}} {tile.fuse = 2 : i64}
+// CHECK-NEXT: tile.rowmax
+// CHECK-NEXT: tile.abs %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NEXT: tile.rowmax
+// CHECK-NOT: tile.fuse
+func.func @slotted_result(%i: index) {
+  %x = tile.alloc at 0 : !tile.tile<vec, 8x128xf32>
+  %m = tile.alloc slot(%i) buffers(2) at 4096 : !tile.tile<vec, 8x1xf32, col_major>
+  // Its second copy, [4128, 4160), lies inside %y.
+  %y = tile.alloc at 4128 : !tile.tile<vec, 8x128xf32>
+  tile.abs %x, %x : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowmax %m, %x, %x : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.abs %y, %y : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.rowmax %m, %y, %y : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  return
+}

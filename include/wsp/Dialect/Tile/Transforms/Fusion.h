@@ -98,12 +98,18 @@ struct TileBytes {
   bool operator!=(const TileBytes &o) const { return !(*this == o); }
 };
 std::optional<TileBytes> getTileBytes(Value tile);
+/// Bytes [lo, hi) a placed tile may occupy: as getTileBytes, and for one
+/// copy of a multi-buffered `tile.alloc` (its `slot` chosen at run time)
+/// every copy's. For what a group touches through the tile itself (a
+/// reduction's result) and what touches it outside groups.
+std::optional<TileBytes> getTileSpan(Value tile);
 
 /// Whether `next` may follow the compute ops of `group` (possibly none) in a
 /// fused group: its element-wise tiles (a load's destination and a store's
 /// source among them) are placed row-major vec tiles of the group's static
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
-/// is an f32 [rows x 1] tile of those rows (the partials of a first step in
+/// is an f32 [rows x 1] tile of those rows, one copy of a multi-buffered
+/// one too (getTileSpan; the partials of a first step in
 /// k pieces a col_major [k rows x 1] one, which only its second step, after
 /// it in the group, reads), a load_column's a [1 x cols] one
 /// of those columns, read after it only as a column broadcast, any two
