@@ -519,6 +519,18 @@ static std::optional<int64_t> constantIndex(Value v) {
 // AllocOp
 //===----------------------------------------------------------------------===//
 
+Value mlir::wsp::tile::getDynamicValidExtent(Value tile, unsigned d) {
+  auto t = dyn_cast<TileType>(tile.getType());
+  if (!t || t.getValidShape()[d] != TileType::kDynamic)
+    return Value();
+  const unsigned index = t.getDynamicValidIndex(d);
+  if (auto alloc = tile.getDefiningOp<AllocOp>())
+    return alloc.getDynamicValid()[index];
+  if (auto view = tile.getDefiningOp<SubviewOp>())
+    return view.getDynamicValid()[index];
+  return Value();
+}
+
 LogicalResult AllocOp::verify() {
   TileType t = getType();
   if (getDynamicShape().size() != t.getNumDynamicDims())

@@ -30,17 +30,6 @@ namespace {
 constexpr int64_t kRepeatBytes = ::pto::runtime::kVectorRepeatBytes;
 constexpr int64_t kBlockBytes = ::pto::runtime::kTileAlignBytes;
 
-/// The run-time valid row count of `tile` where its type leaves it
-/// dynamic: the `valid` operand of the alloc or subview that made it.
-Value dynamicValidRows(Value tile) {
-  unsigned index = cast<TileType>(tile.getType()).getDynamicValidIndex(0);
-  if (auto alloc = tile.getDefiningOp<AllocOp>())
-    return alloc.getDynamicValid()[index];
-  if (auto view = tile.getDefiningOp<SubviewOp>())
-    return view.getDynamicValid()[index];
-  return {};
-}
-
 /// How many pieces each row of `src` is cut into, or 0 when the reduction
 /// stays as it is (rows of fewer than `minRepeats` repeats among them).
 int64_t piecesOf(TileType src, int64_t minRepeats) {
@@ -81,7 +70,7 @@ template <typename ReduceOp> bool fold(ReduceOp op, int64_t minRepeats) {
   // `valid` operand of the alloc or subview that made `src`).
   const int64_t validRows = src.getValidShape()[0];
   const bool dynamicRows = ShapedType::isDynamic(validRows);
-  Value rows = dynamicRows ? dynamicValidRows(op.getSrc()) : Value();
+  Value rows = dynamicRows ? getDynamicValidExtent(op.getSrc(), 0) : Value();
   if (dynamicRows && !rows)
     return false;
   // The partials' statistics tile must be able to hold the destination's

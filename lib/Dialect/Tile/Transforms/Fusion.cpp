@@ -54,30 +54,23 @@ struct Extent {
     return size == o.size && value == o.value;
   }
 };
-std::optional<Extent> validExtent(Value tile, unsigned d) {
-  auto alloc = tile.getDefiningOp<AllocOp>();
-  if (!alloc)
-    return std::nullopt;
-  TileType t = alloc.getType();
-  int64_t size = t.getValidShape()[d];
-  if (size != TileType::kDynamic)
-    return Extent{size, Value()};
-  return Extent{size, alloc.getDynamicValid()[t.getDynamicValidIndex(d)]};
-}
-
 /// The valid rows of a view (a `tile.subview` or `tile.alloc`, or what its
 /// type says when static).
 std::optional<Extent> validRows(Value view) {
-  auto t = cast<TileType>(view.getType());
-  int64_t size = t.getValidShape()[0];
+  const int64_t size = cast<TileType>(view.getType()).getValidShape()[0];
   if (size != TileType::kDynamic)
     return Extent{size, Value()};
-  unsigned index = t.getDynamicValidIndex(0);
-  if (auto sub = view.getDefiningOp<SubviewOp>())
-    return Extent{size, sub.getDynamicValid()[index]};
-  if (auto alloc = view.getDefiningOp<AllocOp>())
-    return Extent{size, alloc.getDynamicValid()[index]};
+  if (Value v = getDynamicValidExtent(view, 0))
+    return Extent{size, v};
   return std::nullopt;
+}
+/// The valid extent of dim `d` of a tile made by `tile.alloc` (the tiles
+/// a group computes on).
+std::optional<Extent> validExtent(Value tile, unsigned d) {
+  if (!tile.getDefiningOp<AllocOp>())
+    return std::nullopt;
+  const int64_t size = cast<TileType>(tile.getType()).getValidShape()[d];
+  return Extent{size, getDynamicValidExtent(tile, d)};
 }
 
 /// `view` without a `tile.subview` that only gives its source's whole
