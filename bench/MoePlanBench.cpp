@@ -6,7 +6,7 @@
 //   moe_align_block_size would compute (each expert's count rounded up to
 //   the block, 64 and 128), over the exact routed rows. The kernels'
 //   tiles carry the unit's valid rows (its M tile is 16 rows for an expert
-//   of at most 16 tokens, 32 above), so they compute exactly the routed
+//   of at most 16 tokens, 128 above), so they compute exactly the routed
 //   rows; the cube itself works in 16-row fractals, so the rows it
 //   multiplies are each unit's rows rounded up to 16, reported too.
 // * Balance. Modeled work per core (per unit: its fractal rows x the N
@@ -22,8 +22,8 @@
 //   both run in the CPU simulation: useful GOP/s (2 x routed rows x K x N
 //   per second) of each.
 //
-// The plan here mirrors the lowering's constants (chunk_min 32, 1024 units,
-// chunks not balanced,
+// The plan here mirrors the lowering's constants (chunks of at least 512
+// rows and of whole M tiles of 128, up to 1024 units, chunks not balanced,
 // tiers [1, 16] and [17, ...)); the bench checks it against the compiled
 // program's own launch report (units per tier) before it reports anything.
 #include "BenchTiming.h"
@@ -44,6 +44,10 @@ namespace rt = ::pto::runtime;
 namespace {
 constexpr int kExperts = 64, kTopK = 8, kK = 512, kN = 256, kNTile = 64;
 constexpr int kNTiles = kN / kNTile, kCores = 24, kUnitOverheadRows = 32;
+/// The lowering's M tile of an expert above 16 rows, the units its plan may
+/// make and its chunks' least rows (Moe.cpp: kMatmulRows,
+/// kGroupGemmPlanUnits, kGroupGemmChunkRows).
+constexpr int kMTile = 128, kPlanUnits = 1024, kChunkMin = 4 * kMTile;
 
 using Tiers = rt::TierConfig<rt::Tier<0, 1, 16>, rt::Tier<1, 17, 2147483647>>;
 using Planner = rt::WorkPlanner<rt::MoESpace<>, Tiers, rt::params::MoEPerExpert>;
@@ -90,9 +94,13 @@ rt::PlanResult plan(const int32_t *ids, int tokens, int32_t *counts,
       ++part[t % 4][ids[t * kTopK + k]];
   for (int e = 0; e < kExperts; ++e)
     counts[e] = part[0][e] + part[1][e] + part[2][e] + part[3][e];
-  static const Planner planner(rt::PlanConfig{32, 2147483647, 1024, false});
+  static const Planner planner(
+      rt::PlanConfig{kChunkMin, 2147483647, kPlanUnits, false});
   int chunk = planner.plan_chunk_size(counts, kExperts, kNTiles);
-  chunk = (chunk + 31) / 32 * 32; // whole M tiles, as the lowering rounds
+  // Whole M tiles, as the lowering rounds (in 64 bits: chunk_max is
+  // INT_MAX, the chunk of a plan no chunk size fits).
+  chunk = int(std::min<int64_t>((int64_t(chunk) + kMTile - 1) / kMTile * kMTile,
+                                INT32_MAX));
   p.chunk = chunk;
   return planner.generate(counts, kExperts, kNTiles, chunk, p.descs.data(),
                           int(p.descs.size()), &p.count);
@@ -154,8 +162,8 @@ int main() {
     std::vector<float> pts(a.size() / kK, 0.01f), ws(size_t(kExperts) * kN,
                                                      0.02f);
     std::vector<bf16> y(a.size() / kK * kN);
-    // The cube <-> vector slots: [24 blocks, 128 rows, the N tile] for the
-    // group GEMM, [24, 128, 128] for the dense one.
+    // The cube <-> vector slots: [24 blocks, the M tile, the N tile] for
+    // the group GEMM, [24, 128, 128] for the dense one.
     std::vector<int32_t> workspace(24 * 128 * 128);
     rt::sim::LaunchReport report;
     wsp_gen::wsp_launch_report = &report;
@@ -167,7 +175,7 @@ int main() {
           MemRef<float, 2>{ws.data(), {kExperts, kN}},
           MemRef<int32_t, 1>{counts.data(), {kExperts}},
           MemRef<bf16, 2>{y.data(), {rows, kN}},
-          MemRef<int32_t, 3>{workspace.data(), {24, 32, kNTile}});
+          MemRef<int32_t, 3>{workspace.data(), {24, kMTile, kNTile}});
     };
     int status = group();
     wsp_gen::wsp_launch_report = nullptr;

@@ -33,6 +33,18 @@ func.func @moe_group_gemm(%x: memref<?x2048xi8>, %pts: memref<?xf32>,
   return
 }
 
+// The same in a prefill step's form: N tiles of 128 (n_tile), so that each
+// unit reads its expert's rows half as often.
+func.func @moe_group_gemm_prefill(%x: memref<?x2048xi8>, %pts: memref<?xf32>,
+                                  %w: memref<8x2048x512xi8>, %ws: memref<8x512xf32>,
+                                  %counts: memref<8xi32>, %y: memref<?x512xbf16>) {
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x2048xi8>)
+      per_token_scale(%pts : memref<?xf32>) experts_weight(%w : memref<8x2048x512xi8>)
+      experts_scale(%ws : memref<8x512xf32>) experts_token_count(%counts : memref<8xi32>)
+      -> y(%y : memref<?x512xbf16>) {n_tile = 128 : i32}
+  return
+}
+
 // pre_attention_norm: add + rms_norm, 64 rows x 2048 bf16 per vector core.
 func.func @pre_attention_norm(%x: memref<?x2048xbf16>, %r: memref<?x2048xbf16>,
                               %w: memref<2048xf32>, %y: memref<?x2048xbf16>,

@@ -286,12 +286,14 @@ func.func @prefill(
          experts_token_count(%counts : memref<8xi32>)
          token_offset(%token_offset : memref<?xi32>)
       {expert_start_idx = 0 : i32, expert_end_idx = 8 : i32}
+  // A prefill step's experts hold many rows: N tiles of 128, so that each
+  // unit reads its rows once (decode keeps the default 64).
   llm.moe_quant_group_gemm scatter_tokens(%rows : memref<?x256xi8>)
       per_token_scale(%row_scale : memref<?xf32>)
       experts_weight(%l1_moe_up_weight : memref<8x256x128xi8>)
       experts_scale(%l1_moe_up_scale : memref<8x128xf32>)
       experts_token_count(%counts : memref<8xi32>)
-      -> y(%moe_gate_up : memref<?x128xbf16>)
+      -> y(%moe_gate_up : memref<?x128xbf16>) {n_tile = 128 : i32}
   llm.moe_swiglu_dynamic_quant scatter_tokens(%moe_gate_up : memref<?x128xbf16>)
       smooth_scale(%l1_moe_smooth_down : memref<8x64xf32>)
       experts_tokens_count(%counts : memref<8xi32>)
@@ -301,7 +303,7 @@ func.func @prefill(
       experts_weight(%l1_moe_down_weight : memref<8x64x256xi8>)
       experts_scale(%l1_moe_down_scale : memref<8x256xf32>)
       experts_token_count(%counts : memref<8xi32>)
-      -> y(%moe_down : memref<?x256xbf16>)
+      -> y(%moe_down : memref<?x256xbf16>) {n_tile = 128 : i32}
   llm.moe_gather scatter_tokens(%moe_down : memref<?x256xbf16>)
       token_offset(%token_offset : memref<?xi32>)
       expert_weights(%expert_weights : memref<?x2xf32>)

@@ -17,7 +17,7 @@ from wsp.ops import llm
 EXPERTS, HIDDEN, NEW = 4, 256, 256
 
 
-def group_gemm_module():
+def group_gemm_module(n_tile=None):
     m = Module("experts")
     with m.function("experts_up",
                     scatter_tokens=memref([None, HIDDEN], "i8"),
@@ -29,7 +29,8 @@ def group_gemm_module():
         llm.moe_quant_group_gemm(
             scatter_tokens=f.scatter_tokens, per_token_scale=f.per_token_scale,
             experts_weight=f.experts_weight, experts_scale=f.experts_scale,
-            experts_token_count=f.experts_token_count, y=f.y)
+            experts_token_count=f.experts_token_count, y=f.y,
+            **({"n_tile": n_tile} if n_tile else {}))
     return m
 
 
@@ -46,8 +47,10 @@ def reference(a, scale, w, w_scale, counts):
     return out
 
 
-def test_group_gemm_runs_against_numpy():
-    prog = wsp.compile(group_gemm_module(), opt_level=0)
+@pytest.mark.parametrize("n_tile", [None, 128])
+def test_group_gemm_runs_against_numpy(n_tile):
+    # The default N tile (64) and a prefill step's (n_tile = 128).
+    prog = wsp.compile(group_gemm_module(n_tile), opt_level=0)
     assert prog.kernels[0].startswith(
         "@experts_up_moe_quant_group_gemm_0_tier0 (tier 0)")
     rng = np.random.default_rng(11)
@@ -69,12 +72,13 @@ def test_group_gemm_runs_against_numpy():
     np.testing.assert_allclose(wsp.from_bf16(y[:used]), ref[:used],
                                rtol=2**-8 * (1 + 1e-4), atol=1e-30)
     assert (y[used:] == 0x7FC1).all()  # rows past the experts' total
-    # Units: N tiles of 64 columns (4) per chunk of an expert's rows, none
-    # for the empty expert; the small expert's unit runs tier 0.
+    # Units: N tiles of 64 columns (4; 2 of 128) per chunk of an expert's
+    # rows, none for the empty expert; the small expert's units run tier 0.
     tiers = result.report.per_tier
+    n_tiles = NEW // (n_tile or 64)
     # Chunks of at least one M tile of 128 rows (the plan's smallest):
     # 5 -> 1, 40 -> 1, 33 -> 1.
-    assert tiers == {0: 1 * 4, 1: (1 + 1) * 4}
+    assert tiers == {0: 1 * n_tiles, 1: (1 + 1) * n_tiles}
     assert sum(tiers.values()) == result.report.descriptors
 
 

@@ -342,11 +342,13 @@ void addWeightPath(Params &v, int64_t k, int64_t kTile, int64_t nCols,
 /// hold at most 8192 elements each, within UB (whole 16 rows).
 int64_t epilogueRows(int64_t nTile);
 
-/// A matmul's plan: units of at least one M tile, about kMatmulPlanUnits, and
-/// chunks of exactly the (M-tile-rounded) chunk size, the last one of a row
-/// range partial: balanced chunks would cut every unit off the M tile grid,
-/// so that each unit's last tile were partial, not only a range's last.
-std::string matmulPlanConfig();
+/// A matmul's plan: units of at least `chunkMin` rows (whole M tiles),
+/// at most `units` of them where the rows allow, and chunks of exactly the
+/// (M-tile-rounded) chunk size, the last one of a row range partial:
+/// balanced chunks would cut every unit off the M tile grid, so that each
+/// unit's last tile were partial, not only a range's last.
+std::string matmulPlanConfig(int64_t units = kMatmulPlanUnits,
+                             int64_t chunkMin = kMatmulRows);
 
 /// The split of a kernel's vector work over a block's vector cores (two on
 /// A2/A3, one in the CPU simulation; this one is %sb of %nsb), one rule for

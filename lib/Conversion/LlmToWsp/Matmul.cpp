@@ -77,9 +77,9 @@ int64_t lowering::epilogueRows(int64_t nTile) {
   return std::min<int64_t>(kMatmulRows, 8192 / nTile / 16 * 16);
 }
 
-std::string lowering::matmulPlanConfig() {
-  return planConfig(std::to_string(kMatmulRows),
-                    std::to_string(kMatmulPlanUnits), /*balanced=*/false);
+std::string lowering::matmulPlanConfig(int64_t units, int64_t chunkMin) {
+  return planConfig(std::to_string(chunkMin), std::to_string(units),
+                    /*balanced=*/false);
 }
 
 std::string lowering::vectorCoreShare(StringRef count, StringRef n,

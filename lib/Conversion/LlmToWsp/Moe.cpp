@@ -38,8 +38,21 @@ namespace {
 /// An expert with at most this many rows is "small": its tier multiplies
 /// M tiles of kSmallExpertRows rows, the others kMatmulRows.
 constexpr int64_t kSmallExpertRows = 16;
-/// The widest N tile of a group GEMM.
+/// The widest N tile of a group GEMM whose op does not choose one
+/// (`n_tile`).
 constexpr int64_t kExpertNTile = 64;
+/// A group GEMM's plan: chunks of at least four M tiles of 128 rows (each
+/// unit's weight panel, loaded once into L1, then serves 512 rows or
+/// more), and as many units as the descriptor buffer holds where the rows
+/// allow. A dense matmul's plan (one unit per cube core) made one chunk of
+/// every expert whenever the experts outnumbered its limit, and the
+/// dispatch deals units to cores in a grid (core c takes c, c + 24, ...):
+/// 8 experts of 1536 rows in 4 N tiles were 32 units, two on 8 cores and
+/// one on 16, and a hot expert of a skewed prefill was one unit. An expert
+/// of a decode step's few rows is one chunk either way. Measured in
+/// docs/rationale/Backend.md ("The group GEMM's plan and N tile").
+constexpr int64_t kGroupGemmPlanUnits = kMatmulUnits;
+constexpr int64_t kGroupGemmChunkRows = 4 * kMatmulRows;
 
 /// The run-time checks of an op whose first argument `rows` (whose sizes
 /// checks() takes, checking none of its own) has `wanted` columns, then
@@ -73,11 +86,13 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
                           "its tiles are sized at compile time");
   int64_t experts = wType.getDimSize(0), k = wType.getDimSize(1),
           n = wType.getDimSize(2);
-  // Narrower N tiles than a dense matmul's: a decode step's experts hold a
-  // few rows each, so the units are few and nearly equal, and more of them
-  // deal more evenly over the cores (bench-moe-plan).
+  // By default narrower N tiles than a dense matmul's: a decode step's
+  // experts hold a few rows each, so the units are few and nearly equal,
+  // and more of them deal more evenly over the cores (bench-moe-plan). A
+  // prefill step's op asks for wider ones (`n_tile`, which the verifier
+  // checks divides N): each unit reads its rows once per N tile.
   FailureOr<std::pair<int64_t, int64_t>> tiles =
-      matmulTiles(op, k, n, kExpertNTile);
+      matmulTiles(op, k, n, op.getNTile().value_or(kExpertNTile));
   if (failed(tiles))
     return failure();
   const int64_t kTile = tiles->first, nTile = tiles->second;
@@ -94,13 +109,15 @@ FailureOr<Lowered> lowerGroupGemm(llm::MoeQuantGroupGemmOp op, StringRef name) {
               nt = std::to_string(nTile),
               nc = std::to_string(cubeNCols(nTile, /*int8Nz=*/true)),
               er = std::to_string(epilogueRows(nTile));
+  const std::string config =
+      matmulPlanConfig(kGroupGemmPlanUnits, kGroupGemmChunkRows);
   // The cube's row tiles have the tier's M_TILE rows (a `?` the tier's constant
   // fixes).
   v.setDefaults({{"NAME", name.str()},
                  {"SIGNATURE", signature(args)},
                  {"CALL_ARGS", callArgs(args)},
                  {"UNITS", std::to_string(kMatmulUnits)},
-                 {"CONFIG", matmulPlanConfig()},
+                 {"CONFIG", config},
                  {"TIERS", kMTileTiers.str()},
                  {"SHARED_ROWS", "0"},
                  {"PLAN_CONSTANTS", kGroupGemmPlanConstants.str()},

@@ -78,3 +78,26 @@ func.func @up96(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<2x256x96xi8>
       experts_token_count(%c : memref<2xi32>) -> y(%y : memref<?x96xbf16>)
   return
 }
+
+// n_tile = 128 (a prefill step's): units of 128 columns, two per chunk of
+// an expert's rows here; the panel, the scales and the accumulator are
+// 128 wide, and so is the workspace's slot.
+// CHECK-LABEL: wsp.kernel @up_wide_moe_quant_group_gemm_0
+// CHECK-SAME: %{{[^:]*}}: memref<24x128x128xi32>)
+// CHECK: tile.load %{{.*}} : !tile.tile<vec, 1x128xf32>
+// CHECK: tile.load %{{.*}} : !tile.tile<mat, 256x128xi8>, memref<4x256x256xi8>
+// CHECK: !tile.tile<acc, ?x128xi32, valid = ?x128>
+// CHECK-LABEL: func.func @up_wide(
+// CHECK: wsp.generate %{{.*}}[%c4] heads(%c2{{.*}}) chunk(%{{.*}}) tiers(@up_wide_moe_quant_group_gemm_0_tiers)
+// TIERS-LABEL: wsp.kernel @up_wide_moe_quant_group_gemm_0_tier1
+// TIERS: !tile.tile<acc, 128x128xi32, valid = ?x128>
+func.func @up_wide(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x256xi8>,
+                   %ws: memref<4x256xf32>, %c: memref<4xi32>, %y: memref<?x256xbf16>) {
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>)
+      per_token_scale(%s : memref<?xf32>)
+      experts_weight(%w : memref<4x256x256xi8>)
+      experts_scale(%ws : memref<4x256xf32>)
+      experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x256xbf16>)
+      {n_tile = 128 : i32}
+  return
+}

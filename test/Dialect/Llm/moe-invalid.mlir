@@ -137,6 +137,30 @@ func.func @group_gemm_weight_dtype(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: 
 
 // -----
 
+func.func @group_gemm_n_tile_align(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x512xi8>, %ws: memref<4x512xf32>, %c: memref<4xi32>, %y: memref<?x512xbf16>) {
+  // expected-error @+1 {{'n_tile' must be a multiple of 16 from 16 to 128 (whole 32-byte rows of its bf16 output, at most the cube's widest N tile), got 24}}
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<4x256x512xi8>) experts_scale(%ws : memref<4x512xf32>) experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x512xbf16>) {n_tile = 24 : i32}
+  return
+}
+
+// -----
+
+func.func @group_gemm_n_tile_wide(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x512xi8>, %ws: memref<4x512xf32>, %c: memref<4xi32>, %y: memref<?x512xbf16>) {
+  // expected-error @+1 {{got 256}}
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<4x256x512xi8>) experts_scale(%ws : memref<4x512xf32>) experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x512xbf16>) {n_tile = 256 : i32}
+  return
+}
+
+// -----
+
+func.func @group_gemm_n_tile_divides(%x: memref<?x256xi8>, %s: memref<?xf32>, %w: memref<4x256x320xi8>, %ws: memref<4x320xf32>, %c: memref<4xi32>, %y: memref<?x320xbf16>) {
+  // expected-error @+1 {{'n_tile' 128 does not divide new_hidden_size 320: every work unit computes whole N tiles}}
+  llm.moe_quant_group_gemm scatter_tokens(%x : memref<?x256xi8>) per_token_scale(%s : memref<?xf32>) experts_weight(%w : memref<4x256x320xi8>) experts_scale(%ws : memref<4x320xf32>) experts_token_count(%c : memref<4xi32>) -> y(%y : memref<?x320xbf16>) {n_tile = 128 : i32}
+  return
+}
+
+// -----
+
 func.func @swiglu_width(%x: memref<?x1000xbf16>, %s: memref<4x512xf32>, %c: memref<4xi32>, %y: memref<?x512xi8>, %ys: memref<?xf32>) {
   // expected-error @+1 {{'scatter_tokens' has 1000 columns but holds gate and up side by side: 2 * hidden_size = 1024}}
   llm.moe_swiglu_dynamic_quant scatter_tokens(%x : memref<?x1000xbf16>) smooth_scale(%s : memref<4x512xf32>) experts_tokens_count(%c : memref<4xi32>) -> y(%y : memref<?x512xi8>) per_token_scale(%ys : memref<?xf32>)

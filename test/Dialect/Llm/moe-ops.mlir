@@ -53,6 +53,14 @@ func.func @moe_layer(%x: memref<16x256xbf16>, %gate_w: memref<256x16xbf16>,
       experts_scale(%s_up : memref<4x1024xf32>)
       experts_token_count(%counts : memref<4xi32>)
       -> y(%gate_up : memref<48x1024xbf16>)
+  // A prefill step's wider N tiles.
+  // CHECK: llm.moe_quant_group_gemm {{.*}} -> y(%{{.*}} : memref<48x1024xbf16>) {n_tile = 128 : i32}
+  llm.moe_quant_group_gemm scatter_tokens(%rows : memref<48x256xi8>)
+      per_token_scale(%row_scale : memref<48xf32>)
+      experts_weight(%w_up : memref<4x256x1024xi8>)
+      experts_scale(%s_up : memref<4x1024xf32>)
+      experts_token_count(%counts : memref<4xi32>)
+      -> y(%gate_up : memref<48x1024xbf16>) {n_tile = 128 : i32}
   // CHECK: llm.moe_swiglu_dynamic_quant scatter_tokens(%{{.*}} : memref<48x1024xbf16>) smooth_scale(%{{.*}} : memref<5x512xf32>) experts_tokens_count(%{{.*}} : memref<4xi32>) -> y(%{{.*}} : memref<48x512xi8>) per_token_scale(%{{.*}} : memref<48xf32>) {num_shared_experts_per_rank = 1 : i32, num_tokens_offset = 8 : i32, num_tokens_per_rank = 8 : i32}
   llm.moe_swiglu_dynamic_quant scatter_tokens(%gate_up : memref<48x1024xbf16>)
       smooth_scale(%smooth_down : memref<5x512xf32>)

@@ -856,7 +856,21 @@ LogicalResult MoeQuantGroupGemmOp::verify() {
       .operand(getExpertsTokenCount(), "experts_token_count",
                {"num_experts_per_rank"}, I32)
       .operand(getY(), "y", {"allocated_tokens", "new_hidden_size"}, BF16);
-  return sig.result();
+  if (!sig.ok())
+    return failure();
+  if (std::optional<int32_t> nTile = getNTile()) {
+    if (*nTile < 16 || *nTile > 128 || *nTile % 16)
+      return emitOpError("'n_tile' must be a multiple of 16 from 16 to 128 "
+                         "(whole 32-byte rows of its bf16 output, at most "
+                         "the cube's widest N tile), got ")
+             << *nTile;
+    std::optional<int64_t> n = sig.size("new_hidden_size");
+    if (n && *n % *nTile)
+      return emitOpError("'n_tile' ")
+             << *nTile << " does not divide new_hidden_size " << *n
+             << ": every work unit computes whole N tiles";
+  }
+  return success();
 }
 
 LogicalResult MoeSwigluDynamicQuantOp::verify() {

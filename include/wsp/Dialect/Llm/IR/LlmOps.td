@@ -682,10 +682,18 @@ def Llm_MoeQuantGroupGemmOp : Llm_VerifiedOp<"moe_quant_group_gemm"> {
     | experts_scale | [num_experts_per_rank, new_hidden_size] | f32 |
     | experts_token_count | [num_experts_per_rank] | i32 |
     | -> y | [allocated_tokens, new_hidden_size] | bf16 |
+
+    `n_tile` (optional, default 64) is the columns of y one work unit
+    computes: a multiple of 16 from 16 to 128 that divides
+    new_hidden_size. A unit reads its expert's rows once per N tile, so
+    wide tiles suit a prefill step, where each expert has many rows (128
+    reads them half as often); narrow ones a decode step, where each has
+    a few and more units deal more evenly over the cores.
   }];
   let arguments = (ins Llm_In<>:$scatter_tokens, Llm_In<>:$per_token_scale,
                        Llm_In<>:$experts_weight, Llm_In<>:$experts_scale,
-                       Llm_In<>:$experts_token_count, Llm_Out<>:$y);
+                       Llm_In<>:$experts_token_count, Llm_Out<>:$y,
+                       OptionalAttr<I32Attr>:$n_tile);
   let assemblyFormat = Req<"scatter_tokens">.f # Req<"per_token_scale">.f #
       Req<"experts_weight">.f # Req<"experts_scale">.f #
       Req<"experts_token_count">.f # "`->`" # Req<"y">.f # "attr-dict";
