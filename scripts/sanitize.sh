@@ -39,10 +39,10 @@ configure_clang "$build" \
   -DWSP_ENABLE_PYTHON=OFF -DWSP_ENABLE_BENCHMARKS=OFF
 cmake --build "$build"
 
-# allow_user_poisoning=0: Debian's libMLIR is not instrumented, but LLVM's
-# BumpPtrAllocator poisons its slabs by hand in code compiled here and not
-# in code compiled there; mixed, the two report use-after-poison on memory
-# the allocator handed out correctly. Every other check stays on (heap,
+# allow_user_poisoning=0: Debian's MLIR (the static archives every binary
+# links) is not instrumented, but LLVM's BumpPtrAllocator poisons its slabs
+# by hand in code compiled here and not in code compiled there; mixed, the
+# two report use-after-poison on memory the allocator handed out correctly. Every other check stays on (heap,
 # stack, use-after-scope, leaks, undefined behaviour).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
