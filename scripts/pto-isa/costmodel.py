@@ -119,11 +119,11 @@ def norm_bound(rows, cols, residual):
 def quant_bound(rows, cols):
     """scale_dynamic_quant of rows x cols bf16 -> int8: x read once, the
     smooth scale once; per element: convert, |x|, the row max, convert to
-    int8 (through f16: two); the smooth scale and 127 / max are
-    broadcasts."""
+    int8 (through f16: two, the second from half, 128 lanes a repeat);
+    the smooth scale and 127 / max are broadcasts."""
     n = rows * cols
     v = (vec("vconv", n) + vec("vabs", n) + row_reduce(rows, cols, "vmax")
-         + 2 * vec("vconv", n))
+         + vec("vconv", n) + vec("vconv", n, lanes=128))
     return Bound(loads=2 * n + 4 * cols, stores=n + 4 * rows, vector=v)
 
 

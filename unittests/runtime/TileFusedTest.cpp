@@ -58,6 +58,7 @@ constexpr Unit V = Unit::Vector;
 constexpr int kRows = 8, kCols = 48;
 using F32 = Tile<Loc::Vec, float, kRows, kCols>;
 using I32 = Tile<Loc::Vec, int32_t, kRows, kCols>;
+using I16 = Tile<Loc::Vec, int16_t, kRows, kCols>;
 using Bf16 = Tile<Loc::Vec, bf16, kRows, kCols>;
 using F16 = Tile<Loc::Vec, f16, kRows, kCols>;
 using I8 = Tile<Loc::Vec, int8_t, kRows, kCols>;
@@ -142,12 +143,14 @@ TEST_F(TileFusedTest, ConversionsGiveTheInstructionsBits) {
   F32 f, g;
   I32 i;
   I8 q;
+  I16 s;
   place(b, 0);
   place(h, 1024);
   place(f, 2048);
   place(g, 4096);
   place(i, 6144);
   place(q, 8192);
+  place(s, 9216);
   // Every bf16 and half pattern.
   for (uint32_t base = 0; base < 65536; base += kElems) {
     for (int e = 0; e < kElems; ++e) {
@@ -243,6 +246,53 @@ TEST_F(TileFusedTest, ConversionsGiveTheInstructionsBits) {
           l.store(q, r, c, l.to_i8(l.to_f16(l.to_i32(l.load(g, r, c)))));
         },
         "f32 -> i32 -> f16 -> i8");
+    // The quantizations' path since: through int16, whose half is one
+    // conversion on A2/A3.
+    expect_fused_is_unfused(
+        q,
+        [&] {
+          cvt(s, g);
+          cvt(h, s);
+          cvt(q, h);
+        },
+        [&](auto &l, int r, int c) PTO_TILE_FUSED {
+          l.store(q, r, c, l.to_i8(l.to_f16(l.to_i16(l.load(g, r, c)))));
+        },
+        "f32 -> i16 -> f16 -> i8");
+  }
+  // f32 -> i16 and i16 -> f16 each, through memory: the special floats
+  // and int16's bounds (saturation), and every int16 pattern.
+  std::vector<float> wide = interesting_floats();
+  for (float bound : {32767.0f, 32768.0f, -32768.0f, -32769.0f, 2048.0f})
+    for (float d = -2.0f; d <= 2.0f; d += 0.25f)
+      wide.push_back(bound + d);
+  for (size_t base = 0; base < wide.size(); base += kElems) {
+    for (int e = 0; e < kElems; ++e)
+      g.data[e] = wide[(base + e) % wide.size()];
+    expect_fused_is_unfused(
+        s, [&] { cvt(s, g); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(s, r, c, l.to_i16(l.load(g, r, c))); },
+        "f32 -> i16");
+  }
+  for (uint32_t base = 0; base < 65536; base += kElems) {
+    for (int e = 0; e < kElems; ++e)
+      s.data[e] = int16_t(uint16_t(base + e));
+    expect_fused_is_unfused(
+        h, [&] { cvt(h, s); },
+        [&](auto &l, int r, int c)
+            PTO_TILE_FUSED { l.store(h, r, c, l.to_f16(l.load(s, r, c))); },
+        "i16 -> f16");
+    expect_fused_is_unfused(
+        q,
+        [&] {
+          cvt(h, s);
+          cvt(q, h);
+        },
+        [&](auto &l, int r, int c) PTO_TILE_FUSED {
+          l.store(q, r, c, l.to_i8(l.to_f16(l.load(s, r, c))));
+        },
+        "i16 -> f16 -> i8");
   }
 }
 

@@ -376,7 +376,7 @@ void lowering::addTileValues(Params &v, int64_t cols, int64_t rows) {
                  {"BF16_TILE", rowsTileType("vec", r, c, "bf16")},
                  {"F32_TILE", rowsTileType("vec", r, c, "f32")},
                  {"I8_TILE", rowsTileType("vec", r, c, "i8")},
-                 {"I32_TILE", rowsTileType("vec", r, c, "i32")},
+                 {"I16_TILE", rowsTileType("vec", r, c, "i16")},
                  {"F16_TILE", rowsTileType("vec", r, c, "f16")},
                  {"ROW_STAT", rowStatType(r)},
                  {"STAT_ROW", tileType("vec", "1", r, "f32")},

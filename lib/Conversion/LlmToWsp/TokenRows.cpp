@@ -260,7 +260,7 @@ FailureOr<Lowered> lowerStore(StoreOp op, StringRef name, int64_t cores,
   v["ROW_F32"] = tileType("vec", "1", d, "f32");
   v["ROWS_BF16"] = rows("bf16");
   v["ROWS_F32"] = rows("f32");
-  v["ROWS_I32"] = rows("i32");
+  v["ROWS_I16"] = rows("i16");
   v["ROWS_F16"] = rows("f16");
   v["ROWS_I8"] = rows("i8");
   if (int8) {

@@ -320,6 +320,7 @@ StringRef laneFunction(const LaneOp &l) {
     return to.isF32()         ? "to_f32"
            : to.isBF16()      ? "to_bf16"
            : to.isInteger(32) ? "to_i32"
+           : to.isInteger(16) ? "to_i16"
            : to.isF16()       ? "to_f16"
            : to.isInteger(8)  ? "to_i8"
                               : "";
@@ -416,14 +417,14 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
   std::vector<std::pair<TileBytes, std::string>> regs;
   int statement = 0, reductions = 0;
   auto reg = [&](Value tile) -> std::string {
-    TileBytes b = *getTileBytes(tile);
+    TileBytes b = *getTileSpan(tile);
     for (auto &[bytes, name] : regs)
       if (bytes == b)
         return name;
     return "wsp_l.load(" + e.name(tile) + ", wsp_r, wsp_c)";
   };
   auto inRegs = [&](Value tile) {
-    TileBytes b = *getTileBytes(tile);
+    TileBytes b = *getTileSpan(tile);
     return llvm::any_of(regs, [&](auto &p) { return p.first == b; });
   };
   for (const LaneOp &l : group->ops) {
@@ -478,7 +479,7 @@ LogicalResult printFusedGroup(Operation *first, Emitter &e) {
         "wsp_" + e.name(l.dst) + "_" + std::to_string(statement++);
     e.os << "auto " << name << " = wsp_l." << fn << "("
          << llvm::join(args, ", ") << "); // " << l.op->getName() << "\n";
-    TileBytes b = *getTileBytes(l.dst);
+    TileBytes b = *getTileSpan(l.dst);
     auto known = llvm::find_if(regs, [&](auto &p) { return p.first == b; });
     if (known == regs.end())
       regs.push_back({b, name});

@@ -35,8 +35,8 @@
 // CHECK: tile.load %{{.*}}, %[[KS]][
 // CHECK: tile.cvt %{{.*}}, %[[KT]]
 // CHECK: tile.colexpanddiv
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi32, valid = ?x128>, !tile.tile<vec, 8x128xf32, valid = ?x128>
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xf16, valid = ?x128>, !tile.tile<vec, 8x128xi32, valid = ?x128>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi16, valid = ?x128>, !tile.tile<vec, 8x128xf32, valid = ?x128>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xf16, valid = ?x128>, !tile.tile<vec, 8x128xi16, valid = ?x128>
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x128xi8, valid = ?x128>, !tile.tile<vec, 8x128xf16, valid = ?x128>
 // CHECK: tile.store %[[KC]][
 // CHECK: tile.load %[[VT]], %[[VROWS]][%[[I]], %{{.*}}]

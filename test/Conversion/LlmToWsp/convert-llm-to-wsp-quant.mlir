@@ -20,8 +20,8 @@
 // CHECK: tile.div
 // CHECK: scf.for
 // CHECK: tile.rowexpandmul
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1024xi32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
-// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1024xf16, valid = ?x1024>, !tile.tile<vec, 8x1024xi32, valid = ?x1024>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1024xi16, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
+// CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1024xf16, valid = ?x1024>, !tile.tile<vec, 8x1024xi16, valid = ?x1024>
 // CHECK: tile.cvt %{{.*}}, %{{.*}} : !tile.tile<vec, 8x1024xi8, valid = ?x1024>, !tile.tile<vec, 8x1024xf16, valid = ?x1024>
 // CHECK: tile.store %[[Y]][
 

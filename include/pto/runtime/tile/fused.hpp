@@ -103,8 +103,15 @@ template <> struct Reg<int32_t> { __m512i v; };
 template <> struct Reg<bf16> { __m256i v; };
 template <> struct Reg<int8_t> { __m512i v; };
 template <> struct Reg<f16> { __m256i v; };
+template <> struct Reg<int16_t> { __m256i v; };
 /// Int32 lanes converted from floats (Row16::to_i32), with the floats.
 struct IntOfFloat {
+  __m512i v;
+  __m512 from;
+};
+/// Int16 lanes converted from floats (Row16::to_i16; in 32-bit lanes),
+/// with the floats.
+struct ShortOfFloat {
   __m512i v;
   __m512 from;
 };
@@ -116,6 +123,7 @@ struct IntOfFloat {
 /// through float; and the int32 of a float, clamped, is the float clamped
 /// to [-128, 127] and rounded (TCVT's int32 saturates, monotonically, and
 /// gives 0 for NaN). The compiler drops whichever form no statement uses.
+/// An int16 (of a float, or loaded) is handled as an int32 is.
 template <typename From> struct HalfOf {
   __m256i v;
   From from;
@@ -166,6 +174,12 @@ struct Row16 {
   PTO_TILE_ROW_TARGET void store(const Place &t, int r, int c,
                                  IntOfFloat x) const {
     store(t, r, c, Reg<int32_t>{x.v});
+  }
+  template <typename Place>
+  PTO_TILE_ROW_TARGET void store(const Place &t, int r, int c,
+                                 ShortOfFloat x) const {
+    __mmask16 all = 0xffff;
+    store(t, r, c, Reg<int16_t>{_mm512_maskz_cvtepi32_epi16(all, x.v)});
   }
 
   /// Sixteen elements from p.
@@ -479,10 +493,21 @@ struct Row16 {
   PTO_TILE_ROW_TARGET IntOfFloat to_i32(Reg<float> x) const {
     return {lanes::f32_to_i32(x.v), x.v};
   }
+  PTO_TILE_ROW_TARGET ShortOfFloat to_i16(Reg<float> x) const {
+    return {lanes::f32_to_i16(x.v), x.v};
+  }
   PTO_TILE_ROW_TARGET HalfOfInt to_f16(Reg<int32_t> x) const {
     return {lanes::i32_to_f16(x.v), x};
   }
   PTO_TILE_ROW_TARGET HalfOf<IntOfFloat> to_f16(IntOfFloat x) const {
+    return {lanes::i32_to_f16(x.v), x};
+  }
+  PTO_TILE_ROW_TARGET HalfOfInt to_f16(Reg<int16_t> x) const {
+    __mmask16 all = 0xffff;
+    const Reg<int32_t> wide{_mm512_maskz_cvtepi16_epi32(all, x.v)};
+    return {lanes::i32_to_f16(wide.v), wide};
+  }
+  PTO_TILE_ROW_TARGET HalfOf<ShortOfFloat> to_f16(ShortOfFloat x) const {
     return {lanes::i32_to_f16(x.v), x};
   }
   PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(Reg<f16> x) const {
@@ -493,6 +518,11 @@ struct Row16 {
     return {_mm512_maskz_max_epi32(
         all, _mm512_maskz_min_epi32(all, x.from.v, _mm512_set1_epi32(127)),
         _mm512_set1_epi32(-128))};
+  }
+  PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOf<ShortOfFloat> x) const {
+    // An int16 of a float, clamped, is the float clamped to [-128, 127]
+    // and rounded, as an int32 of it is.
+    return to_i8(HalfOf<IntOfFloat>{x.v, {x.from.v, x.from.from}});
   }
   PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOf<IntOfFloat> x) const {
     __mmask16 all = 0xffff;

@@ -574,6 +574,17 @@ PTO_TILE_LANES_TARGET __m512i f32_to_i32(__m512 x) {
   return _mm512_mask_blend_epi32(over, _mm512_maskz_cvtps_epi32(number, r),
                                  _mm512_set1_epi32(0x7fffffff));
 }
+/// f32 to i16 (in 32-bit lanes): rounded to nearest even, clamped to
+/// [-32768, 32767], 0 for NaN (saturate_round<int16_t>: the bounds are
+/// integers, so clamping before rounding gives the same).
+PTO_TILE_LANES_TARGET __m512i f32_to_i16(__m512 x) {
+  __mmask16 all = 0xffff;
+  const __m512 clamped = _mm512_maskz_min_ps(
+      all, _mm512_maskz_max_ps(all, x, _mm512_set1_ps(-32768.0f)),
+      _mm512_set1_ps(32767.0f));
+  const __mmask16 number = _mm512_cmp_ps_mask(x, x, _CMP_ORD_Q);
+  return _mm512_maskz_cvt_roundps_epi32(number, clamped, kRoundNearest);
+}
 /// i32 to packed half: an int32 is no NaN, and exact in float within
 /// half's range (beyond it, infinity either way).
 PTO_TILE_LANES_TARGET __m256i i32_to_f16(__m512i x) {

@@ -16,12 +16,12 @@ bool isF32Tile(Value v) {
   return cast<TileType>(v.getType()).getElementType().isF32();
 }
 
-/// Whether the lanes convert `from` to `to` (bf16 <-> f32 and
-/// f32 -> i32 -> f16 -> i8, rounding to nearest even).
+/// Whether the lanes convert `from` to `to` (bf16 <-> f32, and f32 -> i32
+/// or i16 -> f16 -> i8, rounding to nearest even).
 bool lanesConvert(Type to, Type from) {
   return (to.isF32() && from.isBF16()) || (to.isBF16() && from.isF32()) ||
-         (to.isInteger(32) && from.isF32()) ||
-         (to.isF16() && from.isInteger(32)) ||
+         ((to.isInteger(32) || to.isInteger(16)) && from.isF32()) ||
+         (to.isF16() && (from.isInteger(32) || from.isInteger(16))) ||
          (to.isInteger(8) && from.isF16());
 }
 
@@ -226,10 +226,9 @@ struct Access {
 SmallVector<Access> accesses(const LaneOp &l) {
   SmallVector<Access> a;
   auto add = [&](Value v, bool write, bool broadcast) {
-    a.push_back({v, getTileBytes(v), write, broadcast});
+    a.push_back({v, getTileSpan(v), write, broadcast});
   };
-  // A reduction's result the lanes write through its tile, which may be
-  // one copy of a multi-buffered tile: all its copies' bytes.
+  // A reduction's result, which the lanes write through its tile.
   auto addReduced = [&](Value v) {
     a.push_back({v, getTileSpan(v), true, true});
   };
@@ -264,7 +263,7 @@ bool isRowTile(Value v, Value like) {
   auto l = cast<TileType>(like.getType());
   if (t.getLoc() != TileLoc::vec || t.getLayout() != TileLayout::row_major ||
       !t.hasStaticShape() || t.getShape() != l.getShape() ||
-      t.getCols() % 16 != 0 || !getTileBytes(v))
+      t.getCols() % 16 != 0 || !getTileSpan(v))
     return false;
   for (unsigned d = 0; d < 2; ++d) {
     std::optional<Extent> a = validExtent(v, d), b = validExtent(like, d);
@@ -297,7 +296,7 @@ bool isPartialsTile(Value p, int64_t k, Value like) {
   return t.getLoc() == TileLoc::vec && t.getElementType().isF32() &&
          t.hasStaticShape() && t.getLayout() == TileLayout::col_major &&
          t.getCols() == 1 && t.getRows() == k * shape.getRows() &&
-         getTileBytes(p);
+         getTileSpan(p);
 }
 
 /// Whether a load_column's tile `t` can be read as a column broadcast in a
@@ -307,7 +306,7 @@ bool isColumnOf(Value t, Value like) {
   auto a = cast<TileType>(t.getType()), b = cast<TileType>(like.getType());
   std::optional<Extent> x = validExtent(t, 1), y = validExtent(like, 1);
   return a.hasStaticShape() && a.getCols() == b.getCols() && x && y &&
-         *x == *y && getTileBytes(t);
+         *x == *y && getTileSpan(t);
 }
 
 /// Whether `b` can be the broadcast operand of `l` in a group whose
@@ -316,7 +315,7 @@ bool isBroadcastTile(const LaneOp &l, Value b, Value like) {
   auto t = cast<TileType>(b.getType());
   auto shape = cast<TileType>(like.getType());
   if (t.getLoc() != TileLoc::vec || !t.getElementType().isF32() ||
-      !t.hasStaticShape() || !getTileBytes(b))
+      !t.hasStaticShape() || !getTileSpan(b))
     return false;
   if (l.kind == LaneKind::col_broadcast)
     return t.getLayout() == TileLayout::row_major && t.getRows() == 1 &&
@@ -326,15 +325,6 @@ bool isBroadcastTile(const LaneOp &l, Value b, Value like) {
 }
 
 } // namespace
-
-std::optional<TileBytes> mlir::wsp::tile::getTileBytes(Value tile) {
-  if (auto reshape = tile.getDefiningOp<ReshapeOp>())
-    return getTileBytes(reshape.getSource());
-  auto alloc = tile.getDefiningOp<AllocOp>();
-  if (!alloc || alloc.getSlot() || alloc.getNumBuffers() != 1)
-    return std::nullopt;
-  return getTileSpan(tile); // (one copy: its bytes)
-}
 
 std::optional<TileBytes> mlir::wsp::tile::getTileSpan(Value tile) {
   if (auto reshape = tile.getDefiningOp<ReshapeOp>())
@@ -425,7 +415,7 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
                : shaped(next)       ? first(next)
                                     : Value();
   if (!like) { // only loads of columns so far: checked when a tile joins
-    if (!getTileBytes(next.dst))
+    if (!getTileSpan(next.dst))
       return false;
   } else if (shape == group.end() && !llvm::all_of(group, [&](const LaneOp &l) {
                return l.kind != LaneKind::load_column ||
@@ -442,7 +432,7 @@ bool mlir::wsp::tile::canJoin(ArrayRef<LaneOp> group, const LaneOp &next) {
   if (next.broadcast && isa<TileType>(next.broadcast.getType()) &&
       !isBroadcastTile(next, next.broadcast, like))
     return false;
-  if (next.scratch && !getTileBytes(next.scratch))
+  if (next.scratch && !getTileSpan(next.scratch))
     return false;
   // A first step in pieces writes partials (each whole row or first step
   // keeps its state in a slot of the lanes).
@@ -575,7 +565,7 @@ FailureOr<FusionGroup> FusionAnalysis::getGroup(Operation *first) const {
   for (auto [i, l] : llvm::enumerate(ops)) {
     if (!l.dst)
       continue;
-    TileBytes b = *getTileBytes(l.dst);
+    TileBytes b = *getTileSpan(l.dst);
     auto *known = llvm::find_if(last, [&](auto &p) { return p.first == b; });
     if (known == last.end())
       last.push_back({b, i});

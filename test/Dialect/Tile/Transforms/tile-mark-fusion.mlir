@@ -81,7 +81,7 @@ func.func @trimmed(%s: f32) {
 // What stays unfused: another valid extent, another shape, columns that are
 // not whole groups of 16, integer arithmetic, a conversion the lanes do not
 // have or that rounds otherwise, a broadcast tile written in the run, tiles
-// that overlap without being the same, an unplanned or multi-buffered tile.
+// that overlap without being the same, an unplanned tile.
 // Each pair below would be a group but for the one difference.
 // CHECK-LABEL: func.func @apart
 // CHECK-NOT: tile.fuse
@@ -111,10 +111,34 @@ func.func @apart(%n: index, %m: index, %i: index) {
   tile.abs %d, %d : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   tile.abs %o, %o : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   %p = tile.alloc : !tile.tile<vec, 8x128xf32>
-  %q = tile.alloc slot(%i) buffers(2) at 28416 : !tile.tile<vec, 8x128xf32>
   tile.abs %p, %p : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
-  tile.abs %q, %q : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
   tile.abs %d, %d : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  return
+}
+
+// -----
+
+// One copy of a multi-buffered tile (a pipelined loop's) joins a group as
+// any tile does: the lanes reach it through its handle, and the group
+// counts all its copies' bytes, so a tile overlapping the other copy
+// stays out.
+// CHECK-LABEL: func.func @slotted_rows
+// CHECK: tile.cvt %{{.*}}, %{{.*}} {tile.fuse = 3 : i64}
+// CHECK-NEXT: tile.abs
+// CHECK-NEXT: tile.cvt
+// CHECK-NEXT: tile.alloc at 2048
+// CHECK-NEXT: tile.cvt %{{[^ ]*}}, %{{[^ ]*}} :
+// CHECK-NOT: tile.fuse
+func.func @slotted_rows(%i: index) {
+  %xb = tile.alloc slot(%i) buffers(2) at 0 : !tile.tile<vec, 8x128xbf16>
+  %xf = tile.alloc at 4096 : !tile.tile<vec, 8x128xf32>
+  %q = tile.alloc slot(%i) buffers(2) at 8192 : !tile.tile<vec, 8x128xi16>
+  tile.cvt %xf, %xb : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xbf16>
+  tile.abs %xf, %xf : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xf32>
+  tile.cvt %q, %xf : !tile.tile<vec, 8x128xi16>, !tile.tile<vec, 8x128xf32>
+  // The second copy of %xb's bytes, as another tile.
+  %o = tile.alloc at 2048 : !tile.tile<vec, 8x128xbf16>
+  tile.cvt %xf, %o : !tile.tile<vec, 8x128xf32>, !tile.tile<vec, 8x128xbf16>
   return
 }
 

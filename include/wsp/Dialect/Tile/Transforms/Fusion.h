@@ -85,8 +85,7 @@ struct LaneOp {
 /// the emitter's (lib/Target/Cpp), by the op's kind and what it computes.
 std::optional<LaneOp> getLaneOp(Operation *op);
 
-/// Bytes [lo, hi) of a tile's buffer: a placed `tile.alloc` (one copy) or a
-/// reshape of one; std::nullopt for anything else.
+/// Bytes [lo, hi) of a tile's buffer.
 struct TileBytes {
   int64_t buffer, lo, hi;
   bool overlaps(const TileBytes &o) const {
@@ -97,19 +96,20 @@ struct TileBytes {
   }
   bool operator!=(const TileBytes &o) const { return !(*this == o); }
 };
-std::optional<TileBytes> getTileBytes(Value tile);
-/// Bytes [lo, hi) a placed tile may occupy: as getTileBytes, and for one
-/// copy of a multi-buffered `tile.alloc` (its `slot` chosen at run time)
-/// every copy's. For what a group touches through the tile itself (a
-/// reduction's result) and what touches it outside groups.
+/// Bytes [lo, hi) a placed tile may occupy: those of a `tile.alloc` (or a
+/// reshape of one), and for one copy of a multi-buffered alloc (its `slot`
+/// chosen at run time) every copy's; std::nullopt for anything else. A
+/// group knows its tiles by these bytes: the lanes reach a copy through
+/// the tile's handle, which holds the slot's copy, and the checks count
+/// all of them, so two copies never pass for two tiles.
 std::optional<TileBytes> getTileSpan(Value tile);
 
 /// Whether `next` may follow the compute ops of `group` (possibly none) in a
 /// fused group: its element-wise tiles (a load's destination and a store's
 /// source among them) are placed row-major vec tiles of the group's static
 /// shape (columns a multiple of 16) and valid extent, a reduction's result
-/// is an f32 [rows x 1] tile of those rows, one copy of a multi-buffered
-/// one too (getTileSpan; the partials of a first step in
+/// is an f32 [rows x 1] tile of those rows (any of them may be one copy of
+/// a multi-buffered tile: getTileSpan; the partials of a first step in
 /// k pieces a col_major [k rows x 1] one, which only its second step, after
 /// it in the group, reads), a load_column's a [1 x cols] one
 /// of those columns, read after it only as a column broadcast, any two
