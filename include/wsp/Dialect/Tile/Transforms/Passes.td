@@ -261,7 +261,7 @@ def TileMarkFusion : Pass<"tile-mark-fusion"> {
     A run holds f32 arithmetic (`add`, `sub`, `mul`, `div`, `max`, `min`,
     `abs`, their scalar forms, `rowexpand*` and `colexpand*` with a float
     row or column), conversions with `rint` rounding between bf16 and f32
-    and along f32 -> i32 -> f16 -> i8, the row reductions `rowsum`,
+    and along f32 -> i32 or i16 -> f16 -> i8, the row reductions `rowsum`,
     `rowmax` and `rowmin` (at most four; also the two steps of one in
     pieces that tile-fold-row-reductions makes, the second after the
     first), `load` and `store` of its tiles'
@@ -272,8 +272,10 @@ def TileMarkFusion : Pass<"tile-mark-fusion"> {
     runs), neither end a synchronization op. Its element-wise tiles are
     placed row-major vec tiles of one static shape, whose columns are whole
     groups of 16, and one valid extent (the same constants or values); a
-    reduction's result is an f32 [rows x 1] tile of those rows; any two of
-    its tiles are the same bytes with the same type or disjoint; no
+    reduction's result is an f32 [rows x 1] tile of those rows; any of
+    them may be one copy of a multi-buffered tile, whose copies' bytes all
+    count; any two of its tiles are the same bytes with the same type or
+    disjoint; no
     broadcast tile or reduction result is written and otherwise touched in
     it. Loads of columns left at the end of a run start the next one.
     Existing marks are replaced.
