@@ -1,18 +1,19 @@
 // RUN: wsp-opt %s -split-input-file --tile-fold-row-reductions="min-repeats=2" | FileCheck %s
 // RUN: wsp-opt %s -split-input-file --tile-fold-row-reductions | FileCheck %s --check-prefix=DEFAULT
 
-// By default only rows of 32 repeats or more (2048 f32, 4096 f16) are
+// By default only rows of 16 repeats or more (1024 f32, 2048 f16) are
 // rewritten:
 // DEFAULT-LABEL: func.func @sum_dynamic_rows
 // DEFAULT: tile.reshape %{{.*}} : !tile.tile<vec, 8x2048xf32, valid = ?x2048> to !tile.tile<vec, 64x256xf32>
 // DEFAULT-LABEL: func.func @max_min_static
-// DEFAULT-NOT: tile.reshape
-// DEFAULT: tile.rowmax %{{.*}} : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x1024xf32>, !tile.tile<vec, 8x1024xf32>
+// DEFAULT: tile.reshape %{{.*}} : !tile.tile<vec, 8x1024xf32> to !tile.tile<vec, 64x128xf32>
 // DEFAULT-LABEL: func.func @some_rows_static
-// DEFAULT-NOT: tile.reshape
+// DEFAULT: tile.reshape
 // DEFAULT-LABEL: func.func @f16_subview_rows
-// DEFAULT-NOT: tile.reshape
+// DEFAULT: tile.reshape %{{.*}} : !tile.tile<vec, 16x2048xf16, valid = ?x2048> to !tile.tile<vec, 256x128xf16>
 // DEFAULT-LABEL: func.func @kept
+// DEFAULT-NOT: tile.reshape
+// DEFAULT-LABEL: func.func @short_rows
 // DEFAULT-NOT: tile.reshape
 
 // A sum of squares over rows of 2048 f32 with a run-time row count n (the
@@ -142,5 +143,17 @@ func.func @kept(%n: index, %arg: !tile.tile<vec, 8x1024xf32, valid = ?x1024>) {
   tile.rowsum %s2, %arg, %arg : !tile.tile<vec, 8x1xf32, valid = ?x1, col_major>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>, !tile.tile<vec, 8x1024xf32, valid = ?x1024>
   %odd = tile.alloc : !tile.tile<vec, 8x528xf32>
   tile.rowsum %s1, %odd, %odd : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x528xf32>, !tile.tile<vec, 8x528xf32>
+  return
+}
+
+// -----
+
+// A row of 8 repeats (512 f32): folded at min-repeats=2, not by default.
+// CHECK-LABEL: func.func @short_rows
+// CHECK: tile.reshape %{{.*}} : !tile.tile<vec, 8x512xf32> to !tile.tile<vec, 64x64xf32>
+func.func @short_rows() {
+  %x = tile.alloc : !tile.tile<vec, 8x512xf32>
+  %s = tile.alloc : !tile.tile<vec, 8x1xf32, col_major>
+  tile.rowsum %s, %x, %x : !tile.tile<vec, 8x1xf32, col_major>, !tile.tile<vec, 8x512xf32>, !tile.tile<vec, 8x512xf32>
   return
 }

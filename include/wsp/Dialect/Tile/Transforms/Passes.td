@@ -22,12 +22,11 @@ def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
     Rewritten: a reduction whose `src` has a static shape, whole valid
     rows (valid columns = C), C a multiple of k x k, at least one 256-byte
     repeat per piece (C / k elements >= 256 bytes: C >= 512 for f32), and
-    rows of at least `min-repeats` repeats (default 32: C >= 2048 for
-    f32). Shorter rows gain less on the device, and the CPU simulation,
-    which computes both steps in the run of vector instructions around
-    them (`tile-mark-fusion`), still checks one more instruction: with
-    `min-repeats=16` (1024 f32) its add_rms_norm_dynamic_quant took 6-8%
-    longer (docs/rationale/Backend.md).
+    rows of at least `min-repeats` repeats (default 16: C >= 1024 for
+    f32, the row kernels' chunks). Shorter rows gain less on the device,
+    and the CPU simulation, which computes both steps in the run of
+    vector instructions around them (`tile-mark-fusion`), still checks
+    one more instruction for each (docs/rationale/Backend.md).
 
     The views, the count and the partials' tile are made before the run
     of instructions the reduction is in (at the start of its block, or
@@ -45,9 +44,9 @@ def TileFoldRowReductions : Pass<"tile-fold-row-reductions"> {
     tile, and `tile-insert-sync`, which orders the two steps.
   }];
   let options = [
-    Option<"minRepeats", "min-repeats", "int64_t", "32",
-           "Rewrite rows of at least this many 256-byte repeats, 32 being "
-           "a row of 2048 f32 (default 32)">,
+    Option<"minRepeats", "min-repeats", "int64_t", "16",
+           "Rewrite rows of at least this many 256-byte repeats, 16 being "
+           "a row of 1024 f32 (default 16)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
   let statistics = [
