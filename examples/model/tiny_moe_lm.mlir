@@ -286,8 +286,8 @@ func.func @prefill(
          experts_token_count(%counts : memref<8xi32>)
          token_offset(%token_offset : memref<?xi32>)
       {expert_start_idx = 0 : i32, expert_end_idx = 8 : i32}
-  // A prefill step's experts hold many rows: N tiles of 128, so that each
-  // unit reads its rows once (decode keeps the default 64).
+  // A prefill step's experts hold many rows: N tiles of 128, so that their
+  // rows are read half as often (decode keeps the default 64).
   llm.moe_quant_group_gemm scatter_tokens(%rows : memref<?x256xi8>)
       per_token_scale(%row_scale : memref<?xf32>)
       experts_weight(%l1_moe_up_weight : memref<8x256x128xi8>)
