@@ -110,11 +110,9 @@ struct IntOfFloat {
   __m512 from;
 };
 /// Int16 lanes converted from floats (Row16::to_i16; in 32-bit lanes),
-/// with the floats.
-struct ShortOfFloat {
-  __m512i v;
-  __m512 from;
-};
+/// with the floats: an IntOfFloat whose values are int16's, which only
+/// its store needs to know (its half and int8 are an IntOfFloat's).
+struct ShortOfFloat : IntOfFloat {};
 /// Halves converted from int32 lanes (Row16::to_f16), with what those came
 /// from (the int32 lanes, or an IntOfFloat): to_i8 narrows that directly.
 /// The same bits: an int32's half rounded and clamped to [-128, 127] is
@@ -494,7 +492,7 @@ struct Row16 {
     return {lanes::f32_to_i32(x.v), x.v};
   }
   PTO_TILE_ROW_TARGET ShortOfFloat to_i16(Reg<float> x) const {
-    return {lanes::f32_to_i16(x.v), x.v};
+    return {{lanes::f32_to_i16(x.v), x.v}};
   }
   PTO_TILE_ROW_TARGET HalfOfInt to_f16(Reg<int32_t> x) const {
     return {lanes::i32_to_f16(x.v), x};
@@ -507,9 +505,6 @@ struct Row16 {
     const Reg<int32_t> wide{_mm512_maskz_cvtepi16_epi32(all, x.v)};
     return {lanes::i32_to_f16(wide.v), wide};
   }
-  PTO_TILE_ROW_TARGET HalfOf<ShortOfFloat> to_f16(ShortOfFloat x) const {
-    return {lanes::i32_to_f16(x.v), x};
-  }
   PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(Reg<f16> x) const {
     return {lanes::f16_to_i8(x.v)};
   }
@@ -518,11 +513,6 @@ struct Row16 {
     return {_mm512_maskz_max_epi32(
         all, _mm512_maskz_min_epi32(all, x.from.v, _mm512_set1_epi32(127)),
         _mm512_set1_epi32(-128))};
-  }
-  PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOf<ShortOfFloat> x) const {
-    // An int16 of a float, clamped, is the float clamped to [-128, 127]
-    // and rounded, as an int32 of it is.
-    return to_i8(HalfOf<IntOfFloat>{x.v, {x.from.v, x.from.from}});
   }
   PTO_TILE_ROW_TARGET Reg<int8_t> to_i8(HalfOf<IntOfFloat> x) const {
     __mmask16 all = 0xffff;
