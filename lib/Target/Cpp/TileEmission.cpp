@@ -604,6 +604,16 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                                               t.getValidShape()[1])
                                     .str())
          << "\n";
+    // TRESHAPE takes element types of one kind only (its static_assert:
+    // the same, both floating or both integral, and pto-isa's half is not
+    // std::is_floating_point): another element type is the source's
+    // address assigned, which is what TRESHAPE does on the NPU.
+    if (t.getElementType() != tileType(op.getSource()).getElementType())
+      return instr(e, op, unit,
+                   llvm::formatv("TASSIGN({0}, reinterpret_cast<uint64_t>({1}"
+                                 ".data()))",
+                                 v, e.name(op.getSource()))
+                       .str());
     return instr(e, op, unit, "TRESHAPE(" + v + ", " + e.name(op.getSource()) + ")");
   });
 

@@ -1072,6 +1072,16 @@ func.func @f() {
 
 // -----
 
+// A reshape's result is valid in whole: fewer valid rows are a subview's.
+func.func @f(%n: index) {
+  %q = tile.alloc valid(%n) : !tile.tile<vec, 8x2048xf32, valid = ?x2048>
+  // expected-error @+1 {{yields '!tile.tile<vec, 16x2048xf16, valid = ?x2048>', valid in part: a reshape's result is valid in whole (a tile.subview of it takes fewer rows)}}
+  %r = tile.reshape %q : !tile.tile<vec, 8x2048xf32, valid = ?x2048> to !tile.tile<vec, 16x2048xf16, valid = ?x2048>
+  return
+}
+
+// -----
+
 // Only a single row or column changes layout when reshaped.
 func.func @f() {
   %q = tile.alloc : !tile.tile<vec, 16x128xf32>

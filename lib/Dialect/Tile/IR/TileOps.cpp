@@ -718,6 +718,12 @@ LogicalResult ReshapeOp::verify() {
       s.getSizeInBytes() != r.getSizeInBytes())
     return emitOpError() << "source holds " << s.getSizeInBytes()
                          << " bytes, result " << r.getSizeInBytes();
+  // The result is valid where it is stored: the op has no valid extent to
+  // give (pto-isa's TRESHAPE keeps the result's own).
+  if (r.hasStaticShape() && r.getValidShape() != r.getShape())
+    return emitOpError() << "yields " << r
+                         << ", valid in part: a reshape's result is valid in "
+                            "whole (a tile.subview of it takes fewer rows)";
   // The storage stays as it is: one layout, or a single row or column seen
   // as the other (a 32x1 column of row statistics as a 1x32 row).
   auto isVector = [](TileType t) { return t.getRows() == 1 || t.getCols() == 1; };

@@ -180,8 +180,10 @@ def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
   let summary = "The same bytes as a tile of another shape (TRESHAPE)";
   let description = [{
     Reinterprets the storage of `source` as a tile of the result type:
-    same location, same layout family, same number of bytes. No data
-    moves.
+    same location, same layout family, same number of bytes, any element
+    type. No data moves. The result is valid in whole (its valid extent is
+    its static extent, as pto-isa's TRESHAPE keeps the result type's): a
+    `tile.subview` of it takes fewer valid rows.
 
     ```mlir
     %flat = tile.reshape %t : !tile.tile<vec, 16x128xf32> to !tile.tile<vec, 1x2048xf32>
