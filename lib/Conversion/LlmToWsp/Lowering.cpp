@@ -372,16 +372,25 @@ std::string lowering::rowStatType(StringRef rows, StringRef elem) {
 
 void lowering::addTileValues(Params &v, int64_t cols, int64_t rows) {
   std::string c = std::to_string(cols), r = std::to_string(rows);
-  v.setDefaults({{"COLS", c},
-                 {"BF16_TILE", rowsTileType("vec", r, c, "bf16")},
-                 {"F32_TILE", rowsTileType("vec", r, c, "f32")},
-                 {"I8_TILE", rowsTileType("vec", r, c, "i8")},
-                 {"I16_TILE", rowsTileType("vec", r, c, "i16")},
-                 {"F16_TILE", rowsTileType("vec", r, c, "f16")},
-                 {"ROW_STAT", rowStatType(r)},
-                 {"STAT_ROW", tileType("vec", "1", r, "f32")},
-                 {"VEC_F32", tileType("vec", "1", c, "f32")},
-                 {"VEC_BF16", tileType("vec", "1", c, "bf16")}});
+  v.setDefaults(
+      {{"COLS", c},
+       {"BF16_TILE", rowsTileType("vec", r, c, "bf16")},
+       {"F32_TILE", rowsTileType("vec", r, c, "f32")},
+       {"I8_TILE", rowsTileType("vec", r, c, "i8")},
+       {"I16_TILE", rowsTileType("vec", r, c, "i16")},
+       {"F16_TILE", rowsTileType("vec", r, c, "f16")},
+       {"F16_PAIR", tileType("vec", std::to_string(2 * rows), c, "f16")},
+       {"I16_PAIR", tileType("vec", std::to_string(2 * rows), c, "i16")},
+       {"BF16_PAIR", tileType("vec", std::to_string(2 * rows), c, "bf16")},
+       {"ROW_STAT", rowStatType(r)},
+       {"STAT_ROW", tileType("vec", "1", r, "f32")},
+       {"VEC_F32", tileType("vec", "1", c, "f32")},
+       {"VEC_BF16", tileType("vec", "1", c, "bf16")}});
+}
+
+void lowering::addQuantValues(Params &v, bool rowKept) {
+  v["QUANT_INPUT_AGAIN"] = rowKept ? kQuantInputKept : "${QUANT_INPUT}";
+  v["QUANT_TILES"] = rowKept ? kQuantTilesInSquares : kQuantTiles;
 }
 
 int64_t lowering::headTileRows(int64_t heads, int64_t bytesPerRow) {

@@ -277,6 +277,13 @@ void addPlanValues(Params &v, StringRef name, ArrayRef<NamedOperand> args,
 /// takes more) of `cols` columns.
 void addTileValues(Params &v, int64_t cols, int64_t rows = kRows);
 
+/// What the quant fragment takes besides its input: where its second pass
+/// gets its chunks and its conversion tiles. With `rowKept` (a row is one
+/// chunk, `${QUANT_INPUT}` run once), the second pass takes the row still in
+/// %xf and the conversion tiles share %sq's bytes; else it runs
+/// `${QUANT_INPUT}` again into tiles of their own.
+void addQuantValues(Params &v, bool rowKept);
+
 /// Rows of a kernel whose tile rows are heads of one token: all `heads`
 /// of them (rounded up to whole kRows blocks), so that a token costs one
 /// pass of the kernel's vector instructions rather than one per kRows

@@ -223,6 +223,7 @@ FailureOr<Lowered> lowerScatter(llm::MoeScatterDynamicQuantOp op,
   Params v;
   addTypeValues(v, args);
   addTileValues(v, *cols);
+  addQuantValues(v, /*rowKept=*/false);
   v.setDefaults(
       {{"NAME", name.str()},
        {"SIGNATURE", signature(args)},
@@ -431,6 +432,7 @@ FailureOr<Lowered> lowerSwiglu(llm::MoeSwigluDynamicQuantOp op, StringRef name,
   Params v;
   addTypeValues(v, args);
   addTileValues(v, *cols);
+  addQuantValues(v, /*rowKept=*/false);
   const std::string lengthsType =
       str(MemRefType::get({segments}, IntegerType::get(op.getContext(), 32)));
   v.setDefaults(

@@ -181,10 +181,19 @@ SumsqSource addRstd(Params &v, Value residual, FloatAttr eps) {
   return residual ? SumsqSource::RowsAddResidual : SumsqSource::Rows;
 }
 
-/// The widest row rms_norm without a residual normalizes in one pass: its
-/// bf16 and two f32 [kRows x 2048] tiles, the weight's and the scaled sum
-/// of squares' fit in UB.
+/// The widest row rms_norm without a residual normalizes in one pass, and
+/// scale_dynamic_quant quantizes: their bf16 and two f32 [kRows x 2048]
+/// tiles (the quantization's conversion tiles in the second f32's bytes),
+/// the per-channel operand's and the statistics fit in UB.
 constexpr int64_t kOnePassCols = 2048;
+
+/// Whether a row of `hidden` columns (a multiple of `align`) is one chunk
+/// of a one-pass kernel.
+bool isOnePassRow(Value hiddenStates, int64_t align) {
+  int64_t hidden = cast<MemRefType>(hiddenStates.getType()).getDimSize(1);
+  return !ShapedType::isDynamic(hidden) && hidden % align == 0 &&
+         hidden <= kOnePassCols;
+}
 
 FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
                                 int64_t cores) {
@@ -192,12 +201,13 @@ FailureOr<Lowered> lowerRmsNorm(llm::RmsNormOp op, StringRef name,
   SumsqSource sumsq = addRstd(v, op.getResidual(), op.getEpsAttr());
   // Without a residual, a row of at most kOnePassCols is one chunk: pass 2
   // normalizes what pass 1 loaded (normed_in_place), each row read once.
-  int64_t hidden =
-      cast<MemRefType>(op.getHiddenStates().getType()).getDimSize(1);
-  const bool onePass = !op.getResidual() && !ShapedType::isDynamic(hidden) &&
-                       hidden % 16 == 0 && hidden <= kOnePassCols;
-  if (onePass)
+  const bool onePass =
+      !op.getResidual() && isOnePassRow(op.getHiddenStates(), 16);
+  v["NORMED_TILE"] = "%xb";
+  if (onePass) {
     v["NORMED"] = kNormedInPlace;
+    v["NORMED_TILE"] = "%yb";
+  }
   return lowerRowOp(
       op, name, cores,
       {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
@@ -217,13 +227,18 @@ FailureOr<Lowered> lowerScaleDynamicQuant(llm::ScaleDynamicQuantOp op,
   v["SMOOTHED"] = kLoadRows;
   v["SCALE"] = "scale";
   v.set("SCALE_TYPE", op.getScale().getType());
+  // A row of at most kOnePassCols is one chunk, smoothed once into %xf and
+  // quantized from there: each row read from global memory once.
+  const bool onePass = isOnePassRow(op.getHiddenStates(), 32);
+  addQuantValues(v, onePass);
   return lowerRowOp(op, name, cores,
                     {{"hidden_states", op.getHiddenStates(), RowRole::Rows},
                      {"smooth_scale", op.getSmoothScale(), RowRole::PerChannel},
                      {"y", op.getY(), RowRole::Rows},
                      {"scale", op.getScale(), RowRole::PerToken}},
                     /*align=*/32,
-                    (kRowKernelBegin + kQuant + kRowKernelEnd).str(), v);
+                    (kRowKernelBegin + kQuant + kRowKernelEnd).str(), v,
+                    /*sumsq=*/{}, onePass ? kOnePassCols : kMaxCols);
 }
 
 FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
@@ -234,6 +249,7 @@ FailureOr<Lowered> lowerAddRmsNormDynamicQuant(llm::AddRmsNormDynamicQuantOp op,
   v["SMOOTHED"] = kNormed;
   v["SCALE"] = "per_token_scale";
   v.set("SCALE_TYPE", op.getPerTokenScale().getType());
+  addQuantValues(v, /*rowKept=*/false);
   return lowerRowOp(
       op, name, cores,
       {{"hidden_states", op.getHiddenStates(), RowRole::Rows},

@@ -28,6 +28,16 @@ func.func @route(%logits: memref<?x64xbf16>, %ids: memref<?x2xi32>,
 // CHECK-LABEL: norm_rms_norm_0_tier0(
 // CHECK: WSP_VEC({ pto::Tile<pto::TileType::Vec, uint8_t, 1, 32, {{.*}}> bits([[M:v[0-9]+]].GetValidRow(), [[M]].GetValidCol()); TASSIGN(bits, reinterpret_cast<uint64_t>([[M]].data())); TCMPS(bits, v{{[0-9]+}}, v{{[0-9]+}}, pto::CmpMode::EQ); });
 
+// A reshape to another element type is the source's address assigned
+// (pto-isa's TRESHAPE takes element types of one kind only): rms_norm's
+// normalized rows in the bytes of its f32 squares, as bf16.
+// CHECK: WSP_VEC(TCOLEXPANDMUL([[XF:v[0-9]+]], [[XF]], v{{[0-9]+}}));
+// CHECK-NEXT: WSP_VEC_TILE(VecBf16_16x256 [[HALVES:v[0-9]+]](16, 256));
+// CHECK-NEXT: WSP_VEC(TASSIGN([[HALVES]], reinterpret_cast<uint64_t>(v{{[0-9]+}}.data())));
+// CHECK-NEXT: WSP_VEC_TILE(VecBf16_8x256 [[YB:v[0-9]+]](
+// CHECK-NEXT: WSP_VEC(TASSIGN([[YB]], reinterpret_cast<uint64_t>([[HALVES]].data())
+// CHECK-NEXT: WSP_VEC(TCVT([[YB]], [[XF]], pto::RoundMode::CAST_RINT));
+
 // Under pto-isa's cost model a vector-only kernel's block is one vector
 // core: the model's second vector core of the block stays idle.
 // CHECK-LABEL: static void norm_rms_norm_0_table() {
