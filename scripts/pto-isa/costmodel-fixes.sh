@@ -109,4 +109,33 @@ inline void wait_flag(pipe_t src, pipe_t dst, int event)
 }
 EOF
 
+# 8. Count mode. An element-wise instruction of more than 255 repeats (a
+#    [8 x 2048] f32 tile) is dispatched in count mode: set_mask_count, the
+#    element count in the vector mask (SetVectorCount), the instruction with
+#    a repeat field of 0, set_mask_norm. The model charges an instruction by
+#    that field, so such an instruction cost its head only, whatever the
+#    count. Keep the mode and the count, and charge a count-mode instruction
+#    the repeats its count fills (of its destination's elements): a
+#    [8 x 2048] f32 TABS goes from 17 cycles to 285, what its two
+#    [8 x 1024] halves cost. (The model's own count-mode floor,
+#    EstimateCountModeFloor, stays off as it was: nothing sets the mode it
+#    reads, and its +16 cycles per instruction are calibrated on single
+#    unaligned instructions, not on the per-row count-mode loops of the
+#    broadcasts.)
+f=$cm/a2a3/cce_costmodel/cce_costmodel_core.hpp
+expect "$f" 'inline uint64_t EstimateLinearCycles(uint64_t repeat, uint64_t head = 6, uint64_t slope = 2, uint64_t tail = 0)'
+sed -i 's|^inline uint64_t EstimateLinearCycles(uint64_t repeat, uint64_t head = 6, uint64_t slope = 2, uint64_t tail = 0)$|// wsp fix 8: whether the vector unit is in count mode, its element count,\n// and the repeats an instruction of `elementBytes` elements takes.\ninline bool \&WspCountMode()\n{\n    thread_local bool on = false;\n    return on;\n}\ninline uint64_t \&WspVectorCount()\n{\n    thread_local uint64_t count = 0;\n    return count;\n}\ninline uint64_t WspRepeats(uint64_t repeat, uint64_t elementBytes)\n{\n    if (!WspCountMode() \|\| repeat != 0)\n        return repeat;\n    return (WspVectorCount() * elementBytes + 255) / 256;\n}\n&|' "$f"
+f=$cm/a2a3/cce_costmodel/cce_costmodel_sync.hpp
+expect "$f" '    ::pto::mocker::RecordCceCall("set_mask_count", cycles);'
+expect "$f" '    ::pto::mocker::RecordCceCall("set_mask_norm", cycles);'
+expect "$f" '    ::pto::mocker::RecordCceCall("set_vector_mask", cycles, mask0, mask1);'
+sed -i -e 's|^    ::pto::mocker::RecordCceCall("set_mask_count", cycles);$|    WspCountMode() = true; // wsp fix 8\n&|' \
+  -e 's|^    ::pto::mocker::RecordCceCall("set_mask_norm", cycles);$|    WspCountMode() = false; // wsp fix 8\n&|' \
+  -e 's|^    ::pto::mocker::RecordCceCall("set_vector_mask", cycles, mask0, mask1);$|    WspVectorCount() = static_cast<uint64_t>(mask1); // wsp fix 8\n&|' "$f"
+for f in $cm/a2a3/cce_costmodel/cce_costmodel_vector_compute.hpp \
+         $cm/a2a3/cce_costmodel/cce_costmodel_vector_compare.hpp; do
+  expect "$f" 'EstimateLinearCycles(repeat'
+  sed -i 's|EstimateLinearCycles(repeat\b|EstimateLinearCycles(WspRepeats(repeat, sizeof(*dst))|' "$f"
+done
+
 echo "costmodel-fixes: $dst"
