@@ -159,8 +159,9 @@ struct LaunchReport {
   /// its size instead of building its statistics afresh.
   std::vector<std::vector<CoreStats>> spare_cores;
   /// Every launch reported here: how many, and their wall time (from the
-  /// first core's start to the last core's end), to tell the time in
-  /// kernels from the time around them. Accumulated until reset.
+  /// simulation's set-up of the launch's per-core statistics, which a
+  /// device has no part of, to the last core's end), to tell the time in
+  /// kernels from the host's time around them. Accumulated until reset.
   uint64_t launches = 0;
   double launch_us = 0;
 
@@ -661,10 +662,10 @@ PlanResult run_groups(const Group *groups, size_t n, LaunchReport *report,
     total += static_cast<size_t>(g.num_cores);
   }
 
+  const auto launch_start = std::chrono::steady_clock::now();
   LaunchStats storage(report, total);
   std::vector<CoreStats> &stats = storage.get();
   const CostFn cost = options.cost ? options.cost : &unit_length;
-  const auto launch_start = std::chrono::steady_clock::now();
   const bool ran = simulate(
       stats, options.os_threads,
       [&](int i, CoreStats &s) {
@@ -726,8 +727,8 @@ template <typename Work>
 PlanResult run_cores(CoreKind kind, int num_cores, LaunchReport *report,
                      const Options &options, Work &&work) {
   const CostFn cost = options.cost ? options.cost : &unit_length;
-  LaunchStats storage(report, static_cast<size_t>(num_cores));
   const auto launch_start = std::chrono::steady_clock::now();
+  LaunchStats storage(report, static_cast<size_t>(num_cores));
   const bool ran = simulate(
       storage.get(), options.os_threads,
       [&](int c, CoreStats &s) {
@@ -846,8 +847,8 @@ PlanResult launch(int num_blocks, Entry &&entry, LaunchReport *report = nullptr,
                   CoreKind kind = CoreKind::Vector) {
   if (num_blocks <= 0)
     return PlanResult::INVALID_PARAMS;
-  detail::LaunchStats storage(report, static_cast<size_t>(num_blocks));
   const auto launch_start = std::chrono::steady_clock::now();
+  detail::LaunchStats storage(report, static_cast<size_t>(num_blocks));
   const bool ran = detail::simulate(
       storage.get(), options.os_threads,
       [&](int b, CoreStats &s) {
