@@ -228,6 +228,15 @@ std::string declareOnUnit(Unit unit, const std::string &decl) {
          ");";
 }
 
+/// pto-isa: tile `dst` placed over tile `src`'s bytes, `offset` bytes in
+/// when given (a view: a subview, a reshape to another element type, the
+/// unsigned form of a mask).
+std::string assignOver(const std::string &dst, const std::string &src,
+                       const std::string &offset = "") {
+  return "TASSIGN(" + dst + ", reinterpret_cast<uint64_t>(" + src + ".data())" +
+         (offset.empty() ? "" : " + " + offset) + ")";
+}
+
 /// Prints the instruction's statement, on the core that runs it.
 LogicalResult instr(Emitter &e, Operation *op, Unit unit,
                     const std::string &call) {
@@ -578,12 +587,12 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
                           *alias + " " + v + "(" + vr + ", " + vc + ")")
          << "\n";
     e.os << onUnit(e, Unit::vector,
-                   llvm::formatv("TASSIGN({0}, reinterpret_cast<uint64_t>({1}"
-                                 ".data()) + ({2} * {3} + {4}) * sizeof("
-                                 "typename {5}::DType))",
-                                 v, e.name(op.getSource()), e.name(op.getRow()),
-                                 cols, e.name(op.getCol()), *src)
-                       .str())
+                   assignOver(v, e.name(op.getSource()),
+                              llvm::formatv("({0} * {1} + {2}) * sizeof("
+                                            "typename {3}::DType)",
+                                            e.name(op.getRow()), cols,
+                                            e.name(op.getCol()), *src)
+                                  .str()))
          << "\n";
     return success();
   });
@@ -609,11 +618,7 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
     // std::is_floating_point): another element type is the source's
     // address assigned, which is what TRESHAPE does on the NPU.
     if (t.getElementType() != tileType(op.getSource()).getElementType())
-      return instr(e, op, unit,
-                   llvm::formatv("TASSIGN({0}, reinterpret_cast<uint64_t>({1}"
-                                 ".data()))",
-                                 v, e.name(op.getSource()))
-                       .str());
+      return instr(e, op, unit, assignOver(v, e.name(op.getSource())));
     return instr(e, op, unit, "TRESHAPE(" + v + ", " + e.name(op.getSource()) + ")");
   });
 
@@ -772,10 +777,9 @@ void mlir::wsp::cpp::populateTileEmission(Emitter &e) {
       type.replace(type.find("int8_t"), 6, "uint8_t");
       return instr(e, op, op.getUnit(),
                    "{ " + type + " bits(" + mask + ".GetValidRow(), " + mask +
-                       ".GetValidCol()); TASSIGN(bits, reinterpret_cast<"
-                       "uint64_t>(" +
-                       mask + ".data())); " + op.getInstructionName().str() +
-                       "(bits" + rest + ", pto::CmpMode::" + mode + "); }");
+                       ".GetValidCol()); " + assignOver("bits", mask) + "; " +
+                       op.getInstructionName().str() + "(bits" + rest +
+                       ", pto::CmpMode::" + mode + "); }");
     }
     return instr(e, op, op.getUnit(),
                  op.getInstructionName().str() + "(" + mask + rest +
