@@ -228,10 +228,6 @@ SmallVector<Access> accesses(const LaneOp &l) {
   auto add = [&](Value v, bool write, bool broadcast) {
     a.push_back({v, getTileSpan(v), write, broadcast});
   };
-  // A reduction's result, which the lanes write through its tile.
-  auto addReduced = [&](Value v) {
-    a.push_back({v, getTileSpan(v), true, true});
-  };
   if (l.kind == LaneKind::load_column) {
     add(l.dst, true, false);
     a.back().column = true;
@@ -244,7 +240,9 @@ SmallVector<Access> accesses(const LaneOp &l) {
   if (l.scratch)
     add(l.scratch, true, false);
   if (l.reduced) {
-    addReduced(l.reduced);
+    // A reduction's result, which the lanes write through its tile, not
+    // along with the group's tiles (Access::broadcast).
+    add(l.reduced, true, true);
     a.back().partials = l.pieces && !l.partials;
   }
   if (l.partials) {
